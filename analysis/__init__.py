@@ -1,0 +1,1 @@
+"""referee analysis: ingestion, store, ratings, audits orchestration, figures, reports, CLI."""

@@ -1,0 +1,150 @@
+"""The `referee` command line. Every command is a thin wrapper over a documented function:
+ingest -> `Store.ingest`, info -> `Store.info`, simulate -> `analysis.simulate`, report ->
+`analysis.pipeline.build_report`, demo -> `analysis.pipeline.run_demo`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from analysis import loaders
+from analysis.catalogue import CONTEST_2024, CatalogueError, load_catalogue
+from analysis.loaders.table import read_mapping
+from analysis.store import DEFAULT_STORE, IngestError, Store
+
+
+def _store_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"DuckDB store file (default {DEFAULT_STORE})")
+
+
+def _mapping(pairs: list[str], path: Path | None) -> dict[str, str]:
+    mapping = read_mapping(path) if path else {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key or not value:
+            raise ValueError(f"--map takes CANONICAL=COLUMN, got {pair!r}")
+        mapping[key.strip()] = value.strip()
+    return mapping
+
+
+def cmd_ingest(args) -> int:
+    mapping = _mapping(args.map, args.mapping)
+    with Store(args.store) as store:
+        report = store.ingest(args.paths, runner=args.runner, catalogue=args.catalogue, mapping=mapping,
+                              strict=args.strict, progress=not args.json)
+    if args.json:
+        print(json.dumps(report.as_dict()))
+    else:
+        print(report.files.to_string(index=False))
+        totals = report.as_dict()
+        print(f"\nread {totals['read']} = accepted {totals['accepted']} + quarantined {totals['quarantined']}")
+        for reason, n in totals["by_reason"].items():
+            print(f"  quarantined, {reason}: {n}")
+        for message in report.quarantine["message"].head(10):
+            print(f"  {message}")
+        for warning in report.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+    return 0
+
+
+def cmd_info(args) -> int:
+    if not args.store.exists():
+        raise FileNotFoundError(f"{args.store}: no store here; run `referee ingest` first")
+    with Store(args.store, read_only=True) as store:
+        info = store.info()
+    if args.json:
+        print(json.dumps(info))
+    else:
+        for key, value in info.items():
+            print(f"{key:>12}  {value}")
+    return 0
+
+
+def cmd_simulate(args) -> int:
+    from analysis.simulate import simulate_concordia, write_concordia
+
+    catalogue = load_catalogue(args.catalogue or CONTEST_2024)
+    sim = simulate_concordia(catalogue, n_agents=args.agents, repetitions=args.repetitions, seed=args.seed)
+    paths = write_concordia(sim, args.out)
+    print(f"wrote {paths['logs']}/ ({len(sim.records)} files), {paths['catalogue']}, {paths['truth']}")
+    return 0
+
+
+def cmd_report(args) -> int:
+    from analysis.pipeline import build_report
+
+    with Store(args.store, read_only=True) as store:
+        index = build_report(store, args.out)
+    print(f"wrote {index}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from analysis.pipeline import run_demo
+
+    index = run_demo(args.out)
+    print(f"wrote {index}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser for all referee commands."""
+    parser = argparse.ArgumentParser(prog="referee", description="Bayesian analysis of multi-agent gameplay traces.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress and warnings")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("ingest", help="read match logs into the store")
+    p.add_argument("paths", nargs="+", help="files or directories (read recursively)")
+    p.add_argument("--runner", choices=sorted(loaders.RUNNERS), help="force a loader instead of detecting per file")
+    _store_arg(p)
+    p.add_argument("--catalogue", type=Path, help="scenario catalogue TOML (Concordia default: the 2024 contest's)")
+    p.add_argument("--map", action="append", default=[], metavar="CANONICAL=COLUMN",
+                   help="table runner: take a canonical column from another column name (repeatable)")
+    p.add_argument("--mapping", type=Path, help="table runner: TOML file with a [columns] table of mappings")
+    p.add_argument("--strict", action="store_true", help="fail, writing nothing, if any record is quarantined")
+    p.add_argument("--json", action="store_true", help="print one JSON object of counts")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("info", help="count what the store holds")
+    _store_arg(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object of counts")
+    p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("simulate", help="write simulated logs from known parameters (plus truth.json)")
+    sim = p.add_subparsers(dest="runner", required=True)
+    c = sim.add_parser("concordia", help="Concordia contest results")
+    c.add_argument("--agents", type=int, default=8, help="focal agents including rational_agent (default 8)")
+    c.add_argument("--repetitions", type=int, default=3, help="repetitions per agent and scenario (default 3)")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--catalogue", type=Path, help="scenarios to simulate (default: the 2024 contest's)")
+    c.add_argument("--out", type=Path, required=True)
+    c.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("report", help="write the HTML report for a store")
+    _store_arg(p)
+    p.add_argument("--out", type=Path, default=Path("reports/latest"))
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("demo", help="ingest the bundled sample data and write the demo report")
+    p.add_argument("--out", type=Path, default=Path("reports/demo"))
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `referee` command; returns the exit code (0 ok, 1 error, 2 usage)."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s: %(message)s")
+    try:
+        return args.func(args)
+    except (IngestError, CatalogueError, FileNotFoundError, ValueError, KeyError) as exc:
+        print(f"referee {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,208 @@
+"""What every loader shares: the result shape, the record-level error, and file reading helpers.
+
+A loader turns one source file into a `LoadResult`: canonical tables (matches, results, measures,
+events) plus quarantine rows for everything it set aside, with `read == accepted + quarantined`
+counted in records (one JSON object, one table row, one line). A file that cannot be read at all
+counts as one record, quarantined with the field left empty.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from analysis.catalogue import Catalogue
+from analysis.schema import columns, conform, empty
+
+DATA_TABLES = ("matches", "results", "measures", "events")
+
+
+class RecordError(ValueError):
+    """One record is bad input: `reason` is a short category, `field` the offending field (or None)."""
+
+    def __init__(self, reason: str, field: str | None, detail: str):
+        super().__init__(detail)
+        self.reason = reason
+        self.field = field
+        self.detail = detail
+
+
+class NotThisRunner(ValueError):
+    """The file is not in this loader's format (it may be another runner's)."""
+
+
+@dataclass
+class LoadOptions:
+    """What a loader may need besides the file: a scenario catalogue and a column mapping (table runner)."""
+
+    catalogue: Catalogue | None = None
+    mapping: dict[str, str] = field(default_factory=dict)
+    progress: bool = False
+
+
+@dataclass
+class LoadResult:
+    """A loader's output for one source file.
+
+    tables : canonical DataFrames keyed by table name (matches, results, measures, events).
+    quarantine : canonical quarantine rows, one per record set aside.
+    read, accepted : record counts; quarantined = read - accepted.
+    """
+
+    source_file: str
+    content_hash: str
+    runner: str
+    tables: dict[str, pd.DataFrame]
+    quarantine: pd.DataFrame
+    read: int
+    accepted: int
+
+    @property
+    def quarantined(self) -> int:
+        """Records set aside (always equal to the quarantine table's length)."""
+        return len(self.quarantine)
+
+
+class ResultBuilder:
+    """Collects accepted rows and quarantined records while a loader walks a file, then builds a LoadResult."""
+
+    def __init__(self, path: Path, content_hash: str, runner: str):
+        self.path = path
+        self.content_hash = content_hash
+        self.runner = runner
+        self.rows: dict[str, list[dict]] = {t: [] for t in DATA_TABLES}
+        self.frames: dict[str, list[pd.DataFrame]] = {t: [] for t in DATA_TABLES}
+        self.bad: list[dict] = []
+        self.match_ids: set[str] = set()
+        self.read = 0
+        self.accepted = 0
+
+    def quarantine(self, record: str, error: RecordError, raw: Any) -> None:
+        """Set one record aside with its reason; `raw` is kept (as text) so nothing is lost."""
+        text = raw if isinstance(raw, str) else _dump(raw)
+        where = f"{self.path}, record {record}" + (f", field '{error.field}'" if error.field else "")
+        self.bad.append(
+            {
+                "source_file": str(self.path),
+                "content_hash": self.content_hash,
+                "runner": self.runner,
+                "record": str(record),
+                "field": error.field,
+                "reason": error.reason,
+                "message": f"{where}: {error.detail}",
+                "raw": text,
+            }
+        )
+
+    def accept(self, rows: dict[str, list[dict]], record: str, raw: Any) -> None:
+        """Accept one record's rows, keyed by table name; a match id repeated within the file is quarantined."""
+        ids = {m["match_id"] for m in rows.get("matches", [])}
+        repeated = ids & self.match_ids
+        if repeated:
+            mid = sorted(repeated)[0]
+            self.quarantine(record, RecordError("duplicate match id", "match_id",
+                                                f"match id {mid!r} appears earlier in this file"), raw)
+            return
+        self.match_ids |= ids
+        for table, table_rows in rows.items():
+            self.rows[table].extend(table_rows)
+        self.accepted += 1
+
+    def build(self) -> LoadResult:
+        """The LoadResult of everything collected, every table conformed to the canonical schema."""
+        tables = {}
+        for t in DATA_TABLES:
+            parts = list(self.frames[t])
+            if self.rows[t]:
+                parts.append(pd.DataFrame(self.rows[t], columns=columns(t)))
+            tables[t] = conform(t, pd.concat(parts, ignore_index=True)) if parts else empty(t)
+        quarantine = conform("quarantine", pd.DataFrame(self.bad, columns=columns("quarantine")))
+        assert self.read == self.accepted + len(quarantine), "loader miscounted records"
+        return LoadResult(
+            source_file=str(self.path),
+            content_hash=self.content_hash,
+            runner=self.runner,
+            tables=tables,
+            quarantine=quarantine,
+            read=self.read,
+            accepted=self.accepted,
+        )
+
+
+def _dump(raw: Any) -> str:
+    try:
+        return json.dumps(raw, ensure_ascii=False, allow_nan=True, default=str)
+    except (TypeError, ValueError):
+        return repr(raw)
+
+
+def file_hash(path: Path) -> str:
+    """sha256 hex digest of a file's bytes, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise RecordError("duplicate key", key, f"key {key!r} appears twice in one object")
+        seen[key] = value
+    return seen
+
+
+def read_json(path: Path) -> Any:
+    """Parse a JSON file strictly: duplicate keys are an error, -Infinity is allowed (Concordia writes it).
+
+    Raises RecordError('empty file' | 'malformed JSON' | 'duplicate key', field, detail with line and
+    column) for the whole file.
+    """
+    text = path.read_text(encoding="utf-8", errors="strict")
+    if not text.strip():
+        raise RecordError("empty file", None, "the file is empty")
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        kind = "truncated file" if exc.pos >= len(text.rstrip()) else "malformed JSON"
+        raise RecordError(kind, None, f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from exc
+
+
+def require(record: dict, name: str, kinds: tuple[type, ...], what: str) -> Any:
+    """Return `record[name]`, raising RecordError when it is missing or not of the given types."""
+    if name not in record:
+        raise RecordError("missing field", name, f"required field '{name}' is missing")
+    value = record[name]
+    if isinstance(value, bool) and bool not in kinds:
+        raise RecordError("wrong type", name, f"expected {what}, got {value!r}")
+    if not isinstance(value, kinds):
+        raise RecordError("wrong type", name, f"expected {what}, got {type(value).__name__} {value!r}")
+    return value
+
+
+def score_value(value: Any, name: str, allow_neg_inf: bool = True) -> float:
+    """A raw score as float: a number, finite or (if allowed) -inf; NaN, +inf and non-numbers raise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise RecordError("wrong type", name, f"expected a number, got {type(value).__name__} {value!r}")
+    value = float(value)
+    if math.isnan(value):
+        raise RecordError("NaN", name, "score is NaN")
+    if math.isinf(value) and (value > 0 or not allow_neg_inf):
+        raise RecordError("infinite", name, f"score is {value}")
+    return value
+
+
+def ranks_from_scores(scores: list[float]) -> list[float]:
+    """Competition ranks (1 = highest score, ties share the best rank) for one match's scores."""
+    return list(pd.Series(scores, dtype="float64").rank(method="min", ascending=False))
+
+
+Sniffer = Callable[[Path, str], bool]

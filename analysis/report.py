@@ -1,0 +1,122 @@
+"""HTML reports: a report is a list of `Section`s (text, warnings, tables, figures) rendered by one template.
+
+Sections are built from results already computed (`ingest_section`, `store_section`, `scores_section`);
+`write_report` saves each figure as PNG under `OUT/figures/` and writes `OUT/index.html`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import jinja2
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+
+from analysis.describe import mean_se
+from analysis.figures import plot_means
+
+
+@dataclass
+class Section:
+    """One report section: paragraphs, warnings, (caption, DataFrame) tables and (caption, Figure) figures."""
+
+    title: str
+    text: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)
+    figures: list[tuple[str, Figure]] = field(default_factory=list)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
+
+
+def _table_html(frame: pd.DataFrame) -> str:
+    return frame.to_html(index=False, escape=True, border=0, float_format=lambda v: f"{v:.4g}", na_rep="")
+
+
+def write_report(sections: list[Section], out: str | Path, title: str = "referee report") -> Path:
+    """Render `sections` to `out/index.html`, saving figures as `out/figures/{section}-{i}.png` (150 dpi).
+
+    Returns the path of index.html. Figures are closed after saving.
+    """
+    out = Path(out)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    rendered = []
+    for section in sections:
+        anchor = _slug(section.title)
+        figures = []
+        for i, (caption, fig) in enumerate(section.figures):
+            name = f"figures/{anchor}-{i + 1}.png"
+            fig.savefig(out / name, dpi=150)
+            plt.close(fig)
+            figures.append((caption, name))
+        rendered.append({"title": section.title, "anchor": anchor, "text": section.text,
+                         "warnings": section.warnings, "figures": figures,
+                         "tables": [(c, _table_html(t)) for c, t in section.tables]})
+    env = jinja2.Environment(loader=jinja2.PackageLoader("analysis", "templates"),
+                             autoescape=jinja2.select_autoescape(["html"]))
+    try:
+        ver = version("referee")
+    except PackageNotFoundError:
+        ver = "(not installed)"
+    html = env.get_template("report.html").render(
+        title=title, sections=rendered, version=ver,
+        generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    index = out / "index.html"
+    index.write_text(html, encoding="utf-8")
+    return index
+
+
+def ingest_section(report) -> Section:
+    """Section for an `analysis.store.IngestReport`: totals, per-file counts, reasons, first quarantined records."""
+    totals = report.as_dict()
+    section = Section("Ingest summary", text=[
+        f"Read {totals['read']} records: {totals['accepted']} accepted, {totals['quarantined']} quarantined "
+        f"(read = accepted + quarantined)."])
+    section.warnings += report.warnings
+    section.tables.append(("Files", report.files))
+    if totals["by_reason"]:
+        section.tables.append(("Quarantined by reason", pd.DataFrame(
+            {"reason": list(totals["by_reason"]), "records": list(totals["by_reason"].values())})))
+        section.tables.append(("First quarantined records", report.quarantine[["message"]].head(20)))
+    return section
+
+
+def store_section(store) -> Section:
+    """Section with the store's counts and its scenario catalogue (tags joined with '; ')."""
+    info = store.info()
+    section = Section("Store", text=[f"Store file: {store.path}"])
+    section.tables.append(("Contents", pd.DataFrame({"table": list(info), "count": list(info.values())})))
+    scenarios = store.table("scenarios")
+    if len(scenarios):
+        tags = store.table("scenario_tags").groupby("scenario")["tag"].apply(lambda t: "; ".join(sorted(t)))
+        scenarios = scenarios.assign(tags=scenarios["scenario"].map(tags).fillna("")).drop(columns="description")
+        section.tables.append(("Scenario catalogue", scenarios))
+    return section
+
+
+def scores_section(scores: pd.DataFrame, warnings: list[str] | None = None) -> Section:
+    """Section with mean normalised score per agent and per scenario (±1 SE), tables and figures.
+
+    `scores` is `analysis.scores.normalised_scores(store)` (columns agent, scenario, score_norm, bounds).
+    """
+    section = Section("Normalised scores", text=[
+        "Raw focal scores are min-max normalised per scenario by the catalogue's theoretical bounds, with "
+        "-inf mapped to the theoretical minimum (Concordia paper, section 9.4.2). "
+        f"{len(scores)} (match, agent) scores; overall mean {scores['score_norm'].mean():.3f} "
+        f"(SE {scores['score_norm'].std() / max(len(scores), 1) ** 0.5:.3f})."])
+    section.warnings += list(warnings or [])
+    by_agent = mean_se(scores, "agent")
+    by_scenario = mean_se(scores.assign(scenario=scores["scenario"].fillna(scores["game"])), "scenario")
+    section.tables += [("Mean normalised score per agent", by_agent),
+                       ("Mean normalised score per scenario", by_scenario)]
+    section.figures += [("Mean normalised score per agent, ±1 SE (contest figure 4).", plot_means(by_agent, "agent")),
+                        ("Mean normalised score per scenario, ±1 SE (contest figure 3, left).",
+                         plot_means(by_scenario, "scenario"))]
+    return section

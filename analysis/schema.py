@@ -1,0 +1,218 @@
+"""The canonical trace schema: the one vocabulary every loader writes and every analysis reads.
+
+Documented for people in `data/SCHEMA.md`; this module is the enforcing copy. Each table is a list of
+`Column` (name, DuckDB type, nullable, allowed values). `conform(name, frame)` returns the frame with
+exactly the table's columns, in order, with the right dtypes, or raises `SchemaError` naming the
+column and the first offending row. Loaders call it before anything reaches the store, so a loader bug
+cannot write a malformed table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+MEASURE_KINDS = ("outcome", "telemetry", "component", "judge")
+GROUPS = ("focal", "background")
+EVENT_STATUSES = ("accepted", "rejected")
+MODES = ("resident", "visitor")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a canonical table: name, DuckDB type, whether NULL is allowed, allowed values."""
+
+    name: str
+    sql: str
+    nullable: bool = True
+    allowed: tuple[str, ...] | None = None
+
+
+TABLES: dict[str, tuple[Column, ...]] = {
+    # one row per match (episode, simulation run)
+    "matches": (
+        Column("match_id", "VARCHAR", nullable=False),
+        Column("runner", "VARCHAR", nullable=False),
+        Column("game", "VARCHAR"),  # game or substrate
+        Column("scenario", "VARCHAR"),
+        Column("variant", "VARCHAR"),  # semantic framing or other variant
+        Column("phase", "VARCHAR"),  # development / evaluation / cross-play ...
+        Column("repetition", "VARCHAR"),  # repetition index or seed, as text (Concordia stores a string)
+        Column("n_players", "INTEGER", nullable=False),
+        Column("communication", "BOOLEAN"),
+        Column("started_at", "TIMESTAMP"),
+        Column("source_file", "VARCHAR", nullable=False),
+        Column("content_hash", "VARCHAR", nullable=False),  # sha256 of the source file
+        Column("record_index", "VARCHAR", nullable=False),  # record index or line within the source
+        Column("attrs", "JSON"),  # everything else the record carried, kept verbatim
+    ),
+    # scenario catalogue
+    "scenarios": (
+        Column("scenario", "VARCHAR", nullable=False),
+        Column("game", "VARCHAR"),
+        Column("mode", "VARCHAR", allowed=MODES),
+        Column("background", "VARCHAR"),
+        Column("score_min", "DOUBLE"),  # theoretical bounds of the raw score; NULL when unknown
+        Column("score_max", "DOUBLE"),
+        Column("description", "VARCHAR"),
+    ),
+    "scenario_tags": (
+        Column("scenario", "VARCHAR", nullable=False),
+        Column("tag", "VARCHAR", nullable=False),
+    ),
+    # one row per player per match
+    "results": (
+        Column("match_id", "VARCHAR", nullable=False),
+        Column("player", "VARCHAR", nullable=False),  # slot or character name, unique within the match
+        Column("agent", "VARCHAR", nullable=False),  # the evaluated policy, submission or model
+        Column("group", "VARCHAR", allowed=GROUPS),
+        Column("team", "VARCHAR"),  # nation, coalition
+        Column("score", "DOUBLE"),  # raw score; -inf allowed (Concordia), NaN never
+        Column("rank", "DOUBLE"),  # 1 = best; ties share the lower rank
+        Column("attrs", "JSON"),
+    ),
+    # per-player measures in long form
+    "measures": (
+        Column("match_id", "VARCHAR", nullable=False),
+        Column("player", "VARCHAR"),  # NULL for a match-level measure
+        Column("name", "VARCHAR", nullable=False),
+        Column("value", "DOUBLE", nullable=False),
+        Column("kind", "VARCHAR", nullable=False, allowed=MEASURE_KINDS),
+        Column("subject", "VARCHAR"),  # for judge ratings: whom the rating is about
+        Column("rater", "VARCHAR"),  # for judge ratings: the judge
+    ),
+    # events in long form
+    "events": (
+        Column("match_id", "VARCHAR", nullable=False),
+        Column("seq", "BIGINT", nullable=False),
+        Column("round", "BIGINT"),  # round or tick
+        Column("stage", "VARCHAR"),  # communicate / predict / act / vote ...
+        Column("actor", "VARCHAR"),
+        Column("type", "VARCHAR", nullable=False),
+        Column("target", "VARCHAR"),
+        Column("text", "VARCHAR"),
+        Column("value", "DOUBLE"),
+        Column("status", "VARCHAR", allowed=EVENT_STATUSES),
+        Column("reason", "VARCHAR"),
+    ),
+    # every record that was read and set aside, with why
+    "quarantine": (
+        Column("source_file", "VARCHAR", nullable=False),
+        Column("content_hash", "VARCHAR"),
+        Column("runner", "VARCHAR"),
+        Column("record", "VARCHAR", nullable=False),  # record index, line number, or '-' for the whole file
+        Column("field", "VARCHAR"),
+        Column("reason", "VARCHAR", nullable=False),  # short category, e.g. 'missing field'
+        Column("message", "VARCHAR", nullable=False),  # the full human-readable message
+        Column("raw", "VARCHAR"),  # the record as read, so nothing is lost
+    ),
+    # one row per ingested source file: idempotence and provenance
+    "sources": (
+        Column("source_file", "VARCHAR", nullable=False),
+        Column("content_hash", "VARCHAR", nullable=False),
+        Column("runner", "VARCHAR"),
+        Column("read", "BIGINT", nullable=False),
+        Column("accepted", "BIGINT", nullable=False),
+        Column("quarantined", "BIGINT", nullable=False),
+        Column("ingested_at", "TIMESTAMP", nullable=False),
+    ),
+}
+
+_PANDAS_DTYPES = {
+    "VARCHAR": "object",
+    "JSON": "object",
+    "DOUBLE": "float64",
+    "INTEGER": "Int64",
+    "BIGINT": "Int64",
+    "BOOLEAN": "boolean",
+    "TIMESTAMP": "datetime64[us]",
+}
+
+
+class SchemaError(ValueError):
+    """A table does not satisfy the canonical schema (a loader bug, not bad user input)."""
+
+
+def columns(table: str) -> list[str]:
+    """Column names of canonical table `table`, in order."""
+    return [c.name for c in TABLES[table]]
+
+
+def empty(table: str) -> pd.DataFrame:
+    """An empty DataFrame with canonical table `table`'s columns and dtypes."""
+    return conform(table, pd.DataFrame({c: [] for c in columns(table)}))
+
+
+def _as_object(values: pd.Series) -> pd.Series:
+    out = values.astype(object)
+    return out.where(pd.notna(out), None)
+
+
+def conform(table: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """Check `frame` against canonical table `table` and return it with exact columns and dtypes.
+
+    Parameters
+    ----------
+    table : name of a canonical table (a key of `TABLES`).
+    frame : DataFrame holding at least the table's non-nullable columns; missing nullable columns are
+        added as NULL; extra columns raise.
+
+    Returns
+    -------
+    DataFrame with the table's columns in order, cast to their dtypes (text as Python objects with None
+    for NULL).
+
+    Raises
+    ------
+    SchemaError naming the table, column and first offending row when a required value is missing, a
+    value is outside the allowed set, a DOUBLE is NaN or +inf, or a value cannot be cast.
+    """
+    spec = TABLES[table]
+    extra = set(frame.columns) - {c.name for c in spec}
+    if extra:
+        raise SchemaError(f"{table}: unexpected columns {sorted(extra)}")
+    out = {}
+    n = len(frame)
+    for col in spec:
+        values = frame[col.name] if col.name in frame.columns else pd.Series([None] * n, index=frame.index)
+        dtype = _PANDAS_DTYPES[col.sql]
+        try:
+            if dtype == "object":
+                values = _as_object(values)
+                bad = values.map(lambda v: v is not None and not isinstance(v, str))
+                if bad.any():
+                    values = values.map(lambda v: None if v is None else str(v))
+            elif dtype == "float64":
+                values = pd.to_numeric(values.astype(object), errors="raise").astype("float64")
+            else:
+                values = values.astype(dtype)
+        except (ValueError, TypeError) as exc:
+            raise SchemaError(f"{table}.{col.name}: cannot cast to {col.sql}: {exc}") from exc
+        missing = values.isna()
+        if col.sql == "DOUBLE":
+            posinf = np.isposinf(values.to_numpy())
+            if posinf.any():
+                row = int(np.flatnonzero(posinf)[0])
+                raise SchemaError(f"{table}.{col.name}: +inf at row {row}")
+        if not col.nullable and missing.any():
+            row = int(np.flatnonzero(missing.to_numpy())[0])
+            raise SchemaError(f"{table}.{col.name}: required value missing at row {row}")
+        if col.allowed is not None:
+            outside = ~values.isna() & ~values.isin(col.allowed)
+            if outside.any():
+                row = int(np.flatnonzero(outside.to_numpy())[0])
+                raise SchemaError(
+                    f"{table}.{col.name}: {values.iloc[row]!r} at row {row} not in {list(col.allowed)}"
+                )
+        out[col.name] = values.reset_index(drop=True)
+    return pd.DataFrame(out, columns=[c.name for c in spec])
+
+
+def ddl(table: str) -> str:
+    """The `CREATE TABLE IF NOT EXISTS` statement for canonical table `table` (DuckDB dialect)."""
+    cols = ", ".join(
+        f'"{c.name}" {c.sql}{"" if c.nullable else " NOT NULL"}' for c in TABLES[table]
+    )
+    return f"CREATE TABLE IF NOT EXISTS {table} ({cols})"

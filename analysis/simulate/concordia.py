@@ -1,0 +1,201 @@
+"""Simulated Concordia contest results drawn from a known generative model, for parameter recovery.
+
+For agent a in scenario s (tags x_st in {0, 1}, resident indicator r_s), the linear predictor is
+
+    eta_as = alpha + gamma_a + u_s + delta * r_s + sum_t x_st * (beta_t + b_at)
+
+with gamma of `rational_agent` fixed at 0 (the contest's baseline), b_a ~ MVN(0, Sigma) (tag sds
+`tag_sd`, equal correlations `tag_rho`), and each repetition's normalised focal per-capita score drawn
+from an ordered beta distribution (Kubinec 2022): y = 0 with probability 1 - sigmoid(eta - k1), y = 1
+with probability sigmoid(eta - k2), otherwise y ~ Beta(sigmoid(eta) phi, (1 - sigmoid(eta)) phi).
+Raw scores are score_min + y (score_max - score_min) with per-scenario theoretical bounds; a share of
+the y = 0 outcomes is written as -Infinity (as Concordia does) to exercise the -inf mapping.
+Focal players' individual scores scatter around the per-capita score with zero mean, inside the bounds.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analysis.catalogue import Catalogue, write_catalogue
+
+BASELINE = "rational_agent"
+MODEL, EMBEDDER = "gemma-2-9b-it", "all-mpnet-base-v2"
+PLAYERS = 5
+NAMES = ["Alice", "Bob", "Charlie", "Dana", "Eve", "Farid", "Gita", "Hiro"]
+
+
+@dataclass
+class SimulatedContest:
+    """A simulated contest: ScenarioResult records per agent, the truth, and a catalogue with bounds."""
+
+    records: dict[str, list[dict]]  # agent -> list of ScenarioResult dicts
+    truth: dict
+    catalogue: Catalogue
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def simulate_concordia(
+    catalogue: Catalogue,
+    n_agents: int = 8,
+    repetitions: int = 3,
+    seed: int = 0,
+    phi: float = 8.0,
+    cutpoints: tuple[float, float] = (-2.5, 2.5),
+    tag_sd: float = 0.5,
+    tag_rho: float = 0.3,
+    neg_inf_share: float = 0.3,
+) -> SimulatedContest:
+    """Draw a contest from the generative model in the module docstring.
+
+    Parameters
+    ----------
+    catalogue : scenarios and tags to simulate (e.g. the 2024 contest catalogue); bounds are drawn anew.
+    n_agents : number of focal agents including `rational_agent` (>= 2).
+    repetitions : repetitions per (agent, scenario).
+    seed : seed of the numpy Generator; the same seed gives the same files.
+    phi : Beta precision; cutpoints : ordered-beta cutpoints (k1 < k2) on the logit scale.
+    tag_sd, tag_rho : sd and pairwise correlation of the agents' tag slopes b_a.
+    neg_inf_share : share of y = 0 outcomes written as -Infinity.
+
+    Returns
+    -------
+    SimulatedContest whose `truth` holds every parameter and every cell's normalised score `y`.
+    """
+    if n_agents < 2:
+        raise ValueError("n_agents must be at least 2 (rational_agent and one more)")
+    rng = np.random.default_rng(seed)
+    scen = catalogue.scenarios.sort_values("scenario").reset_index(drop=True)
+    tags = sorted(set(catalogue.tags["tag"]))
+    X = np.zeros((len(scen), len(tags)))
+    for row in catalogue.tags.itertuples():
+        X[scen.index[scen["scenario"] == row.scenario][0], tags.index(row.tag)] = 1.0
+    agents = [BASELINE] + [f"agent_{i:02d}" for i in range(1, n_agents)]
+    T, A, S = len(tags), len(agents), len(scen)
+    alpha = 0.0
+    beta = rng.normal(-0.4, 0.3, size=T)
+    corr = np.full((T, T), tag_rho) + (1 - tag_rho) * np.eye(T)
+    cov = tag_sd**2 * corr
+    slopes = rng.multivariate_normal(np.zeros(T), cov, size=A)
+    gamma = rng.normal(0.0, 0.5, size=A)
+    gamma[0] = 0.0
+    u = rng.normal(0.0, 0.3, size=S)
+    delta = 0.3
+    resident = (scen["mode"] == "resident").to_numpy(float)
+    lo = np.zeros(S)
+    hi = rng.integers(5, 40, size=S).astype(float)
+    eta = alpha + gamma[:, None] + u[None, :] + delta * resident[None, :] + (slopes + beta) @ X.T  # (A, S)
+    k1, k2 = cutpoints
+    records: dict[str, list[dict]] = {a: [] for a in agents}
+    cells = []
+    for ai, agent in enumerate(agents):
+        for si, s in enumerate(scen.itertuples()):
+            for rep in range(repetitions):
+                e = eta[ai, si]
+                draw = rng.uniform()
+                p0, p1 = 1 - _sigmoid(e - k1), _sigmoid(e - k2)
+                if draw < p0:
+                    y = 0.0
+                elif draw < p0 + p1:
+                    y = 1.0
+                else:
+                    m = _sigmoid(e)
+                    y = float(np.clip(rng.beta(m * phi, (1 - m) * phi), 1e-9, 1 - 1e-9))
+                cells.append({"agent": agent, "scenario": s.scenario, "repetition": str(rep), "y": y})
+                records[agent].append(_record(rng, agent, s, rep, y, lo[si], hi[si], neg_inf_share))
+    bounds = scen[["scenario"]].assign(score_min=lo, score_max=hi)
+    sim_catalogue = Catalogue(
+        scenarios=scen.drop(columns=["score_min", "score_max"]).merge(bounds, on="scenario")[scen.columns],
+        tags=catalogue.tags.copy(),
+    )
+    truth = {
+        "generator": "referee simulate concordia",
+        "seed": seed,
+        "model": "ordered beta; eta = alpha + gamma_agent + u_scenario + delta*resident + sum_t x_st (beta_t + b_at)",
+        "agents": agents,
+        "baseline": BASELINE,
+        "scenarios": list(scen["scenario"]),
+        "tags": tags,
+        "design": {s: dict(zip(tags, map(int, X[i]))) for i, s in enumerate(scen["scenario"])},
+        "alpha": alpha,
+        "beta": dict(zip(tags, beta.tolist())),
+        "agent_intercepts": dict(zip(agents, gamma.tolist())),
+        "agent_tag_slopes": {a: dict(zip(tags, slopes[i].tolist())) for i, a in enumerate(agents)},
+        "scenario_intercepts": dict(zip(scen["scenario"], u.tolist())),
+        "resident_effect": delta,
+        "tag_sd": tag_sd,
+        "tag_rho": tag_rho,
+        "phi": phi,
+        "cutpoints": list(cutpoints),
+        "bounds": {s: [lo[i], hi[i]] for i, s in enumerate(scen["scenario"])},
+        "eta": {a: dict(zip(scen["scenario"], eta[i].tolist())) for i, a in enumerate(agents)},
+        "cells": cells,
+    }
+    return SimulatedContest(records=records, truth=truth, catalogue=sim_catalogue)
+
+
+def _record(rng, agent, s, rep, y, lo, hi, neg_inf_share) -> dict:
+    per_capita = lo + y * (hi - lo)
+    n_focal = PLAYERS - 1 if s.mode == "resident" else 1
+    names = list(rng.permutation(NAMES)[:PLAYERS])
+    focal_names, background_names = names[:n_focal], names[n_focal:]
+    room = min(per_capita - lo, hi - per_capita) * 0.5
+    jitter = rng.uniform(-room, room, size=n_focal) if n_focal > 1 else np.zeros(1)
+    jitter -= jitter.mean()
+    if y == 0.0 and rng.uniform() < neg_inf_share:
+        focal = {n: float("-inf") for n in focal_names}
+    else:
+        focal = {n: float(per_capita + j) for n, j in zip(focal_names, jitter)}
+    background = {n: float(lo + rng.beta(2, 2) * (hi - lo)) for n in background_names}
+    focal_mean = float(np.mean(list(focal.values())))
+    everyone = list(focal.values()) + list(background.values())
+    residents, visitors = (focal, background) if s.mode == "resident" else (background, focal)
+    return {
+        "scenario": s.scenario,
+        "repetition_idx": str(rep),
+        "focal_agent": agent,
+        "background_agent": s.background,
+        "focal_per_capita_score": focal_mean,
+        "background_per_capita_score": float(np.mean(list(background.values()))),
+        "ungrouped_per_capita_score": float(np.mean(everyone)),
+        "simulation_outcome": {"resident_scores": residents, "visitor_scores": visitors, "metadata": {}},
+        "focal_is_resident": s.mode == "resident",
+        "api_type": "simulated",
+        "model": MODEL,
+        "embedder": EMBEDDER,
+        "disable_language_model": False,
+        "exclude_from_elo_calculation": False,
+    }
+
+
+def write_concordia(sim: SimulatedContest, out: str | Path) -> dict[str, Path]:
+    """Write a simulated contest: `out/logs/{agent}__{model}__{embedder}.json` (one list per agent),
+    `out/catalogue.toml` (scenarios with the simulated bounds) and `out/truth.json`.
+
+    Returns the paths written, keyed 'logs', 'catalogue', 'truth'.
+    """
+    out = Path(out)
+    logs = out / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    for agent, records in sim.records.items():
+        text = json.dumps(records, indent=1, allow_nan=True)  # -Infinity, as Concordia's json writes it
+        (logs / f"{agent}__{MODEL}__{EMBEDDER}.json").write_text(text + "\n", encoding="utf-8")
+    catalogue = write_catalogue(sim.catalogue, out / "catalogue.toml",
+                                header="Scenarios of a simulated contest (referee simulate concordia);\n"
+                                       "the score bounds are the simulation's, not the real contest's.")
+    truth = out / "truth.json"
+    truth.write_text(json.dumps(sim.truth, indent=1) + "\n", encoding="utf-8")
+    return {"logs": logs, "catalogue": catalogue, "truth": truth}
+
+
+def cells_frame(truth: dict) -> pd.DataFrame:
+    """The simulated cells (agent, scenario, repetition, y) of a truth dict as a DataFrame."""
+    return pd.DataFrame(truth["cells"])

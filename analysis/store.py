@@ -1,0 +1,274 @@
+"""The embedded store: one DuckDB file holding the canonical tables (no server).
+
+`Store(path)` opens or creates it; `Store.ingest(paths, ...)` reads logs through the loaders and writes
+them in one transaction (all or nothing), skipping files already ingested (same content hash) and
+setting aside duplicate match ids; `Store.table(name)` returns a canonical table as a DataFrame;
+`Store.info()` counts what is there.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+from tqdm.auto import tqdm
+
+from analysis import loaders
+from analysis.catalogue import CONTEST_2024, Catalogue, load_catalogue
+from analysis.loaders.base import DATA_TABLES, LoadOptions, LoadResult, RecordError, ResultBuilder, file_hash
+from analysis.schema import TABLES, columns, conform, ddl
+
+log = logging.getLogger(__name__)
+
+DEFAULT_STORE = Path("data/referee.duckdb")
+INFO_KEYS = ("agents", "games", "scenarios", "matches", "results", "events", "quarantined")
+
+
+class IngestError(RuntimeError):
+    """Ingest was refused (strict mode with quarantined records); the store was left as it was."""
+
+
+@dataclass
+class IngestReport:
+    """What one `Store.ingest` call did.
+
+    files : one row per file (source_file, runner, status, read, accepted, quarantined); status is
+        'ingested' or 'already ingested'.
+    quarantine : the quarantine rows written by this call.
+    warnings : human-readable warnings (catalogue changes, observed-bound fallbacks ...).
+    """
+
+    files: pd.DataFrame
+    quarantine: pd.DataFrame
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def read(self) -> int:
+        """Records read in this call."""
+        return int(self.files["read"].sum())
+
+    @property
+    def accepted(self) -> int:
+        """Records accepted in this call."""
+        return int(self.files["accepted"].sum())
+
+    @property
+    def quarantined(self) -> int:
+        """Records set aside in this call; read == accepted + quarantined."""
+        return int(self.files["quarantined"].sum())
+
+    def as_dict(self) -> dict:
+        """`{"read", "accepted", "quarantined", "by_reason"}` as the CLI's `--json` prints it."""
+        by_reason = self.quarantine["reason"].value_counts().sort_index()
+        return {"read": self.read, "accepted": self.accepted, "quarantined": self.quarantined,
+                "by_reason": {str(k): int(v) for k, v in by_reason.items()}}
+
+
+class Store:
+    """A DuckDB file holding referee's canonical tables. Use as a context manager or call `close()`."""
+
+    def __init__(self, path: str | Path = DEFAULT_STORE, read_only: bool = False):
+        self.path = Path(path)
+        if not read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.con = duckdb.connect(str(self.path), read_only=read_only)
+        if not read_only:
+            for table in TABLES:
+                self.con.execute(ddl(table))
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.con.close()
+
+    # reading -------------------------------------------------------------------------------------
+    def table(self, name: str) -> pd.DataFrame:
+        """Canonical table `name` as a DataFrame (columns as in `analysis.schema.TABLES`)."""
+        if name not in TABLES:
+            raise KeyError(f"unknown table {name!r}; tables: {sorted(TABLES)}")
+        cols = ", ".join(f'"{c}"' for c in columns(name))
+        return self.con.execute(f"SELECT {cols} FROM {name}").df()
+
+    def query(self, sql: str, params: list | None = None) -> pd.DataFrame:
+        """Run a read query against the store and return a DataFrame."""
+        return self.con.execute(sql, params or []).df()
+
+    def info(self) -> dict[str, int]:
+        """Counts: agents, games, scenarios, matches, results, events, quarantined."""
+        one = lambda sql: int(self.con.execute(sql).fetchone()[0])  # noqa: E731
+        return {
+            "agents": one("SELECT count(DISTINCT agent) FROM results"),
+            "games": one("SELECT count(DISTINCT game) FROM matches"),
+            "scenarios": one("SELECT count(DISTINCT scenario) FROM matches"),
+            "matches": one("SELECT count(*) FROM matches"),
+            "results": one("SELECT count(*) FROM results"),
+            "events": one("SELECT count(*) FROM events"),
+            "quarantined": one("SELECT count(*) FROM quarantine"),
+        }
+
+    # writing -------------------------------------------------------------------------------------
+    def _append(self, table: str, frame: pd.DataFrame) -> None:
+        if len(frame):
+            frame = conform(table, frame)
+            self.con.register("_incoming", frame)
+            try:
+                self.con.execute(f"INSERT INTO {table} SELECT * FROM _incoming")
+            finally:
+                self.con.unregister("_incoming")
+
+    def _put_catalogue(self, catalogue: Catalogue, warnings: list[str]) -> None:
+        old = self.table("scenarios").set_index("scenario")
+        new = catalogue.scenarios.set_index("scenario")
+        changed = [s for s in new.index.intersection(old.index)
+                   if not old.loc[s].fillna("").astype(str).equals(new.loc[s].fillna("").astype(str))]
+        if changed:
+            warnings.append(f"catalogue replaces the stored definition of scenarios {changed}")
+        names = list(new.index)
+        self.con.execute("DELETE FROM scenarios WHERE scenario IN (SELECT unnest(?))", [names])
+        self.con.execute("DELETE FROM scenario_tags WHERE scenario IN (SELECT unnest(?))", [names])
+        self._append("scenarios", catalogue.scenarios)
+        self._append("scenario_tags", catalogue.tags)
+
+    def ingest(
+        self,
+        paths: list[str | Path],
+        runner: str | None = None,
+        catalogue: str | Path | Catalogue | None = None,
+        mapping: dict[str, str] | None = None,
+        strict: bool = False,
+        progress: bool = False,
+    ) -> IngestReport:
+        """Read logs into the store, atomically.
+
+        Parameters
+        ----------
+        paths : files or directories (read recursively; .json, .jsonl, .csv, .parquet).
+        runner : force one loader (a key of `analysis.loaders.RUNNERS`); default: detect per file.
+        catalogue : scenario catalogue (TOML path or Catalogue) to validate scenarios against and store.
+            Concordia files default to the 2024 contest catalogue.
+        mapping : canonical column -> file column, for the table runner.
+        strict : raise IngestError, writing nothing, when any record would be quarantined.
+        progress : show a progress bar over files.
+
+        Returns
+        -------
+        IngestReport with per-file counts (read = accepted + quarantined) and the quarantine rows.
+        """
+        if runner is not None:
+            loaders.get(runner)
+        if isinstance(catalogue, (str, Path)):
+            catalogue = load_catalogue(catalogue)
+        files = loaders.data_files(paths)
+        done = set(self.con.execute("SELECT content_hash FROM sources").df()["content_hash"])
+        known_ids = set(self.con.execute("SELECT match_id FROM matches").df()["match_id"])
+        results: list[LoadResult] = []
+        rows, warnings = [], []
+        catalogues: list[Catalogue] = []
+        for path in tqdm(files, desc="ingest", unit="file", disable=not progress or len(files) < 2):
+            digest = file_hash(path)
+            if digest in done:
+                rows.append({"source_file": str(path), "runner": None, "status": "already ingested",
+                             "read": 0, "accepted": 0, "quarantined": 0})
+                continue
+            done.add(digest)
+            name = runner or loaders.detect(path)
+            if name is None:
+                result = _unrecognised(path, digest)
+            else:
+                cat = catalogue
+                if cat is None and name == "concordia":
+                    cat = load_catalogue(CONTEST_2024)
+                if cat is not None and all(cat is not c for c in catalogues):
+                    catalogues.append(cat)
+                options = LoadOptions(catalogue=cat, mapping=mapping or {}, progress=progress)
+                result = loaders.get(name).load(path, digest, options)
+            result = _set_aside_duplicates(result, known_ids)
+            known_ids |= set(result.tables["matches"]["match_id"])
+            results.append(result)
+            rows.append({"source_file": str(path), "runner": result.runner, "status": "ingested",
+                         "read": result.read, "accepted": result.accepted, "quarantined": result.quarantined})
+        report = IngestReport(
+            files=pd.DataFrame(rows, columns=["source_file", "runner", "status", "read", "accepted", "quarantined"]),
+            quarantine=pd.concat([r.quarantine for r in results], ignore_index=True) if results
+            else conform("quarantine", pd.DataFrame(columns=columns("quarantine"))),
+            warnings=warnings,
+        )
+        if strict and report.quarantined:
+            first = report.quarantine["message"].head(5).tolist()
+            raise IngestError(f"--strict: {report.quarantined} record(s) would be quarantined; nothing was "
+                              "written. First: " + " | ".join(first))
+        self._write(results, catalogues, warnings)
+        for w in warnings:
+            log.warning(w)
+        return report
+
+    def _write(self, results: list[LoadResult], catalogues: list[Catalogue], warnings: list[str]) -> None:
+        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            for cat in catalogues:
+                self._put_catalogue(cat, warnings)
+            for result in results:
+                for table in DATA_TABLES:
+                    self._append(table, result.tables[table])
+                self._append("quarantine", result.quarantine)
+                self._append("sources", pd.DataFrame([{
+                    "source_file": result.source_file, "content_hash": result.content_hash,
+                    "runner": result.runner, "read": result.read, "accepted": result.accepted,
+                    "quarantined": result.quarantined, "ingested_at": now}]))
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+
+
+def _unrecognised(path: Path, digest: str) -> LoadResult:
+    out = ResultBuilder(path, digest, None)
+    out.read = 1
+    raw = path.read_bytes()[:1_000_000].decode("utf-8", errors="replace")
+    out.quarantine("-", RecordError("unknown format", None,
+                                    f"no runner recognises this file; force one with --runner "
+                                    f"({', '.join(sorted(loaders.RUNNERS))})"), raw)
+    return out.build()
+
+
+def _set_aside_duplicates(result: LoadResult, known_ids: set[str]) -> LoadResult:
+    """Move matches whose id is already stored (or was read earlier in this call) to the quarantine.
+
+    A match counts as one record for record-per-match runners; for row-per-player runners (table) each
+    of its rows is one record.
+    """
+    matches = result.tables["matches"]
+    dup = matches["match_id"].isin(known_ids)
+    if not dup.any():
+        return result
+    bad_ids = set(matches.loc[dup, "match_id"])
+    per_row = result.runner == "table"
+    rows = []
+    for match in matches[dup].to_dict("records"):
+        players = result.tables["results"]
+        players = players[players["match_id"] == match["match_id"]].to_dict("records")
+        units = players if per_row else [None]
+        for player in units:
+            raw = json.dumps({"match": match, "results": players if player is None else [player]}, default=str)
+            record = match["record_index"] if player is None else f"match {match['match_id']}, player {player['player']}"
+            rows.append({
+                "source_file": result.source_file, "content_hash": result.content_hash, "runner": result.runner,
+                "record": record, "field": "match_id", "reason": "duplicate match id",
+                "message": f"{result.source_file}, record {record}, field 'match_id': match id "
+                           f"{match['match_id']!r} is already in the store or earlier in this ingest",
+                "raw": raw})
+    tables = {t: f[~f["match_id"].isin(bad_ids)].reset_index(drop=True) for t, f in result.tables.items()}
+    quarantine = conform("quarantine", pd.concat([result.quarantine, pd.DataFrame(rows)], ignore_index=True))
+    return LoadResult(result.source_file, result.content_hash, result.runner, tables, quarantine,
+                      read=result.read, accepted=result.accepted - len(rows))
