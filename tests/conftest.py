@@ -1,0 +1,75 @@
+"""Shared fixtures: paths to ../shared/data, a valid Concordia record factory, temporary stores."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from analysis.catalogue import CONTEST_2024, load_catalogue
+from analysis.store import Store
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("REFEREE_SHARED", REPO.parent / "shared"))
+
+
+def shared_file(*parts: str) -> Path:
+    """A file under ../shared/data, or skip the test when the shared folder is absent."""
+    path = SHARED.joinpath("data", *parts)
+    if not path.exists():
+        pytest.skip(f"shared data not found at {path} (set REFEREE_SHARED)")
+    return path
+
+
+VALID = {
+    "scenario": "haggling_0",
+    "repetition_idx": "0",
+    "focal_agent": "alpha_agent",
+    "background_agent": "rational_agent",
+    "focal_per_capita_score": 2.0,
+    "background_per_capita_score": 5.0,
+    "ungrouped_per_capita_score": 2.75,
+    "simulation_outcome": {"resident_scores": {"Ann": 1.0, "Ben": 3.0, "Cat": 2.0},
+                           "visitor_scores": {"Dov": 5.0}, "metadata": {}},
+    "focal_is_resident": True,
+    "api_type": "test",
+    "model": "m",
+    "embedder": "e",
+    "disable_language_model": False,
+    "exclude_from_elo_calculation": False,
+}
+
+
+@pytest.fixture
+def record():
+    """A factory of valid Concordia ScenarioResult dicts, with keyword overrides."""
+
+    def make(**overrides):
+        rec = copy.deepcopy(VALID)
+        rec.update(overrides)
+        return rec
+
+    return make
+
+
+def write_json(path: Path, doc, raw: str | None = None) -> Path:
+    """Write `doc` as JSON (or `raw` text verbatim) to `path`, creating folders."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(raw if raw is not None else json.dumps(doc), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def store(tmp_path):
+    """An empty store in a temporary folder."""
+    with Store(tmp_path / "test.duckdb") as s:
+        yield s
+
+
+@pytest.fixture(scope="session")
+def contest():
+    """The shipped 2024 contest catalogue."""
+    return load_catalogue(CONTEST_2024)

@@ -1,0 +1,60 @@
+"""The command line: ingest and info JSON outputs, errors, and the demo report."""
+
+import json
+
+from analysis.cli import main
+from tests.conftest import shared_file, write_json
+
+
+def test_ingest_and_info_json(tmp_path, record, capsys):
+    db = str(tmp_path / "s.duckdb")
+    path = write_json(tmp_path / "a.json", [record(), record(scenario="nowhere")])
+    assert main(["ingest", str(path), "--store", db, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out == {"read": 2, "accepted": 1, "quarantined": 1, "by_reason": {"unknown scenario": 1}}
+    assert main(["info", "--store", db, "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert set(info) == {"agents", "games", "scenarios", "matches", "results", "events", "quarantined"}
+    assert info["matches"] == 1 and info["quarantined"] == 1
+
+
+def test_strict_exit_code_and_message(tmp_path, record, capsys):
+    path = write_json(tmp_path / "a.json", [record(scenario="nowhere")])
+    assert main(["ingest", str(path), "--store", str(tmp_path / "s.duckdb"), "--strict"]) == 1
+    assert "record 0, field 'scenario'" in capsys.readouterr().err
+
+
+def test_table_mapping_from_command_line(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    path.write_text("game_id,model,points\ng1,a,1\ng1,b,0\n")
+    args = ["ingest", str(path), "--store", str(tmp_path / "s.duckdb"), "--json",
+            "--map", "match=game_id", "--map", "agent=model", "--map", "score=points"]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["accepted"] == 2
+    assert main(["ingest", str(path), "--map", "nonsense", "--store", str(tmp_path / "t.duckdb")]) == 1
+
+
+def test_gamebench_through_the_cli(tmp_path, capsys):
+    path = shared_file("gamebench", "matches.json")
+    db = str(tmp_path / "g.duckdb")
+    assert main(["ingest", str(path), "--store", db, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"read": 277, "accepted": 277, "quarantined": 0, "by_reason": {}}
+    main(["info", "--store", db, "--json"])
+    info = json.loads(capsys.readouterr().out)
+    assert (info["matches"], info["games"], info["agents"]) == (277, 9, 7)
+
+
+def test_info_without_store(tmp_path, capsys):
+    assert main(["info", "--store", str(tmp_path / "none.duckdb")]) == 1
+    assert "no store here" in capsys.readouterr().err
+
+
+def test_demo_writes_report_with_figures(tmp_path):
+    assert main(["demo", "--out", str(tmp_path / "demo")]) == 0
+    html = (tmp_path / "demo" / "index.html").read_text()
+    assert "Ingest summary" in html and "Read 288 records: 288 accepted, 0 quarantined" in html
+    assert "Scenario catalogue" in html and "Mean normalised score per agent" in html
+    figures = sorted((tmp_path / "demo" / "figures").glob("*.png"))
+    assert len(figures) == 2 and all(f.stat().st_size > 5000 for f in figures)
+    for f in figures:
+        assert f'src="figures/{f.name}"' in html

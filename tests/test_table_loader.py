@@ -1,0 +1,97 @@
+"""Generic long tables: CSV, Parquet, JSONL, column mappings, and bad rows named by line and column."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from analysis.loaders import detect, table
+from analysis.loaders.base import LoadOptions, file_hash
+
+GOOD = pd.DataFrame({
+    "match": ["m1", "m1", "m1", "m2", "m2"],
+    "agent": ["a", "b", "c", "a", "b"],
+    "score": [3.0, 1.0, 3.0, 0.0, 2.0],
+    "game": ["chess", "chess", "chess", "go", "go"],
+    "model_family": ["x", "y", "z", "x", "y"],
+})
+
+
+def load(path, **mapping):
+    return table.load(path, file_hash(path), LoadOptions(mapping=mapping))
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".jsonl"])
+def test_formats_give_the_same_tables(tmp_path, suffix):
+    path = tmp_path / f"t{suffix}"
+    if suffix == ".csv":
+        GOOD.to_csv(path, index=False)
+    elif suffix == ".parquet":
+        GOOD.to_parquet(path)
+    else:
+        GOOD.to_json(path, orient="records", lines=True)
+    assert detect(path) == "table"
+    result = load(path)
+    assert (result.read, result.accepted, result.quarantined) == (5, 5, 0)
+    m = result.tables["matches"].set_index("match_id")
+    assert m.loc["m1", "n_players"] == 3 and m.loc["m2", "game"] == "go"
+    r = result.tables["results"].set_index(["match_id", "player"])
+    assert r.loc[("m1", "a"), "rank"] == 1.0 and r.loc[("m1", "c"), "rank"] == 1.0 and r.loc[("m1", "b"), "rank"] == 3.0
+    assert json.loads(r.loc[("m1", "b"), "attrs"]) == {"model_family": "y"}
+
+
+def test_mapping(tmp_path):
+    path = tmp_path / "t.csv"
+    GOOD.rename(columns={"score": "points", "agent": "model"}).to_csv(path, index=False)
+    result = load(path)
+    assert result.quarantined == 1 and result.quarantine.iloc[0].field == "agent"
+    assert "--map" in result.quarantine.iloc[0].message
+    result = load(path, score="points", agent="model")
+    assert result.accepted == 5
+
+
+def test_mapping_file(tmp_path):
+    path = tmp_path / "map.toml"
+    path.write_text('[columns]\nscore = "points"\n')
+    assert table.read_mapping(path) == {"score": "points"}
+    path.write_text('[columns]\ncolour = "points"\n')
+    with pytest.raises(ValueError, match="colour"):
+        table.read_mapping(path)
+
+
+def test_bad_rows_are_named_by_line_and_column(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text(
+        "match,agent,score,game\n"
+        "m1,a,1,chess\n"      # line 2 ok
+        "m1,b,,chess\n"       # 3 missing score
+        "m1,c,abc,chess\n"    # 4 wrong type
+        "m1,d,nan,chess\n"    # 5 NaN
+        "m1,a,2,chess\n"      # 6 player twice
+        ",e,1,chess\n"        # 7 missing match
+        "m1,f,1,go\n"         # 8 conflicting game
+        "m2,a,-inf,go\n"      # 9 ok (-inf allowed)
+    )
+    result = load(path)
+    assert (result.read, result.accepted, result.quarantined) == (8, 2, 6)
+    got = list(zip(result.quarantine.record, result.quarantine.reason, result.quarantine.field))
+    assert got == [("3", "missing value", "score"), ("4", "wrong type", "score"), ("5", "NaN", "score"),
+                   ("6", "player listed twice", "agent"), ("7", "missing value", "match"),
+                   ("8", "inconsistent", "game")]
+    assert result.quarantine.iloc[0].message.startswith(f"{path}, record 3, field 'score'")
+
+
+def test_bad_jsonl_lines_and_empty_files(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"match": "m", "agent": "a", "score": 1}\n{"match": "m", "agent"\n[1, 2]\n')
+    result = load(path)
+    assert (result.read, result.accepted, result.quarantined) == (3, 1, 2)
+    assert list(result.quarantine.record) == ["2", "3"]
+    empty = tmp_path / "e.csv"
+    empty.write_text("")
+    result = load(empty)
+    assert (result.read, result.quarantined) == (1, 1) and result.quarantine.iloc[0].reason == "empty file"
+    ragged = tmp_path / "r.csv"
+    ragged.write_text("match,agent,score\nm,a,1\nm,b,2,9,9\n")
+    result = load(ragged)
+    assert result.quarantine.iloc[0].reason == "malformed CSV" and "line 3" in result.quarantine.iloc[0].message
