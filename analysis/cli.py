@@ -86,7 +86,7 @@ def cmd_report(args) -> int:
 def cmd_demo(args) -> int:
     from analysis.pipeline import run_demo
 
-    index = run_demo(args.out)
+    index = run_demo(args.out, store=args.store)
     print(f"wrote {index}")
     return 0
 
@@ -131,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="ingest the bundled sample data and write the demo report")
     p.add_argument("--out", type=Path, default=Path("reports/demo"))
+    p.add_argument("--store", type=Path, help="store file to create afresh (default OUT/demo.duckdb)")
     p.set_defaults(func=cmd_demo)
     return parser
 
@@ -141,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s: %(message)s")
     try:
         return args.func(args)
-    except (IngestError, CatalogueError, FileNotFoundError, ValueError, KeyError) as exc:
+    except (IngestError, CatalogueError, FileNotFoundError, FileExistsError, ValueError, KeyError) as exc:
         print(f"referee {args.command}: error: {exc}", file=sys.stderr)
         return 1
 

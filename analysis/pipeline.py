@@ -36,14 +36,16 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     return write_report(sections, out, title=title)
 
 
-def run_demo(out: str | Path = "reports/demo") -> Path:
-    """The main job on the bundled sample data: a fresh store `out/demo.duckdb`, ingest of
+def run_demo(out: str | Path = "reports/demo", store: str | Path | None = None) -> Path:
+    """The main job on the bundled sample data: a fresh store (default `out/demo.duckdb`), ingest of
     `data/sample/concordia` (with its catalogue), and the report `out/index.html`; returns its path.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    db = out / "demo.duckdb"
-    for stale in (db, db.with_suffix(".duckdb.wal")):
+    if store is not None and Path(store).exists():
+        raise FileExistsError(f"{store}: the demo writes a fresh store; choose a path that does not exist")
+    db = Path(store) if store else out / "demo.duckdb"
+    for stale in (db, db.with_name(db.name + ".wal")):
         stale.unlink(missing_ok=True)
     with Store(db) as store:
         report = store.ingest([SAMPLE / "concordia" / "logs"], catalogue=SAMPLE / "concordia" / "catalogue.toml")

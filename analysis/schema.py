@@ -69,6 +69,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("agent", "VARCHAR", nullable=False),  # the evaluated policy, submission or model
         Column("group", "VARCHAR", allowed=GROUPS),
         Column("team", "VARCHAR"),  # nation, coalition
+        Column("role", "VARCHAR"),  # role or secret assignment (mission, character role)
         Column("score", "DOUBLE"),  # raw score; -inf allowed (Concordia), NaN never
         Column("rank", "DOUBLE"),  # 1 = best; ties share the lower rank
         Column("attrs", "JSON"),
@@ -80,8 +81,9 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("name", "VARCHAR", nullable=False),
         Column("value", "DOUBLE", nullable=False),
         Column("kind", "VARCHAR", nullable=False, allowed=MEASURE_KINDS),
-        Column("subject", "VARCHAR"),  # for judge ratings: whom the rating is about
-        Column("rater", "VARCHAR"),  # for judge ratings: the judge
+        Column("other", "VARCHAR"),  # the other player of a dyadic measure (e.g. the influenced player)
+        Column("round", "BIGINT"),  # the round the measure refers to; NULL for the whole match
+        Column("rater", "VARCHAR"),  # for judge ratings: the judge (model or person)
     ),
     # events in long form
     "events": (

@@ -58,3 +58,10 @@ def test_demo_writes_report_with_figures(tmp_path):
     assert len(figures) == 2 and all(f.stat().st_size > 5000 for f in figures)
     for f in figures:
         assert f'src="figures/{f.name}"' in html
+
+
+def test_demo_never_overwrites_an_existing_store(tmp_path, capsys):
+    existing = tmp_path / "mine.duckdb"
+    existing.write_bytes(b"precious")
+    assert main(["demo", "--out", str(tmp_path / "d"), "--store", str(existing)]) == 1
+    assert existing.read_bytes() == b"precious" and "fresh store" in capsys.readouterr().err
