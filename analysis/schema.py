@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 MEASURE_KINDS = ("outcome", "telemetry", "component", "judge")
 GROUPS = ("focal", "background")
@@ -90,6 +92,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("match_id", "VARCHAR", nullable=False),
         Column("seq", "BIGINT", nullable=False),
         Column("round", "BIGINT"),  # round or tick
+        Column("time", "TIMESTAMP"),
         Column("stage", "VARCHAR"),  # communicate / predict / act / vote ...
         Column("actor", "VARCHAR"),
         Column("type", "VARCHAR", nullable=False),
@@ -218,3 +221,45 @@ def ddl(table: str) -> str:
         f'"{c.name}" {c.sql}{"" if c.nullable else " NOT NULL"}' for c in TABLES[table]
     )
     return f"CREATE TABLE IF NOT EXISTS {table} ({cols})"
+
+
+_ARROW_TYPES = {
+    "VARCHAR": pa.string(),
+    "JSON": pa.string(),
+    "DOUBLE": pa.float64(),
+    "INTEGER": pa.int32(),
+    "BIGINT": pa.int64(),
+    "BOOLEAN": pa.bool_(),
+    "TIMESTAMP": pa.timestamp("us"),
+}
+
+
+def conform_arrow(table: str, frame: pa.Table) -> pa.Table:
+    """`conform` for Arrow tables (large event logs stay columnar): same checks, Arrow types out.
+
+    Missing nullable columns are added as nulls; extra columns, missing required values, values outside
+    the allowed set and +inf raise SchemaError.
+    """
+    spec = TABLES[table]
+    extra = set(frame.column_names) - {c.name for c in spec}
+    if extra:
+        raise SchemaError(f"{table}: unexpected columns {sorted(extra)}")
+    arrays = []
+    for col in spec:
+        kind = _ARROW_TYPES[col.sql]
+        if col.name in frame.column_names:
+            try:
+                values = frame[col.name].cast(kind)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+                raise SchemaError(f"{table}.{col.name}: cannot cast to {col.sql}: {exc}") from exc
+        else:
+            values = pa.chunked_array([pa.nulls(frame.num_rows, kind)])
+        if not col.nullable and values.null_count:
+            raise SchemaError(f"{table}.{col.name}: required value missing")
+        if col.allowed is not None and pc.any(pc.invert(pc.is_in(pc.drop_null(values),
+                                                                  value_set=pa.array(col.allowed)))).as_py():
+            raise SchemaError(f"{table}.{col.name}: values outside {list(col.allowed)}")
+        if col.sql == "DOUBLE" and pc.any(pc.equal(values, float("inf"))).as_py():
+            raise SchemaError(f"{table}.{col.name}: +inf")
+        arrays.append(values)
+    return pa.Table.from_arrays(arrays, names=[c.name for c in spec])

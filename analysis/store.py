@@ -16,12 +16,24 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
 from tqdm.auto import tqdm
 
 from analysis import loaders
 from analysis.catalogue import CONTEST_2024, Catalogue, load_catalogue
-from analysis.loaders.base import DATA_TABLES, LoadOptions, LoadResult, RecordError, ResultBuilder, file_hash
-from analysis.schema import TABLES, columns, conform, ddl
+from analysis.loaders.base import (
+    DATA_TABLES,
+    Frame,
+    LoadOptions,
+    LoadResult,
+    RecordError,
+    ResultBuilder,
+    drop_matches,
+    file_hash,
+    frame_match_ids,
+    frame_rows,
+)
+from analysis.schema import TABLES, columns, conform, conform_arrow, ddl
 
 log = logging.getLogger(__name__)
 
@@ -117,9 +129,9 @@ class Store:
         }
 
     # writing -------------------------------------------------------------------------------------
-    def _append(self, table: str, frame: pd.DataFrame) -> None:
+    def _append(self, table: str, frame: Frame) -> None:
         if len(frame):
-            frame = conform(table, frame)
+            frame = conform_arrow(table, frame) if isinstance(frame, pa.Table) else conform(table, frame)
             self.con.register("_incoming", frame)
             try:
                 self.con.execute(f"INSERT INTO {table} SELECT * FROM _incoming")
@@ -195,8 +207,9 @@ class Store:
             result = _set_aside_duplicates(result, known_ids)
             known_ids |= set(result.tables["matches"]["match_id"])
             results.append(result)
-            rows.append({"source_file": str(path), "runner": result.runner, "status": "ingested",
-                         "read": result.read, "accepted": result.accepted, "quarantined": result.quarantined})
+        results = [_set_aside_orphans(r, known_ids) for r in results]
+        rows += [{"source_file": r.source_file, "runner": r.runner, "status": "ingested", "read": r.read,
+                  "accepted": r.accepted, "quarantined": r.quarantined} for r in results]
         report = IngestReport(
             files=pd.DataFrame(rows, columns=["source_file", "runner", "status", "read", "accepted", "quarantined"]),
             quarantine=pd.concat([r.quarantine for r in results], ignore_index=True) if results
@@ -242,33 +255,45 @@ def _unrecognised(path: Path, digest: str) -> LoadResult:
     return out.build()
 
 
-def _set_aside_duplicates(result: LoadResult, known_ids: set[str]) -> LoadResult:
-    """Move matches whose id is already stored (or was read earlier in this call) to the quarantine.
+def _set_aside(result: LoadResult, bad_ids: set[str], reason: str, why: str) -> LoadResult:
+    """Move everything belonging to the matches `bad_ids` from `result`'s tables to its quarantine.
 
-    A match counts as one record for record-per-match runners; for row-per-player runners (table) each
-    of its rows is one record.
+    A match counts as one record for record-per-match runners; where the result's `record_table` names a
+    table (a row per player, an event log), each of that table's rows is one record.
     """
-    matches = result.tables["matches"]
-    dup = matches["match_id"].isin(known_ids)
-    if not dup.any():
+    if not bad_ids:
         return result
-    bad_ids = set(matches.loc[dup, "match_id"])
-    per_row = result.runner == "table"
-    rows = []
-    for match in matches[dup].to_dict("records"):
-        players = result.tables["results"]
-        players = players[players["match_id"] == match["match_id"]].to_dict("records")
-        units = players if per_row else [None]
-        for player in units:
-            raw = json.dumps({"match": match, "results": players if player is None else [player]}, default=str)
-            record = match["record_index"] if player is None else f"match {match['match_id']}, player {player['player']}"
-            rows.append({
-                "source_file": result.source_file, "content_hash": result.content_hash, "runner": result.runner,
-                "record": record, "field": "match_id", "reason": "duplicate match id",
-                "message": f"{result.source_file}, record {record}, field 'match_id': match id "
-                           f"{match['match_id']!r} is already in the store or earlier in this ingest",
-                "raw": raw})
-    tables = {t: f[~f["match_id"].isin(bad_ids)].reset_index(drop=True) for t, f in result.tables.items()}
+    unit = result.record_table
+    records: list[tuple[str, dict]] = []
+    if unit is None:
+        for match in frame_rows(result.tables["matches"], bad_ids):
+            players = frame_rows(result.tables["results"], {match["match_id"]})
+            records.append((match["record_index"], {"match": match, "results": players}))
+    else:
+        key = {"results": "player", "events": "seq", "measures": "name"}[unit]
+        for row in frame_rows(result.tables[unit], bad_ids):
+            records.append((f"match {row['match_id']}, {key} {row[key]}", row))
+    rows = [{
+        "source_file": result.source_file, "content_hash": result.content_hash, "runner": result.runner,
+        "record": record, "field": "match_id", "reason": reason,
+        "message": f"{result.source_file}, record {record}, field 'match_id': match id "
+                   f"{(raw.get('match') or raw)['match_id']!r} {why}",
+        "raw": json.dumps(raw, default=str)} for record, raw in records]
+    tables = {t: drop_matches(f, bad_ids) for t, f in result.tables.items()}
     quarantine = conform("quarantine", pd.concat([result.quarantine, pd.DataFrame(rows)], ignore_index=True))
     return LoadResult(result.source_file, result.content_hash, result.runner, tables, quarantine,
-                      read=result.read, accepted=result.accepted - len(rows))
+                      read=result.read, accepted=result.accepted - len(rows), record_table=unit)
+
+
+def _set_aside_duplicates(result: LoadResult, known_ids: set[str]) -> LoadResult:
+    """Set aside matches whose id is already stored or was read earlier in this ingest."""
+    ids = set(result.tables["matches"]["match_id"]) & known_ids
+    return _set_aside(result, ids, "duplicate match id", "is already in the store or earlier in this ingest")
+
+
+def _set_aside_orphans(result: LoadResult, known_ids: set[str]) -> LoadResult:
+    """Set aside results, measures and events whose match is neither stored nor read in this ingest."""
+    ids = set()
+    for table in ("results", "measures", "events"):
+        ids |= set(frame_match_ids(result.tables[table]).unique()) - known_ids
+    return _set_aside(result, ids, "unknown match", "names no match in the store or in this ingest")

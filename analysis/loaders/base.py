@@ -16,9 +16,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from analysis.catalogue import Catalogue
-from analysis.schema import columns, conform, empty
+from analysis.schema import columns, conform, conform_arrow, empty
+
+Frame = pd.DataFrame | pa.Table
 
 DATA_TABLES = ("matches", "results", "measures", "events")
 
@@ -50,7 +54,8 @@ class LoadOptions:
 class LoadResult:
     """A loader's output for one source file.
 
-    tables : canonical DataFrames keyed by table name (matches, results, measures, events).
+    tables : canonical tables keyed by name (matches, results, measures, events): DataFrames, except
+        that large event logs may come as Arrow tables.
     quarantine : canonical quarantine rows, one per record set aside.
     read, accepted : record counts; quarantined = read - accepted.
     """
@@ -58,10 +63,11 @@ class LoadResult:
     source_file: str
     content_hash: str
     runner: str
-    tables: dict[str, pd.DataFrame]
+    tables: dict[str, Frame]
     quarantine: pd.DataFrame
     read: int
     accepted: int
+    record_table: str | None = None  # the table whose rows are the records; None: one record per match
 
     @property
     def quarantined(self) -> int:
@@ -72,12 +78,14 @@ class LoadResult:
 class ResultBuilder:
     """Collects accepted rows and quarantined records while a loader walks a file, then builds a LoadResult."""
 
-    def __init__(self, path: Path, content_hash: str, runner: str):
+    def __init__(self, path: Path, content_hash: str, runner: str, record_table: str | None = None):
+        self.record_table = record_table
         self.path = path
         self.content_hash = content_hash
         self.runner = runner
         self.rows: dict[str, list[dict]] = {t: [] for t in DATA_TABLES}
         self.frames: dict[str, list[pd.DataFrame]] = {t: [] for t in DATA_TABLES}
+        self.arrow: dict[str, list[pa.Table]] = {t: [] for t in DATA_TABLES}
         self.bad: list[dict] = []
         self.match_ids: set[str] = set()
         self.read = 0
@@ -122,6 +130,11 @@ class ResultBuilder:
             if self.rows[t]:
                 parts.append(pd.DataFrame(self.rows[t], columns=columns(t)))
             tables[t] = conform(t, pd.concat(parts, ignore_index=True)) if parts else empty(t)
+            if self.arrow[t]:
+                arrow = [conform_arrow(t, a) for a in self.arrow[t]]
+                if parts:
+                    arrow.append(conform_arrow(t, pa.Table.from_pandas(tables[t], preserve_index=False)))
+                tables[t] = pa.concat_tables(arrow)
         quarantine = conform("quarantine", pd.DataFrame(self.bad, columns=columns("quarantine")))
         assert self.read == self.accepted + len(quarantine), "loader miscounted records"
         return LoadResult(
@@ -132,6 +145,7 @@ class ResultBuilder:
             quarantine=quarantine,
             read=self.read,
             accepted=self.accepted,
+            record_table=self.record_table,
         )
 
 
@@ -206,3 +220,24 @@ def ranks_from_scores(scores: list[float]) -> list[float]:
 
 
 Sniffer = Callable[[Path, str], bool]
+
+
+def frame_match_ids(frame: Frame) -> pd.Series:
+    """The `match_id` column of a DataFrame or Arrow table, as a pandas Series."""
+    if isinstance(frame, pa.Table):
+        return frame["match_id"].to_pandas()
+    return frame["match_id"]
+
+
+def drop_matches(frame: Frame, ids: set[str]) -> Frame:
+    """`frame` without the rows whose match_id is in `ids` (DataFrame or Arrow table)."""
+    if isinstance(frame, pa.Table):
+        return frame.filter(pc.invert(pc.is_in(frame["match_id"], value_set=pa.array(sorted(ids), pa.string()))))
+    return frame[~frame["match_id"].isin(ids)].reset_index(drop=True)
+
+
+def frame_rows(frame: Frame, ids: set[str]) -> list[dict]:
+    """The rows of `frame` whose match_id is in `ids`, as dicts."""
+    if isinstance(frame, pa.Table):
+        return frame.filter(pc.is_in(frame["match_id"], value_set=pa.array(sorted(ids), pa.string()))).to_pylist()
+    return frame[frame["match_id"].isin(ids)].to_dict("records")

@@ -106,7 +106,7 @@ def _number(value, name: str, allow_neg_inf: bool) -> float | None:
 
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read one long table into canonical tables; bad rows are quarantined with their line and column."""
-    out = ResultBuilder(path, content_hash, NAME)
+    out = ResultBuilder(path, content_hash, NAME, record_table="results")
     try:
         frame, labels = _read(path, out)
     except RecordError as exc:
