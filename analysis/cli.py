@@ -65,12 +65,27 @@ def cmd_info(args) -> int:
 
 
 def cmd_simulate(args) -> int:
-    from analysis.simulate import simulate_concordia, write_concordia
+    from analysis import simulate
 
-    catalogue = load_catalogue(args.catalogue or CONTEST_2024)
-    sim = simulate_concordia(catalogue, n_agents=args.agents, repetitions=args.repetitions, seed=args.seed)
-    paths = write_concordia(sim, args.out)
-    print(f"wrote {paths['logs']}/ ({len(sim.records)} files), {paths['catalogue']}, {paths['truth']}")
+    if args.runner == "concordia":
+        catalogue = load_catalogue(args.catalogue or CONTEST_2024)
+        sim = simulate.simulate_concordia(catalogue, n_agents=args.agents, repetitions=args.repetitions,
+                                          seed=args.seed)
+        paths = simulate.write_concordia(sim, args.out)
+    elif args.runner == "aoa":
+        sim = simulate.simulate_aoa(n_agents=args.agents, n_nations=args.nations, seed=args.seed,
+                                    validity=args.validity, event_scale=args.event_scale)
+        paths = simulate.write_aoa(sim, args.out)
+    elif args.runner == "compact":
+        sim = simulate.simulate_compact(n_agents=args.agents, n_games=args.games, seed=args.seed)
+        paths = simulate.write_compact(sim, args.out)
+    elif args.runner == "arena":
+        sim = simulate.simulate_arena(n_agents=args.agents, n_judgments=args.judgments, seed=args.seed)
+        paths = simulate.write_arena(sim, args.out)
+    else:
+        sim = simulate.simulate_ranked(n_agents=args.agents, n_games=args.games, seed=args.seed)
+        paths = simulate.write_ranked(sim, args.out)
+    print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
 
 
@@ -116,13 +131,31 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("simulate", help="write simulated logs from known parameters (plus truth.json)")
     sim = p.add_subparsers(dest="runner", required=True)
-    c = sim.add_parser("concordia", help="Concordia contest results")
-    c.add_argument("--agents", type=int, default=8, help="focal agents including rational_agent (default 8)")
-    c.add_argument("--repetitions", type=int, default=3, help="repetitions per agent and scenario (default 3)")
-    c.add_argument("--seed", type=int, default=0)
-    c.add_argument("--catalogue", type=Path, help="scenarios to simulate (default: the 2024 contest's)")
-    c.add_argument("--out", type=Path, required=True)
-    c.set_defaults(func=cmd_simulate)
+    runners = {
+        "concordia": ("Concordia contest results", 8),
+        "aoa": ("an Age-of-Agents season: season.json and events.jsonl", 12),
+        "compact": ("communicate-predict-act games (JSON lines)", 6),
+        "arena": ("pairwise arena judgments (CSV)", 10),
+        "ranked": ("ranked multiplayer games (JSON lines) with per-turn logs", 8),
+    }
+    for name, (text, agents) in runners.items():
+        c = sim.add_parser(name, help=text)
+        c.add_argument("--agents", type=int, default=agents, help=f"number of agents (default {agents})")
+        c.add_argument("--seed", type=int, default=0)
+        c.add_argument("--out", type=Path, required=True, help="folder: logs/ and truth.json are written there")
+        c.set_defaults(func=cmd_simulate)
+        if name == "concordia":
+            c.add_argument("--repetitions", type=int, default=3, help="repetitions per agent and scenario (default 3)")
+            c.add_argument("--catalogue", type=Path, help="scenarios to simulate (default: the 2024 contest's)")
+        if name == "aoa":
+            c.add_argument("--nations", type=int, default=8, help="governed nations (default 8)")
+            c.add_argument("--validity", type=float, default=0.0,
+                           help="0..1: how strongly activity (and so the score) tracks the nation outcome")
+            c.add_argument("--event-scale", type=float, default=1.0, help="multiply every counter (grow the event log)")
+        if name in ("compact", "ranked"):
+            c.add_argument("--games", type=int, default=60, help="number of games (default 60)")
+        if name == "arena":
+            c.add_argument("--judgments", type=int, default=2000, help="number of judgments (default 2000)")
 
     p = sub.add_parser("report", help="write the HTML report for a store")
     _store_arg(p)

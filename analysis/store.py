@@ -255,34 +255,47 @@ def _unrecognised(path: Path, digest: str) -> LoadResult:
     return out.build()
 
 
+def _raw_lines(path: str, numbers: set[int]) -> dict[int, str]:
+    """The text of the given 1-based lines of a text file (for quarantining records by line)."""
+    found = {}
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for number, line in enumerate(fh, start=1):
+            if number in numbers:
+                found[number] = line.rstrip("\n")
+    return found
+
+
 def _set_aside(result: LoadResult, bad_ids: set[str], reason: str, why: str) -> LoadResult:
     """Move everything belonging to the matches `bad_ids` from `result`'s tables to its quarantine.
 
-    A match counts as one record for record-per-match runners; where the result's `record_table` names a
-    table (a row per player, an event log), each of that table's rows is one record.
+    A match is one record for record-per-match runners; where the result lists its records per match
+    (a row per player, a line per event), each of those records is quarantined with its own line.
     """
     if not bad_ids:
         return result
-    unit = result.record_table
-    records: list[tuple[str, dict]] = []
-    if unit is None:
+    records: list[tuple[str, str, str]] = []  # (record label, match id, raw)
+    if result.records is None:
         for match in frame_rows(result.tables["matches"], bad_ids):
             players = frame_rows(result.tables["results"], {match["match_id"]})
-            records.append((match["record_index"], {"match": match, "results": players}))
+            raw = json.dumps({"match": match, "results": players}, default=str)
+            records.append((match["record_index"], match["match_id"], raw))
     else:
-        key = {"results": "player", "events": "seq", "measures": "name"}[unit]
-        for row in frame_rows(result.tables[unit], bad_ids):
-            records.append((f"match {row['match_id']}, {key} {row[key]}", row))
+        rows = frame_rows(result.records, bad_ids)
+        text = Path(result.source_file).suffix.lower() in (".csv", ".jsonl")
+        lines = _raw_lines(result.source_file, {int(r["record"]) for r in rows}) if text else {}
+        for r in rows:
+            raw = lines.get(int(r["record"])) if text else None
+            records.append((r["record"], r["match_id"], raw or json.dumps(r)))
     rows = [{
         "source_file": result.source_file, "content_hash": result.content_hash, "runner": result.runner,
         "record": record, "field": "match_id", "reason": reason,
-        "message": f"{result.source_file}, record {record}, field 'match_id': match id "
-                   f"{(raw.get('match') or raw)['match_id']!r} {why}",
-        "raw": json.dumps(raw, default=str)} for record, raw in records]
+        "message": f"{result.source_file}, record {record}, field 'match_id': match id {mid!r} {why}",
+        "raw": raw} for record, mid, raw in records]
     tables = {t: drop_matches(f, bad_ids) for t, f in result.tables.items()}
+    kept = None if result.records is None else drop_matches(result.records, bad_ids)
     quarantine = conform("quarantine", pd.concat([result.quarantine, pd.DataFrame(rows)], ignore_index=True))
     return LoadResult(result.source_file, result.content_hash, result.runner, tables, quarantine,
-                      read=result.read, accepted=result.accepted - len(rows), record_table=unit)
+                      read=result.read, accepted=result.accepted - len(rows), records=kept)
 
 
 def _set_aside_duplicates(result: LoadResult, known_ids: set[str]) -> LoadResult:
@@ -296,4 +309,6 @@ def _set_aside_orphans(result: LoadResult, known_ids: set[str]) -> LoadResult:
     ids = set()
     for table in ("results", "measures", "events"):
         ids |= set(frame_match_ids(result.tables[table]).unique()) - known_ids
+    if result.records is not None:
+        ids |= set(frame_match_ids(result.records).unique()) - known_ids
     return _set_aside(result, ids, "unknown match", "names no match in the store or in this ingest")

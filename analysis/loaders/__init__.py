@@ -8,11 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from analysis.loaders import concordia, records, table
+from analysis.loaders import aoa, arena, compact, concordia, ranked, records, table
 from analysis.loaders.base import LoadOptions, LoadResult, RecordError
 
 # order matters for detection only through `sniff` specificity: the table runner is the tabular fallback
-RUNNERS: dict[str, ModuleType] = {m.NAME: m for m in (concordia, records, table)}
+RUNNERS: dict[str, ModuleType] = {m.NAME: m for m in (concordia, records, aoa, compact, arena, ranked, table)}
 
 DATA_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet")
 

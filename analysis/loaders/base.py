@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
@@ -67,7 +68,7 @@ class LoadResult:
     quarantine: pd.DataFrame
     read: int
     accepted: int
-    record_table: str | None = None  # the table whose rows are the records; None: one record per match
+    records: pa.Table | None = None  # (match_id, record) per accepted record; None: one record per match
 
     @property
     def quarantined(self) -> int:
@@ -78,8 +79,8 @@ class LoadResult:
 class ResultBuilder:
     """Collects accepted rows and quarantined records while a loader walks a file, then builds a LoadResult."""
 
-    def __init__(self, path: Path, content_hash: str, runner: str, record_table: str | None = None):
-        self.record_table = record_table
+    def __init__(self, path: Path, content_hash: str, runner: str, many_records_per_match: bool = False):
+        self.records: list[pa.Table] | None = [] if many_records_per_match else None
         self.path = path
         self.content_hash = content_hash
         self.runner = runner
@@ -122,6 +123,10 @@ class ResultBuilder:
             self.rows[table].extend(table_rows)
         self.accepted += 1
 
+    def add_records(self, match_ids, labels) -> None:
+        """Note which match each accepted record (line or row label) belongs to (row-per-record runners)."""
+        self.records.append(pa.table({"match_id": _strings(match_ids), "record": _strings(labels)}))
+
     def build(self) -> LoadResult:
         """The LoadResult of everything collected, every table conformed to the canonical schema."""
         tables = {}
@@ -145,8 +150,16 @@ class ResultBuilder:
             quarantine=quarantine,
             read=self.read,
             accepted=self.accepted,
-            record_table=self.record_table,
+            records=None if self.records is None else (
+                pa.concat_tables(self.records) if self.records
+                else pa.table({"match_id": pa.array([], pa.string()), "record": pa.array([], pa.string())})),
         )
+
+
+def _strings(values) -> pa.ChunkedArray | pa.Array:
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values.cast(pa.string())
+    return pa.array([str(v) for v in values], pa.string())
 
 
 def _dump(raw: Any) -> str:
@@ -212,6 +225,22 @@ def score_value(value: Any, name: str, allow_neg_inf: bool = True) -> float:
     if math.isinf(value) and (value > 0 or not allow_neg_inf):
         raise RecordError("infinite", name, f"score is {value}")
     return value
+
+
+def parse_time(value: Any, field: str) -> datetime | None:
+    """An ISO 8601 time (with 'Z' or an offset, or naive UTC) as a naive UTC datetime; None stays None.
+
+    Raises RecordError('wrong type', field) for anything else.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise RecordError("wrong type", field, f"expected an ISO 8601 time, got {value!r}")
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise RecordError("wrong type", field, f"expected an ISO 8601 time, got {value!r}") from exc
+    return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
 
 
 def ranks_from_scores(scores: list[float]) -> list[float]:

@@ -19,6 +19,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import pyarrow as pa
@@ -26,7 +27,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 from tqdm.auto import tqdm
 
-from analysis.loaders.base import RecordError
+from analysis.loaders.base import RecordError, parse_time
 
 _BLOCK = 1 << 24  # 16 MiB Arrow read blocks
 _BLANK = re.compile(rb"\n[ \t\r]*\n")
@@ -200,3 +201,41 @@ def not_in(column: pa.ChunkedArray, allowed: tuple[str, ...]) -> pa.ChunkedArray
 def dump_row(row: dict) -> str:
     """A parsed row back as JSON text (for the quarantine's raw column)."""
     return json.dumps({k: v for k, v in row.items() if v is not None}, default=str)
+
+
+def _python_time(text: str | None) -> datetime | None:
+    try:
+        return parse_time(text, "time")
+    except RecordError:
+        return None
+
+
+def parse_times(column: pa.ChunkedArray) -> tuple[pa.Array, pa.Array]:
+    """ISO 8601 strings to naive UTC timestamps (us); returns (times, mask of unparseable non-null values).
+
+    Vectorised when the whole column parses (all with a zone, or all without); value by value otherwise.
+    """
+    for kind in (pa.timestamp("us", tz="UTC"), pa.timestamp("us")):
+        try:
+            times = pc.cast(column, kind).cast(pa.timestamp("us"))
+            return times, pa.chunked_array([pa.array([False] * len(column), pa.bool_())])
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            continue
+    values = column.to_pylist()
+    parsed = [_python_time(v) for v in values]
+    bad = [v is not None and p is None for v, p in zip(values, parsed)]
+    return pa.array(parsed, pa.timestamp("us")), pa.array(bad, pa.bool_())
+
+
+def repeated_keys(table: pa.Table, keys: list[str]) -> pa.Array:
+    """Line numbers (`_line`) of rows whose `keys` values already appeared on an earlier line."""
+    if table.num_rows < 2:
+        return pa.array([], pa.int64())
+    order = pc.sort_indices(table, sort_keys=[(k, "ascending") for k in keys] + [("_line", "ascending")])
+    ordered = table.take(order).combine_chunks()
+    same = None
+    for k in keys:
+        col = ordered[k].combine_chunks()
+        eq = pc.fill_null(pc.equal(col.slice(1), col.slice(0, len(col) - 1)), False)
+        same = eq if same is None else pc.and_(same, eq)
+    return pc.filter(ordered["_line"].combine_chunks().slice(1), same)

@@ -63,7 +63,12 @@ def _read_jsonl(path: Path, out: ResultBuilder) -> tuple[pd.DataFrame, list[str]
     return pd.DataFrame(rows), labels
 
 
-def _read(path: Path, out: ResultBuilder) -> tuple[pd.DataFrame, list[str]]:
+def read_rows(path: Path, out: ResultBuilder) -> tuple[pd.DataFrame, list[str]]:
+    """Rows of a CSV (as text), Parquet or JSONL file and their record labels (CSV/JSONL line, Parquet row).
+
+    Malformed JSONL lines are quarantined into `out` as they are met; raises RecordError for an empty or
+    malformed file.
+    """
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         return _read_jsonl(path, out)
@@ -106,9 +111,9 @@ def _number(value, name: str, allow_neg_inf: bool) -> float | None:
 
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read one long table into canonical tables; bad rows are quarantined with their line and column."""
-    out = ResultBuilder(path, content_hash, NAME, record_table="results")
+    out = ResultBuilder(path, content_hash, NAME, many_records_per_match=True)
     try:
-        frame, labels = _read(path, out)
+        frame, labels = read_rows(path, out)
     except RecordError as exc:
         out.read += 1
         out.quarantine("-", exc, path.read_bytes()[:1_000_000].decode("utf-8", errors="replace"))
@@ -128,6 +133,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     seen_players: set[tuple[str, str]] = set()
     match_meta: dict[str, dict] = {}
     match_players: dict[str, list[dict]] = {}
+    record_labels: list[tuple[str, str]] = []
     for label, record in zip(labels, records):
         out.read += 1
         try:
@@ -165,6 +171,8 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
             {"match_id": match_id, "player": player, "agent": agent, "team": _text(values["team"]),
              "score": score, "rank": rank, "attrs": json.dumps(attrs, default=str) if attrs else None})
         out.accepted += 1
+        record_labels.append((match_id, label))
+    out.add_records([m for m, _ in record_labels], [lab for _, lab in record_labels])
     matches = [
         dict(meta, match_id=mid, runner=NAME, n_players=len(match_players[mid]), source_file=str(path),
              content_hash=content_hash)

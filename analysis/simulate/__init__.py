@@ -1,5 +1,13 @@
-"""Simulators: each writes one runner's log format from known parameters, plus `truth.json`."""
+"""Simulators: each writes one runner's log format from known parameters, plus `truth.json`.
 
+`simulate_X(...)` draws (pure, seeded); `write_X(sim, out)` writes `out/logs/...` and `out/truth.json`.
+"""
+
+from analysis.simulate.aoa import simulate_aoa, write_aoa
+from analysis.simulate.arena import simulate_arena, write_arena
+from analysis.simulate.compact import simulate_compact, write_compact
 from analysis.simulate.concordia import simulate_concordia, write_concordia
+from analysis.simulate.ranked import simulate_ranked, write_ranked
 
-__all__ = ["simulate_concordia", "write_concordia"]
+__all__ = ["simulate_aoa", "write_aoa", "simulate_arena", "write_arena", "simulate_compact", "write_compact",
+           "simulate_concordia", "write_concordia", "simulate_ranked", "write_ranked"]
