@@ -29,7 +29,7 @@ from analysis.loaders.base import (
     require,
     score_value,
 )
-from analysis.loaders.jsonl import dump_row, is_nan, not_in, parse_times, read_jsonl, repeated_keys, split_invalid
+from analysis.loaders.jsonl import dump_row, not_in, parse_times, read_jsonl, repeated_keys, split_invalid
 
 NAME = "aoa"
 GAME = "age_of_agents"
@@ -233,7 +233,6 @@ def load_events(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
         (not_in(table["status"], ("accepted", "rejected")), "wrong value", "status", "status must be accepted or rejected"),
         (pc.and_(pc.fill_null(rejected, False), pc.is_null(table["reason"])), "missing field", "reason",
          "a rejected event needs a 'reason'"),
-        (is_nan(table["value"]), "NaN", "value", "'value' is NaN"),
         (pc.is_in(table["_line"], value_set=dup_lines), "duplicate event", "seq", "this season's seq appears on an earlier line"),
     ]
     good, invalid = split_invalid(table, checks)

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analysis.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder
-from analysis.loaders.jsonl import dump_row, is_nan, not_in, read_jsonl, repeated_keys, split_invalid, parse_times
+from analysis.loaders.jsonl import dump_row, not_in, read_jsonl, repeated_keys, split_invalid, parse_times
 
 NAME = "compact"
 GAMES = ("coalition", "scheduler", "tragedy_of_the_commons", "survivor", "hupi")
@@ -86,8 +86,6 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
          "wrong value", "value", "a judge rating is 0 to 3"),
         (pc.and_(pc.equal(kind, "game"), not_in(table["game"], GAMES)), "wrong value", "game",
          f"game must be one of {list(GAMES)}"),
-        (is_nan(table["value"]), "NaN", "value", "'value' is NaN"),
-        (is_nan(table["reward"]), "NaN", "reward", "'reward' is NaN"),
         (pc.is_inf(pc.fill_null(table["reward"], 0.0)), "infinite", "reward", "'reward' is infinite"),
     ]
     good, invalid = split_invalid(table, checks)

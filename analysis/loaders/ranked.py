@@ -31,7 +31,7 @@ from analysis.loaders.base import (
     ranks_from_scores,
     score_value,
 )
-from analysis.loaders.jsonl import dump_row, is_nan, not_in, parse_times, read_jsonl, repeated_keys, split_invalid
+from analysis.loaders.jsonl import dump_row, not_in, parse_times, read_jsonl, repeated_keys, split_invalid
 
 NAME = "ranked"
 GAME_KEYS = {"game_id", "game", "started_at", "phase", "variant", "participants"}
@@ -146,7 +146,6 @@ def load_turns(path: Path, content_hash: str, options: LoadOptions) -> LoadResul
         (pc.is_null(table["player"]), "missing field", "player", "required field 'player' is missing"),
         (pc.is_null(table["type"]), "missing field", "type", "required field 'type' is missing"),
         (not_in(table["type"], TURN_TYPES), "wrong value", "type", f"type must be one of {list(TURN_TYPES)}"),
-        (is_nan(table["value"]), "NaN", "value", "'value' is NaN"),
         (pc.is_in(table["_line"], value_set=repeated_keys(table, ["game_id", "seq"])), "duplicate event", "seq",
          "this game's seq appears on an earlier line"),
     ]

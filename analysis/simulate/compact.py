@@ -62,10 +62,9 @@ def simulate_compact(n_agents: int = 6, n_games: int = 60, seed: int = 0) -> Sim
     start = datetime(2026, 3, 1)
     for g in range(n_games):
         game = GAMES[g % len(GAMES)]
-        size = 2 + (g // len(GAMES)) % 4
-        size = min(size, n_agents)
-        framing = FRAMINGS[game][(g // 20) % 2]
-        communication = (g // 40) % 2 == 0
+        size = min(2 + (g // 10) % 4, n_agents)
+        framing = FRAMINGS[game][(g // 40) % 2]
+        communication = (g // 5) % 2 == 0
         who = rng.choice(n_agents, size=size, replace=False)
         names = NAMES[:size]
         game_id = f"compact_{g:04d}"
