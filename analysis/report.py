@@ -101,6 +101,18 @@ def store_section(store) -> Section:
     return section
 
 
+def runners_section(store) -> Section:
+    """Section with one row per runner: matches, agents, players' results, measures and events."""
+    overview = store.query("""
+        SELECT m.runner, count(DISTINCT m.match_id) AS matches, count(DISTINCT r.agent) AS agents,
+               count(r.player) AS results,
+               (SELECT count(*) FROM measures x JOIN matches y USING (match_id) WHERE y.runner = m.runner) AS measures,
+               (SELECT count(*) FROM events x JOIN matches y USING (match_id) WHERE y.runner = m.runner) AS events
+        FROM matches m LEFT JOIN results r USING (match_id) GROUP BY m.runner ORDER BY m.runner""")
+    return Section("Runners", text=["What each runner's logs contributed to the store."],
+                   tables=[("Per runner", overview)])
+
+
 def scores_section(scores: pd.DataFrame, warnings: list[str] | None = None) -> Section:
     """Section with mean normalised score per agent and per scenario (±1 SE), tables and figures.
 

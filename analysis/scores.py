@@ -99,7 +99,13 @@ def normalise(scores: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns="_unit")
 
 
-def normalised_scores(store) -> pd.DataFrame:
-    """`normalise(agent_match_scores(...))` over an open `analysis.store.Store`: one row per (match, agent)."""
-    scores = agent_match_scores(store.table("matches"), store.table("results"))
+def normalised_scores(store, scenarios_only: bool = False) -> pd.DataFrame:
+    """`normalise(agent_match_scores(...))` over an open `analysis.store.Store`: one row per (match, agent).
+
+    With `scenarios_only`, only matches that name a scenario (Concordia-style evaluations) are included.
+    """
+    matches = store.table("matches")
+    if scenarios_only:
+        matches = matches[matches["scenario"].notna()]
+    scores = agent_match_scores(matches, store.table("results"))
     return normalise(scores, store.table("scenarios"))

@@ -74,6 +74,13 @@ class IngestReport:
         """Records set aside in this call; read == accepted + quarantined."""
         return int(self.files["quarantined"].sum())
 
+    @staticmethod
+    def combine(reports: list["IngestReport"]) -> "IngestReport":
+        """One report for several ingest calls (files, quarantine rows and warnings concatenated)."""
+        return IngestReport(files=pd.concat([r.files for r in reports], ignore_index=True),
+                            quarantine=pd.concat([r.quarantine for r in reports], ignore_index=True),
+                            warnings=[w for r in reports for w in r.warnings])
+
     def as_dict(self) -> dict:
         """`{"read", "accepted", "quarantined", "by_reason"}` as the CLI's `--json` prints it."""
         by_reason = self.quarantine["reason"].value_counts().sort_index()

@@ -78,3 +78,18 @@ def test_bundled_sample_is_what_the_simulator_makes(tmp_path, contest):
     for f in sorted((SAMPLE / "concordia" / "logs").iterdir()):
         assert f.read_bytes() == (fresh["logs"] / f.name).read_bytes(), f.name
     assert pd.read_json(SAMPLE / "concordia" / "truth.json", typ="series")["seed"] == 2024
+
+
+@pytest.mark.parametrize("runner, args", [
+    ("aoa", ["--agents", "12", "--seed", "7", "--event-scale", "0.2", "--validity", "0.3"]),
+    ("compact", ["--agents", "6", "--games", "20", "--seed", "7"]),
+    ("arena", ["--agents", "8", "--judgments", "400", "--seed", "7"]),
+    ("ranked", ["--agents", "8", "--games", "30", "--seed", "7"]),
+])
+def test_bundled_samples_are_what_the_simulators_make(tmp_path, runner, args):
+    # the commands in data/sample/README.md
+    from analysis.pipeline import SAMPLE
+    folder = {"aoa": "aoa_sim"}.get(runner, runner)
+    assert main(["simulate", runner, *args, "--out", str(tmp_path)]) == 0
+    for f in sorted((SAMPLE / folder / "logs").iterdir()):
+        assert f.read_bytes() == (tmp_path / "logs" / f.name).read_bytes(), f.name
