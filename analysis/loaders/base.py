@@ -190,10 +190,13 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:
 def read_json(path: Path) -> Any:
     """Parse a JSON file strictly: duplicate keys are an error, -Infinity is allowed (Concordia writes it).
 
-    Raises RecordError('empty file' | 'malformed JSON' | 'duplicate key', field, detail with line and
-    column) for the whole file.
+    Raises RecordError('not UTF-8' | 'empty file' | 'malformed JSON' | 'truncated file' | 'duplicate key',
+    field, detail with line and column) for the whole file.
     """
-    text = path.read_text(encoding="utf-8", errors="strict")
+    try:
+        text = path.read_text(encoding="utf-8", errors="strict")
+    except UnicodeDecodeError as exc:
+        raise RecordError("not UTF-8", None, f"byte {exc.object[exc.start]:#04x} at offset {exc.start} is not UTF-8 text") from exc
     if not text.strip():
         raise RecordError("empty file", None, "the file is empty")
     try:

@@ -70,6 +70,8 @@ def read_rows(path: Path, out: ResultBuilder) -> tuple[pd.DataFrame, list[str]]:
     malformed file.
     """
     suffix = path.suffix.lower()
+    if suffix not in EXTENSIONS:
+        raise RecordError("not this runner", None, f"expected a CSV, Parquet or JSONL file, got '{suffix}'")
     if suffix == ".jsonl":
         return _read_jsonl(path, out)
     if path.stat().st_size == 0:
