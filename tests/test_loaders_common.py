@@ -32,11 +32,9 @@ def test_empty_file(tmp_path, runner):
     assert result.quarantine.iloc[0].reason == "empty file" and str(path) in result.quarantine.iloc[0].message
 
 
-@pytest.mark.parametrize("runner", sorted(RUNNERS))
-@pytest.mark.parametrize("sample", sorted(SAMPLES))
+@pytest.mark.parametrize("runner, sample", [(r, s) for r in sorted(RUNNERS) for s in sorted(SAMPLES)
+                                             if s.split("-")[0] != r])
 def test_another_runners_file_is_set_aside_whole(runner, sample):
-    if sample.split("-")[0] == runner:
-        pytest.skip("its own format")
     result = _load(runner, SAMPLES[sample])
     assert result.accepted == 0, result.tables["matches"].head()
     assert result.read == result.quarantined >= 1
