@@ -89,6 +89,96 @@ def cmd_simulate(args) -> int:
     return 0
 
 
+def _comparisons(args):
+    from analysis.comparisons import comparisons_from_tables
+
+    with Store(args.store, read_only=True) as store:
+        matches, results = store.table("matches"), store.table("results")
+    matches = _one_runner(matches, args.runner)
+    return comparisons_from_tables(matches, results[results["match_id"].isin(matches["match_id"])],
+                                   parallel=args.parallel)
+
+
+def _one_runner(matches, runner):
+    runners = sorted(matches["runner"].unique())
+    if runner is None and len(runners) > 1:
+        raise ValueError(f"the store holds matches of runners {runners}; choose one with --runner")
+    if runner is not None:
+        if runner not in runners:
+            raise ValueError(f"no matches of runner {runner!r} in the store (runners: {runners})")
+        matches = matches[matches["runner"] == runner]
+    if matches.empty:
+        raise ValueError("the store holds no matches; run `referee ingest` first")
+    return matches
+
+
+def cmd_ratings(args) -> int:
+    from analysis.figures import plot_bootstrap_violins
+    from analysis.ratings import rate
+
+    comparisons = _comparisons(args)
+    result = rate(comparisons, args.method, bootstrap=args.bootstrap, by=args.by, prior=args.prior, dims=args.dims,
+                  k=args.k, seed=args.seed, draws=args.draws, tune=args.tune, chains=args.chains, sampler=args.sampler)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    result.table.to_csv(args.out, index=False)
+    print(result.table.to_string(index=False))
+    if "kendall_tau" in result.extra:
+        tau = result.extra["kendall_tau"]
+        tau.to_csv(args.out.with_name(args.out.stem + "_kendall_tau.csv"), index=False)
+        print(f"\nKendall tau of each game's ranking against the global one (mean {tau['kendall_tau'].mean():.2f}):")
+        print(tau.to_string(index=False))
+    if result.bootstrap is not None and args.by is None:
+        figure = args.out.with_suffix(".png")
+        plot_bootstrap_violins(result.bootstrap.long()).savefig(figure, dpi=150)
+        print(f"wrote {figure}")
+    if "idata" in result.extra:
+        result.extra["idata"].to_netcdf(args.out.with_suffix(".nc"))
+    print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_ratings_cv(args) -> int:
+    from analysis.figures import plot_win_matrices
+    from analysis.ratings_cv import cross_validate, summarise_cv, win_matrix
+
+    comparisons = _comparisons(args)
+    lo, _, hi = args.dims.partition("-")
+    dims = range(int(lo), int(hi or lo) + 1)
+    cv = cross_validate(comparisons, folds=args.folds, dims=dims, seed=args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    cv.to_csv(args.out / "cv_folds.csv", index=False)
+    summary = summarise_cv(cv)
+    summary.to_csv(args.out / "cv_auc.csv", index=False)
+    print(summary.to_string(index=False))
+    if args.split and args.split not in comparisons.columns:
+        raise ValueError(f"--split takes a match attribute among {['communication', 'game', 'kind']}")
+    plot_win_matrices(win_matrix(comparisons, args.split)).savefig(args.out / "win_probability.png", dpi=150)
+    print(f"wrote {args.out}/cv_auc.csv, cv_folds.csv, win_probability.png")
+    return 0
+
+
+def cmd_rank(args) -> int:
+    import pandas as pd
+
+    from analysis.comparisons import ballots_from_tables
+    from models.voting import METHODS, PreferenceProfile
+
+    with Store(args.store, read_only=True) as store:
+        matches, results = store.table("matches"), store.table("results")
+    matches = _one_runner(matches, args.runner)
+    ballots = ballots_from_tables(matches, results[results["match_id"].isin(matches["match_id"])])
+    profile = PreferenceProfile.from_ballots(ballots)
+    methods = list(METHODS) if args.method == "all" else [args.method]
+    tables = [METHODS[m](profile, seed=args.seed).assign(method=m) for m in methods]
+    table = pd.concat(tables, ignore_index=True).sort_values(["method", "rank"])
+    columns = ["method", "agent", "score", "rank"] if args.method == "all" else ["agent", "score", "rank"]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    table[columns].to_csv(args.out, index=False)
+    print(table[columns].to_string(index=False))
+    print(f"wrote {args.out}")
+    return 0
+
+
 def cmd_report(args) -> int:
     from analysis.pipeline import build_report
 
@@ -156,6 +246,46 @@ def build_parser() -> argparse.ArgumentParser:
             c.add_argument("--games", type=int, default=60, help="number of games (default 60)")
         if name == "arena":
             c.add_argument("--judgments", type=int, default=2000, help="number of judgments (default 2000)")
+
+    from analysis.ratings import METHODS as RATING_METHODS
+    from models.voting import METHODS as VOTING_METHODS
+
+    def _data_args(p):
+        _store_arg(p)
+        p.add_argument("--runner", help="use this runner's matches (required when the store holds several)")
+        p.add_argument("--parallel", action="store_true",
+                       help="add COMPACT's parallel-game comparisons (same game and size, identical opponents)")
+        p.add_argument("--seed", type=int, default=0)
+
+    p = sub.add_parser("ratings", help="rate agents: Elo, Bradley-Terry (scalar, per-game, multidimensional, Bayesian)")
+    _data_args(p)
+    p.add_argument("--method", choices=RATING_METHODS, required=True)
+    p.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                   help="resample matches N times (COMPACT used 200) for percentile and rank intervals")
+    p.add_argument("--by", choices=["game"], help="ratings per game")
+    p.add_argument("--prior", action="store_true", help="Bradley-Terry MAP with Normal(0, (400 Elo)^2) priors")
+    p.add_argument("--dims", type=int, default=2, help="dimensions for bt-md (1-7; default 2)")
+    p.add_argument("--k", type=float, default=32.0, help="K factor for online-elo (default 32)")
+    p.add_argument("--draws", type=int, default=1000)
+    p.add_argument("--tune", type=int, default=1000)
+    p.add_argument("--chains", type=int, default=2)
+    p.add_argument("--sampler", choices=["pymc", "nutpie"], default="pymc")
+    p.add_argument("--out", type=Path, required=True, help="CSV: agent, rating, lower, upper, rank")
+    p.set_defaults(func=cmd_ratings)
+
+    p = sub.add_parser("ratings-cv", help="cross-validated ROC-AUC of rating models; win-probability heatmap")
+    _data_args(p)
+    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--dims", default="1-7", help="dimension range for bt-md, e.g. 1-7 or 2")
+    p.add_argument("--split", help="a match attribute to split the heatmap by (e.g. communication)")
+    p.add_argument("--out", type=Path, required=True, help="folder for cv_auc.csv, cv_folds.csv, win_probability.png")
+    p.set_defaults(func=cmd_ratings_cv)
+
+    p = sub.add_parser("rank", help="voting-as-evaluation: one ballot per (scenario, repetition) or match")
+    _data_args(p)
+    p.add_argument("--method", choices=list(VOTING_METHODS) + ["all"], required=True)
+    p.add_argument("--out", type=Path, required=True, help="CSV: agent, score, rank (and method with 'all')")
+    p.set_defaults(func=cmd_rank)
 
     p = sub.add_parser("report", help="write the HTML report for a store")
     _store_arg(p)

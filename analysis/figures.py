@@ -34,3 +34,44 @@ def plot_means(table: pd.DataFrame, label: str, value_label: str = "mean normali
     ax.grid(axis="x", alpha=0.3)
     ax.set_title(f"Mean score per {label}")
     return fig
+
+
+def plot_bootstrap_violins(replicates: pd.DataFrame, order: list[str] | None = None) -> Figure:
+    """Violins of bootstrap rating distributions, one per agent (COMPACT figure 2).
+
+    replicates : `BootstrapResult.long()` (columns agent, rating). order : agents top to bottom (default:
+    by median rating). Returns a Figure.
+    """
+    medians = replicates.groupby("agent")["rating"].median().sort_values(ascending=False)
+    order = order or list(medians.index)
+    data = [replicates.loc[replicates["agent"] == a, "rating"].dropna().to_numpy() for a in order]
+    fig, ax = plt.subplots(figsize=(6.5, max(2.5, 0.35 * len(order) + 1.0)), layout="constrained")
+    positions = list(range(len(order)))[::-1]
+    parts = ax.violinplot(data, positions=positions, vert=False, showmedians=True, widths=0.8)
+    for body in parts["bodies"]:
+        body.set_facecolor("#7f9fbf")
+        body.set_alpha(0.7)
+    ax.set_yticks(positions, order)
+    ax.set_xlabel("rating (Elo scale), bootstrap replicates")
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title(f"Bootstrap distribution of ratings ({replicates['replicate'].nunique()} replicates)")
+    return fig
+
+
+def plot_win_matrices(matrices: dict[str, pd.DataFrame]) -> Figure:
+    """Heatmaps of P(row beats column), one panel per matrix (COMPACT figure 1); returns a Figure."""
+    k = len(matrices)
+    n = max(len(m) for m in matrices.values())
+    fig, axes = plt.subplots(1, k, figsize=(max(4.5, 0.45 * n + 2.0) * k, max(4.0, 0.45 * n + 1.5)),
+                             layout="constrained", squeeze=False)
+    for ax, (label, matrix) in zip(axes[0], matrices.items()):
+        image = ax.imshow(matrix.to_numpy(), vmin=0, vmax=1, cmap="RdBu_r")
+        ax.set_xticks(range(len(matrix)), matrix.columns, rotation=90)
+        ax.set_yticks(range(len(matrix)), matrix.index)
+        for i in range(len(matrix)):
+            for j in range(len(matrix)):
+                if i != j:
+                    ax.text(j, i, f"{matrix.iat[i, j]:.2f}", ha="center", va="center", fontsize=7)
+        ax.set_title(f"P(row beats column): {label}")
+    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8)
+    return fig

@@ -1,0 +1,197 @@
+"""Ratings from a comparisons table (`analysis.comparisons`): one entry point over every rating model.
+
+`rate(comparisons, method, ...)` returns a `RatingResult` whose `table` has columns
+`agent, rating, lower, upper, rank` (plus `game` first when rated by game, and `rank_lower, rank_upper`
+with a bootstrap). Methods:
+
+- `elo`: the 2024 Concordia contest's Elo (strict wins; Newman iteration; rounded), MAP fallback;
+- `bt`: Bradley-Terry MLE on the Elo scale (ties as half wins), Wald 95% intervals; `prior=True` (or no
+  MLE) gives MAP with Normal(0, (400 Elo)^2) priors;
+- `bt-per-game`: global ratings mu and per-game ratings mu + delta (deviations shrunk, tau in Elo);
+  `extra['kendall_tau']` compares each game's ranking with the global one;
+- `bt-md`: multidimensional BT with `dims` dimensions (canonical form, see `models.bt_multidim`);
+- `online-elo`: sequential Elo in time order with K factor `k`;
+- `bayes-bt`: the PyMC scalar (or, by game, per-game) model; intervals are 94% HDIs and
+  `extra['idata']` holds the InferenceData.
+
+`bootstrap=N` resamples clusters (matches) N times and reports percentile intervals and rank intervals;
+the replicates are in `RatingResult.bootstrap`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from models.bootstrap import BootstrapResult, bootstrap_bt, bootstrap_generic
+from models.bradley_terry import DEFAULT_PRIOR_SD, add_rank, fit_bt, pair_counts
+from models.bt_multidim import fit_bt_multidim
+from models.bt_per_game import DEFAULT_TAU_ELO, fit_bt_per_game
+from models.elo import contest_elo, online_elo
+
+METHODS = ("elo", "bt", "bt-per-game", "bt-md", "online-elo", "bayes-bt")
+TABLE = ["agent", "rating", "lower", "upper", "rank"]
+
+
+@dataclass
+class Coded:
+    """Integer-coded comparisons: agent and game names, codes per comparison, outcome and cluster."""
+
+    agents: list[str]
+    games: list[str]
+    a: np.ndarray
+    b: np.ndarray
+    game: np.ndarray
+    outcome: np.ndarray
+    cluster: np.ndarray
+
+    def counts(self, ties: str = "half") -> np.ndarray:
+        """Pooled pair counts W (n, n)."""
+        return pair_counts(self.a, self.b, self.outcome, len(self.agents), ties)
+
+    def game_counts(self) -> np.ndarray:
+        """Per-game pair counts W[k] (K, n, n), ties as halves."""
+        n, K = len(self.agents), len(self.games)
+        flat = pair_counts(self.game * n + self.a, self.game * n + self.b, self.outcome, K * n)
+        return np.stack([flat[k * n:(k + 1) * n, k * n:(k + 1) * n] for k in range(K)])
+
+
+def encode(comparisons: pd.DataFrame, agents: list[str] | None = None) -> Coded:
+    """Integer-code a comparisons table (agents sorted by name unless given)."""
+    if agents is None:
+        agents = sorted(set(comparisons["a"]) | set(comparisons["b"]))
+    index = pd.Index(agents)
+    games = comparisons["game"].fillna("(all)").astype(str)
+    game_names = sorted(games.unique())
+    return Coded(
+        agents=list(agents), games=game_names,
+        a=index.get_indexer(comparisons["a"]), b=index.get_indexer(comparisons["b"]),
+        game=pd.Index(game_names).get_indexer(games), outcome=comparisons["outcome"].to_numpy(float),
+        cluster=comparisons["cluster"].astype(str).to_numpy(),
+    )
+
+
+@dataclass
+class RatingResult:
+    """A rating table, the bootstrap replicates (if any), and method-specific extras."""
+
+    method: str
+    table: pd.DataFrame
+    bootstrap: BootstrapResult | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def _scalar(coded: Coded, method: str, prior: bool, k: float) -> pd.DataFrame:
+    n = len(coded.agents)
+    if method == "elo":
+        ratings = contest_elo(coded.counts(ties="ignore"), coded.agents)
+        return add_rank(pd.DataFrame({"agent": coded.agents, "rating": ratings, "lower": np.nan, "upper": np.nan}))
+    if method == "online-elo":
+        ratings = online_elo(coded.a, coded.b, coded.outcome, n, k=k)
+        return add_rank(pd.DataFrame({"agent": coded.agents, "rating": ratings, "lower": np.nan, "upper": np.nan}))
+    return fit_bt(coded.counts(), coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None).table()
+
+
+def _point(comparisons: pd.DataFrame, method: str, by: str | None, prior: bool, dims: int, k: float,
+           tau_elo: float, seed: int, agents: list[str] | None = None) -> tuple[pd.DataFrame, dict]:
+    coded = encode(comparisons, agents)
+    extra: dict = {}
+    if method in ("elo", "bt", "online-elo"):
+        if by is None:
+            return _scalar(coded, method, prior, k), extra
+        parts = [_scalar(encode(g, coded.agents if method == "online-elo" else None), method, prior, k).assign(game=name)
+                 for name, g in comparisons.assign(game=comparisons["game"].fillna("(all)")).groupby("game")]
+        return pd.concat(parts, ignore_index=True)[["game"] + TABLE], extra
+    if method == "bt-per-game":
+        fit = fit_bt_per_game(coded.game_counts(), coded.agents, coded.games, tau_elo=tau_elo,
+                              prior_sd=DEFAULT_PRIOR_SD if prior else None)
+        present = np.zeros((len(coded.games), len(coded.agents)), bool)
+        present[coded.game, coded.a] = True
+        present[coded.game, coded.b] = True
+        extra.update(fit=fit, kendall_tau=fit.kendall_tau(present))
+        return (fit.game_table() if by else fit.global_table()), extra
+    if method == "bt-md":
+        fit = fit_bt_multidim(coded.game_counts(), coded.agents, coded.games, dims=dims, seed=seed)
+        extra["fit"] = fit
+        return (fit.game_table() if by else fit.table()), extra
+    raise ValueError(f"unknown method {method!r}; methods: {list(METHODS)}")
+
+
+def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | None = None, prior: bool = False,
+         dims: int = 2, k: float = 32.0, tau_elo: float = DEFAULT_TAU_ELO, seed: int = 0, draws: int = 1000,
+         tune: int = 1000, chains: int = 2, sampler: str = "pymc") -> RatingResult:
+    """Rate agents from a comparisons table.
+
+    Parameters
+    ----------
+    comparisons : columns a, b, outcome (1/0/0.5), cluster, game, ... (`analysis.comparisons`).
+    method : one of METHODS. bootstrap : replicates (0 = none; COMPACT used 200).
+    by : None or 'game' (ratings per game). prior : MAP instead of MLE for the BT methods.
+    dims : dimensions for bt-md. k : K factor for online-elo. tau_elo : deviation sd for bt-per-game.
+    seed : seeds every random choice. draws, tune, chains, sampler : for bayes-bt.
+
+    Returns
+    -------
+    RatingResult with `table` (agent, rating, lower, upper, rank[, rank_lower, rank_upper]; `game` first
+    when by='game'), on the Elo scale (mean 1500).
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; methods: {list(METHODS)}")
+    if by not in (None, "game"):
+        raise ValueError("by must be None or 'game'")
+    if len(comparisons) == 0:
+        raise ValueError("no comparisons to rate")
+    if method == "online-elo" and "time" in comparisons.columns and comparisons["time"].notna().any():
+        comparisons = comparisons.sort_values("time", kind="stable")
+    if method == "bayes-bt":
+        return _bayes(comparisons, by, draws, tune, chains, seed, sampler)
+    table, extra = _point(comparisons, method, by, prior, dims, k, tau_elo, seed)
+    result = RatingResult(method, table, extra=extra)
+    if bootstrap:
+        result.bootstrap = _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, bootstrap, table)
+        groups = [key[0] for key in result.bootstrap.agents] if by else None
+        summary = result.bootstrap.summary(groups=groups)
+        keys = ["game", "agent"] if by else ["agent"]
+        if by:
+            summary[["game", "agent"]] = pd.DataFrame(summary.pop("agent").tolist(), index=summary.index)
+        merged = table.drop(columns=["lower", "upper"]).merge(summary, on=keys, how="left")
+        result.table = merged[keys + ["rating", "lower", "upper", "rank", "rank_lower", "rank_upper"]]
+    return result
+
+
+def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicates, table) -> BootstrapResult:
+    if method == "bt" and by is None:
+        coded = encode(comparisons)
+        fit = fit_bt(coded.counts(), coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
+        return bootstrap_bt(coded.a, coded.b, coded.outcome, coded.cluster, coded.agents, fit.theta,
+                            replicates=replicates, seed=seed, prior_sd=fit.prior_sd)
+    keys = list(zip(table["game"], table["agent"])) if by else list(table["agent"])
+
+    def refit(sample: pd.DataFrame) -> pd.Series:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t, _ = _point(sample, method, by, prior, dims, k, tau_elo, seed)
+        index = pd.MultiIndex.from_frame(t[["game", "agent"]]) if by else pd.Index(t["agent"])
+        return pd.Series(t["rating"].to_numpy(), index=index)
+
+    result = bootstrap_generic(comparisons, refit, keys, replicates=replicates, seed=seed)
+    return result
+
+
+def _bayes(comparisons, by, draws, tune, chains, seed, sampler) -> RatingResult:
+    from models.bayes_bt import fit_bayes_bt, rating_table
+
+    coded = encode(comparisons)
+    if by:
+        idata = fit_bayes_bt(coded.counts(), coded.agents, coded.game_counts(), coded.games, draws=draws, tune=tune,
+                             chains=chains, seed=seed, sampler=sampler)
+        table = rating_table(idata, "game_rating")
+    else:
+        idata = fit_bayes_bt(coded.counts(), coded.agents, draws=draws, tune=tune, chains=chains, seed=seed,
+                             sampler=sampler)
+        table = rating_table(idata)
+    return RatingResult("bayes-bt", table, extra={"idata": idata})
