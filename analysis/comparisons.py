@@ -67,7 +67,7 @@ def match_comparisons(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFr
     """
     data = results.merge(matches[["match_id", "game", "communication", "started_at"]], on="match_id")
     has_score = data.groupby("match_id")["score"].transform(lambda s: s.notna().all())
-    data["score"] = np.where(has_score, data["score"], -data["rank"])
+    data["score"] = np.where(has_score, pd.to_numeric(data["score"]), -pd.to_numeric(data["rank"]))
     data = data[data["score"].notna()].rename(columns={"match_id": "cluster", "started_at": "time"})
     return _pairs(data[["cluster", "game", "communication", "time", "agent", "score"]], ["cluster"], "match")
 
