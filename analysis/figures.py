@@ -47,7 +47,7 @@ def plot_bootstrap_violins(replicates: pd.DataFrame, order: list[str] | None = N
     data = [replicates.loc[replicates["agent"] == a, "rating"].dropna().to_numpy() for a in order]
     fig, ax = plt.subplots(figsize=(6.5, max(2.5, 0.35 * len(order) + 1.0)), layout="constrained")
     positions = list(range(len(order)))[::-1]
-    parts = ax.violinplot(data, positions=positions, vert=False, showmedians=True, widths=0.8)
+    parts = ax.violinplot(data, positions=positions, orientation="horizontal", showmedians=True, widths=0.8)
     for body in parts["bodies"]:
         body.set_facecolor("#7f9fbf")
         body.set_alpha(0.7)

@@ -9,7 +9,21 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from analysis.report import Section, ingest_section, runners_section, scores_section, store_section, write_report
+from analysis.comparisons import ballots_from_tables, comparisons_from_tables
+from analysis.ratings import rate
+from analysis.ratings_cv import cross_validate, summarise_cv, win_matrix
+from analysis.report import (
+    Section,
+    ingest_section,
+    prediction_section,
+    rankings_section,
+    runners_section,
+    scores_section,
+    store_section,
+    write_report,
+)
+from models.voting import METHODS as VOTING
+from models.voting import PreferenceProfile
 from analysis.scores import normalised_scores
 from analysis.store import IngestReport, Store
 
@@ -35,7 +49,36 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
         scores = normalised_scores(store, scenarios_only=True)
     if len(scores):
         sections.append(scores_section(scores, [str(w.message) for w in caught]))
+    sections += rating_sections(store)
     return write_report(sections, out, title=title)
+
+
+def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0) -> list[Section]:
+    """Ratings and rankings for every runner with scenarios (Concordia-style) and, for runners with several
+    games, cross-validated prediction, per-game Kendall tau and win-probability heatmaps."""
+    matches, results = store.table("matches"), store.table("results")
+    sections = []
+    for runner, group in matches.groupby("runner"):
+        runner_results = results[results["match_id"].isin(group["match_id"])]
+        if group["scenario"].notna().any():
+            comparisons = comparisons_from_tables(group, runner_results)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                elo = rate(comparisons, "elo", seed=seed)
+                bt = rate(comparisons, "bt", bootstrap=bootstrap, seed=seed)
+            profile = PreferenceProfile.from_ballots(ballots_from_tables(group, runner_results))
+            votes = {m: VOTING[m](profile, seed=seed) for m in ("iml", "copeland", "ranked-pairs", "ewa")}
+            sections.append(rankings_section(runner, elo, bt, votes))
+        elif group["game"].nunique() > 1 and len(group) >= 10:
+            comparisons = comparisons_from_tables(group, runner_results, parallel=True)
+            split = "communication" if group["communication"].notna().any() else None
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                cv = summarise_cv(cross_validate(comparisons, folds=5, dims=[1, 2], seed=seed))
+                per_game = rate(comparisons, "bt-per-game", seed=seed)
+                matrices = win_matrix(comparisons, split)
+            sections.append(prediction_section(runner, cv, per_game.extra["kendall_tau"], matrices))
+    return sections
 
 
 # (logs, catalogue) per bundled sample; see data/sample/README.md

@@ -18,7 +18,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis.describe import mean_se
-from analysis.figures import plot_means
+from analysis.figures import plot_bootstrap_violins, plot_means, plot_win_matrices
 
 
 @dataclass
@@ -131,4 +131,50 @@ def scores_section(scores: pd.DataFrame, warnings: list[str] | None = None) -> S
     section.figures += [("Mean normalised score per agent, ±1 SE (contest figure 4).", plot_means(by_agent, "agent")),
                         ("Mean normalised score per scenario, ±1 SE (contest figure 3, left).",
                          plot_means(by_scenario, "scenario"))]
+    return section
+
+
+def _contest_layout(table: pd.DataFrame, value: str, label: str) -> pd.DataFrame:
+    """A ranking in the contest's tables' layout: Rank, Submission, value."""
+    ordered = table.sort_values("rank")
+    return pd.DataFrame({"Rank": ordered["rank"].to_numpy(), "Submission": ordered["agent"].to_numpy(),
+                         label: ordered[value].to_numpy()})
+
+
+def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame]) -> Section:
+    """Ratings and rankings in the contest's tables 3-7 layout (Elo, IML, Copeland, ranked pairs, EwA), plus
+    Bradley-Terry with bootstrap intervals and its violin figure.
+
+    elo, bt : `analysis.ratings.RatingResult` (bt with a bootstrap); votes : method -> voting outcome table.
+    """
+    section = Section(f"Ratings and rankings ({runner})", text=[
+        "Comparisons are made within each (scenario, repetition), joined on both; a strictly higher focal "
+        "score wins. Elo is the contest's computation; Bradley-Terry ties count as half wins and its intervals "
+        f"come from {bt.bootstrap.ratings.shape[0]} bootstrap resamples of (scenario, repetition) sets. Voting "
+        "methods take one ballot per (scenario, repetition)."])
+    section.tables.append(("Table 3 layout: Elo", _contest_layout(elo.table, "rating", "Elo")))
+    titles = {"iml": ("Table 4 layout: iterative maximal lotteries", "IML"),
+              "copeland": ("Table 5 layout: Copeland", "Copeland"),
+              "ranked-pairs": ("Table 6 layout: ranked pairs", "Ranked pairs"),
+              "ewa": ("Table 7 layout: evaluation without aggregation", "EwA")}
+    for method, (title, label) in titles.items():
+        if method in votes:
+            section.tables.append((title, _contest_layout(votes[method], "score", label)))
+    section.tables.append(("Bradley-Terry (Elo scale) with 95% bootstrap intervals and rank intervals",
+                           bt.table.sort_values("rank")))
+    section.figures.append(("Bootstrap distribution of Bradley-Terry ratings (COMPACT figure 2).",
+                            plot_bootstrap_violins(bt.bootstrap.long())))
+    return section
+
+
+def prediction_section(runner: str, cv_summary: pd.DataFrame, kendall: pd.DataFrame | None,
+                       matrices: dict[str, pd.DataFrame]) -> Section:
+    """Cross-validated ROC-AUC of rating models, per-game Kendall tau, and win-probability heatmaps."""
+    section = Section(f"Predicting held-out comparisons ({runner})", text=[
+        "k-fold cross-validated ROC-AUC of held-out decisive comparisons (folds grouped by match, pairs "
+        "oriented at random) for scalar, per-game and multidimensional Bradley-Terry (COMPACT section 2.4)."])
+    section.tables.append(("ROC-AUC by model (dims = dimensions of the multidimensional model)", cv_summary))
+    if kendall is not None:
+        section.tables.append(("Kendall tau of each game's ranking against the global ranking", kendall))
+    section.figures.append(("P(row beats column) from Bradley-Terry (COMPACT figure 1).", plot_win_matrices(matrices)))
     return section

@@ -68,7 +68,11 @@ def cluster_signatures(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluste
     codes, _ = pd.factorize(pd.Series(cluster))
     per_cluster = np.bincount(codes)
     if per_cluster.max(initial=0) <= 1:
-        # one comparison per cluster: the signature is (a, b, outcome)
+        # one comparison per cluster: the signature is (a, b, outcome), oriented so that a < b (halving the
+        # number of signatures, and so the cost of every multinomial draw)
+        swap = a > b
+        a, b = np.where(swap, b, a), np.where(swap, a, b)
+        outcome = np.where(swap, 1.0 - outcome, outcome)
         key = (a * n + b) * 3 + np.round(outcome * 2).astype(np.int64)
         uniq, counts = np.unique(key, return_counts=True)
         cell, half = uniq // 3, (uniq % 3) / 2.0
@@ -106,11 +110,12 @@ def bootstrap_bt(a, b, outcome, cluster, agents: list[str], theta0: np.ndarray, 
     total = int(counts.sum())
     rng = np.random.default_rng(seed)
     pvals = counts / total
+    St = S.T.tocsr()  # (n*n, signatures): sparse times dense is the fast direction
     out = []
     for start in range(0, replicates, chunk):
         size = min(chunk, replicates - start)
         draws = rng.multinomial(total, pvals, size=size) if len(pvals) > 1 else np.full((size, 1), total)
-        Ws = np.asarray((sparse.csr_matrix(draws.astype(float)) @ S).todense()).reshape(size, n, n)
+        Ws = (St @ draws.T.astype(float)).T.reshape(size, n, n)
         degenerate = (Ws.sum(axis=2) == 0).any(axis=1) | (Ws.sum(axis=1) == 0).any(axis=1)
         theta = np.empty((size, n))
         if (~degenerate).any():

@@ -13,6 +13,8 @@ from analysis.catalogue import CONTEST_2024, load_catalogue
 from analysis.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
+os.environ.setdefault("PYTENSOR_FLAGS", f"base_compiledir={REPO / '.cache' / 'pytensor'}")
+os.environ.setdefault("MPLBACKEND", "Agg")
 SHARED = Path(os.environ.get("REFEREE_SHARED", REPO.parent / "shared"))
 
 
@@ -73,3 +75,15 @@ def store(tmp_path):
 def contest():
     """The shipped 2024 contest catalogue."""
     return load_catalogue(CONTEST_2024)
+
+
+@pytest.fixture(scope="session")
+def sample_store(tmp_path_factory):
+    """Path of a store holding every bundled sample (read-only use)."""
+    from analysis.pipeline import SAMPLES
+
+    path = tmp_path_factory.mktemp("samples") / "samples.duckdb"
+    with Store(path) as s:
+        for logs, catalogue in SAMPLES:
+            s.ingest([logs], catalogue=catalogue)
+    return path

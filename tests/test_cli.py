@@ -56,8 +56,13 @@ def test_demo_writes_report_with_figures(tmp_path):
     for runner in ("concordia", "aoa", "compact", "arena", "ranked"):  # one bundled sample of every runner
         assert f"<td>{runner}</td>" in html
     assert "Scenario catalogue" in html and "Mean normalised score per agent" in html
+    assert "Table 3 layout: Elo" in html and "Table 7 layout: evaluation without aggregation" in html
+    assert "Predicting held-out comparisons (compact)" in html
     figures = sorted((tmp_path / "demo" / "figures").glob("*.png"))
-    assert len(figures) == 2 and all(f.stat().st_size > 5000 for f in figures)
+    names = {f.name for f in figures}
+    assert {"normalised-scores-1.png", "normalised-scores-2.png", "ratings-and-rankings-concordia-1.png",
+            "predicting-held-out-comparisons-compact-1.png"} <= names
+    assert all(f.stat().st_size > 5000 for f in figures)
     for f in figures:
         assert f'src="figures/{f.name}"' in html
 
