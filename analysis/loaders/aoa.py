@@ -29,7 +29,7 @@ from analysis.loaders.base import (
     require,
     score_value,
 )
-from analysis.loaders.jsonl import dump_row, not_in, parse_times, read_jsonl, repeated_keys, split_invalid
+from analysis.loaders.jsonl import dump_row, not_in, parse_times, read_records, repeated_keys, split_invalid
 
 NAME = "aoa"
 GAME = "age_of_agents"
@@ -155,9 +155,7 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
         if not doc.get("agents"):
             raise RecordError("missing field", "agents", "a season needs at least one agent")
     except RecordError as exc:
-        out.read += 1
-        out.quarantine("-", exc, path.read_text(encoding="utf-8", errors="replace"))
-        return out.build()
+        return out.reject_file(exc)
     match_id = f"aoa:{season}"
     nations: dict[str, dict] = {}
     events: list[dict] = []
@@ -213,13 +211,9 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
 def load_events(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read a season's event log: each line is one event (record = line number)."""
     out = ResultBuilder(path, content_hash, NAME, many_records_per_match=True)
-    if path.stat().st_size == 0:
-        out.read += 1
-        out.quarantine("-", RecordError("empty file", None, "the file is empty"), "")
+    table = read_records(out, path, EVENT_FIELDS, options.progress)
+    if table is None:
         return out.build()
-    table, bad, _ = read_jsonl(path, EVENT_FIELDS, progress=options.progress)
-    for b in bad:
-        out.quarantine(str(b.line), b.error, b.raw)
     dup_lines = repeated_keys(table, ["season", "seq"])
     rejected = pc.equal(table["status"], "rejected")
     checks = [
@@ -255,7 +249,6 @@ def load_events(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
         "text": good["text"], "value": good["value"], "status": good["status"], "reason": good["reason"],
     })
     out.arrow["events"].append(events)
-    out.read += table.num_rows + len(bad)
     out.accepted += events.num_rows
     out.add_records(events["match_id"], good["_line"])
     return out.build()

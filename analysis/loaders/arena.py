@@ -69,17 +69,12 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     try:
         frame, labels = read_rows(path, out)
     except RecordError as exc:
-        out.read += 1
-        out.quarantine("-", exc, path.read_bytes()[:1_000_000].decode("utf-8", errors="replace"))
-        return out.build()
+        return out.reject_file(exc)
     cols = {name: _column(frame, name, options.mapping) for name in ALIASES}
     for name in ("first", "second", "winner"):
         if cols[name] is None or cols[name] not in frame.columns:
-            out.read += 1
-            out.quarantine("-", RecordError("missing field", cols[name] or name,
-                                            f"no '{name}' column (looked for {list(ALIASES[name])}); map it with --map"),
-                           frame.head(5).to_json(orient="records"))
-            return out.build()
+            return out.reject_file(RecordError("missing field", cols[name] or name,
+                                               f"no '{name}' column (looked for {list(ALIASES[name])}); map it with --map"))
     frame = frame.reset_index(drop=True)
     text = {k: frame[c].astype("string").str.strip() for k, c in cols.items() if c is not None and c in frame.columns}
     winner = text["winner"].str.lower().map(WINNERS)

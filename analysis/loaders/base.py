@@ -26,6 +26,7 @@ from analysis.schema import columns, conform, conform_arrow, empty
 Frame = pd.DataFrame | pa.Table
 
 DATA_TABLES = ("matches", "results", "measures", "events")
+_RAW_LIMIT = 16 << 20  # a rejected file's text is kept whole up to 16 MiB
 
 
 class RecordError(ValueError):
@@ -122,6 +123,15 @@ class ResultBuilder:
         for table, table_rows in rows.items():
             self.rows[table].extend(table_rows)
         self.accepted += 1
+
+    def reject_file(self, error: RecordError) -> LoadResult:
+        """The whole file is one bad record (unreadable, empty, another runner's): quarantine it and finish."""
+        self.read += 1
+        data = self.path.read_bytes()
+        text = data.decode("utf-8", errors="replace") if len(data) <= _RAW_LIMIT else (
+            data[:_RAW_LIMIT].decode("utf-8", errors="replace") + f"\n[... {len(data) - _RAW_LIMIT} more bytes in the source file]")
+        self.quarantine("-", error, text)
+        return self.build()
 
     def add_records(self, match_ids, labels) -> None:
         """Note which match each accepted record (line or row label) belongs to (row-per-record runners)."""

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analysis.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder
-from analysis.loaders.jsonl import dump_row, not_in, read_jsonl, repeated_keys, split_invalid, parse_times
+from analysis.loaders.jsonl import dump_row, not_in, read_records, repeated_keys, split_invalid, parse_times
 
 NAME = "compact"
 GAMES = ("coalition", "scheduler", "tragedy_of_the_commons", "survivor", "hupi")
@@ -61,14 +61,9 @@ def _key(table: pa.Table, player_field: str) -> pa.ChunkedArray:
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read one COMPACT trace file; every line is one record, bad lines quarantined by number and field."""
     out = ResultBuilder(path, content_hash, NAME, many_records_per_match=True)
-    if path.stat().st_size == 0:
-        out.read += 1
-        out.quarantine("-", RecordError("empty file", None, "the file is empty"), "")
+    table = read_records(out, path, FIELDS, options.progress)
+    if table is None:
         return out.build()
-    table, bad, _ = read_jsonl(path, FIELDS, progress=options.progress)
-    for b in bad:
-        out.quarantine(str(b.line), b.error, b.raw)
-    out.read += table.num_rows + len(bad)
     kind = table["record"]
     checks = [(pc.is_null(kind), "missing field", "record", "required field 'record' is missing"),
               (not_in(kind, RECORDS), "wrong value", "record", f"record must be one of {list(RECORDS)}")]

@@ -161,14 +161,9 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
                 not any("focal_agent" in r or "scenario" in r for r in doc):
             raise NotThisRunner("no record has 'focal_agent' or 'scenario'")
     except RecordError as exc:
-        out.read += 1
-        out.quarantine("-", exc, path.read_text(encoding="utf-8", errors="replace"))
-        return out.build()
+        return out.reject_file(exc)
     except NotThisRunner as exc:
-        out.read += 1
-        out.quarantine("-", RecordError("not this runner", None, f"not a Concordia results file: {exc}"),
-                       path.read_text(encoding="utf-8", errors="replace"))
-        return out.build()
+        return out.reject_file(RecordError("not this runner", None, f"not a Concordia results file: {exc}"))
     for index, record in enumerate(records):
         out.read += 1
         try:

@@ -262,3 +262,18 @@ def repeated_keys(table: pa.Table, keys: list[str]) -> pa.Array:
         eq = pc.fill_null(pc.equal(col.slice(1), col.slice(0, len(col) - 1)), False)
         same = eq if same is None else pc.and_(same, eq)
     return pc.filter(ordered["_line"].combine_chunks().slice(1), same)
+
+
+def read_records(out, path: Path, fields: dict[str, pa.DataType], progress: bool = False) -> pa.Table | None:
+    """`read_jsonl` for a loader: bad lines go to the builder `out`'s quarantine and are counted as read.
+
+    Returns the good rows (with `_line`), or None when the file is empty (then quarantined whole).
+    """
+    if path.stat().st_size == 0:
+        out.reject_file(RecordError("empty file", None, "the file is empty"))
+        return None
+    table, bad, _ = read_jsonl(path, fields, progress=progress)
+    for b in bad:
+        out.quarantine(str(b.line), b.error, b.raw)
+    out.read += table.num_rows + len(bad)
+    return table

@@ -31,7 +31,7 @@ from analysis.loaders.base import (
     ranks_from_scores,
     score_value,
 )
-from analysis.loaders.jsonl import dump_row, not_in, parse_times, read_jsonl, repeated_keys, split_invalid
+from analysis.loaders.jsonl import dump_row, not_in, parse_times, read_records, repeated_keys, split_invalid
 
 NAME = "ranked"
 GAME_KEYS = {"game_id", "game", "started_at", "phase", "variant", "participants"}
@@ -128,17 +128,16 @@ def load_games(path: Path, content_hash: str, options: LoadOptions) -> LoadResul
                 r["match_id"] = match["match_id"]
             out.accept({"matches": [match], "results": results}, str(number), line.rstrip("\n"))
     if out.read == 0:
-        out.read = 1
-        out.quarantine("-", RecordError("empty file", None, "the file has no games"), "")
+        return out.reject_file(RecordError("empty file", None, "the file has no games"))
     return out.build()
 
 
 def load_turns(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read a per-turn log: each line is one event (record = line number)."""
     out = ResultBuilder(path, content_hash, NAME, many_records_per_match=True)
-    table, bad, _ = read_jsonl(path, TURN_FIELDS, progress=options.progress)
-    for b in bad:
-        out.quarantine(str(b.line), b.error, b.raw)
+    table = read_records(out, path, TURN_FIELDS, options.progress)
+    if table is None:
+        return out.build()
     seq = pc.coalesce(table["seq"], table["_line"])
     table = table.set_column(table.schema.get_field_index("seq"), "seq", seq)
     checks = [
@@ -159,12 +158,8 @@ def load_turns(path: Path, content_hash: str, options: LoadOptions) -> LoadResul
         "match_id": good["game_id"], "seq": good["seq"], "round": good["turn"], "time": good["_t"],
         "stage": good["type"], "actor": good["player"], "type": good["type"], "target": good["target"],
         "text": good["text"], "value": good["value"]}))
-    out.read += table.num_rows + len(bad)
     out.accepted += good.num_rows
     out.add_records(good["game_id"], good["_line"])
-    if out.read == 0:
-        out.read = 1
-        out.quarantine("-", RecordError("empty file", None, "the file has no turns"), "")
     return out.build()
 
 

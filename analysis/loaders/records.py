@@ -62,9 +62,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         if not isinstance(doc, list):
             raise RecordError("not this runner", None, "expected a JSON list of match records")
     except RecordError as exc:
-        out.read += 1
-        out.quarantine("-", exc, path.read_text(encoding="utf-8", errors="replace"))
-        return out.build()
+        return out.reject_file(exc)
     for index, record in enumerate(doc):
         out.read += 1
         try:

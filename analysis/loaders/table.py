@@ -117,18 +117,13 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     try:
         frame, labels = read_rows(path, out)
     except RecordError as exc:
-        out.read += 1
-        out.quarantine("-", exc, path.read_bytes()[:1_000_000].decode("utf-8", errors="replace"))
-        return out.build()
+        return out.reject_file(exc)
     source = {name: options.mapping.get(name, name) for name in REQUIRED + OPTIONAL}
     missing = [source[c] for c in REQUIRED if source[c] not in frame.columns]
     if missing and len(frame):
-        out.read += 1
-        out.quarantine("-", RecordError("missing field", missing[0],
-                                        f"required column '{missing[0]}' is not in the file (columns: "
-                                        f"{list(frame.columns)}); map it with --map"),
-                       frame.head(5).to_json(orient="records"))
-        return out.build()
+        return out.reject_file(RecordError("missing field", missing[0],
+                                           f"required column '{missing[0]}' is not in the file (columns: "
+                                           f"{list(frame.columns)}); map it with --map"))
     known = {source[c] for c in REQUIRED + OPTIONAL}
     extra = [c for c in frame.columns if c not in known]
     records = frame.to_dict("records")
