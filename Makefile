@@ -12,7 +12,7 @@ export MPLBACKEND := Agg
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,fast]'
 	touch $(STAMP)
 
 install: $(STAMP)

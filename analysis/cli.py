@@ -179,11 +179,61 @@ def cmd_rank(args) -> int:
     return 0
 
 
+def cmd_fit(args) -> int:
+    from analysis.figures import plot_intervals
+    from analysis.score_models import model_scores, write_fit
+    from models import beta_regression as br
+
+    with Store(args.store, read_only=True) as store:
+        scores, scenarios, tags = model_scores(store)
+    common = dict(draws=args.draws, tune=args.tune, chains=args.chains, seed=args.seed, sampler=args.sampler,
+                  likelihood=args.likelihood)
+    if args.model == "tag-effects":
+        fit = br.fit_tag_effects(scores, tags, scenario_intercepts=args.scenario_intercepts,
+                                 agent_intercepts=not args.no_agent_intercepts, **common)
+        table = br.tag_table(fit)
+        figure = plot_intervals(table, "tag", "Tag coefficients (posterior mean, 94% HDI)", "log-odds effect on score")
+    else:
+        fit = br.fit_baseline_contrast(scores, args.baseline, **common)
+        table = br.contrast_table(fit)
+        figure = plot_intervals(table, "agent", f"Log-odds difference from {args.baseline} (mean, 95% HDI)",
+                                "log-odds difference")
+    paths = write_fit(fit, args.out, figure, f"{args.model}.png")
+    print(table.to_string(index=False))
+    for note in fit.notes:
+        print(f"note: {note}")
+    print(f"diagnostics: {json.dumps(fit.diagnostics)}")
+    print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def cmd_describe(args) -> int:
+    from analysis.describe import feature_correlations, mean_se, scenario_features
+    from analysis.figures import plot_correlation_heatmap, plot_means
+    from analysis.score_models import model_scores
+
+    with Store(args.store, read_only=True) as store:
+        scores, scenarios, tags = model_scores(store)
+    args.out.mkdir(parents=True, exist_ok=True)
+    by_agent, by_scenario = mean_se(scores, "agent"), mean_se(scores, "scenario")
+    corr = feature_correlations(scores, scenario_features(scenarios, tags))
+    by_agent.to_csv(args.out / "mean_by_agent.csv", index=False)
+    by_scenario.to_csv(args.out / "mean_by_scenario.csv", index=False)
+    corr.to_csv(args.out / "correlations.csv")
+    plot_means(by_agent, "agent").savefig(args.out / "mean_by_agent.png", dpi=150)
+    plot_means(by_scenario, "scenario").savefig(args.out / "mean_by_scenario.png", dpi=150)
+    plot_correlation_heatmap(corr, "Score, tags, substrates and resident status").savefig(
+        args.out / "correlations.png", dpi=150)
+    print(by_agent.to_string(index=False))
+    print(f"wrote {args.out}/mean_by_agent.*, mean_by_scenario.*, correlations.*")
+    return 0
+
+
 def cmd_report(args) -> int:
     from analysis.pipeline import build_report
 
     with Store(args.store, read_only=True) as store:
-        index = build_report(store, args.out)
+        index = build_report(store, args.out, fit_models=not args.no_models)
     print(f"wrote {index}")
     return 0
 
@@ -191,7 +241,7 @@ def cmd_report(args) -> int:
 def cmd_demo(args) -> int:
     from analysis.pipeline import run_demo
 
-    index = run_demo(args.out, store=args.store)
+    index = run_demo(args.out, store=args.store, fit_models=not args.no_models, draws=args.draws)
     print(f"wrote {index}")
     return 0
 
@@ -287,14 +337,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, required=True, help="CSV: agent, score, rank (and method with 'all')")
     p.set_defaults(func=cmd_rank)
 
+    p = sub.add_parser("fit", help="Bayesian beta regressions of normalised scores")
+    p.add_argument("model", choices=["tag-effects", "baseline-contrast"])
+    _store_arg(p)
+    p.add_argument("--baseline", default="rational_agent", help="baseline agent for baseline-contrast")
+    p.add_argument("--draws", type=int, default=1000)
+    p.add_argument("--tune", type=int, default=1000)
+    p.add_argument("--chains", type=int, default=2)
+    p.add_argument("--sampler", choices=["auto", "pymc", "nutpie"], default="auto",
+                   help="auto: nutpie when installed, else PyMC's NUTS")
+    p.add_argument("--likelihood", choices=["ordered", "squeeze"], default="ordered",
+                   help="ordered beta (default) or the Smithson-Verkuilen squeeze")
+    p.add_argument("--scenario-intercepts", action="store_true", help="tag-effects: add scenario intercepts")
+    p.add_argument("--no-agent-intercepts", action="store_true", help="tag-effects: leave out agent intercepts")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, required=True)
+    p.set_defaults(func=cmd_fit)
+
+    p = sub.add_parser("describe", help="descriptive figures: means by agent and scenario, correlation heatmap")
+    _store_arg(p)
+    p.add_argument("--out", type=Path, required=True)
+    p.set_defaults(func=cmd_describe)
+
     p = sub.add_parser("report", help="write the HTML report for a store")
     _store_arg(p)
     p.add_argument("--out", type=Path, default=Path("reports/latest"))
+    p.add_argument("--no-models", action="store_true", help="skip the Bayesian fits (a quick report)")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("demo", help="ingest the bundled sample data and write the demo report")
     p.add_argument("--out", type=Path, default=Path("reports/demo"))
     p.add_argument("--store", type=Path, help="store file to create afresh (default OUT/demo.duckdb)")
+    p.add_argument("--no-models", action="store_true", help="skip the Bayesian fits (a quick report)")
+    p.add_argument("--draws", type=int, default=1000, help="draws (and tuning steps) per chain for the Bayesian fits")
     p.set_defaults(func=cmd_demo)
     return parser
 

@@ -75,3 +75,37 @@ def plot_win_matrices(matrices: dict[str, pd.DataFrame]) -> Figure:
         ax.set_title(f"P(row beats column): {label}")
     fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8)
     return fig
+
+
+def plot_intervals(table: pd.DataFrame, label: str, title: str, xlabel: str, reference: float | None = 0.0) -> Figure:
+    """Posterior means with HDI bars (columns `label`, `mean`, `hdi_low`, `hdi_high`), first row on top,
+    with a dashed reference line (contest figures 2 and 3 right). Returns a Figure."""
+    n = len(table)
+    fig, ax = plt.subplots(figsize=(6.5, max(2.0, 0.32 * n + 1.0)), layout="constrained")
+    y = list(range(n))[::-1]
+    lower = table["mean"] - table["hdi_low"]
+    upper = table["hdi_high"] - table["mean"]
+    ax.errorbar(table["mean"], y, xerr=[lower, upper], fmt="o", color="#1f4e79", ecolor="#7f9fbf", capsize=3,
+                markersize=4)
+    if reference is not None:
+        ax.axvline(reference, color="#888", linestyle="--", linewidth=1)
+    ax.set_yticks(y, table[label].astype(str))
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.grid(axis="x", alpha=0.3)
+    return fig
+
+
+def plot_correlation_heatmap(matrix: pd.DataFrame, title: str = "Pearson correlations") -> Figure:
+    """Heatmap of a square correlation matrix (contest figure 5); returns a Figure."""
+    n = len(matrix)
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.42 * n + 2.5), max(4.5, 0.42 * n + 2.0)), layout="constrained")
+    image = ax.imshow(matrix.to_numpy(), vmin=-1, vmax=1, cmap="RdBu_r")
+    ax.set_xticks(range(n), matrix.columns, rotation=90)
+    ax.set_yticks(range(n), matrix.index)
+    for i in range(n):
+        for j in range(n):
+            ax.text(j, i, f"{matrix.iat[i, j]:.2f}", ha="center", va="center", fontsize=6)
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    ax.set_title(title)
+    return fig

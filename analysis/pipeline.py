@@ -10,10 +10,12 @@ import warnings
 from pathlib import Path
 
 from analysis.comparisons import ballots_from_tables, comparisons_from_tables
+from analysis.describe import feature_correlations, scenario_features
 from analysis.ratings import rate
 from analysis.ratings_cv import cross_validate, summarise_cv, win_matrix
 from analysis.report import (
     Section,
+    beta_regression_section,
     ingest_section,
     prediction_section,
     rankings_section,
@@ -22,6 +24,8 @@ from analysis.report import (
     store_section,
     write_report,
 )
+from analysis.score_models import model_scores
+from models import beta_regression as br
 from models.voting import METHODS as VOTING
 from models.voting import PreferenceProfile
 from analysis.scores import normalised_scores
@@ -32,11 +36,12 @@ SAMPLE = REPO / "data" / "sample"
 
 
 def build_report(store: Store, out: str | Path, ingest_report: IngestReport | None = None,
-                 title: str = "referee report") -> Path:
+                 title: str = "referee report", fit_models: bool = True, draws: int = 1000, seed: int = 0) -> Path:
     """Write `out/index.html` (and figures) for everything in `store`; returns the index path.
 
     Sections: the ingest summary (when `ingest_report` is given), the store's contents and catalogue, a
-    per-runner overview, and normalised scores per agent and per scenario (for matches with a scenario).
+    per-runner overview, normalised scores per agent and per scenario (for matches with a scenario), ratings
+    and rankings, and (with `fit_models`) the Bayesian beta regressions with `draws` draws per chain.
     """
     sections: list[Section] = []
     if ingest_report is not None:
@@ -50,7 +55,23 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     if len(scores):
         sections.append(scores_section(scores, [str(w.message) for w in caught]))
     sections += rating_sections(store)
+    if fit_models and len(scores):
+        sections.append(beta_regression_sections(store, draws=draws, seed=seed))
     return write_report(sections, out, title=title)
+
+
+def beta_regression_sections(store: Store, draws: int = 1000, seed: int = 0, baseline: str = "rational_agent") -> Section:
+    """Fit the baseline-contrast and tag-effects models on the store's scenario-based scores and build the
+    report section with contest figures 2, 3 (right) and 5 and the fits' diagnostics."""
+    scores, scenarios, tags = model_scores(store)
+    if baseline not in set(scores["agent"]):
+        baseline = sorted(scores["agent"].unique())[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        contrast = br.fit_baseline_contrast(scores, baseline, draws=draws, tune=draws, seed=seed)
+        tag_fit = br.fit_tag_effects(scores, tags, draws=draws, tune=draws, seed=seed)
+    correlations = feature_correlations(scores, scenario_features(scenarios, tags))
+    return beta_regression_section(contrast, br.contrast_table(contrast), tag_fit, br.tag_table(tag_fit), correlations)
 
 
 def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0) -> list[Section]:
@@ -92,7 +113,8 @@ SAMPLES = [
 ]
 
 
-def run_demo(out: str | Path = "reports/demo", store: str | Path | None = None) -> Path:
+def run_demo(out: str | Path = "reports/demo", store: str | Path | None = None, fit_models: bool = True,
+             draws: int = 1000) -> Path:
     """The main job on the bundled sample data: a fresh store (default `out/demo.duckdb`), ingest of every
     bundled sample (`SAMPLES`, one per runner), and the report `out/index.html`; returns its path.
     """
@@ -105,4 +127,5 @@ def run_demo(out: str | Path = "reports/demo", store: str | Path | None = None) 
         stale.unlink(missing_ok=True)
     with Store(db) as demo:
         reports = [demo.ingest([logs], catalogue=catalogue) for logs, catalogue in SAMPLES]
-        return build_report(demo, out, IngestReport.combine(reports), title="referee demo: the bundled samples")
+        return build_report(demo, out, IngestReport.combine(reports), title="referee demo: the bundled samples",
+                            fit_models=fit_models, draws=draws)

@@ -18,7 +18,13 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis.describe import mean_se
-from analysis.figures import plot_bootstrap_violins, plot_means, plot_win_matrices
+from analysis.figures import (
+    plot_bootstrap_violins,
+    plot_correlation_heatmap,
+    plot_intervals,
+    plot_means,
+    plot_win_matrices,
+)
 
 
 @dataclass
@@ -177,4 +183,39 @@ def prediction_section(runner: str, cv_summary: pd.DataFrame, kendall: pd.DataFr
     if kendall is not None:
         section.tables.append(("Kendall tau of each game's ranking against the global ranking", kendall))
     section.figures.append(("P(row beats column) from Bradley-Terry (COMPACT figure 1).", plot_win_matrices(matrices)))
+    return section
+
+
+def _diagnostics_table(diagnostics: dict) -> pd.DataFrame:
+    return pd.DataFrame({"diagnostic": list(diagnostics), "value": [str(v) for v in diagnostics.values()]})
+
+
+def beta_regression_section(contrast, contrast_table: pd.DataFrame, tags, tag_table: pd.DataFrame,
+                            correlations: pd.DataFrame) -> Section:
+    """Figures 2, 3 (right) and 5 of the contest paper with each fit's diagnostics and identifiability notes.
+
+    contrast, tags : `models.beta_regression.FitResult`; the tables from `contrast_table` and `tag_table`;
+    correlations : `analysis.describe.feature_correlations`.
+    """
+    section = Section("Beta regressions of normalised scores", text=[
+        "Ordered-beta likelihood (exact 0 and 1 allowed). Figure 2: each agent's log-odds difference from the "
+        "baseline agent with a random intercept per scenario (95% HDI). Figure 3, right: tag coefficients of the "
+        "hierarchical model with LKJ-correlated agent slopes (94% HDI)."])
+    for fit in (contrast, tags):
+        if not fit.diagnostics["converged"]:
+            section.warnings.append(f"{fit.model}: NOT CONVERGED (max R-hat {fit.diagnostics['max_r_hat']:.3f}, "
+                                    f"{fit.diagnostics['divergences']} divergences); read its numbers with care.")
+    section.warnings += tags.notes
+    section.tables += [("Figure 2: contrast with the baseline", contrast_table),
+                       ("Diagnostics: baseline contrast", _diagnostics_table(contrast.diagnostics)),
+                       ("Figure 3 (right): tag coefficients", tag_table),
+                       ("Diagnostics: tag effects", _diagnostics_table(tags.diagnostics))]
+    section.figures += [
+        ("Figure 2: log-odds difference from the baseline agent (mean, 95% HDI).",
+         plot_intervals(contrast_table, "agent", "Difference from the baseline", "log-odds difference")),
+        ("Figure 3 (right): tag coefficients (mean, 94% HDI).",
+         plot_intervals(tag_table, "tag", "Tag coefficients", "log-odds effect on score")),
+        ("Figure 5: Pearson correlations of score, tags, substrates and resident status.",
+         plot_correlation_heatmap(correlations, "Score, tags, substrates, resident")),
+    ]
     return section

@@ -53,6 +53,8 @@ def simulate_concordia(
     tag_sd: float = 0.5,
     tag_rho: float = 0.3,
     neg_inf_share: float = 0.3,
+    scenario_sd: float = 0.3,
+    resident_effect: float = 0.3,
 ) -> SimulatedContest:
     """Draw a contest from the generative model in the module docstring.
 
@@ -65,6 +67,8 @@ def simulate_concordia(
     phi : Beta precision; cutpoints : ordered-beta cutpoints (k1 < k2) on the logit scale.
     tag_sd, tag_rho : sd and pairwise correlation of the agents' tag slopes b_a.
     neg_inf_share : share of y = 0 outcomes written as -Infinity.
+    scenario_sd, resident_effect : sd of the scenario intercepts u_s and the resident effect delta (set both
+        to 0 to simulate exactly the tag-effects model).
 
     Returns
     -------
@@ -87,8 +91,8 @@ def simulate_concordia(
     slopes = rng.multivariate_normal(np.zeros(T), cov, size=A)
     gamma = rng.normal(0.0, 0.5, size=A)
     gamma[0] = 0.0
-    u = rng.normal(0.0, 0.3, size=S)
-    delta = 0.3
+    u = rng.normal(0.0, 1.0, size=S) * scenario_sd
+    delta = resident_effect
     resident = (scen["mode"] == "resident").to_numpy(float)
     lo = np.zeros(S)
     hi = rng.integers(5, 40, size=S).astype(float)
