@@ -50,7 +50,7 @@ def test_info_without_store(tmp_path, capsys):
 
 
 def test_demo_writes_report_with_figures(tmp_path):
-    assert main(["demo", "--out", str(tmp_path / "demo")]) == 0
+    assert main(["demo", "--out", str(tmp_path / "demo"), "--draws", "300"]) == 0
     html = (tmp_path / "demo" / "index.html").read_text()
     assert "Ingest summary" in html and "accepted, 0 quarantined" in html
     for runner in ("concordia", "aoa", "compact", "arena", "ranked"):  # one bundled sample of every runner
@@ -60,6 +60,9 @@ def test_demo_writes_report_with_figures(tmp_path):
     assert "Predicting held-out comparisons (compact)" in html
     figures = sorted((tmp_path / "demo" / "figures").glob("*.png"))
     names = {f.name for f in figures}
+    assert "Figure 2: contrast with the baseline" in html and "Diagnostics: tag effects" in html
+    assert {"beta-regressions-of-normalised-scores-1.png", "beta-regressions-of-normalised-scores-2.png",
+            "beta-regressions-of-normalised-scores-3.png"} <= names
     assert {"normalised-scores-1.png", "normalised-scores-2.png", "ratings-and-rankings-concordia-1.png",
             "predicting-held-out-comparisons-compact-1.png"} <= names
     assert all(f.stat().st_size > 5000 for f in figures)

@@ -46,3 +46,17 @@ def test_ratings_cv(sample_store, tmp_path):
     auc = pd.read_csv(tmp_path / "cv" / "cv_auc.csv")
     assert set(auc["model"]) == {"bt", "bt-per-game", "bt-md"} and auc["auc"].between(0, 1).all()
     assert (tmp_path / "cv" / "win_probability.png").exists()
+
+
+def test_fit_and_describe_commands(sample_store, tmp_path):
+    out = tmp_path / "contrast"
+    assert main(["fit", "baseline-contrast", "--store", str(sample_store), "--draws", "200", "--tune", "200",
+                 "--out", str(out)]) == 0
+    summary = pd.read_csv(out / "summary.csv")
+    assert list(summary.columns) == ["parameter", "mean", "sd", "hdi_low", "hdi_high", "r_hat", "ess_bulk", "ess_tail"]
+    assert summary["parameter"].str.startswith("gamma[").sum() == 7 and (out / "baseline-contrast.png").exists()
+    assert (out / "idata.nc").exists()
+    assert main(["describe", "--store", str(sample_store), "--out", str(tmp_path / "d")]) == 0
+    corr = pd.read_csv(tmp_path / "d" / "correlations.csv", index_col=0)
+    assert corr.index[0] == "score" and "resident" in corr.index and any(c.startswith("substrate: ") for c in corr.columns)
+    assert (tmp_path / "d" / "correlations.png").exists() and (tmp_path / "d" / "mean_by_agent.png").exists()

@@ -1,0 +1,158 @@
+"""Beta regressions: the likelihood against closed forms, identifiability checks, and parameter recovery.
+
+Recovery runs bounded in CI (one small simulated contest per model); REFEREE_FULL=1 runs several seeds
+and larger contests and pools the coverage.
+"""
+
+import json
+import os
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from analysis.catalogue import Catalogue, load_catalogue, CONTEST_2024
+from analysis.simulate.concordia import cells_frame, simulate_concordia
+from models import beta_regression as br
+
+FULL = bool(os.environ.get("REFEREE_FULL"))
+
+
+def test_ordered_beta_logp_matches_closed_form():
+    import pymc as pm
+
+    y = np.array([0.0, 1.0, 0.3, 0.75])
+    eta, k1, k2, phi = 0.4, -1.5, 2.0, 7.0
+    data = pd.DataFrame({"agent": "a", "scenario": "s", "score_norm": y, "agent_idx": 0, "scenario_idx": 0})
+    with pm.Model() as model:
+        br._likelihood("y", y, pm.math.constant(eta), br.Priors(), "ordered")
+    point = {"phi_log__": np.log(phi), "cutpoints_ordered__": np.array([k1, np.log(k2 - k1)])}
+    logp = model.compile_logp(vars=[model["y"]], sum=False)(point)[0]
+    s = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
+    m = s(eta)
+    expected = [np.log(1 - s(eta - k1)), np.log(s(eta - k2))]
+    expected += [np.log(s(eta - k1) - s(eta - k2)) + stats.beta(m * phi, (1 - m) * phi).logpdf(v) for v in y[2:]]
+    np.testing.assert_allclose(logp, expected, rtol=1e-6)
+
+
+def test_contest_design_is_flagged():
+    contest = load_catalogue(CONTEST_2024)
+    scenarios = sorted(contest.scenarios["scenario"])
+    names = sorted(contest.tags["tag"].unique())
+    X = br.tag_matrix(scenarios, contest.tags, names)
+    kept, aliased = br.aliased_tags(X, names)
+    assert set(aliased) == {"leadership", "role playing"}  # one always with the other; both a partition's rest
+    assert "negotiation" in aliased["role playing"] and "+1 1" in aliased["role playing"]
+    notes = br.identifiability_notes(X, names, scenario_intercepts=True, bounds="observed")
+    text = " ".join(notes)
+    assert "rank 9 for 10 tags" in text and "['leadership', 'role playing']" in text
+    assert "Scenario intercepts are in the model" in text and "observed range" in text
+
+
+def _coverage(summary: pd.DataFrame, truth: dict[str, float]) -> tuple[int, int]:
+    table = summary.set_index("parameter")
+    hits = [(table.loc[p, "hdi_low"] <= v <= table.loc[p, "hdi_high"]) for p, v in truth.items()]
+    return int(sum(hits)), len(hits)
+
+
+def _synthetic_catalogue(n_scenarios: int, n_tags: int, seed: int) -> Catalogue:
+    rng = np.random.default_rng(seed)
+    tags = [f"t{k}" for k in range(n_tags)]
+    while True:
+        X = rng.random((n_scenarios, n_tags)) < 0.45
+        if np.linalg.matrix_rank(np.c_[np.ones(n_scenarios), X]) == n_tags + 1:
+            break
+    scen = pd.DataFrame({"scenario": [f"s{i:02d}" for i in range(n_scenarios)], "game": "g", "mode": "resident",
+                         "background": "bg", "score_min": 0.0, "score_max": 10.0, "description": None})
+    rows = [{"scenario": f"s{i:02d}", "tag": tags[k]} for i in range(n_scenarios) for k in range(n_tags) if X[i, k]]
+    return Catalogue(scenarios=scen, tags=pd.DataFrame(rows))
+
+
+def _scores(sim) -> pd.DataFrame:
+    cells = cells_frame(sim.truth)
+    return cells.rename(columns={"y": "score_norm"}).assign(bounds="theoretical")
+
+
+def test_baseline_contrast_recovers_agent_effects():
+    seeds = range(3) if FULL else range(1)
+    hits = total = 0
+    for seed in seeds:
+        sim = simulate_concordia(load_catalogue(CONTEST_2024), n_agents=8 if FULL else 6, repetitions=4, seed=seed,
+                                 tag_sd=0.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fit = br.fit_baseline_contrast(_scores(sim), "rational_agent", draws=600, tune=600, seed=seed)
+        truth = {f"gamma[{a}]": v for a, v in sim.truth["agent_intercepts"].items() if a != "rational_agent"}
+        h, n = _coverage(fit.summary, truth)
+        hits, total = hits + h, total + n
+        assert fit.diagnostics["divergences"] == 0
+        table = br.contrast_table(fit).set_index("agent")
+        # the verdicts agree with the truth where the truth is far from zero
+        for agent, value in truth.items():
+            name = agent[6:-1]
+            if value > 0.6:
+                assert table.loc[name, "verdict"] == "credibly above"
+            if value < -0.6:
+                assert table.loc[name, "verdict"] == "credibly below"
+    assert hits / total >= 0.75, (hits, total)  # nominal 95%
+
+
+def test_tag_effects_recover_coefficients_and_slopes():
+    seeds = range(3) if FULL else range(1)
+    hits = total = 0
+    for seed in seeds:
+        catalogue = _synthetic_catalogue(16, 3, seed)
+        sim = simulate_concordia(catalogue, n_agents=6, repetitions=4, seed=seed, scenario_sd=0.0, resident_effect=0.0,
+                                 tag_sd=0.4)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fit = br.fit_tag_effects(_scores(sim), catalogue.tags, draws=600, tune=600, seed=seed)
+        t = sim.truth
+        truth = {f"beta[{k}]": v for k, v in t["beta"].items()}
+        truth.update({f"slope[{a}, {k}]": v for a, s in t["agent_tag_slopes"].items() for k, v in s.items()})
+        truth.update({f"agent_intercept[{a}]": v for a, v in t["agent_intercepts"].items()})
+        h, n = _coverage(fit.summary, truth)
+        hits, total = hits + h, total + n
+        assert fit.diagnostics["divergences"] == 0
+        assert not any("rank" in note for note in fit.notes)  # the synthetic design is full rank
+        posterior_corr = fit.idata.posterior["tag_corr"]
+        assert posterior_corr.dims[-2:] == ("tag", "tag_")
+    assert hits / total >= 0.8, (hits, total)  # nominal 94%
+
+
+def test_squeeze_likelihood_and_fit_result_files(tmp_path):
+    from analysis.score_models import write_fit
+
+    sim = simulate_concordia(load_catalogue(CONTEST_2024), n_agents=4, repetitions=2, seed=5, tag_sd=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = br.fit_baseline_contrast(_scores(sim), "rational_agent", draws=200, tune=200, likelihood="squeeze")
+    paths = write_fit(fit, tmp_path)
+    summary = pd.read_csv(paths["summary"])
+    assert list(summary.columns) == ["parameter", "mean", "sd", "hdi_low", "hdi_high", "r_hat", "ess_bulk", "ess_tail"]
+    assert set(json.loads(paths["diagnostics"].read_text())) >= {"max_r_hat", "min_ess_bulk", "divergences"}
+    import arviz as az
+    assert "gamma" in az.from_netcdf(paths["idata"]).posterior
+
+
+def test_diagnostics_warn_loudly_when_chains_disagree():
+    import arviz as az
+
+    from models.diagnostics import ConvergenceWarning, diagnose
+
+    rng = np.random.default_rng(0)
+    good = az.from_dict(posterior={"x": rng.normal(size=(2, 500))}, sample_stats={"diverging": np.zeros((2, 500), bool)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert diagnose(good, ["x"])["converged"]
+    bad = az.from_dict(posterior={"x": rng.normal(size=(2, 500)) + np.array([[0.0], [3.0]])},
+                       sample_stats={"diverging": np.zeros((2, 500), bool)})
+    with pytest.warns(ConvergenceWarning, match="NOT CONVERGED"):
+        out = diagnose(bad, ["x"])
+    assert out["max_r_hat"] > 1.5 and not out["converged"]
+    stats_ = {"diverging": np.zeros((2, 500), bool)}
+    stats_["diverging"][0, 3] = True
+    with pytest.warns(ConvergenceWarning, match="1 divergent"):
+        diagnose(az.from_dict(posterior={"x": rng.normal(size=(2, 500))}, sample_stats=stats_), ["x"])
