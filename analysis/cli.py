@@ -70,7 +70,7 @@ def cmd_simulate(args) -> int:
     if args.runner == "concordia":
         catalogue = load_catalogue(args.catalogue or CONTEST_2024)
         sim = simulate.simulate_concordia(catalogue, n_agents=args.agents, repetitions=args.repetitions,
-                                          seed=args.seed)
+                                          seed=args.seed, model=args.model)
         paths = simulate.write_concordia(sim, args.out)
     elif args.runner == "aoa":
         sim = simulate.simulate_aoa(n_agents=args.agents, n_nations=args.nations, seed=args.seed,
@@ -188,6 +188,8 @@ def cmd_fit(args) -> int:
         scores, scenarios, tags = model_scores(store)
     common = dict(draws=args.draws, tune=args.tune, chains=args.chains, seed=args.seed, sampler=args.sampler,
                   likelihood=args.likelihood)
+    if args.model == "measurement-layout":
+        return _fit_layout(args, scores, scenarios, tags)
     if args.model == "tag-effects":
         fit = br.fit_tag_effects(scores, tags, scenario_intercepts=args.scenario_intercepts,
                                  agent_intercepts=not args.no_agent_intercepts, **common)
@@ -204,6 +206,57 @@ def cmd_fit(args) -> int:
         print(f"note: {note}")
     print(f"diagnostics: {json.dumps(fit.diagnostics)}")
     print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def _fit_layout(args, scores, scenarios, tags) -> int:
+    from analysis.figures import plot_capability_profiles
+    from analysis.predictive import demand_matrix
+    from analysis.score_models import write_fit
+    from models.measurement_layout import fit_layout
+
+    demands = demand_matrix(scores, scenarios, tags)
+    data = scores.dropna(subset=["score_norm"])
+    fit = fit_layout(data["agent"], demands.reindex(data["scenario"]).to_numpy(float), data["score_norm"].to_numpy(),
+                     list(demands.columns), draws=args.draws, tune=args.tune, chains=args.chains, seed=args.seed,
+                     sampler=args.sampler)
+    caps = fit.capabilities()
+    figure = plot_capability_profiles(caps, {n: fit.parameters(n) for n in ("base_chance", "sample_size")})
+    paths = write_fit(fit, args.out, figure, "measurement-layout.png")
+    caps.to_csv(Path(args.out) / "capabilities.csv", index=False)
+    demands.to_csv(Path(args.out) / "demands.csv")
+    print(caps.to_string(index=False))
+    print(f"demands: {list(demands.columns)}")
+    print(f"diagnostics: {json.dumps(fit.diagnostics)}")
+    print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def cmd_compare_predictors(args) -> int:
+    from analysis.figures import plot_capability_profiles, plot_predictor_comparison
+    from analysis.predictive import compare_predictors, demand_matrix
+    from analysis.score_models import model_scores
+
+    with Store(args.store, read_only=True) as store:
+        scores, scenarios, tags = model_scores(store)
+    demands = demand_matrix(scores, scenarios, tags)
+    comp = compare_predictors(scores, demands, test_share=args.test_share, seed=args.seed, draws=args.draws,
+                              tune=args.tune, sampler=args.sampler)
+    args.out.mkdir(parents=True, exist_ok=True)
+    comp.per_agent.to_csv(args.out / "per_agent.csv", index=False)
+    comp.pooled.to_csv(args.out / "pooled.csv", index=False)
+    comp.predictions.to_csv(args.out / "predictions.csv", index=False)
+    plot_predictor_comparison(comp.per_agent).savefig(args.out / "comparison.png", dpi=150)
+    included = comp.included_agents()
+    caps = comp.layout.capabilities()
+    if included:
+        extras = {n: comp.layout.parameters(n).query("agent in @included") for n in ("base_chance", "sample_size")}
+        plot_capability_profiles(caps[caps["agent"].isin(included)], extras).savefig(args.out / "profiles.png", dpi=150)
+    print(comp.pooled.to_string(index=False))
+    print(comp.per_agent.pivot(index="agent", columns="predictor", values="r2").to_string())
+    print(f"agents reaching test R^2 >= 0.35 with the Measurement Layout: {included or 'none'}")
+    print(f"layout diagnostics: {json.dumps(comp.layout.diagnostics)}")
+    print(f"wrote {args.out}/per_agent.csv, pooled.csv, predictions.csv, comparison.png" + (", profiles.png" if included else ""))
     return 0
 
 
@@ -287,6 +340,8 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "concordia":
             c.add_argument("--repetitions", type=int, default=3, help="repetitions per agent and scenario (default 3)")
             c.add_argument("--catalogue", type=Path, help="scenarios to simulate (default: the 2024 contest's)")
+            c.add_argument("--model", choices=["additive", "layout"], default="additive",
+                           help="generative model: additive logit effects (default) or a Measurement Layout")
         if name == "aoa":
             c.add_argument("--nations", type=int, default=8, help="governed nations (default 8)")
             c.add_argument("--validity", type=float, default=0.0,
@@ -338,7 +393,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_rank)
 
     p = sub.add_parser("fit", help="Bayesian beta regressions of normalised scores")
-    p.add_argument("model", choices=["tag-effects", "baseline-contrast"])
+    p.add_argument("model", choices=["tag-effects", "baseline-contrast", "measurement-layout"])
     _store_arg(p)
     p.add_argument("--baseline", default="rational_agent", help="baseline agent for baseline-contrast")
     p.add_argument("--draws", type=int, default=1000)
@@ -353,6 +408,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, required=True)
     p.set_defaults(func=cmd_fit)
+
+    p = sub.add_parser("compare-predictors", help="Measurement Layout vs linear regression, XGBoost and a constant")
+    _store_arg(p)
+    p.add_argument("--test-share", type=float, default=0.25, help="share of each agent's scenarios held out")
+    p.add_argument("--draws", type=int, default=1000)
+    p.add_argument("--tune", type=int, default=1000)
+    p.add_argument("--sampler", choices=["auto", "pymc", "nutpie"], default="auto")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, required=True)
+    p.set_defaults(func=cmd_compare_predictors)
 
     p = sub.add_parser("describe", help="descriptive figures: means by agent and scenario, correlation heatmap")
     _store_arg(p)

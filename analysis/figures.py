@@ -109,3 +109,45 @@ def plot_correlation_heatmap(matrix: pd.DataFrame, title: str = "Pearson correla
     fig.colorbar(image, ax=ax, shrink=0.8)
     ax.set_title(title)
     return fig
+
+
+def plot_capability_profiles(capabilities: pd.DataFrame, extras: dict[str, pd.DataFrame]) -> Figure:
+    """One panel per demand (plus base chance and sample size): each agent's posterior mean and 94% HDI
+    (contest figure 6). capabilities : agent, demand, mean, hdi_low, hdi_high; extras : name -> agent,
+    mean, hdi_low, hdi_high. Returns a Figure."""
+    panels = [(d, g) for d, g in capabilities.groupby("demand", sort=False)] + list(extras.items())
+    cols = 4
+    rows = -(-len(panels) // cols)
+    agents = sorted(capabilities["agent"].unique())
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 0.28 * len(agents) * rows + 1.2 * rows),
+                             layout="constrained", squeeze=False)
+    for ax, (name, table) in zip(axes.ravel(), panels):
+        table = table.set_index("agent").reindex(agents)
+        y = list(range(len(agents)))[::-1]
+        ax.errorbar(table["mean"], y, xerr=[table["mean"] - table["hdi_low"], table["hdi_high"] - table["mean"]],
+                    fmt="o", markersize=3, color="#1f4e79", ecolor="#7f9fbf", capsize=2)
+        ax.set_yticks(y, agents, fontsize=7)
+        ax.set_title(str(name), fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+    for ax in axes.ravel()[len(panels):]:
+        ax.set_visible(False)
+    return fig
+
+
+def plot_predictor_comparison(per_agent: pd.DataFrame) -> Figure:
+    """Grouped bars of test R^2 (top) and RMSE (bottom) per agent and predictor (contest figure 7)."""
+    agents = sorted(per_agent["agent"].unique())
+    predictors = list(dict.fromkeys(per_agent["predictor"]))
+    fig, axes = plt.subplots(2, 1, figsize=(max(6.5, 0.8 * len(agents) + 2), 6.0), layout="constrained", sharex=True)
+    width = 0.8 / len(predictors)
+    for k, predictor in enumerate(predictors):
+        table = per_agent[per_agent["predictor"] == predictor].set_index("agent").reindex(agents)
+        x = [i + (k - (len(predictors) - 1) / 2) * width for i in range(len(agents))]
+        axes[0].bar(x, table["r2"], width, label=predictor)
+        axes[1].bar(x, table["rmse"], width, label=predictor)
+    axes[0].axhline(0.35, color="#888", linestyle="--", linewidth=1)
+    axes[0].set_ylabel("test R²")
+    axes[1].set_ylabel("test RMSE")
+    axes[1].set_xticks(range(len(agents)), agents, rotation=45, ha="right")
+    axes[0].legend(fontsize=8, ncols=2)
+    return fig

@@ -11,12 +11,14 @@ from pathlib import Path
 
 from analysis.comparisons import ballots_from_tables, comparisons_from_tables
 from analysis.describe import feature_correlations, scenario_features
+from analysis.predictive import compare_predictors, demand_matrix
 from analysis.ratings import rate
 from analysis.ratings_cv import cross_validate, summarise_cv, win_matrix
 from analysis.report import (
     Section,
     beta_regression_section,
     ingest_section,
+    layout_section,
     prediction_section,
     rankings_section,
     runners_section,
@@ -57,7 +59,18 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     sections += rating_sections(store)
     if fit_models and len(scores):
         sections.append(beta_regression_sections(store, draws=draws, seed=seed))
+        sections.append(layout_sections(store, draws=draws, seed=seed))
     return write_report(sections, out, title=title)
+
+
+def layout_sections(store: Store, draws: int = 1000, seed: int = 0) -> Section:
+    """Fit the Measurement Layout on training cells, compare predictors, and build the figures 6-7 section."""
+    scores, scenarios, tags = model_scores(store)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comparison = compare_predictors(scores, demand_matrix(scores, scenarios, tags), seed=seed, draws=draws,
+                                        tune=draws)
+    return layout_section(comparison)
 
 
 def beta_regression_sections(store: Store, draws: int = 1000, seed: int = 0, baseline: str = "rational_agent") -> Section:

@@ -20,6 +20,8 @@ from matplotlib.figure import Figure
 from analysis.describe import mean_se
 from analysis.figures import (
     plot_bootstrap_violins,
+    plot_capability_profiles,
+    plot_predictor_comparison,
     plot_correlation_heatmap,
     plot_intervals,
     plot_means,
@@ -218,4 +220,31 @@ def beta_regression_section(contrast, contrast_table: pd.DataFrame, tags, tag_ta
         ("Figure 5: Pearson correlations of score, tags, substrates and resident status.",
          plot_correlation_heatmap(correlations, "Score, tags, substrates, resident")),
     ]
+    return section
+
+
+def layout_section(comparison) -> Section:
+    """Measurement Layout profiles (figure 6, agents with test R^2 >= 0.35 only) and the predictive
+    comparison (figure 7), from an `analysis.predictive.Comparison`."""
+    layout = comparison.layout
+    included = comparison.included_agents()
+    section = Section("Measurement Layouts and predictive comparison", text=[
+        f"Demands: {', '.join(layout.demands)}. The layout was fitted on training cells and scored, with linear "
+        "regression, XGBoost and a constant (the agent's training mean), on held-out (agent, scenario) cells.",
+        f"Agents whose layout reaches test R² ≥ 0.35 (profiles shown, as in the paper): {', '.join(included) or 'none'}."])
+    if not layout.diagnostics["converged"]:
+        section.warnings.append(f"measurement layout: NOT CONVERGED (max R-hat {layout.diagnostics['max_r_hat']:.3f}, "
+                                f"{layout.diagnostics['divergences']} divergences)")
+    section.warnings += layout.notes
+    section.tables += [("Pooled test metrics", comparison.pooled),
+                       ("Test R² per agent", comparison.per_agent.pivot(index="agent", columns="predictor",
+                                                                         values="r2").reset_index()),
+                       ("Diagnostics: measurement layout", _diagnostics_table(layout.diagnostics))]
+    section.figures.append(("Figure 7: test R² (top; dashed line at 0.35) and RMSE (bottom) per agent and predictor.",
+                            plot_predictor_comparison(comparison.per_agent)))
+    if included:
+        caps = layout.capabilities()
+        extras = {n: layout.parameters(n).query("agent in @included") for n in ("base_chance", "sample_size")}
+        section.figures.append(("Figure 6: capability profiles (posterior mean, 94% HDI) of the included agents.",
+                                plot_capability_profiles(caps[caps["agent"].isin(included)], extras)))
     return section

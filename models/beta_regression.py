@@ -152,11 +152,17 @@ def identifiability_notes(X: np.ndarray, tag_names: list[str], scenario_intercep
     return notes
 
 
-def _likelihood(name: str, y_obs: np.ndarray, eta, priors: Priors, likelihood: str):
+def score_likelihood(name: str, y_obs: np.ndarray, eta, priors: Priors, likelihood: str, phi=None):
+    """Add the likelihood of normalised scores `y_obs` given the logit-scale mean `eta` to the current model.
+
+    `likelihood` is 'ordered' or 'squeeze' (module docstring); `phi` is the Beta precision (a tensor, one
+    value or one per observation), created as `phi ~ Gamma(priors.phi_alpha, priors.phi_beta)` when None.
+    """
     import pymc as pm
     import pytensor.tensor as pt
 
-    phi = pm.Gamma("phi", alpha=priors.phi_alpha, beta=priors.phi_beta)
+    if phi is None:
+        phi = pm.Gamma("phi", alpha=priors.phi_alpha, beta=priors.phi_beta)
     mu = pm.math.invlogit(eta)
     if likelihood == "squeeze":
         n = len(y_obs)
@@ -214,7 +220,7 @@ def build_tag_effects(data: pd.DataFrame, agents: list[str], scenarios: list[str
             u = pm.Deterministic("scenario_intercept", sigma_u * pm.Normal("e_scenario", 0.0, 1.0, dims="scenario"),
                                  dims="scenario")
             eta = eta + u[s_idx]
-        _likelihood("y", data["score_norm"].to_numpy(float), eta, priors, likelihood)
+        score_likelihood("y", data["score_norm"].to_numpy(float), eta, priors, likelihood)
     return model
 
 
@@ -239,7 +245,7 @@ def build_baseline_contrast(data: pd.DataFrame, agents: list[str], scenarios: li
         u = pm.Deterministic("scenario_intercept", sigma_u * pm.Normal("e_scenario", 0.0, 1.0, dims="scenario"),
                              dims="scenario")
         eta = alpha + gamma_all[a_idx] + u[s_idx]
-        _likelihood("y", data["score_norm"].to_numpy(float), eta, priors, likelihood)
+        score_likelihood("y", data["score_norm"].to_numpy(float), eta, priors, likelihood)
     return model
 
 

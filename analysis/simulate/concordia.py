@@ -55,6 +55,7 @@ def simulate_concordia(
     neg_inf_share: float = 0.3,
     scenario_sd: float = 0.3,
     resident_effect: float = 0.3,
+    model: str = "additive",
 ) -> SimulatedContest:
     """Draw a contest from the generative model in the module docstring.
 
@@ -69,6 +70,9 @@ def simulate_concordia(
     neg_inf_share : share of y = 0 outcomes written as -Infinity.
     scenario_sd, resident_effect : sd of the scenario intercepts u_s and the resident effect delta (set both
         to 0 to simulate exactly the tag-effects model).
+    model : 'additive' (the logit model above) or 'layout': a Measurement Layout (see `layout_eta`) whose
+        demands are every tag, one indicator per substrate and a visitor indicator; its capabilities, base
+        chances and concentrations are saved in the truth under 'layout'.
 
     Returns
     -------
@@ -97,6 +101,12 @@ def simulate_concordia(
     lo = np.zeros(S)
     hi = rng.integers(5, 40, size=S).astype(float)
     eta = alpha + gamma[:, None] + u[None, :] + delta * resident[None, :] + (slopes + beta) @ X.T  # (A, S)
+    precision = np.full(A, phi)
+    layout = None
+    if model == "layout":
+        eta, precision, layout = layout_eta(rng, agents, scen, tags, X)
+    elif model != "additive":
+        raise ValueError("model must be 'additive' or 'layout'")
     k1, k2 = cutpoints
     records: dict[str, list[dict]] = {a: [] for a in agents}
     cells = []
@@ -112,7 +122,8 @@ def simulate_concordia(
                     y = 1.0
                 else:
                     m = _sigmoid(e)
-                    y = float(np.clip(rng.beta(m * phi, (1 - m) * phi), 1e-9, 1 - 1e-9))
+                    prec = precision[ai]
+                    y = float(np.clip(rng.beta(m * prec, (1 - m) * prec), 1e-9, 1 - 1e-9))
                 cells.append({"agent": agent, "scenario": s.scenario, "repetition": str(rep), "y": y})
                 records[agent].append(_record(rng, agent, s, rep, y, lo[si], hi[si], neg_inf_share))
     bounds = scen[["scenario"]].assign(score_min=lo, score_max=hi)
@@ -143,7 +154,34 @@ def simulate_concordia(
         "eta": {a: dict(zip(scen["scenario"], eta[i].tolist())) for i, a in enumerate(agents)},
         "cells": cells,
     }
+    if layout is not None:
+        truth["model"] = "measurement layout: mu = b + (1 - b) prod_d c_ad^x_sd; ordered beta with logit(mu), precision nu_a"
+        truth["layout"] = layout
     return SimulatedContest(records=records, truth=truth, catalogue=sim_catalogue)
+
+
+def layout_eta(rng, agents: list[str], scen: pd.DataFrame, tags: list[str], X: np.ndarray):
+    """A Measurement Layout's logit-mean per (agent, scenario) with known capabilities.
+
+    Demands: every tag, `substrate: NAME` per substrate, and `visitor`. Capabilities c = sigmoid(N(1.5, 1)),
+    base chance b ~ Beta(1, 4), concentration nu ~ Gamma(4, 1/4) (mean 16).
+    Returns (eta (A, S), nu (A,), truth dict).
+    """
+    substrates = sorted(scen["game"].dropna().unique())
+    demands = list(tags) + [f"substrate: {g}" for g in substrates] + ["visitor"]
+    D = np.c_[X, (scen["game"].to_numpy()[:, None] == np.array(substrates)[None, :]).astype(float),
+              (scen["mode"] == "visitor").to_numpy(float)]
+    A = len(agents)
+    capability = _sigmoid(rng.normal(1.5, 1.0, size=(A, len(demands))))
+    base = rng.beta(1.0, 4.0, size=A)
+    nu = rng.gamma(4.0, 4.0, size=A)
+    mu = base[:, None] + (1 - base[:, None]) * np.exp(np.log(capability) @ D.T)
+    mu = np.clip(mu, 1e-6, 1 - 1e-6)
+    truth = {"demands": demands,
+             "design": {s: dict(zip(demands, map(int, D[i]))) for i, s in enumerate(scen["scenario"])},
+             "capability": {a: dict(zip(demands, capability[i].tolist())) for i, a in enumerate(agents)},
+             "base_chance": dict(zip(agents, base.tolist())), "sample_size": dict(zip(agents, nu.tolist()))}
+    return np.log(mu) - np.log1p(-mu), nu, truth
 
 
 def _record(rng, agent, s, rep, y, lo, hi, neg_inf_share) -> dict:

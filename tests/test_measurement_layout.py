@@ -1,0 +1,84 @@
+"""Measurement Layouts: recovery of known capabilities, and the predictive comparison on simulated layouts.
+
+Bounded in CI (one small contest); REFEREE_FULL=1 runs a larger one.
+"""
+
+import os
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy.stats import spearmanr
+
+from analysis.predictive import compare_predictors, demand_matrix, split_cells
+from analysis.simulate.concordia import cells_frame, simulate_concordia
+from models.measurement_layout import fit_layout
+from tests.test_beta_regression import _synthetic_catalogue
+
+FULL = bool(os.environ.get("REFEREE_FULL"))
+
+
+def _layout_contest(seed: int, agents: int):
+    catalogue = _synthetic_catalogue(24, 3, seed)
+    games = ["alpha", "beta", "gamma"]
+    catalogue.scenarios["game"] = [games[i % 3] for i in range(len(catalogue.scenarios))]
+    catalogue.scenarios["mode"] = ["resident" if i % 2 else "visitor" for i in range(len(catalogue.scenarios))]
+    sim = simulate_concordia(catalogue, n_agents=agents, repetitions=3, seed=seed, model="layout")
+    layout = sim.truth["layout"]
+    demands = pd.DataFrame(layout["design"]).T[layout["demands"]]
+    cells = cells_frame(sim.truth).rename(columns={"y": "score_norm"})
+    return sim, catalogue, demands, cells
+
+
+def test_capabilities_are_recovered():
+    sim, _, demands, cells = _layout_contest(seed=1, agents=10 if FULL else 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = fit_layout(cells["agent"], demands.reindex(cells["scenario"]).to_numpy(float), cells["score_norm"],
+                         list(demands.columns), draws=500, tune=500, seed=1)
+    assert fit.diagnostics["divergences"] == 0
+    truth = sim.truth["layout"]
+    caps = fit.capabilities()
+    caps["truth"] = [truth["capability"][a][d] for a, d in zip(caps["agent"], caps["demand"])]
+    assert spearmanr(caps["mean"], caps["truth"]).statistic > 0.5
+    coverage = ((caps["hdi_low"] <= caps["truth"]) & (caps["truth"] <= caps["hdi_high"])).mean()
+    assert coverage >= 0.8  # nominal 94%
+    base = fit.parameters("base_chance").set_index("agent")
+    base_cover = [(base.loc[a, "hdi_low"] <= v <= base.loc[a, "hdi_high"]) for a, v in truth["base_chance"].items()]
+    assert np.mean(base_cover) >= 0.6
+
+
+def test_split_keeps_cells_whole():
+    cells = pd.DataFrame({"agent": np.repeat(["a", "b"], 12), "scenario": np.tile(np.repeat(list("wxyz"), 3), 2)})
+    test = split_cells(cells, 0.25, seed=0)
+    per_cell = pd.Series(test).groupby([cells["agent"], cells["scenario"]]).nunique()
+    assert (per_cell == 1).all()
+    assert pd.Series(test).groupby(cells["agent"]).sum().tolist() == [3, 3]  # one scenario of four per agent
+
+
+def test_layout_beats_the_constant_on_its_own_data():
+    sim, catalogue, demands, cells = _layout_contest(seed=2, agents=8 if FULL else 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comp = compare_predictors(cells, demands, seed=0, draws=400, tune=400)
+    pooled = comp.pooled.set_index("predictor")
+    assert pooled.loc["measurement layout", "rmse"] < pooled.loc["constant", "rmse"]
+    assert pooled.loc["measurement layout", "r2"] > pooled.loc["constant", "r2"]
+    assert set(comp.per_agent["predictor"]) == {"measurement layout", "linear regression", "xgboost", "constant"}
+    assert comp.predictions["measurement layout"].between(0, 1).all()
+    assert set(comp.included_agents()) <= set(cells["agent"])
+
+
+def test_demands_follow_the_paper(sample_store):
+    from analysis.score_models import model_scores
+    from analysis.store import Store
+
+    with Store(sample_store, read_only=True) as store:
+        scores, scenarios, tags = model_scores(store)
+    demands = demand_matrix(scores, scenarios, tags)
+    from analysis.describe import feature_correlations, scenario_features
+    corr = feature_correlations(scores, scenario_features(scenarios, tags))["score"]
+    tag_columns = [c for c in demands.columns if not c.startswith("substrate: ") and c != "visitor"]
+    assert tag_columns and all(corr[t] < 0 for t in tag_columns)
+    assert sum(c.startswith("substrate: ") for c in demands.columns) == 6 and "visitor" in demands.columns
+    assert (demands["visitor"] == (scenarios.set_index("scenario")["mode"] == "visitor").reindex(demands.index)).all()
