@@ -260,6 +260,26 @@ def cmd_compare_predictors(args) -> int:
     return 0
 
 
+def cmd_audit(args) -> int:
+    from analysis.audit import audit_frame, default_outcomes, formula_from, run_audit, write_audit
+
+    with Store(args.store, read_only=True) as store:
+        frame, events = audit_frame(store, runner=args.runner, match=args.match)
+        outcomes = args.outcome or default_outcomes(frame, store.table("measures"))
+    missing = [o for o in outcomes if o not in frame.columns]
+    if missing:
+        raise ValueError(f"outcome measure(s) {missing} not in the data; available: "
+                         f"{sorted(c for c in frame.columns if frame[c].dtype.kind in 'fi')}")
+    formula = formula_from(args.formula, frame) if args.formula else None
+    telemetry = args.telemetry or ("universal" if "universal" in frame.columns else None)
+    result = run_audit(frame, events, formula, outcomes, args.group_by or [], telemetry, top_k=args.top_k,
+                       seed=args.seed, bayes=not args.no_bayes)
+    paths = write_audit(result, frame, args.out, outcomes[0])
+    print(paths["markdown"].read_text())
+    print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
 def cmd_describe(args) -> int:
     from analysis.describe import feature_correlations, mean_se, scenario_features
     from analysis.figures import plot_correlation_heatmap, plot_means
@@ -418,6 +438,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, required=True)
     p.set_defaults(func=cmd_compare_predictors)
+
+    p = sub.add_parser("audit", help="construct-validity audit of a score against ground-truth outcomes")
+    _store_arg(p)
+    p.add_argument("--formula", type=Path, help="scoring formula TOML (e.g. data/formulas/aoa_eval01.toml)")
+    p.add_argument("--outcome", action="append", metavar="NAME",
+                   help="outcome measure (repeatable; default: the data's outcome measures, else 'win')")
+    p.add_argument("--group-by", action="append", metavar="NAME",
+                   help="column that, with the outcomes, defines an identical outcome (e.g. team)")
+    p.add_argument("--telemetry", help="process-telemetry column to report beside the outcome (default: universal)")
+    p.add_argument("--top-k", type=int, default=3)
+    p.add_argument("--runner", help="audit this runner's matches")
+    p.add_argument("--match", help="audit one match (e.g. aoa:eval01)")
+    p.add_argument("--no-bayes", action="store_true", help="skip the Bayesian regression in the assignment-luck check")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, required=True)
+    p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("describe", help="descriptive figures: means by agent and scenario, correlation heatmap")
     _store_arg(p)

@@ -6,6 +6,7 @@ import matplotlib
 
 matplotlib.use("Agg", force=False)
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
@@ -150,4 +151,44 @@ def plot_predictor_comparison(per_agent: pd.DataFrame) -> Figure:
     axes[1].set_ylabel("test RMSE")
     axes[1].set_xticks(range(len(agents)), agents, rotation=45, ha="right")
     axes[0].legend(fontsize=8, ncols=2)
+    return fig
+
+
+def plot_decomposition(parts: pd.DataFrame, order: list[str]) -> Figure:
+    """Stacked bars of each player's score components (negative parts below zero); returns a Figure.
+
+    parts : columns player, component, value (`models.validity.decompose`); order : players left to right.
+    """
+    table = parts.pivot_table(index="player", columns="component", values="value", aggfunc="sum").reindex(order)
+    fig, ax = plt.subplots(figsize=(max(6.5, 0.55 * len(order) + 2), 4.5), layout="constrained")
+    pos = np.zeros(len(table))
+    neg = np.zeros(len(table))
+    for component in table.columns:
+        values = table[component].fillna(0.0).to_numpy()
+        bottom = np.where(values >= 0, pos, neg)
+        ax.bar(range(len(table)), values, bottom=bottom, label=component)
+        pos += np.clip(values, 0, None)
+        neg += np.clip(values, None, 0)
+    ax.axhline(0, color="#444", linewidth=0.8)
+    ax.set_xticks(range(len(table)), table.index, rotation=45, ha="right")
+    ax.set_ylabel("points")
+    ax.set_title("Score decomposition")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def plot_score_vs_outcome(frame: pd.DataFrame, outcome: str, label: str = "player", colour: str = "role") -> Figure:
+    """Scatter of recorded score against an outcome, points labelled and coloured by role; returns a Figure."""
+    data = frame.dropna(subset=[outcome, "score"])
+    fig, ax = plt.subplots(figsize=(6.5, 4.5), layout="constrained")
+    for name, group in data.groupby(data[colour].fillna("(none)").astype(str)):
+        ax.scatter(group[outcome], group["score"], label=name, s=30)
+        if len(data) <= 40:
+            for _, row in group.iterrows():
+                ax.annotate(str(row[label]), (row[outcome], row["score"]), fontsize=7, xytext=(3, 3),
+                            textcoords="offset points")
+    ax.set_xlabel(outcome)
+    ax.set_ylabel("recorded score")
+    ax.legend(fontsize=8, title=colour)
+    ax.set_title(f"Score against {outcome}")
     return fig

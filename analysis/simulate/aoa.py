@@ -65,7 +65,7 @@ class SimulatedSeason:
 
 
 def simulate_aoa(n_agents: int = 12, n_nations: int = 8, seed: int = 0, validity: float = 0.0,
-                 event_scale: float = 1.0, season: str = "sim") -> SimulatedSeason:
+                 event_scale: float = 1.0, season: str = "sim", mission: str | None = None) -> SimulatedSeason:
     """Draw one season.
 
     Parameters
@@ -74,6 +74,7 @@ def simulate_aoa(n_agents: int = 12, n_nations: int = 8, seed: int = 0, validity
     seed : numpy Generator seed. validity : in [0, 1], how strongly activity tracks the nation outcome.
     event_scale : multiplies every counter's base rate (use it to grow the event log).
     season : the season name (match id `aoa:{season}`).
+    mission : give every agent this mission (no assignment luck); default: drawn uniformly per agent.
 
     Returns
     -------
@@ -89,6 +90,10 @@ def simulate_aoa(n_agents: int = 12, n_nations: int = 8, seed: int = 0, validity
     home = [nations[i % n_nations] for i in range(n_agents)]
     rng.shuffle(home)
     missions = [MISSIONS[i] for i in rng.integers(0, 3, n_agents)]
+    if mission is not None:
+        if mission not in MISSIONS:
+            raise ValueError(f"mission must be one of {MISSIONS}")
+        missions = [mission] * n_agents
     skill = rng.normal(0, 1, n_agents)
     strength = rng.normal(0, 1, n_nations)
     mean_skill = np.array([skill[[h == n for h in home]].mean() for n in nations])

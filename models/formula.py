@@ -1,0 +1,234 @@
+"""Scoring formulas as data: a declarative TOML file, evaluated safely (no `eval` or `exec` of user text).
+
+File format (see `data/formulas/aoa_eval01.toml`):
+
+    name = "..."                  # free text
+    source = "..."                # where the formula comes from
+    role = "mission"              # what branches are keyed by (the results table's `role`)
+
+    [components]                  # evaluated in order; each may use counters, measures and earlier components
+    diplomacy = "specific_messages*8 + trades_completed*15"
+    [components.bonus]            # a branch: one expression per role
+    "World Peace" = "ceasefires_brokered*100"
+
+    [total]
+    expression = "diplomacy + bonus"
+    floor = 0                     # optional clamp of the raw total
+    ceiling = 100                 # optional
+    round = "half-up"             # "half-up", "half-even" or "none"
+    parts = ["diplomacy", "bonus"] # components that add up to the raw total (for decomposition)
+
+    [failure]                     # optional: when an agent failed the outcome its role defines
+    "Last Standing" = "nation_alive == 0"
+
+Expressions are arithmetic over names: numbers, + - * / **, unary minus, parentheses, comparisons
+(< <= > >= == !=, giving 1 or 0), and the functions min, max, abs, clamp(x, lo, hi) and
+if(condition, then, else). Anything else (attribute access, calls to other functions, strings,
+subscripts, lambdas) is rejected when the file is read, with its line and the offending name; so is a name
+that is neither a known input nor an earlier component.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FUNCTIONS = {
+    "min": min,
+    "max": max,
+    "abs": abs,
+    "clamp": lambda x, lo, hi: min(max(x, lo), hi),
+    "if": lambda c, a, b: a if c else b,
+}
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+           ast.Pow: operator.pow}
+_COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+            ast.Eq: operator.eq, ast.NotEq: operator.ne}
+ROUNDING = ("half-up", "half-even", "none")
+
+
+class FormulaError(ValueError):
+    """A formula file is malformed; the message names the file, the line and the offending name."""
+
+
+@dataclass
+class Expression:
+    """A parsed, checked expression: its text, its tree and the names it reads."""
+
+    text: str
+    tree: ast.Expression
+    names: set[str]
+
+    def __call__(self, env: dict[str, float]) -> float:
+        return float(_evaluate(self.tree.body, env))
+
+
+def _evaluate(node, env):
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return env[node.id]
+    if isinstance(node, ast.BinOp):
+        left, right = _evaluate(node.left, env), _evaluate(node.right, env)
+        if isinstance(node.op, ast.Div) and right == 0:
+            return math.nan
+        return _BINARY[type(node.op)](left, right)
+    if isinstance(node, ast.UnaryOp):
+        value = _evaluate(node.operand, env)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.Compare):
+        left = _evaluate(node.left, env)
+        for op, right_node in zip(node.ops, node.comparators):
+            right = _evaluate(right_node, env)
+            if not _COMPARE[type(op)](left, right):
+                return 0.0
+            left = right
+        return 1.0
+    if isinstance(node, ast.Call):
+        return FUNCTIONS[node.func.id](*[_evaluate(a, env) for a in node.args])
+    raise AssertionError("unreachable: checked at parse time")
+
+
+def _line_of(text: str, needle: str) -> int:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return number
+    return 0
+
+
+def parse_expression(text: str, allowed: set[str], where: str) -> Expression:
+    """Parse `text` as a formula expression; raises FormulaError naming `where` for anything not arithmetic."""
+    if not isinstance(text, str):
+        raise FormulaError(f"{where}: expected an expression string, got {text!r}")
+    source = re.sub(r"\bif\s*\(", "if_(", text)  # 'if' is a keyword in Python's grammar
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError as exc:
+        raise FormulaError(f"{where}: cannot parse {text!r}: {exc.msg}") from exc
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func.id if isinstance(node.func, ast.Name) else None
+            func = "if" if func == "if_" else func
+            if func not in FUNCTIONS or node.keywords:
+                shown = func or ast.unparse(node.func)
+                raise FormulaError(f"{where}: '{shown}' is not an allowed function (allowed: {sorted(FUNCTIONS)})")
+            node.func.id = func
+        elif isinstance(node, ast.Name):
+            if isinstance(getattr(node, "ctx", None), ast.Load) and node.id not in FUNCTIONS and node.id != "if_":
+                names.add(node.id)
+        elif isinstance(node, ast.Constant):
+            if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+                raise FormulaError(f"{where}: only numbers are allowed as constants, got {node.value!r}")
+        elif not isinstance(node, (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Load, ast.USub, ast.UAdd,
+                                   *_BINARY, *_COMPARE)):
+            raise FormulaError(f"{where}: '{type(node).__name__}' is not arithmetic ({ast.unparse(node)!r})")
+    # names used as function heads were collected as Names too: drop them
+    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    names -= called
+    unknown = sorted(names - allowed)
+    if unknown:
+        raise FormulaError(f"{where}: unknown name '{unknown[0]}' (known: counters, measures and earlier components)")
+    return Expression(text, tree, names)
+
+
+@dataclass
+class Formula:
+    """A scoring formula: components (plain or branched by role), a total with clamp and rounding, the parts
+    that add up to the raw total, and optional per-role failure conditions."""
+
+    name: str
+    role: str | None
+    components: dict[str, Expression | dict[str, Expression]]
+    total: Expression
+    floor: float | None = None
+    ceiling: float | None = None
+    rounding: str = "half-up"
+    parts: list[str] = field(default_factory=list)
+    failure: dict[str, Expression] = field(default_factory=dict)
+    inputs: set[str] = field(default_factory=set)
+    source: str = ""
+
+    def evaluate(self, values: dict[str, float], role: str | None = None) -> dict[str, float]:
+        """Every component, `raw_total` (before clamp and rounding) and `total` for one agent.
+
+        values : counter and measure values by name (missing inputs raise KeyError naming them).
+        role : the agent's role, choosing each branched component's expression.
+        """
+        missing = sorted(self.inputs - set(values))
+        if missing:
+            raise KeyError(f"missing inputs {missing}")
+        env = dict(values)
+        out = {}
+        for name, expr in self.components.items():
+            if isinstance(expr, dict):
+                if role not in expr:
+                    raise KeyError(f"component '{name}' has no branch for role {role!r}")
+                expr = expr[role]
+            env[name] = out[name] = expr(env)
+        raw = self.total(env)
+        total = raw
+        if self.floor is not None:
+            total = max(total, self.floor)
+        if self.ceiling is not None:
+            total = min(total, self.ceiling)
+        if self.rounding == "half-up":
+            total = math.floor(total + 0.5)
+        elif self.rounding == "half-even":
+            total = round(total)
+        out.update(raw_total=raw, total=float(total))
+        return out
+
+    def failed(self, values: dict[str, float], role: str | None) -> bool | None:
+        """Whether the agent failed its role's outcome (None when no rule covers the role or inputs lack)."""
+        rule = self.failure.get(role)
+        if rule is None or not rule.names <= set(values):
+            return None
+        return bool(rule(values))
+
+
+def load_formula(path: str | Path, inputs: set[str]) -> Formula:
+    """Read and check a formula file against the names of the available inputs (counters and measures).
+
+    Raises FormulaError with the file, the line and the offending name for invalid TOML, an unknown name,
+    a non-arithmetic expression, an unknown rounding, or a part that is not a component.
+    """
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise FormulaError(f"{path}: invalid TOML: {exc}") from exc
+    where = lambda key: f"{path}, line {_line_of(text, key)}"  # noqa: E731
+    known = set(inputs)
+    components: dict[str, Expression | dict[str, Expression]] = {}
+    for name, value in doc.get("components", {}).items():
+        if isinstance(value, dict):
+            components[name] = {role: parse_expression(expr, known, f"{where(expr)}, component '{name}' ({role})")
+                                for role, expr in value.items()}
+        else:
+            components[name] = parse_expression(value, known, f"{where(value)}, component '{name}'")
+        known.add(name)
+    total_doc = doc.get("total")
+    if not isinstance(total_doc, dict) or "expression" not in total_doc:
+        raise FormulaError(f"{path}: a [total] table with an 'expression' is required")
+    total = parse_expression(total_doc["expression"], known, f"{where(total_doc['expression'])}, total")
+    rounding = total_doc.get("round", "half-up")
+    if rounding not in ROUNDING:
+        raise FormulaError(f"{where('round')}: round must be one of {ROUNDING}, got {rounding!r}")
+    parts = list(total_doc.get("parts", []))
+    bad = [p for p in parts if p not in components]
+    if bad:
+        raise FormulaError(f"{where('parts')}: part '{bad[0]}' is not a component")
+    failure = {role: parse_expression(expr, set(inputs), f"{where(expr)}, failure rule ({role})")
+               for role, expr in doc.get("failure", {}).items()}
+    used = set().union(*[e.names for c in components.values()
+                         for e in (c.values() if isinstance(c, dict) else [c])], total.names)
+    return Formula(name=doc.get("name", path.stem), role=doc.get("role"), components=components, total=total,
+                   floor=total_doc.get("floor"), ceiling=total_doc.get("ceiling"), rounding=rounding, parts=parts,
+                   failure=failure, inputs=used & set(inputs), source=doc.get("source", ""))
