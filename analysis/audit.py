@@ -21,7 +21,8 @@ from models import validity
 from models.formula import Formula, load_formula
 
 VALIDITY_CHECKS = ("hold_outcome_constant", "failure_at_top", "rank_agreement", "assignment_luck")
-RATIO_LIMIT = 2.0  # a score that varies 2x or more among identical outcomes does not measure the outcome
+RATIO_LIMIT = 2.0
+CV_LIMIT = 0.5  # where some score is 0 or below, a coefficient of variation above this fails instead  # a score that varies 2x or more among identical outcomes does not measure the outcome
 
 
 def audit_frame(store, runner: str | None = None, match: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -43,8 +44,8 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     measures = measures[measures["match_id"].isin(ids) & measures["player"].notna()]
     wide = measures.pivot_table(index=["match_id", "player"], columns="name", values="value", aggfunc="mean")
     frame = results.merge(wide.reset_index(), on=["match_id", "player"], how="left")
-    top = frame.groupby("match_id")["rank"].transform(lambda r: (r == 1).sum())
-    frame["win"] = ((frame["rank"] == 1) & (top == 1)).astype(float)
+    first = frame.groupby("match_id")["rank"].transform(lambda r: (r == 1).sum())
+    frame["win"] = np.where(frame["rank"] == 1, 1.0 / first.clip(lower=1), 0.0)  # a shared first place is a tie
     if matches["match_id"].nunique() > 1:
         frame["player"] = frame["match_id"] + "/" + frame["player"]
     frame = frame.merge(matches[["match_id", "game"]], on="match_id", how="left")
@@ -97,20 +98,24 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
                                     "verdict": f"On average {share.index[0]} makes up {share.iloc[0]:.0%} of a score "
                                                f"(shares of the absolute parts: " +
                                                ", ".join(f"{k} {v:.0%}" for k, v in share.items()) + ")."}
-    keys = [k for k in group_by + [o for o in outcomes if o != "win"] if k in frame.columns]
+    keys = [k for k in group_by + outcomes if k in frame.columns]
     if keys:
         held = validity.hold_outcome_constant(frame, keys)
         worst = held.iloc[0] if len(held) else None
-        failed = bool(len(held) and ((held["max_min_ratio"] >= RATIO_LIMIT) | held["max_min_ratio"].isna()).any())
+        spread = np.where(held["min"] > 0, held["max_min_ratio"] >= RATIO_LIMIT, held["cv"].fillna(0) > CV_LIMIT)
+        failed = bool(len(held) and spread.any())
         if worst is None:
             verdict = "No two players share an identical outcome: this check has nothing to hold constant."
         else:
             ratio = f"{worst['max_min_ratio']:.0f}x" if pd.notna(worst["max_min_ratio"]) else "unbounded (a zero)"
-            verdict = (f"With the outcome held constant ({worst['group']}: {worst['players']}) the score spans "
+            names = worst["players"].split(", ")
+            shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+            verdict = (f"With the outcome held constant ({worst['group']}: {shown}) the score spans "
                        f"{worst['max']:g} to {worst['min']:g}, a spread of {ratio} (coefficient of variation "
                        f"{worst['cv']:.2f}). ")
             verdict += ("A metric that measured the outcome could not vary this much." if failed else
-                        f"Within identical outcomes the score varies less than {RATIO_LIMIT:g}x.")
+                        f"Within identical outcomes the score varies little (under {RATIO_LIMIT:g}x, or a coefficient "
+                        f"of variation under {CV_LIMIT:g} where scores reach zero).")
         out["hold_outcome_constant"] = {"keys": keys, "table": held, "verdict": verdict,
                                         "passed": None if worst is None else not failed}
     if formula is not None and formula.failure:
@@ -129,7 +134,8 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
     if primary in agreements and not math.isnan(agreements[primary].get("spearman", math.nan)):
         a = agreements[primary]
         absent = a["spearman_low"] <= 0
-        top_bad = not (a.get("top_spearman", 0) > 0) or a["top_k_overlap"] == 0
+        # at the top: negative agreement among the top-k by score, or no overlap of the two top-k sets
+        top_bad = bool(a.get("top_spearman", 0) < 0) or a["top_k_overlap"] == 0
         ranks = score_ranks_roles(frame, top_k)
         verdict = (f"Score and {primary} agree with Spearman {a['spearman']:.2f} (95% bootstrap interval "
                    f"{a['spearman_low']:.2f} to {a['spearman_high']:.2f}) and Kendall {a['kendall']:.2f} over "

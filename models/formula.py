@@ -94,10 +94,17 @@ def _evaluate(node, env):
     raise AssertionError("unreachable: checked at parse time")
 
 
-def _line_of(text: str, needle: str) -> int:
-    for number, line in enumerate(text.splitlines(), start=1):
+def _line_of(text: str, needle: str, key: str | None = None) -> int:
+    """1-based line of `needle` in the file, else of the line assigning `key`; 0 when neither is found."""
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
         if needle in line:
             return number
+    if key is not None:
+        pattern = re.compile(r'^\s*"?' + re.escape(key) + r'"?\s*=')
+        for number, line in enumerate(lines, start=1):
+            if pattern.match(line):
+                return number
     return 0
 
 
@@ -204,20 +211,20 @@ def load_formula(path: str | Path, inputs: set[str]) -> Formula:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise FormulaError(f"{path}: invalid TOML: {exc}") from exc
-    where = lambda key: f"{path}, line {_line_of(text, key)}"  # noqa: E731
+    where = lambda needle, key=None: f"{path}, line {_line_of(text, str(needle), key)}"  # noqa: E731
     known = set(inputs)
     components: dict[str, Expression | dict[str, Expression]] = {}
     for name, value in doc.get("components", {}).items():
         if isinstance(value, dict):
-            components[name] = {role: parse_expression(expr, known, f"{where(expr)}, component '{name}' ({role})")
+            components[name] = {role: parse_expression(expr, known, f"{where(expr, role)}, component '{name}' ({role})")
                                 for role, expr in value.items()}
         else:
-            components[name] = parse_expression(value, known, f"{where(value)}, component '{name}'")
+            components[name] = parse_expression(value, known, f"{where(value, name)}, component '{name}'")
         known.add(name)
     total_doc = doc.get("total")
     if not isinstance(total_doc, dict) or "expression" not in total_doc:
         raise FormulaError(f"{path}: a [total] table with an 'expression' is required")
-    total = parse_expression(total_doc["expression"], known, f"{where(total_doc['expression'])}, total")
+    total = parse_expression(total_doc["expression"], known, f"{where(total_doc['expression'], 'expression')}, total")
     rounding = total_doc.get("round", "half-up")
     if rounding not in ROUNDING:
         raise FormulaError(f"{where('round')}: round must be one of {ROUNDING}, got {rounding!r}")
@@ -225,7 +232,7 @@ def load_formula(path: str | Path, inputs: set[str]) -> Formula:
     bad = [p for p in parts if p not in components]
     if bad:
         raise FormulaError(f"{where('parts')}: part '{bad[0]}' is not a component")
-    failure = {role: parse_expression(expr, set(inputs), f"{where(expr)}, failure rule ({role})")
+    failure = {role: parse_expression(expr, set(inputs), f"{where(expr, role)}, failure rule ({role})")
                for role, expr in doc.get("failure", {}).items()}
     used = set().union(*[e.names for c in components.values()
                          for e in (c.values() if isinstance(c, dict) else [c])], total.names)

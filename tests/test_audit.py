@@ -1,0 +1,137 @@
+"""The construct-validity audit: the EVAL 01 report's findings, safe formulas, and simulated seasons."""
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.audit import audit_frame, default_outcomes, formula_from, run_audit, write_audit
+from analysis.cli import main
+from analysis.loaders.aoa import COUNTERS
+from analysis.pipeline import SAMPLE
+from analysis.simulate.aoa import eval01_score, simulate_aoa, write_aoa
+from analysis.store import Store
+from models.formula import FormulaError, load_formula
+from tests.conftest import shared_file
+
+FORMULA = "data/formulas/aoa_eval01.toml"
+
+
+@pytest.fixture(scope="module")
+def eval01(tmp_path_factory):
+    path = tmp_path_factory.mktemp("eval01") / "s.duckdb"
+    with Store(path) as store:
+        store.ingest([SAMPLE / "aoa_eval01" / "season.json"])
+        frame, events = audit_frame(store, match="aoa:eval01")
+        outcomes = default_outcomes(frame, store.table("measures"))
+    formula = formula_from(FORMULA, frame)
+    return frame, events, formula, outcomes, path
+
+
+def test_eval01_findings_are_reproduced(eval01):
+    frame, events, formula, outcomes, _ = eval01
+    assert outcomes[0] == "nation_power"
+    result = run_audit(frame, events, formula, outcomes, ["team"], "universal", bayes=False)
+    rep = result["reproduction"]["table"].set_index("player")
+    assert (result["reproduction"]["reproduce"], result["reproduction"]["computable"]) == (11, 12)
+    assert rep.loc["Mochi", "status"] == "one component missing: bonus"
+    assert (rep.loc["Mochi", "recorded"], rep.loc["Mochi", "expected"]) == (192, 647)
+    assert rep.loc["Peanut", "raw_total"] == -529 and "hidden by the floor" in rep.loc["Peanut", "status"]
+    assert rep.loc["Biscuit", "source"] == "counters" and (rep["source"] == "recorded components").sum() == 11
+    held = result["hold_outcome_constant"]["table"].iloc[0]
+    assert "Valdris" in held["group"] and held["n"] == 4
+    assert (held["max"], held["min"]) == (8940, 51) and round(held["max_min_ratio"]) == 175
+    top = result["failure_at_top"]["table"]
+    assert top.loc[top["in_top_k"], "player"].tolist() == ["Pickles"]
+    assert int(top.set_index("player").loc["Pickles", "rank"]) == 2
+    agree = result["rank_agreement"]["by_outcome"]["nation_power"]
+    assert (agree["best_outcome_player"], agree["best_outcome_value"], agree["best_outcome_score_rank"]) == ("Tofu", 269, 4)
+    assert result["rank_agreement"]["top_roles"].count("Last Standing") == 3
+    assert result["summary"]["measures_outcome"] is False
+    two = result["two_scores"]["table"].set_index("player")
+    assert two.loc["Pickles", "discordant"] == "high telemetry, low outcome"
+
+
+def test_audit_command_writes_its_three_outputs(eval01, tmp_path):
+    *_, store = eval01
+    assert main(["audit", "--store", str(store), "--match", "aoa:eval01", "--formula", FORMULA, "--group-by", "team",
+                 "--no-bayes", "--out", str(tmp_path)]) == 0
+    data = json.loads((tmp_path / "audit.json").read_text())
+    assert data["reproduction"]["reproduce"] == 11 and data["summary"]["measures_outcome"] is False
+    text = (tmp_path / "audit.md").read_text()
+    assert "11 of 12 recorded scores reproduce" in text and "175x" in text and "Pickles ranks 2" in text
+    assert (tmp_path / "decomposition.png").exists() and (tmp_path / "score_vs_outcome.png").exists()
+
+
+def test_formulas_are_checked_and_evaluated_safely(tmp_path):
+    inputs = set(COUNTERS)
+    rng = np.random.default_rng(0)
+    formula = load_formula(FORMULA, inputs | {"nation_alive"})
+    for mission in ("World Peace", "Total Control", "Last Standing"):
+        counters = {k: float(rng.integers(0, 50)) for k in COUNTERS}
+        assert formula.evaluate(counters, mission)["total"] == eval01_score(counters, mission)["final"]
+    cases = {
+        'a = "__import__(\\"os\\")"': "not an allowed function",
+        'a = "votes_cast + hugs"': "unknown name 'hugs'",
+        'a = "votes_cast.real"': "not arithmetic",
+        'a = "[1, 2]"': "not arithmetic",
+        'a = "\\"text\\""': "only numbers",
+        'a = "votes_cast +"': "cannot parse",
+    }
+    for body, needle in cases.items():
+        path = tmp_path / "f.toml"
+        path.write_text(f'name = "x"\n[components]\n{body}\n[total]\nexpression = "a"\n')
+        with pytest.raises(FormulaError) as err:
+            load_formula(path, inputs)
+        assert needle in str(err.value) and "line 3" in str(err.value), str(err.value)
+
+
+def test_eval02_outcome_formulas():
+    names = {"eliminated_share", "own_survival", "peace_progress", "power_balance", "power_lead", "non_neutral_share"}
+    f = load_formula("data/formulas/aoa_eval02_outcome.toml", names)
+    base = dict(eliminated_share=0.25, own_survival=1.0, peace_progress=0.25, power_balance=0.8, power_lead=0.3,
+                non_neutral_share=1.0)
+    assert f.evaluate(base, "Last Standing")["total"] == pytest.approx(25.0)
+    assert f.evaluate(dict(base, own_survival=0.0), "Last Standing")["total"] == 0.0  # the Pickles hole closed
+    assert f.evaluate(base, "World Peace")["total"] == pytest.approx(20.0)
+    assert f.evaluate(dict(base, eliminated_share=0.5), "World Peace")["total"] == 0.0  # the hard fail
+    assert f.evaluate(base, "Total Control")["total"] == pytest.approx(80.0)
+    assert f.evaluate(dict(base, power_lead=9.0, non_neutral_share=9.0), "Total Control")["total"] == 100.0
+
+
+def _simulated(tmp_path, validity, mission, seed):
+    sim = simulate_aoa(n_agents=16, n_nations=8, seed=seed, validity=validity, mission=mission)
+    paths = write_aoa(sim, tmp_path / f"s{seed}")
+    with Store(tmp_path / f"s{seed}.duckdb") as store:
+        store.ingest([paths["logs"]])
+        frame, events = audit_frame(store, match="aoa:sim")
+    formula = formula_from(FORMULA, frame)
+    return run_audit(frame, events, formula, ["nation_power", "nation_alive"], ["team"], "universal", bayes=False)
+
+
+def test_a_score_built_to_track_the_outcome_passes(tmp_path):
+    result = _simulated(tmp_path, validity=1.0, mission="Total Control", seed=3)
+    assert result["reproduction"]["reproduce"] == result["players"] == 16
+    assert result["summary"]["measures_outcome"] is True, result["summary"]
+    assert result["rank_agreement"]["by_outcome"]["nation_power"]["spearman_low"] > 0.3
+    assert "events" in result and result["events"]["table"]["attempted"].sum() > 0
+
+
+def test_a_score_built_not_to_track_the_outcome_fails(tmp_path):
+    result = _simulated(tmp_path, validity=0.0, mission=None, seed=3)
+    assert result["summary"]["measures_outcome"] is False
+    assert "hold_outcome_constant" in result["summary"]["checks_failed"]
+
+
+def test_gamebench_score_against_win(tmp_path):
+    path = shared_file("gamebench", "matches.json")
+    with Store(tmp_path / "g.duckdb") as store:
+        store.ingest([path])
+        frame, events = audit_frame(store)
+    result = run_audit(frame, events, None, ["win"], [], None, bayes=False)
+    agree = result["rank_agreement"]["by_outcome"]["win"]
+    assert agree["n"] == 2 * 277 and agree["spearman"] > 0.9  # GameBench's score is (nearly) the win; ties count 1/2
+    assert (frame["win"] == 0.5).sum() == 2 * 18
+    assert result["summary"]["measures_outcome"] is True
