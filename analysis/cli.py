@@ -250,7 +250,7 @@ def cmd_compare_predictors(args) -> int:
     included = comp.included_agents()
     caps = comp.layout.capabilities()
     if included:
-        extras = {n: comp.layout.parameters(n).query("agent in @included") for n in ("base_chance", "sample_size")}
+        extras = {n: comp.layout.parameters(n).loc[lambda t: t["agent"].isin(included)] for n in ("base_chance", "sample_size")}
         plot_capability_profiles(caps[caps["agent"].isin(included)], extras).savefig(args.out / "profiles.png", dpi=150)
     print(comp.pooled.to_string(index=False))
     print(comp.per_agent.pivot(index="agent", columns="predictor", values="r2").to_string())

@@ -9,6 +9,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+from analysis.audit import audit_frame, default_outcomes, formula_from, run_audit
 from analysis.comparisons import ballots_from_tables, comparisons_from_tables
 from analysis.describe import feature_correlations, scenario_features
 from analysis.predictive import compare_predictors, demand_matrix
@@ -16,6 +17,7 @@ from analysis.ratings import rate
 from analysis.ratings_cv import cross_validate, summarise_cv, win_matrix
 from analysis.report import (
     Section,
+    audit_section,
     beta_regression_section,
     ingest_section,
     layout_section,
@@ -57,10 +59,29 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     if len(scores):
         sections.append(scores_section(scores, [str(w.message) for w in caught]))
     sections += rating_sections(store)
+    sections += audit_sections(store, bayes=fit_models, seed=seed)
     if fit_models and len(scores):
         sections.append(beta_regression_sections(store, draws=draws, seed=seed))
         sections.append(layout_sections(store, draws=draws, seed=seed))
     return write_report(sections, out, title=title)
+
+
+FORMULAS = REPO / "data" / "formulas"
+
+
+def audit_sections(store: Store, bayes: bool = True, seed: int = 0) -> list[Section]:
+    """A construct-validity audit of every Age-of-Agents season in the store, with the EVAL 01 formula."""
+    matches = store.table("matches")
+    sections = []
+    for match_id in sorted(matches.loc[matches["runner"] == "aoa", "match_id"]):
+        frame, events = audit_frame(store, match=match_id)
+        outcomes = default_outcomes(frame, store.table("measures"))
+        formula = formula_from(FORMULAS / "aoa_eval01.toml", frame)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = run_audit(frame, events, formula, outcomes, ["team"], "universal", seed=seed, bayes=bayes)
+        sections.append(audit_section(f"Construct-validity audit: {match_id}", result, frame, outcomes[0]))
+    return sections
 
 
 def layout_sections(store: Store, draws: int = 1000, seed: int = 0) -> Section:

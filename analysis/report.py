@@ -20,6 +20,8 @@ from matplotlib.figure import Figure
 from analysis.describe import mean_se
 from analysis.figures import (
     plot_bootstrap_violins,
+    plot_decomposition,
+    plot_score_vs_outcome,
     plot_capability_profiles,
     plot_predictor_comparison,
     plot_correlation_heatmap,
@@ -244,7 +246,33 @@ def layout_section(comparison) -> Section:
                             plot_predictor_comparison(comparison.per_agent)))
     if included:
         caps = layout.capabilities()
-        extras = {n: layout.parameters(n).query("agent in @included") for n in ("base_chance", "sample_size")}
+        extras = {n: layout.parameters(n).loc[lambda t: t["agent"].isin(included)] for n in ("base_chance", "sample_size")}
         section.figures.append(("Figure 6: capability profiles (posterior mean, 94% HDI) of the included agents.",
                                 plot_capability_profiles(caps[caps["agent"].isin(included)], extras)))
+    return section
+
+
+AUDIT_TITLES = {"reproduction": "1. Reproduction", "decomposition": "2. Decomposition",
+                "hold_outcome_constant": "3. Holding the outcome constant",
+                "failure_at_top": "4. Outcome failure against rank", "rank_agreement": "5. Rank agreement",
+                "assignment_luck": "6. Assignment luck", "two_scores": "7. Two scores, never summed",
+                "events": "8. Event-log diagnostics"}
+
+
+def audit_section(title: str, result: dict, frame: pd.DataFrame, outcome: str) -> Section:
+    """A construct-validity audit (`analysis.audit.run_audit`) as a section: verdicts, tables, figures."""
+    section = Section(title, text=[f"Verdict: {result['summary']['verdict']}"])
+    for key, name in AUDIT_TITLES.items():
+        if key in result:
+            mark = {True: "PASS", False: "FAIL", None: "INFO"}[result[key].get("passed")]
+            section.text.append(f"{name} ({mark}): {result[key]['verdict']}")
+    for key in ("reproduction", "hold_outcome_constant", "two_scores", "events"):
+        if key in result and isinstance(result[key].get("table"), pd.DataFrame) and len(result[key]["table"]):
+            section.tables.append((AUDIT_TITLES[key], result[key]["table"].head(30)))
+    order = list(frame.sort_values("score", ascending=False)["player"])
+    if "decomposition" in result:
+        section.figures.append(("Score decomposition (stacked parts).",
+                                plot_decomposition(result["decomposition"]["table"], order)))
+    if outcome in frame.columns:
+        section.figures.append((f"Recorded score against {outcome}.", plot_score_vs_outcome(frame, outcome)))
     return section
