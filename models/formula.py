@@ -179,17 +179,21 @@ class Formula:
                 expr = expr[role]
             env[name] = out[name] = expr(env)
         raw = self.total(env)
+        out.update(raw_total=raw, total=self.finish(raw))
+        return out
+
+    def finish(self, raw: float) -> float:
+        """A raw total clamped to [floor, ceiling] and rounded as the formula says."""
         total = raw
         if self.floor is not None:
             total = max(total, self.floor)
         if self.ceiling is not None:
             total = min(total, self.ceiling)
         if self.rounding == "half-up":
-            total = math.floor(total + 0.5)
-        elif self.rounding == "half-even":
-            total = round(total)
-        out.update(raw_total=raw, total=float(total))
-        return out
+            return float(math.floor(total + 0.5))
+        if self.rounding == "half-even":
+            return float(round(total))
+        return float(total)
 
     def failed(self, values: dict[str, float], role: str | None) -> bool | None:
         """Whether the agent failed its role's outcome (None when no rule covers the role or inputs lack)."""

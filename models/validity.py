@@ -7,7 +7,6 @@ returns plain tables or dicts; `analysis.audit` runs them, writes the outputs an
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
@@ -43,7 +42,7 @@ def reproduce(frame: pd.DataFrame, formula: Formula, tolerance: float = 0.5) -> 
         elif formula.total.names <= set(values):
             env = {n: values[n] for n in formula.total.names}
             raw = formula.total(env)
-            comps = dict(env, raw_total=raw, total=_finish(formula, raw))
+            comps = dict(env, raw_total=raw, total=formula.finish(raw))
             source = "recorded components"
         recorded = row["score"]
         if comps is None:
@@ -57,25 +56,12 @@ def reproduce(frame: pd.DataFrame, formula: Formula, tolerance: float = 0.5) -> 
         else:
             status = "other"
             for part in formula.total.names:
-                if part in comps and abs(_finish(formula, raw - comps[part]) - recorded) <= tolerance and comps[part] != 0:
+                if part in comps and abs(formula.finish(raw - comps[part]) - recorded) <= tolerance and comps[part] != 0:
                     status = f"one component missing: {part}"
                     break
         rows.append({"player": row["player"], "role": role, "recorded": recorded, "expected": expected,
                      "raw_total": raw, "source": source, "status": status})
     return pd.DataFrame(rows)
-
-
-def _finish(formula: Formula, raw: float) -> float:
-    total = raw
-    if formula.floor is not None:
-        total = max(total, formula.floor)
-    if formula.ceiling is not None:
-        total = min(total, formula.ceiling)
-    if formula.rounding == "half-up":
-        return float(math.floor(total + 0.5))
-    if formula.rounding == "half-even":
-        return float(round(total))
-    return float(total)
 
 
 def decompose(frame: pd.DataFrame, formula: Formula) -> pd.DataFrame:
