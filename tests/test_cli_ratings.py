@@ -48,6 +48,7 @@ def test_ratings_cv(sample_store, tmp_path):
     assert (tmp_path / "cv" / "win_probability.png").exists()
 
 
+@pytest.mark.filterwarnings("ignore::models.diagnostics.ConvergenceWarning")  # 200 draws: a smoke test of the files
 def test_fit_and_describe_commands(sample_store, tmp_path):
     out = tmp_path / "contrast"
     assert main(["fit", "baseline-contrast", "--store", str(sample_store), "--draws", "200", "--tune", "200",
