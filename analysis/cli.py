@@ -241,7 +241,7 @@ def cmd_compare_predictors(args) -> int:
         scores, scenarios, tags = model_scores(store)
     demands = demand_matrix(scores, scenarios, tags)
     comp = compare_predictors(scores, demands, test_share=args.test_share, seed=args.seed, draws=args.draws,
-                              tune=args.tune, sampler=args.sampler)
+                              tune=args.tune, sampler=args.sampler, chains=args.chains)
     args.out.mkdir(parents=True, exist_ok=True)
     comp.per_agent.to_csv(args.out / "per_agent.csv", index=False)
     comp.pooled.to_csv(args.out / "pooled.csv", index=False)
@@ -317,6 +317,14 @@ def cmd_demo(args) -> int:
     index = run_demo(args.out, store=args.store, fit_models=not args.no_models, draws=args.draws)
     print(f"wrote {index}")
     return 0
+
+
+def _sampling_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--draws", type=int, default=1000, help="draws per chain (default 1000)")
+    p.add_argument("--tune", type=int, default=1000, help="tuning steps per chain (default 1000)")
+    p.add_argument("--chains", type=int, default=2)
+    p.add_argument("--sampler", choices=["auto", "pymc", "nutpie"], default="auto",
+                   help="auto: nutpie when installed, else PyMC's NUTS")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -416,11 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model", choices=["tag-effects", "baseline-contrast", "measurement-layout"])
     _store_arg(p)
     p.add_argument("--baseline", default="rational_agent", help="baseline agent for baseline-contrast")
-    p.add_argument("--draws", type=int, default=1000)
-    p.add_argument("--tune", type=int, default=1000)
-    p.add_argument("--chains", type=int, default=2)
-    p.add_argument("--sampler", choices=["auto", "pymc", "nutpie"], default="auto",
-                   help="auto: nutpie when installed, else PyMC's NUTS")
+    _sampling_args(p)
     p.add_argument("--likelihood", choices=["ordered", "squeeze"], default="ordered",
                    help="ordered beta (default) or the Smithson-Verkuilen squeeze")
     p.add_argument("--scenario-intercepts", action="store_true", help="tag-effects: add scenario intercepts")
@@ -432,9 +436,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compare-predictors", help="Measurement Layout vs linear regression, XGBoost and a constant")
     _store_arg(p)
     p.add_argument("--test-share", type=float, default=0.25, help="share of each agent's scenarios held out")
-    p.add_argument("--draws", type=int, default=1000)
-    p.add_argument("--tune", type=int, default=1000)
-    p.add_argument("--sampler", choices=["auto", "pymc", "nutpie"], default="auto")
+    _sampling_args(p)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, required=True)
     p.set_defaults(func=cmd_compare_predictors)
