@@ -61,3 +61,16 @@ def test_fit_and_describe_commands(sample_store, tmp_path):
     corr = pd.read_csv(tmp_path / "d" / "correlations.csv", index_col=0)
     assert corr.index[0] == "score" and "resident" in corr.index and any(c.startswith("substrate: ") for c in corr.columns)
     assert (tmp_path / "d" / "correlations.png").exists() and (tmp_path / "d" / "mean_by_agent.png").exists()
+
+
+@pytest.mark.filterwarnings("ignore::models.diagnostics.ConvergenceWarning")  # short chains: a smoke test of the files
+def test_measurement_layout_commands(sample_store, tmp_path):
+    assert main(["compare-predictors", "--store", str(sample_store), "--draws", "150", "--tune", "150",
+                 "--out", str(tmp_path / "cp")]) == 0
+    per_agent = pd.read_csv(tmp_path / "cp" / "per_agent.csv")
+    assert set(per_agent["predictor"]) == {"measurement layout", "linear regression", "xgboost", "constant"}
+    assert per_agent["agent"].nunique() == 8 and (tmp_path / "cp" / "comparison.png").exists()
+    assert main(["fit", "measurement-layout", "--store", str(sample_store), "--draws", "150", "--tune", "150",
+                 "--out", str(tmp_path / "ml")]) == 0
+    caps = pd.read_csv(tmp_path / "ml" / "capabilities.csv")
+    assert caps["mean"].between(0, 1).all() and "visitor" in set(caps["demand"])
