@@ -59,7 +59,6 @@ def sklearn_bt(xs, ys, outcome):
     n, m = len(agents), len(a)
     # a tie is half a win each: duplicate ties with both labels at weight 1/2
     tie = outcome == 0.5
-    rows = np.r_[np.arange(m), np.arange(m)[tie] + m]
     aa, bb = np.r_[a, a[tie]], np.r_[b, b[tie]]
     y = np.r_[outcome == 1.0, np.zeros(tie.sum(), bool)]
     y[np.flatnonzero(tie)] = True

@@ -1,7 +1,6 @@
 """Pairwise arenas: the real LLMFAO judgments, Chatbot-Arena spellings, bad rows, simulator round trip."""
 
 import pandas as pd
-import pytest
 
 from analysis.loaders import arena, detect
 from analysis.loaders.base import LoadOptions, file_hash

@@ -1,13 +1,11 @@
 """The construct-validity audit: the EVAL 01 report's findings, safe formulas, and simulated seasons."""
 
 import json
-import math
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from analysis.audit import audit_frame, default_outcomes, formula_from, run_audit, write_audit
+from analysis.audit import audit_frame, default_outcomes, formula_from, run_audit
 from analysis.cli import main
 from analysis.loaders.aoa import COUNTERS
 from analysis.pipeline import SAMPLE

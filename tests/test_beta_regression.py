@@ -25,7 +25,6 @@ def test_ordered_beta_logp_matches_closed_form():
 
     y = np.array([0.0, 1.0, 0.3, 0.75])
     eta, k1, k2, phi = 0.4, -1.5, 2.0, 7.0
-    data = pd.DataFrame({"agent": "a", "scenario": "s", "score_norm": y, "agent_idx": 0, "scenario_idx": 0})
     with pm.Model() as model:
         br.score_likelihood("y", y, pm.math.constant(eta), br.Priors(), "ordered")
     point = {"phi_log__": np.log(phi), "cutpoints_ordered__": np.array([k1, np.log(k2 - k1)])}

@@ -12,7 +12,6 @@ nation end states become events (stage `snapshot`/`final`, actor = nation, types
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import pyarrow as pa

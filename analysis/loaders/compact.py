@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from analysis.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder
+from analysis.loaders.base import LoadOptions, LoadResult, ResultBuilder
 from analysis.loaders.jsonl import dump_row, not_in, read_records, repeated_keys, split_invalid, parse_times
 
 NAME = "compact"
