@@ -56,7 +56,7 @@ def sklearn_bt(xs, ys, outcome):
 
     codes, agents = pd.factorize(np.concatenate([xs, ys]))
     a, b = codes[: len(xs)], codes[len(xs):]
-    n, m = len(agents), len(a)
+    n = len(agents)
     # a tie is half a win each: duplicate ties with both labels at weight 1/2
     tie = outcome == 0.5
     aa, bb = np.r_[a, a[tie]], np.r_[b, b[tie]]
