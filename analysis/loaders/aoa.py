@@ -28,7 +28,7 @@ from analysis.loaders.base import (
     require,
     score_value,
 )
-from analysis.loaders.jsonl import dump_row, not_in, parse_times, read_records, repeated_keys, split_invalid
+from analysis.loaders.jsonl import not_in, quarantine_rows, read_records, repeated_keys, split_invalid, with_times
 
 NAME = "aoa"
 GAME = "age_of_agents"
@@ -229,14 +229,8 @@ def load_events(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
         (pc.is_in(table["_line"], value_set=dup_lines), "duplicate event", "seq", "this season's seq appears on an earlier line"),
     ]
     good, invalid = split_invalid(table, checks)
-    for line, error, row in invalid:
-        out.quarantine(str(line), error, dump_row(row))
-    times, bad_time = parse_times(good["time"])
-    good, invalid = split_invalid(good.append_column("_t", times),
-                                  [(bad_time, "wrong type", "time", "expected an ISO 8601 time")])
-    for line, error, row in invalid:
-        row.pop("_t", None)
-        out.quarantine(str(line), error, dump_row(row))
+    good, bad_times = with_times(good, "time")
+    quarantine_rows(out, invalid + bad_times)
     kind = good["type"]
     is_act = pc.equal(kind, "action")
     is_prop = pc.equal(kind, "proposal")

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analysis.loaders.base import LoadOptions, LoadResult, ResultBuilder
-from analysis.loaders.jsonl import dump_row, not_in, read_records, repeated_keys, split_invalid, parse_times
+from analysis.loaders.jsonl import not_in, quarantine_rows, read_records, repeated_keys, split_invalid, with_times
 
 NAME = "compact"
 GAMES = ("coalition", "scheduler", "tragedy_of_the_commons", "survivor", "hupi")
@@ -109,12 +109,8 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
                                pc.invert(pc.is_in(_key(good, field), value_set=player_keys))),
                        "unknown player", field, f"'{field}' is not a declared player of this game"))
     good, more = split_invalid(good, checks)
-    starts, bad_time = parse_times(good["started_at"])
-    good, timing = split_invalid(good.append_column("_t", starts),
-                                 [(bad_time, "wrong type", "started_at", "expected an ISO 8601 time")])
-    for line, error, row in invalid + more + timing:
-        row.pop("_t", None)
-        out.quarantine(str(line), error, dump_row(row))
+    good, timing = with_times(good, "started_at")
+    quarantine_rows(out, invalid + more + timing)
     _emit(out, good, path, content_hash)
     return out.build()
 

@@ -277,3 +277,20 @@ def read_records(out, path: Path, fields: dict[str, pa.DataType], progress: bool
         out.quarantine(str(b.line), b.error, b.raw)
     out.read += table.num_rows + len(bad)
     return table
+
+
+def with_times(table: pa.Table, field: str) -> tuple[pa.Table, list[tuple[int, RecordError, dict]]]:
+    """Parse ISO 8601 column `field` into a `_t` timestamp column; rows with an unreadable time are removed
+    and returned as (line, error, row) like `split_invalid`."""
+    times, bad = parse_times(table[field])
+    good, invalid = split_invalid(table.append_column("_t", times),
+                                  [(bad, "wrong type", field, "expected an ISO 8601 time")])
+    for _, _, row in invalid:
+        row.pop("_t", None)
+    return good, invalid
+
+
+def quarantine_rows(out, invalid: list[tuple[int, RecordError, dict]]) -> None:
+    """Quarantine rows removed by `split_invalid` / `with_times` into the builder `out`, by line."""
+    for line, error, row in invalid:
+        out.quarantine(str(line), error, dump_row(row))

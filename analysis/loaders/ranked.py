@@ -31,7 +31,7 @@ from analysis.loaders.base import (
     ranks_from_scores,
     score_value,
 )
-from analysis.loaders.jsonl import dump_row, not_in, parse_times, read_records, repeated_keys, split_invalid
+from analysis.loaders.jsonl import not_in, quarantine_rows, read_records, repeated_keys, split_invalid, with_times
 
 NAME = "ranked"
 GAME_KEYS = {"game_id", "game", "started_at", "phase", "variant", "participants"}
@@ -149,11 +149,8 @@ def load_turns(path: Path, content_hash: str, options: LoadOptions) -> LoadResul
          "this game's seq appears on an earlier line"),
     ]
     good, invalid = split_invalid(table, checks)
-    times, bad_time = parse_times(good["time"])
-    good, more = split_invalid(good.append_column("_t", times), [(bad_time, "wrong type", "time", "expected an ISO 8601 time")])
-    for line, error, row in invalid + more:
-        row.pop("_t", None)
-        out.quarantine(str(line), error, dump_row(row))
+    good, bad_times = with_times(good, "time")
+    quarantine_rows(out, invalid + bad_times)
     out.arrow["events"].append(pa.table({
         "match_id": good["game_id"], "seq": good["seq"], "round": good["turn"], "time": good["_t"],
         "stage": good["type"], "actor": good["player"], "type": good["type"], "target": good["target"],
