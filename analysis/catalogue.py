@@ -18,6 +18,7 @@ import json
 import math
 import tomllib
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
@@ -44,10 +45,15 @@ class Catalogue:
     scenarios: pd.DataFrame
     tags: pd.DataFrame
 
-    @property
-    def names(self) -> set[str]:
-        """The scenario names in the catalogue."""
-        return set(self.scenarios["scenario"])
+    @cached_property
+    def names(self) -> frozenset[str]:
+        """The scenario names in the catalogue (computed once)."""
+        return frozenset(self.scenarios["scenario"])
+
+    @cached_property
+    def games(self) -> dict[str, str | None]:
+        """scenario -> game/substrate (computed once)."""
+        return dict(zip(self.scenarios["scenario"], self.scenarios["game"]))
 
 
 def _number(path: Path, name: str, key: str, value) -> float | None:

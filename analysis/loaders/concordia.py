@@ -130,7 +130,7 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     attrs["focal_is_resident"] = focal_is_resident
     if outcome.get("metadata") is not None:
         attrs["outcome_metadata"] = outcome["metadata"]
-    games = options.catalogue.scenarios.set_index("scenario")["game"] if options.catalogue else {}
+    games = options.catalogue.games if options.catalogue else {}
     match = {
         "runner": NAME,
         "game": games.get(scenario),
