@@ -98,6 +98,10 @@ def _point(comparisons: pd.DataFrame, method: str, by: str | None, prior: bool, 
            tau_elo: float, seed: int, agents: list[str] | None = None) -> tuple[pd.DataFrame, dict]:
     coded = encode(comparisons, agents)
     extra: dict = {}
+    if method == "bt" and by is None:
+        fit = fit_bt(coded.counts(), coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
+        extra.update(fit=fit, coded=coded)
+        return fit.table(), extra
     if method in ("elo", "bt", "online-elo"):
         if by is None:
             return _scalar(coded, method, prior, k), extra
@@ -150,7 +154,7 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     table, extra = _point(comparisons, method, by, prior, dims, k, tau_elo, seed)
     result = RatingResult(method, table, extra=extra)
     if bootstrap:
-        result.bootstrap = _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, bootstrap, table)
+        result.bootstrap = _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, bootstrap, table, extra)
         groups = [key[0] for key in result.bootstrap.agents] if by else None
         summary = result.bootstrap.summary(groups=groups)
         keys = ["game", "agent"] if by else ["agent"]
@@ -161,10 +165,9 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     return result
 
 
-def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicates, table) -> BootstrapResult:
+def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicates, table, extra) -> BootstrapResult:
     if method == "bt" and by is None:
-        coded = encode(comparisons)
-        fit = fit_bt(coded.counts(), coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
+        coded, fit = extra["coded"], extra["fit"]  # the point fit's coding and estimate: nothing refitted
         return bootstrap_bt(coded.a, coded.b, coded.outcome, coded.cluster, coded.agents, fit.theta,
                             replicates=replicates, seed=seed, prior_sd=fit.prior_sd)
     keys = list(zip(table["game"], table["agent"])) if by else list(table["agent"])

@@ -18,7 +18,7 @@ import pandas as pd
 from sklearn.metrics import roc_auc_score
 
 from analysis.ratings import encode
-from models.bradley_terry import DEFAULT_PRIOR_SD, RatingWarning, fit_bt, mle_exists
+from models.bradley_terry import RatingWarning, fit_bt
 from models.bt_multidim import fit_bt_multidim
 from models.bt_per_game import fit_bt_per_game
 
@@ -41,9 +41,7 @@ def _strengths(model: str, train: pd.DataFrame, agents: list[str], games: list[s
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RatingWarning)
         if model == "bt":
-            W = coded.counts()
-            fit = fit_bt(W, agents, prior_sd=None if mle_exists(W) else DEFAULT_PRIOR_SD)
-            strengths[:] = fit.theta
+            strengths[:] = fit_bt(coded.counts(), agents).theta  # falls back to MAP itself where no MLE exists
         elif model == "bt-per-game":
             fit = fit_bt_per_game(coded.game_counts(), agents, coded.games)
             strengths[:] = fit.mu
@@ -103,14 +101,12 @@ def win_matrix(comparisons: pd.DataFrame, split: str | None = None) -> dict[str,
     agents = sorted(set(comparisons["a"]) | set(comparisons["b"]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RatingWarning)
-        pooled = fit_bt(encode(comparisons, agents).counts(), agents,
-                        prior_sd=None if mle_exists(encode(comparisons, agents).counts()) else DEFAULT_PRIOR_SD)
+        pooled = fit_bt(encode(comparisons, agents).counts(), agents)
         order = list(np.array(agents)[np.argsort(-pooled.theta)])
         parts = {"all": comparisons} if split is None else {
             f"{split}={value}": group for value, group in comparisons.groupby(comparisons[split].astype(str))}
         out = {}
         for label, group in parts.items():
-            W = encode(group, agents).counts()
-            fit = fit_bt(W, agents, prior_sd=None if mle_exists(W) else DEFAULT_PRIOR_SD)
+            fit = fit_bt(encode(group, agents).counts(), agents)
             out[label] = pd.DataFrame(fit.win_probability(), index=agents, columns=agents).loc[order, order]
     return out
