@@ -61,8 +61,9 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     sections += rating_sections(store)
     sections += audit_sections(store, bayes=fit_models, seed=seed)
     if fit_models and len(scores):
-        sections.append(beta_regression_sections(store, draws=draws, seed=seed))
-        sections.append(layout_sections(store, draws=draws, seed=seed))
+        model_data = model_scores(store)  # normalised once for both model sections
+        sections.append(beta_regression_sections(*model_data, draws=draws, seed=seed))
+        sections.append(layout_sections(*model_data, draws=draws, seed=seed))
     return write_report(sections, out, title=title)
 
 
@@ -84,9 +85,11 @@ def audit_sections(store: Store, bayes: bool = True, seed: int = 0) -> list[Sect
     return sections
 
 
-def layout_sections(store: Store, draws: int = 1000, seed: int = 0) -> Section:
-    """Fit the Measurement Layout on training cells, compare predictors, and build the figures 6-7 section."""
-    scores, scenarios, tags = model_scores(store)
+def layout_sections(scores, scenarios, tags, draws: int = 1000, seed: int = 0) -> Section:
+    """Fit the Measurement Layout on training cells, compare predictors, and build the figures 6-7 section.
+
+    scores, scenarios, tags : `analysis.score_models.model_scores(store)`.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         comparison = compare_predictors(scores, demand_matrix(scores, scenarios, tags), seed=seed, draws=draws,
@@ -94,10 +97,10 @@ def layout_sections(store: Store, draws: int = 1000, seed: int = 0) -> Section:
     return layout_section(comparison)
 
 
-def beta_regression_sections(store: Store, draws: int = 1000, seed: int = 0, baseline: str = "rational_agent") -> Section:
+def beta_regression_sections(scores, scenarios, tags, draws: int = 1000, seed: int = 0,
+                             baseline: str = "rational_agent") -> Section:
     """Fit the baseline-contrast and tag-effects models on the store's scenario-based scores and build the
     report section with contest figures 2, 3 (right) and 5 and the fits' diagnostics."""
-    scores, scenarios, tags = model_scores(store)
     if baseline not in set(scores["agent"]):
         baseline = sorted(scores["agent"].unique())[0]
     with warnings.catch_warnings():
