@@ -1,18 +1,29 @@
 # The two commands a new user runs (see README): `make demo` and `make test`.
-# Each one creates .venv and installs referee into it when needed.
+# Each one creates .venv and installs exactly the committed lock (requirements/lock.txt, with hashes) into it,
+# then referee itself without dependencies. `make lock` re-resolves the lock on purpose.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LOCK := requirements/lock.txt
+BOOTSTRAP := requirements/bootstrap.txt
+# the extras resolved into the lock: tests, nutpie, the benchmarks' peers
+EXTRAS := --extra test --extra fast --extra bench
 export PYTENSOR_FLAGS ?= base_compiledir=$(CURDIR)/.cache/pytensor
 export MPLBACKEND := Agg
+# pytest workers: both cores of the reference machine (CI: 2 cores)
+JOBS ?= 2
 
-.PHONY: demo test test-all install clean
+.PHONY: demo test test-all install lock clean
 
-$(STAMP): pyproject.toml
+# a changed lock rebuilds the venv from nothing, so that it holds the lock and nothing else
+$(STAMP): $(LOCK) $(BOOTSTRAP) pyproject.toml
+	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,fast]'
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(BOOTSTRAP)
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --require-hashes --no-deps -r $(LOCK)
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps --no-build-isolation -e .
+	$(BIN)/uv pip check --python $(BIN)/python
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -21,11 +32,18 @@ demo: $(STAMP)
 	$(BIN)/referee demo --out reports/demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(JOBS)
 
 # every test including the unbounded heavy validation (slow marker)
 test-all: $(STAMP)
-	REFEREE_FULL=1 $(BIN)/python -m pytest -q
+	REFEREE_FULL=1 $(BIN)/python -m pytest -q -n $(JOBS)
+
+# re-resolve the lock for Python 3.11 on Linux x86_64 (run on purpose, then commit requirements/)
+lock:
+	$(PYTHON) -m venv .cache/lock-venv
+	.cache/lock-venv/bin/python -m pip install --quiet --require-hashes --no-deps -r $(BOOTSTRAP)
+	.cache/lock-venv/bin/uv pip compile pyproject.toml $(EXTRAS) --generate-hashes --python-version 3.11 \
+		--python-platform x86_64-manylinux_2_28 --output-file $(LOCK)
 
 clean:
 	rm -rf $(VENV) .cache reports/demo

@@ -1,6 +1,13 @@
-"""The `referee` command line. Every command is a thin wrapper over a documented function:
-ingest -> `Store.ingest`, info -> `Store.info`, simulate -> `analysis.simulate`, report ->
-`analysis.pipeline.build_report`, demo -> `analysis.pipeline.run_demo`.
+"""The `referee` command line: parse, check every argument, call one function, print or write its result.
+
+Every command accepts `--json` (one JSON object on stdout instead of text) and writes its files through one
+writer (`analysis.present.outputs.ResultsFolder`: tables, figures, notes, diagnostics, manifest and
+provenance). Warnings raised while a command works are printed once each as `warning: ...` on stderr (and
+listed under "warnings" with `--json`); a fit's notes are printed as `note: ...`.
+
+Exit codes: 0 success; 1 a handled error (bad input, bad arguments found while working, a refused strict
+ingest); 2 a usage error found by argument parsing; 3 an unexpected internal error (a one-line message with
+a hint to report it; `--debug` shows the traceback).
 """
 
 from __future__ import annotations
@@ -8,19 +15,103 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
+import os
 import sys
+import warnings
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from analysis import loaders
-from analysis.catalogue import CONTEST_2024, CatalogueError, load_catalogue
-from analysis.loaders.table import read_mapping
-from analysis.store import DEFAULT_STORE, IngestError, Store
+from analysis.io import loaders
+from analysis.io.catalogue import CONTEST_2024, CatalogueError, load_catalogue
+from analysis.io.loaders.table import read_mapping
+from analysis.io.store import DEFAULT_STORE, IngestError, Store
+from analysis.present.outputs import ResultsFolder, check_writable
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
-def _store_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"DuckDB store file (default {DEFAULT_STORE})")
+def _version() -> str:
+    try:
+        return version("referee")
+    except PackageNotFoundError:
+        return "(not installed)"
 
 
+def _say(args, text: str = "") -> None:
+    """Print human-readable output unless --json was given."""
+    if not args.json:
+        print(text)
+
+
+def _notes(args, fit) -> None:
+    for note in getattr(fit, "notes", []):
+        _say(args, f"note: {note}")
+
+
+def _folder(args, store: Store | None = None, extra: dict | None = None) -> ResultsFolder:
+    return ResultsFolder(args.out, command=["referee"] + list(args.argv), seed=getattr(args, "seed", None),
+                         store=store, extra=extra)
+
+
+def _written(folder: ResultsFolder) -> list[str]:
+    return [str(p) for p in folder.files]
+
+
+# ---------------------------------------------------------------------------------------------- argument types
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _count(text: str) -> int:
+    value = _int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
+    return value
+
+
+def _share(text: str) -> float:
+    value = _positive_float(text)
+    if not value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def _dims_range(text: str) -> range:
+    lo, sep, hi = text.partition("-")
+    try:
+        start, stop = int(lo), int(hi if sep else lo)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected D or LOW-HIGH (e.g. 1-7), got {text!r}") from None
+    if not 1 <= start <= stop <= 7:
+        raise argparse.ArgumentTypeError(f"dimensions must satisfy 1 <= LOW <= HIGH <= 7, got {text!r}")
+    return range(start, stop + 1)
+
+
+# ---------------------------------------------------------------------------------------------- commands
 def _mapping(pairs: list[str], path: Path | None) -> dict[str, str]:
     mapping = read_mapping(path) if path else {}
     for pair in pairs:
@@ -31,40 +122,34 @@ def _mapping(pairs: list[str], path: Path | None) -> dict[str, str]:
     return mapping
 
 
-def cmd_ingest(args) -> int:
+def cmd_ingest(args) -> dict:
     mapping = _mapping(args.map, args.mapping)
     with Store(args.store) as store:
         report = store.ingest(args.paths, runner=args.runner, catalogue=args.catalogue, mapping=mapping,
                               strict=args.strict, progress=not args.json)
-    if args.json:
-        print(json.dumps(report.as_dict()))
-    else:
-        print(report.files.to_string(index=False))
-        totals = report.as_dict()
-        print(f"\nread {totals['read']} = accepted {totals['accepted']} + quarantined {totals['quarantined']}")
-        for reason, n in totals["by_reason"].items():
-            print(f"  quarantined, {reason}: {n}")
-        for message in report.quarantine["message"].head(10):
-            print(f"  {message}")
-        for warning in report.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-    return 0
+    totals = report.as_dict()
+    _say(args, report.files.to_string(index=False))
+    _say(args, f"\nread {totals['read']} = accepted {totals['accepted']} + quarantined {totals['quarantined']}")
+    for reason, n in totals["by_reason"].items():
+        _say(args, f"  quarantined, {reason}: {n}")
+    for message in report.quarantine["message"].head(10):
+        _say(args, f"  {message}")
+    for warning in report.warnings:
+        warnings.warn(warning, UserWarning, stacklevel=1)
+    return totals
 
 
-def cmd_info(args) -> int:
+def cmd_info(args) -> dict:
     if not args.store.exists():
         raise FileNotFoundError(f"{args.store}: no store here; run `referee ingest` first")
     with Store(args.store, read_only=True) as store:
         info = store.info()
-    if args.json:
-        print(json.dumps(info))
-    else:
-        for key, value in info.items():
-            print(f"{key:>12}  {value}")
-    return 0
+    for key, value in info.items():
+        _say(args, f"{key:>12}  {value}")
+    return info
 
 
-def cmd_simulate(args) -> int:
+def cmd_simulate(args) -> dict:
     from analysis import simulate
 
     if args.runner == "concordia":
@@ -85,18 +170,12 @@ def cmd_simulate(args) -> int:
     else:
         sim = simulate.simulate_ranked(n_agents=args.agents, n_games=args.games, seed=args.seed)
         paths = simulate.write_ranked(sim, args.out)
-    print("wrote " + ", ".join(str(p) for p in paths.values()))
-    return 0
-
-
-def _comparisons(args):
-    from analysis.comparisons import comparisons_from_tables
-
-    with Store(args.store, read_only=True) as store:
-        matches, results = store.table("matches"), store.table("results")
-    matches = _one_runner(matches, args.runner)
-    return comparisons_from_tables(matches, results[results["match_id"].isin(matches["match_id"])],
-                                   parallel=args.parallel)
+    folder = _folder(args)
+    for path in paths.values():  # the simulator's own files, listed in the manifest beside provenance.json
+        folder.files += sorted(f for f in Path(path).rglob("*") if f.is_file()) if Path(path).is_dir() else [Path(path)]
+    folder.close()
+    _say(args, "wrote " + ", ".join(str(p) for p in paths.values()))
+    return {"written": [str(p) for p in paths.values()] + [str(args.out / "provenance.json")]}
 
 
 def _one_runner(matches, runner):
@@ -112,109 +191,143 @@ def _one_runner(matches, runner):
     return matches
 
 
-def cmd_ratings(args) -> int:
-    from analysis.figures import plot_bootstrap_violins
-    from analysis.ratings import rate
+def _open_store(args) -> Store:
+    if not args.store.exists():
+        raise FileNotFoundError(f"{args.store}: no store here; run `referee ingest` first")
+    return Store(args.store, read_only=True)
 
-    comparisons = _comparisons(args)
+
+def cmd_ratings(args) -> dict:
+    from analysis.present.figures import plot_bootstrap_violins
+    from analysis.prepare.comparisons import comparisons_from_tables
+    from analysis.run.ratings import rate
+
+    with _open_store(args) as store:
+        matches = _one_runner(store.table("matches"), args.runner)
+        results = store.table("results")
+        comparisons = comparisons_from_tables(matches, results[results["match_id"].isin(matches["match_id"])],
+                                              parallel=args.parallel)
+        folder = _folder(args, store)
     result = rate(comparisons, args.method, bootstrap=args.bootstrap, by=args.by, prior=args.prior, dims=args.dims,
                   k=args.k, seed=args.seed, draws=args.draws, tune=args.tune, chains=args.chains, sampler=args.sampler)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    result.table.to_csv(args.out, index=False)
-    print(result.table.to_string(index=False))
+    folder.table("ratings", result.table())
+    _say(args, result.table().to_string(index=False))
     if "kendall_tau" in result.extra:
         tau = result.extra["kendall_tau"]
-        tau.to_csv(args.out.with_name(args.out.stem + "_kendall_tau.csv"), index=False)
-        print(f"\nKendall tau of each game's ranking against the global one (mean {tau['kendall_tau'].mean():.2f}):")
-        print(tau.to_string(index=False))
+        folder.table("kendall_tau", tau)
+        _say(args, f"\nKendall tau of each game's ranking against the global one (mean {tau['kendall_tau'].mean():.2f}):")
+        _say(args, tau.to_string(index=False))
     if result.bootstrap is not None and args.by is None:
-        figure = args.out.with_suffix(".png")
-        plot_bootstrap_violins(result.bootstrap.long()).savefig(figure, dpi=150)
-        print(f"wrote {figure}")
-    if "idata" in result.extra:
-        result.extra["idata"].to_netcdf(args.out.with_suffix(".nc"))
-    print(f"wrote {args.out}")
-    return 0
+        folder.figure("bootstrap", plot_bootstrap_violins(result.bootstrap.long()))
+    if result.idata is not None:
+        folder.idata(result.idata)
+    folder.notes(result.notes)
+    folder.diagnostics(result.diagnostics)
+    folder.close()
+    _notes(args, result)
+    _say(args, f"wrote {args.out}/ratings.csv and {len(folder.files) - 1} more files")
+    return {"method": args.method, "diagnostics": result.diagnostics, "notes": result.notes,
+            "ratings": result.table().to_dict("records"), "written": _written(folder)}
 
 
-def cmd_ratings_cv(args) -> int:
-    from analysis.figures import plot_win_matrices
-    from analysis.ratings_cv import cross_validate, summarise_cv, win_matrix
+def cmd_ratings_cv(args) -> dict:
+    from analysis.present.figures import plot_win_matrices
+    from analysis.prepare.comparisons import comparisons_from_tables
+    from analysis.run.ratings_cv import cross_validate, summarise_cv, win_matrix
 
-    comparisons = _comparisons(args)
-    lo, _, hi = args.dims.partition("-")
-    dims = range(int(lo), int(hi or lo) + 1)
-    cv = cross_validate(comparisons, folds=args.folds, dims=dims, seed=args.seed)
-    args.out.mkdir(parents=True, exist_ok=True)
-    cv.to_csv(args.out / "cv_folds.csv", index=False)
-    summary = summarise_cv(cv)
-    summary.to_csv(args.out / "cv_auc.csv", index=False)
-    print(summary.to_string(index=False))
+    with _open_store(args) as store:
+        matches = _one_runner(store.table("matches"), args.runner)
+        results = store.table("results")
+        comparisons = comparisons_from_tables(matches, results[results["match_id"].isin(matches["match_id"])],
+                                              parallel=args.parallel)
+        folder = _folder(args, store)
     if args.split and args.split not in comparisons.columns:
         raise ValueError(f"--split takes a match attribute among {['communication', 'game', 'kind']}")
-    plot_win_matrices(win_matrix(comparisons, args.split)).savefig(args.out / "win_probability.png", dpi=150)
-    print(f"wrote {args.out}/cv_auc.csv, cv_folds.csv, win_probability.png")
-    return 0
+    clusters = comparisons["cluster"].nunique()
+    if args.folds > clusters:
+        raise ValueError(f"--folds {args.folds} is more than the {clusters} matches there are to split")
+    cv = cross_validate(comparisons, folds=args.folds, dims=args.dims, seed=args.seed)
+    folder.table("cv_folds", cv)
+    summary = summarise_cv(cv)
+    folder.table("cv_auc", summary)
+    _say(args, summary.to_string(index=False))
+    folder.figure("win_probability", plot_win_matrices(win_matrix(comparisons, args.split)))
+    folder.close()
+    _say(args, f"wrote {args.out}/cv_auc.csv, cv_folds.csv, win_probability.png")
+    return {"auc": summary.to_dict("records"), "written": _written(folder)}
 
 
-def cmd_rank(args) -> int:
+def cmd_rank(args) -> dict:
     import pandas as pd
 
-    from analysis.comparisons import ballots_from_tables
+    from analysis.prepare.comparisons import ballots_from_tables
     from models.voting import METHODS, PreferenceProfile
 
-    with Store(args.store, read_only=True) as store:
-        matches, results = store.table("matches"), store.table("results")
-    matches = _one_runner(matches, args.runner)
-    ballots = ballots_from_tables(matches, results[results["match_id"].isin(matches["match_id"])])
+    with _open_store(args) as store:
+        matches = _one_runner(store.table("matches"), args.runner)
+        results = store.table("results")
+        ballots = ballots_from_tables(matches, results[results["match_id"].isin(matches["match_id"])])
+        folder = _folder(args, store)
     profile = PreferenceProfile.from_ballots(ballots)
     methods = list(METHODS) if args.method == "all" else [args.method]
     tables = [METHODS[m](profile, seed=args.seed).assign(method=m) for m in methods]
     table = pd.concat(tables, ignore_index=True).sort_values(["method", "rank"])
     columns = ["method", "agent", "score", "rank"] if args.method == "all" else ["agent", "score", "rank"]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    table[columns].to_csv(args.out, index=False)
-    print(table[columns].to_string(index=False))
-    print(f"wrote {args.out}")
-    return 0
+    folder.table("rankings", table[columns])
+    folder.close()
+    _say(args, table[columns].to_string(index=False))
+    _say(args, f"wrote {args.out}/rankings.csv")
+    return {"rankings": table[columns].to_dict("records"), "written": _written(folder)}
 
 
-def cmd_fit(args) -> int:
-    from analysis.figures import plot_intervals
-    from analysis.score_models import model_scores, write_fit
-    from models import beta_regression as br
+def _model_data(args):
+    from analysis.run.score_models import model_scores
 
-    with Store(args.store, read_only=True) as store:
-        scores, scenarios, tags = model_scores(store)
+    with _open_store(args) as store:
+        data = model_scores(store)
+        folder = _folder(args, store)
+    return data, folder
+
+
+def _fit_payload(args, fit, folder) -> dict:
+    _notes(args, fit)
+    _say(args, f"diagnostics: {json.dumps(fit.diagnostics)}")
+    _say(args, "wrote " + ", ".join(str(p) for p in folder.files))
+    return {"model": fit.model, "diagnostics": fit.diagnostics, "notes": fit.notes,
+            "table": fit.table().to_dict("records"), "written": _written(folder)}
+
+
+def cmd_fit(args) -> dict:
+    from analysis.present.figures import plot_intervals
+    from models.scores import beta_regression as br
+
+    (scores, scenarios, tags), folder = _model_data(args)
+    if args.model == "measurement-layout":
+        return _fit_layout(args, scores, scenarios, tags, folder)
     common = dict(draws=args.draws, tune=args.tune, chains=args.chains, seed=args.seed, sampler=args.sampler,
                   likelihood=args.likelihood)
-    if args.model == "measurement-layout":
-        return _fit_layout(args, scores, scenarios, tags)
     if args.model == "tag-effects":
         fit = br.fit_tag_effects(scores, tags, scenario_intercepts=args.scenario_intercepts,
                                  agent_intercepts=not args.no_agent_intercepts, **common)
-        table = br.tag_table(fit)
-        figure = plot_intervals(table, "tag", "Tag coefficients (posterior mean, 94% HDI)", "log-odds effect on score")
+        figure = plot_intervals(fit.table(), "tag", "Tag coefficients (posterior mean, 94% HDI)",
+                                "log-odds effect on score")
     else:
         fit = br.fit_baseline_contrast(scores, args.baseline, **common)
-        table = br.contrast_table(fit)
-        figure = plot_intervals(table, "agent", f"Log-odds difference from {args.baseline} (mean, 95% HDI)",
+        figure = plot_intervals(fit.table(), "agent", f"Log-odds difference from {args.baseline} (mean, 95% HDI)",
                                 "log-odds difference")
-    paths = write_fit(fit, args.out, figure, f"{args.model}.png")
-    print(table.to_string(index=False))
-    for note in fit.notes:
-        print(f"note: {note}")
-    print(f"diagnostics: {json.dumps(fit.diagnostics)}")
-    print("wrote " + ", ".join(str(p) for p in paths.values()))
-    return 0
+    folder.fit(fit, figure, args.model)
+    folder.close()
+    _say(args, fit.table().to_string(index=False))
+    return _fit_payload(args, fit, folder)
 
 
-def _fit_layout(args, scores, scenarios, tags) -> int:
-    from analysis.figures import plot_capability_profiles
-    from analysis.predictive import demand_matrix
-    from analysis.score_models import write_fit
-    from models.measurement_layout import fit_layout
+def _fit_layout(args, scores, scenarios, tags, folder) -> dict:
+    from analysis.present.figures import plot_capability_profiles
+    from analysis.run.predictive import demand_matrix
+    from models.scores.measurement_layout import fit_layout
 
+    if args.likelihood != "ordered":
+        raise ValueError("the Measurement Layout uses the ordered-beta likelihood only; drop --likelihood squeeze")
     demands = demand_matrix(scores, scenarios, tags)
     data = scores.dropna(subset=["score_norm"])
     fit = fit_layout(data["agent"], demands.reindex(data["scenario"]).to_numpy(float), data["score_norm"].to_numpy(),
@@ -222,115 +335,158 @@ def _fit_layout(args, scores, scenarios, tags) -> int:
                      sampler=args.sampler)
     caps = fit.capabilities()
     figure = plot_capability_profiles(caps, {n: fit.parameters(n) for n in ("base_chance", "sample_size")})
-    paths = write_fit(fit, args.out, figure, "measurement-layout.png")
-    caps.to_csv(Path(args.out) / "capabilities.csv", index=False)
-    demands.to_csv(Path(args.out) / "demands.csv")
-    print(caps.to_string(index=False))
-    print(f"demands: {list(demands.columns)}")
-    print(f"diagnostics: {json.dumps(fit.diagnostics)}")
-    print("wrote " + ", ".join(str(p) for p in paths.values()))
-    return 0
+    folder.fit(fit, figure, "measurement-layout")
+    folder.table("capabilities", caps)
+    folder.table("demands", demands, index=True)
+    folder.close()
+    _say(args, caps.to_string(index=False))
+    _say(args, f"demands: {list(demands.columns)}")
+    return _fit_payload(args, fit, folder)
 
 
-def cmd_compare_predictors(args) -> int:
-    from analysis.figures import plot_capability_profiles, plot_predictor_comparison
-    from analysis.predictive import compare_predictors, demand_matrix
-    from analysis.score_models import model_scores
+def cmd_compare_predictors(args) -> dict:
+    from analysis.present.figures import plot_capability_profiles, plot_predictor_comparison
+    from analysis.run.predictive import compare_predictors, demand_matrix
 
-    with Store(args.store, read_only=True) as store:
-        scores, scenarios, tags = model_scores(store)
+    (scores, scenarios, tags), folder = _model_data(args)
     demands = demand_matrix(scores, scenarios, tags)
     comp = compare_predictors(scores, demands, test_share=args.test_share, seed=args.seed, draws=args.draws,
                               tune=args.tune, sampler=args.sampler, chains=args.chains)
-    args.out.mkdir(parents=True, exist_ok=True)
-    comp.per_agent.to_csv(args.out / "per_agent.csv", index=False)
-    comp.pooled.to_csv(args.out / "pooled.csv", index=False)
-    comp.predictions.to_csv(args.out / "predictions.csv", index=False)
-    plot_predictor_comparison(comp.per_agent).savefig(args.out / "comparison.png", dpi=150)
+    folder.table("per_agent", comp.per_agent)
+    folder.table("pooled", comp.pooled)
+    folder.table("predictions", comp.predictions)
+    folder.figure("comparison", plot_predictor_comparison(comp.per_agent))
     included = comp.included_agents()
     caps = comp.layout.capabilities()
     if included:
-        extras = {n: comp.layout.parameters(n).loc[lambda t: t["agent"].isin(included)] for n in ("base_chance", "sample_size")}
-        plot_capability_profiles(caps[caps["agent"].isin(included)], extras).savefig(args.out / "profiles.png", dpi=150)
-    print(comp.pooled.to_string(index=False))
-    print(comp.per_agent.pivot(index="agent", columns="predictor", values="r2").to_string())
-    print(f"agents reaching test R^2 >= 0.35 with the Measurement Layout: {included or 'none'}")
-    print(f"layout diagnostics: {json.dumps(comp.layout.diagnostics)}")
-    print(f"wrote {args.out}/per_agent.csv, pooled.csv, predictions.csv, comparison.png" + (", profiles.png" if included else ""))
-    return 0
+        extras = {n: comp.layout.parameters(n).loc[lambda t: t["agent"].isin(included)]
+                  for n in ("base_chance", "sample_size")}
+        folder.figure("profiles", plot_capability_profiles(caps[caps["agent"].isin(included)], extras))
+    folder.notes(comp.layout.notes)
+    folder.diagnostics(comp.layout.diagnostics)
+    folder.close()
+    _say(args, comp.pooled.to_string(index=False))
+    _say(args, comp.per_agent.pivot(index="agent", columns="predictor", values="r2").to_string())
+    _say(args, f"agents reaching test R^2 >= 0.35 with the Measurement Layout: {included or 'none'}")
+    _notes(args, comp.layout)
+    _say(args, f"layout diagnostics: {json.dumps(comp.layout.diagnostics)}")
+    return {"pooled": comp.pooled.to_dict("records"), "included": included, "diagnostics": comp.layout.diagnostics,
+            "notes": comp.layout.notes, "written": _written(folder)}
 
 
-def cmd_audit(args) -> int:
-    from analysis.audit import audit_frame, default_outcomes, formula_from, run_audit, write_audit
+def cmd_audit(args) -> dict:
+    from analysis.run.audit import audit_frame, default_outcomes, formula_from, run_audit, write_audit
 
-    with Store(args.store, read_only=True) as store:
+    with _open_store(args) as store:
         frame, events = audit_frame(store, runner=args.runner, match=args.match)
         outcomes = args.outcome or default_outcomes(frame, store.table("measures"))
+        folder = _folder(args, store)
+    numeric = sorted(c for c in frame.columns if frame[c].dtype.kind in "fi")
     missing = [o for o in outcomes if o not in frame.columns]
     if missing:
-        raise ValueError(f"outcome measure(s) {missing} not in the data; available: "
-                         f"{sorted(c for c in frame.columns if frame[c].dtype.kind in 'fi')}")
+        raise ValueError(f"outcome measure(s) {missing} not in the data; available: {numeric}")
+    if args.telemetry and args.telemetry not in frame.columns:
+        raise ValueError(f"telemetry measure {args.telemetry!r} not in the data; available: {numeric}")
+    unknown = [g for g in (args.group_by or []) if g not in frame.columns]
+    if unknown:
+        raise ValueError(f"--group-by column(s) {unknown} not in the data; available: {sorted(frame.columns)}")
     formula = formula_from(args.formula, frame) if args.formula else None
     telemetry = args.telemetry or ("universal" if "universal" in frame.columns else None)
     result = run_audit(frame, events, formula, outcomes, args.group_by or [], telemetry, top_k=args.top_k,
-                       seed=args.seed, bayes=not args.no_bayes)
-    paths = write_audit(result, frame, args.out, outcomes[0])
-    print(paths["markdown"].read_text())
-    print("wrote " + ", ".join(str(p) for p in paths.values()))
-    return 0
+                       seed=args.seed, bayes=not args.no_bayes,
+                       sampling={"draws": args.draws, "tune": args.tune, "chains": args.chains,
+                                 "sampler": args.sampler})
+    paths = write_audit(result, frame, folder, outcomes[0])
+    folder.close()
+    _say(args, paths["markdown"].read_text())
+    _say(args, "wrote " + ", ".join(str(p) for p in folder.files))
+    return {"verdict": result["summary"]["verdict"], "checks": result.table().to_dict("records"),
+            "notes": result.notes, "diagnostics": result.diagnostics, "written": _written(folder)}
 
 
-def cmd_describe(args) -> int:
-    from analysis.describe import feature_correlations, mean_se, scenario_features
-    from analysis.figures import plot_correlation_heatmap, plot_means
-    from analysis.score_models import model_scores
+def cmd_describe(args) -> dict:
+    from analysis.present.figures import plot_correlation_heatmap, plot_means
+    from analysis.run.describe import feature_correlations, mean_se, scenario_features
 
-    with Store(args.store, read_only=True) as store:
-        scores, scenarios, tags = model_scores(store)
-    args.out.mkdir(parents=True, exist_ok=True)
+    (scores, scenarios, tags), folder = _model_data(args)
     by_agent, by_scenario = mean_se(scores, "agent"), mean_se(scores, "scenario")
     corr = feature_correlations(scores, scenario_features(scenarios, tags))
-    by_agent.to_csv(args.out / "mean_by_agent.csv", index=False)
-    by_scenario.to_csv(args.out / "mean_by_scenario.csv", index=False)
-    corr.to_csv(args.out / "correlations.csv")
-    plot_means(by_agent, "agent").savefig(args.out / "mean_by_agent.png", dpi=150)
-    plot_means(by_scenario, "scenario").savefig(args.out / "mean_by_scenario.png", dpi=150)
-    plot_correlation_heatmap(corr, "Score, tags, substrates and resident status").savefig(
-        args.out / "correlations.png", dpi=150)
-    print(by_agent.to_string(index=False))
-    print(f"wrote {args.out}/mean_by_agent.*, mean_by_scenario.*, correlations.*")
-    return 0
+    folder.table("mean_by_agent", by_agent)
+    folder.table("mean_by_scenario", by_scenario)
+    folder.table("correlations", corr, index=True)
+    folder.figure("mean_by_agent", plot_means(by_agent, "agent"))
+    folder.figure("mean_by_scenario", plot_means(by_scenario, "scenario"))
+    folder.figure("correlations", plot_correlation_heatmap(corr, "Score, tags, substrates and resident status"))
+    folder.close()
+    _say(args, by_agent.to_string(index=False))
+    _say(args, f"wrote {args.out}/mean_by_agent.*, mean_by_scenario.*, correlations.*")
+    return {"mean_by_agent": by_agent.to_dict("records"), "written": _written(folder)}
 
 
-def cmd_report(args) -> int:
-    from analysis.pipeline import build_report
+def cmd_report(args) -> dict:
+    from analysis.present.pipeline import build_report
 
-    with Store(args.store, read_only=True) as store:
-        index = build_report(store, args.out, fit_models=not args.no_models)
-    print(f"wrote {index}")
-    return 0
+    with _open_store(args) as store:
+        index = build_report(store, args.out, fit_models=not args.no_models, draws=args.draws, seed=args.seed,
+                             chains=args.chains, command=["referee"] + list(args.argv))
+    _say(args, f"wrote {index}")
+    return {"index": str(index)}
 
 
-def cmd_demo(args) -> int:
-    from analysis.pipeline import run_demo
+def cmd_demo(args) -> dict:
+    from analysis.present.pipeline import run_demo
 
-    index = run_demo(args.out, store=args.store, fit_models=not args.no_models, draws=args.draws)
-    print(f"wrote {index}")
-    return 0
+    index = run_demo(args.out, store=args.store, fit_models=not args.no_models, draws=args.draws,
+                     chains=args.chains, seed=args.seed, command=["referee"] + list(args.argv))
+    _say(args, f"wrote {index}")
+    return {"index": str(index)}
+
+
+# ---------------------------------------------------------------------------------------------- option groups
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print one JSON object (results, notes, warnings, files)")
+
+
+def _store_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"DuckDB store file (default {DEFAULT_STORE})")
+
+
+def _seed_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=_int, default=0, help="seed of every random choice (default 0)")
+
+
+def _out_arg(p: argparse.ArgumentParser, required: bool = True, default: Path | None = None) -> None:
+    p.add_argument("--out", type=Path, required=required, default=default,
+                   help="results folder (tables, figures, notes, diagnostics, manifest.json, provenance.json)"
+                   + (f"; default {default}" if default else ""))
 
 
 def _sampling_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--draws", type=int, default=1000, help="draws per chain (default 1000)")
-    p.add_argument("--tune", type=int, default=1000, help="tuning steps per chain (default 1000)")
-    p.add_argument("--chains", type=int, default=2)
-    p.add_argument("--sampler", choices=["auto", "pymc", "nutpie"], default="auto",
-                   help="auto: nutpie when installed, else PyMC's NUTS")
+    g = p.add_argument_group("sampling (every Bayesian fit)")
+    g.add_argument("--draws", type=_positive_int, default=1000, help="draws per chain after tuning (default 1000)")
+    g.add_argument("--tune", type=_count, default=1000, help="tuning steps per chain (default 1000)")
+    g.add_argument("--chains", type=_positive_int, default=4, help="chains (default 4; R-hat needs several)")
+    g.add_argument("--sampler", choices=["auto", "pymc", "nutpie"], default="auto",
+                   help="auto (default): nutpie when installed, else PyMC's NUTS")
+
+
+def _data_args(p: argparse.ArgumentParser) -> None:
+    _store_arg(p)
+    p.add_argument("--runner", help="use this runner's matches (required when the store holds several)")
+    p.add_argument("--parallel", action="store_true",
+                   help="add COMPACT's parallel-game comparisons (same game and size, identical opponents)")
+    _seed_arg(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser for all referee commands."""
-    parser = argparse.ArgumentParser(prog="referee", description="Bayesian analysis of multi-agent gameplay traces.")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log progress and warnings")
+    parser = argparse.ArgumentParser(
+        prog="referee", description="Bayesian analysis of multi-agent gameplay traces.",
+        epilog="Exit codes: 0 success; 1 handled error (message names the cause); 2 usage error; "
+               "3 unexpected internal error (rerun with --debug and report it).")
+    parser.add_argument("--version", action="version", version=f"referee {_version()}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("ingest", help="read match logs into the store")
@@ -342,12 +498,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="table runner: take a canonical column from another column name (repeatable)")
     p.add_argument("--mapping", type=Path, help="table runner: TOML file with a [columns] table of mappings")
     p.add_argument("--strict", action="store_true", help="fail, writing nothing, if any record is quarantined")
-    p.add_argument("--json", action="store_true", help="print one JSON object of counts")
+    _common(p)
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("info", help="count what the store holds")
     _store_arg(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object of counts")
+    _common(p)
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("simulate", help="write simulated logs from known parameters (plus truth.json)")
@@ -361,84 +517,82 @@ def build_parser() -> argparse.ArgumentParser:
     }
     for name, (text, agents) in runners.items():
         c = sim.add_parser(name, help=text)
-        c.add_argument("--agents", type=int, default=agents, help=f"number of agents (default {agents})")
-        c.add_argument("--seed", type=int, default=0)
+        c.add_argument("--agents", type=_positive_int, default=agents, help=f"number of agents (default {agents})")
+        _seed_arg(c)
         c.add_argument("--out", type=Path, required=True, help="folder: logs/ and truth.json are written there")
+        _common(c)
         c.set_defaults(func=cmd_simulate)
         if name == "concordia":
-            c.add_argument("--repetitions", type=int, default=3, help="repetitions per agent and scenario (default 3)")
+            c.add_argument("--repetitions", type=_positive_int, default=3,
+                           help="repetitions per agent and scenario (default 3)")
             c.add_argument("--catalogue", type=Path, help="scenarios to simulate (default: the 2024 contest's)")
             c.add_argument("--model", choices=["additive", "layout"], default="additive",
                            help="generative model: additive logit effects (default) or a Measurement Layout")
         if name == "aoa":
-            c.add_argument("--nations", type=int, default=8, help="governed nations (default 8)")
+            c.add_argument("--nations", type=_positive_int, default=8, help="governed nations (default 8)")
             c.add_argument("--validity", type=float, default=0.0,
                            help="0..1: how strongly activity (and so the score) tracks the nation outcome")
-            c.add_argument("--event-scale", type=float, default=1.0, help="multiply every counter (grow the event log)")
+            c.add_argument("--event-scale", type=_positive_float, default=1.0,
+                           help="multiply every counter (grow the event log)")
         if name in ("compact", "ranked"):
-            c.add_argument("--games", type=int, default=60, help="number of games (default 60)")
+            c.add_argument("--games", type=_positive_int, default=60, help="number of games (default 60)")
         if name == "arena":
-            c.add_argument("--judgments", type=int, default=2000, help="number of judgments (default 2000)")
+            c.add_argument("--judgments", type=_positive_int, default=2000, help="number of judgments (default 2000)")
 
-    from analysis.ratings import METHODS as RATING_METHODS
+    from analysis.run.ratings import METHODS as RATING_METHODS
     from models.voting import METHODS as VOTING_METHODS
-
-    def _data_args(p):
-        _store_arg(p)
-        p.add_argument("--runner", help="use this runner's matches (required when the store holds several)")
-        p.add_argument("--parallel", action="store_true",
-                       help="add COMPACT's parallel-game comparisons (same game and size, identical opponents)")
-        p.add_argument("--seed", type=int, default=0)
 
     p = sub.add_parser("ratings", help="rate agents: Elo, Bradley-Terry (scalar, per-game, multidimensional, Bayesian)")
     _data_args(p)
-    p.add_argument("--method", choices=RATING_METHODS, required=True)
-    p.add_argument("--bootstrap", type=int, default=0, metavar="N",
+    p.add_argument("--method", choices=RATING_METHODS, required=True, help="rating model")
+    p.add_argument("--bootstrap", type=_count, default=0, metavar="N",
                    help="resample matches N times (COMPACT used 200) for percentile and rank intervals")
     p.add_argument("--by", choices=["game"], help="ratings per game")
     p.add_argument("--prior", action="store_true", help="Bradley-Terry MAP with Normal(0, (400 Elo)^2) priors")
-    p.add_argument("--dims", type=int, default=2, help="dimensions for bt-md (1-7; default 2)")
-    p.add_argument("--k", type=float, default=32.0, help="K factor for online-elo (default 32)")
-    p.add_argument("--draws", type=int, default=1000)
-    p.add_argument("--tune", type=int, default=1000)
-    p.add_argument("--chains", type=int, default=2)
-    p.add_argument("--sampler", choices=["pymc", "nutpie"], default="pymc")
-    p.add_argument("--out", type=Path, required=True, help="CSV: agent, rating, lower, upper, rank")
+    p.add_argument("--dims", type=_positive_int, default=2, help="dimensions for bt-md (1-7; default 2)")
+    p.add_argument("--k", type=_positive_float, default=32.0, help="K factor for online-elo (default 32)")
+    _sampling_args(p)
+    _out_arg(p)
+    _common(p)
     p.set_defaults(func=cmd_ratings)
 
     p = sub.add_parser("ratings-cv", help="cross-validated ROC-AUC of rating models; win-probability heatmap")
     _data_args(p)
-    p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--dims", default="1-7", help="dimension range for bt-md, e.g. 1-7 or 2")
+    p.add_argument("--folds", type=_positive_int, default=5, help="cross-validation folds (at least 2; default 5)")
+    p.add_argument("--dims", type=_dims_range, default=range(1, 8), help="dimension range for bt-md, e.g. 1-7 or 2")
     p.add_argument("--split", help="a match attribute to split the heatmap by (e.g. communication)")
-    p.add_argument("--out", type=Path, required=True, help="folder for cv_auc.csv, cv_folds.csv, win_probability.png")
+    _out_arg(p)
+    _common(p)
     p.set_defaults(func=cmd_ratings_cv)
 
     p = sub.add_parser("rank", help="voting-as-evaluation: one ballot per (scenario, repetition) or match")
     _data_args(p)
-    p.add_argument("--method", choices=list(VOTING_METHODS) + ["all"], required=True)
-    p.add_argument("--out", type=Path, required=True, help="CSV: agent, score, rank (and method with 'all')")
+    p.add_argument("--method", choices=list(VOTING_METHODS) + ["all"], required=True, help="voting method")
+    _out_arg(p)
+    _common(p)
     p.set_defaults(func=cmd_rank)
 
-    p = sub.add_parser("fit", help="Bayesian beta regressions of normalised scores")
+    p = sub.add_parser("fit", help="Bayesian beta regressions and Measurement Layouts of normalised scores")
     p.add_argument("model", choices=["tag-effects", "baseline-contrast", "measurement-layout"])
     _store_arg(p)
     p.add_argument("--baseline", default="rational_agent", help="baseline agent for baseline-contrast")
     _sampling_args(p)
     p.add_argument("--likelihood", choices=["ordered", "squeeze"], default="ordered",
-                   help="ordered beta (default) or the Smithson-Verkuilen squeeze")
+                   help="ordered beta (default) or the Smithson-Verkuilen squeeze (beta regressions only)")
     p.add_argument("--scenario-intercepts", action="store_true", help="tag-effects: add scenario intercepts")
     p.add_argument("--no-agent-intercepts", action="store_true", help="tag-effects: leave out agent intercepts")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, required=True)
+    _seed_arg(p)
+    _out_arg(p)
+    _common(p)
     p.set_defaults(func=cmd_fit)
 
     p = sub.add_parser("compare-predictors", help="Measurement Layout vs linear regression, XGBoost and a constant")
     _store_arg(p)
-    p.add_argument("--test-share", type=float, default=0.25, help="share of each agent's scenarios held out")
+    p.add_argument("--test-share", type=_share, default=0.25, help="share of each agent's scenarios held out")
     _sampling_args(p)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, required=True)
+    _seed_arg(p)
+    _out_arg(p)
+    _common(p)
     p.set_defaults(func=cmd_compare_predictors)
 
     p = sub.add_parser("audit", help="construct-validity audit of a score against ground-truth outcomes")
@@ -449,43 +603,88 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--group-by", action="append", metavar="NAME",
                    help="column that, with the outcomes, defines an identical outcome (e.g. team)")
     p.add_argument("--telemetry", help="process-telemetry column to report beside the outcome (default: universal)")
-    p.add_argument("--top-k", type=int, default=3)
+    p.add_argument("--top-k", type=_positive_int, default=3, help="how many top-ranked players to inspect (default 3)")
     p.add_argument("--runner", help="audit this runner's matches")
     p.add_argument("--match", help="audit one match (e.g. aoa:eval01)")
     p.add_argument("--no-bayes", action="store_true", help="skip the Bayesian regression in the assignment-luck check")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, required=True)
+    _sampling_args(p)
+    _seed_arg(p)
+    _out_arg(p)
+    _common(p)
     p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("describe", help="descriptive figures: means by agent and scenario, correlation heatmap")
     _store_arg(p)
-    p.add_argument("--out", type=Path, required=True)
+    _out_arg(p)
+    _common(p)
     p.set_defaults(func=cmd_describe)
 
     p = sub.add_parser("report", help="write the HTML report for a store")
     _store_arg(p)
-    p.add_argument("--out", type=Path, default=Path("reports/latest"))
+    _out_arg(p, required=False, default=Path("reports/latest"))
     p.add_argument("--no-models", action="store_true", help="skip the Bayesian fits (a quick report)")
+    _sampling_args(p)
+    _seed_arg(p)
+    _common(p)
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("demo", help="ingest the bundled sample data and write the demo report")
-    p.add_argument("--out", type=Path, default=Path("reports/demo"))
+    _out_arg(p, required=False, default=Path("reports/demo"))
     p.add_argument("--store", type=Path, help="store file to create afresh (default OUT/demo.duckdb)")
     p.add_argument("--no-models", action="store_true", help="skip the Bayesian fits (a quick report)")
-    p.add_argument("--draws", type=int, default=1000, help="draws (and tuning steps) per chain for the Bayesian fits")
+    _sampling_args(p)
+    _seed_arg(p)
+    _common(p)
     p.set_defaults(func=cmd_demo)
     return parser
 
 
+def _check(args) -> None:
+    """Argument checks that need more than one argument or the file system, before any work starts."""
+    if getattr(args, "command", None) == "ratings-cv" and args.folds < 2:
+        raise ValueError("--folds must be at least 2 (one fold to test, the others to train)")
+    out = getattr(args, "out", None)
+    if out is not None and args.command not in ("simulate",):
+        check_writable(out)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the `referee` command; returns the exit code (0 ok, 1 error, 2 usage)."""
+    """Entry point of the `referee` command; returns the exit code (module docstring)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s: %(message)s")
-    try:
-        return args.func(args)
-    except (IngestError, CatalogueError, FileNotFoundError, FileExistsError, ValueError, KeyError) as exc:
-        print(f"referee {args.command}: error: {exc}", file=sys.stderr)
-        return 1
+    json_mode = getattr(args, "json", False)
+    os.environ["REFEREE_PROGRESS"] = "1" if (not json_mode and sys.stderr.isatty()) else "0"
+    code, payload, error = EXIT_OK, {}, None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            _check(args)
+            payload = args.func(args) or {}
+        except (IngestError, CatalogueError, FileNotFoundError, FileExistsError, ValueError, KeyError) as exc:
+            code, error = EXIT_ERROR, str(exc).strip("'\"")
+        except Exception as exc:  # noqa: BLE001 - the top level never shows a raw traceback unless asked
+            if args.debug:
+                raise
+            code = EXIT_INTERNAL
+            error = (f"unexpected {type(exc).__name__}: {exc} (this is a bug in referee: rerun with --debug and "
+                     "report the traceback)")
+    shown = []
+    for w in caught:
+        text = f"{w.category.__name__}: {w.message}" if w.category is not UserWarning else str(w.message)
+        if text not in shown:
+            shown.append(text)
+    if json_mode:
+        payload = dict(payload, warnings=shown)
+        if error:
+            payload["error"] = error
+        print(json.dumps(payload, default=str))
+    for text in shown:
+        print(f"warning: {text}", file=sys.stderr)
+    if error:
+        print(f"referee {args.command}: error: {error}", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":

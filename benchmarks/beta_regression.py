@@ -18,9 +18,9 @@ import warnings
 
 import arviz as az
 
-from analysis.catalogue import CONTEST_2024, load_catalogue
+from analysis.io.catalogue import CONTEST_2024, load_catalogue
 from analysis.simulate.concordia import cells_frame, simulate_concordia
-from models import beta_regression as br
+from models.scores import beta_regression as br
 
 VARS = ["intercept", "beta", "slope", "slope_sd", "agent_intercept", "phi"]
 

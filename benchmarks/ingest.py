@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.store import Store
+from analysis.io.store import Store
 
 EVENTS_AT_SCALE_ONE = 3400  # roughly, for the default 12 agents and seed 0
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.catalogue import CONTEST_2024, load_catalogue
-from analysis.store import Store
+from analysis.io.catalogue import CONTEST_2024, load_catalogue
+from analysis.io.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
 os.environ.setdefault("PYTENSOR_FLAGS", f"base_compiledir={REPO / '.cache' / 'pytensor'}")
@@ -80,7 +80,7 @@ def contest():
 @pytest.fixture(scope="session")
 def sample_store(tmp_path_factory):
     """Path of a store holding every bundled sample (read-only use)."""
-    from analysis.pipeline import SAMPLES
+    from analysis.present.pipeline import SAMPLES
 
     path = tmp_path_factory.mktemp("samples") / "samples.duckdb"
     with Store(path) as s:

@@ -2,8 +2,8 @@
 
 import pandas as pd
 
-from analysis.loaders import arena, detect
-from analysis.loaders.base import LoadOptions, file_hash
+from analysis.io.loaders import arena, detect
+from analysis.io.loaders.base import LoadOptions, file_hash
 from analysis.simulate.arena import simulate_arena, write_arena
 from tests.conftest import shared_file
 

@@ -5,13 +5,13 @@ import json
 import numpy as np
 import pytest
 
-from analysis.audit import audit_frame, default_outcomes, formula_from, run_audit
+from analysis.run.audit import audit_frame, default_outcomes, formula_from, run_audit
 from analysis.cli import main
-from analysis.loaders.aoa import COUNTERS
-from analysis.pipeline import SAMPLE
+from analysis.io.loaders.aoa import COUNTERS
+from analysis.present.pipeline import SAMPLE
 from analysis.simulate.aoa import eval01_score, simulate_aoa, write_aoa
-from analysis.store import Store
-from models.formula import FormulaError, load_formula
+from analysis.io.store import Store
+from models.validity.formula import FormulaError, load_formula
 from tests.conftest import shared_file
 
 FORMULA = "data/formulas/aoa_eval01.toml"

@@ -3,8 +3,8 @@
 import numpy as np
 import pandas as pd
 
-from analysis.ratings import encode, rate
-from models.bradley_terry import fit_bt
+from analysis.run.ratings import encode, rate
+from models.ratings.bradley_terry import fit_bt
 from tests.test_rating_models import simulate
 
 
@@ -15,7 +15,7 @@ def test_scalar_and_per_game_posteriors():
     result = rate(data, "bayes-bt", draws=300, tune=300, chains=2, seed=2)
     idata = result.extra["idata"]
     assert idata.posterior["rating"].dims == ("chain", "draw", "agent")
-    table = result.table.set_index("agent")
+    table = result.table().set_index("agent")
     assert (table["r_hat"] < 1.05).all()
     mle = pd.Series(fit_bt(encode(data).counts(), encode(data).agents).ratings, index=encode(data).agents)
     # 3000 comparisons: the weakly informative hierarchical prior barely moves the posterior mean
@@ -23,9 +23,9 @@ def test_scalar_and_per_game_posteriors():
     assert ((table["lower"] < mle.reindex(table.index)) & (mle.reindex(table.index) < table["upper"])).all()
     by_game = rate(data, "bayes-bt", by="game", draws=300, tune=300, chains=2, seed=2)
     assert by_game.extra["idata"].posterior["game_rating"].dims == ("chain", "draw", "game", "agent")
-    assert set(by_game.table["game"]) == {"g0", "g1"} and (by_game.table["r_hat"] < 1.05).all()
+    assert set(by_game.table()["game"]) == {"g0", "g1"} and (by_game.table()["r_hat"] < 1.05).all()
     # per-game posterior means rank agents like the truth within each game
     for k, game in enumerate(["g0", "g1"]):
-        t = by_game.table[by_game.table.game == game].set_index("agent")["rating"]
+        t = by_game.table()[by_game.table().game == game].set_index("agent")["rating"]
         truth = pd.Series(strengths[k], index=[f"ag{i}" for i in range(5)])
         assert t.rank().corr(truth.reindex(t.index).rank()) > 0.8

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis.catalogue import Catalogue, load_catalogue, CONTEST_2024
+from analysis.io.catalogue import Catalogue, load_catalogue, CONTEST_2024
 from analysis.simulate.concordia import cells_frame, simulate_concordia
-from models import beta_regression as br
+from models.scores import beta_regression as br
 
 FULL = bool(os.environ.get("REFEREE_FULL"))
 
@@ -122,13 +122,14 @@ def test_tag_effects_recover_coefficients_and_slopes():
 
 
 def test_squeeze_likelihood_and_fit_result_files(tmp_path):
-    from analysis.score_models import write_fit
+    from analysis.present.outputs import ResultsFolder
 
     sim = simulate_concordia(load_catalogue(CONTEST_2024), n_agents=4, repetitions=2, seed=5, tag_sd=0.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = br.fit_baseline_contrast(_scores(sim), "rational_agent", draws=200, tune=200, likelihood="squeeze")
-    paths = write_fit(fit, tmp_path)
+    with ResultsFolder(tmp_path) as folder:
+        paths = folder.fit(fit)
     summary = pd.read_csv(paths["summary"])
     assert list(summary.columns) == ["parameter", "mean", "sd", "hdi_low", "hdi_high", "r_hat", "ess_bulk", "ess_tail"]
     assert set(json.loads(paths["diagnostics"].read_text())) >= {"max_r_hat", "min_ess_bulk", "divergences"}
@@ -139,7 +140,7 @@ def test_squeeze_likelihood_and_fit_result_files(tmp_path):
 def test_diagnostics_warn_loudly_when_chains_disagree():
     import arviz as az
 
-    from models.diagnostics import ConvergenceWarning, diagnose
+    from models.fit import ConvergenceWarning, diagnose
 
     rng = np.random.default_rng(0)
     good = az.from_dict(posterior={"x": rng.normal(size=(2, 500))}, sample_stats={"diverging": np.zeros((2, 500), bool)})

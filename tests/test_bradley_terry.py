@@ -4,12 +4,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.comparisons import match_comparisons
-from analysis.loaders import arena
-from analysis.loaders.base import LoadOptions, file_hash
-from analysis.ratings import encode, rate
+from analysis.prepare.comparisons import match_comparisons
+from analysis.io.loaders import arena
+from analysis.io.loaders.base import LoadOptions, file_hash
+from analysis.run.ratings import encode, rate
 from analysis.simulate.arena import simulate_arena, write_arena
-from models.bradley_terry import RatingWarning, fit_bt, fit_bt_batch, mle_exists, pair_counts
+from models.ratings.bradley_terry import RatingWarning, fit_bt, fit_bt_batch, mle_exists, pair_counts
 from tests.conftest import shared_file
 
 
@@ -63,7 +63,7 @@ def test_recovers_simulated_ratings_with_calibrated_intervals(tmp_path):
     sim = simulate_arena(n_agents=12, n_judgments=20000, seed=11, tie_rate=0.0)
     paths = write_arena(sim, tmp_path)
     result = arena.load(paths["judgments"], file_hash(paths["judgments"]), LoadOptions())
-    table = rate(match_comparisons(result.tables["matches"], result.tables["results"]), "bt").table
+    table = rate(match_comparisons(result.tables["matches"], result.tables["results"]), "bt").table()
     truth = pd.Series(sim.truth["ratings"]).reindex(table["agent"]).to_numpy()
     err = table["rating"].to_numpy() - truth
     assert np.abs(err).max() < 40

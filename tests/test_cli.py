@@ -11,9 +11,11 @@ def test_ingest_and_info_json(tmp_path, record, capsys):
     path = write_json(tmp_path / "a.json", [record(), record(scenario="nowhere")])
     assert main(["ingest", str(path), "--store", db, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
+    assert out.pop("warnings") == []
     assert out == {"read": 2, "accepted": 1, "quarantined": 1, "by_reason": {"unknown scenario": 1}}
     assert main(["info", "--store", db, "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
+    assert info.pop("warnings") == []
     assert set(info) == {"agents", "games", "scenarios", "matches", "results", "events", "quarantined"}
     assert info["matches"] == 1 and info["quarantined"] == 1
 
@@ -38,7 +40,8 @@ def test_gamebench_through_the_cli(tmp_path, capsys):
     path = shared_file("gamebench", "matches.json")
     db = str(tmp_path / "g.duckdb")
     assert main(["ingest", str(path), "--store", db, "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"read": 277, "accepted": 277, "quarantined": 0, "by_reason": {}}
+    out = json.loads(capsys.readouterr().out)
+    assert {k: out[k] for k in ("read", "accepted", "quarantined", "by_reason")} == {"read": 277, "accepted": 277, "quarantined": 0, "by_reason": {}}
     main(["info", "--store", db, "--json"])
     info = json.loads(capsys.readouterr().out)
     assert (info["matches"], info["games"], info["agents"]) == (277, 9, 7)
@@ -68,6 +71,17 @@ def test_demo_writes_report_with_figures(tmp_path):
     assert all(f.stat().st_size > 5000 for f in figures)
     for f in figures:
         assert f'src="figures/{f.name}"' in html
+    # provenance: the lock the run was installed from, the inputs, the versions; a manifest of every file
+    import hashlib
+    from pathlib import Path
+    lock = Path(__file__).resolve().parent.parent / "requirements" / "lock.txt"
+    provenance = json.loads((tmp_path / "demo" / "provenance.json").read_text())
+    assert provenance["lock"]["sha256"] == hashlib.sha256(lock.read_bytes()).hexdigest()
+    assert provenance["command"][:2] == ["referee", "demo"] and provenance["versions"]["pymc"]
+    assert len(provenance["inputs"]) >= 6 and provenance["seed"] == 0
+    manifest = {f["name"] for f in json.loads((tmp_path / "demo" / "manifest.json").read_text())["files"]}
+    assert "index.html" in manifest and {f"figures/{f.name}" for f in figures} <= manifest
+    assert any(name.startswith("tables/") and name.endswith(".csv") for name in manifest)
 
 
 def test_demo_never_overwrites_an_existing_store(tmp_path, capsys):

@@ -7,23 +7,23 @@ from analysis.cli import main
 
 
 def test_ratings_bt_with_bootstrap(sample_store, tmp_path):
-    out = tmp_path / "bt.csv"
+    out = tmp_path / "bt"
     assert main(["ratings", "--store", str(sample_store), "--runner", "concordia", "--method", "bt",
                  "--bootstrap", "40", "--out", str(out)]) == 0
-    table = pd.read_csv(out)
+    table = pd.read_csv(out / "ratings.csv")
     assert list(table.columns) == ["agent", "rating", "lower", "upper", "rank", "rank_lower", "rank_upper"]
     assert len(table) == 8 and sorted(table["rank"]) == list(range(1, 9))
     assert (table["lower"] <= table["rating"]).all() and (table["rating"] <= table["upper"]).all()
-    assert out.with_suffix(".png").stat().st_size > 5000
+    assert (out / "bootstrap.png").stat().st_size > 5000
 
 
 def test_ratings_by_game_and_kendall_tau(sample_store, tmp_path):
-    out = tmp_path / "pg.csv"
+    out = tmp_path / "pg"
     assert main(["ratings", "--store", str(sample_store), "--runner", "compact", "--method", "bt-per-game",
                  "--by", "game", "--parallel", "--out", str(out)]) == 0
-    table = pd.read_csv(out)
+    table = pd.read_csv(out / "ratings.csv")
     assert list(table.columns)[:2] == ["game", "agent"] and table["game"].nunique() == 5
-    tau = pd.read_csv(tmp_path / "pg_kendall_tau.csv")
+    tau = pd.read_csv(out / "kendall_tau.csv")
     assert set(tau.columns) == {"game", "kendall_tau", "agents"} and tau["kendall_tau"].between(-1, 1).all()
 
 
@@ -33,9 +33,9 @@ def test_ratings_need_a_runner_when_the_store_has_several(sample_store, tmp_path
 
 
 def test_rank_all(sample_store, tmp_path):
-    out = tmp_path / "rank.csv"
+    out = tmp_path / "rank"
     assert main(["rank", "--store", str(sample_store), "--runner", "concordia", "--method", "all", "--out", str(out)]) == 0
-    table = pd.read_csv(out)
+    table = pd.read_csv(out / "rankings.csv")
     assert set(table["method"]) == {"copeland", "ranked-pairs", "maximal-lotteries", "iml", "ewa"}
     assert (table.groupby("method")["agent"].count() == 8).all()
 
@@ -48,7 +48,7 @@ def test_ratings_cv(sample_store, tmp_path):
     assert (tmp_path / "cv" / "win_probability.png").exists()
 
 
-@pytest.mark.filterwarnings("ignore::models.diagnostics.ConvergenceWarning")  # 200 draws: a smoke test of the files
+@pytest.mark.filterwarnings("ignore::models.fit.ConvergenceWarning")  # 200 draws: a smoke test of the files
 def test_fit_and_describe_commands(sample_store, tmp_path):
     out = tmp_path / "contrast"
     assert main(["fit", "baseline-contrast", "--store", str(sample_store), "--draws", "200", "--tune", "200",
@@ -63,7 +63,7 @@ def test_fit_and_describe_commands(sample_store, tmp_path):
     assert (tmp_path / "d" / "correlations.png").exists() and (tmp_path / "d" / "mean_by_agent.png").exists()
 
 
-@pytest.mark.filterwarnings("ignore::models.diagnostics.ConvergenceWarning")  # short chains: a smoke test of the files
+@pytest.mark.filterwarnings("ignore::models.fit.ConvergenceWarning")  # short chains: a smoke test of the files
 def test_measurement_layout_commands(sample_store, tmp_path):
     assert main(["compare-predictors", "--store", str(sample_store), "--draws", "150", "--tune", "150",
                  "--out", str(tmp_path / "cp")]) == 0

@@ -5,8 +5,8 @@ import math
 
 import pytest
 
-from analysis.loaders import concordia, detect
-from analysis.loaders.base import LoadOptions, file_hash
+from analysis.io.loaders import concordia, detect
+from analysis.io.loaders.base import LoadOptions, file_hash
 from tests.conftest import write_json
 
 

@@ -5,8 +5,8 @@ import warnings
 import numpy as np
 import pytest
 
-from models.bradley_terry import RatingWarning
-from models.elo import contest_elo, online_elo
+from models.ratings.bradley_terry import RatingWarning
+from models.ratings.elo import contest_elo, online_elo
 
 
 @pytest.mark.parametrize("W, expected", [
@@ -22,8 +22,8 @@ def test_published_vectors(W, expected):
 
 
 @pytest.mark.parametrize("W, culprit", [
-    ([[0, 2, 1], [0, 0, 1], [0, 1, 0]], "no losses: ['a']"),          # a never loses
-    ([[0, 1, 1], [1, 0, 1], [0, 0, 0]], "no wins: ['c']"),            # c never wins
+    ([[0, 2, 1], [0, 0, 1], [0, 1, 0]], "never lost: a"),         # a never loses
+    ([[0, 1, 1], [1, 0, 1], [0, 0, 0]], "never won: c"),           # c never wins
     ([[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]], "disconnected"),  # two separate pairs
 ])
 def test_undefined_contest_elo_warns_and_gives_finite_map(W, culprit):
@@ -31,7 +31,7 @@ def test_undefined_contest_elo_warns_and_gives_finite_map(W, culprit):
         elo = contest_elo(np.array(W, float), ["a", "b", "c", "d"][: len(W)])
     assert culprit in str(caught[0].message) or culprit == "disconnected"
     assert np.isfinite(elo).all() and abs(elo.mean() - 1500) < 1
-    if culprit.startswith("no losses"):
+    if culprit.startswith("never lost"):
         assert elo[0] == elo.max()
 
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from analysis.loaders import RUNNERS
-from analysis.loaders.base import LoadOptions, file_hash
-from analysis.pipeline import SAMPLE
+from analysis.io.loaders import RUNNERS
+from analysis.io.loaders.base import LoadOptions, file_hash
+from analysis.present.pipeline import SAMPLE
 
 SAMPLES = {
     "concordia": SAMPLE / "concordia" / "logs" / "rational_agent__gemma-2-9b-it__all-mpnet-base-v2.json",

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from analysis.predictive import compare_predictors, demand_matrix, split_cells
+from analysis.run.predictive import compare_predictors, demand_matrix, split_cells
 from analysis.simulate.concordia import cells_frame, simulate_concordia
-from models.measurement_layout import fit_layout
+from models.scores.measurement_layout import fit_layout
 from tests.test_beta_regression import _synthetic_catalogue
 
 FULL = bool(os.environ.get("REFEREE_FULL"))
@@ -70,13 +70,13 @@ def test_layout_beats_the_constant_on_its_own_data():
 
 
 def test_demands_follow_the_paper(sample_store):
-    from analysis.score_models import model_scores
-    from analysis.store import Store
+    from analysis.run.score_models import model_scores
+    from analysis.io.store import Store
 
     with Store(sample_store, read_only=True) as store:
         scores, scenarios, tags = model_scores(store)
     demands = demand_matrix(scores, scenarios, tags)
-    from analysis.describe import feature_correlations, scenario_features
+    from analysis.run.describe import feature_correlations, scenario_features
     corr = feature_correlations(scores, scenario_features(scenarios, tags))["score"]
     tag_columns = [c for c in demands.columns if not c.startswith("substrate: ") and c != "visitor"]
     assert tag_columns and all(corr[t] < 0 for t in tag_columns)

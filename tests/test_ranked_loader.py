@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from analysis.loaders import detect, ranked
-from analysis.loaders.base import LoadOptions, file_hash
+from analysis.io.loaders import detect, ranked
+from analysis.io.loaders.base import LoadOptions, file_hash
 from analysis.simulate.ranked import simulate_ranked, write_ranked
-from analysis.store import Store
+from analysis.io.store import Store
 
 
 def load(path):

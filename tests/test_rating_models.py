@@ -4,11 +4,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.ratings import encode, rate
-from models.bootstrap import bootstrap_bt, bootstrap_generic, cluster_signatures
-from models.bradley_terry import ELO_SCALE, fit_bt, pair_counts
-from models.bt_multidim import canonical, fit_bt_multidim
-from models.bt_per_game import fit_bt_per_game
+from analysis.run.ratings import encode, rate
+from models.ratings.bootstrap import bootstrap_bt, bootstrap_generic, cluster_signatures
+from models.ratings.bradley_terry import ELO_SCALE, fit_bt, pair_counts
+from models.ratings.bt_multidim import canonical, fit_bt_multidim
+from models.ratings.bt_per_game import fit_bt_per_game
 
 
 def simulate(strengths: np.ndarray, games: list[str], n: int, seed: int) -> pd.DataFrame:
@@ -102,7 +102,7 @@ def test_fast_bootstrap_agrees_with_generic_resampling():
 def test_rate_by_game_with_bootstrap_ranks_within_games():
     rng = np.random.default_rng(8)
     data = simulate(rng.normal(0, 1, (2, 5)), ["g0", "g1"], 4000, seed=9)
-    table = rate(data, "bt", by="game", bootstrap=30).table
+    table = rate(data, "bt", by="game", bootstrap=30).table()
     assert set(table.columns) == {"game", "agent", "rating", "lower", "upper", "rank", "rank_lower", "rank_upper"}
     assert table.groupby("game")["rank"].max().tolist() == [5, 5]
     assert (table["rank_upper"] <= 5).all() and (table["lower"] <= table["rating"]).all()
@@ -112,5 +112,5 @@ def test_rate_by_game_with_bootstrap_ranks_within_games():
 def test_every_method_orders_well_separated_agents(method):
     strengths = np.array([[-2.0, -1.0, 0.0, 1.0, 2.0]])
     data = simulate(strengths, ["g"], 6000, seed=10)
-    table = rate(data, method, dims=1).table.sort_values("agent")
+    table = rate(data, method, dims=1).table().sort_values("agent")
     assert table["rank"].tolist() == [5, 4, 3, 2, 1]

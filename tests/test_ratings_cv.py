@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from analysis.ratings_cv import cross_validate, fold_of_cluster, summarise_cv, win_matrix
+from analysis.run.ratings_cv import cross_validate, fold_of_cluster, summarise_cv, win_matrix
 from tests.test_rating_models import simulate
 
 

@@ -5,8 +5,8 @@ import json
 import pandas as pd
 import pytest
 
-from analysis.loaders import detect, table
-from analysis.loaders.base import LoadOptions, file_hash
+from analysis.io.loaders import detect, table
+from analysis.io.loaders.base import LoadOptions, file_hash
 
 GOOD = pd.DataFrame({
     "match": ["m1", "m1", "m1", "m2", "m2"],

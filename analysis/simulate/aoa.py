@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.loaders.aoa import COUNTERS, MISSIONS, REJECTION_REASONS
+from analysis.io.loaders.aoa import COUNTERS, MISSIONS, REJECTION_REASONS
 
 NATIONS = ["Crestwyn", "Rivenmarch", "Valdris", "Shadowmere", "Draven", "Vexholm", "Brightspire", "Steelcross",
            "Thornwall", "Frosthal", "Ironmere", "Duskfall"]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.loaders.compact import GAMES
+from analysis.io.loaders.compact import GAMES
 
 FRAMINGS = {"coalition": ("merchants", "farmers"), "scheduler": ("friends", "colleagues"),
             "tragedy_of_the_commons": ("fishery", "pasture"), "survivor": ("cowboys", "pirates"),

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.catalogue import Catalogue, write_catalogue
+from analysis.io.catalogue import Catalogue, write_catalogue
 
 BASELINE = "rational_agent"
 MODEL, EMBEDDER = "gemma-2-9b-it", "all-mpnet-base-v2"
@@ -91,8 +91,9 @@ def simulate_concordia(
     alpha = 0.0
     beta = rng.normal(-0.4, 0.3, size=T)
     corr = np.full((T, T), tag_rho) + (1 - tag_rho) * np.eye(T)
-    cov = tag_sd**2 * corr
-    slopes = rng.multivariate_normal(np.zeros(T), cov, size=A)
+    # a Cholesky factor, not `multivariate_normal`'s SVD: an SVD's singular vectors (and their signs) vary
+    # with the LAPACK build, so the same seed would give other slopes under another numpy wheel
+    slopes = tag_sd * rng.standard_normal((A, T)) @ np.linalg.cholesky(corr).T  # covariance tag_sd^2 corr
     gamma = rng.normal(0.0, 0.5, size=A)
     gamma[0] = 0.0
     u = rng.normal(0.0, 1.0, size=S) * scenario_sd

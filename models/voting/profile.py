@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from models.bradley_terry import add_rank
+from models.ratings.bradley_terry import add_rank
 
 
 @dataclass

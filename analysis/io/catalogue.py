@@ -1,0 +1,147 @@
+"""Scenario catalogues: which game/substrate, mode, background population, demand tags and theoretical score
+bounds each scenario has. Stored as TOML (`data/catalogues/*.toml`), one table per scenario:
+
+    [scenarios.haggling_0]
+    game = "haggling"
+    background = "rational_agent"
+    mode = "resident"            # or "visitor"
+    tags = ["negotiation"]
+    score_min = 0.0              # optional theoretical bounds of the raw score
+    score_max = 10.0
+
+Reading gives a `Catalogue` of two canonical tables (`scenarios`, `scenario_tags`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.io.resources import shipped
+from analysis.io.schema import MODES, conform
+
+CONTEST_2024 = shipped("catalogues", "concordia_contest_2024.toml")
+
+_KEYS = {"game", "background", "mode", "tags", "score_min", "score_max", "description"}
+
+
+class CatalogueError(ValueError):
+    """A catalogue file is malformed; the message names the file, the scenario and the key."""
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """A scenario catalogue as canonical tables.
+
+    scenarios : one row per scenario (columns of the canonical `scenarios` table).
+    tags : one row per (scenario, tag).
+    """
+
+    scenarios: pd.DataFrame
+    tags: pd.DataFrame
+
+    @cached_property
+    def names(self) -> frozenset[str]:
+        """The scenario names in the catalogue (computed once)."""
+        return frozenset(self.scenarios["scenario"])
+
+    @cached_property
+    def games(self) -> dict[str, str | None]:
+        """scenario -> game/substrate (computed once)."""
+        return dict(zip(self.scenarios["scenario"], self.scenarios["game"]))
+
+
+def _number(path: Path, name: str, key: str, value) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        raise CatalogueError(f"{path}: scenario {name!r}, key {key!r}: expected a number, got {value!r}")
+    return float(value)
+
+
+def load_catalogue(path: str | Path) -> Catalogue:
+    """Read a TOML scenario catalogue.
+
+    Parameters
+    ----------
+    path : a TOML file with a `[scenarios.NAME]` table per scenario (see the module docstring).
+
+    Returns
+    -------
+    Catalogue with canonical `scenarios` and `scenario_tags` tables.
+
+    Raises
+    ------
+    CatalogueError naming the file, scenario and key for invalid TOML, unknown keys, a mode other than
+    resident/visitor, non-numeric bounds, or score_min >= score_max.
+    """
+    path = Path(path)
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogueError(f"{path}: invalid TOML: {exc}") from exc
+    table = doc.get("scenarios")
+    if not isinstance(table, dict) or not table:
+        raise CatalogueError(f"{path}: no [scenarios.NAME] tables")
+    rows, tags = [], []
+    for name, entry in table.items():
+        unknown = set(entry) - _KEYS
+        if unknown:
+            raise CatalogueError(f"{path}: scenario {name!r}: unknown keys {sorted(unknown)}")
+        mode = entry.get("mode")
+        if mode is not None and mode not in MODES:
+            raise CatalogueError(f"{path}: scenario {name!r}, key 'mode': {mode!r} is not one of {MODES}")
+        lo = _number(path, name, "score_min", entry.get("score_min"))
+        hi = _number(path, name, "score_max", entry.get("score_max"))
+        if (lo is None) != (hi is None):
+            raise CatalogueError(f"{path}: scenario {name!r}: give both score_min and score_max or neither")
+        if lo is not None and not lo < hi:
+            raise CatalogueError(f"{path}: scenario {name!r}: score_min {lo} is not below score_max {hi}")
+        entry_tags = entry.get("tags", [])
+        if not isinstance(entry_tags, list) or not all(isinstance(t, str) for t in entry_tags):
+            raise CatalogueError(f"{path}: scenario {name!r}, key 'tags': expected a list of strings")
+        rows.append(
+            {
+                "scenario": name,
+                "game": entry.get("game"),
+                "mode": mode,
+                "background": entry.get("background"),
+                "score_min": lo,
+                "score_max": hi,
+                "description": entry.get("description"),
+            }
+        )
+        tags.extend({"scenario": name, "tag": t} for t in entry_tags)
+    return Catalogue(
+        scenarios=conform("scenarios", pd.DataFrame(rows)),
+        tags=conform("scenario_tags", pd.DataFrame(tags, columns=["scenario", "tag"])),
+    )
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return repr(float(value))
+
+
+def write_catalogue(catalogue: Catalogue, path: str | Path, header: str = "") -> Path:
+    """Write `catalogue` as TOML to `path` (the format `load_catalogue` reads); returns the path."""
+    path = Path(path)
+    lines = [f"# {line}" for line in header.splitlines()]
+    tags = catalogue.tags.groupby("scenario")["tag"].apply(list).to_dict()
+    for row in catalogue.scenarios.to_dict("records"):
+        lines += ["", f"[scenarios.{json.dumps(row['scenario'])}]"]
+        for key in ("game", "background", "mode", "score_min", "score_max", "description"):
+            if row[key] is not None and not (isinstance(row[key], float) and math.isnan(row[key])):
+                lines.append(f"{key} = {_toml_value(row[key])}")
+        lines.append(f"tags = {_toml_value(tags.get(row['scenario'], []))}")
+    path.write_text("\n".join(lines).lstrip("\n") + "\n", encoding="utf-8")
+    return path

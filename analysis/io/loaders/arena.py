@@ -1,0 +1,125 @@
+"""Pairwise arenas: one row per judgment (CSV, Parquet or JSONL).
+
+Canonical columns: `first`, `second` (the two contestants), `winner` (`first`, `second`, `tie`,
+`tie-both-bad`), optional `judge`, `prompt`, `time`, `id`. Common spellings are recognised without a
+mapping: LLMFAO's `left`/`right`/`worker` with winner `left`/`right`/`tie`; Chatbot Arena's
+`model_a`/`model_b`/`judge`/`tstamp` with winner `model_a`/`model_b`/`tie`/`tie (bothbad)`. Anything else
+maps with `--map first=COLUMN`.
+
+Each judgment is one match (`{file stem}:{line}`) with two results: the winner scores 1 and the loser 0; a
+tie scores 0.5 each and a both-bad tie 0 each (ranks 1 and 1). `results.role` keeps the position (first or
+second); judge and id go to `matches.attrs`, the prompt or category to `matches.game`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analysis.io.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder
+from analysis.io.loaders.table import read_rows
+
+NAME = "arena"
+ALIASES = {
+    "first": ("first", "left", "model_a", "contestant_a"),
+    "second": ("second", "right", "model_b", "contestant_b"),
+    "winner": ("winner",),
+    "judge": ("judge", "worker", "annotator"),
+    "prompt": ("prompt", "category", "question_id"),
+    "time": ("time", "tstamp", "timestamp"),
+    "id": ("id",),
+}
+WINNERS = {
+    "first": "first", "left": "first", "model_a": "first", "a": "first",
+    "second": "second", "right": "second", "model_b": "second", "b": "second",
+    "tie": "tie", "draw": "tie",
+    "tie-both-bad": "tie-both-bad", "tie (bothbad)": "tie-both-bad", "both_bad": "tie-both-bad",
+    "bothbad": "tie-both-bad",
+}
+SCORES = {"first": (1.0, 0.0), "second": (0.0, 1.0), "tie": (0.5, 0.5), "tie-both-bad": (0.0, 0.0)}
+
+
+def sniff(path: Path, head: str) -> bool:
+    """A tabular file whose first line names a winner column and a recognised pair of contestants."""
+    if path.suffix.lower() not in (".csv", ".jsonl"):
+        return False
+    first = head.split("\n", 1)[0].lower()
+    return "winner" in first and any(a in first and b in first for a, b in zip(ALIASES["first"], ALIASES["second"]))
+
+
+def _column(frame: pd.DataFrame, name: str, mapping: dict[str, str]) -> str | None:
+    if name in mapping:
+        return mapping[name]
+    return next((c for c in ALIASES[name] if c in frame.columns), None)
+
+
+def _time(values: pd.Series) -> pd.Series:
+    numeric = pd.to_numeric(values, errors="coerce")
+    if numeric.notna().all():
+        return pd.to_datetime(numeric, unit="s")
+    return pd.to_datetime(values, errors="coerce", utc=True, format="ISO8601").dt.tz_localize(None)
+
+
+def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
+    """Read one file of pairwise judgments; bad rows are quarantined by line and column."""
+    out = ResultBuilder(path, content_hash, NAME)
+    try:
+        frame, labels = read_rows(path, out)
+    except RecordError as exc:
+        return out.reject_file(exc)
+    cols = {name: _column(frame, name, options.mapping) for name in ALIASES}
+    for name in ("first", "second", "winner"):
+        if cols[name] is None or cols[name] not in frame.columns:
+            return out.reject_file(RecordError("missing field", cols[name] or name,
+                                               f"no '{name}' column (looked for {list(ALIASES[name])}); map it with --map"))
+    frame = frame.reset_index(drop=True)
+    text = {k: frame[c].astype("string").str.strip() for k, c in cols.items() if c is not None and c in frame.columns}
+    winner = text["winner"].str.lower().map(WINNERS)
+    reasons = [
+        (text["first"].isna() | (text["first"] == ""), "missing value", cols["first"], "the first contestant is empty"),
+        (text["second"].isna() | (text["second"] == ""), "missing value", cols["second"], "the second contestant is empty"),
+        (text["winner"].isna() | (text["winner"] == ""), "missing value", cols["winner"], "the winner is empty"),
+        (winner.isna(), "wrong value", cols["winner"], f"winner must be one of {sorted(set(WINNERS))}"),
+        (text["first"] == text["second"], "self-comparison", cols["second"], "both contestants are the same"),
+    ]
+    times = _time(frame[cols["time"]]) if cols["time"] in frame.columns else None
+    if times is not None:
+        reasons.append((frame[cols["time"]].notna() & times.isna(), "wrong type", cols["time"], "unreadable time"))
+    bad = pd.Series(False, index=frame.index)
+    for mask, reason, field, detail in reasons:
+        mask = mask.fillna(False).astype(bool) & ~bad
+        for i in np.flatnonzero(mask.to_numpy()):
+            value = frame.iloc[i].get(field) if field in frame.columns else None
+            out.quarantine(labels[i], RecordError(reason, field, f"{detail} (got {value!r})"),
+                           frame.iloc[i].to_json())
+        bad |= mask
+    out.saw(len(frame))
+    good = frame.index[~bad]
+    if len(good):
+        labels_good = [labels[i] for i in good]
+        match_ids = [f"{path.stem}:{label}" for label in labels_good]
+        w = winner[good]
+        scores = np.array([SCORES[v] for v in w])
+        extra = [k for k in ("judge", "id") if k in text]
+        attrs = None
+        if extra:
+            sub = pd.DataFrame({k: text[k][good] for k in extra}).astype(object)
+            attrs = [json.dumps({k: v for k, v in r.items() if pd.notna(v)}) for r in sub.to_dict("records")]
+        matches = pd.DataFrame({
+            "match_id": match_ids, "runner": NAME, "game": text["prompt"][good].to_numpy() if "prompt" in text else None,
+            "n_players": 2, "started_at": times[good].to_numpy() if times is not None else None,
+            "source_file": str(path), "content_hash": content_hash, "record_index": labels_good, "attrs": attrs})
+        tie_rank = np.where(scores[:, 0] == scores[:, 1], 1.0, np.nan)
+        sides = []
+        for side, col in ((0, "first"), (1, "second")):
+            other = 1 - side
+            rank = np.where(np.isnan(tie_rank), np.where(scores[:, side] > scores[:, other], 1.0, 2.0), 1.0)
+            sides.append(pd.DataFrame({
+                "match_id": match_ids, "player": text[col][good].to_numpy(), "agent": text[col][good].to_numpy(),
+                "role": col, "score": scores[:, side], "rank": rank}))
+        out.accept_bulk(len(good), matches=matches, results=pd.concat(sides, ignore_index=True))
+    return out.build()
+

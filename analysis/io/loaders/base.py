@@ -1,0 +1,321 @@
+"""What every loader shares: the result shape, the record-level error, and file reading helpers.
+
+A loader turns one source file into a `LoadResult`: canonical tables (matches, results, measures,
+events) plus quarantine rows for everything it set aside, with `read == accepted + quarantined`
+counted in records (one JSON object, one table row, one line). A file that cannot be read at all
+counts as one record, quarantined with the field left empty.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from analysis.io.catalogue import Catalogue
+from analysis.io.schema import columns, conform, conform_arrow, empty
+
+Frame = pd.DataFrame | pa.Table
+
+DATA_TABLES = ("matches", "results", "measures", "events")
+_RAW_LIMIT = 16 << 20  # a rejected file's text is kept whole up to 16 MiB
+
+
+class RecordError(ValueError):
+    """One record is bad input: `reason` is a short category, `field` the offending field (or None)."""
+
+    def __init__(self, reason: str, field: str | None, detail: str):
+        super().__init__(detail)
+        self.reason = reason
+        self.field = field
+        self.detail = detail
+
+
+class NotThisRunner(ValueError):
+    """The file is not in this loader's format (it may be another runner's)."""
+
+
+@dataclass
+class LoadOptions:
+    """What a loader may need besides the file: a scenario catalogue and a column mapping (table runner)."""
+
+    catalogue: Catalogue | None = None
+    mapping: dict[str, str] = field(default_factory=dict)
+    progress: bool = False
+
+
+@dataclass
+class LoadResult:
+    """A loader's output for one source file.
+
+    tables : canonical tables keyed by name (matches, results, measures, events): DataFrames, except
+        that large event logs may come as Arrow tables.
+    quarantine : canonical quarantine rows, one per record set aside.
+    read, accepted : record counts; quarantined = read - accepted.
+    """
+
+    source_file: str
+    content_hash: str
+    runner: str
+    tables: dict[str, Frame]
+    quarantine: pd.DataFrame
+    read: int
+    accepted: int
+    records: pa.Table | None = None  # (match_id, record) per accepted record; None: one record per match
+
+    @property
+    def quarantined(self) -> int:
+        """Records set aside (always equal to the quarantine table's length)."""
+        return len(self.quarantine)
+
+
+class LoaderCountError(RuntimeError):
+    """A loader lost track of records: read != accepted + quarantined for one file (a bug in referee)."""
+
+
+class ResultBuilder:
+    """The one way a loader accepts rows and sets records aside while it walks a file, then builds a LoadResult.
+
+    A loader says how many records it read from the source (`saw`), and hands each of them either to
+    `accept` / `accept_bulk` (rows for the canonical tables) or to `quarantine` (with its reason). The
+    builder keeps the counts; `build` raises LoaderCountError when read != accepted + quarantined.
+    """
+
+    def __init__(self, path: Path, content_hash: str, runner: str, many_records_per_match: bool = False):
+        self._records: list[pa.Table] | None = [] if many_records_per_match else None
+        self.path = path
+        self.content_hash = content_hash
+        self.runner = runner
+        self._rows: dict[str, list[dict]] = {t: [] for t in DATA_TABLES}
+        self._frames: dict[str, list[pd.DataFrame]] = {t: [] for t in DATA_TABLES}
+        self._arrow: dict[str, list[pa.Table]] = {t: [] for t in DATA_TABLES}
+        self._bad: list[dict] = []
+        self.match_ids: set[str] = set()
+        self._read = 0
+        self._accepted = 0
+
+    @property
+    def read(self) -> int:
+        """Records read from the source so far (as declared by `saw`)."""
+        return self._read
+
+    @property
+    def accepted(self) -> int:
+        """Records accepted so far."""
+        return self._accepted
+
+    def saw(self, n: int = 1) -> None:
+        """Declare `n` more records read from the source (each must then be accepted or quarantined)."""
+        self._read += int(n)
+
+    def accept_bulk(self, records: int, **tables: "Frame") -> None:
+        """Accept `records` records at once whose rows are given per canonical table (DataFrames or Arrow
+        tables, e.g. `matches=..., results=..., events=...`)."""
+        for name, frame in tables.items():
+            if name not in DATA_TABLES:
+                raise KeyError(f"unknown table {name!r}; tables: {DATA_TABLES}")
+            if frame is None:
+                continue
+            (self._arrow if isinstance(frame, pa.Table) else self._frames)[name].append(frame)
+        self._accepted += int(records)
+
+    def quarantine(self, record: str, error: RecordError, raw: Any) -> None:
+        """Set one record aside with its reason; `raw` is kept (as text) so nothing is lost."""
+        text = raw if isinstance(raw, str) else _dump(raw)
+        where = f"{self.path}, record {record}" + (f", field '{error.field}'" if error.field else "")
+        self._bad.append(
+            {
+                "source_file": str(self.path),
+                "content_hash": self.content_hash,
+                "runner": self.runner,
+                "record": str(record),
+                "field": error.field,
+                "reason": error.reason,
+                "message": f"{where}: {error.detail}",
+                "raw": text,
+            }
+        )
+
+    def accept(self, rows: dict[str, list[dict]], record: str, raw: Any) -> None:
+        """Accept one record's rows, keyed by table name; a match id repeated within the file is quarantined."""
+        ids = {m["match_id"] for m in rows.get("matches", [])}
+        repeated = ids & self.match_ids
+        if repeated:
+            mid = sorted(repeated)[0]
+            self.quarantine(record, RecordError("duplicate match id", "match_id",
+                                                f"match id {mid!r} appears earlier in this file"), raw)
+            return
+        self.match_ids |= ids
+        for table, table_rows in rows.items():
+            self._rows[table].extend(table_rows)
+        self._accepted += 1
+
+    def reject_file(self, error: RecordError) -> LoadResult:
+        """The whole file is one bad record (unreadable, empty, another runner's): quarantine it and finish."""
+        self.saw(1)
+        data = self.path.read_bytes()
+        text = data.decode("utf-8", errors="replace") if len(data) <= _RAW_LIMIT else (
+            data[:_RAW_LIMIT].decode("utf-8", errors="replace") + f"\n[... {len(data) - _RAW_LIMIT} more bytes in the source file]")
+        self.quarantine("-", error, text)
+        return self.build()
+
+    def add_records(self, match_ids, labels) -> None:
+        """Note which match each accepted record (line or row label) belongs to (row-per-record runners)."""
+        self._records.append(pa.table({"match_id": _strings(match_ids), "record": _strings(labels)}))
+
+    def build(self) -> LoadResult:
+        """The LoadResult of everything collected, every table conformed to the canonical schema."""
+        quarantine = conform("quarantine", pd.DataFrame(self._bad, columns=columns("quarantine")))
+        if self._read != self._accepted + len(quarantine):
+            raise LoaderCountError(f"{self.path}: the {self.runner} loader read {self._read} records but accepted "
+                                   f"{self._accepted} and set aside {len(quarantine)}; please report this bug")
+        tables = {}
+        for t in DATA_TABLES:
+            parts = list(self._frames[t])
+            if self._rows[t]:
+                parts.append(pd.DataFrame(self._rows[t], columns=columns(t)))
+            tables[t] = conform(t, pd.concat(parts, ignore_index=True)) if parts else empty(t)
+            if self._arrow[t]:
+                arrow = [conform_arrow(t, a) for a in self._arrow[t]]
+                if parts:
+                    arrow.append(conform_arrow(t, pa.Table.from_pandas(tables[t], preserve_index=False)))
+                tables[t] = pa.concat_tables(arrow)
+        return LoadResult(
+            source_file=str(self.path),
+            content_hash=self.content_hash,
+            runner=self.runner,
+            tables=tables,
+            quarantine=quarantine,
+            read=self._read,
+            accepted=self._accepted,
+            records=None if self._records is None else (
+                pa.concat_tables(self._records) if self._records
+                else pa.table({"match_id": pa.array([], pa.string()), "record": pa.array([], pa.string())})),
+        )
+
+
+def _strings(values) -> pa.ChunkedArray | pa.Array:
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values.cast(pa.string())
+    return pa.array([str(v) for v in values], pa.string())
+
+
+def _dump(raw: Any) -> str:
+    try:
+        return json.dumps(raw, ensure_ascii=False, allow_nan=True, default=str)
+    except (TypeError, ValueError):
+        return repr(raw)
+
+
+def file_hash(path: Path) -> str:
+    """sha256 hex digest of a file's bytes, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise RecordError("duplicate key", key, f"key {key!r} appears twice in one object")
+        seen[key] = value
+    return seen
+
+
+def read_json(path: Path) -> Any:
+    """Parse a JSON file strictly: duplicate keys are an error, -Infinity is allowed (Concordia writes it).
+
+    Raises RecordError('not UTF-8' | 'empty file' | 'malformed JSON' | 'truncated file' | 'duplicate key',
+    field, detail with line and column) for the whole file.
+    """
+    try:
+        text = path.read_text(encoding="utf-8", errors="strict")
+    except UnicodeDecodeError as exc:
+        raise RecordError("not UTF-8", None, f"byte {exc.object[exc.start]:#04x} at offset {exc.start} is not UTF-8 text") from exc
+    if not text.strip():
+        raise RecordError("empty file", None, "the file is empty")
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        kind = "truncated file" if exc.pos >= len(text.rstrip()) else "malformed JSON"
+        raise RecordError(kind, None, f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from exc
+
+
+def require(record: dict, name: str, kinds: tuple[type, ...], what: str) -> Any:
+    """Return `record[name]`, raising RecordError when it is missing or not of the given types."""
+    if name not in record:
+        raise RecordError("missing field", name, f"required field '{name}' is missing")
+    value = record[name]
+    if isinstance(value, bool) and bool not in kinds:
+        raise RecordError("wrong type", name, f"expected {what}, got {value!r}")
+    if not isinstance(value, kinds):
+        raise RecordError("wrong type", name, f"expected {what}, got {type(value).__name__} {value!r}")
+    return value
+
+
+def score_value(value: Any, name: str, allow_neg_inf: bool = True) -> float:
+    """A raw score as float: a number, finite or (if allowed) -inf; NaN, +inf and non-numbers raise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise RecordError("wrong type", name, f"expected a number, got {type(value).__name__} {value!r}")
+    value = float(value)
+    if math.isnan(value):
+        raise RecordError("NaN", name, "score is NaN")
+    if math.isinf(value) and (value > 0 or not allow_neg_inf):
+        raise RecordError("infinite", name, f"score is {value}")
+    return value
+
+
+def parse_time(value: Any, field: str) -> datetime | None:
+    """An ISO 8601 time (with 'Z' or an offset, or naive UTC) as a naive UTC datetime; None stays None.
+
+    Raises RecordError('wrong type', field) for anything else.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise RecordError("wrong type", field, f"expected an ISO 8601 time, got {value!r}")
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise RecordError("wrong type", field, f"expected an ISO 8601 time, got {value!r}") from exc
+    return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
+
+
+def ranks_from_scores(scores: list[float]) -> list[float]:
+    """Competition ranks (1 = highest score, ties share the best rank) for one match's scores."""
+    return list(pd.Series(scores, dtype="float64").rank(method="min", ascending=False))
+
+
+Sniffer = Callable[[Path, str], bool]
+
+
+def frame_match_ids(frame: Frame) -> pd.Series:
+    """The `match_id` column of a DataFrame or Arrow table, as a pandas Series."""
+    if isinstance(frame, pa.Table):
+        return frame["match_id"].to_pandas()
+    return frame["match_id"]
+
+
+def drop_matches(frame: Frame, ids: set[str]) -> Frame:
+    """`frame` without the rows whose match_id is in `ids` (DataFrame or Arrow table)."""
+    if isinstance(frame, pa.Table):
+        return frame.filter(pc.invert(pc.is_in(frame["match_id"], value_set=pa.array(sorted(ids), pa.string()))))
+    return frame[~frame["match_id"].isin(ids)].reset_index(drop=True)
+
+
+def frame_rows(frame: Frame, ids: set[str]) -> list[dict]:
+    """The rows of `frame` whose match_id is in `ids`, as dicts."""
+    if isinstance(frame, pa.Table):
+        return frame.filter(pc.is_in(frame["match_id"], value_set=pa.array(sorted(ids), pa.string()))).to_pylist()
+    return frame[frame["match_id"].isin(ids)].to_dict("records")

@@ -1,0 +1,182 @@
+"""Concordia contest results: `ScenarioResult` JSON from Concordia 1.8's evaluation launcher.
+
+A file holds either one ScenarioResult object (per-scenario files) or a list of them (per-agent files
+named `{agent}__{model}__{embedder}.json`). One ScenarioResult is one match: a simulation of
+`scenario`, repetition `repetition_idx` (a string), with the focal agent's copies as residents when
+`focal_is_resident` and as visitors otherwise; `simulation_outcome.resident_scores` and
+`visitor_scores` map player names to raw scores (-Infinity allowed).
+
+Canonical output per record: one `matches` row (match_id `concordia:{scenario}:{repetition}:{focal}`),
+one `results` row per player (group focal/background), and the recorded per-capita scores, model
+fields and outcome metadata kept in `matches.attrs`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from analysis.io.loaders.base import (
+    LoadOptions,
+    LoadResult,
+    NotThisRunner,
+    RecordError,
+    ResultBuilder,
+    ranks_from_scores,
+    read_json,
+    require,
+    score_value,
+)
+
+NAME = "concordia"
+
+REQUIRED = ("scenario", "repetition_idx", "focal_agent", "focal_is_resident", "simulation_outcome",
+            "focal_per_capita_score")
+OPTIONAL = ("background_agent", "background_per_capita_score", "ungrouped_per_capita_score", "api_type",
+            "model", "embedder", "disable_language_model", "exclude_from_elo_calculation")
+OUTCOME_KEYS = {"resident_scores", "visitor_scores", "metadata"}
+_TOLERANCE = 1e-6
+
+
+def sniff(path: Path, head: str) -> bool:
+    """True when the file is JSON whose first object carries Concordia's ScenarioResult keys."""
+    return path.suffix.lower() == ".json" and '"focal_agent"' in head and '"scenario"' in head
+
+
+def _scores(outcome: dict, key: str) -> dict[str, float]:
+    value = outcome.get(key)
+    field = f"simulation_outcome.{key}"
+    if value is None:
+        raise RecordError("missing field", field, f"required field '{field}' is missing")
+    if not isinstance(value, dict):
+        raise RecordError("wrong type", field, f"expected an object of player -> score, got {value!r}")
+    return {player: score_value(s, f"{field}.{player}") for player, s in value.items()}
+
+
+def _per_capita(record: dict, name: str) -> float | None:
+    if name not in record or record[name] is None:
+        return None
+    return score_value(record[name], name)
+
+
+def _agrees(recorded: float, scores: list[float]) -> bool:
+    if not scores:
+        return True
+    mean = sum(scores) / len(scores)
+    if math.isinf(recorded) or math.isinf(mean):
+        return recorded == mean
+    return abs(recorded - mean) <= _TOLERANCE * (1 + abs(recorded))
+
+
+def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
+    """Turn one ScenarioResult object into canonical rows (match_id and provenance filled by the caller).
+
+    Raises RecordError for a missing or unexpected field, a wrong type, a NaN or +inf score, a player
+    listed twice, per-capita scores that contradict the per-player scores, or a scenario absent from the
+    catalogue.
+    """
+    if not isinstance(record, dict):
+        raise RecordError("wrong type", None, f"expected a ScenarioResult object, got {type(record).__name__}")
+    unexpected = set(record) - set(REQUIRED) - set(OPTIONAL)
+    if unexpected:
+        name = sorted(unexpected)[0]
+        raise RecordError("unexpected field", name, f"field '{name}' is not part of a ScenarioResult")
+    scenario = require(record, "scenario", (str,), "a scenario name")
+    repetition = require(record, "repetition_idx", (str, int), "a repetition index (string)")
+    if isinstance(repetition, str) and not repetition.strip().lstrip("-").isdigit():
+        raise RecordError("wrong type", "repetition_idx", f"expected an integer string, got {repetition!r}")
+    repetition = str(int(repetition))
+    focal = require(record, "focal_agent", (str,), "an agent name")
+    focal_is_resident = require(record, "focal_is_resident", (bool,), "true or false")
+    background = record.get("background_agent")
+    if background is not None and not isinstance(background, str):
+        raise RecordError("wrong type", "background_agent", f"expected an agent name, got {background!r}")
+    outcome = require(record, "simulation_outcome", (dict,), "an object")
+    extra = set(outcome) - OUTCOME_KEYS
+    if extra:
+        name = f"simulation_outcome.{sorted(extra)[0]}"
+        raise RecordError("unexpected field", name, f"field '{name}' is not part of a SimulationOutcome")
+    residents = _scores(outcome, "resident_scores")
+    visitors = _scores(outcome, "visitor_scores")
+    twice = sorted(set(residents) & set(visitors))
+    if twice:
+        raise RecordError("player listed twice", "simulation_outcome.visitor_scores",
+                          f"player {twice[0]!r} is both a resident and a visitor")
+    if options.catalogue is not None and scenario not in options.catalogue.names:
+        raise RecordError("unknown scenario", "scenario", f"scenario {scenario!r} is not in the catalogue")
+    focal_scores, background_scores = (residents, visitors) if focal_is_resident else (visitors, residents)
+    if not focal_scores:
+        raise RecordError("missing field", "simulation_outcome", "no focal player has a score")
+    per_capita = {name: _per_capita(record, name) for name in
+                  ("focal_per_capita_score", "background_per_capita_score", "ungrouped_per_capita_score")}
+    if per_capita["focal_per_capita_score"] is None:
+        raise RecordError("missing field", "focal_per_capita_score", "required field is null")
+    checks = {
+        "focal_per_capita_score": list(focal_scores.values()),
+        "background_per_capita_score": list(background_scores.values()),
+        "ungrouped_per_capita_score": list(residents.values()) + list(visitors.values()),
+    }
+    for name, scores in checks.items():
+        if per_capita[name] is not None and not _agrees(per_capita[name], scores):
+            raise RecordError("inconsistent", name,
+                              f"recorded {per_capita[name]} differs from the mean of the per-player scores")
+    players = [(p, s, "focal", focal) for p, s in focal_scores.items()]
+    players += [(p, s, "background", background or "background") for p, s in background_scores.items()]
+    ranks = ranks_from_scores([p[1] for p in players])
+    attrs = {k: record[k] for k in OPTIONAL if k in record and k != "background_agent"}
+    attrs.update({k: v for k, v in per_capita.items() if v is not None and not math.isinf(v)})
+    attrs["background_agent"] = background
+    attrs["focal_is_resident"] = focal_is_resident
+    if outcome.get("metadata") is not None:
+        attrs["outcome_metadata"] = outcome["metadata"]
+    games = options.catalogue.games if options.catalogue else {}
+    match = {
+        "runner": NAME,
+        "game": games.get(scenario),
+        "scenario": scenario,
+        "repetition": repetition,
+        "n_players": len(players),
+        "attrs": json.dumps(attrs, default=str),
+        "focal": focal,
+    }
+    results = [
+        {"player": p, "agent": agent, "group": group, "score": s, "rank": r}
+        for (p, s, group, agent), r in zip(players, ranks)
+    ]
+    return {"matches": [match], "results": results}
+
+
+def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
+    """Read one Concordia results file (a ScenarioResult object or a list of them) into canonical tables.
+
+    Every object is one record; bad ones are quarantined with file, index and field. A file that is
+    empty, malformed, or another runner's counts as one quarantined record.
+    """
+    out = ResultBuilder(path, content_hash, NAME)
+    try:
+        doc = read_json(path)
+        records = doc if isinstance(doc, list) else [doc]
+        if isinstance(doc, list) and doc and all(isinstance(r, dict) for r in doc) and \
+                not any("focal_agent" in r or "scenario" in r for r in doc):
+            raise NotThisRunner("no record has 'focal_agent' or 'scenario'")
+    except RecordError as exc:
+        return out.reject_file(exc)
+    except NotThisRunner as exc:
+        return out.reject_file(RecordError("not this runner", None, f"not a Concordia results file: {exc}"))
+    for index, record in enumerate(records):
+        out.saw()
+        try:
+            rows = parse_record(record, options)
+        except RecordError as exc:
+            out.quarantine(str(index), exc, record)
+            continue
+        match = rows["matches"][0]
+        focal = match.pop("focal")
+        match_id = f"concordia:{match['scenario']}:{match['repetition']}:{focal}"
+        match.update(match_id=match_id, source_file=str(path), content_hash=content_hash,
+                     record_index=str(index))
+        for row in rows["results"]:
+            row["match_id"] = match_id
+        out.accept(rows, str(index), record)
+    return out.build()

@@ -1,0 +1,234 @@
+"""One writer for every results folder: tables, figures, posteriors, notes, diagnostics, a manifest and
+the provenance of what was computed.
+
+`ResultsFolder(out, command=..., seed=..., store=...)` is used by every command and by the report:
+
+- `table(name, frame)` writes `name.csv` (cells neutralised against spreadsheet formula injection, see
+  `safe_csv_frame`), sorted by `rank` when the table has one;
+- `figure(name, fig)` writes `name.png` (and `name.svg` with `vector=True`);
+- `idata(idata)` writes `idata.nc`; `notes(list)` writes `notes.txt`; `diagnostics(dict)` writes
+  `diagnostics.json`; `json(name, obj)` and `text(name, str)` write other declared files;
+- `close()` writes `manifest.json` (every file written, with its size and sha256) and `provenance.json`
+  (`provenance()`: the command line, seed, referee version, the lock's hash, the numerical stack's
+  versions, and the content hashes of the store's inputs).
+
+The folder is checked for writability when opened, before any computation that would fill it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import sys
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+import pandas as pd
+
+STACK = ("numpy", "pandas", "scipy", "pymc", "pytensor", "arviz", "xarray", "nutpie", "statsmodels", "xgboost",
+         "matplotlib", "duckdb", "pyarrow", "scikit-learn")
+INJECTION_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+LOCK_NAME = "requirements/lock.txt"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def lock_file() -> Path | None:
+    """The committed lock (`requirements/lock.txt`) of the source tree referee runs from, or None when
+    referee was installed without its source tree."""
+    root = Path(__file__).resolve().parents[2]
+    path = root / LOCK_NAME
+    return path if path.exists() else None
+
+
+def versions() -> dict[str, str | None]:
+    """Installed version of referee and of each package of the numerical stack (None when absent)."""
+    out: dict[str, str | None] = {}
+    for name in ("referee",) + STACK:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def store_inputs(store) -> list[dict]:
+    """source_file, runner, content_hash of every file ingested into `store` (an `analysis` Store)."""
+    sources = store.table("sources")
+    return sources[["source_file", "runner", "content_hash"]].sort_values("source_file").to_dict("records")
+
+
+def provenance(command: list[str] | None = None, seed: int | None = None, store=None, extra: dict | None = None
+               ) -> dict:
+    """What produced an output folder: command line (argv), seed, referee and stack versions, the lock's
+    path and sha256, Python and platform, the store path and the content hashes of its inputs, UTC time."""
+    lock = lock_file()
+    doc = {
+        "command": list(command) if command is not None else list(sys.argv),
+        "seed": seed,
+        "referee_version": versions()["referee"],
+        "lock": {"path": LOCK_NAME if lock else None, "sha256": _sha256(lock) if lock else None},
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "versions": versions(),
+        "created_utc": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+    }
+    if store is not None:
+        doc["store"] = str(store.path)
+        doc["inputs"] = store_inputs(store)
+    if extra:
+        doc.update(extra)
+    return doc
+
+
+def safe_cell(value):
+    """A value as a spreadsheet shows it safely: text starting with =, +, -, @, tab or carriage return gets
+    a leading apostrophe (OWASP's advice against CSV formula injection); numbers are left as they are."""
+    if isinstance(value, str) and value.startswith(INJECTION_PREFIXES):
+        return "'" + value
+    return value
+
+
+def safe_csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with every text cell (and column name) passed through `safe_cell`."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column]):
+            out[column] = out[column].map(safe_cell)
+    out.columns = [safe_cell(c) if isinstance(c, str) else c for c in out.columns]
+    return out
+
+
+def write_csv(frame: pd.DataFrame, path: str | Path, index: bool = False) -> Path:
+    """Write `frame` as CSV, injection-safe (`safe_csv_frame`); sorted by rank when it has a `rank` column
+    (and no `game`/`method` grouping first). Returns the path."""
+    path = Path(path)
+    if "rank" in frame.columns:
+        keys = [k for k in ("method", "game") if k in frame.columns] + ["rank"]
+        frame = frame.sort_values(keys, kind="stable")
+    safe_csv_frame(frame).to_csv(path, index=index)
+    return path
+
+
+def check_writable(out: str | Path) -> Path:
+    """Create folder `out` (and parents) and prove it is writable; raises ValueError naming it otherwise."""
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".referee-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise ValueError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
+    return out
+
+
+class ResultsFolder:
+    """A results folder being written; see the module docstring. Use as a context manager or call close()."""
+
+    def __init__(self, out: str | Path, command: list[str] | None = None, seed: int | None = None, store=None,
+                 extra: dict | None = None):
+        self.out = check_writable(out)
+        self.files: list[Path] = []
+        self._provenance = provenance(command, seed, store, extra)
+
+    def __enter__(self) -> "ResultsFolder":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def path(self, name: str) -> Path:
+        """The path of a declared file `name` inside the folder (creating sub-folders); listed in the manifest."""
+        path = self.out / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path not in self.files:
+            self.files.append(path)
+        return path
+
+    def table(self, name: str, frame: pd.DataFrame, index: bool = False) -> Path:
+        """Write `name.csv` (injection-safe, rank-sorted)."""
+        return write_csv(frame, self.path(f"{name}.csv"), index=index)
+
+    def figure(self, name: str, fig, vector: bool = False, dpi: int = 150) -> Path:
+        """Write a matplotlib Figure as `name.png` (and `name.svg` when `vector`), then close it."""
+        import matplotlib.pyplot as plt
+
+        png = self.path(f"{name}.png")
+        fig.savefig(png, dpi=dpi, bbox_inches="tight")
+        if vector:
+            fig.savefig(self.path(f"{name}.svg"), bbox_inches="tight")
+        plt.close(fig)
+        return png
+
+    def idata(self, idata, name: str = "idata") -> Path:
+        """Write InferenceData as `name.nc`."""
+        path = self.path(f"{name}.nc")
+        idata.to_netcdf(str(path))
+        return path
+
+    def notes(self, notes: list[str]) -> Path:
+        """Write `notes.txt`, one note per line (an empty file when there are none)."""
+        path = self.path("notes.txt")
+        path.write_text("".join(f"{n}\n" for n in notes))
+        return path
+
+    def diagnostics(self, diagnostics: dict) -> Path:
+        """Write `diagnostics.json`."""
+        return self.json("diagnostics", diagnostics)
+
+    def json(self, name: str, obj) -> Path:
+        """Write `name.json` (indented; numpy scalars converted)."""
+        path = self.path(f"{name}.json")
+        path.write_text(json.dumps(obj, indent=1, default=_plain) + "\n")
+        return path
+
+    def text(self, name: str, text: str) -> Path:
+        """Write a text file `name` (give the suffix)."""
+        path = self.path(name)
+        path.write_text(text)
+        return path
+
+    def fit(self, fit, figure=None, figure_name: str = "figure") -> dict[str, Path]:
+        """Write a `models.fit.FitResult`: its table (`table.csv`), summary (`summary.csv` when it has one),
+        diagnostics, notes, idata (when Bayesian) and an optional figure. Returns the paths by role."""
+        paths = {"table": self.table("table", fit.table()), "diagnostics": self.diagnostics(fit.diagnostics),
+                 "notes": self.notes(fit.notes)}
+        summary = getattr(fit, "summary", None)
+        if isinstance(summary, pd.DataFrame):
+            paths["summary"] = self.table("summary", summary)
+        if fit.idata is not None:
+            paths["idata"] = self.idata(fit.idata)
+        if figure is not None:
+            paths["figure"] = self.figure(figure_name, figure)
+        return paths
+
+    def close(self) -> dict:
+        """Write provenance.json and manifest.json; returns the manifest."""
+        prov = self.path("provenance.json")
+        prov.write_text(json.dumps(self._provenance, indent=1, default=_plain) + "\n")
+        manifest_path = self.out / "manifest.json"
+        manifest = {"files": [{"name": p.relative_to(self.out).as_posix(), "bytes": p.stat().st_size,
+                               "sha256": _sha256(p)} for p in self.files if p.exists()]}
+        manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
+        return manifest
+
+
+def _plain(value):
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (Path, datetime)):
+        return str(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

@@ -1,0 +1,192 @@
+"""End-to-end jobs built from the pieces: logs -> store -> normalised scores -> report.
+
+`build_report(store, out, ingest_report=None)` writes the HTML report for a store; `run_demo(out)`
+ingests the bundled samples into a fresh store under `out` and writes `out/index.html`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from analysis.run.audit import audit_frame, default_outcomes, formula_from, run_audit
+from analysis.prepare.comparisons import ballots_from_tables, comparisons_from_tables
+from analysis.run.describe import feature_correlations, scenario_features
+from analysis.run.predictive import compare_predictors, demand_matrix
+from analysis.run.ratings import rate
+from analysis.run.ratings_cv import cross_validate, summarise_cv, win_matrix
+from analysis.present.report import (
+    Section,
+    audit_section,
+    beta_regression_section,
+    ingest_section,
+    layout_section,
+    prediction_section,
+    rankings_section,
+    runners_section,
+    scores_section,
+    store_section,
+    write_report,
+)
+from models.scores import beta_regression as br
+from models.voting import METHODS as VOTING
+from models.voting import PreferenceProfile
+from analysis.prepare.scores import normalised_scores
+from analysis.io.resources import shipped
+from analysis.io.store import IngestReport, Store
+from analysis.present.outputs import ResultsFolder
+from models.fit import collect_notes
+
+SAMPLE = shipped("sample")
+
+
+def _guarded(title: str, build, *args, **kwargs) -> list[Section]:
+    """Run one section builder; every warning raised inside it is shown in its section(s), and a failure
+    becomes a section that says what failed, so the rest of the report still builds."""
+    notes: list[str] = []
+    try:
+        with collect_notes(notes):
+            built = build(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - one section's failure must not lose the others
+        return [Section(title, text=[f"This section could not be built: {type(exc).__name__}: {exc}"],
+                        warnings=notes)]
+    sections = built if isinstance(built, list) else [built]
+    for section in sections:
+        section.warnings += [n for n in notes if n not in section.warnings]
+    return sections
+
+
+def build_report(store: Store, out: str | Path, ingest_report: IngestReport | None = None,
+                 title: str = "referee report", fit_models: bool = True, draws: int = 1000, seed: int = 0,
+                 chains: int = 4, command: list[str] | None = None) -> Path:
+    """Write `out/index.html` (and figures, provenance.json, manifest.json) for everything in `store`;
+    returns the index path.
+
+    Sections: the ingest summary (when `ingest_report` is given), the store's contents and catalogue, a
+    per-runner overview, normalised scores per agent and per scenario (for matches with a scenario), ratings
+    and rankings, audits, and (with `fit_models`) the Bayesian beta regressions and Measurement Layouts with
+    `draws` draws and tuning steps per chain on `chains` chains. Every warning raised while building a
+    section is shown in it.
+    """
+    folder = ResultsFolder(out, command=command, seed=seed, store=store)
+    sections: list[Section] = []
+    if ingest_report is not None:
+        sections.append(ingest_section(ingest_report))
+    sections.append(store_section(store))
+    if store.info()["results"]:
+        sections.append(runners_section(store))
+    notes: list[str] = []
+    with collect_notes(notes):
+        scores = normalised_scores(store, scenarios_only=True)
+    if len(scores):
+        sections.append(scores_section(scores, notes))
+    sections += _guarded("Ratings and rankings", rating_sections, store, seed=seed)
+    sections += _guarded("Construct-validity audits", audit_sections, store, bayes=fit_models, seed=seed,
+                         draws=draws, chains=chains)
+    if fit_models and len(scores):
+        model_data = (scores, store.table("scenarios"), store.table("scenario_tags"))  # normalised once for both
+        sections += _guarded("Beta regressions", beta_regression_sections, *model_data, draws=draws, seed=seed,
+                             chains=chains)
+        sections += _guarded("Measurement Layouts", layout_sections, *model_data, draws=draws, seed=seed,
+                             chains=chains)
+    index = write_report(sections, folder, title=title)
+    folder.close()
+    return index
+
+
+FORMULAS = shipped("formulas")
+
+
+def audit_sections(store: Store, bayes: bool = True, seed: int = 0, draws: int = 1000, chains: int = 4
+                   ) -> list[Section]:
+    """A construct-validity audit of every Age-of-Agents season in the store, with the EVAL 01 formula."""
+    matches = store.table("matches")
+    sections = []
+    for match_id in sorted(matches.loc[matches["runner"] == "aoa", "match_id"]):
+        frame, events = audit_frame(store, match=match_id)
+        outcomes = default_outcomes(frame, store.table("measures"))
+        formula = formula_from(FORMULAS / "aoa_eval01.toml", frame)
+        result = run_audit(frame, events, formula, outcomes, ["team"], "universal", seed=seed, bayes=bayes,
+                           sampling={"draws": draws, "tune": draws, "chains": chains})
+        section = audit_section(f"Construct-validity audit: {match_id}", result, frame, outcomes[0])
+        section.warnings += result.notes
+        sections.append(section)
+    return sections
+
+
+def layout_sections(scores, scenarios, tags, draws: int = 1000, seed: int = 0, chains: int = 4) -> Section:
+    """Fit the Measurement Layout on training cells, compare predictors, and build the figures 6-7 section.
+
+    scores, scenarios, tags : `analysis.run.score_models.model_scores(store)`.
+    """
+    comparison = compare_predictors(scores, demand_matrix(scores, scenarios, tags), seed=seed, draws=draws,
+                                    tune=draws, chains=chains)
+    return layout_section(comparison)
+
+
+def beta_regression_sections(scores, scenarios, tags, draws: int = 1000, seed: int = 0,
+                             baseline: str = "rational_agent", chains: int = 4) -> Section:
+    """Fit the baseline-contrast and tag-effects models on the store's scenario-based scores and build the
+    report section with contest figures 2, 3 (right) and 5 and the fits' diagnostics and notes."""
+    if baseline not in set(scores["agent"]):
+        baseline = sorted(scores["agent"].unique())[0]
+    contrast = br.fit_baseline_contrast(scores, baseline, draws=draws, tune=draws, seed=seed, chains=chains)
+    tag_fit = br.fit_tag_effects(scores, tags, draws=draws, tune=draws, seed=seed, chains=chains)
+    correlations = feature_correlations(scores, scenario_features(scenarios, tags))
+    return beta_regression_section(contrast, br.contrast_table(contrast), tag_fit, br.tag_table(tag_fit), correlations)
+
+
+def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0) -> list[Section]:
+    """Ratings and rankings for every runner with scenarios (Concordia-style) and, for runners with several
+    games, cross-validated prediction, per-game Kendall tau and win-probability heatmaps."""
+    matches, results = store.table("matches"), store.table("results")
+    sections = []
+    for runner, group in matches.groupby("runner"):
+        runner_results = results[results["match_id"].isin(group["match_id"])]
+        if group["scenario"].notna().any():
+            comparisons = comparisons_from_tables(group, runner_results)
+            elo = rate(comparisons, "elo", seed=seed)
+            bt = rate(comparisons, "bt", bootstrap=bootstrap, seed=seed)
+            profile = PreferenceProfile.from_ballots(ballots_from_tables(group, runner_results))
+            votes = {m: VOTING[m](profile, seed=seed) for m in ("iml", "copeland", "ranked-pairs", "ewa")}
+            section = rankings_section(runner, elo, bt, votes)
+            section.warnings += elo.notes + [n for n in bt.notes if n not in elo.notes]
+            sections.append(section)
+        elif group["game"].nunique() > 1 and len(group) >= 10:
+            comparisons = comparisons_from_tables(group, runner_results, parallel=True)
+            split = "communication" if group["communication"].notna().any() else None
+            cv = summarise_cv(cross_validate(comparisons, folds=5, dims=[1, 2], seed=seed))
+            per_game = rate(comparisons, "bt-per-game", seed=seed)
+            matrices = win_matrix(comparisons, split)
+            section = prediction_section(runner, cv, per_game.extra["kendall_tau"], matrices)
+            section.warnings += per_game.notes
+            sections.append(section)
+    return sections
+
+
+# (logs, catalogue) per bundled sample; see data/sample/README.md
+SAMPLES = [
+    (SAMPLE / "concordia" / "logs", SAMPLE / "concordia" / "catalogue.toml"),
+    (SAMPLE / "aoa_eval01" / "season.json", None),
+    (SAMPLE / "aoa_sim" / "logs", None),
+    (SAMPLE / "compact" / "logs", None),
+    (SAMPLE / "arena" / "logs", None),
+    (SAMPLE / "ranked" / "logs", None),
+]
+
+
+def run_demo(out: str | Path = "reports/demo", store: str | Path | None = None, fit_models: bool = True,
+             draws: int = 1000, chains: int = 4, seed: int = 0, command: list[str] | None = None) -> Path:
+    """The main job on the bundled sample data: a fresh store (default `out/demo.duckdb`), ingest of every
+    bundled sample (`SAMPLES`, one per runner), and the report `out/index.html`; returns its path.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    if store is not None and Path(store).exists():
+        raise FileExistsError(f"{store}: the demo writes a fresh store; choose a path that does not exist")
+    db = Path(store) if store else out / "demo.duckdb"
+    for stale in (db, db.with_name(db.name + ".wal")):
+        stale.unlink(missing_ok=True)
+    with Store(db) as demo:
+        reports = [demo.ingest([logs], catalogue=catalogue) for logs, catalogue in SAMPLES]
+        return build_report(demo, out, IngestReport.combine(reports), title="referee demo: the bundled samples",
+                            fit_models=fit_models, draws=draws, chains=chains, seed=seed, command=command)

@@ -1,0 +1,282 @@
+"""HTML reports: a report is a list of `Section`s (text, warnings, tables, figures) rendered by one template.
+
+Sections are built from results already computed (`ingest_section`, `store_section`, `scores_section`);
+`write_report` saves each figure as PNG under `OUT/figures/` and writes `OUT/index.html`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import jinja2
+import pandas as pd
+from matplotlib.figure import Figure
+
+from analysis.present.outputs import ResultsFolder
+from analysis.run.describe import mean_se
+from analysis.present.figures import (
+    plot_bootstrap_violins,
+    plot_decomposition,
+    plot_score_vs_outcome,
+    plot_capability_profiles,
+    plot_predictor_comparison,
+    plot_correlation_heatmap,
+    plot_intervals,
+    plot_means,
+    plot_win_matrices,
+)
+
+
+@dataclass
+class Section:
+    """One report section: paragraphs, warnings, (caption, DataFrame) tables and (caption, Figure) figures."""
+
+    title: str
+    text: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)
+    figures: list[tuple[str, Figure]] = field(default_factory=list)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
+
+
+def _table_html(frame: pd.DataFrame) -> str:
+    return frame.to_html(index=False, escape=True, border=0, float_format=lambda v: f"{v:.4g}", na_rep="")
+
+
+def write_report(sections: list[Section], folder: "ResultsFolder", title: str = "referee report") -> Path:
+    """Render `sections` to `index.html` in a results folder (`analysis.present.outputs.ResultsFolder`),
+    saving figures as `figures/{section}-{i}.png` (150 dpi) and every table as `tables/{section}-{i}.csv`.
+
+    Returns the path of index.html. Figures are closed after saving.
+    """
+    rendered = []
+    anchors: dict[str, int] = {}
+    for section in sections:
+        anchor = _slug(section.title)
+        anchors[anchor] = anchors.get(anchor, 0) + 1
+        if anchors[anchor] > 1:
+            anchor = f"{anchor}-{anchors[anchor]}"
+        figures = []
+        for i, (caption, fig) in enumerate(section.figures):
+            name = f"figures/{anchor}-{i + 1}"
+            folder.figure(name, fig)
+            figures.append((caption, name + ".png"))
+        for i, (_, table) in enumerate(section.tables):
+            folder.table(f"tables/{anchor}-{i + 1}", table)
+        rendered.append({"title": section.title, "anchor": anchor, "text": section.text,
+                         "warnings": section.warnings, "figures": figures,
+                         "tables": [(c, _table_html(t)) for c, t in section.tables]})
+    env = jinja2.Environment(loader=jinja2.PackageLoader("analysis.present", "templates"),
+                             autoescape=jinja2.select_autoescape(["html"]))
+    try:
+        ver = version("referee")
+    except PackageNotFoundError:
+        ver = "(not installed)"
+    html = env.get_template("report.html").render(
+        title=title, sections=rendered, version=ver,
+        generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    index = folder.path("index.html")
+    index.write_text(html, encoding="utf-8")
+    return index
+
+
+def ingest_section(report) -> Section:
+    """Section for an `analysis.io.store.IngestReport`: totals, per-file counts, reasons, first quarantined records."""
+    totals = report.as_dict()
+    section = Section("Ingest summary", text=[
+        f"Read {totals['read']} records: {totals['accepted']} accepted, {totals['quarantined']} quarantined "
+        f"(read = accepted + quarantined)."])
+    section.warnings += report.warnings
+    section.tables.append(("Files", report.files))
+    if totals["by_reason"]:
+        section.tables.append(("Quarantined by reason", pd.DataFrame(
+            {"reason": list(totals["by_reason"]), "records": list(totals["by_reason"].values())})))
+        section.tables.append(("First quarantined records", report.quarantine[["message"]].head(20)))
+    return section
+
+
+def store_section(store) -> Section:
+    """Section with the store's counts and its scenario catalogue (tags joined with '; ')."""
+    info = store.info()
+    section = Section("Store", text=[f"Store file: {store.path}"])
+    section.tables.append(("Contents", pd.DataFrame({"table": list(info), "count": list(info.values())})))
+    scenarios = store.table("scenarios")
+    if len(scenarios):
+        tags = store.table("scenario_tags").groupby("scenario")["tag"].apply(lambda t: "; ".join(sorted(t)))
+        scenarios = scenarios.assign(tags=scenarios["scenario"].map(tags).fillna("")).drop(columns="description")
+        section.tables.append(("Scenario catalogue", scenarios))
+    return section
+
+
+def runners_section(store) -> Section:
+    """Section with one row per runner: matches, agents, players' results, measures and events."""
+    overview = store.query("""
+        SELECT m.runner, count(DISTINCT m.match_id) AS matches, count(DISTINCT r.agent) AS agents,
+               count(r.player) AS results,
+               (SELECT count(*) FROM measures x JOIN matches y USING (match_id) WHERE y.runner = m.runner) AS measures,
+               (SELECT count(*) FROM events x JOIN matches y USING (match_id) WHERE y.runner = m.runner) AS events
+        FROM matches m LEFT JOIN results r USING (match_id) GROUP BY m.runner ORDER BY m.runner""")
+    return Section("Runners", text=["What each runner's logs contributed to the store."],
+                   tables=[("Per runner", overview)])
+
+
+def scores_section(scores: pd.DataFrame, warnings: list[str] | None = None) -> Section:
+    """Section with mean normalised score per agent and per scenario (±1 SE), tables and figures.
+
+    `scores` is `analysis.prepare.scores.normalised_scores(store)` (columns agent, scenario, score_norm, bounds).
+    """
+    section = Section("Normalised scores", text=[
+        "Raw focal scores are min-max normalised per scenario by the catalogue's theoretical bounds, with "
+        "-inf mapped to the theoretical minimum (Concordia paper, section 9.4.2). "
+        f"{len(scores)} (match, agent) scores; overall mean {scores['score_norm'].mean():.3f} "
+        f"(SE {scores['score_norm'].std() / max(len(scores), 1) ** 0.5:.3f})."])
+    section.warnings += list(warnings or [])
+    by_agent = mean_se(scores, "agent")
+    by_scenario = mean_se(scores.assign(scenario=scores["scenario"].fillna(scores["game"])), "scenario")
+    section.tables += [("Mean normalised score per agent", by_agent),
+                       ("Mean normalised score per scenario", by_scenario)]
+    section.figures += [("Mean normalised score per agent, ±1 SE (contest figure 4).", plot_means(by_agent, "agent")),
+                        ("Mean normalised score per scenario, ±1 SE (contest figure 3, left).",
+                         plot_means(by_scenario, "scenario"))]
+    return section
+
+
+def _contest_layout(table: pd.DataFrame, value: str, label: str) -> pd.DataFrame:
+    """A ranking in the contest's tables' layout: Rank, Submission, value."""
+    ordered = table.sort_values("rank")
+    return pd.DataFrame({"Rank": ordered["rank"].to_numpy(), "Submission": ordered["agent"].to_numpy(),
+                         label: ordered[value].to_numpy()})
+
+
+def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame]) -> Section:
+    """Ratings and rankings in the contest's tables 3-7 layout (Elo, IML, Copeland, ranked pairs, EwA), plus
+    Bradley-Terry with bootstrap intervals and its violin figure.
+
+    elo, bt : `analysis.run.ratings.RatingResult` (bt with a bootstrap); votes : method -> voting outcome table.
+    """
+    section = Section(f"Ratings and rankings ({runner})", text=[
+        "Comparisons are made within each (scenario, repetition), joined on both; a strictly higher focal "
+        "score wins. Elo is the contest's computation; Bradley-Terry ties count as half wins and its intervals "
+        f"come from {bt.bootstrap.ratings.shape[0]} bootstrap resamples of (scenario, repetition) sets. Voting "
+        "methods take one ballot per (scenario, repetition)."])
+    section.tables.append(("Table 3 layout: Elo", _contest_layout(elo.table(), "rating", "Elo")))
+    titles = {"iml": ("Table 4 layout: iterative maximal lotteries", "IML"),
+              "copeland": ("Table 5 layout: Copeland", "Copeland"),
+              "ranked-pairs": ("Table 6 layout: ranked pairs", "Ranked pairs"),
+              "ewa": ("Table 7 layout: evaluation without aggregation", "EwA")}
+    for method, (title, label) in titles.items():
+        if method in votes:
+            section.tables.append((title, _contest_layout(votes[method], "score", label)))
+    section.tables.append(("Bradley-Terry (Elo scale) with 95% bootstrap intervals and rank intervals",
+                           bt.table().sort_values("rank")))
+    section.figures.append(("Bootstrap distribution of Bradley-Terry ratings (COMPACT figure 2).",
+                            plot_bootstrap_violins(bt.bootstrap.long())))
+    return section
+
+
+def prediction_section(runner: str, cv_summary: pd.DataFrame, kendall: pd.DataFrame | None,
+                       matrices: dict[str, pd.DataFrame]) -> Section:
+    """Cross-validated ROC-AUC of rating models, per-game Kendall tau, and win-probability heatmaps."""
+    section = Section(f"Predicting held-out comparisons ({runner})", text=[
+        "k-fold cross-validated ROC-AUC of held-out decisive comparisons (folds grouped by match, pairs "
+        "oriented at random) for scalar, per-game and multidimensional Bradley-Terry (COMPACT section 2.4)."])
+    section.tables.append(("ROC-AUC by model (dims = dimensions of the multidimensional model)", cv_summary))
+    if kendall is not None:
+        section.tables.append(("Kendall tau of each game's ranking against the global ranking", kendall))
+    section.figures.append(("P(row beats column) from Bradley-Terry (COMPACT figure 1).", plot_win_matrices(matrices)))
+    return section
+
+
+def _diagnostics_table(diagnostics: dict) -> pd.DataFrame:
+    return pd.DataFrame({"diagnostic": list(diagnostics), "value": [str(v) for v in diagnostics.values()]})
+
+
+def beta_regression_section(contrast, contrast_table: pd.DataFrame, tags, tag_table: pd.DataFrame,
+                            correlations: pd.DataFrame) -> Section:
+    """Figures 2, 3 (right) and 5 of the contest paper with each fit's diagnostics and identifiability notes.
+
+    contrast, tags : `models.scores.beta_regression.FitResult`; the tables from `contrast_table` and `tag_table`;
+    correlations : `analysis.run.describe.feature_correlations`.
+    """
+    section = Section("Beta regressions of normalised scores", text=[
+        "Ordered-beta likelihood (exact 0 and 1 allowed). Figure 2: each agent's log-odds difference from the "
+        "baseline agent with a random intercept per scenario (95% HDI). Figure 3, right: tag coefficients of the "
+        "hierarchical model with LKJ-correlated agent slopes (94% HDI)."])
+    for fit in (contrast, tags):
+        if not fit.diagnostics["converged"]:
+            section.warnings.append(f"{fit.model}: NOT CONVERGED (max R-hat {fit.diagnostics['max_r_hat']:.3f}, "
+                                    f"{fit.diagnostics['divergences']} divergences); read its numbers with care.")
+    section.warnings += tags.notes
+    section.tables += [("Figure 2: contrast with the baseline", contrast_table),
+                       ("Diagnostics: baseline contrast", _diagnostics_table(contrast.diagnostics)),
+                       ("Figure 3 (right): tag coefficients", tag_table),
+                       ("Diagnostics: tag effects", _diagnostics_table(tags.diagnostics))]
+    section.figures += [
+        ("Figure 2: log-odds difference from the baseline agent (mean, 95% HDI).",
+         plot_intervals(contrast_table, "agent", "Difference from the baseline", "log-odds difference")),
+        ("Figure 3 (right): tag coefficients (mean, 94% HDI).",
+         plot_intervals(tag_table, "tag", "Tag coefficients", "log-odds effect on score")),
+        ("Figure 5: Pearson correlations of score, tags, substrates and resident status.",
+         plot_correlation_heatmap(correlations, "Score, tags, substrates, resident")),
+    ]
+    return section
+
+
+def layout_section(comparison) -> Section:
+    """Measurement Layout profiles (figure 6, agents with test R^2 >= 0.35 only) and the predictive
+    comparison (figure 7), from an `analysis.run.predictive.Comparison`."""
+    layout = comparison.layout
+    included = comparison.included_agents()
+    section = Section("Measurement Layouts and predictive comparison", text=[
+        f"Demands: {', '.join(layout.demands)}. The layout was fitted on training cells and scored, with linear "
+        "regression, XGBoost and a constant (the agent's training mean), on held-out (agent, scenario) cells.",
+        f"Agents whose layout reaches test R² ≥ 0.35 (profiles shown, as in the paper): {', '.join(included) or 'none'}."])
+    if not layout.diagnostics["converged"]:
+        section.warnings.append(f"measurement layout: NOT CONVERGED (max R-hat {layout.diagnostics['max_r_hat']:.3f}, "
+                                f"{layout.diagnostics['divergences']} divergences)")
+    section.warnings += layout.notes
+    section.tables += [("Pooled test metrics", comparison.pooled),
+                       ("Test R² per agent", comparison.per_agent.pivot(index="agent", columns="predictor",
+                                                                         values="r2").reset_index()),
+                       ("Diagnostics: measurement layout", _diagnostics_table(layout.diagnostics))]
+    section.figures.append(("Figure 7: test R² (top; dashed line at 0.35) and RMSE (bottom) per agent and predictor.",
+                            plot_predictor_comparison(comparison.per_agent)))
+    if included:
+        caps = layout.capabilities()
+        extras = {n: layout.parameters(n).loc[lambda t: t["agent"].isin(included)] for n in ("base_chance", "sample_size")}
+        section.figures.append(("Figure 6: capability profiles (posterior mean, 94% HDI) of the included agents.",
+                                plot_capability_profiles(caps[caps["agent"].isin(included)], extras)))
+    return section
+
+
+AUDIT_TITLES = {"reproduction": "1. Reproduction", "decomposition": "2. Decomposition",
+                "hold_outcome_constant": "3. Holding the outcome constant",
+                "failure_at_top": "4. Outcome failure against rank", "rank_agreement": "5. Rank agreement",
+                "assignment_luck": "6. Assignment luck", "two_scores": "7. Two scores, never summed",
+                "events": "8. Event-log diagnostics"}
+
+
+def audit_section(title: str, result: dict, frame: pd.DataFrame, outcome: str) -> Section:
+    """A construct-validity audit (`analysis.run.audit.run_audit`) as a section: verdicts, tables, figures."""
+    section = Section(title, text=[f"Verdict: {result['summary']['verdict']}"])
+    for key, name in AUDIT_TITLES.items():
+        if key in result:
+            mark = {True: "PASS", False: "FAIL", None: "INFO"}[result[key].get("passed")]
+            section.text.append(f"{name} ({mark}): {result[key]['verdict']}")
+    for key in ("reproduction", "hold_outcome_constant", "two_scores", "events"):
+        if key in result and isinstance(result[key].get("table"), pd.DataFrame) and len(result[key]["table"]):
+            section.tables.append((AUDIT_TITLES[key], result[key]["table"].head(30)))
+    order = list(frame.sort_values("score", ascending=False)["player"])
+    if "decomposition" in result:
+        section.figures.append(("Score decomposition (stacked parts).",
+                                plot_decomposition(result["decomposition"]["table"], order)))
+    if outcome in frame.columns:
+        section.figures.append((f"Recorded score against {outcome}.", plot_score_vs_outcome(frame, outcome)))
+    return section

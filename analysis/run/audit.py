@@ -1,0 +1,297 @@
+"""The construct-validity audit: does a scoring metric measure the outcome it claims? (`referee audit`)
+
+`audit_frame(store, runner, match)` builds the per-player table the checks read: results joined with every
+measure (one column per measure name: counters, recorded components, outcomes) plus a derived `win`
+outcome (sole first place). `run_audit(frame, events, formula, ...)` runs the checks of
+`models.validity.checks` and returns an `AuditResult` (the `models.fit.FitResult` contract; it also reads
+as a mapping of checks); `write_audit(result, frame, folder)` writes `audit.json`, `audit.md` (a verdict per
+check in plain words, with the numbers), the checks table and the figures.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from analysis.present.figures import plot_decomposition, plot_score_vs_outcome
+from analysis.present.outputs import ResultsFolder
+from models.fit import FitResult, collect_notes
+from models.validity import checks as validity
+from models.validity.formula import Formula, load_formula
+
+VALIDITY_CHECKS = ("hold_outcome_constant", "failure_at_top", "rank_agreement", "assignment_luck")
+RATIO_LIMIT = 2.0
+CV_LIMIT = 0.5  # where some score is 0 or below, a coefficient of variation above this fails instead  # a score that varies 2x or more among identical outcomes does not measure the outcome
+
+
+def audit_frame(store, runner: str | None = None, match: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(frame, events) for the audit: one row per player (per match), with measures as columns.
+
+    When the selection spans several matches, `player` becomes 'match/player'.
+    """
+    matches = store.table("matches")
+    if runner is not None:
+        matches = matches[matches["runner"] == runner]
+    if match is not None:
+        matches = matches[matches["match_id"] == match]
+    if matches.empty:
+        raise ValueError("no matches selected for the audit (check --runner / --match)")
+    ids = set(matches["match_id"])
+    results = store.table("results")
+    results = results[results["match_id"].isin(ids)].copy()
+    measures = store.table("measures")
+    measures = measures[measures["match_id"].isin(ids) & measures["player"].notna()]
+    wide = measures.pivot_table(index=["match_id", "player"], columns="name", values="value", aggfunc="mean")
+    frame = results.merge(wide.reset_index(), on=["match_id", "player"], how="left")
+    first = frame.groupby("match_id")["rank"].transform(lambda r: (r == 1).sum())
+    frame["win"] = np.where(frame["rank"] == 1, 1.0 / first.clip(lower=1), 0.0)  # a shared first place is a tie
+    if matches["match_id"].nunique() > 1:
+        frame["player"] = frame["match_id"] + "/" + frame["player"]
+    frame = frame.merge(matches[["match_id", "game"]], on="match_id", how="left")
+    events = store.table("events")
+    events = events[events["match_id"].isin(ids)]
+    return frame.reset_index(drop=True), events
+
+
+def _jsonable(value):
+    if isinstance(value, (np.floating, float)):
+        return None if math.isnan(value) else float(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, pd.DataFrame):
+        return [{k: _jsonable(v) for k, v in row.items()} for row in value.to_dict("records")]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+CHECK_TITLES = {"reproduction": "1. Reproduction", "decomposition": "2. Decomposition",
+                "hold_outcome_constant": "3. Holding the outcome constant",
+                "failure_at_top": "4. Outcome failure against rank", "rank_agreement": "5. Rank agreement",
+                "assignment_luck": "6. Assignment luck", "two_scores": "7. Two scores, never summed",
+                "events": "8. Event-log diagnostics"}
+
+
+@dataclass
+class AuditResult(FitResult):
+    """A construct-validity audit (the `models.fit.FitResult` contract). `checks` maps each check's key to
+    its figures (`verdict`, `passed` True/False/None, tables); the result also reads as that mapping
+    (`result["summary"]["verdict"]`). `table()`: one row per check: check, title, ran, passed, verdict.
+    `diagnostics` holds the Bayesian regression's convergence when it ran."""
+
+    checks: dict = field(default_factory=dict)
+    model: str = "audit"
+
+    def __getitem__(self, key):
+        return self.checks[key]
+
+    def __contains__(self, key) -> bool:
+        return key in self.checks
+
+    def get(self, key, default=None):
+        """`checks.get`."""
+        return self.checks.get(key, default)
+
+    def table(self) -> pd.DataFrame:
+        """check, title, ran, passed (True/False/None), verdict, for every check the audit knows."""
+        rows = []
+        for key, title in CHECK_TITLES.items():
+            check = self.checks.get(key)
+            rows.append({"check": key, "title": title, "ran": check is not None,
+                         "passed": None if check is None else check.get("passed"),
+                         "verdict": "" if check is None else check["verdict"]})
+        return pd.DataFrame(rows)
+
+
+def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None, outcomes: list[str],
+              group_by: list[str], telemetry: str | None, top_k: int = 3, seed: int = 0, bayes: bool = True,
+              sampling: dict | None = None) -> AuditResult:
+    """Run every check that the data allow; returns an AuditResult whose checks each carry a `verdict` and
+    `passed` (None where a check does not judge), and `summary` with the overall verdict. Warnings raised by
+    the checks are in its notes; `sampling` (draws, tune, chains, sampler) goes to the Bayesian regression."""
+    notes: list[str] = []
+    with collect_notes(notes):
+        out = _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, seed, bayes, sampling)
+    luck = out.get("assignment_luck", {})
+    diagnostics = dict(luck.get("bayes_diagnostics", {"converged": True}))
+    return AuditResult(checks=out, notes=notes, diagnostics=diagnostics)
+
+
+def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, seed, bayes, sampling) -> dict:
+    out: dict = {"players": len(frame), "outcomes": outcomes, "formula": formula.name if formula else None}
+    primary = outcomes[0]
+    if formula is not None:
+        rep = validity.reproduce(frame, formula)
+        ok = rep["status"].str.startswith("reproduces")
+        computable = rep["status"] != "not computable"
+        sources = rep["source"].value_counts().to_dict()
+        verdict = f"{int(ok.sum())} of {int(computable.sum())} recorded scores reproduce from the formula."
+        if sources.get("recorded components"):
+            verdict += (f" For {sources['recorded components']} players the raw counters are not available, so the "
+                        "audit recomputed the total from the recorded components it has.")
+        for r in rep[~ok & computable].itertuples():
+            verdict += f" {r.player}: recorded {r.recorded:g}, expected {r.expected:g} ({r.status})."
+        for r in rep[rep["status"].str.contains("floor")].itertuples():
+            verdict += f" {r.player}'s raw total ({r.raw_total:g}) is hidden by the floor at {formula.floor:g}."
+        out["reproduction"] = {"table": rep, "reproduce": int(ok.sum()), "computable": int(computable.sum()),
+                               "verdict": verdict, "passed": bool(ok[computable].all())}
+        parts = validity.decompose(frame, formula)
+        if not parts.empty:
+            share = parts.groupby("component")["share"].mean().sort_values(ascending=False)
+            out["decomposition"] = {"table": parts, "mean_share": share.to_dict(), "passed": None,
+                                    "verdict": f"On average {share.index[0]} makes up {share.iloc[0]:.0%} of a score "
+                                               f"(shares of the absolute parts: " +
+                                               ", ".join(f"{k} {v:.0%}" for k, v in share.items()) + ")."}
+    keys = [k for k in group_by + outcomes if k in frame.columns]
+    if keys:
+        held = validity.hold_outcome_constant(frame, keys)
+        worst = held.iloc[0] if len(held) else None
+        spread = np.where(held["min"] > 0, held["max_min_ratio"] >= RATIO_LIMIT, held["cv"].fillna(0) > CV_LIMIT)
+        failed = bool(len(held) and spread.any())
+        if worst is None:
+            verdict = "No two players share an identical outcome: this check has nothing to hold constant."
+        else:
+            ratio = f"{worst['max_min_ratio']:.0f}x" if pd.notna(worst["max_min_ratio"]) else "unbounded (a zero)"
+            names = worst["players"].split(", ")
+            shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+            verdict = (f"With the outcome held constant ({worst['group']}: {shown}) the score spans "
+                       f"{worst['max']:g} to {worst['min']:g}, a spread of {ratio} (coefficient of variation "
+                       f"{worst['cv']:.2f}). ")
+            verdict += ("A metric that measured the outcome could not vary this much." if failed else
+                        f"Within identical outcomes the score varies little (under {RATIO_LIMIT:g}x, or a coefficient "
+                        f"of variation under {CV_LIMIT:g} where scores reach zero).")
+        out["hold_outcome_constant"] = {"keys": keys, "table": held, "verdict": verdict,
+                                        "passed": None if worst is None else not failed}
+    if formula is not None and formula.failure:
+        fails = validity.failures_at_top(frame, formula, top_k)
+        top = fails[fails["in_top_k"]]
+        verdict = (" ".join(f"{r.player} ranks {int(r.rank)} although it failed the outcome its role "
+                            f"({r.role}) defines." for r in top.itertuples())
+                   or f"No player who failed its role's outcome ranks in the top {top_k}.")
+        out["failure_at_top"] = {"table": fails, "verdict": verdict, "passed": top.empty}
+    agreements = {}
+    for outcome in outcomes:
+        if outcome not in frame.columns:
+            continue
+        agree = validity.rank_agreement(frame, outcome, k=top_k, seed=seed)
+        agreements[outcome] = agree
+    if primary in agreements and not math.isnan(agreements[primary].get("spearman", math.nan)):
+        a = agreements[primary]
+        absent = a["spearman_low"] <= 0
+        # at the top: negative agreement among the top-k by score, or no overlap of the two top-k sets
+        top_bad = bool(a.get("top_spearman", 0) < 0) or a["top_k_overlap"] == 0
+        ranks = score_ranks_roles(frame, top_k)
+        verdict = (f"Score and {primary} agree with Spearman {a['spearman']:.2f} (95% bootstrap interval "
+                   f"{a['spearman_low']:.2f} to {a['spearman_high']:.2f}) and Kendall {a['kendall']:.2f} over "
+                   f"{a['n']} players ({a['left_out']} without the outcome left out). The best {primary} "
+                   f"({a['best_outcome_player']}, {a['best_outcome_value']:g}) belongs to the player ranked "
+                   f"{a['best_outcome_score_rank']} by score; the top {a['top_k']} by score and by {primary} share "
+                   f"{a['top_k_overlap']} players. Top {top_k} by score: {ranks}.")
+        if absent or top_bad:
+            verdict += " Agreement is absent or negative at the top, where attention goes."
+        out["rank_agreement"] = {"by_outcome": agreements, "verdict": verdict, "passed": not (absent or top_bad),
+                                 "top_roles": ranks}
+    assignment = "role" if frame["role"].notna().any() and frame["role"].nunique() > 1 else None
+    if assignment and primary in frame.columns:
+        luck = validity.assignment_luck(frame, assignment, primary, seed=seed, bayes=bayes, sampling=sampling)
+        if "r2_assignment" in luck:
+            worse = luck["r2_assignment"] > luck["r2_outcome"]
+            verdict = (f"The randomly assigned {assignment} explains {luck['r2_assignment']:.0%} of the score's "
+                       f"variance, the outcome ({primary}) {luck['r2_outcome']:.0%} (partial eta squared "
+                       f"{luck['partial_eta2_assignment']:.2f} vs {luck['partial_eta2_outcome']:.2f}).")
+            if "p_outcome_slope_positive" in luck:
+                verdict += (f" In a Bayesian regression of the standardised score on both, P(outcome slope > 0) = "
+                            f"{luck['p_outcome_slope_positive']:.2f}.")
+            verdict += (" The draw of the assignment matters more than the outcome." if worse else
+                        " The outcome explains more than the assignment.")
+            luck.update(verdict=verdict, passed=not worse)
+            out["assignment_luck"] = luck
+    if telemetry and telemetry in frame.columns and primary in frame.columns:
+        both = validity.two_scores(frame, telemetry, primary)
+        odd = both[both["discordant"] != ""]
+        verdict = (f"Telemetry ({telemetry}) and outcome ({primary}) reported side by side, never summed. " +
+                   (" ".join(f"{r.player}: {r.discordant}." for r in odd.itertuples()) or
+                    "No player is high on one and low on the other."))
+        out["two_scores"] = {"table": both, "verdict": verdict, "passed": None}
+    if not events.empty:
+        diag = validity.event_diagnostics(events)
+        if not diag.empty:
+            quiet = diag.loc[diag["quiet"], "actor"].tolist()
+            worst = diag.sort_values("rejection_rate", ascending=False).iloc[0]
+            verdict = (f"{int(diag['rejected'].sum())} of {int(diag['attempted'].sum())} attempted actions were "
+                       f"rejected; the highest rejection rate is {worst['actor']}'s ({worst['rejection_rate']:.0%}).")
+            if quiet:
+                verdict += f" Quiet agents whose low counts are not skill: {', '.join(quiet)}."
+            out["events"] = {"table": diag, "verdict": verdict, "passed": None}
+    # the validity verdict rests on the checks against the outcome; reproduction is an integrity check
+    judged = {k: v["passed"] for k, v in out.items() if isinstance(v, dict) and v.get("passed") is not None
+              and k in VALIDITY_CHECKS}
+    valid = all(judged.values()) if judged else None
+    out["summary"] = {
+        "checks_passed": [k for k, v in judged.items() if v], "checks_failed": [k for k, v in judged.items() if not v],
+        "measures_outcome": valid,
+        "verdict": ("The score measures the outcome it claims: every judged check passed." if valid else
+                    "The score does not measure the outcome it claims: failed checks: "
+                    + ", ".join(k for k, v in judged.items() if not v) + ".") if judged else
+        "Nothing could be judged: give a formula and an outcome measure.",
+    }
+    return out
+
+
+def score_ranks_roles(frame: pd.DataFrame, k: int) -> str:
+    """'1. player (role), 2. ...' for the top k by recorded score."""
+    top = frame.assign(score_rank=validity.score_ranks(frame)).nsmallest(k, "score_rank")
+    return ", ".join(f"{int(r.score_rank)}. {r.player} ({r.role})" for r in top.itertuples())
+
+
+def write_audit(result: AuditResult, frame: pd.DataFrame, folder: ResultsFolder, outcome: str) -> dict:
+    """Write audit.json, audit.md, checks.csv, notes.txt, diagnostics.json and the figures (decomposition,
+    score vs outcome) into the results folder; returns the paths by role."""
+    paths = {"json": folder.path("audit.json"), "markdown": folder.path("audit.md")}
+    paths["json"].write_text(json.dumps(_jsonable(result.checks), indent=1) + "\n")
+    paths["checks"] = folder.table("checks", result.table())
+    paths["notes"] = folder.notes(result.notes)
+    paths["diagnostics"] = folder.diagnostics(result.diagnostics)
+    titles = CHECK_TITLES
+    lines = [f"# Construct-validity audit{': ' + result['formula'] if result.get('formula') else ''}", "",
+             f"**Verdict:** {result['summary']['verdict']}", "",
+             f"{result['players']} players; outcome measures: {', '.join(result['outcomes'])}. PASS and FAIL mark the "
+             "checks against the outcome (3-6) and the reproduction; INFO sections describe.", ""]
+    for key, title in titles.items():
+        if key in result:
+            check = result[key]
+            mark = {True: "PASS", False: "FAIL", None: "INFO"}[check.get("passed")]
+            lines += [f"## {title} ({mark})", "", check["verdict"], ""]
+    if result.notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
+    paths["markdown"].write_text("\n".join(lines))
+    order = list(frame.sort_values("score", ascending=False)["player"])
+    if "decomposition" in result:
+        paths["decomposition"] = folder.figure("decomposition", plot_decomposition(result["decomposition"]["table"],
+                                                                                     order))
+    if outcome in frame.columns and frame[outcome].notna().any():
+        paths["score_vs_outcome"] = folder.figure("score_vs_outcome", plot_score_vs_outcome(frame, outcome))
+    return paths
+
+
+def default_outcomes(frame: pd.DataFrame, store_measures: pd.DataFrame) -> list[str]:
+    """Outcome measures present in the data (kind 'outcome'), power-like first; else the derived `win`."""
+    names = sorted(store_measures.loc[store_measures["kind"] == "outcome", "name"].unique())
+    names = sorted(names, key=lambda n: (0 if "power" in n else 1, n))
+    return [n for n in names if n in frame.columns] or ["win"]
+
+
+def formula_from(path, frame: pd.DataFrame) -> Formula:
+    """Load a formula checked against the measures this frame has (plus every AoA counter name)."""
+    from analysis.io.loaders.aoa import COUNTERS
+
+    inputs = set(COUNTERS) | {c for c in frame.columns if frame[c].dtype.kind in "fi"}
+    return load_formula(path, inputs)

@@ -1,0 +1,52 @@
+"""Descriptive summaries of normalised scores: means with standard errors by agent, scenario or any column."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def mean_se(scores: pd.DataFrame, by: str, value: str = "score_norm") -> pd.DataFrame:
+    """Mean and standard error of `value` per level of `by`.
+
+    Parameters
+    ----------
+    scores : tidy table with columns `by` and `value` (e.g. `analysis.prepare.scores.normalised_scores`).
+    by : grouping column (e.g. 'agent', 'scenario').
+    value : the numeric column to summarise; NaN rows are dropped.
+
+    Returns
+    -------
+    DataFrame with columns `by`, `mean`, `se` (sample sd / sqrt(n); NaN for n = 1), `n`, sorted by
+    decreasing mean.
+    """
+    data = scores[[by, value]].dropna()
+    grouped = data.groupby(by)[value]
+    table = pd.DataFrame({"mean": grouped.mean(), "sd": grouped.std(ddof=1), "n": grouped.size()})
+    table["se"] = table["sd"] / np.sqrt(table["n"])
+    table = table.drop(columns="sd").reset_index()[[by, "mean", "se", "n"]]
+    return table.sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def scenario_features(scenarios: pd.DataFrame, tags: pd.DataFrame) -> pd.DataFrame:
+    """Binary scenario-level features: one column per tag, per substrate (`substrate: NAME`) and `resident`.
+
+    Parameters: canonical `scenarios` and `scenario_tags`. Returns a DataFrame indexed by scenario.
+    """
+    tag_part = pd.crosstab(tags["scenario"], tags["tag"]).clip(upper=1)
+    sub = pd.get_dummies(scenarios.set_index("scenario")["game"].dropna(), prefix="substrate", prefix_sep=": ").astype(int)
+    resident = (scenarios.set_index("scenario")["mode"] == "resident").astype(int).rename("resident")
+    features = pd.concat([tag_part, sub, resident], axis=1).fillna(0).astype(int)
+    return features.loc[features.index.isin(scenarios["scenario"])]
+
+
+def feature_correlations(scores: pd.DataFrame, features: pd.DataFrame) -> pd.DataFrame:
+    """Pearson correlation matrix of the normalised score and the scenario features (contest figure 5).
+
+    scores : scenario, score_norm; features : `scenario_features(...)`. Returns a square DataFrame whose
+    first row/column is `score`; constant features are dropped (their correlation is undefined).
+    """
+    joined = scores[["scenario", "score_norm"]].dropna().join(features, on="scenario").drop(columns="scenario")
+    joined = joined.rename(columns={"score_norm": "score"})
+    joined = joined.loc[:, joined.std() > 0]
+    return joined.corr(method="pearson")

@@ -1,0 +1,222 @@
+"""Ratings from a comparisons table (`analysis.prepare.comparisons`): one entry point over every rating model.
+
+`rate(comparisons, method, ...)` returns a `RatingResult` whose `table` has columns
+`agent, rating, lower, upper, rank` (plus `game` first when rated by game, and `rank_lower, rank_upper`
+with a bootstrap). Methods:
+
+- `elo`: the 2024 Concordia contest's Elo (strict wins; Newman iteration; rounded), MAP fallback;
+- `bt`: Bradley-Terry MLE on the Elo scale (ties as half wins), Wald 95% intervals; `prior=True` (or no
+  MLE) gives MAP with Normal(0, (400 Elo)^2) priors;
+- `bt-per-game`: global ratings mu and per-game ratings mu + delta (deviations shrunk, tau in Elo);
+  `extra['kendall_tau']` compares each game's ranking with the global one;
+- `bt-md`: multidimensional BT with `dims` dimensions (canonical form, see `models.ratings.bt_multidim`);
+- `online-elo`: sequential Elo in time order with K factor `k`;
+- `bayes-bt`: the PyMC scalar (or, by game, per-game) model; intervals are 94% HDIs and
+  `extra['idata']` holds the InferenceData.
+
+`bootstrap=N` resamples clusters (matches) N times and reports percentile intervals and rank intervals;
+the replicates are in `RatingResult.bootstrap`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from models.fit import FitResult, collect_notes, summarised_warnings
+from models.ratings.bootstrap import BootstrapResult, bootstrap_bt, bootstrap_generic
+from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt, pair_counts
+from models.ratings.bt_multidim import fit_bt_multidim
+from models.ratings.bt_per_game import DEFAULT_TAU_ELO, fit_bt_per_game
+from models.ratings.elo import fit_contest_elo, fit_online_elo
+
+METHODS = ("elo", "bt", "bt-per-game", "bt-md", "online-elo", "bayes-bt")
+TABLE = ["agent", "rating", "lower", "upper", "rank"]
+
+
+@dataclass
+class Coded:
+    """Integer-coded comparisons: agent and game names, codes per comparison, outcome and cluster."""
+
+    agents: list[str]
+    games: list[str]
+    a: np.ndarray
+    b: np.ndarray
+    game: np.ndarray
+    outcome: np.ndarray
+    cluster: np.ndarray
+
+    def counts(self, ties: str = "half") -> np.ndarray:
+        """Pooled pair counts W (n, n)."""
+        return pair_counts(self.a, self.b, self.outcome, len(self.agents), ties)
+
+    def game_counts(self) -> np.ndarray:
+        """Per-game pair counts W[k] (K, n, n), ties as halves."""
+        n, K = len(self.agents), len(self.games)
+        flat = pair_counts(self.game * n + self.a, self.game * n + self.b, self.outcome, K * n)
+        return np.stack([flat[k * n:(k + 1) * n, k * n:(k + 1) * n] for k in range(K)])
+
+
+def encode(comparisons: pd.DataFrame, agents: list[str] | None = None) -> Coded:
+    """Integer-code a comparisons table (agents sorted by name unless given)."""
+    if agents is None:
+        agents = sorted(set(comparisons["a"]) | set(comparisons["b"]))
+    index = pd.Index(agents)
+    games = comparisons["game"].fillna("(all)").astype(str)
+    game_names = sorted(games.unique())
+    return Coded(
+        agents=list(agents), games=game_names,
+        a=index.get_indexer(comparisons["a"]), b=index.get_indexer(comparisons["b"]),
+        game=pd.Index(game_names).get_indexer(games), outcome=comparisons["outcome"].to_numpy(float),
+        cluster=comparisons["cluster"].astype(str).to_numpy(),
+    )
+
+
+@dataclass
+class RatingResult(FitResult):
+    """Ratings of one method (the `models.fit.FitResult` contract): `table()` is the rating table,
+    `bootstrap` the replicates (if any), `fits` the underlying model fits, `extra` method-specific tables
+    (`kendall_tau` for bt-per-game, `idata` for bayes-bt); notes and diagnostics gather the fits' own."""
+
+    ratings: pd.DataFrame = field(default_factory=pd.DataFrame)
+    bootstrap: BootstrapResult | None = None
+    fits: list = field(default_factory=list)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def method(self) -> str:
+        """The rating method (as `model`)."""
+        return self.model
+
+    def table(self) -> pd.DataFrame:
+        """agent, rating, lower, upper, rank[, rank_lower, rank_upper, replicates] (`game` first by game)."""
+        return self.ratings
+
+
+def _scalar_fit(coded: Coded, method: str, prior: bool, k: float) -> FitResult:
+    if method == "elo":
+        return fit_contest_elo(coded.counts(ties="ignore"), coded.agents)
+    if method == "online-elo":
+        return fit_online_elo(coded.a, coded.b, coded.outcome, coded.agents, k=k)
+    return fit_bt(coded.counts(), coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
+
+
+def _point(comparisons: pd.DataFrame, method: str, by: str | None, prior: bool, dims: int, k: float,
+           tau_elo: float, seed: int, agents: list[str] | None = None) -> tuple[pd.DataFrame, dict, list[FitResult]]:
+    """(rating table, extras, the fits made) of one method on a comparisons table."""
+    coded = encode(comparisons, agents)
+    extra: dict = {}
+    if method == "bt" and by is None:
+        fit = fit_bt(coded.counts(), coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
+        extra.update(fit=fit, coded=coded)
+        return fit.table(), extra, [fit]
+    if method in ("elo", "bt", "online-elo"):
+        if by is None:
+            fit = _scalar_fit(coded, method, prior, k)
+            return fit.table(), extra, [fit]
+        fits, parts = [], []
+        for name, g in comparisons.assign(game=comparisons["game"].fillna("(all)")).groupby("game"):
+            fit = _scalar_fit(encode(g, coded.agents if method == "online-elo" else None), method, prior, k)
+            fits.append(fit)
+            parts.append(fit.table().assign(game=name))
+        return pd.concat(parts, ignore_index=True)[["game"] + TABLE], extra, fits
+    if method == "bt-per-game":
+        fit = fit_bt_per_game(coded.game_counts(), coded.agents, coded.games, tau_elo=tau_elo,
+                              prior_sd=DEFAULT_PRIOR_SD if prior else None)
+        present = np.zeros((len(coded.games), len(coded.agents)), bool)
+        present[coded.game, coded.a] = True
+        present[coded.game, coded.b] = True
+        extra.update(fit=fit, kendall_tau=fit.kendall_tau(present))
+        return (fit.game_table() if by else fit.global_table()), extra, [fit]
+    if method == "bt-md":
+        fit = fit_bt_multidim(coded.game_counts(), coded.agents, coded.games, dims=dims, seed=seed)
+        extra["fit"] = fit
+        return (fit.game_table() if by else fit.table()), extra, [fit]
+    raise ValueError(f"unknown method {method!r}; methods: {list(METHODS)}")
+
+
+def _merged_diagnostics(fits: list[FitResult]) -> dict:
+    if len(fits) == 1:
+        return dict(fits[0].diagnostics)
+    return {"converged": all(f.converged for f in fits), "fits": len(fits),
+            "not_converged": sum(not f.converged for f in fits)}
+
+
+def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | None = None, prior: bool = False,
+         dims: int = 2, k: float = 32.0, tau_elo: float = DEFAULT_TAU_ELO, seed: int = 0, draws: int = 1000,
+         tune: int = 1000, chains: int = 4, sampler: str = "auto") -> RatingResult:
+    """Rate agents from a comparisons table.
+
+    Parameters
+    ----------
+    comparisons : columns a, b, outcome (1/0/0.5), cluster, game, ... (`analysis.prepare.comparisons`).
+    method : one of METHODS. bootstrap : replicates (0 = none; COMPACT used 200).
+    by : None or 'game' (ratings per game). prior : MAP instead of MLE for the BT methods.
+    dims : dimensions for bt-md. k : K factor for online-elo. tau_elo : deviation sd for bt-per-game.
+    seed : seeds every random choice. draws, tune, chains, sampler : for bayes-bt.
+
+    Returns
+    -------
+    RatingResult with `table` (agent, rating, lower, upper, rank[, rank_lower, rank_upper]; `game` first
+    when by='game'), on the Elo scale (mean 1500).
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; methods: {list(METHODS)}")
+    if by not in (None, "game"):
+        raise ValueError("by must be None or 'game'")
+    if len(comparisons) == 0:
+        raise ValueError("no comparisons to rate")
+    if method == "online-elo" and "time" in comparisons.columns and comparisons["time"].notna().any():
+        comparisons = comparisons.sort_values("time", kind="stable")
+    if method == "bayes-bt":
+        return _bayes(comparisons, by, draws, tune, chains, seed, sampler)
+    notes: list[str] = []
+    with collect_notes(notes):
+        table, extra, fits = _point(comparisons, method, by, prior, dims, k, tau_elo, seed)
+    result = RatingResult(model=method, ratings=table, extra=extra, fits=fits, notes=notes,
+                          diagnostics=_merged_diagnostics(fits))
+    table = result.ratings
+    if bootstrap:
+        with collect_notes(result.notes):
+            result.bootstrap = _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, bootstrap, table,
+                                          extra)
+        groups = [key[0] for key in result.bootstrap.agents] if by else None
+        summary = result.bootstrap.summary(groups=groups)
+        keys = ["game", "agent"] if by else ["agent"]
+        if by:
+            summary[["game", "agent"]] = pd.DataFrame(summary.pop("agent").tolist(), index=summary.index)
+        merged = table.drop(columns=["lower", "upper"]).merge(summary, on=keys, how="left")
+        result.ratings = merged[keys + ["rating", "lower", "upper", "rank", "rank_lower", "rank_upper"]]
+    return result
+
+
+def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicates, table, extra) -> BootstrapResult:
+    if method == "bt" and by is None:
+        coded, fit = extra["coded"], extra["fit"]  # the point fit's coding and estimate: nothing refitted
+        return bootstrap_bt(coded.a, coded.b, coded.outcome, coded.cluster, coded.agents, fit.theta,
+                            replicates=replicates, seed=seed, prior_sd=fit.prior_sd)
+    keys = list(zip(table["game"], table["agent"])) if by else list(table["agent"])
+
+    def refit(sample: pd.DataFrame) -> pd.Series:
+        t, _, _ = _point(sample, method, by, prior, dims, k, tau_elo, seed)
+        index = pd.MultiIndex.from_frame(t[["game", "agent"]]) if by else pd.Index(t["agent"])
+        return pd.Series(t["rating"].to_numpy(), index=index)
+
+    with summarised_warnings(f"the {replicates} bootstrap replicates' fits"):
+        return bootstrap_generic(comparisons, refit, keys, replicates=replicates, seed=seed)
+
+
+def _bayes(comparisons, by, draws, tune, chains, seed, sampler) -> RatingResult:
+    from models.ratings.bayes_bt import fit_bayes_bt
+
+    coded = encode(comparisons)
+    if by:
+        fit = fit_bayes_bt(coded.counts(), coded.agents, coded.game_counts(), coded.games, draws=draws, tune=tune,
+                           chains=chains, seed=seed, sampler=sampler)
+    else:
+        fit = fit_bayes_bt(coded.counts(), coded.agents, draws=draws, tune=tune, chains=chains, seed=seed,
+                           sampler=sampler)
+    return RatingResult(model="bayes-bt", ratings=fit.table(), extra={"idata": fit.idata}, fits=[fit],
+                        idata=fit.idata, diagnostics=dict(fit.diagnostics), notes=list(fit.notes))

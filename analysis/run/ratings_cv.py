@@ -1,0 +1,109 @@
+"""Cross-validated prediction of held-out comparisons (COMPACT section 2.4) and win-probability matrices.
+
+`cross_validate(comparisons, folds=5, dims=range(1, 8))` splits clusters (matches) into k folds, fits the
+scalar, per-game and D-dimensional Bradley-Terry models on the other folds, and scores P(a beats b) on
+the held-out decisive comparisons (ties left out) by ROC-AUC. Each held-out pair is oriented at random
+(seeded), so the labels are about half ones. Agents or games unseen in training get the mean strength.
+
+`win_matrix(comparisons, split=None)` gives P(row beats column) from scalar Bradley-Terry, for the whole
+table or separately per value of a match attribute such as `communication` (COMPACT figure 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import roc_auc_score
+
+from analysis.run.ratings import encode
+from models.fit import summarised_warnings
+from models.ratings.bradley_terry import fit_bt
+from models.ratings.bt_multidim import fit_bt_multidim
+from models.ratings.bt_per_game import fit_bt_per_game
+
+
+def fold_of_cluster(clusters: pd.Series, folds: int, seed: int) -> np.ndarray:
+    """Fold index per row: clusters are shuffled (seeded) and dealt round-robin into `folds` groups."""
+    names = pd.unique(clusters)
+    order = np.random.default_rng(seed).permutation(len(names))
+    fold = pd.Series(np.arange(len(names)) % folds, index=names[order])
+    return fold.reindex(clusters).to_numpy()
+
+
+def _strengths(model: str, train: pd.DataFrame, agents: list[str], games: list[str], dims: int, seed: int
+               ) -> np.ndarray:
+    """Strengths per (game, agent), shape (K, n), fitted on `train` (unseen agents/games: 0)."""
+    coded = encode(train, agents)
+    K, n = len(games), len(agents)
+    strengths = np.zeros((K, n))
+    game_index = pd.Index(games).get_indexer(coded.games)
+    with summarised_warnings(f"the {model} fit of one cross-validation fold"):
+        if model == "bt":
+            strengths[:] = fit_bt(coded.counts(), agents).theta  # falls back to MAP itself where no MLE exists
+        elif model == "bt-per-game":
+            fit = fit_bt_per_game(coded.game_counts(), agents, coded.games)
+            strengths[:] = fit.mu
+            strengths[game_index] = fit.theta
+        else:
+            fit = fit_bt_multidim(coded.game_counts(), agents, coded.games, dims=dims, seed=seed, restarts=2)
+            strengths[game_index] = fit.strengths
+    return strengths
+
+
+def cross_validate(comparisons: pd.DataFrame, folds: int = 5, dims: range | list[int] = range(1, 8),
+                   models: tuple[str, ...] = ("bt", "bt-per-game", "bt-md"), seed: int = 0) -> pd.DataFrame:
+    """k-fold ROC-AUC of held-out comparisons, folds grouped by cluster.
+
+    Returns
+    -------
+    One row per (model, dims, fold): model, dims (0 for the scalar models), fold, auc, n_test.
+    """
+    data = comparisons.reset_index(drop=True).assign(game=lambda d: d["game"].fillna("(all)").astype(str))
+    agents = sorted(set(data["a"]) | set(data["b"]))
+    games = sorted(data["game"].unique())
+    fold = fold_of_cluster(data["cluster"].astype(str), folds, seed)
+    flip = np.random.default_rng(seed + 1).random(len(data)) < 0.5
+    rows = []
+    specs = [(m, 0) for m in models if m != "bt-md"] + [("bt-md", d) for d in (dims if "bt-md" in models else [])]
+    for f in range(folds):
+        train, test = data[fold != f], data[(fold == f) & (data["outcome"] != 0.5)]
+        if test.empty or train.empty:
+            continue
+        a = pd.Index(agents).get_indexer(test["a"])
+        b = pd.Index(agents).get_indexer(test["b"])
+        g = pd.Index(games).get_indexer(test["game"])
+        label = (test["outcome"].to_numpy() == 1.0)
+        tf = flip[test.index]
+        a, b, label = np.where(tf, b, a), np.where(tf, a, b), np.where(tf, ~label, label)
+        for model, d in specs:
+            s = _strengths(model, train, agents, games, d, seed)
+            p = 1.0 / (1.0 + np.exp(-(s[g, a] - s[g, b])))
+            auc = roc_auc_score(label, p) if 0 < label.sum() < len(label) else np.nan
+            rows.append({"model": model, "dims": d, "fold": f, "auc": auc, "n_test": len(label)})
+    return pd.DataFrame(rows)
+
+
+def summarise_cv(cv: pd.DataFrame) -> pd.DataFrame:
+    """Mean and standard error of the fold AUCs per (model, dims)."""
+    grouped = cv.groupby(["model", "dims"])["auc"]
+    out = pd.DataFrame({"auc": grouped.mean(), "se": grouped.std(ddof=1) / np.sqrt(grouped.count()),
+                        "folds": grouped.count()}).reset_index()
+    return out.sort_values(["model", "dims"]).reset_index(drop=True)
+
+
+def win_matrix(comparisons: pd.DataFrame, split: str | None = None) -> dict[str, pd.DataFrame]:
+    """P(row beats column) from scalar BT; one matrix per value of `split` (or one, keyed 'all').
+
+    Agents are ordered by their rating in the pooled fit. Returns {label: DataFrame (n, n)}.
+    """
+    agents = sorted(set(comparisons["a"]) | set(comparisons["b"]))
+    with summarised_warnings("the win-probability matrices' fits"):
+        pooled = fit_bt(encode(comparisons, agents).counts(), agents)
+        order = list(np.array(agents)[np.argsort(-pooled.theta)])
+        parts = {"all": comparisons} if split is None else {
+            f"{split}={value}": group for value, group in comparisons.groupby(comparisons[split].astype(str))}
+        out = {}
+        for label, group in parts.items():
+            fit = fit_bt(encode(group, agents).counts(), agents)
+            out[label] = pd.DataFrame(fit.win_probability(), index=agents, columns=agents).loc[order, order]
+    return out

@@ -1,0 +1,206 @@
+"""The one contract every estimator in `models` keeps: a typed result, and one way to sample.
+
+Every fitting function returns a `FitResult` (or a subclass that adds what its family needs):
+
+- `.table()`: the tidy result (a DataFrame; one row per agent, parameter, tag ... as the family states);
+- `.diagnostics`: a dict that always holds `converged` (bool) and, for iterative point fits, `iterations`,
+  for Bayesian fits `max_r_hat`, `min_ess_bulk`, `min_ess_tail`, `divergences`, `chains`, `draws`;
+- `.notes`: every warning raised while fitting, in plain words, plus the family's own remarks
+  (identifiability, fallbacks);
+- `.idata`: the ArviZ InferenceData where the fit is Bayesian, else None.
+
+`collect_notes()` is how a fit gathers its warnings: they are recorded into the notes and then raised
+again to the caller, so a warning inside a fit reaches the user as a warning *and* in the result.
+`sample()` is the only place that calls `pm.sample`: it resolves the sampler, samples, and runs the
+convergence diagnostics, so no Bayesian model skips them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import warnings
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+
+RHAT_LIMIT = 1.01
+SAMPLERS = ("auto", "pymc", "nutpie")
+
+
+class ConvergenceWarning(UserWarning):
+    """A fit did not converge (R-hat above 1.01, divergences, or an optimiser that stopped early):
+    its numbers are not to be trusted as they stand."""
+
+
+@dataclass
+class FitResult:
+    """The result of any fit: what was fitted, its diagnostics, its notes and (if Bayesian) its posterior.
+
+    model : the family's name ('bt', 'tag-effects', ...).
+    diagnostics : see the module docstring; `converged` is always present.
+    notes : plain-words warnings and remarks, in the order raised.
+    idata : arviz.InferenceData for Bayesian fits, else None.
+    """
+
+    model: str = ""
+    diagnostics: dict = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    idata: object | None = None
+
+    def table(self) -> pd.DataFrame:
+        """The tidy result table; each family documents its columns."""
+        raise NotImplementedError(f"{type(self).__name__} does not define table()")
+
+    @property
+    def converged(self) -> bool:
+        """True when the diagnostics say the fit converged."""
+        return bool(self.diagnostics.get("converged", True))
+
+
+@contextlib.contextmanager
+def collect_notes(notes: list[str]) -> Iterator[list[str]]:
+    """Record every warning raised inside the block into `notes` (as 'Category: message'), then re-raise
+    each one to the caller's warning filters, so nothing is silenced. Yields `notes`."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield notes
+    for w in caught:
+        text = f"{w.category.__name__}: {w.message}"
+        if text not in notes:
+            notes.append(text)
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def iterative_diagnostics(iterations: int, max_iter: int, converged: bool, what: str) -> dict:
+    """Diagnostics of an iterative point fit; warns (ConvergenceWarning) when it did not converge.
+
+    iterations : steps taken; max_iter : the cap; converged : whether the stopping rule was met;
+    what : the fit's name, used in the warning. Returns {'converged', 'iterations', 'max_iter'}.
+    """
+    if not converged:
+        warnings.warn(f"NOT CONVERGED: {what} stopped after {iterations} iterations (cap {max_iter}) without "
+                      "meeting its tolerance; the estimates are the last iterate, not an optimum",
+                      ConvergenceWarning, stacklevel=3)
+    return {"converged": bool(converged), "iterations": int(iterations), "max_iter": int(max_iter)}
+
+
+def resolve_sampler(sampler: str) -> str:
+    """'auto' means nutpie when it is installed (it adapts a low-rank mass matrix, which these correlated
+    posteriors need), else PyMC's NUTS; 'pymc' and 'nutpie' force one."""
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
+    if sampler != "auto":
+        return sampler
+    try:
+        import nutpie  # noqa: F401
+    except ImportError:
+        return "pymc"
+    return "nutpie"
+
+
+def progress_enabled() -> bool:
+    """Whether samplers show a progress bar: when REFEREE_PROGRESS=1, which the command line sets when
+    stderr is a terminal and --json is not given (library calls stay quiet)."""
+    return os.environ.get("REFEREE_PROGRESS", "0") == "1"
+
+
+def sample(model, var_names: list[str], draws: int = 1000, tune: int = 1000, chains: int = 4, seed: int = 0,
+           sampler: str = "auto", target_accept: float = 0.9):
+    """Sample a PyMC model with NUTS and diagnose it: the one way referee draws from a posterior.
+
+    Parameters
+    ----------
+    model : a pymc.Model. var_names : the parameters the diagnostics cover.
+    draws, tune, chains : per chain; seed : the sampler's seed (the same seed gives the same draws).
+    sampler : 'auto' | 'pymc' | 'nutpie' (see `resolve_sampler`). target_accept : PyMC's NUTS step target.
+
+    Returns
+    -------
+    (idata, diagnostics): arviz.InferenceData and the dict of `diagnose` (which warns when not converged).
+    """
+    import pymc as pm
+
+    for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
+        if int(value) < (0 if name == "tune" else 1):
+            raise ValueError(f"{name} must be at least {0 if name == 'tune' else 1}, got {value}")
+    which = resolve_sampler(sampler)
+    progress = progress_enabled()
+    with model:
+        if which == "nutpie":
+            kwargs = {"nuts_sampler": "nutpie"}  # PyMC hands `progressbar` on to nutpie
+        else:
+            kwargs = {"target_accept": target_accept}
+        idata = pm.sample(draws=draws, tune=tune, chains=chains, random_seed=seed, progressbar=progress,
+                          compute_convergence_checks=False, **kwargs)
+    diagnostics = diagnose(idata, var_names)
+    diagnostics["sampler"] = which
+    return idata, diagnostics
+
+
+def diagnose(idata, var_names: list[str]) -> dict:
+    """Max R-hat, min bulk and tail ESS over `var_names`, divergences, chains, draws, `converged`.
+
+    Warns (ConvergenceWarning) when any R-hat exceeds 1.01 or any transition diverged, so that no fit's
+    numbers are printed without it being said.
+    """
+    import arviz as az
+
+    rhat = az.rhat(idata, var_names=var_names)
+    ess_bulk = az.ess(idata, var_names=var_names, method="bulk")
+    ess_tail = az.ess(idata, var_names=var_names, method="tail")
+    divergent = int(idata.sample_stats["diverging"].sum()) if "diverging" in idata.sample_stats else 0
+    out = {
+        "max_r_hat": float(max(np.nanmax(rhat[v].values) for v in var_names)),
+        "min_ess_bulk": float(min(np.nanmin(ess_bulk[v].values) for v in var_names)),
+        "min_ess_tail": float(min(np.nanmin(ess_tail[v].values) for v in var_names)),
+        "divergences": divergent,
+        "chains": int(idata.posterior.sizes["chain"]),
+        "draws": int(idata.posterior.sizes["draw"]),
+    }
+    out["converged"] = bool(out["max_r_hat"] <= RHAT_LIMIT and divergent == 0)
+    if not out["converged"]:
+        warnings.warn(
+            f"NOT CONVERGED: max R-hat {out['max_r_hat']:.3f} (limit {RHAT_LIMIT}), {divergent} divergent "
+            f"transitions, min bulk ESS {out['min_ess_bulk']:.0f}; run longer chains (--draws/--tune) or "
+            "reparameterise before reading these numbers", ConvergenceWarning, stacklevel=2)
+    return out
+
+
+def summary_table(idata, var_names: list[str], hdi_prob: float = 0.94) -> pd.DataFrame:
+    """parameter, mean, sd, hdi_low, hdi_high, r_hat, ess_bulk, ess_tail for every element of `var_names`.
+
+    Parameters are named like ArviZ does, e.g. `beta[persuasion]`, `slope[agent_01, negotiation]`.
+    """
+    import arviz as az
+
+    table = az.summary(idata, var_names=var_names, hdi_prob=hdi_prob, round_to="none")
+    low, high = [c for c in table.columns if c.startswith("hdi_")][:2]
+    out = pd.DataFrame({
+        "parameter": table.index, "mean": table["mean"].to_numpy(), "sd": table["sd"].to_numpy(),
+        "hdi_low": table[low].to_numpy(), "hdi_high": table[high].to_numpy(), "r_hat": table["r_hat"].to_numpy(),
+        "ess_bulk": table["ess_bulk"].to_numpy(), "ess_tail": table["ess_tail"].to_numpy(),
+    })
+    return out.reset_index(drop=True)
+
+
+@contextlib.contextmanager
+def summarised_warnings(what: str, notes: list[str] | None = None) -> Iterator[None]:
+    """For loops of many fits (bootstrap replicates, folds): record the warnings raised inside, then raise
+    each distinct one once more to the caller, saying how often it arose ('in 37 fits of <what>: ...'),
+    and append that sentence to `notes` when given. Nothing is silenced; repeats are counted, not repeated."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    counts: dict[tuple[type, str], int] = {}
+    for w in caught:
+        key = (w.category, str(w.message).split(" (", 1)[0])
+        counts[key] = counts.get(key, 0) + 1
+    for (category, message), count in counts.items():
+        text = f"{count} time(s) during {what}: {message}"
+        if notes is not None:
+            notes.append(f"{category.__name__}: {text}")
+        warnings.warn(text, category, stacklevel=3)

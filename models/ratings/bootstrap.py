@@ -1,0 +1,146 @@
+"""Cluster bootstrap of ratings: resample matches (clusters) with replacement, refit, take percentiles.
+
+Resampling clusters is resampling multisets of their pair-count contributions. Clusters with identical
+contributions are exchangeable, so a replicate is fully described by how many times each distinct
+contribution ("signature") is drawn: a Multinomial(n_clusters, signature frequencies) vector. For arena
+data, where each cluster is one comparison, there are at most 3 n^2 signatures however many comparisons
+there are, so a replicate costs O(n^2), not O(comparisons). Replicates' count matrices are then fitted
+together by a batched Newton solve (`models.ratings.bradley_terry.fit_bt_batch`).
+
+`bootstrap_generic` resamples clusters and calls any fitting function (for Elo, per-game and
+multidimensional models).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt_batch, to_elo
+
+
+@dataclass
+class BootstrapResult:
+    """Replicate ratings (r, n) on the Elo scale, with the agents' names."""
+
+    agents: list[str]
+    ratings: np.ndarray
+
+    def summary(self, level: float = 0.95, groups: np.ndarray | None = None) -> pd.DataFrame:
+        """agent, lower, upper (percentile interval), rank_lower, rank_upper (percentile interval of ranks).
+
+        groups : optional label per column; ranks are then taken within each group (e.g. per game).
+        """
+        lo, hi = 100 * (1 - level) / 2, 100 * (1 + level) / 2
+        groups = np.zeros(len(self.agents)) if groups is None else np.asarray(groups)
+        ranks = np.empty_like(self.ratings)
+        for g in pd.unique(groups):
+            cols = np.flatnonzero(groups == g)
+            values = np.where(np.isnan(self.ratings[:, cols]), -np.inf, self.ratings[:, cols])
+            ranks[:, cols] = (-values).argsort(axis=1, kind="stable").argsort(axis=1) + 1
+        return pd.DataFrame({
+            "agent": self.agents,
+            "lower": np.nanpercentile(self.ratings, lo, axis=0),
+            "upper": np.nanpercentile(self.ratings, hi, axis=0),
+            "rank_lower": np.percentile(ranks, lo, axis=0, method="lower"),
+            "rank_upper": np.percentile(ranks, hi, axis=0, method="higher"),
+        })
+
+    def long(self) -> pd.DataFrame:
+        """One row per (replicate, agent): replicate, agent, rating (for violin plots)."""
+        r, n = self.ratings.shape
+        return pd.DataFrame({"replicate": np.repeat(np.arange(r), n), "agent": np.tile(self.agents, r),
+                             "rating": self.ratings.ravel()})
+
+
+def cluster_signatures(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluster: np.ndarray, n: int
+                       ) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """Distinct per-cluster pair-count contributions and how many clusters have each.
+
+    Returns (S, counts): S is (n_signatures, n*n) sparse, counts (n_signatures,).
+    """
+    a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
+    outcome = np.asarray(outcome, float)
+    codes, _ = pd.factorize(pd.Series(cluster))
+    per_cluster = np.bincount(codes)
+    if per_cluster.max(initial=0) <= 1:
+        # one comparison per cluster: the signature is (a, b, outcome), oriented so that a < b (halving the
+        # number of signatures, and so the cost of every multinomial draw)
+        swap = a > b
+        a, b = np.where(swap, b, a), np.where(swap, a, b)
+        outcome = np.where(swap, 1.0 - outcome, outcome)
+        key = (a * n + b) * 3 + np.round(outcome * 2).astype(np.int64)
+        uniq, counts = np.unique(key, return_counts=True)
+        cell, half = uniq // 3, (uniq % 3) / 2.0
+        ua, ub = cell // n, cell % n
+        rows = np.r_[np.arange(len(uniq)), np.arange(len(uniq))]
+        cols = np.r_[ua * n + ub, ub * n + ua]
+        vals = np.r_[half, 1.0 - half]
+        return sparse.csr_matrix((vals, (rows, cols)), shape=(len(uniq), n * n)), counts
+    rows = np.r_[codes, codes]
+    cols = np.r_[a * n + b, b * n + a]
+    vals = np.r_[outcome, 1.0 - outcome]
+    S = sparse.csr_matrix((vals, (rows, cols)), shape=(len(per_cluster), n * n))
+    return S, np.ones(S.shape[0], dtype=np.int64)
+
+
+def bootstrap_bt(a, b, outcome, cluster, agents: list[str], theta0: np.ndarray, replicates: int = 200,
+                 seed: int = 0, prior_sd: float | None = None, chunk: int = 100) -> BootstrapResult:
+    """Cluster-bootstrap scalar Bradley-Terry.
+
+    Parameters
+    ----------
+    a, b, outcome, cluster : integer-coded comparisons (see `models.ratings.bradley_terry.pair_counts`) and the
+        cluster (match) of each.
+    agents : the n names; theta0 : the full-data fit, the batched Newton's starting point.
+    replicates : number of bootstrap replicates; seed : their generator's seed.
+    prior_sd : as in the point fit. Replicates in which some agent never wins or never loses have no MLE;
+        they are fitted with the weak default prior instead.
+
+    Returns
+    -------
+    BootstrapResult of Elo-scale ratings (replicates, n).
+    """
+    n = len(agents)
+    S, counts = cluster_signatures(a, b, outcome, cluster, n)
+    total = int(counts.sum())
+    rng = np.random.default_rng(seed)
+    pvals = counts / total
+    St = S.T.tocsr()  # (n*n, signatures): sparse times dense is the fast direction
+    out = []
+    for start in range(0, replicates, chunk):
+        size = min(chunk, replicates - start)
+        draws = rng.multinomial(total, pvals, size=size) if len(pvals) > 1 else np.full((size, 1), total)
+        Ws = (St @ draws.T.astype(float)).T.reshape(size, n, n)
+        degenerate = (Ws.sum(axis=2) == 0).any(axis=1) | (Ws.sum(axis=1) == 0).any(axis=1)
+        theta = np.empty((size, n))
+        if (~degenerate).any():
+            theta[~degenerate] = fit_bt_batch(Ws[~degenerate], theta0, prior_sd)
+        if degenerate.any():
+            theta[degenerate] = fit_bt_batch(Ws[degenerate], theta0, prior_sd or DEFAULT_PRIOR_SD)
+        out.append(to_elo(theta))
+    return BootstrapResult(list(agents), np.vstack(out))
+
+
+def bootstrap_generic(comparisons: pd.DataFrame, fit: Callable[[pd.DataFrame], pd.Series], agents: list[str],
+                      replicates: int = 200, seed: int = 0) -> BootstrapResult:
+    """Resample the clusters of a comparisons table with replacement and refit with `fit`.
+
+    `fit(comparisons) -> Series` of Elo-scale ratings indexed by agent; agents missing from a replicate
+    get NaN. Returns a BootstrapResult (replicates, n).
+    """
+    clusters = comparisons["cluster"].astype(str)
+    groups = {c: idx for c, idx in comparisons.groupby(clusters).indices.items()}
+    names = np.array(list(groups))
+    rng = np.random.default_rng(seed)
+    rows = np.empty((replicates, len(agents)))
+    for r in range(replicates):
+        pick = rng.choice(len(names), size=len(names), replace=True)
+        index = np.concatenate([groups[names[p]] for p in pick])
+        ratings = fit(comparisons.iloc[index])
+        rows[r] = ratings.reindex(agents).to_numpy(float)
+    return BootstrapResult(list(agents), rows)

@@ -1,0 +1,257 @@
+"""Construct-validity checks of a score against ground-truth outcomes (Age of Agents EVAL 01, sections 4-7).
+
+Every function takes a tidy per-player table `frame` (one row per player: `player`, `role`, `team`,
+`score` (the recorded score), and one column per measure: counters, recorded components, outcomes) and
+returns plain tables or dicts; `analysis.run.audit` runs them, writes the outputs and words the verdicts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from models.fit import summarised_warnings
+from models.validity.formula import Formula
+
+
+def _values(row: pd.Series) -> dict[str, float]:
+    return {k: float(v) for k, v in row.items() if isinstance(v, (int, float, np.number)) and not pd.isna(v)}
+
+
+def reproduce(frame: pd.DataFrame, formula: Formula, tolerance: float = 0.5) -> pd.DataFrame:
+    """Recompute every player's score and classify mismatches.
+
+    The score is recomputed from counters when the player has every input the formula reads; otherwise from
+    the recorded components the formula's total is written in (e.g. universal and bonus), and the row says
+    so. Classification: 'reproduces' (with 'raw total hidden by the floor' when the clamp decided it),
+    'one component missing: NAME' (the recorded score equals the expected raw total less exactly that
+    component, then clamped and rounded), or 'other'; 'not computable' when neither source is complete.
+
+    Returns columns player, role, recorded, expected, raw_total, source, status.
+    """
+    rows = []
+    for _, row in frame.iterrows():
+        values = _values(row)
+        role = row.get("role")
+        source, comps = None, None
+        if formula.inputs <= set(values):
+            comps = formula.evaluate(values, role)
+            source = "counters"
+        elif formula.total.names <= set(values):
+            env = {n: values[n] for n in formula.total.names}
+            raw = formula.total(env)
+            comps = dict(env, raw_total=raw, total=formula.finish(raw))
+            source = "recorded components"
+        recorded = row["score"]
+        if comps is None:
+            rows.append({"player": row["player"], "role": role, "recorded": recorded, "expected": np.nan,
+                         "raw_total": np.nan, "source": "missing inputs", "status": "not computable"})
+            continue
+        expected, raw = comps["total"], comps["raw_total"]
+        if abs(expected - recorded) <= tolerance:
+            clamped = formula.floor is not None and raw < formula.floor
+            status = "reproduces; raw total hidden by the floor" if clamped else "reproduces"
+        else:
+            status = "other"
+            for part in formula.total.names:
+                if part in comps and abs(formula.finish(raw - comps[part]) - recorded) <= tolerance and comps[part] != 0:
+                    status = f"one component missing: {part}"
+                    break
+        rows.append({"player": row["player"], "role": role, "recorded": recorded, "expected": expected,
+                     "raw_total": raw, "source": source, "status": status})
+    return pd.DataFrame(rows)
+
+
+def decompose(frame: pd.DataFrame, formula: Formula) -> pd.DataFrame:
+    """Each player's score split into parts, with each part's share of the sum of absolute parts.
+
+    Parts are the formula's `parts` when every player's counters allow; otherwise, so that all players are
+    split at the same level, the components the total is written in (recomputed from counters where there
+    are counters, recorded where not). Returns columns player, component, value, share, source.
+    """
+    rows = []
+    all_counters = all(formula.inputs <= set(_values(row)) for _, row in frame.iterrows())
+    for _, row in frame.iterrows():
+        values = _values(row)
+        if formula.inputs <= set(values) and not all_counters:
+            comps = formula.evaluate(values, row.get("role"))
+            parts, source = sorted(formula.total.names), "counters"
+        elif formula.inputs <= set(values):
+            comps = formula.evaluate(values, row.get("role"))
+            parts, source = formula.parts or list(formula.total.names), "counters"
+        elif formula.total.names <= set(values):
+            comps, parts, source = values, sorted(formula.total.names), "recorded components"
+        else:
+            continue
+        total = sum(abs(comps[p]) for p in parts) or 1.0
+        rows += [{"player": row["player"], "component": p, "value": comps[p], "share": abs(comps[p]) / total,
+                  "source": source} for p in parts]
+    return pd.DataFrame(rows, columns=["player", "component", "value", "share", "source"])
+
+
+def hold_outcome_constant(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Among players with identical outcomes (same values of `keys`, e.g. nation, power, alive), the spread of
+    the score: n, min, max, max/min ratio (NaN when min <= 0), coefficient of variation, players.
+
+    Only groups of two or more are returned, largest spread first.
+    """
+    data = frame.dropna(subset=keys)
+    rows = []
+    for key, group in data.groupby(keys):
+        if len(group) < 2:
+            continue
+        s = group["score"].astype(float)
+        ratio = s.max() / s.min() if s.min() > 0 else np.nan
+        cv = s.std(ddof=0) / s.mean() if s.mean() != 0 else np.nan
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append({"group": ", ".join(f"{k}={v}" for k, v in zip(keys, key)), "n": len(group), "min": s.min(),
+                     "max": s.max(), "max_min_ratio": ratio, "cv": cv,
+                     "players": ", ".join(group.sort_values("score", ascending=False)["player"])})
+    out = pd.DataFrame(rows, columns=["group", "n", "min", "max", "max_min_ratio", "cv", "players"])
+    return out.sort_values("cv", ascending=False, na_position="first").reset_index(drop=True)
+
+
+def score_ranks(frame: pd.DataFrame) -> pd.Series:
+    """Competition ranks of the recorded score (1 = highest), indexed like `frame`."""
+    return frame["score"].rank(method="min", ascending=False)
+
+
+def failures_at_top(frame: pd.DataFrame, formula: Formula, k: int = 3) -> pd.DataFrame:
+    """Players who failed the outcome their role defines (formula's [failure] rules) yet rank in the top k.
+
+    Returns columns player, role, score, rank, failed (every player a rule covers), in_top_k.
+    """
+    ranks = score_ranks(frame)
+    rows = []
+    for i, row in frame.iterrows():
+        failed = formula.failed(_values(row), row.get("role"))
+        if failed is None:
+            continue
+        rows.append({"player": row["player"], "role": row.get("role"), "score": row["score"], "rank": ranks[i],
+                     "failed": failed, "in_top_k": bool(failed and ranks[i] <= k)})
+    return pd.DataFrame(rows, columns=["player", "role", "score", "rank", "failed", "in_top_k"])
+
+
+def rank_agreement(frame: pd.DataFrame, outcome: str, k: int = 3, n_boot: int = 2000, seed: int = 0) -> dict:
+    """Spearman and Kendall correlation of score and outcome with percentile bootstrap 95% intervals
+    (resampling players), and agreement at the top: overlap of the top-k sets and which score rank holds
+    the best outcome. Players without the outcome are left out (and counted)."""
+    data = frame.dropna(subset=[outcome, "score"])
+    x, y = data["score"].to_numpy(float), data[outcome].to_numpy(float)
+    n = len(data)
+    out = {"outcome": outcome, "n": n, "left_out": int(len(frame) - n)}
+    if n < 3 or np.ptp(y) == 0 or np.ptp(x) == 0:
+        out.update(spearman=np.nan, kendall=np.nan)
+        return out
+    out["spearman"] = float(stats.spearmanr(x, y).statistic)
+    out["kendall"] = float(stats.kendalltau(x, y).statistic)
+    rng = np.random.default_rng(seed)
+    boots = {"spearman": [], "kendall": []}
+    with summarised_warnings(f"{n_boot} bootstrap replicates of the rank correlations"):
+        for _ in range(n_boot):
+            idx = rng.integers(0, n, n)
+            if np.ptp(x[idx]) == 0 or np.ptp(y[idx]) == 0:
+                continue
+            boots["spearman"].append(stats.spearmanr(x[idx], y[idx]).statistic)
+            boots["kendall"].append(stats.kendalltau(x[idx], y[idx]).statistic)
+    for name, values in boots.items():
+        values = np.asarray(values, float)
+        values = values[np.isfinite(values)]
+        out[f"{name}_low"], out[f"{name}_high"] = (float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5)))
+    k = min(k, n)
+    top_score = set(data.nlargest(k, "score")["player"])
+    top_outcome = set(data.nlargest(k, outcome, keep="all")["player"])
+    out["top_k"] = k
+    out["top_k_overlap"] = len(top_score & top_outcome)
+    best = data.loc[data[outcome].idxmax()]
+    out["best_outcome_player"] = best["player"]
+    out["best_outcome_value"] = float(best[outcome])
+    out["best_outcome_score_rank"] = int(data["score"].rank(method="min", ascending=False)[best.name])
+    top = data.nlargest(max(k, 3), "score")
+    out["top_spearman"] = (float(stats.spearmanr(top["score"], top[outcome]).statistic)
+                           if np.ptp(top[outcome].to_numpy(float)) > 0 else np.nan)
+    return out
+
+
+def assignment_luck(frame: pd.DataFrame, assignment: str, outcome: str, seed: int = 0, bayes: bool = True,
+                    sampling: dict | None = None) -> dict:
+    """How much of the score's variance a randomly assigned factor explains, compared with the outcome.
+
+    statsmodels OLS: R^2 of score ~ C(assignment) and of score ~ outcome, and partial eta^2 of each in the
+    joint model (type II ANOVA). With `bayes`, a PyMC regression of the standardised score on the
+    standardised outcome and assignment dummies gives the posterior probability that the outcome slope is
+    positive, and `bayes_diagnostics` its convergence (R-hat, ESS, divergences). `sampling` holds the
+    sampler's options (draws, tune, chains, sampler) for `models.fit.sample`.
+    """
+    import statsmodels.formula.api as smf
+    from statsmodels.stats.anova import anova_lm
+
+    data = frame.dropna(subset=[outcome, "score", assignment]).rename(columns={outcome: "_outcome",
+                                                                               assignment: "_assign"})
+    out = {"assignment": assignment, "outcome": outcome, "n": len(data)}
+    if len(data) < 4 or data["_assign"].nunique() < 2:
+        return out
+    r2_assign = smf.ols("score ~ C(_assign)", data).fit().rsquared
+    r2_outcome = smf.ols("score ~ _outcome", data).fit().rsquared
+    joint = smf.ols("score ~ _outcome + C(_assign)", data).fit()
+    table = anova_lm(joint, typ=2)
+    resid = table.loc["Residual", "sum_sq"]
+    eta = {term: table.loc[term, "sum_sq"] / (table.loc[term, "sum_sq"] + resid) for term in table.index[:-1]}
+    out.update(r2_assignment=float(r2_assign), r2_outcome=float(r2_outcome),
+               partial_eta2_assignment=float(eta["C(_assign)"]), partial_eta2_outcome=float(eta["_outcome"]))
+    if bayes:
+        out["p_outcome_slope_positive"], out["bayes_diagnostics"] = _bayes_slope(data, seed, **(sampling or {}))
+    return out
+
+
+def _bayes_slope(data: pd.DataFrame, seed: int, draws: int = 1000, tune: int = 1000, chains: int = 4,
+                 sampler: str = "auto") -> tuple[float, dict]:
+    import pymc as pm
+
+    from models.fit import sample
+
+    z = lambda v: (v - v.mean()) / (v.std() or 1.0)  # noqa: E731
+    y = z(data["score"].astype(float)).to_numpy()
+    x = z(data["_outcome"].astype(float)).to_numpy()
+    dummies = pd.get_dummies(data["_assign"], drop_first=True).to_numpy(float)
+    with pm.Model() as model:
+        slope = pm.Normal("slope", 0.0, 1.0)
+        effects = pm.Normal("assignment", 0.0, 1.0, shape=dummies.shape[1])
+        intercept = pm.Normal("intercept", 0.0, 1.0)
+        sigma = pm.HalfNormal("sigma", 1.0)
+        pm.Normal("y", intercept + slope * x + pm.math.dot(dummies, effects), sigma, observed=y)
+    idata, diagnostics = sample(model, ["slope", "assignment", "intercept", "sigma"], draws, tune, chains, seed,
+                                sampler)
+    return float((idata.posterior["slope"] > 0).mean()), diagnostics
+
+
+def two_scores(frame: pd.DataFrame, telemetry: str, outcome: str) -> pd.DataFrame:
+    """Telemetry and outcome side by side (never summed), with each one's rank and the discordant players:
+    in the top third on one and the bottom third on the other."""
+    data = frame.dropna(subset=[telemetry, outcome])[["player", "role", telemetry, outcome]].copy()
+    n = len(data)
+    data["telemetry_rank"] = data[telemetry].rank(method="min", ascending=False)
+    data["outcome_rank"] = data[outcome].rank(method="min", ascending=False)
+    third = max(1, n // 3)
+    high_low = (data["telemetry_rank"] <= third) & (data["outcome_rank"] > n - third)
+    low_high = (data["outcome_rank"] <= third) & (data["telemetry_rank"] > n - third)
+    data["discordant"] = np.where(high_low, "high telemetry, low outcome",
+                                  np.where(low_high, "low telemetry, high outcome", ""))
+    return data.sort_values("telemetry_rank").reset_index(drop=True)
+
+
+def event_diagnostics(events: pd.DataFrame, quiet_share: float = 0.25) -> pd.DataFrame:
+    """Per actor: attempted and rejected actions, rejection rate per attempt, rejections by reason, and a
+    'quiet' flag for actors with fewer attempts than `quiet_share` of the median (low counts are not skill)."""
+    acts = events[events["stage"].isin(["act", "propose"])]
+    if acts.empty:
+        return pd.DataFrame(columns=["actor", "attempted", "rejected", "rejection_rate", "quiet"])
+    table = acts.groupby("actor").agg(attempted=("status", "size"),
+                                      rejected=("status", lambda s: int((s == "rejected").sum())))
+    table["rejection_rate"] = table["rejected"] / table["attempted"]
+    reasons = acts[acts["status"] == "rejected"].pivot_table(index="actor", columns="reason", values="seq",
+                                                             aggfunc="count", fill_value=0)
+    table = table.join(reasons.add_prefix("rejected: "), how="left").fillna(0)
+    table["quiet"] = table["attempted"] < quiet_share * table["attempted"].median()
+    return table.reset_index().sort_values("attempted", ascending=False).reset_index(drop=True)
