@@ -5,7 +5,7 @@ import pandas as pd
 
 from analysis.run.ratings import encode, rate
 from models.ratings.bradley_terry import fit_bt
-from tests.test_rating_models import simulate
+from tests.helpers import simulate
 
 
 def test_scalar_and_per_game_posteriors():

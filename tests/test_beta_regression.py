@@ -13,9 +13,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis.io.catalogue import Catalogue, load_catalogue, CONTEST_2024
+from analysis.io.catalogue import load_catalogue, CONTEST_2024
 from analysis.simulate.concordia import cells_frame, simulate_concordia
 from models.scores import beta_regression as br
+from tests.helpers import synthetic_catalogue
 
 FULL = bool(os.environ.get("REFEREE_FULL"))
 
@@ -56,19 +57,6 @@ def _coverage(summary: pd.DataFrame, truth: dict[str, float]) -> tuple[int, int]
     return int(sum(hits)), len(hits)
 
 
-def _synthetic_catalogue(n_scenarios: int, n_tags: int, seed: int) -> Catalogue:
-    rng = np.random.default_rng(seed)
-    tags = [f"t{k}" for k in range(n_tags)]
-    while True:
-        X = rng.random((n_scenarios, n_tags)) < 0.45
-        if np.linalg.matrix_rank(np.c_[np.ones(n_scenarios), X]) == n_tags + 1:
-            break
-    scen = pd.DataFrame({"scenario": [f"s{i:02d}" for i in range(n_scenarios)], "game": "g", "mode": "resident",
-                         "background": "bg", "score_min": 0.0, "score_max": 10.0, "description": None})
-    rows = [{"scenario": f"s{i:02d}", "tag": tags[k]} for i in range(n_scenarios) for k in range(n_tags) if X[i, k]]
-    return Catalogue(scenarios=scen, tags=pd.DataFrame(rows))
-
-
 def _scores(sim) -> pd.DataFrame:
     cells = cells_frame(sim.truth)
     return cells.rename(columns={"y": "score_norm"}).assign(bounds="theoretical")
@@ -102,7 +90,7 @@ def test_tag_effects_recover_coefficients_and_slopes():
     seeds = range(3) if FULL else range(1)
     hits = total = 0
     for seed in seeds:
-        catalogue = _synthetic_catalogue(16, 3, seed)
+        catalogue = synthetic_catalogue(16, 3, seed)
         sim = simulate_concordia(catalogue, n_agents=6, repetitions=4, seed=seed, scenario_sd=0.0, resident_effect=0.0,
                                  tag_sd=0.4)
         with warnings.catch_warnings():

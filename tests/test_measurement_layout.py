@@ -13,13 +13,13 @@ from scipy.stats import spearmanr
 from analysis.run.predictive import compare_predictors, demand_matrix, split_cells
 from analysis.simulate.concordia import cells_frame, simulate_concordia
 from models.scores.measurement_layout import fit_layout
-from tests.test_beta_regression import _synthetic_catalogue
+from tests.helpers import synthetic_catalogue
 
 FULL = bool(os.environ.get("REFEREE_FULL"))
 
 
 def _layout_contest(seed: int, agents: int):
-    catalogue = _synthetic_catalogue(24, 3, seed)
+    catalogue = synthetic_catalogue(24, 3, seed)
     games = ["alpha", "beta", "gamma"]
     catalogue.scenarios["game"] = [games[i % 3] for i in range(len(catalogue.scenarios))]
     catalogue.scenarios["mode"] = ["resident" if i % 2 else "visitor" for i in range(len(catalogue.scenarios))]

@@ -9,20 +9,7 @@ from models.ratings.bootstrap import bootstrap_bt, bootstrap_generic, cluster_si
 from models.ratings.bradley_terry import ELO_SCALE, fit_bt, pair_counts
 from models.ratings.bt_multidim import canonical, fit_bt_multidim
 from models.ratings.bt_per_game import fit_bt_per_game
-
-
-def simulate(strengths: np.ndarray, games: list[str], n: int, seed: int) -> pd.DataFrame:
-    """Comparisons drawn from per-game strengths (K, agents), one per cluster, no ties."""
-    rng = np.random.default_rng(seed)
-    K, A = strengths.shape
-    g = rng.integers(0, K, n)
-    a = rng.integers(0, A, n)
-    b = (a + rng.integers(1, A, n)) % A
-    p = 1 / (1 + np.exp(-(strengths[g, a] - strengths[g, b])))
-    won = rng.random(n) < p
-    names = np.array([f"ag{i}" for i in range(A)])
-    return pd.DataFrame({"a": names[a], "b": names[b], "outcome": won.astype(float), "cluster": np.arange(n).astype(str),
-                         "game": np.array(games)[g], "kind": "match", "communication": None, "time": None})
+from tests.helpers import simulate
 
 
 def test_per_game_recovers_mu_and_deviations():

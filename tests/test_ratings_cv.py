@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.run.ratings_cv import cross_validate, fold_of_cluster, summarise_cv, win_matrix
-from tests.test_rating_models import simulate
+from tests.helpers import simulate
 
 
 def test_folds_never_split_a_cluster():

@@ -84,8 +84,10 @@ def _negloglik(x, Wk, Nk, wins, n, K, D, lam):
 
 
 def fit_bt_multidim(Wk: np.ndarray, agents: list[str], games: list[str], dims: int, lam: float = 0.01,
-                    restarts: int = 3, seed: int = 0) -> MultiDimFit:
-    """Fit D-dimensional BT to per-game pair counts Wk (K, n, n); returns the canonical MultiDimFit."""
+                    restarts: int = 3, seed: int = 0, max_iter: int = 5000) -> MultiDimFit:
+    """Fit D-dimensional BT to per-game pair counts Wk (K, n, n) from `restarts` seeded starts, L-BFGS capped
+    at `max_iter` iterations; returns the canonical MultiDimFit (ConvergenceWarning when the best start did
+    not converge)."""
     if not 1 <= dims <= 7:
         raise ValueError("dims must be between 1 and 7")
     Wk = np.asarray(Wk, float)
@@ -99,10 +101,10 @@ def fit_bt_multidim(Wk: np.ndarray, agents: list[str], games: list[str], dims: i
         for _ in range(restarts):
             x0 = rng.normal(0, 0.1, n * dims + K * dims)
             res = minimize(_negloglik, x0, args=(Wk, Nk, wins, n, K, dims, lam), jac=True, method="L-BFGS-B",
-                           options={"maxiter": 5000, "ftol": 1e-12, "gtol": 1e-8})
+                           options={"maxiter": max_iter, "ftol": 1e-12, "gtol": 1e-8})
             if best is None or res.fun < best.fun:
                 best = res
-        diagnostics = iterative_diagnostics(best.nit, 5000, _lbfgs_converged(best),
+        diagnostics = iterative_diagnostics(best.nit, max_iter, _lbfgs_converged(best),
                                             f"{dims}-dimensional Bradley-Terry L-BFGS (best of {restarts} starts)")
     W, G = best.x[: n * dims].reshape(n, dims), best.x[n * dims:].reshape(K, dims)
     W, G = canonical(W, G)

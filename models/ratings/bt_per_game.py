@@ -74,7 +74,7 @@ class PerGameFit(FitResult):
 
 
 def fit_bt_per_game(Wk: np.ndarray, agents: list[str], games: list[str], tau_elo: float = DEFAULT_TAU_ELO,
-                    prior_sd: float | None = None) -> PerGameFit:
+                    prior_sd: float | None = None, max_iter: int = 5000) -> PerGameFit:
     """Fit w_ik = mu_i + delta_ik to per-game pair counts.
 
     Parameters
@@ -83,6 +83,7 @@ def fit_bt_per_game(Wk: np.ndarray, agents: list[str], games: list[str], tau_elo
     agents, games : names for the n agents and K games.
     tau_elo : prior sd of the deviations, in Elo points.
     prior_sd : prior sd of mu (natural-log units); None = flat unless the pooled MLE does not exist.
+    max_iter : L-BFGS iteration cap; stopping there without convergence warns (ConvergenceWarning).
 
     Returns
     -------
@@ -117,8 +118,8 @@ def fit_bt_per_game(Wk: np.ndarray, agents: list[str], games: list[str], tau_elo
 
     with collect_notes(notes):
         res = minimize(objective, np.zeros(n + K * n), jac=True, method="L-BFGS-B",
-                       options={"maxiter": 5000, "ftol": 1e-14, "gtol": 1e-9})
-        diagnostics = iterative_diagnostics(res.nit, 5000, _lbfgs_converged(res), "per-game Bradley-Terry L-BFGS")
+                       options={"maxiter": max_iter, "ftol": 1e-14, "gtol": 1e-9})
+        diagnostics = iterative_diagnostics(res.nit, max_iter, _lbfgs_converged(res), "per-game Bradley-Terry L-BFGS")
     mu, delta = res.x[:n], res.x[n:].reshape(K, n)
     return PerGameFit(agents=list(agents), games=list(games), mu=mu - mu.mean(), delta=delta, tau=tau,
                       prior_sd=prior_sd, diagnostics=diagnostics, notes=notes)

@@ -1,0 +1,1 @@
+"""referee's shipped data (catalogues, formulas, formats, samples), installed as the package `analysis.shipped`."""

@@ -1,0 +1,49 @@
+"""A non-editable install (`pip install .` semantics, built from the tracked files alone) into a fresh venv
+carries referee's shipped data and runs the demo from a folder outside the source tree."""
+
+import json
+import shutil
+import tomllib
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _run(*cmd, cwd=None):
+    done = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, f"{cmd}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    return done.stdout
+
+
+def test_non_editable_install_runs_the_demo(tmp_path):
+    uv = Path(sys.executable).parent / "uv"
+    source = tmp_path / "source"
+    tracked = _run("git", "ls-files", cwd=REPO).splitlines()
+    for name in tracked:
+        target = source / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, target)
+    venv = tmp_path / "venv"
+    _run(sys.executable, "-m", "venv", "--without-pip", venv)
+    python = venv / "bin" / "python"
+    _run(uv, "pip", "install", "--quiet", "--python", python, "--require-hashes", "--no-deps", "-r",
+         source / "requirements" / "lock.txt")
+    _run(uv, "pip", "install", "--quiet", "--python", python, "--no-deps", "--no-build-isolation", source)
+    where = _run(python, "-c", "import analysis, analysis.io.resources as r; print(analysis.__file__); "
+                               "print(r.data_root())", cwd=tmp_path).splitlines()
+    assert str(venv) in where[0] and where[1].endswith("site-packages/analysis/shipped"), where  # its own data
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    out = _run(venv / "bin" / "referee", "demo", "--no-models", "--out", "demo", "--json", cwd=work)
+    assert json.loads(out)["index"].endswith("index.html")
+    html = (work / "demo" / "index.html").read_text()
+    assert "Scenario catalogue" in html and "<td>concordia</td>" in html
+
+
+def test_the_package_list_names_every_package_of_the_source_tree():
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(REPO).parts) for top in ("analysis", "models")
+             for p in (REPO / top).rglob("__init__.py")}
+    assert listed == found | {"analysis.shipped"}
