@@ -197,17 +197,23 @@ def _open_store(args) -> Store:
     return Store(args.store, read_only=True)
 
 
-def cmd_ratings(args) -> dict:
-    from analysis.present.figures import plot_bootstrap_violins
+def _stored_comparisons(args):
+    """(comparisons of the chosen runner's matches, the results folder with the store's provenance)."""
     from analysis.prepare.comparisons import comparisons_from_tables
-    from analysis.run.ratings import rate
 
     with _open_store(args) as store:
         matches = _one_runner(store.table("matches"), args.runner)
         results = store.table("results")
         comparisons = comparisons_from_tables(matches, results[results["match_id"].isin(matches["match_id"])],
                                               parallel=args.parallel)
-        folder = _folder(args, store)
+        return comparisons, _folder(args, store)
+
+
+def cmd_ratings(args) -> dict:
+    from analysis.present.figures import plot_bootstrap_violins
+    from analysis.run.ratings import rate
+
+    comparisons, folder = _stored_comparisons(args)
     result = rate(comparisons, args.method, bootstrap=args.bootstrap, by=args.by, prior=args.prior, dims=args.dims,
                   k=args.k, seed=args.seed, draws=args.draws, tune=args.tune, chains=args.chains, sampler=args.sampler)
     folder.table("ratings", result.table())
@@ -232,15 +238,9 @@ def cmd_ratings(args) -> dict:
 
 def cmd_ratings_cv(args) -> dict:
     from analysis.present.figures import plot_win_matrices
-    from analysis.prepare.comparisons import comparisons_from_tables
     from analysis.run.ratings_cv import cross_validate, summarise_cv, win_matrix
 
-    with _open_store(args) as store:
-        matches = _one_runner(store.table("matches"), args.runner)
-        results = store.table("results")
-        comparisons = comparisons_from_tables(matches, results[results["match_id"].isin(matches["match_id"])],
-                                              parallel=args.parallel)
-        folder = _folder(args, store)
+    comparisons, folder = _stored_comparisons(args)
     if args.split and args.split not in comparisons.columns:
         raise ValueError(f"--split takes a match attribute among {['communication', 'game', 'kind']}")
     clusters = comparisons["cluster"].nunique()

@@ -17,7 +17,6 @@ The folder is checked for writability when opened, before any computation that w
 
 from __future__ import annotations
 
-import hashlib
 import json
 import platform
 import sys
@@ -27,18 +26,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.io.loaders.base import file_hash as _sha256
+
 STACK = ("numpy", "pandas", "scipy", "pymc", "pytensor", "arviz", "xarray", "nutpie", "statsmodels", "xgboost",
          "matplotlib", "duckdb", "pyarrow", "scikit-learn")
 INJECTION_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 LOCK_NAME = "requirements/lock.txt"
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def lock_file() -> Path | None:

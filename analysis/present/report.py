@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 
 from analysis.present.outputs import ResultsFolder
 from analysis.run.describe import mean_se
+from models.validity.checks import CHECK_TITLES
 from analysis.present.figures import (
     plot_bootstrap_violins,
     plot_decomposition,
@@ -256,23 +257,17 @@ def layout_section(comparison) -> Section:
     return section
 
 
-AUDIT_TITLES = {"reproduction": "1. Reproduction", "decomposition": "2. Decomposition",
-                "hold_outcome_constant": "3. Holding the outcome constant",
-                "failure_at_top": "4. Outcome failure against rank", "rank_agreement": "5. Rank agreement",
-                "assignment_luck": "6. Assignment luck", "two_scores": "7. Two scores, never summed",
-                "events": "8. Event-log diagnostics"}
-
 
 def audit_section(title: str, result: dict, frame: pd.DataFrame, outcome: str) -> Section:
     """A construct-validity audit (`analysis.run.audit.run_audit`) as a section: verdicts, tables, figures."""
     section = Section(title, text=[f"Verdict: {result['summary']['verdict']}"])
-    for key, name in AUDIT_TITLES.items():
+    for key, name in CHECK_TITLES.items():
         if key in result:
             mark = {True: "PASS", False: "FAIL", None: "INFO"}[result[key].get("passed")]
             section.text.append(f"{name} ({mark}): {result[key]['verdict']}")
     for key in ("reproduction", "hold_outcome_constant", "two_scores", "events"):
         if key in result and isinstance(result[key].get("table"), pd.DataFrame) and len(result[key]["table"]):
-            section.tables.append((AUDIT_TITLES[key], result[key]["table"].head(30)))
+            section.tables.append((CHECK_TITLES[key], result[key]["table"].head(30)))
     order = list(frame.sort_values("score", ascending=False)["player"])
     if "decomposition" in result:
         section.figures.append(("Score decomposition (stacked parts).",

@@ -21,6 +21,7 @@ from analysis.present.figures import plot_decomposition, plot_score_vs_outcome
 from analysis.present.outputs import ResultsFolder
 from models.fit import FitResult, collect_notes
 from models.validity import checks as validity
+from models.validity.checks import CHECK_TITLES
 from models.validity.formula import Formula, load_formula
 
 VALIDITY_CHECKS = ("hold_outcome_constant", "failure_at_top", "rank_agreement", "assignment_luck")
@@ -71,13 +72,6 @@ def _jsonable(value):
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     return value
-
-
-CHECK_TITLES = {"reproduction": "1. Reproduction", "decomposition": "2. Decomposition",
-                "hold_outcome_constant": "3. Holding the outcome constant",
-                "failure_at_top": "4. Outcome failure against rank", "rank_agreement": "5. Rank agreement",
-                "assignment_luck": "6. Assignment luck", "two_scores": "7. Two scores, never summed",
-                "events": "8. Event-log diagnostics"}
 
 
 @dataclass

@@ -15,6 +15,14 @@ from models.fit import summarised_warnings
 from models.validity.formula import Formula
 
 
+# the audit's checks in report order, with their titles (one vocabulary for the audit files and the report)
+CHECK_TITLES = {"reproduction": "1. Reproduction", "decomposition": "2. Decomposition",
+                "hold_outcome_constant": "3. Holding the outcome constant",
+                "failure_at_top": "4. Outcome failure against rank", "rank_agreement": "5. Rank agreement",
+                "assignment_luck": "6. Assignment luck", "two_scores": "7. Two scores, never summed",
+                "events": "8. Event-log diagnostics"}
+
+
 def _values(row: pd.Series) -> dict[str, float]:
     return {k: float(v) for k, v in row.items() if isinstance(v, (int, float, np.number)) and not pd.isna(v)}
 

@@ -158,6 +158,25 @@ class ResultBuilder:
             self._rows[table].extend(table_rows)
         self._accepted += 1
 
+    def accept_records(self, records: list, parse: Callable[[Any], dict[str, list[dict]]],
+                       match_id: Callable[[dict, int], str]) -> None:
+        """Walk a list of JSON match records (record label = index): `parse(record)` gives its rows or raises
+        RecordError (quarantined); `match_id(match_row, index)` names the match, which every row then carries."""
+        for index, record in enumerate(records):
+            self.saw()
+            try:
+                rows = parse(record)
+            except RecordError as exc:
+                self.quarantine(str(index), exc, record)
+                continue
+            match = rows["matches"][0]
+            mid = match_id(match, index)
+            match.update(match_id=mid, source_file=str(self.path), content_hash=self.content_hash,
+                         record_index=str(index))
+            for row in rows["results"]:
+                row["match_id"] = mid
+            self.accept(rows, str(index), record)
+
     def reject_file(self, error: RecordError) -> LoadResult:
         """The whole file is one bad record (unreadable, empty, another runner's): quarantine it and finish."""
         self.saw(1)

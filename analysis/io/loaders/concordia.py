@@ -164,19 +164,8 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         return out.reject_file(exc)
     except NotThisRunner as exc:
         return out.reject_file(RecordError("not this runner", None, f"not a Concordia results file: {exc}"))
-    for index, record in enumerate(records):
-        out.saw()
-        try:
-            rows = parse_record(record, options)
-        except RecordError as exc:
-            out.quarantine(str(index), exc, record)
-            continue
-        match = rows["matches"][0]
-        focal = match.pop("focal")
-        match_id = f"concordia:{match['scenario']}:{match['repetition']}:{focal}"
-        match.update(match_id=match_id, source_file=str(path), content_hash=content_hash,
-                     record_index=str(index))
-        for row in rows["results"]:
-            row["match_id"] = match_id
-        out.accept(rows, str(index), record)
+    def match_id(match: dict, index: int) -> str:
+        return f"concordia:{match['scenario']}:{match['repetition']}:{match.pop('focal')}"
+
+    out.accept_records(records, lambda record: parse_record(record, options), match_id)
     return out.build()

@@ -63,18 +63,9 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
             raise RecordError("not this runner", None, "expected a JSON list of match records")
     except RecordError as exc:
         return out.reject_file(exc)
-    for index, record in enumerate(doc):
-        out.saw()
-        try:
-            rows = parse_record(record, options)
-        except RecordError as exc:
-            out.quarantine(str(index), exc, record)
-            continue
-        match = rows["matches"][0]
+    def match_id(match: dict, index: int) -> str:
         given = match.pop("given_id")
-        match_id = given if given is not None else f"{path.stem}:{index}"
-        match.update(match_id=match_id, source_file=str(path), content_hash=content_hash, record_index=str(index))
-        for row in rows["results"]:
-            row["match_id"] = match_id
-        out.accept(rows, str(index), record)
+        return given if given is not None else f"{path.stem}:{index}"
+
+    out.accept_records(doc, lambda record: parse_record(record, options), match_id)
     return out.build()
