@@ -47,3 +47,25 @@ def test_the_package_list_names_every_package_of_the_source_tree():
     found = {".".join(p.parent.relative_to(REPO).parts) for top in ("analysis", "models")
              for p in (REPO / top).rglob("__init__.py")}
     assert listed == found | {"analysis.shipped"}
+
+
+def test_the_lock_satisfies_every_requirement_of_pyproject():
+    # a changed requirement in pyproject.toml without `make lock` fails here, not on a fresh machine
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    locked = {}
+    for line in (REPO / "requirements" / "lock.txt").read_text().splitlines():
+        if "==" in line and not line.startswith((" ", "#")):
+            name, _, pinned = line.split(" ")[0].partition("==")
+            locked[name.lower().replace("_", "-")] = pinned
+    extras = ("test", "fast", "bench")  # the Makefile's EXTRAS
+    wanted = project["dependencies"] + [r for e in extras for r in project["optional-dependencies"][e]]
+    for text in wanted:
+        req = Requirement(text)
+        name = req.name.lower().replace("_", "-")
+        assert name in locked, f"{name} is required by pyproject.toml but not in the lock: run `make lock`"
+        assert req.specifier.contains(locked[name], prereleases=True), \
+            f"{name}=={locked[name]} in the lock does not satisfy {text!r}: run `make lock`"
+    makefile = (REPO / "Makefile").read_text()
+    assert all(f"--extra {e}" in makefile for e in extras)
