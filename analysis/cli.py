@@ -19,23 +19,15 @@ import math
 import os
 import sys
 import warnings
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from analysis.io import loaders
 from analysis.io.catalogue import CONTEST_2024, CatalogueError, load_catalogue
 from analysis.io.loaders.table import read_mapping
 from analysis.io.store import DEFAULT_STORE, IngestError, Store
-from analysis.present.outputs import ResultsFolder, check_writable
+from analysis.present.outputs import ResultsFolder, check_writable, referee_version
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-
-
-def _version() -> str:
-    try:
-        return version("referee")
-    except PackageNotFoundError:
-        return "(not installed)"
 
 
 def _say(args, text: str = "") -> None:
@@ -60,10 +52,7 @@ def _written(folder: ResultsFolder) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------- argument types
 def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    value = _int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
@@ -171,8 +160,8 @@ def cmd_simulate(args) -> dict:
         sim = simulate.simulate_ranked(n_agents=args.agents, n_games=args.games, seed=args.seed)
         paths = simulate.write_ranked(sim, args.out)
     folder = _folder(args)
-    for path in paths.values():  # the simulator's own files, listed in the manifest beside provenance.json
-        folder.files += sorted(f for f in Path(path).rglob("*") if f.is_file()) if Path(path).is_dir() else [Path(path)]
+    folder.files += sorted(f for f in args.out.rglob("*")  # the simulator's own files
+                           if f.is_file() and f.name not in ("manifest.json", "provenance.json"))
     folder.close()
     _say(args, "wrote " + ", ".join(str(p) for p in paths.values()))
     return {"written": [str(p) for p in paths.values()] + [str(args.out / "provenance.json")]}
@@ -216,8 +205,9 @@ def cmd_ratings(args) -> dict:
     comparisons, folder = _stored_comparisons(args)
     result = rate(comparisons, args.method, bootstrap=args.bootstrap, by=args.by, prior=args.prior, dims=args.dims,
                   k=args.k, seed=args.seed, draws=args.draws, tune=args.tune, chains=args.chains, sampler=args.sampler)
-    folder.table("ratings", result.table())
-    _say(args, result.table().to_string(index=False))
+    ratings = result.table()
+    folder.table("ratings", ratings)
+    _say(args, ratings.to_string(index=False))
     if "kendall_tau" in result.extra:
         tau = result.extra["kendall_tau"]
         folder.table("kendall_tau", tau)
@@ -233,7 +223,7 @@ def cmd_ratings(args) -> dict:
     _notes(args, result)
     _say(args, f"wrote {args.out}/ratings.csv and {len(folder.files) - 1} more files")
     return {"method": args.method, "diagnostics": result.diagnostics, "notes": result.notes,
-            "ratings": result.table().to_dict("records"), "written": _written(folder)}
+            "ratings": ratings.to_dict("records"), "written": _written(folder)}
 
 
 def cmd_ratings_cv(args) -> dict:
@@ -289,12 +279,13 @@ def _model_data(args):
     return data, folder
 
 
-def _fit_payload(args, fit, folder) -> dict:
+def _fit_payload(args, fit, table, folder) -> dict:
+    _say(args, table.to_string(index=False))
     _notes(args, fit)
     _say(args, f"diagnostics: {json.dumps(fit.diagnostics)}")
     _say(args, "wrote " + ", ".join(str(p) for p in folder.files))
     return {"model": fit.model, "diagnostics": fit.diagnostics, "notes": fit.notes,
-            "table": fit.table().to_dict("records"), "written": _written(folder)}
+            "table": table.to_dict("records"), "written": _written(folder)}
 
 
 def cmd_fit(args) -> dict:
@@ -309,16 +300,16 @@ def cmd_fit(args) -> dict:
     if args.model == "tag-effects":
         fit = br.fit_tag_effects(scores, tags, scenario_intercepts=args.scenario_intercepts,
                                  agent_intercepts=not args.no_agent_intercepts, **common)
-        figure = plot_intervals(fit.table(), "tag", "Tag coefficients (posterior mean, 94% HDI)",
-                                "log-odds effect on score")
+        table = fit.table()
+        figure = plot_intervals(table, "tag", "Tag coefficients (posterior mean, 94% HDI)", "log-odds effect on score")
     else:
         fit = br.fit_baseline_contrast(scores, args.baseline, **common)
-        figure = plot_intervals(fit.table(), "agent", f"Log-odds difference from {args.baseline} (mean, 95% HDI)",
+        table = fit.table()
+        figure = plot_intervals(table, "agent", f"Log-odds difference from {args.baseline} (mean, 95% HDI)",
                                 "log-odds difference")
-    folder.fit(fit, figure, args.model)
+    folder.fit(fit, figure, args.model, table=table)
     folder.close()
-    _say(args, fit.table().to_string(index=False))
-    return _fit_payload(args, fit, folder)
+    return _fit_payload(args, fit, table, folder)
 
 
 def _fit_layout(args, scores, scenarios, tags, folder) -> dict:
@@ -333,15 +324,14 @@ def _fit_layout(args, scores, scenarios, tags, folder) -> dict:
     fit = fit_layout(data["agent"], demands.reindex(data["scenario"]).to_numpy(float), data["score_norm"].to_numpy(),
                      list(demands.columns), draws=args.draws, tune=args.tune, chains=args.chains, seed=args.seed,
                      sampler=args.sampler)
-    caps = fit.capabilities()
+    caps = fit.table()  # the capabilities
     figure = plot_capability_profiles(caps, {n: fit.parameters(n) for n in ("base_chance", "sample_size")})
-    folder.fit(fit, figure, "measurement-layout")
+    folder.fit(fit, figure, "measurement-layout", table=caps)
     folder.table("capabilities", caps)
     folder.table("demands", demands, index=True)
     folder.close()
-    _say(args, caps.to_string(index=False))
     _say(args, f"demands: {list(demands.columns)}")
-    return _fit_payload(args, fit, folder)
+    return _fit_payload(args, fit, caps, folder)
 
 
 def cmd_compare_predictors(args) -> dict:
@@ -484,7 +474,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="referee", description="Bayesian analysis of multi-agent gameplay traces.",
         epilog="Exit codes: 0 success; 1 handled error (message names the cause); 2 usage error; "
                "3 unexpected internal error (rerun with --debug and report it).")
-    parser.add_argument("--version", action="version", version=f"referee {_version()}")
+    parser.add_argument("--version", action="version", version=f"referee {referee_version()}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -88,6 +88,14 @@ def iterative_diagnostics(iterations: int, max_iter: int, converged: bool, what:
     return {"converged": bool(converged), "iterations": int(iterations), "max_iter": int(max_iter)}
 
 
+def lbfgs_converged(res) -> bool:
+    """Whether a scipy L-BFGS-B result converged: its own `success`, or its 'abnormal termination in line
+    search' at a gradient already below 1e-5 (machine precision reached: an optimum in all but name)."""
+    if res.success:
+        return True
+    return bool(np.abs(res.jac).max() < 1e-5) if getattr(res, "jac", None) is not None else False
+
+
 def resolve_sampler(sampler: str) -> str:
     """'auto' means nutpie when it is installed (it adapts a low-rank mass matrix, which these correlated
     posteriors need), else PyMC's NUTS; 'pymc' and 'nutpie' force one."""

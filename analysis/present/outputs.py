@@ -18,6 +18,7 @@ The folder is checked for writability when opened, before any computation that w
 from __future__ import annotations
 
 import json
+import math
 import platform
 import sys
 from datetime import datetime, timezone
@@ -42,10 +43,39 @@ def lock_file() -> Path | None:
     return path if path.exists() else None
 
 
-def versions() -> dict[str, str | None]:
+def referee_version() -> str:
+    """referee's installed version, or '(not installed)' when run from a source tree never installed."""
+    return versions(("referee",))["referee"] or "(not installed)"
+
+
+def jsonable(value):
+    """`value` as plain JSON data: numpy scalars to Python, NaN to None, DataFrames to lists of records,
+    paths and times to text; dicts, lists and tuples converted throughout."""
+    import numpy as np
+
+    if isinstance(value, (np.floating, float)):
+        return None if math.isnan(value) else float(value)
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, pd.DataFrame):
+        return [{k: jsonable(v) for k, v in row.items()} for row in value.to_dict("records")]
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, (Path, datetime)):
+        return str(value)
+    return value
+
+
+def versions(names: tuple[str, ...] = ("referee",) + STACK) -> dict[str, str | None]:
     """Installed version of referee and of each package of the numerical stack (None when absent)."""
     out: dict[str, str | None] = {}
-    for name in ("referee",) + STACK:
+    for name in names:
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -64,14 +94,15 @@ def provenance(command: list[str] | None = None, seed: int | None = None, store=
     """What produced an output folder: command line (argv), seed, referee and stack versions, the lock's
     path and sha256, Python and platform, the store path and the content hashes of its inputs, UTC time."""
     lock = lock_file()
+    stack = versions()
     doc = {
         "command": list(command) if command is not None else list(sys.argv),
         "seed": seed,
-        "referee_version": versions()["referee"],
+        "referee_version": stack["referee"],
         "lock": {"path": LOCK_NAME if lock else None, "sha256": _sha256(lock) if lock else None},
         "python": platform.python_version(),
         "platform": platform.platform(),
-        "versions": versions(),
+        "versions": stack,
         "created_utc": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
     }
     if store is not None:
@@ -179,9 +210,9 @@ class ResultsFolder:
         return self.json("diagnostics", diagnostics)
 
     def json(self, name: str, obj) -> Path:
-        """Write `name.json` (indented; numpy scalars converted)."""
+        """Write `name.json` (indented; converted by `jsonable`)."""
         path = self.path(f"{name}.json")
-        path.write_text(json.dumps(obj, indent=1, default=_plain) + "\n")
+        path.write_text(json.dumps(jsonable(obj), indent=1) + "\n")
         return path
 
     def text(self, name: str, text: str) -> Path:
@@ -190,10 +221,13 @@ class ResultsFolder:
         path.write_text(text)
         return path
 
-    def fit(self, fit, figure=None, figure_name: str = "figure") -> dict[str, Path]:
-        """Write a `models.fit.FitResult`: its table (`table.csv`), summary (`summary.csv` when it has one),
-        diagnostics, notes, idata (when Bayesian) and an optional figure. Returns the paths by role."""
-        paths = {"table": self.table("table", fit.table()), "diagnostics": self.diagnostics(fit.diagnostics),
+    def fit(self, fit, figure=None, figure_name: str = "figure", table: pd.DataFrame | None = None
+            ) -> dict[str, Path]:
+        """Write a `models.fit.FitResult`: its table (`table.csv`; `table` when the caller already has
+        `fit.table()`), summary (`summary.csv` when it has one), diagnostics, notes, idata (when Bayesian)
+        and an optional figure. Returns the paths by role."""
+        table = fit.table() if table is None else table
+        paths = {"table": self.table("table", table), "diagnostics": self.diagnostics(fit.diagnostics),
                  "notes": self.notes(fit.notes)}
         summary = getattr(fit, "summary", None)
         if isinstance(summary, pd.DataFrame):
@@ -207,21 +241,9 @@ class ResultsFolder:
     def close(self) -> dict:
         """Write provenance.json and manifest.json; returns the manifest."""
         prov = self.path("provenance.json")
-        prov.write_text(json.dumps(self._provenance, indent=1, default=_plain) + "\n")
+        prov.write_text(json.dumps(jsonable(self._provenance), indent=1) + "\n")
         manifest_path = self.out / "manifest.json"
         manifest = {"files": [{"name": p.relative_to(self.out).as_posix(), "bytes": p.stat().st_size,
                                "sha256": _sha256(p)} for p in self.files if p.exists()]}
         manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
         return manifest
-
-
-def _plain(value):
-    import numpy as np
-
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (Path, datetime)):
-        return str(value)
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

@@ -40,8 +40,9 @@ SAMPLE = shipped("sample")
 
 
 def _guarded(title: str, build, *args, **kwargs) -> list[Section]:
-    """Run one section builder; every warning raised inside it is shown in its section(s), and a failure
-    becomes a section that says what failed, so the rest of the report still builds."""
+    """Run one section builder; every warning raised inside it is shown in the report, and a failure
+    becomes a section that says what failed, so the rest of the report still builds. A builder attributes
+    its fits' notes to the section they belong to; a warning no section claims is shown in each of them."""
     notes: list[str] = []
     try:
         with collect_notes(notes):
@@ -50,8 +51,9 @@ def _guarded(title: str, build, *args, **kwargs) -> list[Section]:
         return [Section(title, text=[f"This section could not be built: {type(exc).__name__}: {exc}"],
                         warnings=notes)]
     sections = built if isinstance(built, list) else [built]
+    claimed = {w for section in sections for w in section.warnings}
     for section in sections:
-        section.warnings += [n for n in notes if n not in section.warnings]
+        section.warnings += [n for n in notes if n not in claimed]
     return sections
 
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import jinja2
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis.present.outputs import ResultsFolder
+from analysis.present.outputs import ResultsFolder, referee_version
 from analysis.run.describe import mean_se
 from models.validity.checks import CHECK_TITLES
 from analysis.present.figures import (
@@ -76,12 +75,8 @@ def write_report(sections: list[Section], folder: "ResultsFolder", title: str = 
                          "tables": [(c, _table_html(t)) for c, t in section.tables]})
     env = jinja2.Environment(loader=jinja2.PackageLoader("analysis.present", "templates"),
                              autoescape=jinja2.select_autoescape(["html"]))
-    try:
-        ver = version("referee")
-    except PackageNotFoundError:
-        ver = "(not installed)"
     html = env.get_template("report.html").render(
-        title=title, sections=rendered, version=ver,
+        title=title, sections=rendered, version=referee_version(),
         generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     index = folder.path("index.html")
     index.write_text(html, encoding="utf-8")

@@ -10,7 +10,6 @@ check in plain words, with the numbers), the checks table and the figures.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 
@@ -56,22 +55,6 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     events = store.table("events")
     events = events[events["match_id"].isin(ids)]
     return frame.reset_index(drop=True), events
-
-
-def _jsonable(value):
-    if isinstance(value, (np.floating, float)):
-        return None if math.isnan(value) else float(value)
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.bool_,)):
-        return bool(value)
-    if isinstance(value, pd.DataFrame):
-        return [{k: _jsonable(v) for k, v in row.items()} for row in value.to_dict("records")]
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 @dataclass
@@ -249,8 +232,7 @@ def score_ranks_roles(frame: pd.DataFrame, k: int) -> str:
 def write_audit(result: AuditResult, frame: pd.DataFrame, folder: ResultsFolder, outcome: str) -> dict:
     """Write audit.json, audit.md, checks.csv, notes.txt, diagnostics.json and the figures (decomposition,
     score vs outcome) into the results folder; returns the paths by role."""
-    paths = {"json": folder.path("audit.json"), "markdown": folder.path("audit.md")}
-    paths["json"].write_text(json.dumps(_jsonable(result.checks), indent=1) + "\n")
+    paths = {"json": folder.json("audit", result.checks), "markdown": folder.path("audit.md")}
     paths["checks"] = folder.table("checks", result.table())
     paths["notes"] = folder.notes(result.notes)
     paths["diagnostics"] = folder.diagnostics(result.diagnostics)

@@ -85,11 +85,6 @@ class RatingResult(FitResult):
     fits: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
 
-    @property
-    def method(self) -> str:
-        """The rating method (as `model`)."""
-        return self.model
-
     def table(self) -> pd.DataFrame:
         """agent, rating, lower, upper, rank[, rank_lower, rank_upper, replicates] (`game` first by game)."""
         return self.ratings

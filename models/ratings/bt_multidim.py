@@ -21,9 +21,8 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
-from models.fit import FitResult, collect_notes, iterative_diagnostics
+from models.fit import FitResult, collect_notes, iterative_diagnostics, lbfgs_converged
 from models.ratings.bradley_terry import add_rank, to_elo
-from models.ratings.bt_per_game import _lbfgs_converged
 
 
 @dataclass
@@ -104,7 +103,7 @@ def fit_bt_multidim(Wk: np.ndarray, agents: list[str], games: list[str], dims: i
                            options={"maxiter": max_iter, "ftol": 1e-12, "gtol": 1e-8})
             if best is None or res.fun < best.fun:
                 best = res
-        diagnostics = iterative_diagnostics(best.nit, max_iter, _lbfgs_converged(best),
+        diagnostics = iterative_diagnostics(best.nit, max_iter, lbfgs_converged(best),
                                             f"{dims}-dimensional Bradley-Terry L-BFGS (best of {restarts} starts)")
     W, G = best.x[: n * dims].reshape(n, dims), best.x[n * dims:].reshape(K, dims)
     W, G = canonical(W, G)

@@ -17,7 +17,7 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.stats import kendalltau
 
-from models.fit import FitResult, collect_notes, iterative_diagnostics
+from models.fit import FitResult, collect_notes, iterative_diagnostics, lbfgs_converged
 from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, RatingWarning, add_rank, mle_exists, to_elo
 
 DEFAULT_TAU_ELO = 100.0
@@ -119,15 +119,8 @@ def fit_bt_per_game(Wk: np.ndarray, agents: list[str], games: list[str], tau_elo
     with collect_notes(notes):
         res = minimize(objective, np.zeros(n + K * n), jac=True, method="L-BFGS-B",
                        options={"maxiter": max_iter, "ftol": 1e-14, "gtol": 1e-9})
-        diagnostics = iterative_diagnostics(res.nit, max_iter, _lbfgs_converged(res), "per-game Bradley-Terry L-BFGS")
+        diagnostics = iterative_diagnostics(res.nit, max_iter, lbfgs_converged(res), "per-game Bradley-Terry L-BFGS")
     mu, delta = res.x[:n], res.x[n:].reshape(K, n)
     return PerGameFit(agents=list(agents), games=list(games), mu=mu - mu.mean(), delta=delta, tau=tau,
                       prior_sd=prior_sd, diagnostics=diagnostics, notes=notes)
 
-
-def _lbfgs_converged(res) -> bool:
-    """L-BFGS-B's own success, or its 'abnormal termination in line search' at a gradient already tiny
-    (machine precision reached), which is an optimum in all but name."""
-    if res.success:
-        return True
-    return bool(np.abs(res.jac).max() < 1e-5) if getattr(res, "jac", None) is not None else False

@@ -65,6 +65,26 @@ def newman_strengths(W: np.ndarray, sweeps: int = 50) -> np.ndarray:
     return pi
 
 
+def _contest_elo(W: np.ndarray, agents: list[str] | None) -> tuple[np.ndarray, bool]:
+    """(rounded ratings, whether the contest's own computation was defined) for `contest_elo`."""
+    W = np.asarray(W, float)
+    if W.shape[0] < 2:
+        raise ValueError("Elo needs at least two agents")
+    pi = newman_strengths(W)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_pi = 400.0 * np.log10(pi)
+        elo = log_pi - log_pi.mean() + 1500.0
+    if np.all(np.isfinite(elo)) and mle_exists(W):
+        return np.round(elo), True
+    names = agents or [str(i) for i in range(W.shape[0])]
+    never_win, never_lose = unbeaten_and_winless(W, list(names))
+    warnings.warn(
+        "the contest's Elo is undefined here (never won: %s; never lost: %s; or a disconnected comparison graph); "
+        "used MAP Bradley-Terry with independent Normal(0, (400 Elo)^2) priors instead of NaN"
+        % (_names(never_win), _names(never_lose)), RatingWarning, stacklevel=3)
+    return np.round(fit_bt(W, names, prior_sd=DEFAULT_PRIOR_SD).ratings), False
+
+
 def contest_elo(W: np.ndarray, agents: list[str] | None = None) -> np.ndarray:
     """Elo ratings (rounded to whole points) from a strict win-loss matrix, as the contest computed them.
 
@@ -78,30 +98,14 @@ def contest_elo(W: np.ndarray, agents: list[str] | None = None) -> np.ndarray:
     Integer-valued float ratings, shape (n,), centred near 1500. When the contest's computation is
     undefined, a RatingWarning and the MAP Bradley-Terry ratings (weak Normal prior), rounded.
     """
-    W = np.asarray(W, float)
-    if W.shape[0] < 2:
-        raise ValueError("Elo needs at least two agents")
-    pi = newman_strengths(W)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_pi = 400.0 * np.log10(pi)
-        elo = log_pi - log_pi.mean() + 1500.0
-    if np.all(np.isfinite(elo)) and mle_exists(W):
-        return np.round(elo)
-    names = agents or [str(i) for i in range(W.shape[0])]
-    never_win, never_lose = unbeaten_and_winless(W, list(names))
-    warnings.warn(
-        "the contest's Elo is undefined here (never won: %s; never lost: %s; or a disconnected comparison graph); "
-        "used MAP Bradley-Terry with independent Normal(0, (400 Elo)^2) priors instead of NaN"
-        % (_names(never_win), _names(never_lose)), RatingWarning, stacklevel=2)
-    return np.round(fit_bt(W, names, prior_sd=DEFAULT_PRIOR_SD).ratings)
+    return _contest_elo(W, agents)[0]
 
 
 def fit_contest_elo(W: np.ndarray, agents: list[str]) -> EloFit:
     """`contest_elo` as an EloFit: ratings, notes (the fallback's warning, if any), diagnostics."""
     notes: list[str] = []
     with collect_notes(notes):
-        ratings = contest_elo(W, agents)
-    exact = not any("undefined" in n for n in notes)
+        ratings, exact = _contest_elo(W, agents)
     return EloFit(model="elo", agents=list(agents), ratings=ratings, notes=notes,
                   diagnostics={"converged": True, "method": "newman" if exact else "map-fallback", "sweeps": 50})
 

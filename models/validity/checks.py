@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from models.fit import summarised_warnings
+from models.fit import sample, summarised_warnings
 from models.validity.formula import Formula
 
 
@@ -217,7 +217,6 @@ def _bayes_slope(data: pd.DataFrame, seed: int, draws: int = 1000, tune: int = 1
                  sampler: str = "auto") -> tuple[float, dict]:
     import pymc as pm
 
-    from models.fit import sample
 
     z = lambda v: (v - v.mean()) / (v.std() or 1.0)  # noqa: E731
     y = z(data["score"].astype(float)).to_numpy()
