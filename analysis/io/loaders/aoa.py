@@ -29,7 +29,7 @@ from analysis.io.loaders.base import (
     require,
     score_value,
 )
-from analysis.io.loaders.jsonl import not_in, quarantine_rows, read_records, repeated_keys, split_invalid, with_times
+from analysis.io.loaders.jsonl import not_in, read_records, repeated_keys, screen
 from analysis.io.schema import columns
 
 NAME = "aoa"
@@ -212,8 +212,7 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
 
 def load_events(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read a season's event log: each line is one event (record = line number)."""
-    out = ResultBuilder(path, content_hash, NAME, many_records_per_match=True)
-    table = read_records(out, path, EVENT_FIELDS, options.progress)
+    out, table = read_records(path, content_hash, NAME, EVENT_FIELDS, options.progress)
     if table is None:
         return out.build()
     dup_lines = repeated_keys(table, ["season", "seq"])
@@ -231,9 +230,7 @@ def load_events(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
          "a rejected event needs a 'reason'"),
         (pc.is_in(table["_line"], value_set=dup_lines), "duplicate event", "seq", "this season's seq appears on an earlier line"),
     ]
-    good, invalid = split_invalid(table, checks)
-    good, bad_times = with_times(good, "time")
-    quarantine_rows(out, invalid + bad_times)
+    good = screen(out, table, checks, "time")
     kind = good["type"]
     is_act = pc.equal(kind, "action")
     is_prop = pc.equal(kind, "proposal")

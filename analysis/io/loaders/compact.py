@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analysis.io.loaders.base import LoadOptions, LoadResult, ResultBuilder
-from analysis.io.loaders.jsonl import not_in, quarantine_rows, read_records, repeated_keys, split_invalid, with_times
+from analysis.io.loaders.jsonl import not_in, read_records, repeated_keys, screen, split_invalid
 
 NAME = "compact"
 GAMES = ("coalition", "scheduler", "tragedy_of_the_commons", "survivor", "hupi")
@@ -60,8 +60,7 @@ def _key(table: pa.Table, player_field: str) -> pa.ChunkedArray:
 
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read one COMPACT trace file; every line is one record, bad lines quarantined by number and field."""
-    out = ResultBuilder(path, content_hash, NAME, many_records_per_match=True)
-    table = read_records(out, path, FIELDS, options.progress)
+    out, table = read_records(path, content_hash, NAME, FIELDS, options.progress)
     if table is None:
         return out.build()
     kind = table["record"]
@@ -108,9 +107,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         checks.append((pc.and_(pc.and_(pc.equal(kind, rec), pc.is_valid(good[field])),
                                pc.invert(pc.is_in(_key(good, field), value_set=player_keys))),
                        "unknown player", field, f"'{field}' is not a declared player of this game"))
-    good, more = split_invalid(good, checks)
-    good, timing = with_times(good, "started_at")
-    quarantine_rows(out, invalid + more + timing)
+    good = screen(out, good, checks, "started_at", earlier=invalid)
     _emit(out, good, path, content_hash)
     return out.build()
 

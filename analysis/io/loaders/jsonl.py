@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 from tqdm.auto import tqdm
 
-from analysis.io.loaders.base import RecordError, parse_time
+from analysis.io.loaders.base import RecordError, ResultBuilder, parse_time
 
 _BLOCK = 1 << 24  # 16 MiB Arrow read blocks
 _BLANK = re.compile(rb"\n[ \t\r]*\n")
@@ -264,19 +264,20 @@ def repeated_keys(table: pa.Table, keys: list[str]) -> pa.Array:
     return pc.filter(ordered["_line"].combine_chunks().slice(1), same)
 
 
-def read_records(out, path: Path, fields: dict[str, pa.DataType], progress: bool = False) -> pa.Table | None:
-    """`read_jsonl` for a loader: bad lines go to the builder `out`'s quarantine and are counted as read.
-
-    Returns the good rows (with `_line`), or None when the file is empty (then quarantined whole).
-    """
+def read_records(path: Path, content_hash: str, runner: str, fields: dict[str, pa.DataType], progress: bool = False
+                 ) -> tuple[ResultBuilder, pa.Table | None]:
+    """Start a JSON-lines loader: a `ResultBuilder` (one record per line) and `read_jsonl`'s good rows (with
+    `_line`), the bad lines already quarantined into the builder and every line counted as read. The table
+    is None when the file is empty (then quarantined whole, and the builder is ready to build)."""
+    out = ResultBuilder(path, content_hash, runner, many_records_per_match=True)
     if path.stat().st_size == 0:
         out.reject_file(RecordError("empty file", None, "the file is empty"))
-        return None
+        return out, None
     table, bad, _ = read_jsonl(path, fields, progress=progress)
     for b in bad:
         out.quarantine(str(b.line), b.error, b.raw)
     out.saw(table.num_rows + len(bad))
-    return table
+    return out, table
 
 
 def with_times(table: pa.Table, field: str) -> tuple[pa.Table, list[tuple[int, RecordError, dict]]]:
@@ -294,3 +295,12 @@ def quarantine_rows(out, invalid: list[tuple[int, RecordError, dict]]) -> None:
     """Quarantine rows removed by `split_invalid` / `with_times` into the builder `out`, by line."""
     for line, error, row in invalid:
         out.quarantine(str(line), error, dump_row(row))
+
+
+def screen(out, table: pa.Table, checks: list, time_field: str, earlier: list | None = None) -> pa.Table:
+    """The rows of `table` that pass every check (`split_invalid`) and whose `time_field` parses (into
+    `_t`, `with_times`); the others, and any `earlier` removed rows, are quarantined into the builder `out`."""
+    good, invalid = split_invalid(table, checks)
+    good, bad_times = with_times(good, time_field)
+    quarantine_rows(out, (earlier or []) + invalid + bad_times)
+    return good

@@ -31,7 +31,7 @@ from analysis.io.loaders.base import (
     ranks_from_scores,
     score_value,
 )
-from analysis.io.loaders.jsonl import not_in, quarantine_rows, read_records, repeated_keys, split_invalid, with_times
+from analysis.io.loaders.jsonl import not_in, read_records, repeated_keys, screen
 
 NAME = "ranked"
 GAME_KEYS = {"game_id", "game", "started_at", "phase", "variant", "participants"}
@@ -134,8 +134,7 @@ def load_games(path: Path, content_hash: str, options: LoadOptions) -> LoadResul
 
 def load_turns(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read a per-turn log: each line is one event (record = line number)."""
-    out = ResultBuilder(path, content_hash, NAME, many_records_per_match=True)
-    table = read_records(out, path, TURN_FIELDS, options.progress)
+    out, table = read_records(path, content_hash, NAME, TURN_FIELDS, options.progress)
     if table is None:
         return out.build()
     seq = pc.coalesce(table["seq"], table["_line"])
@@ -148,9 +147,7 @@ def load_turns(path: Path, content_hash: str, options: LoadOptions) -> LoadResul
         (pc.is_in(table["_line"], value_set=repeated_keys(table, ["game_id", "seq"])), "duplicate event", "seq",
          "this game's seq appears on an earlier line"),
     ]
-    good, invalid = split_invalid(table, checks)
-    good, bad_times = with_times(good, "time")
-    quarantine_rows(out, invalid + bad_times)
+    good = screen(out, table, checks, "time")
     out.accept_bulk(good.num_rows, events=pa.table({
         "match_id": good["game_id"], "seq": good["seq"], "round": good["turn"], "time": good["_t"],
         "stage": good["type"], "actor": good["player"], "type": good["type"], "target": good["target"],
