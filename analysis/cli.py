@@ -23,7 +23,10 @@ from pathlib import Path
 
 from analysis.io import loaders
 from analysis.io.catalogue import CONTEST_2024, CatalogueError, load_catalogue
+from analysis.io.loaders.base import suggest
+from analysis.io.loaders.mapped import MappingError
 from analysis.io.loaders.table import read_mapping
+from analysis.io.schema import MEASURE_KINDS
 from analysis.io.store import DEFAULT_STORE, IngestError, Store
 from analysis.present.outputs import ResultsFolder, check_writable, referee_version
 
@@ -101,31 +104,80 @@ def _dims_range(text: str) -> range:
 
 
 # ---------------------------------------------------------------------------------------------- commands
-def _mapping(pairs: list[str], path: Path | None) -> dict[str, str]:
-    mapping = read_mapping(path) if path else {}
+def _pairs(pairs: list[str], option: str, form: str) -> dict[str, str]:
+    out = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
-        if not sep or not key or not value:
-            raise ValueError(f"--map takes CANONICAL=COLUMN, got {pair!r}")
-        mapping[key.strip()] = value.strip()
-    return mapping
+        if not sep or not key.strip() or not value.strip():
+            raise ValueError(f"{option} takes {form}, got {pair!r}")
+        out[key.strip()] = value.strip()
+    return out
 
 
 def cmd_ingest(args) -> dict:
-    mapping = _mapping(args.map, args.mapping)
-    with Store(args.store) as store:
-        report = store.ingest(args.paths, runner=args.runner, catalogue=args.catalogue, mapping=mapping,
-                              strict=args.strict, progress=not args.json)
+    mapping, measures = read_mapping(args.mapping) if args.mapping else ({}, {})
+    mapping.update(_pairs(args.map, "--map", "CANONICAL=COLUMN"))
+    measures.update(_pairs(args.measure, "--measure", "COLUMN=KIND"))
+    existed = args.store.exists()
+    try:
+        with Store(args.store) as store:
+            report = store.ingest(args.paths, runner=args.runner, catalogue=args.catalogue, mapping=mapping,
+                                  measures=measures, strict=args.strict, replace=args.replace,
+                                  progress=not args.json)
+    except BaseException:
+        if not existed:  # a refused or failed ingest into a new store leaves no file behind
+            for leftover in (args.store, Path(f"{args.store}.wal")):
+                leftover.unlink(missing_ok=True)
+        raise
     totals = report.as_dict()
-    _say(args, report.files.to_string(index=False))
-    _say(args, f"\nread {totals['read']} = accepted {totals['accepted']} + quarantined {totals['quarantined']}")
-    for reason, n in totals["by_reason"].items():
-        _say(args, f"  quarantined, {reason}: {n}")
-    for message in report.quarantine["message"].head(10):
-        _say(args, f"  {message}")
+    if args.per_file:
+        _say(args, report.files.drop(columns=["whole"]).to_string(index=False) + "\n")
+    for row in report.by_runner().itertuples():
+        _say(args, f"{row.runner}: {row.files} file(s) {row.status}, read {row.read} = accepted {row.accepted} "
+                   f"+ quarantined {row.quarantined}")
+    detected = report.files.dropna(subset=["detected"]).groupby(["runner", "detected"], dropna=False).size()
+    if args.per_file:
+        for (runner, how), n in detected.items():
+            _say(args, f"  detected {runner} in {n} file(s): {how}")
+    _say(args, f"total: read {totals['read']} = accepted {totals['accepted']} + quarantined {totals['quarantined']}")
+    for (runner, reason), n in sorted(report.by_reason.items()):
+        example = report.quarantine.loc[report.quarantine["reason"] == reason, "message"].head(1).tolist()
+        _say(args, f"  quarantined ({runner}), {reason}: {n}" + (f"; e.g. {example[0]}" if example else ""))
     for warning in report.warnings:
         warnings.warn(warning, UserWarning, stacklevel=1)
+    if report.failed_files:
+        args.failure = (f"{len(report.failed_files)} file(s) could not be read as any runner's, e.g. "
+                        f"{report.failed_files[0]} (see the quarantine)")
+    elif report.read and not report.accepted:
+        args.failure = "nothing was accepted: every record read was quarantined"
+    elif not len(report.files):
+        args.failure = f"no data files ({', '.join(loaders.DATA_SUFFIXES)}) under {', '.join(map(str, args.paths))}"
     return totals
+
+
+def cmd_formats(args) -> dict:
+    from analysis.io.loaders import table
+    from analysis.io.resources import shipped
+
+    docs = {name: shipped("formats", f"{name}.md") for name in list(loaders.RUNNERS) + ["mapped"]}
+    if args.runner:
+        if args.runner not in docs:
+            raise KeyError(f"unknown runner {args.runner!r}{suggest(args.runner, docs)}; runners: {sorted(docs)}")
+        text = docs[args.runner].read_text(encoding="utf-8")
+        _say(args, text)
+        return {"runner": args.runner, "document": text}
+    listing = {}
+    for name, path in docs.items():
+        title = path.read_text(encoding="utf-8").splitlines()[0].lstrip("# ")
+        listing[name] = title
+        _say(args, f"{name:>10}  {title}")
+    _say(args, f"\ntable runner columns: required {list(table.REQUIRED)}; optional {list(table.OPTIONAL)}; "
+               "map any of them with --map CANONICAL=COLUMN; read extra columns as measures with "
+               f"--measure COLUMN=KIND (kinds {list(MEASURE_KINDS)})")
+    _say(args, "a runner with no module: --runner FILE.toml (see `referee formats mapped`)")
+    _say(args, "`referee formats NAME` prints a runner's format document")
+    return {"runners": listing, "table": {"required": list(table.REQUIRED), "optional": list(table.OPTIONAL),
+                                          "measure_kinds": list(MEASURE_KINDS)}}
 
 
 def cmd_info(args) -> dict:
@@ -479,17 +531,43 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("ingest", help="read match logs into the store")
+    p = sub.add_parser(
+        "ingest", help="read match logs into the store",
+        description="Read match logs into the store in one transaction. Each file's runner is detected (the "
+                    "most likely first, the next when its first records do not fit) unless --runner is given. "
+                    "Records that cannot be used are quarantined with their reason; read = accepted + "
+                    "quarantined. `referee formats` lists the runners and what each reads.",
+        epilog="Exit codes: 0 records were accepted and every file was read; 1 nothing was accepted, a file "
+               "could not be read as any runner's (unreadable, empty, or another format: quarantined whole), "
+               "no data files were found, or --strict refused (the store is left as it was, and a store the "
+               "command created is removed); 2 usage error; 3 internal error. Files already ingested are "
+               "skipped and do not make the exit code non-zero.")
     p.add_argument("paths", nargs="+", help="files or directories (read recursively)")
-    p.add_argument("--runner", choices=sorted(loaders.RUNNERS), help="force a loader instead of detecting per file")
+    p.add_argument("--runner", metavar="NAME|FILE.toml",
+                   help=f"force a loader instead of detecting per file: one of {', '.join(sorted(loaders.RUNNERS))}, "
+                        "or a runner mapping file describing another runner's JSON-lines logs")
     _store_arg(p)
     p.add_argument("--catalogue", type=Path, help="scenario catalogue TOML (Concordia default: the 2024 contest's)")
     p.add_argument("--map", action="append", default=[], metavar="CANONICAL=COLUMN",
-                   help="table runner: take a canonical column from another column name (repeatable)")
-    p.add_argument("--mapping", type=Path, help="table runner: TOML file with a [columns] table of mappings")
+                   help="table runner: take a canonical column from another column name (repeatable; "
+                        "`referee formats table` lists the canonical columns)")
+    p.add_argument("--measure", action="append", default=[], metavar="COLUMN=KIND",
+                   help=f"table runner: read an extra column as a measure of KIND ({', '.join(MEASURE_KINDS)}); "
+                        "repeatable; outcomes reach `referee audit`")
+    p.add_argument("--mapping", type=Path, help="table runner: TOML file with [columns] and [measures] tables")
     p.add_argument("--strict", action="store_true", help="fail, writing nothing, if any record is quarantined")
+    p.add_argument("--replace", action="store_true",
+                   help="remove each file's earlier contribution (rows, quarantine, source; by path or content) "
+                        "and ingest it again, in one transaction")
+    p.add_argument("--verbose", dest="per_file", action="store_true",
+                   help="one line per file (runner, how it was detected, counts) besides the summary")
     _common(p)
     p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("formats", help="list the runners referee reads, or print one runner's format document")
+    p.add_argument("runner", nargs="?", help="a runner (e.g. table, records, mapped)")
+    _common(p)
+    p.set_defaults(func=cmd_formats)
 
     p = sub.add_parser("info", help="count what the store holds")
     _store_arg(p)
@@ -652,7 +730,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             _check(args)
             payload = args.func(args) or {}
-        except (IngestError, CatalogueError, FileNotFoundError, FileExistsError, ValueError, KeyError) as exc:
+            if getattr(args, "failure", None):  # the command finished, and its result says it did not succeed
+                code, error = EXIT_ERROR, args.failure
+        except (IngestError, CatalogueError, MappingError, FileNotFoundError, FileExistsError, ValueError,
+                KeyError) as exc:
             code, error = EXIT_ERROR, str(exc).strip("'\"")
         except Exception as exc:  # noqa: BLE001 - the top level never shows a raw traceback unless asked
             if args.debug:

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from analysis.io.loaders import concordia, detect
-from analysis.io.loaders.base import LoadOptions, file_hash
+from analysis.io.loaders.base import LoadOptions, NotThisRunner, file_hash
 from tests.conftest import write_json
 
 
@@ -103,7 +103,6 @@ def test_duplicate_match_id_and_duplicate_key_within_a_file(tmp_path, record):
     ("   \n", "empty file"),
     ('[{"scenario": "haggling_0", "focal_agent": "a"', "truncated file"),
     ('[{"scenario": "haggling_0",, }]', "malformed JSON"),
-    ('[{"game": "chess", "gpt-4": 1.0, "random": 0.0}]', "not this runner"),
 ])
 def test_unreadable_files_count_as_one_quarantined_record(tmp_path, raw, reason):
     path = write_json(tmp_path / "f.json", None, raw=raw)
@@ -112,6 +111,13 @@ def test_unreadable_files_count_as_one_quarantined_record(tmp_path, raw, reason)
     row = result.quarantine.iloc[0]
     assert row.reason == reason and row.record == "-" and str(path) in row.message
     assert row.raw == raw
+
+
+def test_another_runners_records_are_not_this_runner(tmp_path):
+    path = write_json(tmp_path / "f.json", None, raw='[{"game": "chess", "gpt-4": 1.0, "random": 0.0}]')
+    with pytest.raises(NotThisRunner, match="focal_agent") as caught:
+        load(path)
+    assert caught.value.runner == "concordia"
 
 
 def test_truncated_message_names_line_and_column(tmp_path):

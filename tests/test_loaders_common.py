@@ -4,6 +4,7 @@ import pytest
 
 from analysis.io.loaders import RUNNERS
 from analysis.io.loaders.base import LoadOptions, file_hash
+from analysis.io.store import Store
 from analysis.present.pipeline import SAMPLE
 
 SAMPLES = {
@@ -34,16 +35,22 @@ def test_empty_file(tmp_path, runner):
 
 @pytest.mark.parametrize("runner, sample", [(r, s) for r in sorted(RUNNERS) for s in sorted(SAMPLES)
                                              if s.split("-")[0] != r])
-def test_another_runners_file_is_set_aside_whole(runner, sample):
-    result = _load(runner, SAMPLES[sample])
-    assert result.accepted == 0, result.tables["matches"].head()
-    assert result.read == result.quarantined >= 1
-    assert all(m.startswith(str(SAMPLES[sample])) for m in result.quarantine.message)
+def test_another_runners_file_is_set_aside_whole_once(tmp_path, runner, sample):
+    """Forced onto another runner's file, a loader gives up after its first records (NotThisRunner) or
+    rejects the file outright: either way the file is one quarantined record, not one per line."""
+    with Store(tmp_path / "s.duckdb") as store:
+        report = store.ingest([SAMPLES[sample]], runner=runner)
+        assert (report.read, report.accepted, report.quarantined) == (1, 0, 1)
+        row = report.quarantine.iloc[0]
+        assert row.record == "-" and row.message.startswith(str(SAMPLES[sample]))
+        assert report.files.iloc[0].status == "rejected" and report.failed_files == [str(SAMPLES[sample])]
+        assert store.info()["matches"] == 0
 
 
 @pytest.mark.parametrize("runner", sorted(RUNNERS))
 def test_binary_garbage(tmp_path, runner):
     path = tmp_path / f"garbage{SUFFIX[runner]}"
     path.write_bytes(bytes(range(256)) * 4)
-    result = _load(runner, path)
-    assert result.accepted == 0 and result.read == result.quarantined >= 1
+    with Store(tmp_path / "s.duckdb") as store:
+        report = store.ingest([path], runner=runner)
+    assert report.accepted == 0 and report.read == report.quarantined >= 1

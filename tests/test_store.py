@@ -18,7 +18,11 @@ def test_ingest_counts_and_info(store, tmp_path, record):
     _logs(tmp_path, record)
     write_json(tmp_path / "logs" / "sub" / "beta__m__e.json", [record(focal_agent="beta")])
     report = store.ingest([tmp_path / "logs"])
-    assert report.as_dict() == {"read": 4, "accepted": 4, "quarantined": 0, "by_reason": {}}
+    totals = report.as_dict()
+    assert {k: totals[k] for k in ("read", "accepted", "quarantined", "by_reason", "failed_files")} == \
+        {"read": 4, "accepted": 4, "quarantined": 0, "by_reason": {}, "failed_files": []}
+    assert totals["by_runner"] == [{"runner": "concordia", "status": "ingested", "files": 2, "read": 4,
+                                    "accepted": 4, "quarantined": 0}]
     info = store.info()
     assert tuple(info) == INFO_KEYS
     assert info == {"agents": 3, "games": 1, "scenarios": 1, "matches": 4, "results": 16, "events": 0,

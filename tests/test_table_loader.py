@@ -53,7 +53,7 @@ def test_mapping(tmp_path):
 def test_mapping_file(tmp_path):
     path = tmp_path / "map.toml"
     path.write_text('[columns]\nscore = "points"\n')
-    assert table.read_mapping(path) == {"score": "points"}
+    assert table.read_mapping(path) == ({"score": "points"}, {})
     path.write_text('[columns]\ncolour = "points"\n')
     with pytest.raises(ValueError, match="colour"):
         table.read_mapping(path)

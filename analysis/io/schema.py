@@ -75,6 +75,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("score", "DOUBLE"),  # raw score; -inf allowed (Concordia), NaN never
         Column("rank", "DOUBLE"),  # 1 = best; ties share the lower rank
         Column("attrs", "JSON"),
+        Column("content_hash", "VARCHAR"),  # sha256 of the source file (set by the store)
     ),
     # per-player measures in long form
     "measures": (
@@ -86,6 +87,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("other", "VARCHAR"),  # the other player of a dyadic measure (e.g. the influenced player)
         Column("round", "BIGINT"),  # the round the measure refers to; NULL for the whole match
         Column("rater", "VARCHAR"),  # for judge ratings: the judge (model or person)
+        Column("content_hash", "VARCHAR"),  # sha256 of the source file (set by the store)
     ),
     # events in long form
     "events": (
@@ -101,6 +103,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("value", "DOUBLE"),
         Column("status", "VARCHAR", allowed=EVENT_STATUSES),
         Column("reason", "VARCHAR"),
+        Column("content_hash", "VARCHAR"),  # sha256 of the source file (set by the store)
     ),
     # every record that was read and set aside, with why
     "quarantine": (

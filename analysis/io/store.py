@@ -1,9 +1,10 @@
 """The embedded store: one DuckDB file holding the canonical tables (no server).
 
 `Store(path)` opens or creates it; `Store.ingest(paths, ...)` reads logs through the loaders and writes
-them in one transaction (all or nothing), skipping files already ingested (same content hash) and
-setting aside duplicate match ids; `Store.table(name)` returns a canonical table as a DataFrame;
-`Store.info()` counts what is there.
+them in one transaction (all or nothing; rows inserted in batches of files), skipping files already
+ingested (same content hash), replacing a file's earlier contribution on request, and setting aside
+duplicate match ids; `Store.table(name)` returns a canonical table as a DataFrame; `Store.info()` counts
+what is there.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from analysis.io.loaders.base import (
     Frame,
     LoadOptions,
     LoadResult,
+    NotThisRunner,
     RecordError,
     ResultBuilder,
     drop_matches,
@@ -33,7 +35,8 @@ from analysis.io.loaders.base import (
     frame_match_ids,
     frame_rows,
 )
-from analysis.io.schema import TABLES, columns, conform, conform_arrow, ddl
+from analysis.io.loaders.table import check_mapping
+from analysis.io.schema import TABLES, columns, conform, conform_arrow, ddl, empty
 
 log = logging.getLogger(__name__)
 
@@ -45,19 +48,30 @@ class IngestError(RuntimeError):
     """Ingest was refused (strict mode with quarantined records); the store was left as it was."""
 
 
+QUARANTINE_SAMPLE = 1000  # quarantine rows an IngestReport keeps in memory (the store keeps them all)
+BATCH_FILES = 500  # files loaded before their rows are written (one insert per table per batch)
+BATCH_ROWS = 2_000_000  # ... or rows, whichever comes first
+FILE_STATUSES = ("ingested", "rejected", "already ingested")
+
+
 @dataclass
 class IngestReport:
     """What one `Store.ingest` call did.
 
-    files : one row per file (source_file, runner, status, read, accepted, quarantined); status is
-        'ingested' or 'already ingested'.
-    quarantine : the quarantine rows written by this call.
+    files : one row per file (source_file, runner, detected, status, read, accepted, quarantined, whole);
+        `whole` is True for a file set aside whole (unreadable, or no runner's format); status is
+        'ingested' (some records accepted), 'rejected' (records read, none accepted: the file is not marked
+        as ingested, so a fixed re-run reads it again) or 'already ingested'; `detected` says how the
+        runner was chosen and how sure detection was.
+    quarantine : the first QUARANTINE_SAMPLE quarantine rows written by this call (the store holds all).
+    by_reason : quarantined records per (runner, reason), over the whole call.
     warnings : human-readable warnings (catalogue changes, observed-bound fallbacks ...).
     """
 
     files: pd.DataFrame
     quarantine: pd.DataFrame
     warnings: list[str] = field(default_factory=list)
+    by_reason: dict[tuple[str, str], int] = field(default_factory=dict)
 
     @property
     def read(self) -> int:
@@ -74,18 +88,37 @@ class IngestReport:
         """Records set aside in this call; read == accepted + quarantined."""
         return int(self.files["quarantined"].sum())
 
+    @property
+    def failed_files(self) -> list[str]:
+        """Files that could not be read at all, or as any runner's (quarantined whole, record '-')."""
+        return self.files.loc[self.files["whole"].astype(bool), "source_file"].tolist()
+
     @staticmethod
     def combine(reports: list["IngestReport"]) -> "IngestReport":
         """One report for several ingest calls (files, quarantine rows and warnings concatenated)."""
+        by_reason: dict[tuple[str, str], int] = {}
+        for r in reports:
+            for key, n in r.by_reason.items():
+                by_reason[key] = by_reason.get(key, 0) + n
         return IngestReport(files=pd.concat([r.files for r in reports], ignore_index=True),
                             quarantine=pd.concat([r.quarantine for r in reports], ignore_index=True),
-                            warnings=[w for r in reports for w in r.warnings])
+                            warnings=[w for r in reports for w in r.warnings], by_reason=by_reason)
+
+    def by_runner(self) -> pd.DataFrame:
+        """One row per runner and status: files, read, accepted, quarantined (the compact summary)."""
+        files = self.files.assign(runner=self.files["runner"].fillna("(none)"))
+        return (files.groupby(["runner", "status"], sort=True)
+                .agg(files=("source_file", "size"), read=("read", "sum"), accepted=("accepted", "sum"),
+                     quarantined=("quarantined", "sum")).reset_index())
 
     def as_dict(self) -> dict:
-        """`{"read", "accepted", "quarantined", "by_reason"}` as the CLI's `--json` prints it."""
-        by_reason = self.quarantine["reason"].value_counts().sort_index()
+        """`{"read", "accepted", "quarantined", "by_reason", "by_runner", "failed_files"}` as `--json` prints it."""
+        reasons: dict[str, int] = {}
+        for (_, reason), n in sorted(self.by_reason.items()):
+            reasons[reason] = reasons.get(reason, 0) + n
         return {"read": self.read, "accepted": self.accepted, "quarantined": self.quarantined,
-                "by_reason": {str(k): int(v) for k, v in by_reason.items()}}
+                "by_reason": reasons, "by_runner": self.by_runner().to_dict("records"),
+                "failed_files": self.failed_files}
 
 
 class Store:
@@ -99,6 +132,14 @@ class Store:
         if not read_only:
             for table in TABLES:
                 self.con.execute(ddl(table))
+                self._add_new_columns(table)
+
+    def _add_new_columns(self, table: str) -> None:
+        """Bring a store written by an older referee up to the schema: add columns it lacks (as NULL)."""
+        have = {r[0] for r in self.con.execute(f"DESCRIBE {table}").fetchall()}
+        for col in TABLES[table]:
+            if col.name not in have:
+                self.con.execute(f'ALTER TABLE {table} ADD COLUMN "{col.name}" {col.sql}')
 
     def __enter__(self) -> "Store":
         return self
@@ -123,11 +164,12 @@ class Store:
         return self.con.execute(sql, params or []).df()
 
     def info(self) -> dict[str, int]:
-        """Counts: agents, games, scenarios, matches, results, events, quarantined."""
+        """Counts: agents, games (distinct game names; a runner whose matches name no game counts as one),
+        scenarios, matches, results, events, quarantined."""
         one = lambda sql: int(self.con.execute(sql).fetchone()[0])  # noqa: E731
         return {
             "agents": one("SELECT count(DISTINCT agent) FROM results"),
-            "games": one("SELECT count(DISTINCT game) FROM matches"),
+            "games": one("SELECT count(DISTINCT coalesce(game, '(' || runner || ')')) FROM matches"),
             "scenarios": one("SELECT count(DISTINCT scenario) FROM matches"),
             "matches": one("SELECT count(*) FROM matches"),
             "results": one("SELECT count(*) FROM results"),
@@ -158,108 +200,243 @@ class Store:
         self._append("scenarios", catalogue.scenarios)
         self._append("scenario_tags", catalogue.tags)
 
+    def _remove_sources(self, hashes: set[str]) -> set[str]:
+        """Delete every row that the source files with these sha256s contributed (data, quarantine,
+        sources); returns the match ids that went."""
+        if not hashes:
+            return set()
+        keys = sorted(hashes)
+        gone = {r[0] for r in self.con.execute(
+            "SELECT match_id FROM matches WHERE content_hash IN (SELECT unnest(?))", [keys]).fetchall()}
+        for table in DATA_TABLES + ("quarantine", "sources"):
+            self.con.execute(f"DELETE FROM {table} WHERE content_hash IN (SELECT unnest(?))", [keys])
+        return gone
+
     def ingest(
         self,
         paths: list[str | Path],
-        runner: str | None = None,
+        runner: str | Path | None = None,
         catalogue: str | Path | Catalogue | None = None,
         mapping: dict[str, str] | None = None,
+        measures: dict[str, str] | None = None,
         strict: bool = False,
+        replace: bool = False,
         progress: bool = False,
     ) -> IngestReport:
-        """Read logs into the store, atomically.
+        """Read logs into the store, atomically (one transaction; rows written in batches of files).
 
         Parameters
         ----------
         paths : files or directories (read recursively; .json, .jsonl, .csv, .parquet).
-        runner : force one loader (a key of `analysis.io.loaders.RUNNERS`); default: detect per file.
+        runner : force one loader: a built-in runner's name (a key of `analysis.io.loaders.RUNNERS`) or a
+            runner mapping file (`.toml`, `data/formats/mapped.md`); default: detect per file, trying the
+            next likely runner when a file's first records do not fit the first.
         catalogue : scenario catalogue (TOML path or Catalogue) to validate scenarios against and store.
             Concordia files default to the 2024 contest catalogue.
-        mapping : canonical column -> file column, for the table runner.
+        mapping : canonical column -> file column, for the table runner (checked: unknown names raise).
+        measures : file column -> measure kind (outcome, telemetry, component, judge), for the table runner.
         strict : raise IngestError, writing nothing, when any record would be quarantined.
+        replace : remove each file's earlier contribution (rows, quarantine, sources row; matched by path
+            or content) in the same transaction that adds the new one. Without it, a file already ingested
+            (same sha256, some records accepted) is skipped; a file none of whose records were accepted is
+            always read again, its earlier quarantine replaced.
         progress : show a progress bar over files.
 
         Returns
         -------
-        IngestReport with per-file counts (read = accepted + quarantined) and the quarantine rows.
+        IngestReport with per-file counts (read = accepted + quarantined), the first quarantine rows and the
+        quarantine counts by runner and reason.
         """
-        if runner is not None:
-            loaders.get(runner)
+        forced = loaders.resolve(runner) if runner is not None else None
+        mapping, measures = dict(mapping or {}), dict(measures or {})
+        check_mapping(mapping, measures)
         if isinstance(catalogue, (str, Path)):
             catalogue = load_catalogue(catalogue)
         files = loaders.data_files(paths)
-        done = set(self.con.execute("SELECT content_hash FROM sources").df()["content_hash"])
-        known_ids = set(self.con.execute("SELECT match_id FROM matches").df()["match_id"])
-        results: list[LoadResult] = []
-        rows, warnings = [], []
-        catalogues: list[Catalogue] = []
-        for path in tqdm(files, desc="ingest", unit="file", disable=not progress or len(files) < 2):
-            digest = file_hash(path)
-            if digest in done:
-                rows.append({"source_file": str(path), "runner": None, "status": "already ingested",
-                             "read": 0, "accepted": 0, "quarantined": 0})
-                continue
-            done.add(digest)
-            name = runner or loaders.detect(path)
-            if name is None:
-                result = _unrecognised(path, digest)
-            else:
-                cat = catalogue
-                if cat is None and name == "concordia":
-                    cat = load_catalogue(CONTEST_2024)
-                if cat is not None and all(cat is not c for c in catalogues):
-                    catalogues.append(cat)
-                options = LoadOptions(catalogue=cat, mapping=mapping or {}, progress=progress)
-                result = loaders.get(name).load(path, digest, options)
-            result = _set_aside_duplicates(result, known_ids)
-            known_ids |= set(result.tables["matches"]["match_id"])
-            results.append(result)
-        results = [_set_aside_orphans(r, known_ids) for r in results]
-        rows += [{"source_file": r.source_file, "runner": r.runner, "status": "ingested", "read": r.read,
-                  "accepted": r.accepted, "quarantined": r.quarantined} for r in results]
-        report = IngestReport(
-            files=pd.DataFrame(rows, columns=["source_file", "runner", "status", "read", "accepted", "quarantined"]),
-            quarantine=pd.concat([r.quarantine for r in results], ignore_index=True) if results
-            else conform("quarantine", pd.DataFrame(columns=columns("quarantine"))),
-            warnings=warnings,
-        )
-        if strict and report.quarantined:
-            first = report.quarantine["message"].head(5).tolist()
-            raise IngestError(f"--strict: {report.quarantined} record(s) would be quarantined; nothing was "
-                              "written. First: " + " | ".join(first))
-        self._write(results, catalogues, warnings)
-        for w in warnings:
-            log.warning(w)
-        return report
-
-    def _write(self, results: list[LoadResult], catalogues: list[Catalogue], warnings: list[str]) -> None:
-        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        sources = self.con.execute("SELECT source_file, content_hash, accepted FROM sources").df()
+        done = set(sources.loc[sources["accepted"] > 0, "content_hash"])
+        rejected = set(sources.loc[sources["accepted"] == 0, "content_hash"])
+        by_path: dict[str, set[str]] = {}
+        for f, h in zip(sources["source_file"], sources["content_hash"]):
+            by_path.setdefault(f, set()).add(h)
+        known_ids = {r[0] for r in self.con.execute("SELECT match_id FROM matches").fetchall()}
+        job = _Ingest(self, catalogue, LoadOptions(mapping=mapping, measures=measures, progress=progress))
         self.con.execute("BEGIN TRANSACTION")
         try:
-            for cat in catalogues:
-                self._put_catalogue(cat, warnings)
-            for result in results:
-                for table in DATA_TABLES:
-                    self._append(table, result.tables[table])
-                self._append("quarantine", result.quarantine)
-                self._append("sources", pd.DataFrame([{
-                    "source_file": result.source_file, "content_hash": result.content_hash,
-                    "runner": result.runner, "read": result.read, "accepted": result.accepted,
-                    "quarantined": result.quarantined, "ingested_at": now}]))
+            seen: set[str] = set()
+            for path in tqdm(files, desc="ingest", unit="file", disable=not progress or len(files) < 2):
+                digest = file_hash(path)
+                if digest in seen or (digest in done and not replace):
+                    job.skipped(path)
+                    continue
+                seen.add(digest)
+                earlier = (by_path.get(str(path), set()) | {digest}) if replace else ({digest} & rejected)
+                known_ids -= self._remove_sources(earlier)
+                result, detected = _load(path, digest, forced, job)
+                result = _set_aside_duplicates(result, known_ids)
+                known_ids |= set(frame_match_ids(result.tables["matches"]))
+                job.add(result, detected, known_ids)
+            job.finish(known_ids)
+            report = job.report()
+            if strict and report.quarantined:
+                first = report.quarantine["message"].head(5).tolist()
+                raise IngestError(f"--strict: {report.quarantined} record(s) would be quarantined; nothing was "
+                                  "written. First: " + " | ".join(first))
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
             raise
+        for w in report.warnings:
+            log.warning(w)
+        return report
 
 
-def _unrecognised(path: Path, digest: str) -> LoadResult:
-    out = ResultBuilder(path, digest, None)
-    out.saw()
-    raw = path.read_bytes()[:1_000_000].decode("utf-8", errors="replace")
-    out.quarantine("-", RecordError("unknown format", None,
-                                    f"no runner recognises this file; force one with --runner "
-                                    f"({', '.join(sorted(loaders.RUNNERS))})"), raw)
-    return out.build()
+class _Ingest:
+    """One ingest call's running state: loaded files waiting to be written, counts, and the report rows."""
+
+    def __init__(self, store: Store, catalogue: Catalogue | None, options: LoadOptions):
+        self.store, self.catalogue, self.options = store, catalogue, options
+        self.rows: list[dict] = []
+        self.batch: list[LoadResult] = []
+        self.pending: list[LoadResult] = []  # results naming matches not seen yet (a later file may hold them)
+        self.batch_rows = 0
+        self.catalogues: list[Catalogue] = []
+        self.written_catalogues: list[Catalogue] = []
+        self.warnings: list[str] = []
+        self.sample: list[pd.DataFrame] = []
+        self.sampled = 0
+        self.by_reason: dict[tuple[str, str], int] = {}
+        self.now = datetime.now(timezone.utc).replace(tzinfo=None)
+
+    def options_for(self, name: str) -> LoadOptions:
+        """Load options for runner `name` (Concordia defaults to the 2024 contest catalogue)."""
+        cat = self.catalogue
+        if cat is None and name == "concordia":
+            cat = load_catalogue(CONTEST_2024)
+        if cat is not None and all(cat is not c for c in self.catalogues):
+            self.catalogues.append(cat)
+        return LoadOptions(catalogue=cat, mapping=self.options.mapping, measures=self.options.measures,
+                           progress=self.options.progress)
+
+    def skipped(self, path: Path) -> None:
+        """Record a file already ingested (not read again)."""
+        self.rows.append({"source_file": str(path), "runner": None, "detected": None, "status": "already ingested",
+                          "read": 0, "accepted": 0, "quarantined": 0, "whole": False})
+
+    def add(self, result: LoadResult, detected: str, known_ids: set[str]) -> None:
+        """Queue one file's result; results naming unknown matches wait until every file is read."""
+        orphans = _orphan_ids(result, known_ids)
+        (self.pending if orphans else self.batch).append(result)
+        self.rows.append({"source_file": result.source_file, "runner": result.runner, "detected": detected,
+                          "status": None, "read": 0, "accepted": 0, "quarantined": 0, "whole": False})
+        self.batch_rows += sum(len(t) for t in result.tables.values()) + result.quarantined
+        if len(self.batch) >= BATCH_FILES or self.batch_rows >= BATCH_ROWS:
+            self.flush()
+
+    def finish(self, known_ids: set[str]) -> None:
+        """Set aside what still names no known match, and write everything left."""
+        self.batch += [_set_aside_orphans(r, known_ids) for r in self.pending]
+        self.pending = []
+        self.flush()
+
+    def flush(self) -> None:
+        """Write the queued results: one insert per table (pandas and Arrow parts apart)."""
+        store = self.store
+        for cat in self.catalogues:
+            if all(cat is not c for c in self.written_catalogues):
+                store._put_catalogue(cat, self.warnings)
+                self.written_catalogues.append(cat)
+        if not self.batch:
+            return
+        status = {}
+        for table in DATA_TABLES:
+            frames, arrows = [], []
+            for r in self.batch:
+                part = r.tables[table]
+                if len(part) == 0:
+                    continue
+                if isinstance(part, pa.Table):
+                    if table != "matches":
+                        part = part.set_column(part.schema.get_field_index("content_hash"), "content_hash",
+                                               pa.array([r.content_hash] * len(part), pa.string()))
+                    arrows.append(part)
+                else:
+                    frames.append(part if table == "matches" else part.assign(content_hash=r.content_hash))
+            if frames:
+                store._append(table, pd.concat(frames, ignore_index=True))
+            for part in arrows:
+                store._append(table, part)
+        quarantine = [r.quarantine for r in self.batch if len(r.quarantine)]
+        if quarantine:
+            store._append("quarantine", pd.concat(quarantine, ignore_index=True))
+        store._append("sources", pd.DataFrame([{
+            "source_file": r.source_file, "content_hash": r.content_hash, "runner": r.runner, "read": r.read,
+            "accepted": r.accepted, "quarantined": r.quarantined, "ingested_at": self.now} for r in self.batch]))
+        for r in self.batch:
+            whole = bool(len(r.quarantine)) and r.read == 1 and r.accepted == 0 and (r.quarantine["record"] == "-").all()
+            status[r.source_file] = {"status": "ingested" if r.accepted else "rejected", "read": r.read,
+                                     "accepted": r.accepted, "quarantined": r.quarantined, "runner": r.runner,
+                                     "whole": whole}
+            for (runner, reason), n in r.quarantine.groupby(["runner", "reason"], dropna=False).size().items():
+                key = (str(runner), str(reason))
+                self.by_reason[key] = self.by_reason.get(key, 0) + int(n)
+            if self.sampled < QUARANTINE_SAMPLE and len(r.quarantine):
+                self.sample.append(r.quarantine.head(QUARANTINE_SAMPLE - self.sampled))
+                self.sampled += len(self.sample[-1])
+        for row in self.rows:
+            if row["status"] is None and row["source_file"] in status:
+                row.update(status[row["source_file"]])
+        self.batch, self.batch_rows = [], 0
+
+    def report(self) -> IngestReport:
+        """The IngestReport of everything written."""
+        return IngestReport(
+            files=pd.DataFrame(self.rows, columns=["source_file", "runner", "detected", "status", "read",
+                                                   "accepted", "quarantined", "whole"]),
+            quarantine=pd.concat(self.sample, ignore_index=True) if self.sample else empty("quarantine"),
+            warnings=self.warnings, by_reason=self.by_reason)
+
+
+def _load(path: Path, digest: str, forced, job: _Ingest) -> tuple[LoadResult, str]:
+    """Load one file with the forced runner, or with each detected candidate in turn until one fits;
+    returns (result, how the runner was chosen). A file no runner fits is one quarantined record."""
+    if forced is not None:
+        candidates, detected, keys = [forced], "forced", None
+    else:
+        found = loaders.detect_runners(path)
+        candidates, detected, keys = [loaders.get(n) for n in found.candidates], found.describe(), found.keys
+    tried: list[NotThisRunner] = []
+    for module in candidates:
+        try:
+            return module.load(path, digest, job.options_for(module.NAME)), detected
+        except NotThisRunner as exc:
+            exc.runner = exc.runner or module.NAME
+            tried.append(exc)
+    return _not_recognised(path, digest, tried, keys, forced), detected
+
+
+def _not_recognised(path: Path, digest: str, tried: list[NotThisRunner], keys: list[str] | None, forced) -> LoadResult:
+    """One quarantine record for a whole file that no runner reads, saying what was seen and tried."""
+    if keys is None:
+        from analysis.io.loaders.detect import read_head, sample_records
+
+        keys = []
+        for record in sample_records(path, read_head(path)):
+            if isinstance(record, dict):
+                keys += [k for k in record if k not in keys]
+    seen = f"keys seen in its first records: {keys}" if keys else "no JSON records seen in its head"
+    hint = ("describe this runner's logs in a mapping file and pass it with --runner FILE.toml "
+            "(data/formats/mapped.md), or force a built-in runner with --runner "
+            f"({', '.join(sorted(loaders.RUNNERS))})")
+    if tried:
+        error = RecordError(tried[-1].reason if forced is not None else "not this runner", tried[-1].field,
+                            "tried " + "; ".join(f"{e.runner}: {e.detail}" for e in tried) + f"; {seen}; {hint}")
+        runner = tried[0].runner if forced is not None else None
+    else:
+        error = RecordError("unknown format", None, f"no runner recognises this file; {seen}; {hint}")
+        runner = None
+    out = ResultBuilder(path, digest, runner)
+    return out.reject_file(error)
 
 
 def _raw_lines(path: str, numbers: set[int]) -> dict[int, str]:
@@ -311,11 +488,17 @@ def _set_aside_duplicates(result: LoadResult, known_ids: set[str]) -> LoadResult
     return _set_aside(result, ids, "duplicate match id", "is already in the store or earlier in this ingest")
 
 
-def _set_aside_orphans(result: LoadResult, known_ids: set[str]) -> LoadResult:
-    """Set aside results, measures and events whose match is neither stored nor read in this ingest."""
+def _orphan_ids(result: LoadResult, known_ids: set[str]) -> set[str]:
+    """Match ids that `result`'s results, measures, events or records name but no known match has."""
     ids = set()
     for table in ("results", "measures", "events"):
         ids |= set(frame_match_ids(result.tables[table]).unique()) - known_ids
     if result.records is not None:
         ids |= set(frame_match_ids(result.records).unique()) - known_ids
-    return _set_aside(result, ids, "unknown match", "names no match in the store or in this ingest")
+    return ids
+
+
+def _set_aside_orphans(result: LoadResult, known_ids: set[str]) -> LoadResult:
+    """Set aside results, measures and events whose match is neither stored nor read in this ingest."""
+    return _set_aside(result, _orphan_ids(result, known_ids), "unknown match",
+                      "names no match in the store or in this ingest")

@@ -1,6 +1,7 @@
-"""Loaders: one module per runner, one registry. Each module exposes `NAME`, `sniff(path, head) -> bool`
-and `load(path, content_hash, options) -> LoadResult`; adding a runner means adding a module and one line
-to `RUNNERS` below.
+"""Loaders: one module per runner, one registry. Each module exposes `NAME`, `sniff(path, head, sample) ->
+float` (the share of evidence that fits it, `detect.py`) and `load(path, content_hash, options) ->
+LoadResult`; adding a runner means adding a module and one line to `RUNNERS` below. A runner nobody wrote a
+module for is described by a mapping file instead (`mapped.py`): `resolve("my_runner.toml")`.
 """
 
 from __future__ import annotations
@@ -9,14 +10,17 @@ from pathlib import Path
 from types import ModuleType
 
 from analysis.io.loaders import aoa, arena, compact, concordia, ranked, records, table
-from analysis.io.loaders.base import LoadOptions, LoadResult, RecordError
+from analysis.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError
+from analysis.io.loaders.detect import Detection, detection
+from analysis.io.loaders.mapped import RunnerMap, read_runner_map
 
-# order matters for detection only through `sniff` specificity: the table runner is the tabular fallback
+# ties in detection keep this order; the table runner is the tabular fallback and scores lowest
 RUNNERS: dict[str, ModuleType] = {m.NAME: m for m in (concordia, records, aoa, compact, arena, ranked, table)}
 
 DATA_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet")
 
-__all__ = ["RUNNERS", "LoadOptions", "LoadResult", "RecordError", "detect", "get", "data_files"]
+__all__ = ["RUNNERS", "LoadOptions", "LoadResult", "NotThisRunner", "RecordError", "Detection", "detect",
+           "detect_runners", "get", "resolve", "data_files"]
 
 
 def get(name: str) -> ModuleType:
@@ -24,27 +28,29 @@ def get(name: str) -> ModuleType:
     try:
         return RUNNERS[name]
     except KeyError:
-        raise KeyError(f"unknown runner {name!r}; known runners: {sorted(RUNNERS)}") from None
+        raise KeyError(f"unknown runner {name!r}; known runners: {sorted(RUNNERS)}, or a runner mapping "
+                       "file (NAME.toml, data/formats/mapped.md)") from None
 
 
-def _head(path: Path, size: int = 65536) -> str:
-    with open(path, "rb") as fh:
-        return fh.read(size).decode("utf-8", errors="replace")
+def resolve(runner: str | Path) -> ModuleType | RunnerMap:
+    """A built-in runner's module by name, or the runner described by a mapping file (a path ending in
+    .toml); raises KeyError for an unknown name and MappingError for a bad mapping file."""
+    text = str(runner)
+    if text.lower().endswith(".toml"):
+        if not Path(text).is_file():
+            raise FileNotFoundError(f"{text}: no such runner mapping file")
+        return read_runner_map(text)
+    return get(text)
+
+
+def detect_runners(path: Path) -> Detection:
+    """Every built-in runner that may have written `path`, best first, with how sure (see `detect.py`)."""
+    return detection(path, RUNNERS)
 
 
 def detect(path: Path) -> str | None:
-    """Name of the one runner whose `sniff` accepts `path`, or None when none or several do.
-
-    Specific runners win over the generic `table` fallback.
-    """
-    head = _head(path)
-    hits = [name for name, module in RUNNERS.items() if module.sniff(path, head)]
-    specific = [h for h in hits if h != table.NAME]
-    if len(specific) == 1:
-        return specific[0]
-    if not specific and hits:
-        return hits[0]
-    return None
+    """Name of the runner most likely to have written `path`, or None when no runner recognises it."""
+    return detect_runners(path).runner
 
 
 def data_files(paths: list[str | Path]) -> list[Path]:

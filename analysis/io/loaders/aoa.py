@@ -29,6 +29,7 @@ from analysis.io.loaders.base import (
     require,
     score_value,
 )
+from analysis.io.loaders.detect import share
 from analysis.io.loaders.jsonl import not_in, read_records, repeated_keys, screen
 from analysis.io.schema import columns
 
@@ -52,13 +53,13 @@ EVENT_FIELDS = {
 }
 
 
-def sniff(path: Path, head: str) -> bool:
-    """A season JSON (keys season, agents, mission) or an event log whose lines carry season and seq."""
+def sniff(path: Path, head: str, sample: list) -> float:
+    """1 for a season JSON (keys season, agents, mission); for an event log, the share of sampled lines that
+    carry season and seq."""
     suffix = path.suffix.lower()
     if suffix == ".json":
-        return '"season"' in head and '"agents"' in head and '"mission"' in head
-    first = head.split("\n", 1)[0]
-    return suffix == ".jsonl" and '"season"' in first and '"seq"' in first
+        return float('"season"' in head and '"agents"' in head and '"mission"' in head)
+    return share(sample, lambda r: "season" in r and "seq" in r) if suffix == ".jsonl" else 0.0
 
 
 def _count(value, field: str) -> float:

@@ -42,12 +42,12 @@ WINNERS = {
 SCORES = {"first": (1.0, 0.0), "second": (0.0, 1.0), "tie": (0.5, 0.5), "tie-both-bad": (0.0, 0.0)}
 
 
-def sniff(path: Path, head: str) -> bool:
-    """A tabular file whose first line names a winner column and a recognised pair of contestants."""
+def sniff(path: Path, head: str, sample: list) -> float:
+    """1 for a tabular file whose first line names a winner column and a recognised pair of contestants."""
     if path.suffix.lower() not in (".csv", ".jsonl"):
-        return False
+        return 0.0
     first = head.split("\n", 1)[0].lower()
-    return "winner" in first and any(a in first and b in first for a, b in zip(ALIASES["first"], ALIASES["second"]))
+    return float("winner" in first and any(a in first and b in first for a, b in zip(ALIASES["first"], ALIASES["second"])))
 
 
 def _column(frame: pd.DataFrame, name: str, mapping: dict[str, str]) -> str | None:

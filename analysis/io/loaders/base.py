@@ -8,6 +8,7 @@ counts as one record, quarantined with the field left empty.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import math
@@ -26,7 +27,18 @@ from analysis.io.schema import columns, conform, conform_arrow, empty
 Frame = pd.DataFrame | pa.Table
 
 DATA_TABLES = ("matches", "results", "measures", "events")
-_RAW_LIMIT = 16 << 20  # a rejected file's text is kept whole up to 16 MiB
+RAW_CAP = 1 << 20  # raw text kept in quarantine per source file: at most 1 MiB (the source keeps the rest)
+PROBE = 10  # a file whose first PROBE records all fail the same way (FORMAT_REASONS) is not this runner
+FORMAT_REASONS = ("unexpected field", "missing field", "wrong type", "not JSON lines", "not this runner")
+_SYNTAX = ("malformed JSON", "truncated line", "truncated file")
+
+
+def _way(reason: str, field: str | None) -> tuple[str, str | None]:
+    """How a record failed, for the format probe: JSON syntax errors, and values that are not objects,
+    are one way (the file is not JSON lines)."""
+    if reason in _SYNTAX or (reason == "wrong type" and field is None):
+        return "not JSON lines", None
+    return reason, field
 
 
 class RecordError(ValueError):
@@ -40,15 +52,29 @@ class RecordError(ValueError):
 
 
 class NotThisRunner(ValueError):
-    """The file is not in this loader's format (it may be another runner's)."""
+    """The file is not in this loader's format (it may be another runner's).
+
+    `runner` is the loader that gave up, `reason`/`field` how its first records failed, `detail` the
+    sentence; the store tries the next candidate runner and, when none fits, quarantines the file once.
+    """
+
+    def __init__(self, detail: str, runner: str | None = None, reason: str = "not this runner",
+                 field: str | None = None):
+        super().__init__(detail)
+        self.detail = detail
+        self.runner = runner
+        self.reason = reason
+        self.field = field
 
 
 @dataclass
 class LoadOptions:
-    """What a loader may need besides the file: a scenario catalogue and a column mapping (table runner)."""
+    """What a loader may need besides the file: a scenario catalogue, and for the table runner a column
+    mapping and the extra columns to read as measures (column -> kind)."""
 
     catalogue: Catalogue | None = None
-    mapping: dict[str, str] = field(default_factory=dict)
+    mapping: dict[str, str] = field(default_factory=dict)  # canonical column -> file column (table runner)
+    measures: dict[str, str] = field(default_factory=dict)  # file column -> measure kind (table runner)
     progress: bool = False
 
 
@@ -89,8 +115,12 @@ class ResultBuilder:
     builder keeps the counts; `build` raises LoaderCountError when read != accepted + quarantined.
     """
 
-    def __init__(self, path: Path, content_hash: str, runner: str, many_records_per_match: bool = False):
+    def __init__(self, path: Path, content_hash: str, runner: str, many_records_per_match: bool = False,
+                 sequential: bool = True):
         self._records: list[pa.Table] | None = [] if many_records_per_match else None
+        self._sequential = sequential  # records are accepted or quarantined in file order (probe as they come)
+        self._first: list[tuple[str, str | None] | None] = []  # outcome of the first PROBE records
+        self._raw_kept = 0
         self.path = path
         self.content_hash = content_hash
         self.runner = runner
@@ -127,9 +157,42 @@ class ResultBuilder:
             (self._arrow if isinstance(frame, pa.Table) else self._frames)[name].append(frame)
         self._accepted += int(records)
 
+    def passed(self) -> None:
+        """Note that the next record in file order passed its checks (a sequential loader that hands its rows
+        over later with `accept_bulk` calls this per record, so that the format probe sees file order)."""
+        if self._sequential:
+            self._probe(None)
+
+    def _probe(self, error: RecordError | None) -> None:
+        if len(self._first) < PROBE:
+            self._first.append(None if error is None else (error.reason, error.field))
+            if len(self._first) == PROBE:
+                self.check_format(self._first, PROBE)
+
+    def check_format(self, first: list[tuple[str, str | None] | None], total: int) -> None:
+        """Raise NotThisRunner when the first records of the file (`first`: None for an accepted record, else
+        (reason, field), in file order) number min(PROBE, total) and all failed the same way with a reason
+        in FORMAT_REASONS: the file is in another format, and saying so once beats one line per record."""
+        need = min(PROBE, total)
+        if need < 1 or len(first) < need:
+            return
+        head = [None if o is None else _way(*o) for o in first[:need]]
+        if all(o is not None for o in head) and len(set(head)) == 1 and head[0][0] in FORMAT_REASONS:
+            reason, field = head[0]
+            example = next((b["message"].split(": ", 1)[-1] for b in self._bad), "")
+            raise NotThisRunner(
+                f"its first {need} record(s) all fail the {self.runner} format the same way ({reason}"
+                + (f" '{field}'" if field else "") + (f": {example}" if example else "") + ")",
+                runner=self.runner, reason=reason, field=field)
+
     def quarantine(self, record: str, error: RecordError, raw: Any) -> None:
-        """Set one record aside with its reason; `raw` is kept (as text) so nothing is lost."""
+        """Set one record aside with its reason; `raw` is kept as text, up to RAW_CAP characters per source
+        file in all (past the cap the text says where the record is in the source, so nothing is lost).
+        In sequential mode, raises NotThisRunner when the file's first PROBE records all failed alike."""
         text = raw if isinstance(raw, str) else _dump(raw)
+        if record != "-":
+            text = text.rstrip("\r\n")  # a record's line without its line end; a whole file kept as it was
+        text = self._capped(text, record)
         where = f"{self.path}, record {record}" + (f", field '{error.field}'" if error.field else "")
         self._bad.append(
             {
@@ -143,6 +206,17 @@ class ResultBuilder:
                 "raw": text,
             }
         )
+        if self._sequential:
+            self._probe(error)
+
+    def _capped(self, text: str, record: str) -> str:
+        room = max(RAW_CAP - self._raw_kept, 0)
+        if len(text) <= room:
+            self._raw_kept += len(text)
+            return text
+        self._raw_kept = RAW_CAP
+        return (text[:room] + f"[... {len(text) - room} more characters not kept: quarantine keeps at most "
+                f"{RAW_CAP >> 20} MiB of raw text per source file; see record {record} of the source file]")
 
     def accept(self, rows: dict[str, list[dict]], record: str, raw: Any) -> None:
         """Accept one record's rows, keyed by table name; a match id repeated within the file is quarantined."""
@@ -157,33 +231,36 @@ class ResultBuilder:
         for table, table_rows in rows.items():
             self._rows[table].extend(table_rows)
         self._accepted += 1
+        if self._sequential:
+            self._probe(None)
 
-    def accept_records(self, records: list, parse: Callable[[Any], dict[str, list[dict]]],
-                       match_id: Callable[[dict, int], str]) -> None:
-        """Walk a list of JSON match records (record label = index): `parse(record)` gives its rows or raises
-        RecordError (quarantined); `match_id(match_row, index)` names the match, which every row then carries."""
-        for index, record in enumerate(records):
+    def accept_records(self, records, parse: Callable[[Any], dict[str, list[dict]]],
+                       match_id: Callable[[dict, str], str]) -> None:
+        """Walk match records, one match each: `records` is a list (labelled by index from 0) or an iterable of
+        (label, raw) pairs; `parse(raw)` gives the record's rows or raises RecordError (quarantined with its
+        raw text); `match_id(match_row, label)` names the match, which every row then carries."""
+        pairs = enumerate(records) if isinstance(records, list) else records
+        for label, record in pairs:
+            label = str(label)
             self.saw()
             try:
                 rows = parse(record)
             except RecordError as exc:
-                self.quarantine(str(index), exc, record)
+                self.quarantine(label, exc, record)
                 continue
             match = rows["matches"][0]
-            mid = match_id(match, index)
+            mid = match_id(match, label)
             match.update(match_id=mid, source_file=str(self.path), content_hash=self.content_hash,
-                         record_index=str(index))
+                         record_index=label)
             for row in rows["results"]:
                 row["match_id"] = mid
-            self.accept(rows, str(index), record)
+            self.accept(rows, label, record)
 
     def reject_file(self, error: RecordError) -> LoadResult:
         """The whole file is one bad record (unreadable, empty, another runner's): quarantine it and finish."""
         self.saw(1)
-        data = self.path.read_bytes()
-        text = data.decode("utf-8", errors="replace") if len(data) <= _RAW_LIMIT else (
-            data[:_RAW_LIMIT].decode("utf-8", errors="replace") + f"\n[... {len(data) - _RAW_LIMIT} more bytes in the source file]")
-        self.quarantine("-", error, text)
+        self._sequential = False  # one record: nothing to probe
+        self.quarantine("-", error, file_text(self.path))
         return self.build()
 
     def add_records(self, match_ids, labels) -> None:
@@ -191,7 +268,12 @@ class ResultBuilder:
         self._records.append(pa.table({"match_id": _strings(match_ids), "record": _strings(labels)}))
 
     def build(self) -> LoadResult:
-        """The LoadResult of everything collected, every table conformed to the canonical schema."""
+        """The LoadResult of everything collected, every table conformed to the canonical schema.
+
+        Raises NotThisRunner when a file of fewer than PROBE records had every record fail alike (see
+        `check_format`), and LoaderCountError when read != accepted + quarantined."""
+        if self._sequential and len(self._first) < PROBE and self._accepted == 0:
+            self.check_format(self._first, self._read)
         quarantine = conform("quarantine", pd.DataFrame(self._bad, columns=columns("quarantine")))
         if self._read != self._accepted + len(quarantine):
             raise LoaderCountError(f"{self.path}: the {self.runner} loader read {self._read} records but accepted "
@@ -234,6 +316,42 @@ def _dump(raw: Any) -> str:
         return repr(raw)
 
 
+def suggest(word: str, options) -> str:
+    """' (did you mean 'X'?)' for the closest of `options` to a mistyped `word` (difflib), else ''."""
+    close = difflib.get_close_matches(word, [str(o) for o in options], n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def file_text(path: Path) -> str:
+    """A file's text (UTF-8, undecodable bytes replaced) up to RAW_CAP characters, with a note of what was cut."""
+    with open(path, "rb") as fh:
+        data = fh.read(RAW_CAP + 1)
+    text = data[:RAW_CAP].decode("utf-8", errors="replace")
+    if len(data) > RAW_CAP:
+        size = path.stat().st_size
+        text += (f"[... {size - RAW_CAP} more bytes not kept: quarantine keeps at most {RAW_CAP >> 20} MiB of "
+                 "raw text per source file; the source file holds the rest]")
+    return text
+
+
+def json_error(exc: json.JSONDecodeError, text: str, last: bool = True) -> RecordError:
+    """A RecordError for JSON that does not parse: 'truncated file' when the text ends inside a value and it
+    is the end of the file (`last`), 'truncated line' when a line other than the last ends early, else
+    'malformed JSON'; the detail names the line and column."""
+    cut = exc.pos >= len(text.rstrip())
+    kind = ("truncated file" if last else "truncated line") if cut else "malformed JSON"
+    return RecordError(kind, None, f"{exc.msg}: line {exc.lineno}, column {exc.colno}" if exc.lineno > 1
+                       else f"{exc.msg}: column {exc.colno}")
+
+
+def parse_json_line(line: str, last: bool = False) -> Any:
+    """One JSON-lines record, strictly (duplicate keys raise); raises RecordError via `json_error`."""
+    try:
+        return json.loads(line, object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        raise json_error(exc, line, last) from exc
+
+
 def file_hash(path: Path) -> str:
     """sha256 hex digest of a file's bytes, read in 1 MiB blocks."""
     digest = hashlib.sha256()
@@ -267,8 +385,7 @@ def read_json(path: Path) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:
-        kind = "truncated file" if exc.pos >= len(text.rstrip()) else "malformed JSON"
-        raise RecordError(kind, None, f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from exc
+        raise json_error(exc, text) from exc
 
 
 def require(record: dict, name: str, kinds: tuple[type, ...], what: str) -> Any:

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analysis.io.loaders.base import LoadOptions, LoadResult, ResultBuilder
+from analysis.io.loaders.detect import share
 from analysis.io.loaders.jsonl import not_in, read_records, repeated_keys, screen, split_invalid
 
 NAME = "compact"
@@ -48,10 +49,9 @@ ACTOR = {"message": "sender", "prediction": "player", "reasoning": "player", "ac
 OTHER = {"message": "recipient", "prediction": "target", "judge": "object"}
 
 
-def sniff(path: Path, head: str) -> bool:
-    """JSON lines whose first line has a `record` kind and a `game_id`."""
-    first = head.split("\n", 1)[0]
-    return path.suffix.lower() == ".jsonl" and '"record"' in first and '"game_id"' in first
+def sniff(path: Path, head: str, sample: list) -> float:
+    """The share of sampled JSON lines with a `record` kind and a `game_id`."""
+    return share(sample, lambda r: r.get("record") in RECORDS and "game_id" in r) if path.suffix.lower() == ".jsonl" else 0.0
 
 
 def _key(table: pa.Table, player_field: str) -> pa.ChunkedArray:

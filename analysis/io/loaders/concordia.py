@@ -39,9 +39,9 @@ OUTCOME_KEYS = {"resident_scores", "visitor_scores", "metadata"}
 _TOLERANCE = 1e-6
 
 
-def sniff(path: Path, head: str) -> bool:
-    """True when the file is JSON whose first object carries Concordia's ScenarioResult keys."""
-    return path.suffix.lower() == ".json" and '"focal_agent"' in head and '"scenario"' in head
+def sniff(path: Path, head: str, sample: list) -> float:
+    """1 when the file is JSON whose head carries Concordia's ScenarioResult keys, else 0."""
+    return float(path.suffix.lower() == ".json" and '"focal_agent"' in head and '"scenario"' in head)
 
 
 def _scores(outcome: dict, key: str) -> dict[str, float]:
@@ -159,11 +159,9 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         records = doc if isinstance(doc, list) else [doc]
         if isinstance(doc, list) and doc and all(isinstance(r, dict) for r in doc) and \
                 not any("focal_agent" in r or "scenario" in r for r in doc):
-            raise NotThisRunner("no record has 'focal_agent' or 'scenario'")
+            raise NotThisRunner("no record has 'focal_agent' or 'scenario'", runner=NAME, field="focal_agent")
     except RecordError as exc:
         return out.reject_file(exc)
-    except NotThisRunner as exc:
-        return out.reject_file(RecordError("not this runner", None, f"not a Concordia results file: {exc}"))
     def match_id(match: dict, index: int) -> str:
         return f"concordia:{match['scenario']}:{match['repetition']}:{match.pop('focal')}"
 

@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 from tqdm.auto import tqdm
 
-from analysis.io.loaders.base import RecordError, ResultBuilder, parse_time
+from analysis.io.loaders.base import PROBE, RecordError, ResultBuilder, parse_json_line, parse_time
 
 _BLOCK = 1 << 24  # 16 MiB Arrow read blocks
 _BLANK = re.compile(rb"\n[ \t\r]*\n")
@@ -92,7 +92,7 @@ def _careful(path: Path, schema: pa.Schema, progress: bool, total: int) -> tuple
             if not line.strip():
                 continue
             try:
-                obj = _parse_line(line, names, kinds)
+                obj = _parse_line(line, names, kinds, last=number == total and not line.endswith("\n"))
             except RecordError as exc:
                 bad.append(BadLine(number, exc, line.rstrip("\n")))
                 continue
@@ -104,21 +104,8 @@ def _careful(path: Path, schema: pa.Schema, progress: bool, total: int) -> tuple
     return pa.Table.from_arrays(arrays, names=names + ["_line"]), bad
 
 
-def _no_dupes(pairs):
-    seen = {}
-    for key, value in pairs:
-        if key in seen:
-            raise RecordError("duplicate key", key, f"key {key!r} appears twice")
-        seen[key] = value
-    return seen
-
-
-def _parse_line(line: str, names: list[str], kinds: dict[str, tuple]) -> dict:
-    try:
-        obj = json.loads(line, object_pairs_hook=_no_dupes)
-    except json.JSONDecodeError as exc:
-        kind = "truncated line" if exc.pos >= len(line.rstrip()) else "malformed JSON"
-        raise RecordError(kind, None, f"{exc.msg} at column {exc.colno}") from exc
+def _parse_line(line: str, names: list[str], kinds: dict[str, tuple], last: bool) -> dict:
+    obj = parse_json_line(line, last)
     if not isinstance(obj, dict):
         raise RecordError("wrong type", None, f"expected a JSON object, got {type(obj).__name__}")
     extra = [k for k in obj if k not in kinds]
@@ -269,13 +256,17 @@ def read_records(path: Path, content_hash: str, runner: str, fields: dict[str, p
     """Start a JSON-lines loader: a `ResultBuilder` (one record per line) and `read_jsonl`'s good rows (with
     `_line`), the bad lines already quarantined into the builder and every line counted as read. The table
     is None when the file is empty (then quarantined whole, and the builder is ready to build)."""
-    out = ResultBuilder(path, content_hash, runner, many_records_per_match=True)
+    out = ResultBuilder(path, content_hash, runner, many_records_per_match=True, sequential=False)
     if path.stat().st_size == 0:
         out.reject_file(RecordError("empty file", None, "the file is empty"))
         return out, None
     table, bad, _ = read_jsonl(path, fields, progress=progress)
     for b in bad:
         out.quarantine(str(b.line), b.error, b.raw)
+    if bad:  # the first lines of the file, in order: None for a good line, (reason, field) for a bad one
+        good = table["_line"].slice(0, PROBE).to_pylist()
+        first = sorted([(b.line, (b.error.reason, b.error.field)) for b in bad[:PROBE]] + [(g, None) for g in good])
+        out.check_format([o for _, o in first[:PROBE]], table.num_rows + len(bad))
     out.saw(table.num_rows + len(bad))
     return out, table
 

@@ -16,7 +16,6 @@ Games become matches (`match_id` = game_id), participants results; turns become 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pyarrow as pa
@@ -27,10 +26,12 @@ from analysis.io.loaders.base import (
     LoadResult,
     RecordError,
     ResultBuilder,
+    parse_json_line,
     parse_time,
     ranks_from_scores,
     score_value,
 )
+from analysis.io.loaders.detect import share
 from analysis.io.loaders.jsonl import not_in, read_records, repeated_keys, screen
 
 NAME = "ranked"
@@ -42,10 +43,11 @@ TURN_FIELDS = {"game_id": pa.string(), "turn": pa.int64(), "seq": pa.int64(), "t
                "value": pa.float64()}
 
 
-def sniff(path: Path, head: str) -> bool:
-    """JSON lines whose first line has `game_id` and either `participants` (games) or `turn` (turn log)."""
-    first = head.split("\n", 1)[0]
-    return path.suffix.lower() == ".jsonl" and '"game_id"' in first and ('"participants"' in first or '"turn"' in first)
+def sniff(path: Path, head: str, sample: list) -> float:
+    """The share of sampled JSON lines with `game_id` and either `participants` (games) or `turn` (turn log)."""
+    if path.suffix.lower() != ".jsonl":
+        return 0.0
+    return share(sample, lambda r: "game_id" in r and ("participants" in r or "turn" in r) and "record" not in r)
 
 
 def _participant(p: object, i: int) -> dict:
@@ -115,11 +117,7 @@ def load_games(path: Path, content_hash: str, options: LoadOptions) -> LoadResul
                 continue
             out.saw()
             try:
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise RecordError("malformed JSON", None, f"{exc.msg} at column {exc.colno}") from exc
-                match, results = parse_game(obj)
+                match, results = parse_game(parse_json_line(line, last=not line.endswith("\n")))
             except RecordError as exc:
                 out.quarantine(str(number), exc, line.rstrip("\n"))
                 continue

@@ -1,10 +1,13 @@
 """Generic long tables: one row per player per match, as CSV, Parquet or JSONL.
 
-Default columns: `match`, `agent`, `score` (required); `player`, `game`, `scenario`, `team`, `rank`,
-`phase`, `repetition` (optional). Other names are mapped with `mapping` (canonical name -> column in the
-file), given on the command line (`--map score=points`) or in a TOML file with a `[columns]` table. Any
-other column is kept per row in `results.attrs`. A row is one record: CSV rows are numbered by file
-line (header = line 1), JSONL by line, Parquet by row index from 0.
+Format: `data/formats/table.md`. Default columns: `match`, `agent`, `score` (required); `player`, `game`,
+`scenario`, `variant`, `phase`, `repetition`, `started_at`, `team`, `role`, `rank` (optional). Other names are
+mapped with `mapping` (canonical name -> column in the file), given on the command line
+(`--map score=points`) or in a TOML file with a `[columns]` table; `check_mapping` refuses unknown names
+with a close-match suggestion. Extra columns declared as measures (`--measure coop=outcome`, or a
+`[measures]` table) become `measures` rows of that kind; any other column is kept per row in
+`results.attrs`. A row is one record: CSV rows are numbered by file line (header = line 1), JSONL by line,
+Parquet by row index from 0.
 """
 
 from __future__ import annotations
@@ -16,44 +19,77 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.io.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder
+from analysis.io.loaders.base import (
+    LoadOptions,
+    LoadResult,
+    NotThisRunner,
+    RecordError,
+    ResultBuilder,
+    suggest,
+    parse_json_line,
+    parse_time,
+)
+from analysis.io.loaders.detect import share
+from analysis.io.schema import MEASURE_KINDS
 
 NAME = "table"
 REQUIRED = ("match", "agent", "score")
-OPTIONAL = ("player", "game", "scenario", "team", "rank", "phase", "repetition")
-MATCH_LEVEL = ("game", "scenario", "phase", "repetition")
+OPTIONAL = ("player", "game", "scenario", "variant", "phase", "repetition", "started_at", "team", "role", "rank")
+MATCH_LEVEL = ("game", "scenario", "variant", "phase", "repetition")
 EXTENSIONS = (".csv", ".parquet", ".jsonl")
 
 
-def sniff(path: Path, head: str) -> bool:
-    """True for CSV, Parquet and JSONL files (the table runner is the fallback for tabular files)."""
-    return path.suffix.lower() in EXTENSIONS
+def _flat(record: dict) -> bool:
+    return len(record) >= 3 and not any(isinstance(v, (dict, list)) for v in record.values())
 
 
-def read_mapping(path: str | Path) -> dict[str, str]:
-    """Column mapping from a TOML file with a `[columns]` table of canonical name = file column."""
+def sniff(path: Path, head: str, sample: list) -> float:
+    """The fallback for tabular files: 0.5 for CSV and Parquet; for JSON lines, half the share of sampled
+    lines that are flat objects (no nested values), so that any specific runner wins."""
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".parquet"):
+        return 0.5
+    return 0.5 * share(sample, _flat) if suffix == ".jsonl" else 0.0
+
+
+def check_mapping(mapping: dict[str, str], measures: dict[str, str] | None = None, where: str = "--map") -> None:
+    """Refuse a column mapping that names an unknown canonical column, or measures of an unknown kind,
+    naming every offender with a close-match suggestion (ValueError)."""
+    problems = [f"'{k}' is not a canonical column{suggest(k, REQUIRED + OPTIONAL)}"
+                for k in mapping if k not in REQUIRED + OPTIONAL]
+    problems += [f"measure '{name}' has kind '{kind}', not one of {list(MEASURE_KINDS)}{suggest(kind, MEASURE_KINDS)}"
+                 for name, kind in (measures or {}).items() if kind not in MEASURE_KINDS]
+    clash = [name for name in (measures or {}) if name in mapping.values()]
+    problems += [f"column '{c}' is mapped to a canonical column and declared a measure" for c in clash]
+    if problems:
+        raise ValueError(f"{where}: " + "; ".join(problems) + f". Columns that can be mapped: required "
+                         f"{list(REQUIRED)}, optional {list(OPTIONAL)}; measure kinds {list(MEASURE_KINDS)}")
+
+
+def read_mapping(path: str | Path) -> tuple[dict[str, str], dict[str, str]]:
+    """(column mapping, measures) from a TOML file with a `[columns]` table of canonical name = file column
+    and an optional `[measures]` table of file column = kind; checked with `check_mapping`."""
     doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    columns = doc.get("columns", {})
-    unknown = set(columns) - set(REQUIRED) - set(OPTIONAL)
+    unknown = [k for k in doc if k not in ("columns", "measures")]
     if unknown:
-        raise ValueError(f"{path}: [columns] names unknown canonical columns {sorted(unknown)}")
-    return {str(k): str(v) for k, v in columns.items()}
+        raise ValueError(f"{path}: unknown table [{unknown[0]}]{suggest(unknown[0], ('columns', 'measures'))}; "
+                         "a column mapping has [columns] and [measures]")
+    columns = {str(k): str(v) for k, v in doc.get("columns", {}).items()}
+    measures = {str(k): str(v) for k, v in doc.get("measures", {}).items()}
+    check_mapping(columns, measures, where=str(path))
+    return columns, measures
 
 
 def _read_jsonl(path: Path, out: ResultBuilder) -> tuple[pd.DataFrame, list[str]]:
     rows, labels = [], []
-    with open(path, encoding="utf-8") as fh:
+    with open(path, encoding="utf-8", errors="replace") as fh:
         for number, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = parse_json_line(line, last=not line.endswith("\n"))
                 if not isinstance(obj, dict):
                     raise RecordError("wrong type", None, f"line {number} is not a JSON object")
-            except json.JSONDecodeError as exc:
-                out.saw()
-                out.quarantine(str(number), RecordError("malformed JSON", None, f"{exc.msg} at column {exc.colno}"), line)
-                continue
             except RecordError as exc:
                 out.saw()
                 out.quarantine(str(number), exc, line)
@@ -112,24 +148,37 @@ def _number(value, name: str, allow_neg_inf: bool) -> float | None:
 
 
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
-    """Read one long table into canonical tables; bad rows are quarantined with their line and column."""
+    """Read one long table into canonical tables; bad rows are quarantined with their line and column.
+
+    A JSON-lines file without the required columns raises NotThisRunner (it is likely an event log, which
+    a mapping cannot fix); a CSV or Parquet file without them is quarantined whole, naming every missing
+    column and the columns it has."""
     out = ResultBuilder(path, content_hash, NAME, many_records_per_match=True)
     try:
         frame, labels = read_rows(path, out)
     except RecordError as exc:
         return out.reject_file(exc)
     source = {name: options.mapping.get(name, name) for name in REQUIRED + OPTIONAL}
+    measures = dict(options.measures)
     missing = [source[c] for c in REQUIRED if source[c] not in frame.columns]
-    if missing and len(frame):
-        return out.reject_file(RecordError("missing field", missing[0],
-                                           f"required column '{missing[0]}' is not in the file (columns: "
-                                           f"{list(frame.columns)}); map it with --map"))
-    known = {source[c] for c in REQUIRED + OPTIONAL}
+    absent = [m for m in measures if m not in frame.columns]
+    if (missing or absent) and len(frame):
+        have = [str(c) for c in frame.columns]
+        named = [f"'{c}'{suggest(c, have)}" for c in missing + absent]
+        detail = (f"{'required column' if missing else 'declared measure'}s {', '.join(named)} not in the file "
+                  f"(its columns: {have})")
+        if missing and path.suffix.lower() == ".jsonl":
+            raise NotThisRunner(detail + "; map them with --map if this is a table of results", runner=NAME,
+                                reason="missing field", field=(missing + absent)[0])
+        return out.reject_file(RecordError("missing field", (missing + absent)[0], detail + "; map them with --map "
+                                           "CANONICAL=COLUMN or declare measures with --measure COLUMN=KIND"))
+    known = {source[c] for c in REQUIRED + OPTIONAL} | set(measures)
     extra = [c for c in frame.columns if c not in known]
     records = frame.to_dict("records")
     seen_players: set[tuple[str, str]] = set()
     match_meta: dict[str, dict] = {}
     match_players: dict[str, list[dict]] = {}
+    measure_rows: list[dict] = []
     record_labels: list[tuple[str, str]] = []
     for label, record in zip(labels, records):
         out.saw()
@@ -148,25 +197,32 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
                 raise RecordError("player listed twice", source["player"] if source["player"] in frame.columns
                                   else source["agent"], f"player {player!r} appears twice in match {match_id!r}")
             meta = {c: _text(values[c]) for c in MATCH_LEVEL}
+            meta["started_at"] = parse_time(_text(values["started_at"]), source["started_at"])
             if options.catalogue is not None and meta["scenario"] is not None \
                     and meta["scenario"] not in options.catalogue.names:
                 raise RecordError("unknown scenario", source["scenario"],
                                   f"scenario {meta['scenario']!r} is not in the catalogue")
             earlier = match_meta.get(match_id)
             if earlier is not None:
-                for c in MATCH_LEVEL:
+                for c in MATCH_LEVEL + ("started_at",):
                     if earlier[c] != meta[c]:
                         raise RecordError("inconsistent", source[c],
                                           f"match {match_id!r} has {c} {earlier[c]!r} on earlier rows, {meta[c]!r} here")
+            row_measures = [(name, _number(record.get(name), name, allow_neg_inf=False), kind)
+                            for name, kind in measures.items()]
         except RecordError as exc:
             out.quarantine(label, exc, json.dumps(record, default=str))
             continue
+        out.passed()
         seen_players.add((match_id, player))
         match_meta.setdefault(match_id, dict(meta, record_index=label))
         attrs = {c: record[c] for c in extra if _text(record[c]) is not None}
         match_players.setdefault(match_id, []).append(
             {"match_id": match_id, "player": player, "agent": agent, "team": _text(values["team"]),
-             "score": score, "rank": rank, "attrs": json.dumps(attrs, default=str) if attrs else None})
+             "role": _text(values["role"]), "score": score, "rank": rank,
+             "attrs": json.dumps(attrs, default=str) if attrs else None})
+        measure_rows += [{"match_id": match_id, "player": player, "name": name, "value": value, "kind": kind}
+                         for name, value, kind in row_measures if value is not None]
         record_labels.append((match_id, label))
     out.add_records([m for m, _ in record_labels], [lab for _, lab in record_labels])
     matches = [
@@ -181,5 +237,6 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         if frame_results["rank"].isna().all():
             frame_results["rank"] = frame_results.groupby("match_id")["score"].rank(method="min", ascending=False)
         frame_matches = pd.DataFrame(matches)
-    out.accept_bulk(len(record_labels), results=frame_results, matches=frame_matches)
+    out.accept_bulk(len(record_labels), results=frame_results, matches=frame_matches,
+                    measures=pd.DataFrame(measure_rows) if measure_rows else None)
     return out.build()

@@ -1,0 +1,306 @@
+"""Bring your own runner: JSON-lines event logs described by a mapping file, no Python module needed.
+
+Format and a worked example: `data/formats/mapped.md`. A mapping (TOML) names which JSON keys hold the
+match, player, agent, event type, score and rank, and which event types are messages, actions, votes and
+results:
+
+    name = "tavern"                 # the runner's name in the store
+    game = "public_goods"           # optional: the game of every match (else the `game` key, else name)
+    [keys]                          # canonical field = JSON key; dots reach into objects ("payload.text");
+    match = "episode"               # a list tries each key in turn (["payload.to", "payload.for"])
+    player = "seat"
+    agent = "model"
+    type = "event"
+    score = "payload.points"
+    [events]                        # event type values -> stage
+    message = ["say"]
+    action = ["contribute"]
+    vote = ["vote"]
+    result = ["final"]              # lines that carry a player's score and/or rank
+    ignore = ["heartbeat"]          # read, counted as accepted, not stored
+
+Every line is one record. A `result` line becomes a `results` row; every other line an `events` row
+(stage message/action/vote, or NULL for a type the mapping does not list, type = the raw value). A player's
+agent comes from the result line or, failing that, from any line of the same match that names it. Each
+match id seen in a file becomes a match (n_players = its result rows, else its distinct players;
+started_at = its earliest time); ranks missing everywhere in a match are derived from scores.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.io.loaders.base import (
+    LoadOptions,
+    LoadResult,
+    RecordError,
+    ResultBuilder,
+    suggest,
+    parse_json_line,
+    parse_time,
+    ranks_from_scores,
+    score_value,
+)
+
+KEYS = ("match", "player", "agent", "type", "time", "round", "seq", "text", "target", "value", "score", "rank",
+        "team", "role", "game", "scenario", "phase")
+REQUIRED_KEYS = ("match", "type")
+STAGES = ("message", "action", "vote", "result", "ignore")
+TOP = ("name", "game", "keys", "events")
+EXTENSIONS = (".jsonl", ".json", ".ndjson", ".log")
+
+
+class MappingError(ValueError):
+    """A runner mapping file is malformed; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class RunnerMap:
+    """A parsed runner mapping: its name, default game, canonical field -> candidate key paths, and event
+    type -> stage."""
+
+    name: str
+    game: str | None
+    keys: dict[str, tuple[tuple[str, ...], ...]]
+    stages: dict[str, str]
+    source: Path
+
+    # a loader module's interface, so a mapping runs where a built-in runner would
+    @property
+    def NAME(self) -> str:  # noqa: N802 - mirrors the loader modules' constant
+        return self.name
+
+    def sniff(self, path: Path, head: str, sample: list) -> float:
+        """The share of sampled lines that carry the mapping's match and type keys."""
+        return sum(1 for r in sample if isinstance(r, dict) and _get(r, self.keys["match"]) is not None
+                   and _get(r, self.keys["type"]) is not None) / len(sample) if sample else 0.0
+
+    def load(self, path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
+        """Read one event log with this mapping (see the module docstring)."""
+        return load(path, content_hash, self)
+
+
+def read_runner_map(path: str | Path) -> RunnerMap:
+    """Parse and check a runner mapping TOML file; raises MappingError naming the file and the key
+    (unknown keys get a close-match suggestion; every missing required key is named at once)."""
+    path = Path(path)
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise MappingError(f"{path}: cannot read the runner mapping: {exc}") from exc
+    for key in doc:
+        if key not in TOP:
+            raise MappingError(f"{path}: unknown top-level key '{key}'{suggest(key, TOP)}; keys: {list(TOP)}")
+    name = doc.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise MappingError(f"{path}: 'name' (the runner's name, text) is required")
+    keys_doc = doc.get("keys", {})
+    if not isinstance(keys_doc, dict):
+        raise MappingError(f"{path}: [keys] must be a table of canonical field = JSON key")
+    keys: dict[str, tuple[tuple[str, ...], ...]] = {}
+    for field, value in keys_doc.items():
+        if field not in KEYS:
+            raise MappingError(f"{path}: [keys] '{field}' is not a canonical field{suggest(field, KEYS)}; "
+                               f"fields: {list(KEYS)}")
+        values = [value] if isinstance(value, str) else value
+        if not isinstance(values, list) or not values or not all(isinstance(v, str) and v for v in values):
+            raise MappingError(f"{path}: [keys] {field} must be a JSON key or a list of keys, got {value!r}")
+        keys[field] = tuple(tuple(v.split(".")) for v in values)
+    missing = [k for k in REQUIRED_KEYS if k not in keys]
+    if missing:
+        raise MappingError(f"{path}: [keys] must name {', '.join(missing)} (required: {list(REQUIRED_KEYS)})")
+    events_doc = doc.get("events", {})
+    if not isinstance(events_doc, dict):
+        raise MappingError(f"{path}: [events] must be a table of stage = [event types]")
+    stages: dict[str, str] = {}
+    for stage, types in events_doc.items():
+        if stage not in STAGES:
+            raise MappingError(f"{path}: [events] '{stage}' is not a stage{suggest(stage, STAGES)}; stages: {list(STAGES)}")
+        types = [types] if isinstance(types, str) else types
+        if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+            raise MappingError(f"{path}: [events] {stage} must be a list of event types, got {types!r}")
+        for t in types:
+            if t in stages:
+                raise MappingError(f"{path}: [events] event type '{t}' is listed under both {stages[t]} and {stage}")
+            stages[t] = stage
+    if "result" in stages.values() and not ({"score", "rank"} & set(keys)):
+        raise MappingError(f"{path}: [events] lists result events, so [keys] must name score or rank (or both)")
+    game = doc.get("game")
+    if game is not None and not isinstance(game, str):
+        raise MappingError(f"{path}: 'game' must be text, got {game!r}")
+    return RunnerMap(name=name.strip(), game=game, keys=keys, stages=stages, source=path)
+
+
+_MISSING = object()
+
+
+def _get(record: dict, paths: tuple[tuple[str, ...], ...]):
+    for path in paths:
+        value = record
+        for part in path:
+            value = value.get(part, _MISSING) if isinstance(value, dict) else _MISSING
+            if value is _MISSING:
+                break
+        if value is not _MISSING and value is not None:
+            return value
+    return None
+
+
+def _label(paths: tuple[tuple[str, ...], ...]) -> str:
+    return ".".join(paths[0])
+
+
+def _text(value, field: str) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, (dict, list)) or isinstance(value, bool):
+        raise RecordError("wrong type", field, f"expected text, got {value!r}")
+    return str(value)
+
+
+def _integer(value, field: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not float(value).is_integer():
+        raise RecordError("wrong type", field, f"expected a whole number, got {value!r}")
+    return int(value)
+
+
+def _number(value, field: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or math.isinf(value):
+        raise RecordError("wrong type", field, f"expected a finite number, got {value!r}")
+    return float(value)
+
+
+def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
+    """Read one JSON-lines event log through `mapping` into canonical tables (one record per line)."""
+    out = ResultBuilder(path, content_hash, mapping.name, many_records_per_match=True)
+    if path.stat().st_size == 0:
+        return out.reject_file(RecordError("empty file", None, "the file is empty"))
+    k = mapping.keys
+    label = {f: _label(p) for f, p in k.items()}
+    get = {f: (lambda r, p=p: _get(r, p)) for f, p in k.items()}
+    none = lambda r: None  # noqa: E731
+    events, results, lines = [], [], []
+    agents: dict[tuple[str, str], str] = {}
+    meta: dict[str, dict] = {}
+    seen_results: set[tuple[str, str]] = set()
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            out.saw()
+            try:
+                record = parse_json_line(line, last=not line.endswith("\n"))
+                if not isinstance(record, dict):
+                    raise RecordError("wrong type", None, f"expected a JSON object, got {type(record).__name__}")
+                match = _text(get["match"](record), label["match"])
+                if match is None:
+                    raise RecordError("missing field", label["match"], f"the match key '{label['match']}' is missing")
+                kind = _text(get["type"](record), label["type"])
+                if kind is None:
+                    raise RecordError("missing field", label["type"], f"the event type key '{label['type']}' is missing")
+                stage = mapping.stages.get(kind)
+                player = _text(get.get("player", none)(record), label.get("player"))
+                agent = _text(get.get("agent", none)(record), label.get("agent"))
+                time = parse_time(_text(get.get("time", none)(record), label.get("time")), label.get("time", "time"))
+                info = {f: _text(get.get(f, none)(record), label.get(f)) for f in ("game", "scenario", "phase")}
+                earlier = meta.get(match)
+                if earlier is not None:
+                    for f, v in info.items():
+                        if v is not None and earlier[f] is not None and v != earlier[f]:
+                            raise RecordError("inconsistent", label[f], f"match {match!r} has {f} {earlier[f]!r} "
+                                              f"on earlier lines, {v!r} here")
+                if stage == "result":
+                    if player is None:
+                        raise RecordError("missing field", label.get("player", "player"),
+                                          "a result line needs the player key" if "player" in k
+                                          else "the mapping names no player key, so results cannot be read")
+                    score = None if "score" not in k or get["score"](record) is None else \
+                        score_value(get["score"](record), label["score"], allow_neg_inf=False)
+                    rank = None if "rank" not in k or get["rank"](record) is None else \
+                        score_value(get["rank"](record), label["rank"], allow_neg_inf=False)
+                    if score is None and rank is None:
+                        raise RecordError("missing field", label.get("score", label.get("rank")),
+                                          "a result line needs a score or a rank")
+                    if rank is not None and rank < 1:
+                        raise RecordError("wrong value", label["rank"], f"rank must be 1 or more, got {rank}")
+                    if (match, player) in seen_results:
+                        raise RecordError("player listed twice", label["player"],
+                                          f"player {player!r} has two result lines in match {match!r}")
+                    row = {"match_id": match, "player": player, "agent": agent, "score": score, "rank": rank,
+                           "team": _text(get.get("team", none)(record), label.get("team")),
+                           "role": _text(get.get("role", none)(record), label.get("role")), "_line": number}
+                else:
+                    row = None if stage == "ignore" else {
+                        "match_id": match, "seq": _integer(get.get("seq", none)(record), label.get("seq")),
+                        "round": _integer(get.get("round", none)(record), label.get("round")), "time": time,
+                        "stage": None if stage is None else stage, "actor": player, "type": kind,
+                        "target": _text(get.get("target", none)(record), label.get("target")),
+                        "text": _text(get.get("text", none)(record), label.get("text")),
+                        "value": _number(get.get("value", none)(record), label.get("value")), "_line": number}
+            except RecordError as exc:
+                out.quarantine(str(number), exc, line)
+                continue
+            slot = meta.setdefault(match, {"game": None, "scenario": None, "phase": None, "first": number,
+                                           "time": None, "players": set()})
+            for f, v in info.items():
+                slot[f] = slot[f] or v
+            if time is not None and (slot["time"] is None or time < slot["time"]):
+                slot["time"] = time
+            if player is not None:
+                slot["players"].add(player)
+                if agent is not None:
+                    agents.setdefault((match, player), agent)
+            if stage == "result":
+                seen_results.add((match, player))
+                results.append(row)
+            elif row is not None:
+                events.append(row)
+            lines.append((match, number))
+            out.passed()
+    _finish(out, path, content_hash, mapping, events, results, lines, agents, meta)
+    return out.build()
+
+
+def _finish(out, path, content_hash, mapping, events, results, lines, agents, meta) -> None:
+    """Resolve agents, derive ranks, build matches, and hand everything to the builder."""
+    kept_results = []
+    for row in results:
+        agent = row["agent"] or agents.get((row["match_id"], row["player"]))
+        if agent is None:
+            where = f"'{_label(mapping.keys['agent'])}'" if "agent" in mapping.keys else "(the mapping names no agent key)"
+            error = RecordError("missing field", _label(mapping.keys["agent"]) if "agent" in mapping.keys else "agent",
+                                f"no line of match {row['match_id']!r} names the agent of player {row['player']!r} {where}")
+            out.quarantine(str(row["_line"]), error, json.dumps({k: v for k, v in row.items() if k != "_line"}))
+            lines.remove((row["match_id"], row["_line"]))
+            continue
+        row["agent"] = agent
+        kept_results.append(row)
+    by_match: dict[str, list[dict]] = {}
+    for row in kept_results:
+        by_match.setdefault(row["match_id"], []).append(row)
+    for rows in by_match.values():
+        if any(r["rank"] is None for r in rows) and all(r["score"] is not None for r in rows):
+            for r, rank in zip(rows, ranks_from_scores([r["score"] for r in rows])):
+                r["rank"] = rank
+    ids = {m for m, _ in lines}
+    matches = [{"match_id": m, "runner": mapping.name, "game": slot["game"] or mapping.game or mapping.name,
+                "scenario": slot["scenario"], "phase": slot["phase"],
+                "n_players": len(by_match.get(m, [])) or len(slot["players"]), "started_at": slot["time"],
+                "source_file": str(path), "content_hash": content_hash, "record_index": str(slot["first"])}
+               for m, slot in meta.items() if m in ids]
+    for e in events:
+        if e["seq"] is None:
+            e["seq"] = e["_line"]
+    frame = lambda rows: pd.DataFrame([{k: v for k, v in r.items() if k != "_line"} for r in rows]) if rows else None  # noqa: E731
+    out.accept_bulk(len(lines), matches=frame(matches), results=frame(kept_results), events=frame(events))
+    out.add_records([m for m, _ in lines], [n for _, n in lines])
