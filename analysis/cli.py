@@ -123,7 +123,7 @@ def cmd_ingest(args) -> dict:
         with Store(args.store) as store:
             report = store.ingest(args.paths, runner=args.runner, catalogue=args.catalogue, mapping=mapping,
                                   measures=measures, strict=args.strict, replace=args.replace,
-                                  progress=not args.json)
+                                  progress=os.environ.get("REFEREE_PROGRESS") == "1")
     except BaseException:
         if not existed:  # a refused or failed ingest into a new store leaves no file behind
             for leftover in (args.store, Path(f"{args.store}.wal")):
@@ -208,6 +208,10 @@ def cmd_simulate(args) -> dict:
     elif args.runner == "arena":
         sim = simulate.simulate_arena(n_agents=args.agents, n_judgments=args.judgments, seed=args.seed)
         paths = simulate.write_arena(sim, args.out)
+    elif args.runner == "tavern":
+        sim = simulate.simulate_tavern(n_agents=args.agents, n_matches=args.games, seed=args.seed,
+                                       rare_agents=args.rare_agents)
+        paths = simulate.write_tavern(sim, args.out)
     else:
         sim = simulate.simulate_ranked(n_agents=args.agents, n_games=args.games, seed=args.seed)
         paths = simulate.write_ranked(sim, args.out)
@@ -582,6 +586,7 @@ def build_parser() -> argparse.ArgumentParser:
         "compact": ("communicate-predict-act games (JSON lines)", 6),
         "arena": ("pairwise arena judgments (CSV)", 10),
         "ranked": ("ranked multiplayer games (JSON lines) with per-turn logs", 8),
+        "tavern": ("event logs of a runner with no built-in loader, one file per match, plus its mapping", 60),
     }
     for name, (text, agents) in runners.items():
         c = sim.add_parser(name, help=text)
@@ -602,8 +607,11 @@ def build_parser() -> argparse.ArgumentParser:
                            help="0..1: how strongly activity (and so the score) tracks the nation outcome")
             c.add_argument("--event-scale", type=_positive_float, default=1.0,
                            help="multiply every counter (grow the event log)")
-        if name in ("compact", "ranked"):
-            c.add_argument("--games", type=_positive_int, default=60, help="number of games (default 60)")
+        if name in ("compact", "ranked", "tavern"):
+            default = 200 if name == "tavern" else 60
+            c.add_argument("--games", type=_positive_int, default=default, help=f"number of games (default {default})")
+        if name == "tavern":
+            c.add_argument("--rare-agents", type=_count, default=0, help="agents that play one game each (default 0)")
         if name == "arena":
             c.add_argument("--judgments", type=_positive_int, default=2000, help="number of judgments (default 2000)")
 

@@ -1,15 +1,25 @@
-"""Ingest speed: a simulated one-million-event Age-of-Agents season, referee vs pandas.read_json(lines=True).
+"""Ingest speed and memory, referee against pandas, in two shapes of input:
 
-Run: .venv/bin/python benchmarks/ingest.py [--events 1000000] [--seed 0]
+1. one large event log: a simulated one-million-event Age-of-Agents season, referee's ingest against
+   `pandas.read_json(lines=True)` on the same file (issue 3's target: at least 3x pandas' events per second,
+   under 1 GB resident);
+2. many small files: 5,000 one-match event logs of a runner with no built-in loader (`tavern`, read through
+   its mapping file), referee's ingest against pandas reading each file with `read_json(lines=True)`
+   (issue 12's target: at least 500 files per second and under 1 GB on 2 cores).
 
-Both read the same event log in this process. referee's time covers parsing, checking every line, building
-the canonical events and writing them to a DuckDB store; pandas' covers parsing into a DataFrame only. The
-target (issue 3) is at least 3x pandas' events per second, in under 1 GB resident memory.
+Run: .venv/bin/python benchmarks/ingest.py [--events 1000000] [--files 5000] [--seed 0] [--skip-events]
+
+Logs are simulated in a child process, so that the simulation's memory does not count; then referee and
+pandas run side by side in this process. referee's time covers hashing, detection or the mapping, parsing,
+checking every line, building the canonical tables and writing them to a DuckDB store; pandas' covers
+parsing into DataFrames only. Peak memory is this process's resident peak (ru_maxrss) and, for the many
+small files, that of the worker processes referee starts to read them.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import subprocess
 import sys
@@ -19,43 +29,85 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.io.reading import default_workers
 from analysis.io.store import Store
 
 EVENTS_AT_SCALE_ONE = 3400  # roughly, for the default 12 agents and seed 0
 
 
+def _peak_mb(who: int = resource.RUSAGE_SELF) -> float:
+    return resource.getrusage(who).ru_maxrss / 1024
+
+
+def _simulate(code: str) -> str:
+    return subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+
+
+def large_log(tmp: Path, events: int, seed: int) -> None:
+    """Case 1: one large event log."""
+    t0 = time.perf_counter()
+    n = int(_simulate("from analysis.simulate.aoa import simulate_aoa, write_aoa; "
+                      f"sim = simulate_aoa(seed={seed}, event_scale={events / EVENTS_AT_SCALE_ONE}); "
+                      f"write_aoa(sim, {str(tmp / 'season')!r}); print(sim.truth['n_events'])"))
+    log, season = tmp / "season" / "logs" / "events.jsonl", tmp / "season" / "logs" / "season.json"
+    print(f"[one large log] simulated {n:,} events ({log.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t0:.1f} s")
+    before = _peak_mb()
+    t0 = time.perf_counter()
+    with Store(tmp / "large.duckdb") as store:
+        report = store.ingest([log, season])
+    referee_s = time.perf_counter() - t0
+    peak = _peak_mb()
+    assert report.quarantined == 0 and report.accepted >= n
+    t0 = time.perf_counter()
+    frame = pd.read_json(log, lines=True)
+    pandas_s = time.perf_counter() - t0
+    assert len(frame) == n
+    print(f"  referee ingest   {n / referee_s:12,.0f} events/s  ({referee_s:.2f} s; peak RSS {peak:.0f} MB, "
+          f"{before:.0f} MB before ingest)")
+    print(f"  pandas.read_json {n / pandas_s:12,.0f} events/s  ({pandas_s:.2f} s)")
+    print(f"  ratio referee/pandas: {pandas_s / referee_s:.1f}x (target >= 3x, under 1 GB)")
+
+
+def small_files(tmp: Path, files: int, seed: int) -> None:
+    """Case 2: many small files of an unknown runner, read through a mapping file."""
+    t0 = time.perf_counter()
+    out = tmp / "tavern"
+    lines = int(_simulate("from analysis.simulate.tavern import simulate_tavern, write_tavern; "
+                          f"sim = simulate_tavern(n_agents=80, n_matches={files}, seed={seed}, rare_agents=20); "
+                          f"write_tavern(sim, {str(out)!r}); print(sim.truth['n_lines'])"))
+    paths = sorted((out / "logs").glob("*.jsonl"))
+    size = sum(p.stat().st_size for p in paths)
+    print(f"[many small files] simulated {len(paths):,} files, {lines:,} lines ({size / 1e6:.0f} MB) in "
+          f"{time.perf_counter() - t0:.1f} s")
+    before = _peak_mb()
+    t0 = time.perf_counter()
+    with Store(tmp / "small.duckdb") as store:
+        report = store.ingest([out / "logs"], runner=out / "tavern.toml")
+    referee_s = time.perf_counter() - t0
+    peak, workers_peak = _peak_mb(), _peak_mb(resource.RUSAGE_CHILDREN)
+    assert report.quarantined == 0 and report.accepted == lines
+    t0 = time.perf_counter()
+    frames = [pd.read_json(p, lines=True) for p in paths]
+    pandas_s = time.perf_counter() - t0
+    assert sum(len(f) for f in frames) == lines
+    print(f"  referee ingest      {len(paths) / referee_s:8,.0f} files/s  ({referee_s:.2f} s; {lines / referee_s:,.0f} "
+          f"lines/s; {default_workers()} reader processes on {os.cpu_count()} CPUs; peak RSS {peak:.0f} MB, "
+          f"{before:.0f} MB before; reader processes' peak {workers_peak:.0f} MB)")
+    print(f"  pandas.read_json    {len(paths) / pandas_s:8,.0f} files/s  ({pandas_s:.2f} s; parsing only)")
+    print(f"  ratio referee/pandas: {pandas_s / referee_s:.1f}x (target: >= 500 files/s, under 1 GB)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--files", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--skip-events", action="store_true", help="run only the many-small-files case")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()
-        # simulate in a child process, so that the simulation's memory does not count against the ingest
-        code = ("import sys, json; from analysis.simulate.aoa import simulate_aoa, write_aoa; "
-                f"sim = simulate_aoa(seed={args.seed}, event_scale={args.events / EVENTS_AT_SCALE_ONE}); "
-                f"write_aoa(sim, {str(Path(tmp) / 'season')!r}); print(sim.truth['n_events'])")
-        n = int(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout)
-        events, season = Path(tmp) / "season" / "logs" / "events.jsonl", Path(tmp) / "season" / "logs" / "season.json"
-        print(f"simulated {n:,} events ({events.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t0:.1f} s")
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-        t0 = time.perf_counter()
-        with Store(Path(tmp) / "bench.duckdb") as store:
-            report = store.ingest([events, season])
-        referee_s = time.perf_counter() - t0
-        referee_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        assert report.quarantined == 0 and report.accepted >= n
-
-        t0 = time.perf_counter()
-        frame = pd.read_json(events, lines=True)
-        pandas_s = time.perf_counter() - t0
-        assert len(frame) == n
-
-    print(f"referee ingest   {n / referee_s:12,.0f} events/s  ({referee_s:.2f} s; peak RSS {referee_rss:.0f} MB, "
-          f"{before:.0f} MB before ingest)")
-    print(f"pandas.read_json {n / pandas_s:12,.0f} events/s  ({pandas_s:.2f} s)")
-    print(f"ratio referee/pandas: {pandas_s / referee_s:.1f}x (target >= 3x)")
+        small_files(Path(tmp), args.files, args.seed)  # first: its peak RSS is not the large case's
+        if not args.skip_events:
+            large_log(Path(tmp), args.events, args.seed)
     return 0
 
 

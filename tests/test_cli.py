@@ -12,7 +12,10 @@ def test_ingest_and_info_json(tmp_path, record, capsys):
     assert main(["ingest", str(path), "--store", db, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out.pop("warnings") == []
-    assert out == {"read": 2, "accepted": 1, "quarantined": 1, "by_reason": {"unknown scenario": 1}}
+    assert out == {"read": 2, "accepted": 1, "quarantined": 1, "by_reason": {"unknown scenario": 1},
+                   "failed_files": [],
+                   "by_runner": [{"runner": "concordia", "status": "ingested", "files": 1, "read": 2, "accepted": 1,
+                                  "quarantined": 1}]}
     assert main(["info", "--store", db, "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info.pop("warnings") == []

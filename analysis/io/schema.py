@@ -148,9 +148,14 @@ def columns(table: str) -> list[str]:
     return [c.name for c in TABLES[table]]
 
 
+_EMPTY: dict[str, pd.DataFrame] = {}
+
+
 def empty(table: str) -> pd.DataFrame:
-    """An empty DataFrame with canonical table `table`'s columns and dtypes."""
-    return conform(table, pd.DataFrame({c: [] for c in columns(table)}))
+    """An empty DataFrame with canonical table `table`'s columns and dtypes (a fresh copy each call)."""
+    if table not in _EMPTY:
+        _EMPTY[table] = conform(table, pd.DataFrame({c: [] for c in columns(table)}))
+    return _EMPTY[table].copy()
 
 
 def _as_object(values: pd.Series) -> pd.Series:
@@ -266,3 +271,22 @@ def conform_arrow(table: str, frame: pa.Table) -> pa.Table:
             raise SchemaError(f"{table}.{col.name}: +inf")
         arrays.append(values)
     return pa.Table.from_arrays(arrays, names=[c.name for c in spec])
+
+
+def arrow_schema(table: str) -> pa.Schema:
+    """The Arrow schema of canonical table `table` (column names and types, in order)."""
+    return pa.schema([(c.name, _ARROW_TYPES[c.sql]) for c in TABLES[table]])
+
+
+def rows_to_arrow(table: str, rows: list[dict]) -> pa.Table:
+    """Row dicts of canonical table `table` as a conformed Arrow table (missing keys are NULL).
+
+    Raises SchemaError for a key that is not a column, or a value of the wrong type."""
+    extra = set().union(*map(dict.keys, rows)) - {c.name for c in TABLES[table]}
+    if extra:
+        raise SchemaError(f"{table}: unexpected columns {sorted(extra)}")
+    try:
+        frame = pa.Table.from_pylist(rows, schema=arrow_schema(table))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as exc:
+        raise SchemaError(f"{table}: {exc}") from exc
+    return conform_arrow(table, frame)

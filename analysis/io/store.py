@@ -16,27 +16,24 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 from tqdm.auto import tqdm
 
 from analysis.io import loaders
-from analysis.io.catalogue import CONTEST_2024, Catalogue, load_catalogue
+from analysis.io.catalogue import Catalogue, load_catalogue
 from analysis.io.loaders.base import (
     DATA_TABLES,
     Frame,
-    LoadOptions,
     LoadResult,
-    NotThisRunner,
-    RecordError,
-    ResultBuilder,
     drop_matches,
-    file_hash,
     frame_match_ids,
     frame_rows,
 )
 from analysis.io.loaders.table import check_mapping
-from analysis.io.schema import TABLES, columns, conform, conform_arrow, ddl, empty
+from analysis.io.reading import PARALLEL_MIN, FileReader, default_catalogue, read_files
+from analysis.io.schema import TABLES, SchemaError, columns, conform, conform_arrow, ddl, empty, rows_to_arrow
 
 log = logging.getLogger(__name__)
 
@@ -222,6 +219,7 @@ class Store:
         strict: bool = False,
         replace: bool = False,
         progress: bool = False,
+        workers: int | None = None,
     ) -> IngestReport:
         """Read logs into the store, atomically (one transaction; rows written in batches of files).
 
@@ -241,13 +239,16 @@ class Store:
             (same sha256, some records accepted) is skipped; a file none of whose records were accepted is
             always read again, its earlier quarantine replaced.
         progress : show a progress bar over files.
+        workers : processes that read files when there are many (default: $REFEREE_WORKERS, else the CPUs
+            available, at most 4); 1 reads everything in this process.
 
         Returns
         -------
         IngestReport with per-file counts (read = accepted + quarantined), the first quarantine rows and the
         quarantine counts by runner and reason.
         """
-        forced = loaders.resolve(runner) if runner is not None else None
+        if runner is not None:
+            loaders.resolve(runner)  # fail early on an unknown runner or a bad mapping file
         mapping, measures = dict(mapping or {}), dict(measures or {})
         check_mapping(mapping, measures)
         if isinstance(catalogue, (str, Path)):
@@ -260,22 +261,24 @@ class Store:
         for f, h in zip(sources["source_file"], sources["content_hash"]):
             by_path.setdefault(f, set()).add(h)
         known_ids = {r[0] for r in self.con.execute("SELECT match_id FROM matches").fetchall()}
-        job = _Ingest(self, catalogue, LoadOptions(mapping=mapping, measures=measures, progress=progress))
+        reader = FileReader(runner=None if runner is None else str(runner), catalogue=catalogue, mapping=mapping,
+                            measures=measures, skip=frozenset() if replace else frozenset(done),
+                            progress=progress and len(files) < PARALLEL_MIN)
+        job = _Ingest(self, catalogue)
         self.con.execute("BEGIN TRANSACTION")
         try:
             seen: set[str] = set()
-            for path in tqdm(files, desc="ingest", unit="file", disable=not progress or len(files) < 2):
-                digest = file_hash(path)
-                if digest in seen or (digest in done and not replace):
-                    job.skipped(path)
+            reads = read_files(files, reader, workers)
+            for read in tqdm(reads, total=len(files), desc="ingest", unit="file", disable=not progress or len(files) < 2):
+                if read.result is None or read.digest in seen:
+                    job.skipped(read.path)
                     continue
-                seen.add(digest)
-                earlier = (by_path.get(str(path), set()) | {digest}) if replace else ({digest} & rejected)
+                seen.add(read.digest)
+                earlier = (by_path.get(str(read.path), set()) | {read.digest}) if replace else ({read.digest} & rejected)
                 known_ids -= self._remove_sources(earlier)
-                result, detected = _load(path, digest, forced, job)
-                result = _set_aside_duplicates(result, known_ids)
-                known_ids |= set(frame_match_ids(result.tables["matches"]))
-                job.add(result, detected, known_ids)
+                result = _set_aside_duplicates(read.result, known_ids)
+                known_ids |= result.match_ids("matches")
+                job.add(result, read.detected, known_ids)
             job.finish(known_ids)
             report = job.report()
             if strict and report.quarantined:
@@ -294,29 +297,19 @@ class Store:
 class _Ingest:
     """One ingest call's running state: loaded files waiting to be written, counts, and the report rows."""
 
-    def __init__(self, store: Store, catalogue: Catalogue | None, options: LoadOptions):
-        self.store, self.catalogue, self.options = store, catalogue, options
+    def __init__(self, store: Store, catalogue: Catalogue | None):
+        self.store, self.catalogue = store, catalogue
         self.rows: list[dict] = []
         self.batch: list[LoadResult] = []
         self.pending: list[LoadResult] = []  # results naming matches not seen yet (a later file may hold them)
         self.batch_rows = 0
-        self.catalogues: list[Catalogue] = []
+        self.catalogues: list[Catalogue] = [] if catalogue is None else [catalogue]
         self.written_catalogues: list[Catalogue] = []
         self.warnings: list[str] = []
-        self.sample: list[pd.DataFrame] = []
+        self.sample: list[dict] = []
         self.sampled = 0
         self.by_reason: dict[tuple[str, str], int] = {}
         self.now = datetime.now(timezone.utc).replace(tzinfo=None)
-
-    def options_for(self, name: str) -> LoadOptions:
-        """Load options for runner `name` (Concordia defaults to the 2024 contest catalogue)."""
-        cat = self.catalogue
-        if cat is None and name == "concordia":
-            cat = load_catalogue(CONTEST_2024)
-        if cat is not None and all(cat is not c for c in self.catalogues):
-            self.catalogues.append(cat)
-        return LoadOptions(catalogue=cat, mapping=self.options.mapping, measures=self.options.measures,
-                           progress=self.options.progress)
 
     def skipped(self, path: Path) -> None:
         """Record a file already ingested (not read again)."""
@@ -325,11 +318,13 @@ class _Ingest:
 
     def add(self, result: LoadResult, detected: str, known_ids: set[str]) -> None:
         """Queue one file's result; results naming unknown matches wait until every file is read."""
+        if result.runner == "concordia" and self.catalogue is None and not self.catalogues:
+            self.catalogues.append(default_catalogue())  # the catalogue Concordia files were checked against
         orphans = _orphan_ids(result, known_ids)
         (self.pending if orphans else self.batch).append(result)
         self.rows.append({"source_file": result.source_file, "runner": result.runner, "detected": detected,
                           "status": None, "read": 0, "accepted": 0, "quarantined": 0, "whole": False})
-        self.batch_rows += sum(len(t) for t in result.tables.values()) + result.quarantined
+        self.batch_rows += sum(len(p) for ps in result.parts.values() for p in ps) + result.quarantined
         if len(self.batch) >= BATCH_FILES or self.batch_rows >= BATCH_ROWS:
             self.flush()
 
@@ -349,40 +344,52 @@ class _Ingest:
         if not self.batch:
             return
         status = {}
-        for table in DATA_TABLES:
-            frames, arrows = [], []
+        for table in DATA_TABLES:  # one insert per table and kind of part; every row tagged with its file
+            rows, row_tags, frames, tags, arrows = [], [], [], [], []
             for r in self.batch:
-                part = r.tables[table]
-                if len(part) == 0:
-                    continue
-                if isinstance(part, pa.Table):
-                    if table != "matches":
-                        part = part.set_column(part.schema.get_field_index("content_hash"), "content_hash",
-                                               pa.array([r.content_hash] * len(part), pa.string()))
-                    arrows.append(part)
-                else:
-                    frames.append(part if table == "matches" else part.assign(content_hash=r.content_hash))
+                for part in r.parts[table]:
+                    if isinstance(part, list):
+                        rows += part
+                        row_tags += [r.content_hash] * len(part)
+                    elif isinstance(part, pa.Table):
+                        part = conform_arrow(table, part)
+                        arrows.append(part.set_column(part.schema.get_field_index("content_hash"), "content_hash",
+                                                      pa.array([r.content_hash] * part.num_rows, pa.string())))
+                    else:
+                        frames.append(part)
+                        tags.append(np.full(len(part), r.content_hash, dtype=object))
+            if rows:
+                try:  # the fast way: straight to Arrow
+                    part = rows_to_arrow(table, rows)
+                    arrows.append(part.set_column(part.schema.get_field_index("content_hash"), "content_hash",
+                                                  pa.array(row_tags, pa.string())) if table != "matches" else part)
+                except SchemaError:  # values pandas would convert (or reject naming the column)
+                    frames.append(pd.DataFrame(rows))
+                    tags.append(np.array(row_tags, dtype=object))
             if frames:
-                store._append(table, pd.concat(frames, ignore_index=True))
+                frame = pd.concat(frames, ignore_index=True)
+                if table != "matches":
+                    frame["content_hash"] = np.concatenate(tags)
+                store._append(table, frame)
             for part in arrows:
                 store._append(table, part)
-        quarantine = [r.quarantine for r in self.batch if len(r.quarantine)]
+        quarantine = [row for r in self.batch for row in r.bad]
         if quarantine:
-            store._append("quarantine", pd.concat(quarantine, ignore_index=True))
+            store._append("quarantine", rows_to_arrow("quarantine", quarantine))
         store._append("sources", pd.DataFrame([{
             "source_file": r.source_file, "content_hash": r.content_hash, "runner": r.runner, "read": r.read,
             "accepted": r.accepted, "quarantined": r.quarantined, "ingested_at": self.now} for r in self.batch]))
         for r in self.batch:
-            whole = bool(len(r.quarantine)) and r.read == 1 and r.accepted == 0 and (r.quarantine["record"] == "-").all()
+            whole = r.read == 1 and r.accepted == 0 and len(r.bad) == 1 and r.bad[0]["record"] == "-"
             status[r.source_file] = {"status": "ingested" if r.accepted else "rejected", "read": r.read,
                                      "accepted": r.accepted, "quarantined": r.quarantined, "runner": r.runner,
                                      "whole": whole}
-            for (runner, reason), n in r.quarantine.groupby(["runner", "reason"], dropna=False).size().items():
-                key = (str(runner), str(reason))
-                self.by_reason[key] = self.by_reason.get(key, 0) + int(n)
-            if self.sampled < QUARANTINE_SAMPLE and len(r.quarantine):
-                self.sample.append(r.quarantine.head(QUARANTINE_SAMPLE - self.sampled))
-                self.sampled += len(self.sample[-1])
+            for row in r.bad:
+                key = (r.runner or "(none)", row["reason"])
+                self.by_reason[key] = self.by_reason.get(key, 0) + 1
+            if self.sampled < QUARANTINE_SAMPLE and r.bad:
+                self.sample += r.bad[:QUARANTINE_SAMPLE - self.sampled]
+                self.sampled = len(self.sample)
         for row in self.rows:
             if row["status"] is None and row["source_file"] in status:
                 row.update(status[row["source_file"]])
@@ -393,50 +400,9 @@ class _Ingest:
         return IngestReport(
             files=pd.DataFrame(self.rows, columns=["source_file", "runner", "detected", "status", "read",
                                                    "accepted", "quarantined", "whole"]),
-            quarantine=pd.concat(self.sample, ignore_index=True) if self.sample else empty("quarantine"),
+            quarantine=conform("quarantine", pd.DataFrame(self.sample, columns=columns("quarantine")))
+            if self.sample else empty("quarantine"),
             warnings=self.warnings, by_reason=self.by_reason)
-
-
-def _load(path: Path, digest: str, forced, job: _Ingest) -> tuple[LoadResult, str]:
-    """Load one file with the forced runner, or with each detected candidate in turn until one fits;
-    returns (result, how the runner was chosen). A file no runner fits is one quarantined record."""
-    if forced is not None:
-        candidates, detected, keys = [forced], "forced", None
-    else:
-        found = loaders.detect_runners(path)
-        candidates, detected, keys = [loaders.get(n) for n in found.candidates], found.describe(), found.keys
-    tried: list[NotThisRunner] = []
-    for module in candidates:
-        try:
-            return module.load(path, digest, job.options_for(module.NAME)), detected
-        except NotThisRunner as exc:
-            exc.runner = exc.runner or module.NAME
-            tried.append(exc)
-    return _not_recognised(path, digest, tried, keys, forced), detected
-
-
-def _not_recognised(path: Path, digest: str, tried: list[NotThisRunner], keys: list[str] | None, forced) -> LoadResult:
-    """One quarantine record for a whole file that no runner reads, saying what was seen and tried."""
-    if keys is None:
-        from analysis.io.loaders.detect import read_head, sample_records
-
-        keys = []
-        for record in sample_records(path, read_head(path)):
-            if isinstance(record, dict):
-                keys += [k for k in record if k not in keys]
-    seen = f"keys seen in its first records: {keys}" if keys else "no JSON records seen in its head"
-    hint = ("describe this runner's logs in a mapping file and pass it with --runner FILE.toml "
-            "(data/formats/mapped.md), or force a built-in runner with --runner "
-            f"({', '.join(sorted(loaders.RUNNERS))})")
-    if tried:
-        error = RecordError(tried[-1].reason if forced is not None else "not this runner", tried[-1].field,
-                            "tried " + "; ".join(f"{e.runner}: {e.detail}" for e in tried) + f"; {seen}; {hint}")
-        runner = tried[0].runner if forced is not None else None
-    else:
-        error = RecordError("unknown format", None, f"no runner recognises this file; {seen}; {hint}")
-        runner = None
-    out = ResultBuilder(path, digest, runner)
-    return out.reject_file(error)
 
 
 def _raw_lines(path: str, numbers: set[int]) -> dict[int, str]:
@@ -459,8 +425,9 @@ def _set_aside(result: LoadResult, bad_ids: set[str], reason: str, why: str) -> 
         return result
     records: list[tuple[str, str, str]] = []  # (record label, match id, raw)
     if result.records is None:
-        for match in frame_rows(result.tables["matches"], bad_ids):
-            players = frame_rows(result.tables["results"], {match["match_id"]})
+        matches = [m for part in result.parts["matches"] for m in frame_rows(part, bad_ids)]
+        for match in matches:
+            players = [p for part in result.parts["results"] for p in frame_rows(part, {match["match_id"]})]
             raw = json.dumps({"match": match, "results": players}, default=str)
             records.append((match["record_index"], match["match_id"], raw))
     else:
@@ -475,16 +442,15 @@ def _set_aside(result: LoadResult, bad_ids: set[str], reason: str, why: str) -> 
         "record": record, "field": "match_id", "reason": reason,
         "message": f"{result.source_file}, record {record}, field 'match_id': match id {mid!r} {why}",
         "raw": raw} for record, mid, raw in records]
-    tables = {t: drop_matches(f, bad_ids) for t, f in result.tables.items()}
+    parts = {t: [drop_matches(p, bad_ids) for p in ps] for t, ps in result.parts.items()}
     kept = None if result.records is None else drop_matches(result.records, bad_ids)
-    quarantine = conform("quarantine", pd.concat([result.quarantine, pd.DataFrame(rows)], ignore_index=True))
-    return LoadResult(result.source_file, result.content_hash, result.runner, tables, quarantine,
+    return LoadResult(result.source_file, result.content_hash, result.runner, parts, result.bad + rows,
                       read=result.read, accepted=result.accepted - len(rows), records=kept)
 
 
 def _set_aside_duplicates(result: LoadResult, known_ids: set[str]) -> LoadResult:
     """Set aside matches whose id is already stored or was read earlier in this ingest."""
-    ids = set(result.tables["matches"]["match_id"]) & known_ids
+    ids = result.match_ids("matches") & known_ids
     return _set_aside(result, ids, "duplicate match id", "is already in the store or earlier in this ingest")
 
 
@@ -492,7 +458,7 @@ def _orphan_ids(result: LoadResult, known_ids: set[str]) -> set[str]:
     """Match ids that `result`'s results, measures, events or records name but no known match has."""
     ids = set()
     for table in ("results", "measures", "events"):
-        ids |= set(frame_match_ids(result.tables[table]).unique()) - known_ids
+        ids |= result.match_ids(table) - known_ids
     if result.records is not None:
         ids |= set(frame_match_ids(result.records).unique()) - known_ids
     return ids

@@ -78,29 +78,84 @@ class LoadOptions:
     progress: bool = False
 
 
+Part = pd.DataFrame | pa.Table | list  # a piece of one table: a DataFrame, an Arrow table, or a list of row dicts
+
+
 @dataclass
 class LoadResult:
     """A loader's output for one source file.
 
-    tables : canonical tables keyed by name (matches, results, measures, events): DataFrames, except
-        that large event logs may come as Arrow tables.
-    quarantine : canonical quarantine rows, one per record set aside.
+    parts : per canonical table (matches, results, measures, events), the pieces the loader handed over,
+        not yet conformed (the store concatenates a whole batch of files and conforms once).
+    tables : the same, conformed to the canonical schema (computed on first use): DataFrames, except that
+        tables with Arrow pieces (large event logs) come as Arrow tables.
+    bad : quarantine rows (dicts with the quarantine table's columns), one per record set aside.
+    quarantine : the same as a canonical DataFrame (computed on first use).
     read, accepted : record counts; quarantined = read - accepted.
     """
 
     source_file: str
     content_hash: str
     runner: str
-    tables: dict[str, Frame]
-    quarantine: pd.DataFrame
+    parts: dict[str, list[Part]]
+    bad: list[dict]
     read: int
     accepted: int
     records: pa.Table | None = None  # (match_id, record) per accepted record; None: one record per match
+    _tables: dict[str, Frame] | None = field(default=None, repr=False)
+    _quarantine: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def quarantine(self) -> pd.DataFrame:
+        """The quarantine rows as a canonical DataFrame (conformed on first use)."""
+        if self._quarantine is None:
+            self._quarantine = conform("quarantine", pd.DataFrame(self.bad, columns=columns("quarantine"))) \
+                if self.bad else empty("quarantine")
+        return self._quarantine
+
+    @property
+    def tables(self) -> dict[str, Frame]:
+        """The canonical tables (conformed on first use; see the class docstring)."""
+        if self._tables is None:
+            self._tables = {t: conform_parts(t, self.parts.get(t, [])) for t in DATA_TABLES}
+        return self._tables
+
+    def match_ids(self, table: str) -> set[str]:
+        """The distinct match ids in one table's parts."""
+        ids: set[str] = set()
+        for part in self.parts.get(table, []):
+            ids |= set(part_match_ids(part))
+        return ids
 
     @property
     def quarantined(self) -> int:
         """Records set aside (always equal to the quarantine table's length)."""
-        return len(self.quarantine)
+        return len(self.bad)
+
+
+def part_match_ids(part: Part) -> list:
+    """The match_id of every row of a part."""
+    if isinstance(part, list):
+        return [r["match_id"] for r in part]
+    if isinstance(part, pa.Table):
+        return part["match_id"].to_pylist()
+    return part["match_id"].tolist()
+
+
+def conform_parts(table: str, parts: list[Part]) -> Frame:
+    """Concatenate pieces of one canonical table and conform them once: a DataFrame, or an Arrow table
+    when any piece is Arrow; the canonical empty frame when there are none."""
+    rows = [r for p in parts if isinstance(p, list) for r in p]
+    frames = [p for p in parts if isinstance(p, pd.DataFrame) and len(p)]
+    if rows:
+        frames.append(pd.DataFrame(rows))
+    frame = conform(table, pd.concat(frames, ignore_index=True)) if frames else empty(table)
+    arrow = [conform_arrow(table, p) for p in parts if isinstance(p, pa.Table) and p.num_rows]
+    if not arrow:
+        return frame
+    if len(frame):
+        arrow.append(conform_arrow(table, pa.Table.from_pandas(frame, preserve_index=False)))
+    return pa.concat_tables(arrow)
 
 
 class LoaderCountError(RuntimeError):
@@ -125,8 +180,7 @@ class ResultBuilder:
         self.content_hash = content_hash
         self.runner = runner
         self._rows: dict[str, list[dict]] = {t: [] for t in DATA_TABLES}
-        self._frames: dict[str, list[pd.DataFrame]] = {t: [] for t in DATA_TABLES}
-        self._arrow: dict[str, list[pa.Table]] = {t: [] for t in DATA_TABLES}
+        self._parts: dict[str, list[Part]] = {t: [] for t in DATA_TABLES}
         self._bad: list[dict] = []
         self.match_ids: set[str] = set()
         self._read = 0
@@ -147,14 +201,14 @@ class ResultBuilder:
         self._read += int(n)
 
     def accept_bulk(self, records: int, **tables: "Frame") -> None:
-        """Accept `records` records at once whose rows are given per canonical table (DataFrames or Arrow
-        tables, e.g. `matches=..., results=..., events=...`)."""
+        """Accept `records` records at once whose rows are given per canonical table (DataFrames, Arrow
+        tables or lists of row dicts, e.g. `matches=..., results=..., events=...`)."""
         for name, frame in tables.items():
             if name not in DATA_TABLES:
                 raise KeyError(f"unknown table {name!r}; tables: {DATA_TABLES}")
-            if frame is None:
+            if frame is None or len(frame) == 0:
                 continue
-            (self._arrow if isinstance(frame, pa.Table) else self._frames)[name].append(frame)
+            self._parts[name].append(frame)
         self._accepted += int(records)
 
     def passed(self) -> None:
@@ -274,27 +328,16 @@ class ResultBuilder:
         `check_format`), and LoaderCountError when read != accepted + quarantined."""
         if self._sequential and len(self._first) < PROBE and self._accepted == 0:
             self.check_format(self._first, self._read)
-        quarantine = conform("quarantine", pd.DataFrame(self._bad, columns=columns("quarantine")))
-        if self._read != self._accepted + len(quarantine):
+        if self._read != self._accepted + len(self._bad):
             raise LoaderCountError(f"{self.path}: the {self.runner} loader read {self._read} records but accepted "
-                                   f"{self._accepted} and set aside {len(quarantine)}; please report this bug")
-        tables = {}
-        for t in DATA_TABLES:
-            parts = list(self._frames[t])
-            if self._rows[t]:
-                parts.append(pd.DataFrame(self._rows[t], columns=columns(t)))
-            tables[t] = conform(t, pd.concat(parts, ignore_index=True)) if parts else empty(t)
-            if self._arrow[t]:
-                arrow = [conform_arrow(t, a) for a in self._arrow[t]]
-                if parts:
-                    arrow.append(conform_arrow(t, pa.Table.from_pandas(tables[t], preserve_index=False)))
-                tables[t] = pa.concat_tables(arrow)
+                                   f"{self._accepted} and set aside {len(self._bad)}; please report this bug")
+        parts = {t: self._parts[t] + ([self._rows[t]] if self._rows[t] else []) for t in DATA_TABLES}
         return LoadResult(
             source_file=str(self.path),
             content_hash=self.content_hash,
             runner=self.runner,
-            tables=tables,
-            quarantine=quarantine,
+            parts=parts,
+            bad=self._bad,
             read=self._read,
             accepted=self._accepted,
             records=None if self._records is None else (
@@ -338,7 +381,7 @@ def json_error(exc: json.JSONDecodeError, text: str, last: bool = True) -> Recor
     """A RecordError for JSON that does not parse: 'truncated file' when the text ends inside a value and it
     is the end of the file (`last`), 'truncated line' when a line other than the last ends early, else
     'malformed JSON'; the detail names the line and column."""
-    cut = exc.pos >= len(text.rstrip())
+    cut = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")  # the text stops mid-value
     kind = ("truncated file" if last else "truncated line") if cut else "malformed JSON"
     return RecordError(kind, None, f"{exc.msg}: line {exc.lineno}, column {exc.colno}" if exc.lineno > 1
                        else f"{exc.msg}: column {exc.colno}")
@@ -346,6 +389,7 @@ def json_error(exc: json.JSONDecodeError, text: str, last: bool = True) -> Recor
 
 def parse_json_line(line: str, last: bool = False) -> Any:
     """One JSON-lines record, strictly (duplicate keys raise); raises RecordError via `json_error`."""
+    line = line.rstrip("\r\n")
     try:
         return json.loads(line, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:
@@ -443,15 +487,19 @@ def frame_match_ids(frame: Frame) -> pd.Series:
     return frame["match_id"]
 
 
-def drop_matches(frame: Frame, ids: set[str]) -> Frame:
-    """`frame` without the rows whose match_id is in `ids` (DataFrame or Arrow table)."""
+def drop_matches(frame: Part, ids: set[str]) -> Part:
+    """`frame` without the rows whose match_id is in `ids` (DataFrame, Arrow table or list of row dicts)."""
+    if isinstance(frame, list):
+        return [r for r in frame if r["match_id"] not in ids]
     if isinstance(frame, pa.Table):
         return frame.filter(pc.invert(pc.is_in(frame["match_id"], value_set=pa.array(sorted(ids), pa.string()))))
     return frame[~frame["match_id"].isin(ids)].reset_index(drop=True)
 
 
-def frame_rows(frame: Frame, ids: set[str]) -> list[dict]:
+def frame_rows(frame: Part, ids: set[str]) -> list[dict]:
     """The rows of `frame` whose match_id is in `ids`, as dicts."""
+    if isinstance(frame, list):
+        return [r for r in frame if r["match_id"] in ids]
     if isinstance(frame, pa.Table):
         return frame.filter(pc.is_in(frame["match_id"], value_set=pa.array(sorted(ids), pa.string()))).to_pylist()
     return frame[frame["match_id"].isin(ids)].to_dict("records")

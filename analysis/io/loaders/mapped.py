@@ -34,8 +34,6 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
 from analysis.io.loaders.base import (
     LoadOptions,
     LoadResult,
@@ -140,6 +138,14 @@ def read_runner_map(path: str | Path) -> RunnerMap:
 _MISSING = object()
 
 
+def _getter(paths: tuple[tuple[str, ...], ...]):
+    """A function record -> value for a field's candidate key paths (plain `dict.get` for one plain key)."""
+    if len(paths) == 1 and len(paths[0]) == 1:
+        key = paths[0][0]
+        return lambda record: record.get(key)
+    return lambda record: _get(record, paths)
+
+
 def _get(record: dict, paths: tuple[tuple[str, ...], ...]):
     for path in paths:
         value = record
@@ -157,16 +163,16 @@ def _label(paths: tuple[tuple[str, ...], ...]) -> str:
 
 
 def _text(value, field: str) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, (dict, list)) or isinstance(value, bool):
+    if value is None or type(value) is str:
+        return value
+    if isinstance(value, (dict, list, bool)):
         raise RecordError("wrong type", field, f"expected text, got {value!r}")
     return str(value)
 
 
 def _integer(value, field: str) -> int | None:
-    if value is None:
-        return None
+    if value is None or type(value) is int:
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not float(value).is_integer():
         raise RecordError("wrong type", field, f"expected a whole number, got {value!r}")
     return int(value)
@@ -180,15 +186,39 @@ def _number(value, field: str) -> float | None:
     return float(value)
 
 
+def _score(value, field: str) -> float | None:
+    return None if value is None else score_value(value, field, allow_neg_inf=False)
+
+
+def _time(value, field: str):
+    return None if value is None else parse_time(_text(value, field), field)
+
+
+_KINDS = {"round": _integer, "seq": _integer, "value": _number, "score": _score, "rank": _score, "time": _time}
+
+
+def _readers(mapping: RunnerMap) -> dict:
+    """field -> function(record) -> the field's value, typed and checked (RecordError naming the JSON key);
+    fields the mapping does not name read as None."""
+    readers = {}
+    for f in KEYS:
+        if f not in mapping.keys:
+            readers[f] = lambda record: None
+            continue
+        get, label, convert = _getter(mapping.keys[f]), _label(mapping.keys[f]), _KINDS.get(f, _text)
+        readers[f] = lambda record, get=get, label=label, convert=convert: convert(get(record), label)
+    return readers
+
+
 def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
     """Read one JSON-lines event log through `mapping` into canonical tables (one record per line)."""
     out = ResultBuilder(path, content_hash, mapping.name, many_records_per_match=True)
     if path.stat().st_size == 0:
         return out.reject_file(RecordError("empty file", None, "the file is empty"))
     k = mapping.keys
-    label = {f: _label(p) for f, p in k.items()}
-    get = {f: (lambda r, p=p: _get(r, p)) for f, p in k.items()}
-    none = lambda r: None  # noqa: E731
+    label = {f: _label(k[f]) if f in k else f for f in KEYS}
+    read = _readers(mapping)
+    info_fields = [f for f in ("game", "scenario", "phase") if f in k]
     events, results, lines = [], [], []
     agents: dict[tuple[str, str], str] = {}
     meta: dict[str, dict] = {}
@@ -202,17 +232,15 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
                 record = parse_json_line(line, last=not line.endswith("\n"))
                 if not isinstance(record, dict):
                     raise RecordError("wrong type", None, f"expected a JSON object, got {type(record).__name__}")
-                match = _text(get["match"](record), label["match"])
+                match = read["match"](record)
                 if match is None:
                     raise RecordError("missing field", label["match"], f"the match key '{label['match']}' is missing")
-                kind = _text(get["type"](record), label["type"])
+                kind = read["type"](record)
                 if kind is None:
                     raise RecordError("missing field", label["type"], f"the event type key '{label['type']}' is missing")
                 stage = mapping.stages.get(kind)
-                player = _text(get.get("player", none)(record), label.get("player"))
-                agent = _text(get.get("agent", none)(record), label.get("agent"))
-                time = parse_time(_text(get.get("time", none)(record), label.get("time")), label.get("time", "time"))
-                info = {f: _text(get.get(f, none)(record), label.get(f)) for f in ("game", "scenario", "phase")}
+                player, agent, time = read["player"](record), read["agent"](record), read["time"](record)
+                info = {f: read[f](record) for f in info_fields}
                 earlier = meta.get(match)
                 if earlier is not None:
                     for f, v in info.items():
@@ -220,38 +248,21 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
                             raise RecordError("inconsistent", label[f], f"match {match!r} has {f} {earlier[f]!r} "
                                               f"on earlier lines, {v!r} here")
                 if stage == "result":
-                    if player is None:
-                        raise RecordError("missing field", label.get("player", "player"),
-                                          "a result line needs the player key" if "player" in k
-                                          else "the mapping names no player key, so results cannot be read")
-                    score = None if "score" not in k or get["score"](record) is None else \
-                        score_value(get["score"](record), label["score"], allow_neg_inf=False)
-                    rank = None if "rank" not in k or get["rank"](record) is None else \
-                        score_value(get["rank"](record), label["rank"], allow_neg_inf=False)
-                    if score is None and rank is None:
-                        raise RecordError("missing field", label.get("score", label.get("rank")),
-                                          "a result line needs a score or a rank")
-                    if rank is not None and rank < 1:
-                        raise RecordError("wrong value", label["rank"], f"rank must be 1 or more, got {rank}")
-                    if (match, player) in seen_results:
-                        raise RecordError("player listed twice", label["player"],
-                                          f"player {player!r} has two result lines in match {match!r}")
-                    row = {"match_id": match, "player": player, "agent": agent, "score": score, "rank": rank,
-                           "team": _text(get.get("team", none)(record), label.get("team")),
-                           "role": _text(get.get("role", none)(record), label.get("role")), "_line": number}
+                    row = _result_row(record, read, label, match, player, agent, number, seen_results, "player" in k)
+                elif stage == "ignore":
+                    row = None
                 else:
-                    row = None if stage == "ignore" else {
-                        "match_id": match, "seq": _integer(get.get("seq", none)(record), label.get("seq")),
-                        "round": _integer(get.get("round", none)(record), label.get("round")), "time": time,
-                        "stage": None if stage is None else stage, "actor": player, "type": kind,
-                        "target": _text(get.get("target", none)(record), label.get("target")),
-                        "text": _text(get.get("text", none)(record), label.get("text")),
-                        "value": _number(get.get("value", none)(record), label.get("value")), "_line": number}
+                    row = {"match_id": match, "seq": read["seq"](record), "round": read["round"](record),
+                           "time": time, "stage": stage, "actor": player, "type": kind,
+                           "target": read["target"](record), "text": read["text"](record),
+                           "value": read["value"](record), "_line": number}
             except RecordError as exc:
                 out.quarantine(str(number), exc, line)
                 continue
-            slot = meta.setdefault(match, {"game": None, "scenario": None, "phase": None, "first": number,
-                                           "time": None, "players": set()})
+            slot = meta.get(match)
+            if slot is None:
+                slot = meta[match] = {"game": None, "scenario": None, "phase": None, "first": number,
+                                      "time": None, "players": set()}
             for f, v in info.items():
                 slot[f] = slot[f] or v
             if time is not None and (slot["time"] is None or time < slot["time"]):
@@ -269,6 +280,23 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
             out.passed()
     _finish(out, path, content_hash, mapping, events, results, lines, agents, meta)
     return out.build()
+
+
+def _result_row(record, read, label, match, player, agent, number, seen_results, has_player) -> dict:
+    """The results row of one result line; raises RecordError."""
+    if player is None:
+        raise RecordError("missing field", label["player"], "a result line needs the player key" if has_player
+                          else "the mapping names no player key, so results cannot be read")
+    score, rank = read["score"](record), read["rank"](record)
+    if score is None and rank is None:
+        raise RecordError("missing field", label["score"], "a result line needs a score or a rank")
+    if rank is not None and rank < 1:
+        raise RecordError("wrong value", label["rank"], f"rank must be 1 or more, got {rank}")
+    if (match, player) in seen_results:
+        raise RecordError("player listed twice", label["player"],
+                          f"player {player!r} has two result lines in match {match!r}")
+    return {"match_id": match, "player": player, "agent": agent, "score": score, "rank": rank,
+            "team": read["team"](record), "role": read["role"](record), "_line": number}
 
 
 def _finish(out, path, content_hash, mapping, events, results, lines, agents, meta) -> None:
@@ -301,6 +329,7 @@ def _finish(out, path, content_hash, mapping, events, results, lines, agents, me
     for e in events:
         if e["seq"] is None:
             e["seq"] = e["_line"]
-    frame = lambda rows: pd.DataFrame([{k: v for k, v in r.items() if k != "_line"} for r in rows]) if rows else None  # noqa: E731
-    out.accept_bulk(len(lines), matches=frame(matches), results=frame(kept_results), events=frame(events))
+    for row in kept_results + events:
+        del row["_line"]
+    out.accept_bulk(len(lines), matches=matches, results=kept_results, events=events)
     out.add_records([m for m, _ in lines], [n for _, n in lines])

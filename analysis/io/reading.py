@@ -1,0 +1,155 @@
+"""Reading source files for ingest: hash, detect and load each file, in worker processes when there are many.
+
+`FileReader` is a picklable description of how to read (forced runner, catalogue, table mapping, hashes to
+skip); calling it on a path returns a `FileRead` (the file's sha256 and its LoadResult, or None when it is
+skipped). `read_files(paths, reader, workers)` yields them in the order of `paths`, from up to `workers`
+processes in windows of files, so memory stays bounded whatever the number of files. Nothing here touches
+the store: deduplication and writing happen in `store.py`, in one process.
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from analysis.io import loaders
+from analysis.io.catalogue import CONTEST_2024, Catalogue, load_catalogue
+from analysis.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError, ResultBuilder, file_hash
+from analysis.io.loaders.detect import read_head, sample_records
+
+PARALLEL_MIN = 256  # files: below this, reading in this process beats starting workers
+WINDOW = 512  # files handed to the workers at a time (bounds memory: one window of results in flight)
+
+
+def default_workers() -> int:
+    """Worker processes for ingest: $REFEREE_WORKERS if set, else the CPUs available, at most 4."""
+    if os.environ.get("REFEREE_WORKERS"):
+        return max(1, int(os.environ["REFEREE_WORKERS"]))
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 4))
+
+
+@dataclass
+class FileRead:
+    """One file read: its path, sha256, the loader's result (None: skipped, already ingested) and how its
+    runner was chosen ('forced', or detection's account)."""
+
+    path: Path
+    digest: str
+    result: LoadResult | None
+    detected: str | None
+
+
+@dataclass
+class FileReader:
+    """How to read one file (picklable, so worker processes can run it)."""
+
+    runner: str | None = None  # a built-in runner's name or a mapping file's path; None: detect per file
+    catalogue: Catalogue | None = None
+    mapping: dict[str, str] = field(default_factory=dict)
+    measures: dict[str, str] = field(default_factory=dict)
+    skip: frozenset[str] = frozenset()  # sha256s not to read
+    progress: bool = False
+
+    def options(self, runner: str) -> LoadOptions:
+        """Load options for `runner` (Concordia defaults to the 2024 contest catalogue)."""
+        cat = self.catalogue
+        if cat is None and runner == "concordia":
+            cat = default_catalogue()
+        return LoadOptions(catalogue=cat, mapping=self.mapping, measures=self.measures, progress=self.progress)
+
+    def __call__(self, path: Path) -> FileRead:
+        digest = file_hash(path)
+        if digest in self.skip:
+            return FileRead(path, digest, None, None)
+        result, detected = load_file(path, digest, self)
+        return FileRead(path, digest, result, detected)
+
+
+_DEFAULT_CATALOGUE: list[Catalogue] = []
+
+
+def default_catalogue() -> Catalogue:
+    """The 2024 contest catalogue (read once per process)."""
+    if not _DEFAULT_CATALOGUE:
+        _DEFAULT_CATALOGUE.append(load_catalogue(CONTEST_2024))
+    return _DEFAULT_CATALOGUE[0]
+
+
+def _mtime(runner: str) -> float | None:
+    return Path(runner).stat().st_mtime if runner.lower().endswith(".toml") else None
+
+
+@functools.lru_cache(maxsize=16)
+def _resolved(runner: str, mtime: float | None):
+    """`loaders.resolve`, read once per mapping file version (not once per file ingested)."""
+    return loaders.resolve(runner)
+
+
+def load_file(path: Path, digest: str, reader: FileReader) -> tuple[LoadResult, str]:
+    """Load one file with the forced runner, or with each detected candidate in turn until one fits;
+    returns (result, how the runner was chosen). A file no runner fits is one quarantined record."""
+    if reader.runner is not None:
+        candidates, detected, keys = [_resolved(reader.runner, _mtime(reader.runner))], "forced", None
+    else:
+        found = loaders.detect_runners(path)
+        candidates, detected, keys = [loaders.get(n) for n in found.candidates], found.describe(), found.keys
+    tried: list[NotThisRunner] = []
+    for module in candidates:
+        try:
+            return module.load(path, digest, reader.options(module.NAME)), detected
+        except NotThisRunner as exc:
+            exc.runner = exc.runner or module.NAME
+            tried.append(exc)
+    return not_recognised(path, digest, tried, keys, forced=reader.runner is not None), detected
+
+
+def not_recognised(path: Path, digest: str, tried: list[NotThisRunner], keys: list[str] | None,
+                   forced: bool) -> LoadResult:
+    """One quarantine record for a whole file that no runner reads, saying what was seen and tried."""
+    if keys is None:
+        keys = []
+        for record in sample_records(path, read_head(path)):
+            if isinstance(record, dict):
+                keys += [k for k in record if k not in keys]
+    seen = f"keys seen in its first records: {keys}" if keys else "no JSON records seen in its head"
+    hint = ("describe this runner's logs in a mapping file and pass it with --runner FILE.toml "
+            "(data/formats/mapped.md), or force a built-in runner with --runner "
+            f"({', '.join(sorted(loaders.RUNNERS))})")
+    if tried:
+        error = RecordError(tried[-1].reason if forced else "not this runner", tried[-1].field,
+                            "tried " + "; ".join(f"{e.runner}: {e.detail}" for e in tried) + f"; {seen}; {hint}")
+        runner = tried[0].runner if forced else None
+    else:
+        error = RecordError("unknown format", None, f"no runner recognises this file; {seen}; {hint}")
+        runner = None
+    return ResultBuilder(path, digest, runner).reject_file(error)
+
+
+def read_files(paths: list[Path], reader: FileReader, workers: int | None = None) -> Iterator[FileRead]:
+    """`reader(path)` for every path, in order: in this process for few files or one worker, else in
+    `workers` spawned processes (default `default_workers()`), a window of WINDOW files at a time."""
+    workers = default_workers() if workers is None else workers
+    if workers <= 1 or len(paths) < PARALLEL_MIN:
+        yield from map(reader, paths)
+        return
+    # fork where there is fork (Linux): workers start at once and need no `__main__` guard in user scripts;
+    # they only parse files (never touch DuckDB), and Arrow re-creates its thread pools after a fork
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    chunk = max(1, WINDOW // (4 * workers))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        pending = pool.map(reader, paths[:WINDOW], chunksize=chunk)
+        for start in range(WINDOW, len(paths), WINDOW):  # keep the next window in flight while this one drains
+            upcoming = pool.map(reader, paths[start:start + WINDOW], chunksize=chunk)
+            yield from pending
+            pending = upcoming
+        yield from pending
