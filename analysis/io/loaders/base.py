@@ -124,7 +124,7 @@ class LoadResult:
         """The distinct match ids in one table's parts."""
         ids: set[str] = set()
         for part in self.parts.get(table, []):
-            ids |= set(part_match_ids(part))
+            ids |= part_match_ids(part)
         return ids
 
     @property
@@ -133,13 +133,13 @@ class LoadResult:
         return len(self.bad)
 
 
-def part_match_ids(part: Part) -> list:
-    """The match_id of every row of a part."""
+def part_match_ids(part: Part) -> set:
+    """The distinct match ids of a part's rows."""
     if isinstance(part, list):
-        return [r["match_id"] for r in part]
+        return {r["match_id"] for r in part}
     if isinstance(part, pa.Table):
-        return part["match_id"].to_pylist()
-    return part["match_id"].tolist()
+        return set(pc.unique(part["match_id"]).to_pylist())
+    return set(part["match_id"].unique().tolist())
 
 
 def conform_parts(table: str, parts: list[Part]) -> Frame:
