@@ -11,17 +11,17 @@ import pytest
 
 from analysis.cli import main
 from analysis.io.loaders import detect, detect_runners, records
-from analysis.io.loaders.base import PROBE, RAW_CAP, LoadOptions, file_hash
+from analysis.io.loaders.base import FILE_RAW_CAP, PROBE, RAW_CAP, LoadOptions, file_hash
 from analysis.io.store import Store
 from analysis.run.audit import audit_frame, default_outcomes
 from analysis.simulate import simulate_tavern, write_tavern
 
-N_FILES = 1200  # the benchmark (benchmarks/ingest.py) runs 5,000
+N_FILES = 2000  # the benchmark (benchmarks/ingest.py) runs 5,000
 
 
 @pytest.fixture(scope="module")
 def tavern(tmp_path_factory):
-    """1,200 one-match event-log files of 3 to 8 players among 80 agents, 20 of whom play one match each."""
+    """2,000 one-match event-log files of 3 to 8 players among 80 agents, 20 of whom play one match each."""
     out = tmp_path_factory.mktemp("tavern")
     sim = simulate_tavern(n_agents=80, n_matches=N_FILES, seed=3, rare_agents=20)
     return sim, write_tavern(sim, out)
@@ -46,6 +46,7 @@ def test_unknown_runner_is_set_aside_once_per_file_then_read_with_a_mapping(tave
     assert len(q) == N_FILES and set(q.record) == {"-"} and set(q.reason) <= {"unknown format", "not this runner"}
     assert "'episode'" in q.message.iloc[0] and "'payload'" in q.message.iloc[0] and "--runner FILE.toml" in q.message.iloc[0]
     assert (sources.accepted == 0).all() and (sources.read == 1).all()
+    assert q.raw.str.len().max() <= FILE_RAW_CAP + 200  # each file's head, not all of its text
     # problem 3: after the fix the files are read again (they were never marked as ingested) ...
     code, out, err = _run(capsys, "ingest", paths["logs"], "--store", db, "--runner", paths["mapping"], "--json")
     totals = json.loads(out)

@@ -28,6 +28,7 @@ Frame = pd.DataFrame | pa.Table
 
 DATA_TABLES = ("matches", "results", "measures", "events")
 RAW_CAP = 1 << 20  # raw text kept in quarantine per source file: at most 1 MiB (the source keeps the rest)
+FILE_RAW_CAP = 64 << 10  # a file set aside whole keeps its first 64 KiB as raw text (it stays at its path)
 PROBE = 10  # a file whose first PROBE records all fail the same way (FORMAT_REASONS) is not this runner
 FORMAT_REASONS = ("unexpected field", "missing field", "wrong type", "not JSON lines", "not this runner")
 _SYNTAX = ("malformed JSON", "truncated line", "truncated file")
@@ -365,15 +366,16 @@ def suggest(word: str, options) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
-def file_text(path: Path) -> str:
-    """A file's text (UTF-8, undecodable bytes replaced) up to RAW_CAP characters, with a note of what was cut."""
+def file_text(path: Path, cap: int = FILE_RAW_CAP) -> str:
+    """A file's text (UTF-8, undecodable bytes replaced) up to `cap` bytes, with a note of what was cut:
+    the raw text of a file set aside whole (the file itself, named with its sha256, holds the rest)."""
     with open(path, "rb") as fh:
-        data = fh.read(RAW_CAP + 1)
-    text = data[:RAW_CAP].decode("utf-8", errors="replace")
-    if len(data) > RAW_CAP:
+        data = fh.read(cap + 1)
+    text = data[:cap].decode("utf-8", errors="replace")
+    if len(data) > cap:
         size = path.stat().st_size
-        text += (f"[... {size - RAW_CAP} more bytes not kept: quarantine keeps at most {RAW_CAP >> 20} MiB of "
-                 "raw text per source file; the source file holds the rest]")
+        text += (f"[... {size - cap} more bytes not kept: a file set aside whole keeps its first {cap >> 10} KiB "
+                 "as raw text; the source file holds the rest]")
     return text
 
 
