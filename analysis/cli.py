@@ -131,18 +131,16 @@ def cmd_ingest(args) -> dict:
         raise
     totals = report.as_dict()
     if args.per_file:
-        _say(args, report.files.drop(columns=["whole"]).to_string(index=False) + "\n")
+        files = report.files.drop(columns=["whole"]).assign(runner=report.files["runner"].fillna("(none)"))
+        _say(args, files.to_string(index=False) + "\n")
     for row in report.by_runner().itertuples():
         _say(args, f"{row.runner}: {row.files} file(s) {row.status}, read {row.read} = accepted {row.accepted} "
                    f"+ quarantined {row.quarantined}")
-    detected = report.files.dropna(subset=["detected"]).groupby(["runner", "detected"], dropna=False).size()
-    if args.per_file:
-        for (runner, how), n in detected.items():
-            _say(args, f"  detected {runner} in {n} file(s): {how}")
     _say(args, f"total: read {totals['read']} = accepted {totals['accepted']} + quarantined {totals['quarantined']}")
     for (runner, reason), n in sorted(report.by_reason.items()):
         example = report.quarantine.loc[report.quarantine["reason"] == reason, "message"].head(1).tolist()
-        _say(args, f"  quarantined ({runner}), {reason}: {n}" + (f"; e.g. {example[0]}" if example else ""))
+        _say(args, f"  quarantined ({'no runner' if runner == '(none)' else runner}), {reason}: {n}"
+                   + (f"; e.g. {example[0]}" if example else ""))
     for warning in report.warnings:
         warnings.warn(warning, UserWarning, stacklevel=1)
     if report.failed_files:

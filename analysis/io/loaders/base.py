@@ -362,7 +362,7 @@ def _dump(raw: Any) -> str:
 
 def suggest(word: str, options) -> str:
     """' (did you mean 'X'?)' for the closest of `options` to a mistyped `word` (difflib), else ''."""
-    close = difflib.get_close_matches(word, [str(o) for o in options], n=1)
+    close = difflib.get_close_matches(word, [str(o) for o in options], n=1, cutoff=0.75)
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 

@@ -110,12 +110,14 @@ def share(sample: list, fits: Callable[[dict], bool]) -> float:
 def detection(path: Path, runners: dict) -> Detection:
     """Rank `runners` (name -> loader module with `sniff(path, head, sample) -> float`) for `path`.
 
-    Runners scoring 0 are left out; ties keep the registry's order.
+    Runners scoring 0 are left out; fallback runners (`FALLBACK = True`: the table runner) come after every
+    specific one; ties keep the registry's order.
     """
     head = read_head(path)
     sample = sample_records(path, head)
     scores = {name: float(module.sniff(path, head, sample)) for name, module in runners.items()}
-    candidates = sorted((n for n, s in scores.items() if s > 0), key=lambda n: -scores[n])
+    fallback = {n: getattr(m, "FALLBACK", False) for n, m in runners.items()}
+    candidates = sorted((n for n, s in scores.items() if s > 0), key=lambda n: (fallback[n], -scores[n]))
     keys: list[str] = []
     for record in sample:
         if isinstance(record, dict):

@@ -43,13 +43,16 @@ def _flat(record: dict) -> bool:
     return len(record) >= 3 and not any(isinstance(v, (dict, list)) for v in record.values())
 
 
+FALLBACK = True  # detection tries this runner after every specific one that fits
+
+
 def sniff(path: Path, head: str, sample: list) -> float:
-    """The fallback for tabular files: 0.5 for CSV and Parquet; for JSON lines, half the share of sampled
-    lines that are flat objects (no nested values), so that any specific runner wins."""
+    """The fallback for tabular files: 1 for CSV and Parquet; for JSON lines, the share of sampled lines
+    that are flat objects (no nested values)."""
     suffix = path.suffix.lower()
     if suffix in (".csv", ".parquet"):
-        return 0.5
-    return 0.5 * share(sample, _flat) if suffix == ".jsonl" else 0.0
+        return 1.0
+    return share(sample, _flat) if suffix == ".jsonl" else 0.0
 
 
 def check_mapping(mapping: dict[str, str], measures: dict[str, str] | None = None, where: str = "--map") -> None:
