@@ -240,25 +240,39 @@ def _open_store(args) -> Store:
     return Store(args.store, read_only=True)
 
 
+def _stored_tables(args):
+    """(the chosen runner's matches, their results, the results folder with the store's provenance)."""
+    with _open_store(args) as store:
+        matches = _one_runner(store.table("matches"), args.runner)
+        results = store.table("results")
+        return matches, results[results["match_id"].isin(matches["match_id"])], _folder(args, store)
+
+
 def _stored_comparisons(args):
     """(comparisons of the chosen runner's matches, the results folder with the store's provenance)."""
     from analysis.prepare.comparisons import comparisons_from_tables
 
-    with _open_store(args) as store:
-        matches = _one_runner(store.table("matches"), args.runner)
-        results = store.table("results")
-        comparisons = comparisons_from_tables(matches, results[results["match_id"].isin(matches["match_id"])],
-                                              parallel=args.parallel)
-        return comparisons, _folder(args, store)
+    matches, results, folder = _stored_tables(args)
+    return comparisons_from_tables(matches, results, parallel=args.parallel), folder
 
 
 def cmd_ratings(args) -> dict:
     from analysis.present.figures import plot_bootstrap_violins
     from analysis.run.ratings import rate
 
-    comparisons, folder = _stored_comparisons(args)
-    result = rate(comparisons, args.method, bootstrap=args.bootstrap, by=args.by, prior=args.prior, dims=args.dims,
-                  k=args.k, seed=args.seed, draws=args.draws, tune=args.tune, chains=args.chains, sampler=args.sampler)
+    from analysis.prepare.comparisons import budget, comparisons_from_tables, pair_count, win_counts
+    from analysis.run.ratings import STREAMABLE, rate_counts
+
+    matches, results, folder = _stored_tables(args)
+    streamable = args.method in STREAMABLE and not args.bootstrap and args.by is None and not args.parallel
+    if streamable and pair_count(matches, results) > budget():
+        agents, wins, ties = win_counts(matches, results)
+        result = rate_counts(wins, ties, agents, args.method, prior=args.prior)
+    else:
+        comparisons = comparisons_from_tables(matches, results, parallel=args.parallel)
+        result = rate(comparisons, args.method, bootstrap=args.bootstrap, by=args.by, prior=args.prior,
+                      dims=args.dims, k=args.k, seed=args.seed, draws=args.draws, tune=args.tune,
+                      chains=args.chains, sampler=args.sampler)
     ratings = result.table()
     folder.table("ratings", ratings)
     _say(args, ratings.to_string(index=False))

@@ -33,3 +33,35 @@ def synthetic_catalogue(n_scenarios: int, n_tags: int, seed: int) -> Catalogue:
                          "background": "bg", "score_min": 0.0, "score_max": 10.0, "description": None})
     rows = [{"scenario": f"s{i:02d}", "tag": tags[k]} for i in range(n_scenarios) for k in range(n_tags) if X[i, k]]
     return Catalogue(scenarios=scen, tags=pd.DataFrame(rows))
+
+
+def tournament(n_agents: int = 80, n_matches: int = 600, rare: int = 20, rare_games: int = 3, seed: int = 0,
+               sizes: tuple[int, ...] = (3, 8), draw_share: float = 0.05, runner: str = "table",
+               scenario: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, float]]:
+    """A generated free-for-all tournament of the real shapes, as canonical (matches, results) tables.
+
+    `n_agents` agents with strengths ~ N(0, 1); the last `rare` of them play `rare_games` matches each (a long
+    tail), the rest fill the other seats; matches have 3 or 8 players (`sizes`); points are
+    round(2 * (strength + Gumbel)) (a Plackett-Luce order with ties); `draw_share` of the matches are games
+    nobody wins (everyone 0 points, sharing rank 1). `scenario`, if given, is written on every match (the
+    constant column a user adds). Returns (matches, results, strengths by agent).
+    """
+    rng = np.random.default_rng(seed)
+    agents = [f"ag{i:03d}" for i in range(n_agents)]
+    strength = rng.normal(0, 1, n_agents)
+    common = np.arange(n_agents - rare)
+    rare_slots = [a for a in range(n_agents - rare, n_agents) for _ in range(rare_games)]
+    matches, results = [], []
+    for m in range(n_matches):
+        k = int(sizes[m % len(sizes)])
+        who = list(rng.choice(common, size=k, replace=False))
+        if m < len(rare_slots):
+            who[0] = rare_slots[m]
+        points = np.zeros(k) if rng.random() < draw_share else np.round(2 * (strength[who] + rng.gumbel(size=k)))
+        ranks = pd.Series(points).rank(method="min", ascending=False).to_numpy()
+        mid = f"m{m:05d}"
+        matches.append({"match_id": mid, "runner": runner, "game": "ffa", "scenario": scenario, "variant": None,
+                        "phase": None, "repetition": None, "n_players": k, "communication": None, "started_at": None})
+        results += [{"match_id": mid, "player": f"p{j}", "agent": agents[a], "group": None, "team": None,
+                     "role": None, "score": float(p), "rank": float(r)} for j, (a, p, r) in enumerate(zip(who, points, ranks))]
+    return pd.DataFrame(matches), pd.DataFrame(results), dict(zip(agents, strength.tolist()))

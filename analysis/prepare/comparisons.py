@@ -6,16 +6,25 @@ for Concordia the (scenario, repetition)), `game`, `kind` ('scenario', 'match' o
 `communication` and `time`. Three sources (COMPACT section 2.4, Concordia contest scoring):
 
 - `scenario_comparisons`: one comparison set per (scenario, repetition), joined on both, never on file
-  order: every pair of agents' focal scores in that set (strict greater-than wins; equal is a tie);
-- `match_comparisons`: every pair of players of different agents within one match;
+  order: every pair of agents' focal scores in that set (strict greater-than wins; equal is a tie). Used
+  only for runners whose matches are separate episodes of one (scenario, repetition), one per evaluated
+  agent (a loader declares `SEPARATE_EPISODES = True`: Concordia's focal agents);
+- `match_comparisons`: every pair of players of different agents within one match (every other runner,
+  whether or not its matches name a scenario);
 - `parallel_comparisons`: agents that played the same game type and size against identical opponents
   in separate matches, compared across those matches.
 
 A ballots table has one row per (ballot, agent): `ballot`, `agent`, `score` (higher is better); it is
 what the voting methods read.
+
+`pair_count` says how many comparisons the tables imply before any is built; `comparisons_from_tables`
+refuses to build more than a budget (`MAX_PAIRS`, or $REFEREE_MAX_PAIRS) and `win_counts` gives the
+pooled win and tie counts in bounded memory, whatever the input, for the methods that need only those.
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pandas as pd
@@ -23,6 +32,56 @@ import pandas as pd
 from analysis.prepare.scores import agent_match_scores
 
 COLUMNS = ["a", "b", "outcome", "cluster", "game", "kind", "communication", "time"]
+MAX_PAIRS = 5_000_000  # comparisons built in memory at most (about 0.5 GB with the work of building them)
+BYTES_PER_PAIR = 100  # rough memory of one comparison row while it is built
+
+
+class ComparisonBudgetError(ValueError):
+    """The tables imply more comparisons than the memory budget allows; the message says how many and what
+    to do instead."""
+
+
+def separate_episode_runners() -> set[str]:
+    """Runners whose matches are separate episodes of one (scenario, repetition), compared across matches."""
+    from analysis.io.loaders import RUNNERS
+
+    return {name for name, module in RUNNERS.items() if getattr(module, "SEPARATE_EPISODES", False)}
+
+
+def _pooled(matches: pd.DataFrame) -> pd.Series:
+    """Mask of matches compared across matches: a separate-episode runner's, with a scenario."""
+    return matches["runner"].isin(separate_episode_runners()) & matches["scenario"].notna()
+
+
+def budget() -> int:
+    """The comparison budget: $REFEREE_MAX_PAIRS if set, else MAX_PAIRS."""
+    return int(os.environ.get("REFEREE_MAX_PAIRS", MAX_PAIRS))
+
+
+def _units(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """One row per (comparison unit, agent) with its score: the unit is the (scenario, repetition) for pooled
+    matches and the match otherwise; columns unit, agent, score, game, communication, time, pooled."""
+    pooled = matches[_pooled(matches)]
+    other = matches[~_pooled(matches)]
+    parts = []
+    if len(pooled):
+        scores = agent_match_scores(pooled, results[results["match_id"].isin(pooled["match_id"])])
+        scores = scores[scores["scenario"].notna()]
+        parts.append(pd.DataFrame({"unit": scores["scenario"].astype(str) + ":" + scores["repetition"].astype(str),
+                                   "agent": scores["agent"], "score": scores["score"], "game": scores["game"],
+                                   "communication": scores["communication"], "time": None, "pooled": True}))
+    if len(other):
+        data = results[results["match_id"].isin(other["match_id"])].merge(
+            other[["match_id", "game", "communication", "started_at"]], on="match_id")
+        has_score = data.groupby("match_id")["score"].transform(lambda v: v.notna().all())
+        score = np.where(has_score, pd.to_numeric(data["score"]), -pd.to_numeric(data["rank"]))
+        parts.append(pd.DataFrame({"unit": data["match_id"], "agent": data["agent"], "score": score,
+                                   "game": data["game"], "communication": data["communication"],
+                                   "time": data["started_at"], "pooled": False}))
+    if not parts:
+        return pd.DataFrame(columns=["unit", "agent", "score", "game", "communication", "time", "pooled"])
+    units = pd.concat(parts, ignore_index=True)
+    return units[pd.notna(units["score"])]
 
 
 def _pairs(frame: pd.DataFrame, group: list[str], kind: str) -> pd.DataFrame:
@@ -78,12 +137,7 @@ def parallel_comparisons(matches: pd.DataFrame, results: pd.DataFrame) -> pd.Dat
 
     Returns a comparisons table (kind 'parallel', cluster '{match 1}|{match 2}').
     """
-    data = results[results["score"].notna()].merge(matches[["match_id", "game", "n_players", "communication"]],
-                                                   on="match_id")
-    lineup = data.groupby("match_id")["agent"].apply(lambda s: sorted(s))
-    data["opponents"] = [
-        "\x1f".join(_without(lineup[m], a)) for m, a in zip(data["match_id"], data["agent"])
-    ]
+    data = _parallel_keys(matches, results)
     key = ["game", "n_players", "opponents"]
     left = data.rename(columns={"agent": "a", "score": "score_a", "match_id": "match_a"})
     right = data[key + ["agent", "score", "match_id"]].rename(columns={"agent": "b", "score": "score_b", "match_id": "match_b"})
@@ -94,41 +148,117 @@ def parallel_comparisons(matches: pd.DataFrame, results: pd.DataFrame) -> pd.Dat
     return out[COLUMNS].reset_index(drop=True)
 
 
+def _parallel_keys(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """Scored results with their match's game, size and communication, and `opponents`: the sorted other
+    agents of the match (the key parallel games are matched on)."""
+    data = results[results["score"].notna()].merge(matches[["match_id", "game", "n_players", "communication"]],
+                                                   on="match_id")
+    lineup = data.groupby("match_id")["agent"].apply(lambda v: sorted(v))
+    data["opponents"] = ["\x1f".join(_without(lineup[m], a)) for m, a in zip(data["match_id"], data["agent"])]
+    return data
+
+
 def _without(agents: list[str], agent: str) -> list[str]:
     rest = list(agents)
     rest.remove(agent)
     return rest
 
 
-def comparisons_from_tables(matches: pd.DataFrame, results: pd.DataFrame, parallel: bool = False) -> pd.DataFrame:
-    """All comparisons a store's tables imply: scenario comparisons for matches with a scenario, match
-    comparisons for the rest, plus parallel-game comparisons when `parallel` is true."""
-    scenario_matches = matches[matches["scenario"].notna()]
-    other = matches[matches["scenario"].isna()]
+def pair_count(matches: pd.DataFrame, results: pd.DataFrame, parallel: bool = False) -> int:
+    """How many comparison rows `comparisons_from_tables` would build (an upper bound: pairs of one agent
+    with itself are counted), computed from group sizes without building any."""
+    sizes = _units(matches, results).groupby("unit").size().to_numpy(np.int64)
+    total = int((sizes * (sizes - 1) // 2).sum())
+    if parallel:
+        other = matches[~_pooled(matches)]
+        if len(other):
+            keys = _parallel_keys(other, results[results["match_id"].isin(other["match_id"])])
+            sizes = keys.groupby(["game", "n_players", "opponents"], dropna=False).size().to_numpy(np.int64)
+            total += int((sizes * (sizes - 1) // 2).sum())
+    return total
+
+
+def comparisons_from_tables(matches: pd.DataFrame, results: pd.DataFrame, parallel: bool = False,
+                            max_pairs: int | None = None) -> pd.DataFrame:
+    """All comparisons a store's tables imply: across matches of one (scenario, repetition) for runners that
+    declare separate-episode matches (Concordia), within each match for every other runner (whatever its
+    scenario column holds), plus parallel-game comparisons when `parallel` is true.
+
+    Raises ComparisonBudgetError, before building anything, when `pair_count` exceeds `max_pairs` (default
+    `budget()`): the message gives the count and the memory it would take, and points to `win_counts`.
+    """
+    limit = budget() if max_pairs is None else max_pairs
+    n = pair_count(matches, results, parallel)
+    if n > limit:
+        raise ComparisonBudgetError(
+            f"these matches imply {n:,} pairwise comparisons (about {n * BYTES_PER_PAIR / 1e9:.1f} GB to build), "
+            f"over the budget of {limit:,} (REFEREE_MAX_PAIRS). Bradley-Terry and Elo without a bootstrap need "
+            "only win counts, which referee streams in bounded memory (`referee ratings --method bt` or `elo`, "
+            "`analysis.prepare.comparisons.win_counts`); for other methods select fewer matches (--runner) or "
+            "raise REFEREE_MAX_PAIRS if the memory is there")
+    units = _units(matches, results)
     parts = []
-    if len(scenario_matches):
-        parts.append(scenario_comparisons(agent_match_scores(scenario_matches, results)))
-    if len(other):
-        other_results = results[results["match_id"].isin(other["match_id"])]
-        parts.append(match_comparisons(other, other_results))
-        if parallel:
-            parts.append(parallel_comparisons(other, other_results))
+    for pooled, kind in ((True, "scenario"), (False, "match")):
+        chosen = units[units["pooled"] == pooled]
+        if len(chosen):
+            parts.append(_pairs(chosen.rename(columns={"unit": "cluster"})
+                                [["cluster", "game", "communication", "time", "agent", "score"]], ["cluster"], kind))
+    if parallel:
+        other = matches[~_pooled(matches)]
+        if len(other):
+            parts.append(parallel_comparisons(other, results[results["match_id"].isin(other["match_id"])]))
     if not parts:
         return pd.DataFrame(columns=COLUMNS)
     return pd.concat(parts, ignore_index=True)
 
 
+def win_counts(matches: pd.DataFrame, results: pd.DataFrame, agents: list[str] | None = None,
+               block: int = 1 << 20) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Pooled strict-win and tie counts of the comparisons the tables imply, in bounded memory.
+
+    Units (matches, or pooled (scenario, repetition)) are taken a block of about `block` pairs at a time;
+    a unit larger than that is compared in row blocks. Returns (agents, W, T): W[i, j] = comparisons agent i
+    won against j, T[i, j] = T[j, i] = ties between them (same definitions as `comparisons_from_tables`;
+    pairs of one agent with itself are not comparisons).
+    """
+    units = _units(matches, results)
+    agents = sorted(units["agent"].unique()) if agents is None else list(agents)
+    n = len(agents)
+    W, T = np.zeros((n, n)), np.zeros((n, n))
+    codes = pd.Index(agents).get_indexer(units["agent"])
+    order = np.argsort(units["unit"].to_numpy().astype(str), kind="stable")
+    unit_sorted = units["unit"].to_numpy().astype(str)[order]
+    code, score = codes[order], units["score"].to_numpy(float)[order]
+    starts = np.flatnonzero(np.r_[True, unit_sorted[1:] != unit_sorted[:-1]])
+    ends = np.r_[starts[1:], len(unit_sorted)]
+    for lo, hi in zip(starts, ends):
+        c, v = code[lo:hi], score[lo:hi]
+        rows = max(1, block // max(hi - lo, 1))
+        for r0 in range(0, hi - lo, rows):
+            ci, vi = c[r0:r0 + rows, None], v[r0:r0 + rows, None]
+            later = np.arange(r0, min(r0 + rows, hi - lo))[:, None] < np.arange(hi - lo)[None, :]  # each pair once
+            valid = later & (ci != c[None, :])
+            win, loss, tie = valid & (vi > v), valid & (vi < v), valid & (vi == v)
+            ai, bj = np.broadcast_to(ci, valid.shape), np.broadcast_to(c[None, :], valid.shape)
+            np.add.at(W, (ai[win], bj[win]), 1.0)
+            np.add.at(W, (bj[loss], ai[loss]), 1.0)
+            np.add.at(T, (ai[tie], bj[tie]), 1.0)
+            np.add.at(T, (bj[tie], ai[tie]), 1.0)
+    return agents, W, T
+
+
 def ballots_from_tables(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
-    """One ballot per (scenario, repetition) ranking agents by focal score, or per match (agents' mean score;
-    negated rank when scores are missing). Returns columns ballot, agent, score, repetition."""
+    """One ballot per (scenario, repetition) ranking agents by focal score for separate-episode runners
+    (Concordia), else one per match (agents' mean score; negated rank when scores are missing). Returns
+    columns ballot, agent, score, repetition."""
     scores = agent_match_scores(matches, results)
     missing = scores["score"].isna()
     if missing.any():
         ranks = results.groupby(["match_id", "agent"])["rank"].mean().rename("_rank").reset_index()
         scores = scores.merge(ranks, on=["match_id", "agent"], how="left")
         scores.loc[missing, "score"] = -scores.loc[missing, "_rank"]
-    has_scenario = scores["scenario"].notna()
-    scores["ballot"] = np.where(has_scenario, scores["scenario"].astype(str) + ":" + scores["repetition"].astype(str),
+    pooled = scores["runner"].isin(separate_episode_runners()) & scores["scenario"].notna()
+    scores["ballot"] = np.where(pooled, scores["scenario"].astype(str) + ":" + scores["repetition"].astype(str),
                                 scores["match_id"])
     ballots = scores.groupby(["ballot", "agent"], as_index=False).agg(score=("score", "mean"),
                                                                       repetition=("repetition", "first"))

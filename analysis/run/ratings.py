@@ -187,6 +187,30 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     return result
 
 
+STREAMABLE = ("bt", "elo")  # methods that need only pooled win and tie counts
+
+
+def rate_counts(wins: np.ndarray, ties: np.ndarray, agents: list[str], method: str, prior: bool = False) -> RatingResult:
+    """Rate agents from pooled counts instead of a comparisons table (the bounded-memory path for inputs
+    too large to list every comparison; `analysis.prepare.comparisons.win_counts`).
+
+    wins[i, j] : comparisons i won against j; ties[i, j] = ties[j, i] : ties between them; shape (n, n).
+    method : 'bt' (ties as half wins) or 'elo' (the contest's strict wins). Returns a RatingResult with
+    the same table as `rate` gives without a bootstrap, and a note saying how it was computed.
+    """
+    if method not in STREAMABLE:
+        raise ValueError(f"only {list(STREAMABLE)} can be rated from counts, not {method!r}")
+    notes: list[str] = []
+    with collect_notes(notes):
+        if method == "elo":
+            fit = fit_contest_elo(wins, agents)
+        else:
+            fit = fit_bt(wins + 0.5 * ties, agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
+    notes.append(f"rated from streamed win counts ({int(wins.sum() + ties.sum() / 2):,} comparisons, more than the "
+                 "in-memory budget): same estimates as from the comparisons table; no bootstrap on this path")
+    return RatingResult(model=method, ratings=fit.table(), fits=[fit], notes=notes, diagnostics=dict(fit.diagnostics))
+
+
 def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicates, table, extra) -> BootstrapResult:
     if method == "bt" and by is None:
         coded, fit = extra["coded"], extra["fit"]  # the point fit's coding and estimate: nothing refitted

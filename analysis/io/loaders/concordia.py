@@ -30,6 +30,7 @@ from analysis.io.loaders.base import (
 )
 
 NAME = "concordia"
+SEPARATE_EPISODES = True  # each focal agent plays its own episode of a (scenario, repetition): compare across them
 
 REQUIRED = ("scenario", "repetition_idx", "focal_agent", "focal_is_resident", "simulation_outcome",
             "focal_per_capita_score")

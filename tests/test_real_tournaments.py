@@ -1,0 +1,93 @@
+"""Analyses on tournaments of the real shapes (issue 13): comparisons within matches, a pair-count budget
+and a streaming path, sparse voting, bootstrap replicates that miss an agent."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.prepare.comparisons import (
+    ComparisonBudgetError,
+    comparisons_from_tables,
+    pair_count,
+    win_counts,
+)
+from analysis.run.ratings import encode, rate, rate_counts
+from tests.helpers import tournament
+
+
+@pytest.fixture(scope="module")
+def ffa():
+    return tournament(n_agents=80, n_matches=600, rare=20, seed=1)
+
+
+def test_a_constant_scenario_column_changes_nothing(ffa):
+    """Problem 1: a scenario column on a table runner's matches must not pair players across matches."""
+    matches, results, _ = ffa
+    plain = comparisons_from_tables(matches, results)
+    with_scenario = comparisons_from_tables(matches.assign(scenario="everything"), results)
+    assert len(plain) == len(with_scenario) == pair_count(matches, results)  # one agent per seat: exact
+    sizes = matches["n_players"].to_numpy()
+    assert len(plain) == int((sizes * (sizes - 1) // 2).sum())  # within matches only: 3 or 28 per match
+    a = rate(plain, "bt").table().set_index("agent")["rating"]
+    b = rate(with_scenario, "bt").table().set_index("agent")["rating"]
+    pd.testing.assert_series_equal(a, b)
+
+
+def test_concordia_still_compares_across_its_separate_episodes():
+    matches = pd.DataFrame({"match_id": ["c1", "c2"], "runner": "concordia", "game": "g", "scenario": "s",
+                            "variant": None, "phase": None, "repetition": "0", "n_players": 2,
+                            "communication": None, "started_at": None})
+    results = pd.DataFrame({"match_id": ["c1", "c1", "c2", "c2"], "player": ["A", "B", "A", "B"],
+                            "agent": ["x", "bg", "y", "bg"], "group": ["focal", "background"] * 2,
+                            "team": None, "role": None, "score": [3.0, 1.0, 2.0, 1.0], "rank": [1.0, 2.0, 1.0, 2.0]})
+    c = comparisons_from_tables(matches, results)
+    assert list(zip(c.a, c.b, c.outcome, c.kind)) == [("x", "y", 1.0, "scenario")]
+
+
+def test_the_pair_count_is_known_before_building_and_bounded(ffa):
+    matches, results, _ = ffa
+    n = pair_count(matches, results)
+    with pytest.raises(ComparisonBudgetError, match=f"{n:,} pairwise comparisons"):
+        comparisons_from_tables(matches, results, max_pairs=n - 1)
+    # one giant match of 3,000 players: 4.5 million pairs, refused before any is built
+    big = tournament(n_agents=3000, n_matches=1, rare=0, sizes=(3000,), seed=2)
+    assert pair_count(big[0], big[1]) == 3000 * 2999 // 2
+    with pytest.raises(ComparisonBudgetError, match="streams in bounded memory"):
+        comparisons_from_tables(big[0], big[1], max_pairs=1_000_000)
+
+
+def test_streamed_win_counts_equal_the_comparisons_table(ffa):
+    matches, results, _ = ffa
+    comparisons = comparisons_from_tables(matches, results)
+    agents, wins, ties = win_counts(matches, results, block=500)  # small blocks: the row-block path too
+    coded = encode(comparisons, agents)
+    np.testing.assert_allclose(wins + 0.5 * ties, coded.counts(ties="half"))
+    np.testing.assert_allclose(wins, coded.counts(ties="ignore"))
+    streamed = rate_counts(wins, ties, agents, "bt").table().set_index("agent")["rating"]
+    listed = rate(comparisons, "bt").table().set_index("agent")["rating"]
+    np.testing.assert_allclose(streamed.sort_index(), listed.sort_index(), atol=1e-6)
+
+
+def test_cli_streams_past_the_budget_and_refuses_what_cannot_stream(ffa, tmp_path, monkeypatch, capsys):
+    from analysis.cli import main
+    from analysis.io.store import Store
+
+    matches, results, _ = ffa
+    csv = tmp_path / "t.csv"
+    results.merge(matches[["match_id", "game"]]).rename(columns={"match_id": "match"})[
+        ["match", "player", "agent", "score", "rank", "game"]].to_csv(csv, index=False)
+    db = tmp_path / "s.duckdb"
+    with Store(db) as store:
+        store.ingest([csv])
+    assert main(["ratings", "--method", "bt", "--store", str(db), "--out", str(tmp_path / "a")]) == 0
+    monkeypatch.setenv("REFEREE_MAX_PAIRS", "1000")
+    assert main(["ratings", "--method", "bt", "--store", str(db), "--out", str(tmp_path / "b")]) == 0
+    a = pd.read_csv(tmp_path / "a" / "ratings.csv").set_index("agent")["rating"].sort_index()
+    b = pd.read_csv(tmp_path / "b" / "ratings.csv").set_index("agent")["rating"].sort_index()
+    np.testing.assert_allclose(a, b, atol=1e-6)
+    assert "streamed win counts" in (tmp_path / "b" / "notes.txt").read_text()
+    capsys.readouterr()
+    assert main(["ratings", "--method", "bt", "--bootstrap", "5", "--store", str(db), "--out", str(tmp_path / "c")]) == 1
+    assert "REFEREE_MAX_PAIRS" in capsys.readouterr().err
