@@ -319,7 +319,7 @@ def cmd_rank(args) -> dict:
     import pandas as pd
 
     from analysis.prepare.comparisons import ballots_from_tables
-    from models.voting import METHODS, PreferenceProfile
+    from models.voting import METHODS, PreferenceProfile, SparseSupportWarning, vote
 
     with _open_store(args) as store:
         matches = _one_runner(store.table("matches"), args.runner)
@@ -328,14 +328,31 @@ def cmd_rank(args) -> dict:
         folder = _folder(args, store)
     profile = PreferenceProfile.from_ballots(ballots)
     methods = list(METHODS) if args.method == "all" else [args.method]
-    tables = [METHODS[m](profile, seed=args.seed).assign(method=m) for m in methods]
-    table = pd.concat(tables, ignore_index=True).sort_values(["method", "rank"])
-    columns = ["method", "agent", "score", "rank"] if args.method == "all" else ["agent", "score", "rank"]
-    folder.table("rankings", table[columns])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SparseSupportWarning)  # said once below, not once per method
+        tables = [vote(profile, m, min_ballots=args.min_games, seed=args.seed).assign(method=m) for m in methods]
+    table = pd.concat(tables, ignore_index=True)
+    columns = ["agent", "score", "rank", "ballots"] + (["support"] if "support" in table.columns else [])
+    columns = (["method"] if args.method == "all" else []) + columns
+    ranked, apart = table[table["ranked"]], table[~table["ranked"] & (table["method"] == methods[0])]
+    folder.table("rankings", ranked[columns])
+    if len(apart):
+        folder.table("not_ranked", apart[["agent", "ballots"]])
+        warnings.warn(f"{len(apart)} agent(s) appear on fewer than {args.min_games:g} ballots and are listed apart in "
+                      f"not_ranked.csv, not ranked: {', '.join(apart['agent'].head(10))}"
+                      f"{' ...' if len(apart) > 10 else ''} (--min-games)", UserWarning, stacklevel=1)
     folder.close()
-    _say(args, table[columns].to_string(index=False))
+    _say(args, ranked[columns].to_string(index=False))
+    if len(apart):
+        _say(args, f"\nnot ranked (fewer than {args.min_games:g} ballots): " +
+             ", ".join(f"{a} ({b:g})" for a, b in zip(apart["agent"], apart["ballots"])))
+    if "maximal-lotteries" in methods:
+        lottery = ranked[ranked["method"] == "maximal-lotteries"]
+        _say(args, f"maximal lottery support: {', '.join(lottery.loc[lottery['support'], 'agent'])}; the other "
+                   f"{int((~lottery['support']).sum())} ranked agent(s) have probability 0 and share the next rank")
     _say(args, f"wrote {args.out}/rankings.csv")
-    return {"rankings": table[columns].to_dict("records"), "written": _written(folder)}
+    return {"rankings": ranked[columns].to_dict("records"), "not_ranked": apart[["agent", "ballots"]].to_dict("records"),
+            "written": _written(folder)}
 
 
 def _model_data(args):
@@ -629,6 +646,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from analysis.run.ratings import METHODS as RATING_METHODS
     from models.voting import METHODS as VOTING_METHODS
+    from models.voting import MIN_BALLOTS as VOTING_MIN
 
     p = sub.add_parser("ratings", help="rate agents: Elo, Bradley-Terry (scalar, per-game, multidimensional, Bayesian)")
     _data_args(p)
@@ -656,6 +674,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("rank", help="voting-as-evaluation: one ballot per (scenario, repetition) or match")
     _data_args(p)
     p.add_argument("--method", choices=list(VOTING_METHODS) + ["all"], required=True, help="voting method")
+    p.add_argument("--min-games", type=_positive_float, default=VOTING_MIN, metavar="N",
+                   help=f"agents on fewer than N ballots (games) are listed apart, not ranked (default {VOTING_MIN})")
     _out_arg(p)
     _common(p)
     p.set_defaults(func=cmd_rank)

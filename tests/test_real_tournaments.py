@@ -91,3 +91,52 @@ def test_cli_streams_past_the_budget_and_refuses_what_cannot_stream(ffa, tmp_pat
     capsys.readouterr()
     assert main(["ratings", "--method", "bt", "--bootstrap", "5", "--store", str(db), "--out", str(tmp_path / "c")]) == 1
     assert "REFEREE_MAX_PAIRS" in capsys.readouterr().err
+
+
+def _probe_tables():
+    """The issue's synthetic probe: 40 agents; `veteran` plays 600 games, `loser` 5 games and loses each."""
+    matches, results, strengths = tournament(n_agents=40, n_matches=600, rare=0, seed=4, sizes=(3, 8))
+    first = results.groupby("match_id").head(1).index
+    results.loc[first, "agent"] = "veteran"  # one seat of every match
+    probe = []
+    for m in range(5):
+        mid = f"probe{m}"
+        matches.loc[len(matches)] = {**matches.iloc[0].to_dict(), "match_id": mid, "n_players": 3}
+        probe += [{"match_id": mid, "player": f"p{j}", "agent": a, "group": None, "team": None, "role": None,
+                   "score": s, "rank": r} for j, (a, s, r) in enumerate([("loser", 0.0, 3.0), ("ag001", 5.0, 1.0),
+                                                                          ("ag002", 3.0, 2.0)])]
+    return matches, pd.concat([results, pd.DataFrame(probe)], ignore_index=True)
+
+
+@pytest.mark.parametrize("method", ["copeland", "ranked-pairs", "maximal-lotteries", "iml", "ewa"])
+def test_a_five_game_loser_never_outranks_a_600_game_agent(method):
+    from analysis.prepare.comparisons import ballots_from_tables
+    from models.voting import SparseSupportWarning, PreferenceProfile, vote
+
+    matches, results = _probe_tables()
+    profile = PreferenceProfile.from_ballots(ballots_from_tables(matches, results))
+    with pytest.warns(SparseSupportWarning, match=r"loser \(5\)"):
+        out = vote(profile, method).set_index("agent")
+    assert not out.loc["loser", "ranked"] and np.isnan(out.loc["loser", "rank"]) and out.loc["loser", "ballots"] == 5
+    assert out.loc["veteran", "ranked"] and out.loc["veteran", "ballots"] == 600
+    # without the support rule the loser may be ranked, but never above the veteran
+    everyone = vote(profile, method, min_ballots=1).set_index("agent")
+    assert everyone.loc["loser", "rank"] >= everyone.loc["veteran", "rank"], everyone.loc[["loser", "veteran"]]
+
+
+def test_ties_share_a_rank_and_the_lottery_reports_its_support():
+    from analysis.prepare.comparisons import ballots_from_tables
+    from models.voting import PreferenceProfile, vote
+
+    matches, results, _ = tournament(n_agents=60, n_matches=900, rare=0, seed=5)
+    profile = PreferenceProfile.from_ballots(ballots_from_tables(matches, results))
+    lottery = vote(profile, "maximal-lotteries")
+    outside = lottery[~lottery["support"]]
+    assert len(outside) > 0 and outside["score"].eq(0).all()
+    assert outside["rank"].nunique() == 1 and outside["rank"].iloc[0] == lottery["support"].sum() + 1
+    for method in ("copeland", "iml", "ranked-pairs"):
+        out = vote(profile, method)
+        ranks = out["rank"].to_numpy()
+        # competition ranking: a rank r shared by k agents is followed by r + k
+        for r, k in pd.Series(ranks).value_counts().items():
+            assert r == 1 or (ranks < r).sum() == r - 1, (method, r, k)

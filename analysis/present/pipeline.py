@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from analysis.run.audit import audit_frame, default_outcomes, formula_from, run_audit
-from analysis.prepare.comparisons import ballots_from_tables, comparisons_from_tables
+from analysis.prepare.comparisons import ballots_from_tables, comparisons_from_tables, separate_episode_runners
 from analysis.run.describe import feature_correlations, scenario_features
 from analysis.run.predictive import compare_predictors, demand_matrix
 from analysis.run.ratings import rate
@@ -28,7 +28,7 @@ from analysis.present.report import (
     write_report,
 )
 from models.scores import beta_regression as br
-from models.voting import METHODS as VOTING
+from models.voting import vote
 from models.voting import PreferenceProfile
 from analysis.prepare.scores import normalised_scores
 from analysis.io.resources import shipped
@@ -149,8 +149,8 @@ def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0) -> list[S
             elo = rate(comparisons, "elo", seed=seed)
             bt = rate(comparisons, "bt", bootstrap=bootstrap, seed=seed)
             profile = PreferenceProfile.from_ballots(ballots_from_tables(group, runner_results))
-            votes = {m: VOTING[m](profile, seed=seed) for m in ("iml", "copeland", "ranked-pairs", "ewa")}
-            section = rankings_section(runner, elo, bt, votes)
+            votes = {m: vote(profile, m, seed=seed) for m in ("iml", "copeland", "ranked-pairs", "ewa")}
+            section = rankings_section(runner, elo, bt, votes, pooled=runner in separate_episode_runners())
             section.warnings += elo.notes + [n for n in bt.notes if n not in elo.notes]
             sections.append(section)
         elif group["game"].nunique() > 1 and len(group) >= 10:

@@ -151,17 +151,20 @@ def _contest_layout(table: pd.DataFrame, value: str, label: str) -> pd.DataFrame
                          label: ordered[value].to_numpy()})
 
 
-def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame]) -> Section:
+def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], pooled: bool = True) -> Section:
     """Ratings and rankings in the contest's tables 3-7 layout (Elo, IML, Copeland, ranked pairs, EwA), plus
     Bradley-Terry with bootstrap intervals and its violin figure.
 
-    elo, bt : `analysis.run.ratings.RatingResult` (bt with a bootstrap); votes : method -> voting outcome table.
+    elo, bt : `analysis.run.ratings.RatingResult` (bt with a bootstrap); votes : method -> `models.voting.vote`
+    table; pooled : comparisons and ballots are per (scenario, repetition) (Concordia), else per match.
     """
+    unit = "(scenario, repetition)" if pooled else "match"
     section = Section(f"Ratings and rankings ({runner})", text=[
-        "Comparisons are made within each (scenario, repetition), joined on both; a strictly higher focal "
-        "score wins. Elo is the contest's computation; Bradley-Terry ties count as half wins and its intervals "
-        f"come from {bt.bootstrap.ratings.shape[0]} bootstrap resamples of (scenario, repetition) sets. Voting "
-        "methods take one ballot per (scenario, repetition)."])
+        ("Comparisons are made within each (scenario, repetition), joined on both; a strictly higher focal "
+         "score wins. " if pooled else "Comparisons are made between the players of each match; a higher score "
+         "wins. ") + "Elo is the contest's computation; Bradley-Terry ties count as half wins and its intervals "
+        f"come from {bt.bootstrap.ratings.shape[0]} bootstrap resamples of {unit}s. Voting methods take one "
+        f"ballot per {unit}; agents on too few ballots are listed apart, not ranked."])
     section.tables.append(("Table 3 layout: Elo", _contest_layout(elo.table(), "rating", "Elo")))
     titles = {"iml": ("Table 4 layout: iterative maximal lotteries", "IML"),
               "copeland": ("Table 5 layout: Copeland", "Copeland"),

@@ -28,6 +28,7 @@ def run(profile: PreferenceProfile, seed: int = 0) -> pd.DataFrame:
         outcome = run_iml(PreferenceProfile.from_ballots(group[columns], profile.agents), seed)
         present = set(group["agent"])
         outcome = outcome[outcome["agent"].isin(present)]
-        per_run.append(pd.DataFrame({"ballot": f"run {run_id}", "agent": outcome["agent"], "score": outcome["score"]}))
+        # the run's order (its ranks, ties shared), not its scores: only orders are combined
+        per_run.append(pd.DataFrame({"ballot": f"run {run_id}", "agent": outcome["agent"], "score": -outcome["rank"]}))
     final = PreferenceProfile.from_ballots(pd.concat(per_run, ignore_index=True), profile.agents)
-    return run_iml(final, seed)
+    return run_iml(final, seed).assign(ballots=profile.support)  # the task ballots each agent was on

@@ -3,8 +3,9 @@
 The maximal lottery is the optimal mixed strategy of the symmetric zero-sum game whose payoff matrix is
 the margin matrix: a distribution p over agents with p^T M >= 0 in every column, found by linear
 programming (scipy's HiGHS). IML takes the lottery's support (probability > `tolerance`) as one level,
-removes it, and solves again on the rest; an agent's score is the number of levels below its own plus
-its probability within its level.
+removes it, and solves again on the rest; agents among whom no ballot expresses a preference form one
+level together; an agent's score is the number of levels below its own plus its probability within its
+level.
 """
 
 from __future__ import annotations
@@ -35,8 +36,12 @@ def maximal_lottery(margins: np.ndarray) -> np.ndarray:
 
 
 def run_maximal_lottery(profile: PreferenceProfile, seed: int = 0) -> pd.DataFrame:
-    """Score = the agent's probability in the maximal lottery. Returns agent, score, rank."""
-    return profile.outcome(maximal_lottery(profile.margins), seed)
+    """Score = the agent's probability in the maximal lottery (below `TOLERANCE`: exactly 0, so that every
+    agent outside the lottery's support shares the rank after it). Returns agent, score, rank, ballots,
+    support (True for agents the lottery gives a positive probability)."""
+    p = maximal_lottery(profile.margins)
+    p = np.where(p > TOLERANCE, p, 0.0)
+    return profile.outcome(p / p.sum(), seed).assign(support=p > 0)
 
 
 def iml_levels(margins: np.ndarray, tolerance: float = TOLERANCE) -> list[tuple[list[int], np.ndarray]]:
@@ -45,6 +50,9 @@ def iml_levels(margins: np.ndarray, tolerance: float = TOLERANCE) -> list[tuple[
     levels = []
     while remaining:
         sub = margins[np.ix_(remaining, remaining)]
+        if not np.any(sub):  # no preferences left: every lottery is maximal, so none is singled out
+            levels.append((remaining, np.full(len(remaining), 1.0 / len(remaining))))
+            break
         p = maximal_lottery(sub)
         support = [k for k in range(len(remaining)) if p[k] > tolerance] or [int(np.argmax(p))]
         levels.append(([remaining[k] for k in support], p[support]))

@@ -7,8 +7,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from models.ratings.bradley_terry import add_rank
-
 
 @dataclass
 class PreferenceProfile:
@@ -54,9 +52,40 @@ class PreferenceProfile:
 
     @property
     def margins(self) -> np.ndarray:
-        """Margin matrix: preferences - preferences.T, shape (n, n), antisymmetric."""
+        """Margin matrix: preferences - preferences.T, shape (n, n), antisymmetric (0 for agents that never
+        met: margins are only ever over ballots that rank both)."""
         return self.preferences - self.preferences.T
 
+    def _presence(self) -> tuple[np.ndarray, np.ndarray]:
+        """(present, weight): present[k, i] when ballot k ranks agent i; weight per ballot."""
+        scores = self.ballots.pivot_table(index="ballot", columns="agent", values="score", aggfunc="mean")
+        present = scores.reindex(columns=self.agents).notna().to_numpy()
+        weight = (self.ballots.groupby("ballot")["weight"].first().reindex(scores.index).to_numpy(float)
+                  if "weight" in self.ballots.columns else np.ones(len(present)))
+        return present, weight
+
+    @property
+    def support(self) -> np.ndarray:
+        """Ballots (weighted) each agent appears on, shape (n,)."""
+        present, weight = self._presence()
+        return (present * weight[:, None]).sum(axis=0)
+
+    @property
+    def met(self) -> np.ndarray:
+        """met[i, j]: ballots (weighted) ranking both i and j, shape (n, n); 0 on the diagonal."""
+        present, weight = self._presence()
+        both = (present * weight[:, None]).T @ present.astype(float)
+        np.fill_diagonal(both, 0.0)
+        return both
+
+    def restricted(self, agents: list[str]) -> "PreferenceProfile":
+        """The profile of the same ballots over `agents` only."""
+        return PreferenceProfile.from_ballots(self.ballots[self.ballots["agent"].isin(agents)], agents)
+
     def outcome(self, scores: np.ndarray, seed: int = 0) -> pd.DataFrame:
-        """agent, score, rank (1 = best; exact ties broken by a seeded generator)."""
-        return add_rank(pd.DataFrame({"agent": self.agents, "score": np.asarray(scores, float)}), by="score", seed=seed)
+        """agent, score, rank, ballots: rank 1 = best, equal scores (to 1e-9) share the best rank among them
+        (competition ranking: 1, 2, 2, 4); `ballots` = how many ballots each agent appears on. `seed` is
+        accepted for the methods' common signature; no tie is broken at random."""
+        scores = np.asarray(scores, float)
+        rank = pd.Series(np.round(scores, 9)).rank(method="min", ascending=False).to_numpy()
+        return pd.DataFrame({"agent": self.agents, "score": scores, "rank": rank, "ballots": self.support})

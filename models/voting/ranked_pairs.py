@@ -1,9 +1,9 @@
 """Ranked pairs, Tideman's method (https://en.wikipedia.org/wiki/Ranked_pairs).
 
 Pairs with a positive margin are locked in from the largest margin down, skipping any that would close a
-cycle; the ranking repeatedly takes a source of the locked graph. An agent's score is the sum of the
-margins of the locked edges reachable from it among the agents not yet ranked (as OpenSpiel scores it),
-so the winner scores highest and the last agent 0.
+cycle (pairs of equal margin together: see `lock`); an agent ranks below every agent with a locked path to
+it. An agent's score is the sum of the margins of the locked edges reachable from it (as OpenSpiel scores
+it), so the winner scores highest and the last agent 0.
 """
 
 from __future__ import annotations
@@ -12,6 +12,16 @@ import numpy as np
 import pandas as pd
 
 from models.voting.profile import PreferenceProfile
+
+
+def _closure(graph: np.ndarray) -> np.ndarray:
+    """reach[i, j]: a path of one or more locked edges leads from i to j (boolean matrix squaring)."""
+    reach = graph.astype(bool)
+    while True:
+        step = reach | ((reach.astype(np.int64) @ reach.astype(np.int64)) > 0)
+        if (step == reach).all():
+            return reach
+        reach = step
 
 
 def _reaches(graph: np.ndarray, start: int, goal: int) -> bool:
@@ -27,39 +37,41 @@ def _reaches(graph: np.ndarray, start: int, goal: int) -> bool:
     return False
 
 
-def _reachable_margin(graph: np.ndarray, margins: np.ndarray, start: int) -> float:
-    total, seen, stack = 0.0, {start}, [start]
-    while stack:
-        node = stack.pop()
-        for nxt in np.flatnonzero(graph[node]):
-            total += margins[node, nxt]
-            if nxt not in seen:
-                seen.add(int(nxt))
-                stack.append(int(nxt))
-    return total
+def lock(margins: np.ndarray) -> np.ndarray:
+    """The locked graph: positive-margin pairs from the largest margin down; pairs of equal margin are taken
+    together, and those that would lie on a cycle (with each other or with what is locked) are all skipped,
+    so that no tie is broken by an arbitrary order."""
+    n = margins.shape[0]
+    graph = np.zeros((n, n), dtype=bool)
+    for m in sorted(set(margins[margins > 0].tolist()), reverse=True):
+        edges = np.argwhere(margins == m)
+        if len(edges) == 1:
+            i, j = edges[0]
+            if not _reaches(graph, int(j), int(i)):
+                graph[i, j] = True
+            continue
+        candidate = graph.copy()
+        candidate[edges[:, 0], edges[:, 1]] = True
+        reach = _closure(candidate)
+        keep = ~reach[edges[:, 1], edges[:, 0]]  # (i, j) lies on a cycle when j reaches i
+        graph[edges[keep, 0], edges[keep, 1]] = True
+    return graph
 
 
 def run(profile: PreferenceProfile, seed: int = 0) -> pd.DataFrame:
-    """Ranked-pairs scores and ranking. Returns agent, score, rank (rank follows the locked order)."""
+    """Ranked pairs. Returns agent, score, rank, ballots: the ranking takes the sources of the locked graph
+    tier by tier, and the agents of one tier (which the locked graph cannot separate) share a rank,
+    competition-style (a strict order wherever the locked graph orders everyone); an agent's score is the
+    sum of the margins of the locked edges reachable from it, itself included (OpenSpiel's score: the
+    winner highest, the last agent 0)."""
     margins = profile.margins
-    n = len(profile.agents)
-    rng = np.random.default_rng(seed)
-    tiebreak = rng.permutation(n * n)
-    pairs = [(margins[i, j], tiebreak[i * n + j], i, j) for i in range(n) for j in range(n) if margins[i, j] > 0]
-    pairs.sort(key=lambda p: (-p[0], p[1]))
-    graph = np.zeros((n, n), dtype=bool)
-    for _, _, i, j in pairs:
-        if not _reaches(graph, j, i):
-            graph[i, j] = True
-    remaining = list(rng.permutation(n))
-    order, scores = [], np.zeros(n)
-    while remaining:
-        sources = [k for k in remaining if not graph[remaining, k].any()]
-        pick = sources[0]
-        scores[pick] = _reachable_margin(graph, margins, pick)
-        order.append(pick)
-        remaining.remove(pick)
-        graph[pick, :] = False
-    rank = np.empty(n, int)
-    rank[order] = np.arange(1, n + 1)
-    return pd.DataFrame({"agent": profile.agents, "score": scores, "rank": rank})
+    graph = lock(margins)
+    below = _closure(graph) | np.eye(len(graph), dtype=bool)  # k itself and every agent it reaches
+    scores = below.astype(float) @ (graph * margins).sum(axis=1)
+    rank = np.zeros(len(graph))
+    remaining = np.ones(len(graph), dtype=bool)
+    while remaining.any():
+        tier = remaining & ~(graph[remaining].any(axis=0))  # no locked edge from a remaining agent
+        rank[tier] = 1 + (~remaining).sum()
+        remaining &= ~tier
+    return profile.outcome(scores, seed).assign(rank=rank)
