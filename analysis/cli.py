@@ -449,28 +449,29 @@ def cmd_compare_predictors(args) -> dict:
             "notes": comp.layout.notes, "written": _written(folder)}
 
 
+def _outcome_arg(text: str) -> tuple[str, str | None]:
+    """'NAME' or 'NAME:higher' / 'NAME:lower' -> (name, direction or None)."""
+    name, sep, way = text.partition(":")
+    if sep and way not in ("higher", "lower"):
+        raise ValueError(f"--outcome takes NAME, NAME:higher or NAME:lower (which is better), got {text!r}")
+    return name, way or None
+
+
 def cmd_audit(args) -> dict:
     from analysis.run.audit import audit_frame, default_outcomes, formula_from, run_audit, write_audit
 
+    given = dict(_outcome_arg(o) for o in args.outcome or [])
     with _open_store(args) as store:
         frame, events = audit_frame(store, runner=args.runner, match=args.match)
-        outcomes = args.outcome or default_outcomes(frame, store.table("measures"))
+        outcomes = list(given) or default_outcomes(frame, store.table("measures"))
         folder = _folder(args, store)
-    numeric = sorted(c for c in frame.columns if frame[c].dtype.kind in "fi")
-    missing = [o for o in outcomes if o not in frame.columns]
-    if missing:
-        raise ValueError(f"outcome measure(s) {missing} not in the data; available: {numeric}")
-    if args.telemetry and args.telemetry not in frame.columns:
-        raise ValueError(f"telemetry measure {args.telemetry!r} not in the data; available: {numeric}")
-    unknown = [g for g in (args.group_by or []) if g not in frame.columns]
-    if unknown:
-        raise ValueError(f"--group-by column(s) {unknown} not in the data; available: {sorted(frame.columns)}")
     formula = formula_from(args.formula, frame) if args.formula else None
     telemetry = args.telemetry or ("universal" if "universal" in frame.columns else None)
     result = run_audit(frame, events, formula, outcomes, args.group_by or [], telemetry, top_k=args.top_k,
-                       seed=args.seed, bayes=not args.no_bayes,
+                       seed=args.seed, bayes=not args.no_bayes, directions={o: d for o, d in given.items() if d},
                        sampling={"draws": args.draws, "tune": args.tune, "chains": args.chains,
                                  "sampler": args.sampler})
+    _say(args, "outcomes: " + ", ".join(result["outcomes"]))
     paths = write_audit(result, frame, folder, outcomes[0])
     folder.close()
     _say(args, paths["markdown"].read_text())
@@ -706,8 +707,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("audit", help="construct-validity audit of a score against ground-truth outcomes")
     _store_arg(p)
     p.add_argument("--formula", type=Path, help="scoring formula TOML (e.g. data/formulas/aoa_eval01.toml)")
-    p.add_argument("--outcome", action="append", metavar="NAME",
-                   help="outcome measure (repeatable; default: the data's outcome measures, else 'win')")
+    p.add_argument("--outcome", action="append", metavar="NAME[:higher|:lower]",
+                   help="outcome measure and which way is better (repeatable; default direction: the formula's "
+                        "[outcomes], else lower for rank/place/position, else higher; default outcomes: the data's "
+                        "outcome measures, else the derived 'win', refused when it only restates the score)")
     p.add_argument("--group-by", action="append", metavar="NAME",
                    help="column that, with the outcomes, defines an identical outcome (e.g. team)")
     p.add_argument("--telemetry", help="process-telemetry column to report beside the outcome (default: universal)")

@@ -71,8 +71,8 @@ def collect_notes(notes: list[str]) -> Iterator[list[str]]:
         text = f"{w.category.__name__}: {w.message}"
         if text not in notes:
             notes.append(text)
-    for w in caught:
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    for w in caught:  # re-raised as referee's own, so that a display prints the message, not a source line
+        warnings.warn_explicit(w.message, w.category, "referee", 0, module="referee")
 
 
 def iterative_diagnostics(iterations: int, max_iter: int, converged: bool, what: str) -> dict:

@@ -123,18 +123,14 @@ def test_a_score_built_not_to_track_the_outcome_fails(tmp_path):
     assert "hold_outcome_constant" in result["summary"]["checks_failed"]
 
 
-def test_gamebench_score_against_win(tmp_path):
+def test_gamebench_win_is_refused_as_circular(tmp_path):
+    """GameBench records only scores, so `win` is the score's own rank restated: auditing against it is circular."""
     path = shared_file("gamebench", "matches.json")
     with Store(tmp_path / "g.duckdb") as store:
         store.ingest([path])
         frame, events = audit_frame(store)
-    result = run_audit(frame, events, None, ["win"], [], None, bayes=False)
-    agree = result["rank_agreement"]["by_outcome"]["win"]
-    assert agree["n"] == 2 * 277 and agree["spearman"] > 0.9  # GameBench's score is (nearly) the win; ties count 1/2
-    assert (frame["win"] == 0.5).sum() == 2 * 18
-    assert "rank_agreement" in result["summary"]["checks_passed"]
-    # some GameBench games give partial credit, so scores vary among losers (0 to 0.48): the audit says so
-    held = result["hold_outcome_constant"]["table"].set_index("group")
-    assert held.loc["win=0.5", "cv"] == 0 and held.loc["win=0.0", "max"] == pytest.approx(0.4847, abs=1e-3)
-    partial = ((frame["score"] > 0) & (frame["score"] < 1) & (frame["score"] != 0.5)).sum()
-    assert partial > 0 and "hold_outcome_constant" in result["summary"]["checks_failed"]
+    assert (frame["win"] == 0.5).sum() == 0  # a drawn two-player game has no winner, not two half-winners
+    with pytest.raises(ValueError, match=r"\['win'\] are a function of the score itself.*--measure NAME=outcome"):
+        run_audit(frame, events, None, ["win"], [], None, bayes=False)
+
+

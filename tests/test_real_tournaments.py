@@ -140,3 +140,89 @@ def test_ties_share_a_rank_and_the_lottery_reports_its_support():
         # competition ranking: a rank r shared by k agents is followed by r + k
         for r, k in pd.Series(ranks).value_counts().items():
             assert r == 1 or (ranks < r).sum() == r - 1, (method, r, k)
+
+
+def test_bootstrap_leaves_absent_agents_out_and_flags_thin_support(ffa):
+    matches, results, _ = ffa
+    comparisons = comparisons_from_tables(matches, results)
+    result = rate(comparisons, "bt", bootstrap=200, seed=3)
+    table = result.table().set_index("agent")
+    rare = [a for a in table.index if a >= "ag060"]  # the 20 agents of 3 matches each
+    assert (table.loc[rare, "replicates"] < 200).any() and (table.drop(index=rare)["replicates"] == 200).all()
+    assert table.loc[rare, "flag"].str.contains("only 3 match").all()
+    assert (table.drop(index=rare)["flag"] == "").all()
+    # the issue's symptom: replicates without an agent used to put its bound at the prior mean, 1500
+    assert not np.isclose(table[["lower", "upper"]].to_numpy(), 1500.0, atol=1e-6).any()
+    absent = np.isnan(result.bootstrap.ratings)
+    assert absent.sum() == (200 - table["replicates"]).sum()
+    # an absent agent's replicate has no rank either; everyone else's rank interval is within 1..n present
+    assert (table["rank_lower"] >= 1).all() and (table["rank_upper"] <= len(table)).all()
+    assert any("read with caution" in n for n in result.notes)
+
+
+def test_warnings_name_the_agents_and_say_what_was_done():
+    from models.ratings.bradley_terry import fit_bt
+
+    # two groups that never met: {a, b} and {c, d}; everyone has wins and losses
+    W = np.array([[0, 2, 0, 0], [1, 0, 0, 0], [0, 0, 0, 3], [0, 0, 1, 0]], float)
+    with pytest.warns(UserWarning) as caught:
+        fit_bt(W, ["a", "b", "c", "d"])
+    message = str(caught[0].message)
+    assert "splits into 2 groups" in message and ("c, d" in message or "a, b" in message)
+    assert "used MAP" in message
+    # re-raised from a fit, a warning carries referee's name, not a line of referee's source
+    matches, results, _ = tournament(n_agents=12, n_matches=10, rare=4, rare_games=1, seed=6)
+    with pytest.warns(UserWarning) as caught:
+        rate(comparisons_from_tables(matches, results), "elo")
+    assert all(w.filename == "referee" for w in caught)
+
+
+def _audit_frame(seed=7):
+    """A 3- and 8-player tournament whose score is points and whose recorded outcome `coop` is independent
+    of them; a few matches nobody scored in."""
+    from analysis.run.audit import audit_frame  # noqa: F401  (the frame below has audit_frame's columns)
+
+    matches, results, _ = tournament(n_agents=60, n_matches=120, rare=10, seed=seed, draw_share=0.1)
+    rng = np.random.default_rng(seed)
+    frame = results.assign(coop=rng.integers(0, 4, len(results)).astype(float),
+                           placement=results["rank"], player=results["match_id"] + "/" + results["player"])
+    first = frame.groupby("match_id")["rank"].transform(lambda r: (r == 1).sum())
+    size = frame.groupby("match_id")["rank"].transform("size")
+    frame["win"] = np.where((frame["rank"] == 1) & (first < size), 1.0 / first, 0.0)
+    return frame, pd.DataFrame(columns=["match_id", "actor", "type", "status"])
+
+
+def test_audit_refuses_circular_outcomes_and_unknown_names():
+    from analysis.run.audit import run_audit
+
+    frame, events = _audit_frame()
+    for outcome in ("win", "rank"):
+        with pytest.raises(ValueError, match="circular"):
+            run_audit(frame, events, None, [outcome], [], None, bayes=False)
+    with pytest.raises(ValueError, match=r"telemetry measure\(s\) \['actionz'\] not in the data"):
+        run_audit(frame, events, None, ["coop"], [], "actionz", bayes=False)
+    with pytest.raises(ValueError, match=r"outcome measure\(s\) \['cooperation'\]"):
+        run_audit(frame, events, None, ["cooperation"], [], None, bayes=False)
+
+
+def test_audit_directions_zero_spread_groups_and_every_check_accounted_for():
+    from analysis.run.audit import run_audit
+
+    frame, events = _audit_frame()
+    # a recorded placement (lower is better) that agrees with the score: read the right way round it agrees
+    result = run_audit(frame, events, None, ["placement"], [], None, bayes=False)
+    assert result["directions"] == {"placement": "lower"} and result["outcomes"] == ["placement (lower is better)"]
+    assert result["rank_agreement"]["by_outcome"]["placement"]["spearman"] > 0.5
+    flipped = run_audit(frame, events, None, ["placement"], [], None, bayes=False, directions={"placement": "higher"})
+    assert flipped["rank_agreement"]["by_outcome"]["placement"]["spearman"] < -0.5
+    # groups whose scores are all equal (matches nobody scored in) pass; the failing group is the one named
+    result = run_audit(frame, events, None, ["coop"], ["match_id"], None, bayes=False)
+    held = result["hold_outcome_constant"]["table"]
+    zero = held[held["max"] == held["min"]]
+    assert len(zero) > 0 and not zero["fails"].any()
+    assert held.iloc[0]["fails"] and held.iloc[0]["group"] in result["hold_outcome_constant"]["verdict"]
+    # every check is listed: ran, or not run and why; the verdict says on how many checks it rests
+    table = result.table()
+    assert len(table) == 8 and (table["ran"] | (table["why_not_run"] != "")).all()
+    assert "checks against the outcome judged" in result["summary"]["verdict"]
+    assert "no scoring formula given" in result["summary"]["verdict"]

@@ -48,7 +48,9 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     wide = measures.pivot_table(index=["match_id", "player"], columns="name", values="value", aggfunc="mean")
     frame = results.merge(wide.reset_index(), on=["match_id", "player"], how="left")
     first = frame.groupby("match_id")["rank"].transform(lambda r: (r == 1).sum())
-    frame["win"] = np.where(frame["rank"] == 1, 1.0 / first.clip(lower=1), 0.0)  # a shared first place is a tie
+    size = frame.groupby("match_id")["rank"].transform("size")
+    # a shared first place is a tie (1/k each); a match everyone shares first place in has no winner (0)
+    frame["win"] = np.where((frame["rank"] == 1) & (first < size), 1.0 / first.clip(lower=1), 0.0)
     if matches["match_id"].nunique() > 1:
         frame["player"] = frame["match_id"] + "/" + frame["player"]
     frame = frame.merge(matches[["match_id", "game"]], on="match_id", how="left")
@@ -78,25 +80,86 @@ class AuditResult(FitResult):
         return self.checks.get(key, default)
 
     def table(self) -> pd.DataFrame:
-        """check, title, ran, passed (True/False/None), verdict, for every check the audit knows."""
+        """check, title, ran, passed (True/False/None), verdict, why_not_run, for every check the audit knows."""
         rows = []
+        skipped = self.checks.get("skipped", {})
         for key, title in CHECK_TITLES.items():
             check = self.checks.get(key)
             rows.append({"check": key, "title": title, "ran": check is not None,
                          "passed": None if check is None else check.get("passed"),
-                         "verdict": "" if check is None else check["verdict"]})
+                         "verdict": "" if check is None else check["verdict"],
+                         "why_not_run": "" if check is not None else skipped.get(key, "")})
         return pd.DataFrame(rows)
+
+
+LOWER_IS_BETTER = ("rank", "place", "placement", "position")  # outcome names read as lower-is-better by default
+DERIVED = ("win", "rank", "score")  # outcomes computed from the results table, not recorded as measures
+
+
+def outcome_directions(outcomes: list[str], formula: Formula | None = None,
+                       given: dict[str, str] | None = None) -> dict[str, str]:
+    """Which way each outcome is better ('higher' or 'lower'): as given (the `--outcome NAME:lower` flag), else
+    as the formula's [outcomes] table declares, else 'lower' for rank-like names (LOWER_IS_BETTER), else
+    'higher'."""
+    given, declared = given or {}, formula.outcomes if formula else {}
+    return {o: given.get(o) or declared.get(o) or ("lower" if o.lower() in LOWER_IS_BETTER else "higher")
+            for o in outcomes}
+
+
+def function_of_score(frame: pd.DataFrame, outcome: str) -> bool:
+    """True when, in every match, the outcome is a monotone function of the score (equal scores, equal
+    outcomes; a higher score never a worse outcome, or never a better one): a derived outcome such as
+    a win or a rank computed from the points. Needs at least 3 players with the outcome."""
+    data = frame.dropna(subset=[outcome, "score"])
+    if len(data) < 3 or data[outcome].nunique() < 2:
+        return False
+    ups = downs = True
+    for _, g in data.groupby("match_id" if "match_id" in data.columns else np.zeros(len(data))):
+        per_score = g.groupby("score")[outcome].nunique()
+        if (per_score > 1).any():
+            return False
+        values = g.groupby("score")[outcome].first().sort_index().to_numpy(float)
+        steps = np.diff(values)
+        ups &= bool((steps >= 0).all())
+        downs &= bool((steps <= 0).all())
+    return ups or downs
 
 
 def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None, outcomes: list[str],
               group_by: list[str], telemetry: str | None, top_k: int = 3, seed: int = 0, bayes: bool = True,
-              sampling: dict | None = None) -> AuditResult:
+              sampling: dict | None = None, directions: dict[str, str] | None = None) -> AuditResult:
     """Run every check that the data allow; returns an AuditResult whose checks each carry a `verdict` and
-    `passed` (None where a check does not judge), and `summary` with the overall verdict. Warnings raised by
-    the checks are in its notes; `sampling` (draws, tune, chains, sampler) goes to the Bayesian regression."""
+    `passed` (None where a check does not judge), `skipped` (check -> why it did not run) and `summary`
+    with the overall verdict. Warnings raised by the checks are in its notes; `sampling` (draws, tune,
+    chains, sampler) goes to the Bayesian regression; `directions` (outcome -> 'higher'/'lower', see
+    `outcome_directions`) says which way each outcome is better.
+
+    Raises ValueError for an outcome, group-by or telemetry name the data do not have, and for a derived
+    outcome (DERIVED: `win`, `rank`) that is a function of the score itself (circular: see
+    `function_of_score`). A recorded outcome measure is never refused: a perfect score would look the same."""
+    numeric = sorted(c for c in frame.columns if frame[c].dtype.kind in "fi")
+    for kind, names in (("outcome measure", outcomes), ("--group-by column", group_by),
+                        ("telemetry measure", [telemetry] if telemetry else [])):
+        missing = [n for n in names if n not in frame.columns]
+        if missing:
+            raise ValueError(f"{kind}(s) {missing} not in the data; available: {numeric}")
+    circular = [o for o in outcomes if o in DERIVED and function_of_score(frame, o)]
+    if circular:
+        raise ValueError(
+            f"outcome(s) {circular} are a function of the score itself (within every match their order follows "
+            "the score's), so checking the score against them is circular. Supply a ground-truth outcome recorded "
+            "apart from the score: an outcome column of a table (`referee ingest --measure NAME=outcome`), or the "
+            "outcome measures a runner's logs carry (data/formats/), and name it with --outcome")
+    directions = outcome_directions(outcomes, formula, directions)
+    work = frame.copy()
+    for o, way in directions.items():
+        if way == "lower":
+            work[o] = -work[o]  # every check reads higher as better
     notes: list[str] = []
     with collect_notes(notes):
-        out = _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, seed, bayes, sampling)
+        out = _run_checks(work, events, formula, outcomes, group_by, telemetry, top_k, seed, bayes, sampling)
+    out["directions"] = directions
+    out["outcomes"] = [f"{o} ({directions[o]} is better)" for o in outcomes]
     luck = out.get("assignment_luck", {})
     diagnostics = dict(luck.get("bayes_diagnostics", {"converged": True}))
     return AuditResult(checks=out, notes=notes, diagnostics=diagnostics)
@@ -127,26 +190,48 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
                                     "verdict": f"On average {share.index[0]} makes up {share.iloc[0]:.0%} of a score "
                                                f"(shares of the absolute parts: " +
                                                ", ".join(f"{k} {v:.0%}" for k, v in share.items()) + ")."}
+    skipped: dict[str, str] = {}
+    if formula is None:
+        skipped["reproduction"] = skipped["decomposition"] = "no scoring formula given (--formula)"
+        skipped["failure_at_top"] = "no scoring formula given (--formula), so no per-role failure rule"
+    elif "decomposition" not in out:
+        skipped["decomposition"] = "no player has the inputs the formula's parts need"
     keys = [k for k in group_by + outcomes if k in frame.columns]
     if keys:
         held = validity.hold_outcome_constant(frame, keys)
-        worst = held.iloc[0] if len(held) else None
-        spread = np.where(held["min"] > 0, held["max_min_ratio"] >= RATIO_LIMIT, held["cv"].fillna(0) > CV_LIMIT)
-        failed = bool(len(held) and spread.any())
-        if worst is None:
+        spread = held["max"] - held["min"]
+        fails = np.where(spread == 0, False,
+                         np.where(held["min"] > 0, held["max_min_ratio"] >= RATIO_LIMIT,
+                                  held["cv"].abs().fillna(np.inf) > CV_LIMIT))
+        held = held.assign(fails=fails).sort_values(["fails", "cv"], ascending=[False, False],
+                                                     na_position="last", key=lambda c: c.abs() if c.name == "cv" else c)
+        held = held.reset_index(drop=True)
+        failed = bool(held["fails"].any())
+        if held.empty:
             verdict = "No two players share an identical outcome: this check has nothing to hold constant."
+            skipped["hold_outcome_constant"] = "no two players share an identical outcome"
         else:
-            ratio = f"{worst['max_min_ratio']:.0f}x" if pd.notna(worst["max_min_ratio"]) else "unbounded (a zero)"
+            worst = held.iloc[0]
             names = worst["players"].split(", ")
             shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-            verdict = (f"With the outcome held constant ({worst['group']}: {shown}) the score spans "
-                       f"{worst['max']:g} to {worst['min']:g}, a spread of {ratio} (coefficient of variation "
-                       f"{worst['cv']:.2f}). ")
+            size = (f"a spread of {worst['max_min_ratio']:.3g}x" if worst["min"] > 0 else
+                    f"a coefficient of variation of {abs(worst['cv']):.2f}" if pd.notna(worst["cv"]) else
+                    "scores on both sides of zero")
+            if worst["max"] == worst["min"]:
+                verdict = (f"Within every group of identical outcomes ({len(held)} groups) the score is the same "
+                           "or varies little. ")
+            else:
+                verdict = (f"With the outcome held constant ({worst['group']}: {shown}) the score spans "
+                           f"{worst['min']:g} to {worst['max']:g}, {size}. ")
             verdict += ("A metric that measured the outcome could not vary this much." if failed else
                         f"Within identical outcomes the score varies little (under {RATIO_LIMIT:g}x, or a coefficient "
-                        f"of variation under {CV_LIMIT:g} where scores reach zero).")
+                        f"of variation under {CV_LIMIT:g} where scores reach zero; groups with one score pass).")
         out["hold_outcome_constant"] = {"keys": keys, "table": held, "verdict": verdict,
-                                        "passed": None if worst is None else not failed}
+                                        "passed": None if held.empty else not failed}
+    else:
+        skipped["hold_outcome_constant"] = "no outcome or --group-by column to hold constant"
+    if formula is not None and not formula.failure:
+        skipped["failure_at_top"] = "the formula defines no per-role failure rule ([failure])"
     if formula is not None and formula.failure:
         fails = validity.failures_at_top(frame, formula, top_k)
         top = fails[fails["in_top_k"]]
@@ -176,6 +261,9 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
             verdict += " Agreement is absent or negative at the top, where attention goes."
         out["rank_agreement"] = {"by_outcome": agreements, "verdict": verdict, "passed": not (absent or top_bad),
                                  "top_roles": ranks}
+    else:
+        skipped["rank_agreement"] = (f"the outcome {primary} or the score does not vary over 3 or more players"
+                                     if primary in frame.columns else f"no outcome measure {primary}")
     assignment = "role" if frame["role"].notna().any() and frame["role"].nunique() > 1 else None
     if assignment and primary in frame.columns:
         luck = validity.assignment_luck(frame, assignment, primary, seed=seed, bayes=bayes, sampling=sampling)
@@ -191,6 +279,10 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
                         " The outcome explains more than the assignment.")
             luck.update(verdict=verdict, passed=not worse)
             out["assignment_luck"] = luck
+        else:
+            skipped["assignment_luck"] = "too few players per assigned role to compare the variance explained"
+    else:
+        skipped["assignment_luck"] = "no randomly assigned role that varies between players"
     if telemetry and telemetry in frame.columns and primary in frame.columns:
         both = validity.two_scores(frame, telemetry, primary)
         odd = both[both["discordant"] != ""]
@@ -198,6 +290,8 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
                    (" ".join(f"{r.player}: {r.discordant}." for r in odd.itertuples()) or
                     "No player is high on one and low on the other."))
         out["two_scores"] = {"table": both, "verdict": verdict, "passed": None}
+    else:
+        skipped["two_scores"] = "no process-telemetry measure (--telemetry)"
     if not events.empty:
         diag = validity.event_diagnostics(events)
         if not diag.empty:
@@ -208,17 +302,23 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
             if quiet:
                 verdict += f" Quiet agents whose low counts are not skill: {', '.join(quiet)}."
             out["events"] = {"table": diag, "verdict": verdict, "passed": None}
+    if "events" not in out:
+        skipped["events"] = "no action events with an accepted/rejected status in the data"
     # the validity verdict rests on the checks against the outcome; reproduction is an integrity check
     judged = {k: v["passed"] for k, v in out.items() if isinstance(v, dict) and v.get("passed") is not None
               and k in VALIDITY_CHECKS}
     valid = all(judged.values()) if judged else None
+    out["skipped"] = {k: why for k, why in skipped.items() if k not in out}
+    not_run = "; ".join(f"{CHECK_TITLES[k]}: {why}" for k, why in out["skipped"].items())
+    basis = (f" ({len(judged)} of {len(VALIDITY_CHECKS)} checks against the outcome judged"
+             + (f"; not run: {not_run}" if not_run else "") + ")")
     out["summary"] = {
         "checks_passed": [k for k, v in judged.items() if v], "checks_failed": [k for k, v in judged.items() if not v],
-        "measures_outcome": valid,
-        "verdict": ("The score measures the outcome it claims: every judged check passed." if valid else
-                    "The score does not measure the outcome it claims: failed checks: "
-                    + ", ".join(k for k, v in judged.items() if not v) + ".") if judged else
-        "Nothing could be judged: give a formula and an outcome measure.",
+        "measures_outcome": valid, "skipped": out["skipped"],
+        "verdict": (("The score measures the outcome it claims: every judged check passed" if valid else
+                     "The score does not measure the outcome it claims: failed checks: "
+                     + ", ".join(k for k, v in judged.items() if not v)) + basis + ".") if judged else
+        "Nothing could be judged: give a formula and an outcome measure" + basis + ".",
     }
     return out
 
@@ -246,6 +346,8 @@ def write_audit(result: AuditResult, frame: pd.DataFrame, folder: ResultsFolder,
             check = result[key]
             mark = {True: "PASS", False: "FAIL", None: "INFO"}[check.get("passed")]
             lines += [f"## {title} ({mark})", "", check["verdict"], ""]
+        else:
+            lines += [f"## {title} (NOT RUN)", "", f"Not run: {result.get('skipped', {}).get(key, 'no data for it')}.", ""]
     if result.notes:
         lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
     paths["markdown"].write_text("\n".join(lines))

@@ -86,7 +86,7 @@ class RatingResult(FitResult):
     extra: dict = field(default_factory=dict)
 
     def table(self) -> pd.DataFrame:
-        """agent, rating, lower, upper, rank[, rank_lower, rank_upper, replicates] (`game` first by game)."""
+        """agent, rating, lower, upper, rank[, rank_lower, rank_upper, replicates, flag] (`game` first by game)."""
         return self.ratings
 
 
@@ -183,7 +183,14 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
         if by:
             summary[["game", "agent"]] = pd.DataFrame(summary.pop("agent").tolist(), index=summary.index)
         merged = table.drop(columns=["lower", "upper"]).merge(summary, on=keys, how="left")
-        result.ratings = merged[keys + ["rating", "lower", "upper", "rank", "rank_lower", "rank_upper"]]
+        result.ratings = merged[keys + ["rating", "lower", "upper", "rank", "rank_lower", "rank_upper",
+                                        "replicates", "flag"]]
+        flagged = merged[merged["flag"] != ""]
+        if len(flagged):
+            result.notes.append(f"{len(flagged)} agent(s) have bootstrap intervals to read with caution (see the "
+                                "`flag` column): " + "; ".join(f"{a}: {f}" for a, f in
+                                                              zip(flagged["agent"].head(5), flagged["flag"].head(5)))
+                                + (" ..." if len(flagged) > 5 else ""))
     return result
 
 

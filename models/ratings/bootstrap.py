@@ -13,6 +13,7 @@ multidimensional models).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -20,41 +21,72 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt_batch, to_elo
+from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_CENTRE, ELO_SCALE, fit_bt_batch
+
+
+MIN_MATCHES = 10  # an agent seen in fewer matches (clusters) gets its interval flagged
 
 
 @dataclass
 class BootstrapResult:
-    """Replicate ratings (r, n) on the Elo scale, with the agents' names."""
+    """Replicate ratings (r, n) on the Elo scale, with the agents' names. A replicate that drew none of an
+    agent's matches has NaN for it: the agent is absent from that replicate's quantiles, not given the
+    prior mean. `matches` (optional, shape (n,)) counts the clusters each agent appears in."""
 
     agents: list[str]
     ratings: np.ndarray
+    matches: np.ndarray | None = None
 
     def summary(self, level: float = 0.95, groups: np.ndarray | None = None) -> pd.DataFrame:
-        """agent, lower, upper (percentile interval), rank_lower, rank_upper (percentile interval of ranks).
+        """agent, lower, upper (percentile interval), rank_lower, rank_upper (percentile interval of ranks),
+        replicates (how many replicates the interval rests on: those the agent appears in), flag (why an
+        interval deserves caution: fewer than MIN_MATCHES matches, or absent from some replicates; else '').
 
-        groups : optional label per column; ranks are then taken within each group (e.g. per game).
+        groups : optional label per column; ranks are then taken within each group (e.g. per game), among
+        the agents present in the replicate.
         """
         lo, hi = 100 * (1 - level) / 2, 100 * (1 + level) / 2
         groups = np.zeros(len(self.agents)) if groups is None else np.asarray(groups)
-        ranks = np.empty_like(self.ratings)
+        present = ~np.isnan(self.ratings)
+        ranks = np.full(self.ratings.shape, np.nan)
         for g in pd.unique(groups):
             cols = np.flatnonzero(groups == g)
-            values = np.where(np.isnan(self.ratings[:, cols]), -np.inf, self.ratings[:, cols])
-            ranks[:, cols] = (-values).argsort(axis=1, kind="stable").argsort(axis=1) + 1
-        return pd.DataFrame({
-            "agent": self.agents,
-            "lower": np.nanpercentile(self.ratings, lo, axis=0),
-            "upper": np.nanpercentile(self.ratings, hi, axis=0),
-            "rank_lower": np.percentile(ranks, lo, axis=0, method="lower"),
-            "rank_upper": np.percentile(ranks, hi, axis=0, method="higher"),
-        })
+            values = pd.DataFrame(self.ratings[:, cols])
+            ranks[:, cols] = values.rank(axis=1, method="min", ascending=False).to_numpy()
+        replicates = present.sum(axis=0)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
+            out = pd.DataFrame({
+                "agent": self.agents,
+                "lower": np.nanpercentile(self.ratings, lo, axis=0),
+                "upper": np.nanpercentile(self.ratings, hi, axis=0),
+                "rank_lower": np.nanpercentile(ranks, lo, axis=0, method="lower"),
+                "rank_upper": np.nanpercentile(ranks, hi, axis=0, method="higher"),
+                "replicates": replicates,
+            })
+        flags = []
+        for k in range(len(self.agents)):
+            why = []
+            if self.matches is not None and self.matches[k] < MIN_MATCHES:
+                why.append(f"only {int(self.matches[k])} match(es), fewer than {MIN_MATCHES}")
+            if replicates[k] < len(self.ratings):
+                why.append(f"absent from {len(self.ratings) - replicates[k]} of {len(self.ratings)} replicates")
+            flags.append("; ".join(why))
+        return out.assign(flag=flags)
 
     def long(self) -> pd.DataFrame:
-        """One row per (replicate, agent): replicate, agent, rating (for violin plots)."""
+        """One row per (replicate, agent) the agent appears in: replicate, agent, rating (for violin plots)."""
         r, n = self.ratings.shape
-        return pd.DataFrame({"replicate": np.repeat(np.arange(r), n), "agent": np.tile(self.agents, r),
-                             "rating": self.ratings.ravel()})
+        frame = pd.DataFrame({"replicate": np.repeat(np.arange(r), n), "agent": np.tile(self.agents, r),
+                              "rating": self.ratings.ravel()})
+        return frame[frame["rating"].notna()].reset_index(drop=True)
+
+
+def matches_per_agent(a: np.ndarray, b: np.ndarray, cluster: np.ndarray, n: int) -> np.ndarray:
+    """How many distinct clusters (matches) each of the n agents appears in, shape (n,)."""
+    codes, _ = pd.factorize(pd.Series(cluster))
+    seen = pd.DataFrame({"agent": np.r_[a, b], "cluster": np.r_[codes, codes]}).drop_duplicates()
+    return np.bincount(seen["agent"].to_numpy(np.int64), minlength=n)
 
 
 def cluster_signatures(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluster: np.ndarray, n: int
@@ -122,8 +154,11 @@ def bootstrap_bt(a, b, outcome, cluster, agents: list[str], theta0: np.ndarray, 
             theta[~degenerate] = fit_bt_batch(Ws[~degenerate], theta0, prior_sd)
         if degenerate.any():
             theta[degenerate] = fit_bt_batch(Ws[degenerate], theta0, prior_sd or DEFAULT_PRIOR_SD)
-        out.append(to_elo(theta))
-    return BootstrapResult(list(agents), np.vstack(out))
+        absent = (Ws.sum(axis=2) + Ws.sum(axis=1)) == 0  # no comparison of the agent was drawn
+        theta[absent] = np.nan
+        theta -= np.nanmean(theta, axis=1, keepdims=True)  # centre over the agents present
+        out.append(ELO_CENTRE + ELO_SCALE * theta)
+    return BootstrapResult(list(agents), np.vstack(out), matches_per_agent(a, b, cluster, n))
 
 
 def bootstrap_generic(comparisons: pd.DataFrame, fit: Callable[[pd.DataFrame], pd.Series], agents: list[str],
@@ -135,6 +170,9 @@ def bootstrap_generic(comparisons: pd.DataFrame, fit: Callable[[pd.DataFrame], p
     """
     clusters = comparisons["cluster"].astype(str)
     groups = {c: idx for c, idx in comparisons.groupby(clusters).indices.items()}
+    seen = pd.concat([comparisons[["a", "cluster"]].rename(columns={"a": "agent"}),
+                      comparisons[["b", "cluster"]].rename(columns={"b": "agent"})]).drop_duplicates()
+    per_agent = seen.groupby("agent").size()
     names = np.array(list(groups))
     rng = np.random.default_rng(seed)
     rows = np.empty((replicates, len(agents)))
@@ -143,4 +181,5 @@ def bootstrap_generic(comparisons: pd.DataFrame, fit: Callable[[pd.DataFrame], p
         index = np.concatenate([groups[names[p]] for p in pick])
         ratings = fit(comparisons.iloc[index])
         rows[r] = ratings.reindex(agents).to_numpy(float)
-    return BootstrapResult(list(agents), rows)
+    names_only = [k[-1] if isinstance(k, tuple) else k for k in agents]
+    return BootstrapResult(list(agents), rows, per_agent.reindex(names_only).fillna(0).to_numpy())

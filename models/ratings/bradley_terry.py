@@ -171,6 +171,34 @@ def unbeaten_and_winless(W: np.ndarray, agents: list[str]) -> tuple[list[str], l
     return never_win, never_lose
 
 
+def disconnected_groups(W: np.ndarray, agents: list[str]) -> list[list[str]]:
+    """The comparison graph's strongly connected components, largest first, when there are several (else
+    []): agents of different components never beat each other in both directions, so their relative
+    strength has no finite maximum-likelihood estimate."""
+    from scipy.sparse.csgraph import connected_components
+
+    n, labels = connected_components(np.asarray(W) > 0, directed=True, connection="strong")
+    if n <= 1:
+        return []
+    groups = [[agents[i] for i in np.flatnonzero(labels == k)] for k in range(n)]
+    return sorted(groups, key=len, reverse=True)
+
+
+def why_no_mle(W: np.ndarray, agents: list[str]) -> str:
+    """Which agents make the MLE undefined: those who never won, never lost, and the separate groups of the
+    comparison graph (the smaller ones named)."""
+    never_win, never_lose = unbeaten_and_winless(W, list(agents))
+    text = f"never won: {_names(never_win)}; never lost: {_names(never_lose)}"
+    groups = disconnected_groups(W, list(agents))
+    if groups:
+        small = [g for g in groups[1:] if not set(g) <= set(never_win) | set(never_lose)]
+        text += f"; the comparison graph splits into {len(groups)} groups that never beat each other both ways"
+        if small:
+            text += " (besides the largest: " + "; ".join(_names(g, 5) for g in small[:5]) + \
+                (" ..." if len(small) > 5 else "") + ")"
+    return text
+
+
 def _names(names: list[str], most: int = 10) -> str:
     return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "") or "none"
 
@@ -195,10 +223,9 @@ def fit_bt(W: np.ndarray, agents: list[str], prior_sd: float | None = None, tol:
     notes: list[str] = []
     with collect_notes(notes):
         if prior_sd is None and not mle_exists(W):
-            never_win, never_lose = unbeaten_and_winless(W, list(agents))
-            warnings.warn("Bradley-Terry MLE does not exist (never won: %s; never lost: %s; or the comparison graph "
-                          "is not strongly connected); used MAP with independent Normal(0, (400 Elo)^2) priors on "
-                          "the ratings instead" % (_names(never_win), _names(never_lose)), RatingWarning, stacklevel=3)
+            warnings.warn(f"Bradley-Terry MLE does not exist ({why_no_mle(W, list(agents))}); used MAP with "
+                          "independent Normal(0, (400 Elo)^2) priors on the ratings instead, which keeps those agents' "
+                          "ratings finite and pulls them toward the mean", RatingWarning, stacklevel=3)
             prior_sd, method = DEFAULT_PRIOR_SD, "map"
         theta0 = np.zeros(W.shape[0])
         theta, se, it, converged = _newton(W, theta0, prior_sd, tol, max_iter)

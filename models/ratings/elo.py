@@ -28,11 +28,10 @@ from models.fit import FitResult, collect_notes
 from models.ratings.bradley_terry import (
     DEFAULT_PRIOR_SD,
     RatingWarning,
-    _names,
     add_rank,
     fit_bt,
     mle_exists,
-    unbeaten_and_winless,
+    why_no_mle,
 )
 
 
@@ -77,11 +76,8 @@ def _contest_elo(W: np.ndarray, agents: list[str] | None) -> tuple[np.ndarray, b
     if np.all(np.isfinite(elo)) and mle_exists(W):
         return np.round(elo), True
     names = agents or [str(i) for i in range(W.shape[0])]
-    never_win, never_lose = unbeaten_and_winless(W, list(names))
-    warnings.warn(
-        "the contest's Elo is undefined here (never won: %s; never lost: %s; or a disconnected comparison graph); "
-        "used MAP Bradley-Terry with independent Normal(0, (400 Elo)^2) priors instead of NaN"
-        % (_names(never_win), _names(never_lose)), RatingWarning, stacklevel=3)
+    warnings.warn(f"the contest's Elo is undefined here ({why_no_mle(W, list(names))}); used MAP Bradley-Terry "
+                  "with independent Normal(0, (400 Elo)^2) priors instead of NaN", RatingWarning, stacklevel=3)
     return np.round(fit_bt(W, names, prior_sd=DEFAULT_PRIOR_SD).ratings), False
 
 

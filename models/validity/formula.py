@@ -21,6 +21,10 @@ File format (see `data/formulas/aoa_eval01.toml`):
     [failure]                     # optional: when an agent failed the outcome its role defines
     "Last Standing" = "nation_alive == 0"
 
+    [outcomes]                    # optional: which way each outcome measure is better
+    nation_power = "higher"
+    placement = "lower"
+
 Expressions are arithmetic over names: numbers, + - * / **, unary minus, parentheses, comparisons
 (< <= > >= == !=, giving 1 or 0), and the functions min, max, abs, clamp(x, lo, hi) and
 if(condition, then, else). Anything else (attribute access, calls to other functions, strings,
@@ -160,6 +164,7 @@ class Formula:
     failure: dict[str, Expression] = field(default_factory=dict)
     inputs: set[str] = field(default_factory=set)
     source: str = ""
+    outcomes: dict[str, str] = field(default_factory=dict)  # outcome -> "higher" or "lower" (which is better)
 
     def evaluate(self, values: dict[str, float], role: str | None = None) -> dict[str, float]:
         """Every component, `raw_total` (before clamp and rounding) and `total` for one agent.
@@ -240,6 +245,11 @@ def load_formula(path: str | Path, inputs: set[str]) -> Formula:
                for role, expr in doc.get("failure", {}).items()}
     used = set().union(*[e.names for c in components.values()
                          for e in (c.values() if isinstance(c, dict) else [c])], total.names)
+    outcomes = {str(k): str(v) for k, v in doc.get("outcomes", {}).items()}
+    bad = [k for k, v in outcomes.items() if v not in ("higher", "lower")]
+    if bad:
+        raise FormulaError(f"{where('outcomes')}: outcome '{bad[0]}' must be \"higher\" or \"lower\" (which is better), "
+                           f"got {outcomes[bad[0]]!r}")
     return Formula(name=doc.get("name", path.stem), role=doc.get("role"), components=components, total=total,
                    floor=total_doc.get("floor"), ceiling=total_doc.get("ceiling"), rounding=rounding, parts=parts,
-                   failure=failure, inputs=used & set(inputs), source=doc.get("source", ""))
+                   failure=failure, inputs=used & set(inputs), source=doc.get("source", ""), outcomes=outcomes)
