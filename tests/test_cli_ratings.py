@@ -11,7 +11,8 @@ def test_ratings_bt_with_bootstrap(sample_store, tmp_path):
     assert main(["ratings", "--store", str(sample_store), "--runner", "concordia", "--method", "bt",
                  "--bootstrap", "40", "--out", str(out)]) == 0
     table = pd.read_csv(out / "ratings.csv")
-    assert list(table.columns) == ["agent", "rating", "lower", "upper", "rank", "rank_lower", "rank_upper"]
+    assert list(table.columns) == ["agent", "rating", "lower", "upper", "rank", "rank_lower", "rank_upper",
+                                   "replicates", "flag"]
     assert len(table) == 8 and sorted(table["rank"]) == list(range(1, 9))
     assert (table["lower"] <= table["rating"]).all() and (table["rating"] <= table["upper"]).all()
     assert (out / "bootstrap.png").stat().st_size > 5000

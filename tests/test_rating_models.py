@@ -90,7 +90,8 @@ def test_rate_by_game_with_bootstrap_ranks_within_games():
     rng = np.random.default_rng(8)
     data = simulate(rng.normal(0, 1, (2, 5)), ["g0", "g1"], 4000, seed=9)
     table = rate(data, "bt", by="game", bootstrap=30).table()
-    assert set(table.columns) == {"game", "agent", "rating", "lower", "upper", "rank", "rank_lower", "rank_upper"}
+    assert set(table.columns) == {"game", "agent", "rating", "lower", "upper", "rank", "rank_lower", "rank_upper",
+                                  "replicates", "flag"}
     assert table.groupby("game")["rank"].max().tolist() == [5, 5]
     assert (table["rank_upper"] <= 5).all() and (table["lower"] <= table["rating"]).all()
 

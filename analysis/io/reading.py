@@ -109,7 +109,24 @@ def load_file(path: Path, digest: str, reader: FileReader) -> tuple[LoadResult, 
         except NotThisRunner as exc:
             exc.runner = exc.runner or module.NAME
             tried.append(exc)
+        except Exception as exc:  # noqa: BLE001 - one file never stops the others: it is set aside whole
+            return unreadable(path, digest, module.NAME, exc), detected
     return not_recognised(path, digest, tried, keys, forced=reader.runner is not None), detected
+
+
+def unreadable(path: Path, digest: str, runner: str, exc: BaseException) -> LoadResult:
+    """The whole file as one quarantined record when its loader failed in a way it did not name (a
+    corrupted file of a kind referee does not recognise, or a bug): the other files are read on."""
+    reason = "unreadable" if isinstance(exc, OSError) else "loader error"
+    detail = (f"the {runner} loader could not read this file ({type(exc).__name__}: {exc}); the file is set aside "
+              "whole" + ("" if isinstance(exc, OSError) else "; if the file looks valid, please report this"))
+    try:
+        return ResultBuilder(path, digest, runner).reject_file(RecordError(reason, None, detail))
+    except OSError:
+        out = ResultBuilder(path, digest, runner)
+        out.saw()
+        out.quarantine("-", RecordError(reason, None, detail), "")
+        return out.build()
 
 
 def not_recognised(path: Path, digest: str, tried: list[NotThisRunner], keys: list[str] | None,

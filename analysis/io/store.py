@@ -27,6 +27,8 @@ from analysis.io.loaders.base import (
     DATA_TABLES,
     Frame,
     LoadResult,
+    RecordError,
+    ResultBuilder,
     drop_matches,
     frame_match_ids,
     frame_rows,
@@ -343,8 +345,41 @@ class _Ingest:
                 self.written_catalogues.append(cat)
         if not self.batch:
             return
+        try:
+            prepared = self._prepare()
+        except SchemaError:  # some file's rows break the schema: find it, set it aside whole, write the rest
+            self.batch = [_checked(r) for r in self.batch]
+            prepared = self._prepare()
+        for table, frame in prepared:
+            store._append(table, frame)
         status = {}
-        for table in DATA_TABLES:  # one insert per table and kind of part; every row tagged with its file
+        quarantine = [row for r in self.batch for row in r.bad]
+        if quarantine:
+            store._append("quarantine", rows_to_arrow("quarantine", quarantine))
+        store._append("sources", pd.DataFrame([{
+            "source_file": r.source_file, "content_hash": r.content_hash, "runner": r.runner, "read": r.read,
+            "accepted": r.accepted, "quarantined": r.quarantined, "ingested_at": self.now} for r in self.batch]))
+        for r in self.batch:
+            whole = r.read == 1 and r.accepted == 0 and len(r.bad) == 1 and r.bad[0]["record"] == "-"
+            status[r.source_file] = {"status": "ingested" if r.accepted else "rejected", "read": r.read,
+                                     "accepted": r.accepted, "quarantined": r.quarantined, "runner": r.runner,
+                                     "whole": whole}
+            for row in r.bad:
+                key = (r.runner or "(none)", row["reason"])
+                self.by_reason[key] = self.by_reason.get(key, 0) + 1
+            if self.sampled < QUARANTINE_SAMPLE and r.bad:
+                self.sample += r.bad[:QUARANTINE_SAMPLE - self.sampled]
+                self.sampled = len(self.sample)
+        for row in self.rows:
+            if row["status"] is None and row["source_file"] in status:
+                row.update(status[row["source_file"]])
+        self.batch, self.batch_rows = [], 0
+
+    def _prepare(self) -> list[tuple[str, Frame]]:
+        """Every queued row as conformed frames, (table, frame) in insert order: one per table and kind of
+        part, every row tagged with its file. Raises SchemaError (before anything is written)."""
+        prepared = []
+        for table in DATA_TABLES:
             rows, row_tags, frames, tags, arrows = [], [], [], [], []
             for r in self.batch:
                 for part in r.parts[table]:
@@ -370,30 +405,9 @@ class _Ingest:
                 frame = pd.concat(frames, ignore_index=True)
                 if table != "matches":
                     frame["content_hash"] = np.concatenate(tags)
-                store._append(table, frame)
-            for part in arrows:
-                store._append(table, part)
-        quarantine = [row for r in self.batch for row in r.bad]
-        if quarantine:
-            store._append("quarantine", rows_to_arrow("quarantine", quarantine))
-        store._append("sources", pd.DataFrame([{
-            "source_file": r.source_file, "content_hash": r.content_hash, "runner": r.runner, "read": r.read,
-            "accepted": r.accepted, "quarantined": r.quarantined, "ingested_at": self.now} for r in self.batch]))
-        for r in self.batch:
-            whole = r.read == 1 and r.accepted == 0 and len(r.bad) == 1 and r.bad[0]["record"] == "-"
-            status[r.source_file] = {"status": "ingested" if r.accepted else "rejected", "read": r.read,
-                                     "accepted": r.accepted, "quarantined": r.quarantined, "runner": r.runner,
-                                     "whole": whole}
-            for row in r.bad:
-                key = (r.runner or "(none)", row["reason"])
-                self.by_reason[key] = self.by_reason.get(key, 0) + 1
-            if self.sampled < QUARANTINE_SAMPLE and r.bad:
-                self.sample += r.bad[:QUARANTINE_SAMPLE - self.sampled]
-                self.sampled = len(self.sample)
-        for row in self.rows:
-            if row["status"] is None and row["source_file"] in status:
-                row.update(status[row["source_file"]])
-        self.batch, self.batch_rows = [], 0
+                prepared.append((table, conform(table, frame)))
+            prepared += [(table, conform_arrow(table, a)) for a in arrows]
+        return prepared
 
     def report(self) -> IngestReport:
         """The IngestReport of everything written."""
@@ -403,6 +417,19 @@ class _Ingest:
             quarantine=conform("quarantine", pd.DataFrame(self.sample, columns=columns("quarantine")))
             if self.sample else empty("quarantine"),
             warnings=self.warnings, by_reason=self.by_reason)
+
+
+def _checked(result: LoadResult) -> LoadResult:
+    """`result`, or, when its rows break the canonical schema, the file set aside whole as one record
+    naming the column (nothing of it is written; the other files of the batch are)."""
+    try:
+        result.tables  # conforms every table
+        return result
+    except SchemaError as exc:
+        out = ResultBuilder(Path(result.source_file), result.content_hash, result.runner)
+        return out.reject_file(RecordError("invalid value", None, f"a value breaks the canonical schema ({exc}); "
+                                           "the file is set aside whole (please report this: the loader should have "
+                                           "named the record)"))
 
 
 def _raw_lines(path: str, numbers: set[int]) -> dict[int, str]:

@@ -49,8 +49,10 @@ def separate_episode_runners() -> set[str]:
 
 
 def _pooled(matches: pd.DataFrame) -> pd.Series:
-    """Mask of matches compared across matches: a separate-episode runner's, with a scenario."""
-    return matches["runner"].isin(separate_episode_runners()) & matches["scenario"].notna()
+    """Mask of matches compared across matches: a separate-episode runner's, with a scenario and a
+    repetition (a missing key never makes a shared group: such a match is compared within itself)."""
+    return (matches["runner"].isin(separate_episode_runners()) & matches["scenario"].notna()
+            & matches["repetition"].notna())
 
 
 def budget() -> int:
@@ -257,7 +259,7 @@ def ballots_from_tables(matches: pd.DataFrame, results: pd.DataFrame) -> pd.Data
         ranks = results.groupby(["match_id", "agent"])["rank"].mean().rename("_rank").reset_index()
         scores = scores.merge(ranks, on=["match_id", "agent"], how="left")
         scores.loc[missing, "score"] = -scores.loc[missing, "_rank"]
-    pooled = scores["runner"].isin(separate_episode_runners()) & scores["scenario"].notna()
+    pooled = scores["runner"].isin(separate_episode_runners()) & scores["scenario"].notna() & scores["repetition"].notna()
     scores["ballot"] = np.where(pooled, scores["scenario"].astype(str) + ":" + scores["repetition"].astype(str),
                                 scores["match_id"])
     ballots = scores.groupby(["ballot", "agent"], as_index=False).agg(score=("score", "mean"),

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pandas as pd
 import pyarrow as pa
@@ -390,12 +390,63 @@ def json_error(exc: json.JSONDecodeError, text: str, last: bool = True) -> Recor
 
 
 def parse_json_line(line: str, last: bool = False) -> Any:
-    """One JSON-lines record, strictly (duplicate keys raise); raises RecordError via `json_error`."""
+    """One JSON-lines record, strictly (duplicate keys raise); raises RecordError via `json_error`, or
+    'too deeply nested' for nesting Python's parser cannot follow."""
     line = line.rstrip("\r\n")
     try:
         return json.loads(line, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise json_error(exc, line, last) from exc
+    except RecursionError as exc:
+        raise RecordError("too deeply nested", None, "the JSON nests deeper than referee reads") from exc
+
+
+class Line(str):
+    """One line of a JSON-lines file: its text (a str, without the line end), `number` (1-based), and
+    either `value` (the parsed JSON) or `error` (the RecordError that set it aside)."""
+
+    number: int
+    value: Any
+    error: RecordError | None
+
+    def parsed(self) -> Any:
+        """The parsed JSON, or raise the line's RecordError."""
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def _decode(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError("not UTF-8", None, f"byte {raw[exc.start]:#04x} at column {exc.start + 1} is not "
+                          "UTF-8 text") from exc
+
+
+def json_lines(path: Path, parse: bool = True) -> Iterator[Line]:
+    """The non-blank lines of a JSON-lines file, each decoded strictly as UTF-8 (a bad byte sets that line
+    aside as 'not UTF-8', never a replacement character) and, with `parse`, parsed by `parse_json_line`
+    (duplicate keys, truncation, nesting). A UTF-8 byte-order mark at the start is skipped."""
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if not raw.strip():
+                continue
+            value, error = None, None
+            try:
+                text = _decode(raw.rstrip(b"\r\n"))
+            except RecordError as exc:
+                text, error = raw.rstrip(b"\r\n").decode("utf-8", errors="replace"), exc
+            if error is None and parse:
+                try:
+                    value = parse_json_line(text, last=not raw.endswith(b"\n"))
+                except RecordError as exc:
+                    error = exc
+            line = Line(text)
+            line.number, line.value, line.error = number, value, error
+            yield line
 
 
 def file_hash(path: Path) -> str:
@@ -423,7 +474,7 @@ def read_json(path: Path) -> Any:
     field, detail with line and column) for the whole file.
     """
     try:
-        text = path.read_text(encoding="utf-8", errors="strict")
+        text = path.read_text(encoding="utf-8-sig", errors="strict")  # a byte-order mark is not content
     except UnicodeDecodeError as exc:
         raise RecordError("not UTF-8", None, f"byte {exc.object[exc.start]:#04x} at offset {exc.start} is not UTF-8 text") from exc
     if not text.strip():
@@ -432,6 +483,8 @@ def read_json(path: Path) -> Any:
         return json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise json_error(exc, text) from exc
+    except RecursionError as exc:
+        raise RecordError("too deeply nested", None, "the JSON nests deeper than referee reads") from exc
 
 
 def require(record: dict, name: str, kinds: tuple[type, ...], what: str) -> Any:

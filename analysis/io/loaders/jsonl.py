@@ -15,6 +15,7 @@ the table either path produced.
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import re
@@ -27,7 +28,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 from tqdm.auto import tqdm
 
-from analysis.io.loaders.base import PROBE, RecordError, ResultBuilder, parse_json_line, parse_time
+from analysis.io.loaders.base import PROBE, RecordError, ResultBuilder, json_lines, parse_time
 
 _BLOCK = 1 << 24  # 16 MiB Arrow read blocks
 _BLANK = re.compile(rb"\n[ \t\r]*\n")
@@ -51,18 +52,39 @@ class BadLine:
 
 def count_lines(path: Path) -> tuple[int, bool]:
     """Number of lines in `path` (a last line without newline counts) and whether any line is blank."""
+    lines, blank, _ = scan(path)
+    return lines, blank
+
+
+def scan(path: Path) -> tuple[int, bool, bool]:
+    """(lines, whether any line is blank, whether the whole file is valid UTF-8 without a byte-order mark),
+    in one pass over the bytes."""
     lines, blank, tail = 0, False, b"\n"  # a virtual newline before the first line
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    valid = True
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(_BLOCK), b""):
+            if valid and lines == 0 and tail == b"\n" and block.startswith(b"\xef\xbb\xbf"):
+                valid = False  # a byte-order mark: Arrow would read it into the first key
+            if valid:
+                try:
+                    decoder.decode(block)
+                except UnicodeDecodeError:
+                    valid = False
             lines += block.count(b"\n")
             window = tail + block
             blank = blank or _BLANK.search(window) is not None
             tail = window[window.rfind(b"\n"):]
+    if valid:
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            valid = False
     last = tail[1:]
     if last:
         lines += 1
         blank = blank or not last.strip()
-    return lines, blank
+    return lines, blank, valid
 
 
 def _fast(path: Path, schema: pa.Schema, progress: bool, total: int) -> pa.Table | None:
@@ -87,25 +109,21 @@ def _careful(path: Path, schema: pa.Schema, progress: bool, total: int) -> tuple
     kinds = {f.name: _PY_TYPES[f.type] for f in schema}
     columns: dict[str, list] = {n: [] for n in names + ["_line"]}
     bad: list[BadLine] = []
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for number, line in enumerate(tqdm(fh, total=total, unit="line", desc=path.name, disable=not progress), 1):
-            if not line.strip():
-                continue
-            try:
-                obj = _parse_line(line, names, kinds, last=number == total and not line.endswith("\n"))
-            except RecordError as exc:
-                bad.append(BadLine(number, exc, line.rstrip("\n")))
-                continue
-            for n in names:
-                columns[n].append(obj.get(n))
-            columns["_line"].append(number)
+    for line in tqdm(json_lines(path), total=total, unit="line", desc=path.name, disable=not progress):
+        try:
+            obj = _check_line(line.parsed(), kinds)
+        except RecordError as exc:
+            bad.append(BadLine(line.number, exc, str(line)))
+            continue
+        for n in names:
+            columns[n].append(obj.get(n))
+        columns["_line"].append(line.number)
     arrays = [pa.array(columns[n], type=schema.field(n).type) for n in names]
     arrays.append(pa.array(columns["_line"], pa.int64()))
     return pa.Table.from_arrays(arrays, names=names + ["_line"]), bad
 
 
-def _parse_line(line: str, names: list[str], kinds: dict[str, tuple], last: bool) -> dict:
-    obj = parse_json_line(line, last)
+def _check_line(obj, kinds: dict[str, tuple]) -> dict:
     if not isinstance(obj, dict):
         raise RecordError("wrong type", None, f"expected a JSON object, got {type(obj).__name__}")
     extra = [k for k in obj if k not in kinds]
@@ -120,6 +138,8 @@ def _parse_line(line: str, names: list[str], kinds: dict[str, tuple], last: bool
             raise RecordError("wrong type", key, f"expected {want}, got {value!r}")
         if isinstance(value, float) and math.isnan(value):
             raise RecordError("NaN", key, f"'{key}' is NaN")
+        if isinstance(value, float) and value == math.inf:  # -inf is a legal value (the schema's lowest score)
+            raise RecordError("infinite", key, f"'{key}' is {value} (too large for a number)")
     return obj
 
 
@@ -134,8 +154,8 @@ def read_jsonl(path: Path, fields: dict[str, pa.DataType], progress: bool = Fals
     Blank lines are skipped and are not records.
     """
     schema = pa.schema(list(fields.items()))
-    total, blank = count_lines(path)
-    if not blank:
+    total, blank, utf8 = scan(path)
+    if not blank and utf8:  # Arrow passes bad bytes through: only valid UTF-8 takes the fast path
         table = _fast(path, schema, progress, total)
         if table is not None:
             return (*_nan_lines(path, table, fields), "fast")
@@ -144,8 +164,10 @@ def read_jsonl(path: Path, fields: dict[str, pa.DataType], progress: bool = Fals
 
 
 def _nan_lines(path: Path, table: pa.Table, fields: dict[str, pa.DataType]) -> tuple[pa.Table, list[BadLine]]:
-    """Set aside rows with a NaN number, as the careful path does (Arrow's reader accepts NaN)."""
-    masks = [(name, is_nan(table[name])) for name, kind in fields.items() if kind == pa.float64()]
+    """Set aside rows with a NaN or +inf number (1e400 reads as inf), as the careful path does (Arrow's
+    reader accepts both; -inf is a legal value)."""
+    masks = [(name, pc.or_(is_nan(table[name]), pc.fill_null(pc.equal(table[name], math.inf), False)))
+             for name, kind in fields.items() if kind == pa.float64()]
     masks = [(name, m) for name, m in masks if pc.any(m).as_py()]
     if not masks:
         return table, []
@@ -155,14 +177,20 @@ def _nan_lines(path: Path, table: pa.Table, fields: dict[str, pa.DataType]) -> t
     numbers = table.filter(bad_mask)["_line"].to_pylist()
     first_field = {}
     for name, m in reversed(masks):
-        for line in table.filter(m)["_line"].to_pylist():
-            first_field[line] = name
+        for line, value in zip(table.filter(m)["_line"].to_pylist(), table.filter(m)[name].to_pylist()):
+            first_field[line] = (name, value)
     wanted, raw = set(numbers), {}
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open(path, encoding="utf-8", errors="replace") as fh:  # the file is valid UTF-8 on this path
         for number, line in enumerate(fh, start=1):
             if number in wanted:
                 raw[number] = line.rstrip("\n")
-    bad = [BadLine(n, RecordError("NaN", first_field[n], f"'{first_field[n]}' is NaN"), raw[n]) for n in numbers]
+
+    def error(name: str, value: float) -> RecordError:
+        if math.isnan(value):
+            return RecordError("NaN", name, f"'{name}' is NaN")
+        return RecordError("infinite", name, f"'{name}' is {value} (too large for a number)")
+
+    bad = [BadLine(n, error(*first_field[n]), raw[n]) for n in numbers]
     return table.filter(pc.invert(bad_mask)), bad
 
 

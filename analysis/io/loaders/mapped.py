@@ -40,7 +40,7 @@ from analysis.io.loaders.base import (
     RecordError,
     ResultBuilder,
     suggest,
-    parse_json_line,
+    json_lines,
     parse_time,
     ranks_from_scores,
     score_value,
@@ -223,61 +223,59 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
     agents: dict[tuple[str, str], str] = {}
     meta: dict[str, dict] = {}
     seen_results: set[tuple[str, str]] = set()
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            out.saw()
-            try:
-                record = parse_json_line(line, last=not line.endswith("\n"))
-                if not isinstance(record, dict):
-                    raise RecordError("wrong type", None, f"expected a JSON object, got {type(record).__name__}")
-                match = read["match"](record)
-                if match is None:
-                    raise RecordError("missing field", label["match"], f"the match key '{label['match']}' is missing")
-                kind = read["type"](record)
-                if kind is None:
-                    raise RecordError("missing field", label["type"], f"the event type key '{label['type']}' is missing")
-                stage = mapping.stages.get(kind)
-                player, agent, time = read["player"](record), read["agent"](record), read["time"](record)
-                info = {f: read[f](record) for f in info_fields}
-                earlier = meta.get(match)
-                if earlier is not None:
-                    for f, v in info.items():
-                        if v is not None and earlier[f] is not None and v != earlier[f]:
-                            raise RecordError("inconsistent", label[f], f"match {match!r} has {f} {earlier[f]!r} "
-                                              f"on earlier lines, {v!r} here")
-                if stage == "result":
-                    row = _result_row(record, read, label, match, player, agent, number, seen_results, "player" in k)
-                elif stage == "ignore":
-                    row = None
-                else:
-                    row = {"match_id": match, "seq": read["seq"](record), "round": read["round"](record),
-                           "time": time, "stage": stage, "actor": player, "type": kind,
-                           "target": read["target"](record), "text": read["text"](record),
-                           "value": read["value"](record), "_line": number}
-            except RecordError as exc:
-                out.quarantine(str(number), exc, line)
-                continue
-            slot = meta.get(match)
-            if slot is None:
-                slot = meta[match] = {"game": None, "scenario": None, "phase": None, "first": number,
-                                      "time": None, "players": set()}
-            for f, v in info.items():
-                slot[f] = slot[f] or v
-            if time is not None and (slot["time"] is None or time < slot["time"]):
-                slot["time"] = time
-            if player is not None:
-                slot["players"].add(player)
-                if agent is not None:
-                    agents.setdefault((match, player), agent)
+    for line in json_lines(path):
+        number = line.number
+        out.saw()
+        try:
+            record = line.parsed()
+            if not isinstance(record, dict):
+                raise RecordError("wrong type", None, f"expected a JSON object, got {type(record).__name__}")
+            match = read["match"](record)
+            if match is None:
+                raise RecordError("missing field", label["match"], f"the match key '{label['match']}' is missing")
+            kind = read["type"](record)
+            if kind is None:
+                raise RecordError("missing field", label["type"], f"the event type key '{label['type']}' is missing")
+            stage = mapping.stages.get(kind)
+            player, agent, time = read["player"](record), read["agent"](record), read["time"](record)
+            info = {f: read[f](record) for f in info_fields}
+            earlier = meta.get(match)
+            if earlier is not None:
+                for f, v in info.items():
+                    if v is not None and earlier[f] is not None and v != earlier[f]:
+                        raise RecordError("inconsistent", label[f], f"match {match!r} has {f} {earlier[f]!r} "
+                                          f"on earlier lines, {v!r} here")
             if stage == "result":
-                seen_results.add((match, player))
-                results.append(row)
-            elif row is not None:
-                events.append(row)
-            lines.append((match, number))
-            out.passed()
+                row = _result_row(record, read, label, match, player, agent, number, seen_results, "player" in k)
+            elif stage == "ignore":
+                row = None
+            else:
+                row = {"match_id": match, "seq": read["seq"](record), "round": read["round"](record),
+                       "time": time, "stage": stage, "actor": player, "type": kind,
+                       "target": read["target"](record), "text": read["text"](record),
+                       "value": read["value"](record), "_line": number}
+        except RecordError as exc:
+            out.quarantine(str(number), exc, line)
+            continue
+        slot = meta.get(match)
+        if slot is None:
+            slot = meta[match] = {"game": None, "scenario": None, "phase": None, "first": number,
+                                  "time": None, "players": set()}
+        for f, v in info.items():
+            slot[f] = slot[f] or v
+        if time is not None and (slot["time"] is None or time < slot["time"]):
+            slot["time"] = time
+        if player is not None:
+            slot["players"].add(player)
+            if agent is not None:
+                agents.setdefault((match, player), agent)
+        if stage == "result":
+            seen_results.add((match, player))
+            results.append(row)
+        elif row is not None:
+            events.append(row)
+        lines.append((match, number))
+        out.passed()
     _finish(out, path, content_hash, mapping, events, results, lines, agents, meta)
     return out.build()
 

@@ -26,7 +26,7 @@ from analysis.io.loaders.base import (
     LoadResult,
     RecordError,
     ResultBuilder,
-    parse_json_line,
+    json_lines,
     parse_time,
     ranks_from_scores,
     score_value,
@@ -111,20 +111,17 @@ def parse_game(obj: object) -> tuple[dict, list[dict]]:
 def load_games(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read a games file: each non-blank line is one game."""
     out = ResultBuilder(path, content_hash, NAME)
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            out.saw()
-            try:
-                match, results = parse_game(parse_json_line(line, last=not line.endswith("\n")))
-            except RecordError as exc:
-                out.quarantine(str(number), exc, line.rstrip("\n"))
-                continue
-            match.update(source_file=str(path), content_hash=content_hash, record_index=str(number))
-            for r in results:
-                r["match_id"] = match["match_id"]
-            out.accept({"matches": [match], "results": results}, str(number), line.rstrip("\n"))
+    for line in json_lines(path):
+        out.saw()
+        try:
+            match, results = parse_game(line.parsed())
+        except RecordError as exc:
+            out.quarantine(str(line.number), exc, line)
+            continue
+        match.update(source_file=str(path), content_hash=content_hash, record_index=str(line.number))
+        for r in results:
+            r["match_id"] = match["match_id"]
+        out.accept({"matches": [match], "results": results}, str(line.number), line)
     if out.read == 0:
         return out.reject_file(RecordError("empty file", None, "the file has no games"))
     return out.build()

@@ -23,7 +23,7 @@ from analysis.io.loaders.base import (
     LoadResult,
     RecordError,
     ResultBuilder,
-    parse_json_line,
+    json_lines,
     parse_time,
     ranks_from_scores,
     read_json,
@@ -96,14 +96,6 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     return {"matches": [match], "results": results}
 
 
-def _lines(path: Path):
-    """(line number, line) for the non-blank lines of a JSON-lines file."""
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for number, line in enumerate(fh, start=1):
-            if line.strip():
-                yield number, line
-
-
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read match records (a JSON array, or JSON lines) into canonical tables; bad records are quarantined
     by index (array) or line (JSON lines)."""
@@ -116,8 +108,8 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     if path.suffix.lower() == ".jsonl":
         if path.stat().st_size == 0:
             return out.reject_file(RecordError("empty file", None, "the file is empty"))
-        out.accept_records(_lines(path), lambda line: parse_record(
-            parse_json_line(line, last=not line.endswith("\n")), options), match_id)
+        out.accept_records(((line.number, line) for line in json_lines(path)),
+                           lambda line: parse_record(line.parsed(), options), match_id)
         return out.build()
     try:
         doc = read_json(path)

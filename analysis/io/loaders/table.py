@@ -12,12 +12,14 @@ Parquet by row index from 0.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import tomllib
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
 from analysis.io.loaders.base import (
     LoadOptions,
@@ -26,7 +28,7 @@ from analysis.io.loaders.base import (
     RecordError,
     ResultBuilder,
     suggest,
-    parse_json_line,
+    json_lines,
     parse_time,
 )
 from analysis.io.loaders.detect import share
@@ -85,20 +87,17 @@ def read_mapping(path: str | Path) -> tuple[dict[str, str], dict[str, str]]:
 
 def _read_jsonl(path: Path, out: ResultBuilder) -> tuple[pd.DataFrame, list[str]]:
     rows, labels = [], []
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = parse_json_line(line, last=not line.endswith("\n"))
-                if not isinstance(obj, dict):
-                    raise RecordError("wrong type", None, f"line {number} is not a JSON object")
-            except RecordError as exc:
-                out.saw()
-                out.quarantine(str(number), exc, line)
-                continue
-            rows.append(obj)
-            labels.append(str(number))
+    for line in json_lines(path):
+        try:
+            obj = line.parsed()
+            if not isinstance(obj, dict):
+                raise RecordError("wrong type", None, f"line {line.number} is not a JSON object")
+        except RecordError as exc:
+            out.saw()
+            out.quarantine(str(line.number), exc, line)
+            continue
+        rows.append(obj)
+        labels.append(str(line.number))
     return pd.DataFrame(rows), labels
 
 
@@ -116,13 +115,25 @@ def read_rows(path: Path, out: ResultBuilder) -> tuple[pd.DataFrame, list[str]]:
     if path.stat().st_size == 0:
         raise RecordError("empty file", None, "the file is empty")
     if suffix == ".parquet":
-        frame = pd.read_parquet(path)
+        try:
+            frame = pd.read_parquet(path)
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise RecordError("malformed Parquet", None, f"{type(exc).__name__}: {exc}") from exc
         return frame, [str(i) for i in range(len(frame))]
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, on_bad_lines="error")
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            header = next(csv.reader(fh), [])
+        twice = sorted({h for h in header if header.count(h) > 1})
+        if twice:
+            raise RecordError("duplicate column", twice[0], f"column '{twice[0]}' appears {header.count(twice[0])} "
+                              "times in the header")
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, on_bad_lines="error", encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RecordError("not UTF-8", None, f"byte {exc.object[exc.start]:#04x} at offset {exc.start} is not "
+                          "UTF-8 text") from exc
     except pd.errors.EmptyDataError as exc:
         raise RecordError("empty file", None, "the file has no header") from exc
-    except pd.errors.ParserError as exc:
+    except (pd.errors.ParserError, csv.Error) as exc:
         raise RecordError("malformed CSV", None, str(exc).strip()) from exc
     return frame, [str(i + 2) for i in range(len(frame))]
 
