@@ -27,7 +27,7 @@ from analysis.io.loaders.base import suggest
 from analysis.io.loaders.mapped import MappingError
 from analysis.io.loaders.table import read_mapping
 from analysis.io.schema import MEASURE_KINDS
-from analysis.io.store import DEFAULT_STORE, IngestError, Store
+from analysis.io.store import DEFAULT_STORE, IngestError, Store, StoreError
 from analysis.present.outputs import ResultsFolder, check_writable, referee_version
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -775,7 +775,7 @@ def main(argv: list[str] | None = None) -> int:
             payload = args.func(args) or {}
             if getattr(args, "failure", None):  # the command finished, and its result says it did not succeed
                 code, error = EXIT_ERROR, args.failure
-        except (IngestError, CatalogueError, MappingError, FileNotFoundError, FileExistsError, ValueError,
+        except (IngestError, StoreError, CatalogueError, MappingError, FileNotFoundError, FileExistsError, ValueError,
                 KeyError) as exc:
             code, error = EXIT_ERROR, str(exc).strip("'\"")
         except Exception as exc:  # noqa: BLE001 - the top level never shows a raw traceback unless asked

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -45,6 +46,30 @@ INFO_KEYS = ("agents", "games", "scenarios", "matches", "results", "events", "qu
 
 class IngestError(RuntimeError):
     """Ingest was refused (strict mode with quarantined records); the store was left as it was."""
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened: in use by another process, not a DuckDB file, a folder, or another
+    application's database. The message names the file and what to do."""
+
+
+def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection to `path`, or StoreError saying in plain words why not."""
+    if path.is_dir():
+        raise StoreError(f"{path}: is a folder, not a store file; give --store a file name such as {path / 'referee.duckdb'}")
+    try:
+        return duckdb.connect(str(path), read_only=read_only)
+    except duckdb.IOException as exc:
+        text = str(exc)
+        if "lock" in text.lower():
+            pid = re.search(r"PID (\d+)", text)
+            raise StoreError(f"{path}: the store is in use by another process{f' (PID {pid.group(1)})' if pid else ''}; "
+                             "wait for it to finish (an ingest holds the store until it commits), or use another "
+                             "--store") from None
+        if "not a valid DuckDB database" in text:
+            raise StoreError(f"{path}: not a referee store (the file is not a DuckDB database: empty, truncated or "
+                             "another kind of file); point --store at a new file name or at a store referee wrote") from None
+        raise StoreError(f"{path}: cannot open the store: {text}") from None
 
 
 QUARANTINE_SAMPLE = 1000  # quarantine rows an IngestReport keeps in memory (the store keeps them all)
@@ -124,10 +149,17 @@ class Store:
     """A DuckDB file holding referee's canonical tables. Use as a context manager or call `close()`."""
 
     def __init__(self, path: str | Path = DEFAULT_STORE, read_only: bool = False):
+        """Open the store at `path` (created when missing unless `read_only`). Raises StoreError when the file
+        is in use, is not a DuckDB database, is a folder, or holds another application's tables."""
         self.path = Path(path)
         if not read_only:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.con = duckdb.connect(str(self.path), read_only=read_only)
+        self.con = _connect(self.path, read_only)
+        have = {r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        if have and "sources" not in have:
+            self.con.close()
+            raise StoreError(f"{self.path}: a DuckDB database of another application (tables {sorted(have)[:5]}); "
+                             "referee will not add its tables to it: give --store a new file name")
         if not read_only:
             for table in TABLES:
                 self.con.execute(ddl(table))

@@ -42,6 +42,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from models.naming import suggest
+
 FUNCTIONS = {
     "min": min,
     "max": max,
@@ -60,28 +62,60 @@ class FormulaError(ValueError):
     """A formula file is malformed; the message names the file, the line and the offending name."""
 
 
+MAX_LENGTH = 10_000  # characters in one expression
+MAX_NODES = 2_000  # syntax-tree nodes in one expression
+MAX_DEPTH = 50  # nesting of one expression
+ARITY = {"min": (1, None), "max": (1, None), "abs": (1, 1), "clamp": (3, 3), "if": (3, 3)}
+
+
 @dataclass
 class Expression:
-    """A parsed, checked expression: its text, its tree and the names it reads."""
+    """A parsed, checked expression: its text, its tree, the names it reads, and where it was written (file,
+    line and role, for error messages)."""
 
     text: str
     tree: ast.Expression
     names: set[str]
+    where: str = ""
 
     def __call__(self, env: dict[str, float]) -> float:
-        return float(_evaluate(self.tree.body, env))
+        """The expression's value for the inputs `env`, computed in floating point. Raises FormulaError naming
+        where the expression was written when the arithmetic fails (overflow, 0 to a negative power, a
+        complex result, division by zero) or gives a value that is not a finite number."""
+        try:
+            value = _evaluate(self.tree.body, env)
+        except (OverflowError, ZeroDivisionError) as exc:
+            raise FormulaError(f"{self.where}: {self.text!r} cannot be computed ({_fault(exc)}) for {_shown(env, self.names)}") from None
+        if isinstance(value, complex) or not math.isfinite(value):
+            raise FormulaError(f"{self.where}: {self.text!r} gives {value!r}, not a finite number, for "
+                               f"{_shown(env, self.names)}")
+        return float(value)
+
+
+def _fault(exc: BaseException) -> str:
+    if isinstance(exc, ZeroDivisionError):
+        return "division by zero"
+    return "a complex result" if "complex" in str(exc) else "a number too large"
+
+
+def _shown(env: dict[str, float], names: set[str]) -> str:
+    used = {n: env[n] for n in sorted(names) if n in env}
+    return ", ".join(f"{k}={v:g}" for k, v in list(used.items())[:8]) or "these inputs"
 
 
 def _evaluate(node, env):
     if isinstance(node, ast.Constant):
-        return node.value
+        return float(node.value)  # floats throughout: 9**9**9**9 overflows at once instead of running forever
     if isinstance(node, ast.Name):
-        return env[node.id]
+        return float(env[node.id])
     if isinstance(node, ast.BinOp):
         left, right = _evaluate(node.left, env), _evaluate(node.right, env)
         if isinstance(node.op, ast.Div) and right == 0:
-            return math.nan
-        return _BINARY[type(node.op)](left, right)
+            raise ZeroDivisionError("division by zero")
+        value = _BINARY[type(node.op)](left, right)
+        if isinstance(value, complex):
+            raise OverflowError("complex result")
+        return value
     if isinstance(node, ast.UnaryOp):
         value = _evaluate(node.operand, env)
         return -value if isinstance(node.op, ast.USub) else value
@@ -116,19 +150,32 @@ def parse_expression(text: str, allowed: set[str], where: str) -> Expression:
     """Parse `text` as a formula expression; raises FormulaError naming `where` for anything not arithmetic."""
     if not isinstance(text, str):
         raise FormulaError(f"{where}: expected an expression string, got {text!r}")
+    if len(text) > MAX_LENGTH:
+        raise FormulaError(f"{where}: the expression is {len(text):,} characters long; at most {MAX_LENGTH:,} are read")
     source = re.sub(r"\bif\s*\(", "if_(", text)  # 'if' is a keyword in Python's grammar
     try:
         tree = ast.parse(source, mode="eval")
+        nodes = list(ast.walk(tree))
+        depth = _depth(tree.body)
     except SyntaxError as exc:
         raise FormulaError(f"{where}: cannot parse {text!r}: {exc.msg}") from exc
+    except (RecursionError, MemoryError) as exc:
+        raise FormulaError(f"{where}: the expression nests too deeply to read") from exc
+    if len(nodes) > MAX_NODES or depth > MAX_DEPTH:
+        raise FormulaError(f"{where}: the expression has {len(nodes):,} parts nested {depth} deep; at most "
+                           f"{MAX_NODES:,} parts and {MAX_DEPTH} levels are read")
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Call):
             func = node.func.id if isinstance(node.func, ast.Name) else None
             func = "if" if func == "if_" else func
             if func not in FUNCTIONS or node.keywords:
                 shown = func or ast.unparse(node.func)
                 raise FormulaError(f"{where}: '{shown}' is not an allowed function (allowed: {sorted(FUNCTIONS)})")
+            low, high = ARITY[func]
+            if len(node.args) < low or (high is not None and len(node.args) > high):
+                want = f"{low}" if low == high else f"at least {low}"
+                raise FormulaError(f"{where}: {func}() takes {want} argument(s), got {len(node.args)} in {text!r}")
             node.func.id = func
         elif isinstance(node, ast.Name):
             if isinstance(getattr(node, "ctx", None), ast.Load) and node.id not in FUNCTIONS and node.id != "if_":
@@ -145,7 +192,12 @@ def parse_expression(text: str, allowed: set[str], where: str) -> Expression:
     unknown = sorted(names - allowed)
     if unknown:
         raise FormulaError(f"{where}: unknown name '{unknown[0]}' (known: counters, measures and earlier components)")
-    return Expression(text, tree, names)
+    return Expression(text, tree, names, where)
+
+
+def _depth(node, level: int = 1) -> int:
+    children = list(ast.iter_child_nodes(node))
+    return level if not children else max(_depth(c, level + 1) for c in children)
 
 
 @dataclass
@@ -208,6 +260,45 @@ class Formula:
         return bool(rule(values))
 
 
+LAYOUT = {"name": str, "source": str, "role": str, "components": dict, "total": dict, "failure": dict,
+          "outcomes": dict}
+TOTAL_KEYS = {"expression": str, "floor": (int, float), "ceiling": (int, float), "round": str, "parts": list}
+
+
+def _check_layout(doc: dict, path: Path, where) -> None:
+    """Refuse unknown keys and values of the wrong kind anywhere in a formula file, naming file and line."""
+    def kind_name(kinds) -> str:
+        kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+        return " or ".join({str: "text", dict: "a table", list: "a list", int: "a number", float: "a number"}[k]
+                           for k in kinds if k is not int or float not in kinds)
+
+    for key, value in doc.items():
+        if key not in LAYOUT:
+            raise FormulaError(f"{where(key, key)}: unknown key '{key}'{suggest(key, LAYOUT)}; a formula has "
+                               f"{sorted(LAYOUT)}")
+        if not isinstance(value, LAYOUT[key]) or isinstance(value, bool):
+            raise FormulaError(f"{where(key, key)}: '{key}' must be {kind_name(LAYOUT[key])}, got {value!r}")
+    for key, value in doc.get("total", {}).items():
+        kinds = TOTAL_KEYS.get(key)
+        if kinds is None:
+            raise FormulaError(f"{where(key, key)}: unknown key '{key}' in [total]{suggest(key, TOTAL_KEYS)}; "
+                               f"[total] has {sorted(TOTAL_KEYS)}")
+        if not isinstance(value, kinds) or isinstance(value, bool):
+            raise FormulaError(f"{where(key, key)}: [total] {key} must be {kind_name(kinds)}, got {value!r}")
+    for name, value in doc.get("components", {}).items():
+        if isinstance(value, dict):
+            bad = [r for r, e in value.items() if not isinstance(e, str)]
+            if bad:
+                raise FormulaError(f"{where(name, name)}: component '{name}' ({bad[0]}) must be an expression string")
+        elif not isinstance(value, str):
+            raise FormulaError(f"{where(name, name)}: component '{name}' must be an expression string or a table of "
+                               f"them by role, got {value!r}")
+    for table in ("failure", "outcomes"):
+        bad = [k for k, v in doc.get(table, {}).items() if not isinstance(v, str)]
+        if bad:
+            raise FormulaError(f"{where(bad[0], bad[0])}: [{table}] {bad[0]} must be text")
+
+
 def load_formula(path: str | Path, inputs: set[str]) -> Formula:
     """Read and check a formula file against the names of the available inputs (counters and measures).
 
@@ -221,6 +312,7 @@ def load_formula(path: str | Path, inputs: set[str]) -> Formula:
     except tomllib.TOMLDecodeError as exc:
         raise FormulaError(f"{path}: invalid TOML: {exc}") from exc
     where = lambda needle, key=None: f"{path}, line {_line_of(text, str(needle), key)}"  # noqa: E731
+    _check_layout(doc, path, where)
     known = set(inputs)
     components: dict[str, Expression | dict[str, Expression]] = {}
     for name, value in doc.get("components", {}).items():

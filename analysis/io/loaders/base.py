@@ -8,7 +8,6 @@ counts as one record, quarantined with the field left empty.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import math
@@ -23,6 +22,7 @@ import pyarrow.compute as pc
 
 from analysis.io.catalogue import Catalogue
 from analysis.io.schema import columns, conform, conform_arrow, empty
+from models.naming import suggest  # noqa: F401  (re-exported for the loaders)
 
 Frame = pd.DataFrame | pa.Table
 
@@ -358,12 +358,6 @@ def _dump(raw: Any) -> str:
         return json.dumps(raw, ensure_ascii=False, allow_nan=True, default=str)
     except (TypeError, ValueError):
         return repr(raw)
-
-
-def suggest(word: str, options) -> str:
-    """' (did you mean 'X'?)' for the closest of `options` to a mistyped `word` (difflib), else ''."""
-    close = difflib.get_close_matches(word, [str(o) for o in options], n=1, cutoff=0.75)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def file_text(path: Path, cap: int = FILE_RAW_CAP) -> str:
