@@ -37,7 +37,7 @@ _SYNTAX = ("malformed JSON", "truncated line", "truncated file")
 def _way(reason: str, field: str | None) -> tuple[str, str | None]:
     """How a record failed, for the format probe: JSON syntax errors, and values that are not objects,
     are one way (the file is not JSON lines)."""
-    if reason in _SYNTAX or (reason == "wrong type" and field is None):
+    if reason in _SYNTAX + ("not UTF-8", "too deeply nested") or (reason == "wrong type" and field is None):
         return "not JSON lines", None
     return reason, field
 
@@ -245,6 +245,7 @@ class ResultBuilder:
         file in all (past the cap the text says where the record is in the source, so nothing is lost).
         In sequential mode, raises NotThisRunner when the file's first PROBE records all failed alike."""
         text = raw if isinstance(raw, str) else _dump(raw)
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")  # storable, whatever came in
         if record != "-":
             text = text.rstrip("\r\n")  # a record's line without its line end; a whole file kept as it was
         text = self._capped(text, record)
@@ -299,6 +300,9 @@ class ResultBuilder:
             label = str(label)
             self.saw()
             try:
+                fault = None if isinstance(record, str) else record_fault(record)
+                if fault is not None:
+                    raise fault
                 rows = parse(record)
             except RecordError as exc:
                 self.quarantine(label, exc, record)
@@ -327,6 +331,10 @@ class ResultBuilder:
 
         Raises NotThisRunner when a file of fewer than PROBE records had every record fail alike (see
         `check_format`), and LoaderCountError when read != accepted + quarantined."""
+        if self._read == 0:  # nothing but blank lines or an empty container: still one record, set aside
+            self._sequential = False
+            self.saw(1)
+            self.quarantine("-", RecordError("empty file", None, "the file holds no records"), file_text(self.path))
         if self._sequential and len(self._first) < PROBE and self._accepted == 0:
             self.check_format(self._first, self._read)
         if self._read != self._accepted + len(self._bad):
@@ -461,24 +469,68 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:
     return seen
 
 
-def read_json(path: Path) -> Any:
-    """Parse a JSON file strictly: duplicate keys are an error, -Infinity is allowed (Concordia writes it).
+class _Marked(dict):
+    """A JSON object that repeated a key (the first repeated key in `duplicate`; the last value kept)."""
 
-    Raises RecordError('not UTF-8' | 'empty file' | 'malformed JSON' | 'truncated file' | 'duplicate key',
-    field, detail with line and column) for the whole file.
+    duplicate: str | None = None
+
+
+def _lenient_pairs(pairs: list[tuple[str, Any]]) -> dict:
+    out = _Marked()
+    for key, value in pairs:
+        if key in out and out.duplicate is None:
+            out.duplicate = key
+        out[key] = value
+    return out if out.duplicate is not None else dict(out)
+
+
+def record_fault(record: Any, path: str = "") -> RecordError | None:
+    """What makes one parsed record unusable although its file parsed: a repeated key or a byte that is not
+    UTF-8 anywhere inside it (found by `read_json`, which reads on past both); None when there is none."""
+    if isinstance(record, _Marked):
+        key = f"{path}.{record.duplicate}" if path else record.duplicate
+        return RecordError("duplicate key", key, f"key {record.duplicate!r} appears twice in one object")
+    if isinstance(record, str):
+        bad = next((i for i, ch in enumerate(record) if "\udc80" <= ch <= "\udcff"), None)
+        if bad is not None:
+            return RecordError("not UTF-8", path or None, f"byte {ord(record[bad]) - 0xdc00:#04x} in the text "
+                               f"{record[:bad]!r}... is not UTF-8")
+        return None
+    items = record.items() if isinstance(record, dict) else enumerate(record) if isinstance(record, list) else ()
+    for key, value in items:
+        inner = record_fault(key, path) if isinstance(key, str) else None
+        inner = inner or record_fault(value, f"{path}.{key}" if path else str(key))
+        if inner is not None:
+            return inner
+    return None
+
+
+def read_json(path: Path) -> Any:
+    """Parse a JSON file, reading on past faults that belong to one record: a repeated key or a byte that is
+    not UTF-8 inside an array element leaves the element marked, and `record_fault` names it, so one bad
+    record does not cost its neighbours. -Infinity is allowed (Concordia writes it); a byte-order mark is
+    skipped.
+
+    Raises RecordError('empty file' | 'malformed JSON' | 'truncated file' | 'too deeply nested', or the
+    fault of a top-level object) for the whole file, with line and column.
     """
-    try:
-        text = path.read_text(encoding="utf-8-sig", errors="strict")  # a byte-order mark is not content
-    except UnicodeDecodeError as exc:
-        raise RecordError("not UTF-8", None, f"byte {exc.object[exc.start]:#04x} at offset {exc.start} is not UTF-8 text") from exc
+    data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    text = data.decode("utf-8", errors="surrogateescape")  # bad bytes become marked characters, found per record
     if not text.strip():
         raise RecordError("empty file", None, "the file is empty")
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        doc = json.loads(text, object_pairs_hook=_lenient_pairs)
     except json.JSONDecodeError as exc:
         raise json_error(exc, text) from exc
     except RecursionError as exc:
         raise RecordError("too deeply nested", None, "the JSON nests deeper than referee reads") from exc
+    if not isinstance(doc, list):
+        fault = record_fault(doc)
+        if fault is not None:
+            raise fault
+    return doc
 
 
 def require(record: dict, name: str, kinds: tuple[type, ...], what: str) -> Any:

@@ -1,0 +1,137 @@
+"""Hostile and broken input (issue 14): a generated fuzz corpus over every runner, store faults, formulas."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from analysis.io.store import Store, StoreError
+from tests.fuzz_corpus import build_corpus
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return build_corpus(tmp_path_factory.mktemp("corpus"))
+
+
+def test_the_corpus_covers_every_runner_and_class(corpus):
+    from analysis.io.loaders import RUNNERS
+
+    assert {m.runner for m in corpus} == set(RUNNERS)
+    assert {"deep", "badbyte", "inf", "dupkey", "bom", "truncated", "garbage", "empty", "dupheader", "badtime",
+            "corrupt"} <= {m.kind for m in corpus}
+    assert len(corpus) >= 70
+
+
+def test_every_mutant_is_quarantined_by_file_record_and_field_and_nothing_good_is_lost(corpus, tmp_path):
+    """0 tracebacks; every quarantined record named by file and record (and field where a field is at
+    fault); the bad record set aside; every good record of the same file accepted; read = accepted +
+    quarantined; the good companion files of the same call ingested."""
+    failures = []
+    for m in corpus:
+        with Store(tmp_path / f"{m.name}.duckdb") as store:
+            try:
+                report = store.ingest(m.files, runner=m.runner, workers=1)
+            except Exception as exc:  # noqa: BLE001 - the point: there must be none
+                failures.append(f"{m.name}: {type(exc).__name__}: {exc}")
+                continue
+            row = report.files.set_index("source_file").loc[str(m.path)]
+            q = store.table("quarantine")
+            mine = q[q["source_file"] == str(m.path)]
+            problems = []
+            if row["read"] != row["accepted"] + row["quarantined"] or row["quarantined"] != len(mine):
+                problems.append(f"counts {dict(row)} vs {len(mine)} quarantine rows")
+            if m.bad is None and (row["read"], row["quarantined"], list(mine["record"])) != (1, 1, ["-"]):
+                problems.append(f"expected the whole file set aside once, got {dict(row)}")
+            if m.bad is not None and row["quarantined"] != m.bad:
+                problems.append(f"expected {m.bad} quarantined, got {row['quarantined']}: {list(mine['message'])[:3]}")
+            if m.good is not None and row["accepted"] != m.good:
+                problems.append(f"expected {m.good} accepted, got {row['accepted']}")
+            for r in mine.itertuples():
+                if not r.message.startswith(f"{m.path}, record {r.record}"):
+                    problems.append(f"message does not name file and record: {r.message[:120]}")
+                if m.kind in ("inf", "dupkey", "badtime") and not r.field:
+                    problems.append(f"no field named for a {m.kind} fault: {r.message[:120]}")
+            for companion in m.files[1:]:
+                if report.files.set_index("source_file").loc[str(companion), "accepted"] == 0:
+                    problems.append(f"the good companion {companion.name} was not ingested")
+            if problems:
+                failures.append(f"{m.name}: " + "; ".join(problems))
+    assert not failures, "\n".join(failures)
+
+
+def test_a_store_in_use_says_so(tmp_path):
+    db = tmp_path / "busy.duckdb"
+    Store(db).close()
+    holder = subprocess.Popen([sys.executable, "-c", f"import duckdb, time; c = duckdb.connect({str(db)!r}); "
+                               "print('held', flush=True); time.sleep(30)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        for read_only in (False, True):
+            with pytest.raises(StoreError, match="the store is in use by another process"):
+                Store(db, read_only=read_only)
+    finally:
+        holder.kill()
+
+
+@pytest.mark.parametrize("content, match", [
+    (b"", "not a referee store"), (b"garbage" * 100, "not a referee store"), (None, "is a folder"),
+])
+def test_a_store_that_is_not_a_store_says_so(tmp_path, content, match):
+    db = tmp_path / "bad.duckdb"
+    if content is None:
+        db.mkdir()
+    else:
+        db.write_bytes(content)
+    with pytest.raises(StoreError, match=match):
+        Store(db)
+
+
+def test_another_applications_database_is_left_alone(tmp_path):
+    import duckdb
+
+    db = tmp_path / "theirs.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE invoices (id INTEGER)")
+    con.close()
+    with pytest.raises(StoreError, match="another application"):
+        Store(db)
+    con = duckdb.connect(str(db))
+    assert [r[0] for r in con.execute("SHOW TABLES").fetchall()] == ["invoices"]
+    con.close()
+
+
+@pytest.mark.parametrize("expression, match", [
+    ("9**9**9**9", "too large"), ("10**10**8", "too large"), ("10.0**400", "too large"), ("0**-1", "division by zero"),
+    ("(-8)**(1/3)", "complex"), ("min()", "min\\(\\) takes"), ("clamp(1, 2)", "clamp\\(\\) takes 3"),
+    ("if(1, 2)", "if\\(\\) takes 3"), ("+".join(["x"] * 100_000), "characters long"), ("1/0", "division by zero"),
+    ("abs(" * 60 + "x" + ")" * 60, "nested 61 deep"),
+])
+def test_every_hostile_formula_is_a_named_error_within_a_second(tmp_path, expression, match):
+    from models.validity.formula import FormulaError, load_formula
+
+    path = tmp_path / "f.toml"
+    path.write_text(f'name = "t"\n[components]\nc = "{expression}"\n[total]\nexpression = "c"\n')
+    start = time.perf_counter()
+    with pytest.raises(FormulaError, match=match) as caught:
+        load_formula(path, {"x"}).evaluate({"x": 2.0})
+    assert time.perf_counter() - start < 1.0
+    assert str(caught.value).startswith(f"{path}, line 3")
+
+
+@pytest.mark.parametrize("document, match", [
+    ('name = "t"\ncomponents = [1]\n[total]\nexpression = "1"\n', "'components' must be a table"),
+    ('name = "t"\n[total]\nexpression = "1"\nfloor = "zero"\n', "floor must be a number"),
+    ('name = "t"\ncolour = 3\n[total]\nexpression = "1"\n', "unknown key 'colour'"),
+    ('name = "t"\n[total]\nexpresion = "1"\nexpression = "1"\n', "did you mean 'expression'"),
+])
+def test_formula_files_with_unknown_keys_or_wrong_kinds_are_refused(tmp_path, document, match):
+    from models.validity.formula import FormulaError, load_formula
+
+    path = tmp_path / "f.toml"
+    path.write_text(document)
+    with pytest.raises(FormulaError, match=match):
+        load_formula(path, set())
