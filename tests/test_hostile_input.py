@@ -135,3 +135,21 @@ def test_formula_files_with_unknown_keys_or_wrong_kinds_are_refused(tmp_path, do
     path.write_text(document)
     with pytest.raises(FormulaError, match=match):
         load_formula(path, set())
+
+
+def test_a_second_season_file_with_the_same_id_is_set_aside_whole_not_counted_as_stored(tmp_path):
+    import shutil
+
+    from analysis.io.resources import shipped
+
+    season = shipped("sample", "aoa_sim", "logs", "season.json")
+    copy = tmp_path / "again" / "season.json"
+    copy.parent.mkdir()
+    shutil.copy(season, copy)
+    copy.write_text(copy.read_text() + "\n")  # other bytes, same season id
+    with Store(tmp_path / "s.duckdb") as store:
+        store.ingest([season])
+        before = store.info()
+        report = store.ingest([copy])
+        assert (report.read, report.accepted, report.quarantined) == (1, 0, 1)
+        assert report.quarantine.iloc[0].reason == "duplicate match id" and store.info()["matches"] == before["matches"]

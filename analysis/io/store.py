@@ -508,8 +508,14 @@ def _set_aside(result: LoadResult, bad_ids: set[str], reason: str, why: str) -> 
 
 
 def _set_aside_duplicates(result: LoadResult, known_ids: set[str]) -> LoadResult:
-    """Set aside matches whose id is already stored or was read earlier in this ingest."""
+    """Set aside matches whose id is already stored or was read earlier in this ingest. A file whose one match
+    is made of several records (an AoA season: agents, nations, snapshots) is set aside whole when that
+    match is a duplicate, so that no record is counted as accepted without being stored."""
     ids = result.match_ids("matches") & known_ids
+    if ids and result.records is None and result.accepted > len(result.match_ids("matches")):
+        out = ResultBuilder(Path(result.source_file), result.content_hash, result.runner)
+        return out.reject_file(RecordError("duplicate match id", "match_id", f"match id {sorted(ids)[0]!r} is already "
+                                           "in the store or earlier in this ingest; the file is set aside whole"))
     return _set_aside(result, ids, "duplicate match id", "is already in the store or earlier in this ingest")
 
 

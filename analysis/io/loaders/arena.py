@@ -6,7 +6,8 @@ mapping: LLMFAO's `left`/`right`/`worker` with winner `left`/`right`/`tie`; Chat
 `model_a`/`model_b`/`judge`/`tstamp` with winner `model_a`/`model_b`/`tie`/`tie (bothbad)`. Anything else
 maps with `--map first=COLUMN`.
 
-Each judgment is one match (`{file stem}:{line}`) with two results: the winner scores 1 and the loser 0; a
+Each judgment is one match (`{file stem}-{first 8 hex digits of the file's sha256}:{line}`, unique across
+folders) with two results: the winner scores 1 and the loser 0; a
 tie scores 0.5 each and a both-bad tie 0 each (ranks 1 and 1). `results.role` keeps the position (first or
 second); judge and id go to `matches.attrs`, the prompt or category to `matches.game`.
 """
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.io.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder
+from analysis.io.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder, file_key
 from analysis.io.loaders.table import read_rows
 
 NAME = "arena"
@@ -100,7 +101,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     good = frame.index[~bad]
     if len(good):
         labels_good = [labels[i] for i in good]
-        match_ids = [f"{path.stem}:{label}" for label in labels_good]
+        match_ids = [f"{file_key(path, content_hash)}:{label}" for label in labels_good]
         w = winner[good]
         scores = np.array([SCORES[v] for v in w])
         extra = [k for k in ("judge", "id") if k in text]

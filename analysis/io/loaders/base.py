@@ -319,6 +319,10 @@ class ResultBuilder:
         """The whole file is one bad record (unreadable, empty, another runner's): quarantine it and finish."""
         self.saw(1)
         self._sequential = False  # one record: nothing to probe
+        size = self.path.stat().st_size if self.path.exists() else 0
+        if size > FILE_RAW_CAP:
+            error = RecordError(error.reason, error.field, error.detail + f" (raw text kept: the first "
+                                f"{FILE_RAW_CAP >> 10} KiB of {size:,} bytes)")
         self.quarantine("-", error, file_text(self.path))
         return self.build()
 
@@ -449,6 +453,12 @@ def json_lines(path: Path, parse: bool = True) -> Iterator[Line]:
             line = Line(text)
             line.number, line.value, line.error = number, value, error
             yield line
+
+
+def file_key(path: Path, content_hash: str) -> str:
+    """A file's name for match ids it makes up: its stem and the first 8 hex digits of its sha256, so that two
+    files of one name in different folders never collide (and the same file always gives the same ids)."""
+    return f"{path.stem}-{content_hash[:8]}"
 
 
 def file_hash(path: Path) -> str:

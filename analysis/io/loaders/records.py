@@ -8,7 +8,10 @@ Format: `data/formats/records.md`. Two shapes of record, which may be mixed:
   keys of `scores`, and every top-level key other than the reserved ones is kept in `matches.attrs`.
 
 Reserved keys, all optional: `game`, `scenario`, `phase`, `variant`, `repetition`; `match` (or `match_id`,
-`game_id`), an id used instead of `{file stem}:{record}`; `started_at` (or `timestamp`), ISO 8601.
+`game_id`), an id used instead of `{file stem}-{8 hex digits of the file's sha256}:{record}` (unique across
+folders); `started_at` (or `timestamp`), ISO 8601. Numeric bookkeeping keys that are not agents are reserved
+too: `round`, `rounds`, `turns`, `seed`, `duration`, `duration_s`, `elapsed`, `elapsed_s`, `id`, `index`,
+`version`.
 Records are numbered by array index from 0, or by line from 1 in JSON lines. Ranks are derived from
 scores (1 = best, ties share the best rank).
 """
@@ -23,6 +26,7 @@ from analysis.io.loaders.base import (
     LoadResult,
     RecordError,
     ResultBuilder,
+    file_key,
     json_lines,
     parse_time,
     ranks_from_scores,
@@ -35,7 +39,9 @@ NAME = "records"
 META = ("game", "scenario", "phase", "variant", "repetition")
 IDS = ("match", "match_id", "game_id")
 TIMES = ("started_at", "timestamp")
-RESERVED = META + IDS + TIMES + ("scores",)
+BOOKKEEPING = ("round", "rounds", "turns", "seed", "duration", "duration_s", "elapsed", "elapsed_s", "id", "index",
+               "version")  # numbers a record may carry that are not agents' scores (kept in matches.attrs)
+RESERVED = META + IDS + TIMES + BOOKKEEPING + ("scores",)
 OTHER_RUNNERS = ("focal_agent", "participants", "record", "season", "turn")
 
 
@@ -82,7 +88,7 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
         attrs = {k: v for k, v in record.items() if k not in RESERVED}
     else:
         scores = {k: score_value(v, k, allow_neg_inf=False) for k, v in record.items() if k not in RESERVED}
-        attrs = {}
+        attrs = {k: record[k] for k in BOOKKEEPING if k in record}
     if len(scores) < 2:
         raise RecordError("missing field", "scores" if "scores" in record else None,
                           f"a match needs at least two agents with scores, got {len(scores)}")
@@ -103,7 +109,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
 
     def match_id(match: dict, label: str) -> str:
         given = match.pop("given_id")
-        return given if given is not None else f"{path.stem}:{label}"
+        return given if given is not None else f"{file_key(path, content_hash)}:{label}"
 
     if path.suffix.lower() == ".jsonl":
         if path.stat().st_size == 0:
