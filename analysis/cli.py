@@ -261,7 +261,7 @@ def cmd_ratings(args) -> dict:
     from analysis.run.ratings import rate
 
     from analysis.prepare.comparisons import budget, comparisons_from_tables, pair_count, win_counts
-    from analysis.run.ratings import STREAMABLE, rate_counts
+    from analysis.run.ratings import STREAMABLE, rate_counts, with_unrated
 
     matches, results, folder = _stored_tables(args)
     streamable = args.method in STREAMABLE and not args.bootstrap and args.by is None and not args.parallel
@@ -274,6 +274,12 @@ def cmd_ratings(args) -> dict:
                       dims=args.dims, k=args.k, seed=args.seed, draws=args.draws, tune=args.tune,
                       chains=args.chains, sampler=args.sampler)
     ratings = result.table()
+    if args.by is None:
+        ratings, unrated = with_unrated(ratings, sorted(results["agent"].unique()))
+        if unrated:
+            warnings.warn(f"{len(unrated)} agent(s) never met another agent with a comparable result and are listed "
+                          f"without a rating: {', '.join(unrated[:10])}{' ...' if len(unrated) > 10 else ''}",
+                          UserWarning, stacklevel=1)
     folder.table("ratings", ratings)
     _say(args, ratings.to_string(index=False))
     if "kendall_tau" in result.extra:

@@ -153,3 +153,37 @@ def test_a_second_season_file_with_the_same_id_is_set_aside_whole_not_counted_as
         report = store.ingest([copy])
         assert (report.read, report.accepted, report.quarantined) == (1, 0, 1)
         assert report.quarantine.iloc[0].reason == "duplicate match id" and store.info()["matches"] == before["matches"]
+
+
+def test_degenerate_data_never_reads_as_certainty(tmp_path, capsys):
+    """All ties share one rank; an agent without comparisons is listed, not dropped; one match is flagged;
+    a beta regression with nothing to explain says so before building a model."""
+    import pandas as pd
+
+    from analysis.cli import main
+    from analysis.prepare.comparisons import comparisons_from_tables
+    from analysis.run.ratings import rate
+    from models.scores.beta_regression import design
+
+    csv = tmp_path / "ties.csv"
+    csv.write_text("match,agent,score\n" + "".join(f"m{i},{a},1\n" for i in range(6) for a in "abcde")
+                   + "solo,f,3\n")  # every match a five-way tie; f plays alone
+    db = tmp_path / "s.duckdb"
+    assert main(["ingest", str(csv), "--store", str(db)]) == 0
+    assert main(["ratings", "--method", "bt", "--bootstrap", "20", "--store", str(db), "--out", str(tmp_path / "r")]) == 0
+    table = pd.read_csv(tmp_path / "r" / "ratings.csv").set_index("agent")
+    assert (table.loc[list("abcde"), "rank"] == 1).all() and (table.loc[list("abcde"), "rank_upper"] == 1).all()
+    assert pd.isna(table.loc["f", "rating"]) and "not rated" in table.loc["f", "flag"]
+    assert "never met another agent" in capsys.readouterr().err
+    one = pd.DataFrame({"match_id": "m", "runner": "table", "game": "g", "scenario": None, "variant": None,
+                        "phase": None, "repetition": None, "n_players": 2, "communication": None, "started_at": None},
+                       index=[0])
+    results = pd.DataFrame({"match_id": "m", "player": ["p", "q"], "agent": ["x", "y"], "group": None, "team": None,
+                            "role": None, "score": [2.0, 1.0], "rank": [1.0, 2.0]})
+    single = rate(comparisons_from_tables(one, results), "bt", bootstrap=50).table()
+    assert single["flag"].str.contains("only 1 match").all()
+    flat = pd.DataFrame({"agent": ["a", "b"], "scenario": ["s", "t"], "score_norm": [0.5, 0.5]})
+    with pytest.raises(ValueError, match="no variation to explain"):
+        design(flat, pd.DataFrame(columns=["scenario", "tag"]))
+    with pytest.raises(ValueError, match="one scenario"):
+        design(flat.assign(scenario="s", score_norm=[0.2, 0.6]), pd.DataFrame({"scenario": ["s"], "tag": ["t1"]}))

@@ -197,6 +197,19 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
 STREAMABLE = ("bt", "elo")  # methods that need only pooled win and tie counts
 
 
+def with_unrated(table: pd.DataFrame, agents: list[str]) -> tuple[pd.DataFrame, list[str]]:
+    """The rating table plus one row per agent of `agents` it lacks (rating, interval and rank empty; `flag`
+    says why), and the names of those agents: an agent that never met another agent with a comparable
+    result has no rating, and is listed rather than left out."""
+    missing = sorted(set(agents) - set(table["agent"]))
+    if not missing:
+        return table, []
+    rows = pd.DataFrame({"agent": missing, "rating": np.nan, "lower": np.nan, "upper": np.nan, "rank": pd.NA,
+                         "flag": "no comparison with another agent: not rated"})
+    rated = table if "flag" in table.columns else table.assign(flag="")
+    return pd.concat([rated, rows], ignore_index=True), missing
+
+
 def rate_counts(wins: np.ndarray, ties: np.ndarray, agents: list[str], method: str, prior: bool = False) -> RatingResult:
     """Rate agents from pooled counts instead of a comparisons table (the bounded-memory path for inputs
     too large to list every comparison; `analysis.prepare.comparisons.win_counts`).

@@ -82,13 +82,11 @@ def win_probability(theta: np.ndarray) -> np.ndarray:
 
 
 def add_rank(frame: pd.DataFrame, by: str = "rating", seed: int = 0) -> pd.DataFrame:
-    """Add `rank` (1 = highest `by`); exact ties are broken by a seeded random order, never unseeded noise."""
-    rng = np.random.default_rng(seed)
-    jitter = rng.permutation(len(frame))
-    order = np.lexsort((jitter, -frame[by].to_numpy(float)))
-    rank = np.empty(len(frame), int)
-    rank[order] = np.arange(1, len(frame) + 1)
-    return frame.assign(rank=rank)
+    """Add `rank` (1 = highest `by`): ratings equal to 1e-6 share a rank, competition-style (1, 2, 2, 4), so
+    that identical evidence never reads as an order; an agent without a rating (NaN) gets no rank. `seed`
+    is accepted for the callers' common signature; nothing is random."""
+    values = pd.Series(np.round(frame[by].to_numpy(float), 6), index=frame.index)
+    return frame.assign(rank=values.rank(method="min", ascending=False).astype("Int64"))
 
 
 def pair_counts(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, n: int, ties: str = "half",

@@ -76,9 +76,18 @@ def design(scores: pd.DataFrame, tags: pd.DataFrame) -> tuple[pd.DataFrame, list
     Returns
     -------
     (data with integer columns agent_idx and scenario_idx, agents, scenarios, tag names) and the design is
-    `tag_matrix(scenarios, tags, tag_names)`.
+    `tag_matrix(scenarios, tags, tag_names)`. Raises ValueError, before any model is built, when no score is
+    left, when every score is the same, or when tags are given for a single scenario.
     """
     data = scores.dropna(subset=["score_norm"]).reset_index(drop=True)
+    if data.empty:
+        raise ValueError("no normalised score to model (every score is missing)")
+    if data["score_norm"].nunique() == 1:
+        raise ValueError(f"every normalised score is {data['score_norm'].iloc[0]:g}: a beta regression has no "
+                         "variation to explain (check the scenarios' bounds and that the agents' scores differ)")
+    if data["scenario"].nunique() < 2 and not tags.empty:
+        raise ValueError(f"the data hold one scenario ({data['scenario'].iloc[0]!r}): tag effects compare scenarios "
+                         "with different demands, so they need at least two")
     agents = sorted(data["agent"].unique())
     scenarios = sorted(data["scenario"].unique())
     tag_names = sorted(tags.loc[tags["scenario"].isin(scenarios), "tag"].unique())
