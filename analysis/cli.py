@@ -260,7 +260,7 @@ def cmd_ratings(args) -> dict:
     from analysis.present.figures import plot_bootstrap_violins
     from analysis.run.ratings import rate
 
-    from analysis.prepare.comparisons import budget, comparisons_from_tables, pair_count, win_counts
+    from analysis.prepare.comparisons import budget, comparable_agents, comparisons_from_tables, pair_count, win_counts
     from analysis.run.ratings import STREAMABLE, rate_counts, with_unrated
 
     matches, results, folder = _stored_tables(args)
@@ -275,7 +275,7 @@ def cmd_ratings(args) -> dict:
                       chains=args.chains, sampler=args.sampler)
     ratings = result.table()
     if args.by is None:
-        ratings, unrated = with_unrated(ratings, sorted(results["agent"].unique()))
+        ratings, unrated = with_unrated(ratings, comparable_agents(matches, results))
         if unrated:
             warnings.warn(f"{len(unrated)} agent(s) never met another agent with a comparable result and are listed "
                           f"without a rating: {', '.join(unrated[:10])}{' ...' if len(unrated) > 10 else ''}",

@@ -166,6 +166,12 @@ def _without(agents: list[str], agent: str) -> list[str]:
     return rest
 
 
+def comparable_agents(matches: pd.DataFrame, results: pd.DataFrame) -> list[str]:
+    """The agents whose results enter comparisons (focal agents for separate-episode runners, every agent with
+    a score or rank otherwise), sorted: those a rating table should list, rated or not."""
+    return sorted(_units(matches, results)["agent"].unique())
+
+
 def pair_count(matches: pd.DataFrame, results: pd.DataFrame, parallel: bool = False) -> int:
     """How many comparison rows `comparisons_from_tables` would build (an upper bound: pairs of one agent
     with itself are counted), computed from group sizes without building any."""

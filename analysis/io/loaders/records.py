@@ -85,7 +85,7 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
         if not isinstance(scores_doc, dict):
             raise RecordError("wrong type", "scores", f"expected an object of agent: score, got {scores_doc!r}")
         scores = {k: score_value(v, f"scores.{k}", allow_neg_inf=False) for k, v in scores_doc.items()}
-        attrs = {k: v for k, v in record.items() if k not in RESERVED}
+        attrs = {k: v for k, v in record.items() if k not in RESERVED or k in BOOKKEEPING}
     else:
         scores = {k: score_value(v, k, allow_neg_inf=False) for k, v in record.items() if k not in RESERVED}
         attrs = {k: record[k] for k in BOOKKEEPING if k in record}
