@@ -164,18 +164,21 @@ def cmd_formats(args) -> dict:
         text = docs[args.runner].read_text(encoding="utf-8")
         _say(args, text)
         return {"runner": args.runner, "document": text}
-    listing = {}
+    listing, fields = {}, loaders.runner_fields()
     for name, path in docs.items():
         title = path.read_text(encoding="utf-8").splitlines()[0].lstrip("# ")
         listing[name] = title
         _say(args, f"{name:>10}  {title}")
+        for kind, names in fields.get(name, {}).items():
+            _say(args, f"{'':>12}{kind}: {', '.join(names)}")
     _say(args, f"\ntable runner columns: required {list(table.REQUIRED)}; optional {list(table.OPTIONAL)}; "
                "map any of them with --map CANONICAL=COLUMN; read extra columns as measures with "
                f"--measure COLUMN=KIND (kinds {list(MEASURE_KINDS)})")
     _say(args, "a runner with no module: --runner FILE.toml (see `referee formats mapped`)")
     _say(args, "`referee formats NAME` prints a runner's format document")
-    return {"runners": listing, "table": {"required": list(table.REQUIRED), "optional": list(table.OPTIONAL),
-                                          "measure_kinds": list(MEASURE_KINDS)}}
+    return {"runners": listing, "fields": fields,
+            "table": {"required": list(table.REQUIRED), "optional": list(table.OPTIONAL),
+                      "measure_kinds": list(MEASURE_KINDS)}}
 
 
 def cmd_info(args) -> dict:

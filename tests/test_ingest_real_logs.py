@@ -271,6 +271,8 @@ def test_formats_lists_every_runner_and_what_can_be_mapped(capsys):
     assert code == 0 and set(listing["runners"]) == {"aoa", "arena", "compact", "concordia", "ranked", "records",
                                                      "table", "mapped"}
     assert listing["table"]["required"] == ["match", "agent", "score"] and "started_at" in listing["table"]["optional"]
+    assert set(listing["fields"]) == set(listing["runners"])  # every runner's fields are listed
+    assert "participants" in listing["fields"]["ranked"]["game line"] and "score" in listing["fields"]["mapped"]["[keys]"]
     code, out, _ = _run(capsys, "formats", "table")
     assert code == 0 and "--measure coop=outcome" in out
     code, _, err = _run(capsys, "formats", "tabel")

@@ -20,7 +20,7 @@ RUNNERS: dict[str, ModuleType] = {m.NAME: m for m in (concordia, records, aoa, c
 DATA_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet")
 
 __all__ = ["RUNNERS", "LoadOptions", "LoadResult", "NotThisRunner", "RecordError", "Detection", "detect",
-           "detect_runners", "get", "resolve", "data_files"]
+           "detect_runners", "get", "resolve", "runner_fields", "data_files"]
 
 
 def get(name: str) -> ModuleType:
@@ -41,6 +41,28 @@ def resolve(runner: str | Path) -> ModuleType | RunnerMap:
             raise FileNotFoundError(f"{text}: no such runner mapping file")
         return read_runner_map(text)
     return get(text)
+
+
+def runner_fields() -> dict[str, dict[str, list[str]]]:
+    """For every runner (and mapping files, 'mapped'), the fields each kind of record it reads may carry,
+    and for the table and arena runners the canonical columns `--map` can name."""
+    from analysis.io.loaders import mapped
+
+    return {
+        "concordia": {"ScenarioResult (required)": list(concordia.REQUIRED),
+                      "ScenarioResult (optional)": list(concordia.OPTIONAL)},
+        "records": {"reserved keys": list(records.RESERVED),
+                    "agents": ["every other key (flat shape)", "the keys of `scores` (full shape)"]},
+        "aoa": {"season": sorted(aoa.SEASON_KEYS), "agent": sorted(aoa.AGENT_KEYS), "event line": list(aoa.EVENT_FIELDS)},
+        "compact": {"line": list(compact.FIELDS), "record kinds": list(compact.REQUIRED)},
+        "arena": {f"{name} (--map {name}=COLUMN), recognised as": list(aliases)
+                  for name, aliases in arena.ALIASES.items()},
+        "ranked": {"game line": sorted(ranked.GAME_KEYS), "participant": sorted(ranked.PARTICIPANT_KEYS),
+                   "turn line": list(ranked.TURN_FIELDS)},
+        "table": {"required (--map)": list(table.REQUIRED), "optional (--map)": list(table.OPTIONAL),
+                  "extra columns": ["--measure COLUMN=KIND, else kept in results.attrs"]},
+        "mapped": {"[keys]": list(mapped.KEYS), "[events]": list(mapped.STAGES)},
+    }
 
 
 def detect_runners(path: Path) -> Detection:
