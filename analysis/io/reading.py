@@ -19,7 +19,7 @@ from pathlib import Path
 
 from analysis.io import loaders
 from analysis.io.catalogue import CONTEST_2024, Catalogue, load_catalogue
-from analysis.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError, ResultBuilder, file_hash
+from analysis.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError, ResultBuilder, hash_and_head
 from analysis.io.loaders.detect import read_head, sample_records
 
 PARALLEL_MIN = 256  # files: below this, reading in this process beats starting workers
@@ -67,10 +67,10 @@ class FileReader:
         return LoadOptions(catalogue=cat, mapping=self.mapping, measures=self.measures, progress=self.progress)
 
     def __call__(self, path: Path) -> FileRead:
-        digest = file_hash(path)
+        digest, head = hash_and_head(path)  # one read for the digest and the head detection samples
         if digest in self.skip:
             return FileRead(path, digest, None, None)
-        result, detected = load_file(path, digest, self)
+        result, detected = load_file(path, digest, self, head)
         return FileRead(path, digest, result, detected)
 
 
@@ -94,13 +94,13 @@ def _resolved(runner: str, mtime: float | None):
     return loaders.resolve(runner)
 
 
-def load_file(path: Path, digest: str, reader: FileReader) -> tuple[LoadResult, str]:
+def load_file(path: Path, digest: str, reader: FileReader, head: str | None = None) -> tuple[LoadResult, str]:
     """Load one file with the forced runner, or with each detected candidate in turn until one fits;
     returns (result, how the runner was chosen). A file no runner fits is one quarantined record."""
     if reader.runner is not None:
         candidates, detected, keys = [_resolved(reader.runner, _mtime(reader.runner))], "forced", None
     else:
-        found = loaders.detect_runners(path)
+        found = loaders.detect_runners(path, head)
         candidates, detected, keys = [loaders.get(n) for n in found.candidates], found.describe(), found.keys
     tried: list[NotThisRunner] = []
     for module in candidates:

@@ -65,9 +65,10 @@ def runner_fields() -> dict[str, dict[str, list[str]]]:
     }
 
 
-def detect_runners(path: Path) -> Detection:
-    """Every built-in runner that may have written `path`, best first, with how sure (see `detect.py`)."""
-    return detection(path, RUNNERS)
+def detect_runners(path: Path, head: str | None = None) -> Detection:
+    """Every built-in runner that may have written `path`, best first, with how sure (see `detect.py`);
+    `head`, the file's first 64 KiB as text, spares a read when the caller has it."""
+    return detection(path, RUNNERS, head)
 
 
 def detect(path: Path) -> str | None:

@@ -463,11 +463,19 @@ def file_key(path: Path, content_hash: str) -> str:
 
 def file_hash(path: Path) -> str:
     """sha256 hex digest of a file's bytes, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
+    return hash_and_head(path)[0]
+
+
+def hash_and_head(path: Path, head: int = 65536) -> tuple[str, str]:
+    """(sha256 hex digest, the first `head` bytes as text) in one read of the file: what ingest needs
+    before it parses (the digest for idempotence, the head for detection)."""
+    digest, first = hashlib.sha256(), b""
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
+            if len(first) < head:
+                first += block[:head - len(first)]
             digest.update(block)
-    return digest.hexdigest()
+    return digest.hexdigest(), first.decode("utf-8", errors="replace")
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:

@@ -107,13 +107,14 @@ def share(sample: list, fits: Callable[[dict], bool]) -> float:
     return sum(1 for r in sample if isinstance(r, dict) and fits(r)) / len(sample)
 
 
-def detection(path: Path, runners: dict) -> Detection:
-    """Rank `runners` (name -> loader module with `sniff(path, head, sample) -> float`) for `path`.
+def detection(path: Path, runners: dict, head: str | None = None) -> Detection:
+    """Rank `runners` (name -> loader module with `sniff(path, head, sample) -> float`) for `path` (whose
+    first HEAD bytes as text may be given as `head`, to spare a read).
 
     Runners scoring 0 are left out; fallback runners (`FALLBACK = True`: the table runner) come after every
     specific one; ties keep the registry's order.
     """
-    head = read_head(path)
+    head = read_head(path) if head is None else head
     sample = sample_records(path, head)
     scores = {name: float(module.sniff(path, head, sample)) for name, module in runners.items()}
     fallback = {n: getattr(m, "FALLBACK", False) for n, m in runners.items()}
