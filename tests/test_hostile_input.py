@@ -187,3 +187,31 @@ def test_degenerate_data_never_reads_as_certainty(tmp_path, capsys):
         design(flat, pd.DataFrame(columns=["scenario", "tag"]))
     with pytest.raises(ValueError, match="one scenario"):
         design(flat.assign(scenario="s", score_norm=[0.2, 0.6]), pd.DataFrame({"scenario": ["s"], "tag": ["t1"]}))
+
+
+def test_every_csv_referee_writes_is_injection_safe(tmp_path):
+    """Agent names that a spreadsheet would run as formulas reach no CSV cell unneutralised (OWASP)."""
+    import csv
+
+    from analysis.cli import main
+
+    hostile = ["=cmd|' /C calc'!A0", "+SUM(1,1)", "-2+3", "@evil", "\tTAB", "plain"]
+    rows = ["match,agent,score"] + [f"m{i},\"{a}\",{(i + k) % 4}" for i in range(12) for k, a in enumerate(hostile)]
+    (tmp_path / "t.csv").write_text("\n".join(rows) + "\n")
+    db = tmp_path / "s.duckdb"
+    assert main(["ingest", str(tmp_path / "t.csv"), "--store", str(db)]) == 0
+    assert main(["ratings", "--method", "bt", "--bootstrap", "5", "--store", str(db), "--out", str(tmp_path / "r")]) == 0
+    assert main(["rank", "--method", "all", "--store", str(db), "--out", str(tmp_path / "v")]) == 0
+    cells = 0
+    for path in list((tmp_path / "r").glob("*.csv")) + list((tmp_path / "v").glob("*.csv")):
+        with open(path, newline="") as fh:
+            for row in csv.reader(fh):
+                for cell in row:
+                    try:
+                        float(cell)
+                        continue
+                    except ValueError:
+                        pass
+                    cells += 1
+                    assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), (path.name, cell)
+    assert cells > 12  # the agents' names were there to check
