@@ -44,6 +44,8 @@ lock:
 	.cache/lock-venv/bin/python -m pip install --quiet --require-hashes --no-deps -r $(BOOTSTRAP)
 	.cache/lock-venv/bin/uv pip compile pyproject.toml $(EXTRAS) --generate-hashes --python-version 3.11 \
 		--python-platform x86_64-manylinux_2_28 --output-file $(LOCK)
+	# the pyproject.toml this lock was resolved from: any edit to it without `make lock` fails the tests
+	echo "# resolved from pyproject.toml sha256 $$(sha256sum pyproject.toml | cut -d' ' -f1)" >> $(LOCK)
 
 clean:
 	rm -rf $(VENV) .cache reports/demo

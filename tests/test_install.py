@@ -69,3 +69,14 @@ def test_the_lock_satisfies_every_requirement_of_pyproject():
             f"{name}=={locked[name]} in the lock does not satisfy {text!r}: run `make lock`"
     makefile = (REPO / "Makefile").read_text()
     assert all(f"--extra {e}" in makefile for e in extras)
+
+
+def test_the_lock_was_resolved_from_this_pyproject():
+    # any edit to pyproject.toml (requirements or packaging) without `make lock` fails here
+    import hashlib
+
+    lock = (REPO / "requirements" / "lock.txt").read_text()
+    recorded = [line.rsplit(" ", 1)[1] for line in lock.splitlines()
+                if line.startswith("# resolved from pyproject.toml sha256 ")]
+    current = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()
+    assert recorded == [current], "pyproject.toml changed since the lock was resolved: run `make lock`"
