@@ -263,26 +263,30 @@ def cmd_ratings(args) -> dict:
     from analysis.present.figures import plot_bootstrap_violins
     from analysis.run.ratings import rate
 
-    from analysis.prepare.comparisons import budget, comparable_agents, comparisons_from_tables, pair_count, win_counts
-    from analysis.run.ratings import STREAMABLE, rate_counts, with_unrated
+    from analysis.prepare.comparisons import (
+        ComparisonBudgetError,
+        comparable_agents,
+        comparisons_from_tables,
+        win_counts,
+    )
+    from analysis.run.ratings import STREAMABLE, rate_counts
 
     matches, results, folder = _stored_tables(args)
-    streamable = args.method in STREAMABLE and not args.bootstrap and args.by is None and not args.parallel
-    if streamable and pair_count(matches, results) > budget():
-        agents, wins, ties = win_counts(matches, results)
-        result = rate_counts(wins, ties, agents, args.method, prior=args.prior)
-    else:
+    agents = comparable_agents(matches, results)
+    try:
         comparisons = comparisons_from_tables(matches, results, parallel=args.parallel)
+    except ComparisonBudgetError:
+        if args.method not in STREAMABLE or args.bootstrap or args.by or args.parallel:
+            raise
+        comparisons = None  # too many to list: bt and elo need only the win counts, streamed
+    if comparisons is None:
+        names, wins, ties = win_counts(matches, results)
+        result = rate_counts(wins, ties, names, args.method, prior=args.prior, agents=agents)
+    else:
         result = rate(comparisons, args.method, bootstrap=args.bootstrap, by=args.by, prior=args.prior,
                       dims=args.dims, k=args.k, seed=args.seed, draws=args.draws, tune=args.tune,
-                      chains=args.chains, sampler=args.sampler)
+                      chains=args.chains, sampler=args.sampler, agents=agents)
     ratings = result.table()
-    if args.by is None:
-        ratings, unrated = with_unrated(ratings, comparable_agents(matches, results))
-        if unrated:
-            warnings.warn(f"{len(unrated)} agent(s) never met another agent with a comparable result and are listed "
-                          f"without a rating: {', '.join(unrated[:10])}{' ...' if len(unrated) > 10 else ''}",
-                          UserWarning, stacklevel=1)
     folder.table("ratings", ratings)
     _say(args, ratings.to_string(index=False))
     if "kendall_tau" in result.extra:

@@ -139,15 +139,28 @@ def parallel_comparisons(matches: pd.DataFrame, results: pd.DataFrame) -> pd.Dat
 
     Returns a comparisons table (kind 'parallel', cluster '{match 1}|{match 2}').
     """
-    data = _parallel_keys(matches, results)
-    key = ["game", "n_players", "opponents"]
+    return _parallel_pairs(_parallel_keys(matches, results))
+
+
+PARALLEL_KEY = ["game", "n_players", "opponents"]
+
+
+def _parallel_pairs(data: pd.DataFrame) -> pd.DataFrame:
+    """Parallel-game comparisons from `_parallel_keys`' table."""
     left = data.rename(columns={"agent": "a", "score": "score_a", "match_id": "match_a"})
-    right = data[key + ["agent", "score", "match_id"]].rename(columns={"agent": "b", "score": "score_b", "match_id": "match_b"})
-    pairs = left.merge(right, on=key)
+    right = data[PARALLEL_KEY + ["agent", "score", "match_id"]].rename(
+        columns={"agent": "b", "score": "score_b", "match_id": "match_b"})
+    pairs = left.merge(right, on=PARALLEL_KEY)
     pairs = pairs[(pairs["match_a"] < pairs["match_b"]) & (pairs["a"] != pairs["b"])]
     outcome = np.where(pairs["score_a"] > pairs["score_b"], 1.0, np.where(pairs["score_a"] < pairs["score_b"], 0.0, 0.5))
     out = pairs.assign(outcome=outcome, kind="parallel", cluster=pairs["match_a"] + "|" + pairs["match_b"], time=None)
     return out[COLUMNS].reset_index(drop=True)
+
+
+def _group_pairs(sizes: np.ndarray) -> int:
+    """Pairs within groups of the given sizes: sum of k(k-1)/2."""
+    sizes = np.asarray(sizes, np.int64)
+    return int((sizes * (sizes - 1) // 2).sum())
 
 
 def _parallel_keys(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
@@ -175,14 +188,19 @@ def comparable_agents(matches: pd.DataFrame, results: pd.DataFrame) -> list[str]
 def pair_count(matches: pd.DataFrame, results: pd.DataFrame, parallel: bool = False) -> int:
     """How many comparison rows `comparisons_from_tables` would build (an upper bound: pairs of one agent
     with itself are counted), computed from group sizes without building any."""
-    sizes = _units(matches, results).groupby("unit").size().to_numpy(np.int64)
-    total = int((sizes * (sizes - 1) // 2).sum())
-    if parallel:
-        other = matches[~_pooled(matches)]
-        if len(other):
-            keys = _parallel_keys(other, results[results["match_id"].isin(other["match_id"])])
-            sizes = keys.groupby(["game", "n_players", "opponents"], dropna=False).size().to_numpy(np.int64)
-            total += int((sizes * (sizes - 1) // 2).sum())
+    return _count(_units(matches, results), _parallel_input(matches, results) if parallel else None)
+
+
+def _parallel_input(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame | None:
+    """`_parallel_keys` of the matches compared within themselves, or None when there are none."""
+    other = matches[~_pooled(matches)]
+    return _parallel_keys(other, results[results["match_id"].isin(other["match_id"])]) if len(other) else None
+
+
+def _count(units: pd.DataFrame, parallel: pd.DataFrame | None) -> int:
+    total = _group_pairs(units.groupby("unit").size())
+    if parallel is not None:
+        total += _group_pairs(parallel.groupby(PARALLEL_KEY, dropna=False).size())
     return total
 
 
@@ -196,7 +214,9 @@ def comparisons_from_tables(matches: pd.DataFrame, results: pd.DataFrame, parall
     `budget()`): the message gives the count and the memory it would take, and points to `win_counts`.
     """
     limit = budget() if max_pairs is None else max_pairs
-    n = pair_count(matches, results, parallel)
+    units = _units(matches, results)
+    keys = _parallel_input(matches, results) if parallel else None
+    n = _count(units, keys)
     if n > limit:
         raise ComparisonBudgetError(
             f"these matches imply {n:,} pairwise comparisons (about {n * BYTES_PER_PAIR / 1e9:.1f} GB to build), "
@@ -204,17 +224,14 @@ def comparisons_from_tables(matches: pd.DataFrame, results: pd.DataFrame, parall
             "only win counts, which referee streams in bounded memory (`referee ratings --method bt` or `elo`, "
             "`analysis.prepare.comparisons.win_counts`); for other methods select fewer matches (--runner) or "
             "raise REFEREE_MAX_PAIRS if the memory is there")
-    units = _units(matches, results)
     parts = []
     for pooled, kind in ((True, "scenario"), (False, "match")):
         chosen = units[units["pooled"] == pooled]
         if len(chosen):
             parts.append(_pairs(chosen.rename(columns={"unit": "cluster"})
                                 [["cluster", "game", "communication", "time", "agent", "score"]], ["cluster"], kind))
-    if parallel:
-        other = matches[~_pooled(matches)]
-        if len(other):
-            parts.append(parallel_comparisons(other, results[results["match_id"].isin(other["match_id"])]))
+    if keys is not None:
+        parts.append(_parallel_pairs(keys))
     if not parts:
         return pd.DataFrame(columns=COLUMNS)
     return pd.concat(parts, ignore_index=True)

@@ -9,7 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from analysis.run.audit import audit_frame, default_outcomes, formula_from, run_audit
-from analysis.prepare.comparisons import ballots_from_tables, comparisons_from_tables, separate_episode_runners
+from analysis.prepare.comparisons import (
+    ballots_from_tables,
+    comparable_agents,
+    comparisons_from_tables,
+    separate_episode_runners,
+)
 from analysis.run.describe import feature_correlations, scenario_features
 from analysis.run.predictive import compare_predictors, demand_matrix
 from analysis.run.ratings import rate
@@ -147,7 +152,7 @@ def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0) -> list[S
         if group["scenario"].notna().any():
             comparisons = comparisons_from_tables(group, runner_results)
             elo = rate(comparisons, "elo", seed=seed)
-            bt = rate(comparisons, "bt", bootstrap=bootstrap, seed=seed)
+            bt = rate(comparisons, "bt", bootstrap=bootstrap, seed=seed, agents=comparable_agents(group, runner_results))
             profile = PreferenceProfile.from_ballots(ballots_from_tables(group, runner_results))
             votes = {m: vote(profile, m, seed=seed) for m in ("iml", "copeland", "ranked-pairs", "ewa")}
             section = rankings_section(runner, elo, bt, votes, pooled=runner in separate_episode_runners())

@@ -20,6 +20,7 @@ the replicates are in `RatingResult.bootstrap`.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -141,7 +142,7 @@ def _merged_diagnostics(fits: list[FitResult]) -> dict:
 
 def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | None = None, prior: bool = False,
          dims: int = 2, k: float = 32.0, tau_elo: float = DEFAULT_TAU_ELO, seed: int = 0, draws: int = 1000,
-         tune: int = 1000, chains: int = 4, sampler: str = "auto") -> RatingResult:
+         tune: int = 1000, chains: int = 4, sampler: str = "auto", agents: list[str] | None = None) -> RatingResult:
     """Rate agents from a comparisons table.
 
     Parameters
@@ -151,6 +152,8 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     by : None or 'game' (ratings per game). prior : MAP instead of MLE for the BT methods.
     dims : dimensions for bt-md. k : K factor for online-elo. tau_elo : deviation sd for bt-per-game.
     seed : seeds every random choice. draws, tune, chains, sampler : for bayes-bt.
+    agents : every agent the table should list (e.g. `comparable_agents`): those without a comparison get a
+        row without a rating, flagged, and a warning (not by game).
 
     Returns
     -------
@@ -191,44 +194,53 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
                                 "`flag` column): " + "; ".join(f"{a}: {f}" for a, f in
                                                               zip(flagged["agent"].head(5), flagged["flag"].head(5)))
                                 + (" ..." if len(flagged) > 5 else ""))
+    if by is None and agents is not None:
+        with collect_notes(result.notes):
+            result.ratings = with_unrated(result.ratings, agents)
     return result
 
 
 STREAMABLE = ("bt", "elo")  # methods that need only pooled win and tie counts
 
 
-def with_unrated(table: pd.DataFrame, agents: list[str]) -> tuple[pd.DataFrame, list[str]]:
+def with_unrated(table: pd.DataFrame, agents: list[str] | None) -> pd.DataFrame:
     """The rating table plus one row per agent of `agents` it lacks (rating, interval and rank empty; `flag`
-    says why), and the names of those agents: an agent that never met another agent with a comparable
-    result has no rating, and is listed rather than left out."""
-    missing = sorted(set(agents) - set(table["agent"]))
+    says why), with a warning naming them: an agent that never met another agent with a comparable result
+    has no rating, and is listed rather than left out. `agents` None: the table as it is."""
+    missing = sorted(set(agents or []) - set(table["agent"]))
     if not missing:
-        return table, []
+        return table
+    warnings.warn(f"{len(missing)} agent(s) never met another agent with a comparable result and are listed "
+                  f"without a rating: {', '.join(missing[:10])}{' ...' if len(missing) > 10 else ''}",
+                  UserWarning, stacklevel=3)
     rows = pd.DataFrame({"agent": missing, "rating": np.nan, "lower": np.nan, "upper": np.nan, "rank": pd.NA,
                          "flag": "no comparison with another agent: not rated"})
     rated = table if "flag" in table.columns else table.assign(flag="")
-    return pd.concat([rated, rows], ignore_index=True), missing
+    return pd.concat([rated, rows], ignore_index=True)
 
 
-def rate_counts(wins: np.ndarray, ties: np.ndarray, agents: list[str], method: str, prior: bool = False) -> RatingResult:
+def rate_counts(wins: np.ndarray, ties: np.ndarray, names: list[str], method: str, prior: bool = False,
+                agents: list[str] | None = None) -> RatingResult:
     """Rate agents from pooled counts instead of a comparisons table (the bounded-memory path for inputs
     too large to list every comparison; `analysis.prepare.comparisons.win_counts`).
 
-    wins[i, j] : comparisons i won against j; ties[i, j] = ties[j, i] : ties between them; shape (n, n).
-    method : 'bt' (ties as half wins) or 'elo' (the contest's strict wins). Returns a RatingResult with
-    the same table as `rate` gives without a bootstrap, and a note saying how it was computed.
+    wins[i, j] : comparisons i won against j; ties[i, j] = ties[j, i] : ties between them; shape (n, n),
+    in the order of `names`. method : 'bt' (ties as half wins) or 'elo' (the contest's strict wins).
+    agents : as in `rate`. Returns a RatingResult with the same table as `rate` gives without a bootstrap,
+    and a note saying how it was computed.
     """
     if method not in STREAMABLE:
         raise ValueError(f"only {list(STREAMABLE)} can be rated from counts, not {method!r}")
     notes: list[str] = []
     with collect_notes(notes):
         if method == "elo":
-            fit = fit_contest_elo(wins, agents)
+            fit = fit_contest_elo(wins, names)
         else:
-            fit = fit_bt(wins + 0.5 * ties, agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
+            fit = fit_bt(wins + 0.5 * ties, names, prior_sd=DEFAULT_PRIOR_SD if prior else None)
+        table = with_unrated(fit.table(), agents)
     notes.append(f"rated from streamed win counts ({int(wins.sum() + ties.sum() / 2):,} comparisons, more than the "
                  "in-memory budget): same estimates as from the comparisons table; no bootstrap on this path")
-    return RatingResult(model=method, ratings=fit.table(), fits=[fit], notes=notes, diagnostics=dict(fit.diagnostics))
+    return RatingResult(model=method, ratings=table, fits=[fit], notes=notes, diagnostics=dict(fit.diagnostics))
 
 
 def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicates, table, extra) -> BootstrapResult:
