@@ -332,7 +332,7 @@ def cmd_rank(args) -> dict:
     import pandas as pd
 
     from analysis.prepare.comparisons import ballots_from_tables
-    from models.voting import METHODS, PreferenceProfile, SparseSupportWarning, vote
+    from models.voting import METHODS, PreferenceProfile, vote
 
     with _open_store(args) as store:
         matches = _one_runner(store.table("matches"), args.runner)
@@ -341,9 +341,8 @@ def cmd_rank(args) -> dict:
         folder = _folder(args, store)
     profile = PreferenceProfile.from_ballots(ballots)
     methods = list(METHODS) if args.method == "all" else [args.method]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SparseSupportWarning)  # said once below, not once per method
-        tables = [vote(profile, m, min_ballots=args.min_games, seed=args.seed).assign(method=m) for m in methods]
+    # each method warns of the agents it sets apart in the same words: the top level prints the warning once
+    tables = [vote(profile, m, min_ballots=args.min_games, seed=args.seed).assign(method=m) for m in methods]
     table = pd.concat(tables, ignore_index=True)
     columns = ["agent", "score", "rank", "ballots"] + (["support"] if "support" in table.columns else [])
     columns = (["method"] if args.method == "all" else []) + columns
@@ -351,9 +350,6 @@ def cmd_rank(args) -> dict:
     folder.table("rankings", ranked[columns])
     if len(apart):
         folder.table("not_ranked", apart[["agent", "ballots"]])
-        warnings.warn(f"{len(apart)} agent(s) appear on fewer than {args.min_games:g} ballots and are listed apart in "
-                      f"not_ranked.csv, not ranked: {', '.join(apart['agent'].head(10))}"
-                      f"{' ...' if len(apart) > 10 else ''} (--min-games)", UserWarning, stacklevel=1)
     folder.close()
     _say(args, ranked[columns].to_string(index=False))
     if len(apart):

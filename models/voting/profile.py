@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,6 +57,7 @@ class PreferenceProfile:
         met: margins are only ever over ballots that rank both)."""
         return self.preferences - self.preferences.T
 
+    @functools.cached_property
     def _presence(self) -> tuple[np.ndarray, np.ndarray]:
         """(present, weight): present[k, i] when ballot k ranks agent i; weight per ballot."""
         scores = self.ballots.pivot_table(index="ballot", columns="agent", values="score", aggfunc="mean")
@@ -67,13 +69,13 @@ class PreferenceProfile:
     @property
     def support(self) -> np.ndarray:
         """Ballots (weighted) each agent appears on, shape (n,)."""
-        present, weight = self._presence()
+        present, weight = self._presence
         return (present * weight[:, None]).sum(axis=0)
 
     @property
     def met(self) -> np.ndarray:
         """met[i, j]: ballots (weighted) ranking both i and j, shape (n, n); 0 on the diagonal."""
-        present, weight = self._presence()
+        present, weight = self._presence
         both = (present * weight[:, None]).T @ present.astype(float)
         np.fill_diagonal(both, 0.0)
         return both
