@@ -13,7 +13,6 @@ multidimensional models).
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -54,16 +53,15 @@ class BootstrapResult:
             values = pd.DataFrame(self.ratings[:, cols])
             ranks[:, cols] = values.rank(axis=1, method="min", ascending=False).to_numpy()
         replicates = present.sum(axis=0)
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
-            out = pd.DataFrame({
-                "agent": self.agents,
-                "lower": np.nanpercentile(self.ratings, lo, axis=0),
-                "upper": np.nanpercentile(self.ratings, hi, axis=0),
-                "rank_lower": np.nanpercentile(ranks, lo, axis=0, method="lower"),
-                "rank_upper": np.nanpercentile(ranks, hi, axis=0, method="higher"),
-                "replicates": replicates,
-            })
+        seen = replicates > 0  # an agent absent from every replicate has no interval (NaN), not a warning
+        bounds = np.full((4, len(self.agents)), np.nan)
+        if seen.any():
+            bounds[:, seen] = [np.nanpercentile(self.ratings[:, seen], lo, axis=0),
+                               np.nanpercentile(self.ratings[:, seen], hi, axis=0),
+                               np.nanpercentile(ranks[:, seen], lo, axis=0, method="lower"),
+                               np.nanpercentile(ranks[:, seen], hi, axis=0, method="higher")]
+        out = pd.DataFrame({"agent": self.agents, "lower": bounds[0], "upper": bounds[1], "rank_lower": bounds[2],
+                            "rank_upper": bounds[3], "replicates": replicates})
         flags = []
         for k in range(len(self.agents)):
             why = []
