@@ -74,14 +74,10 @@ class FileReader:
         return FileRead(path, digest, result, detected)
 
 
-_DEFAULT_CATALOGUE: list[Catalogue] = []
-
-
+@functools.cache
 def default_catalogue() -> Catalogue:
     """The 2024 contest catalogue (read once per process)."""
-    if not _DEFAULT_CATALOGUE:
-        _DEFAULT_CATALOGUE.append(load_catalogue(CONTEST_2024))
-    return _DEFAULT_CATALOGUE[0]
+    return load_catalogue(CONTEST_2024)
 
 
 def _mtime(runner: str) -> float | None:

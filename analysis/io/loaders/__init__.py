@@ -12,6 +12,8 @@ from types import ModuleType
 from analysis.io.loaders import aoa, arena, compact, concordia, ranked, records, table
 from analysis.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError
 from analysis.io.loaders.detect import Detection, detection
+from analysis.io.loaders.mapped import KEYS as MAPPED_KEYS
+from analysis.io.loaders.mapped import STAGES as MAPPED_STAGES
 from analysis.io.loaders.mapped import RunnerMap, read_runner_map
 
 # ties in detection keep this order; the table runner is the tabular fallback and scores lowest
@@ -46,8 +48,6 @@ def resolve(runner: str | Path) -> ModuleType | RunnerMap:
 def runner_fields() -> dict[str, dict[str, list[str]]]:
     """For every runner (and mapping files, 'mapped'), the fields each kind of record it reads may carry,
     and for the table and arena runners the canonical columns `--map` can name."""
-    from analysis.io.loaders import mapped
-
     return {
         "concordia": {"ScenarioResult (required)": list(concordia.REQUIRED),
                       "ScenarioResult (optional)": list(concordia.OPTIONAL)},
@@ -61,7 +61,7 @@ def runner_fields() -> dict[str, dict[str, list[str]]]:
                    "turn line": list(ranked.TURN_FIELDS)},
         "table": {"required (--map)": list(table.REQUIRED), "optional (--map)": list(table.OPTIONAL),
                   "extra columns": ["--measure COLUMN=KIND, else kept in results.attrs"]},
-        "mapped": {"[keys]": list(mapped.KEYS), "[events]": list(mapped.STAGES)},
+        "mapped": {"[keys]": list(MAPPED_KEYS), "[events]": list(MAPPED_STAGES)},
     }
 
 

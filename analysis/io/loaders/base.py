@@ -177,6 +177,7 @@ class ResultBuilder:
         self._sequential = sequential  # records are accepted or quarantined in file order (probe as they come)
         self._first: list[tuple[str, str | None] | None] = []  # outcome of the first PROBE records
         self._raw_kept = 0
+        self._example = ""  # the first set-aside record's detail, quoted when the file turns out not to fit
         self.path = path
         self.content_hash = content_hash
         self.runner = runner
@@ -234,7 +235,7 @@ class ResultBuilder:
         head = [None if o is None else _way(*o) for o in first[:need]]
         if all(o is not None for o in head) and len(set(head)) == 1 and head[0][0] in FORMAT_REASONS:
             reason, field = head[0]
-            example = next((b["message"].split(": ", 1)[-1] for b in self._bad), "")
+            example = self._example
             raise NotThisRunner(
                 f"its first {need} record(s) all fail the {self.runner} format the same way ({reason}"
                 + (f" '{field}'" if field else "") + (f": {example}" if example else "") + ")",
@@ -244,6 +245,7 @@ class ResultBuilder:
         """Set one record aside with its reason; `raw` is kept as text, up to RAW_CAP characters per source
         file in all (past the cap the text says where the record is in the source, so nothing is lost).
         In sequential mode, raises NotThisRunner when the file's first PROBE records all failed alike."""
+        self._example = self._example or error.detail
         text = raw if isinstance(raw, str) else _dump(raw)
         text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")  # storable, whatever came in
         if record != "-":

@@ -69,15 +69,10 @@ class RunnerMap:
     stages: dict[str, str]
     source: Path
 
-    # a loader module's interface, so a mapping runs where a built-in runner would
+    # a loader module's interface, so a mapping runs where a built-in runner would (it is only ever forced)
     @property
     def NAME(self) -> str:  # noqa: N802 - mirrors the loader modules' constant
         return self.name
-
-    def sniff(self, path: Path, head: str, sample: list) -> float:
-        """The share of sampled lines that carry the mapping's match and type keys."""
-        return sum(1 for r in sample if isinstance(r, dict) and _get(r, self.keys["match"]) is not None
-                   and _get(r, self.keys["type"]) is not None) / len(sample) if sample else 0.0
 
     def load(self, path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         """Read one event log with this mapping (see the module docstring)."""
