@@ -104,6 +104,15 @@ def test_another_applications_database_is_left_alone(tmp_path):
     con.close()
 
 
+def _formula_file(tmp_path, text: str):
+    """(the formula file's path, FormulaError, load_formula): a formula file written for one test."""
+    from models.validity.formula import FormulaError, load_formula
+
+    path = tmp_path / "f.toml"
+    path.write_text(text)
+    return path, FormulaError, load_formula
+
+
 @pytest.mark.parametrize("expression, match", [
     ("9**9**9**9", "too large"), ("10**10**8", "too large"), ("10.0**400", "too large"), ("0**-1", "division by zero"),
     ("(-8)**(1/3)", "complex"), ("min()", "min\\(\\) takes"), ("clamp(1, 2)", "clamp\\(\\) takes 3"),
@@ -111,10 +120,8 @@ def test_another_applications_database_is_left_alone(tmp_path):
     ("abs(" * 60 + "x" + ")" * 60, "nested 62 deep"),
 ])
 def test_every_hostile_formula_is_a_named_error_within_a_second(tmp_path, expression, match):
-    from models.validity.formula import FormulaError, load_formula
-
-    path = tmp_path / "f.toml"
-    path.write_text(f'name = "t"\n[components]\nc = "{expression}"\n[total]\nexpression = "c"\n')
+    path, FormulaError, load_formula = _formula_file(
+        tmp_path, f'name = "t"\n[components]\nc = "{expression}"\n[total]\nexpression = "c"\n')
     start = time.perf_counter()
     with pytest.raises(FormulaError, match=match) as caught:
         load_formula(path, {"x"}).evaluate({"x": 2.0})
@@ -129,10 +136,7 @@ def test_every_hostile_formula_is_a_named_error_within_a_second(tmp_path, expres
     ('name = "t"\n[total]\nexpresion = "1"\nexpression = "1"\n', "did you mean 'expression'"),
 ])
 def test_formula_files_with_unknown_keys_or_wrong_kinds_are_refused(tmp_path, document, match):
-    from models.validity.formula import FormulaError, load_formula
-
-    path = tmp_path / "f.toml"
-    path.write_text(document)
+    path, FormulaError, load_formula = _formula_file(tmp_path, document)
     with pytest.raises(FormulaError, match=match):
         load_formula(path, set())
 

@@ -177,25 +177,28 @@ def test_warnings_name_the_agents_and_say_what_was_done():
     assert all(w.filename == "referee" for w in caught)
 
 
-def _audit_frame(seed=7):
-    """A 3- and 8-player tournament whose score is points and whose recorded outcome `coop` is independent
-    of them; a few matches nobody scored in."""
-    from analysis.run.audit import audit_frame  # noqa: F401  (the frame below has audit_frame's columns)
+def _audit_frame(tmp_path, seed=7):
+    """The audit's own frame (`audit_frame`, so `win` is derived by referee) of a 3- and 8-player tournament
+    ingested as a table: score = points, `coop` a recorded outcome independent of them, `placement` a
+    recorded outcome equal to the rank; a few matches nobody scored in."""
+    from analysis.io.store import Store
+    from analysis.run.audit import audit_frame
 
-    matches, results, _ = tournament(n_agents=60, n_matches=120, rare=10, seed=seed, draw_share=0.1)
+    _, results, _ = tournament(n_agents=60, n_matches=120, rare=10, seed=seed, draw_share=0.1)
     rng = np.random.default_rng(seed)
-    frame = results.assign(coop=rng.integers(0, 4, len(results)).astype(float),
-                           placement=results["rank"], player=results["match_id"] + "/" + results["player"])
-    first = frame.groupby("match_id")["rank"].transform(lambda r: (r == 1).sum())
-    size = frame.groupby("match_id")["rank"].transform("size")
-    frame["win"] = np.where((frame["rank"] == 1) & (first < size), 1.0 / first, 0.0)
-    return frame, pd.DataFrame(columns=["match_id", "actor", "type", "status"])
+    table = results.assign(coop=rng.integers(0, 4, len(results)).astype(float), placement=results["rank"])
+    path = tmp_path / "t.csv"
+    table.rename(columns={"match_id": "match"})[["match", "player", "agent", "score", "rank", "coop",
+                                                 "placement"]].to_csv(path, index=False)
+    with Store(tmp_path / "s.duckdb") as store:
+        store.ingest([path], measures={"coop": "outcome", "placement": "outcome"})
+        return audit_frame(store)
 
 
-def test_audit_refuses_circular_outcomes_and_unknown_names():
+def test_audit_refuses_circular_outcomes_and_unknown_names(tmp_path):
     from analysis.run.audit import run_audit
 
-    frame, events = _audit_frame()
+    frame, events = _audit_frame(tmp_path)
     for outcome in ("win", "rank"):
         with pytest.raises(ValueError, match="circular"):
             run_audit(frame, events, None, [outcome], [], None, bayes=False)
@@ -205,10 +208,10 @@ def test_audit_refuses_circular_outcomes_and_unknown_names():
         run_audit(frame, events, None, ["cooperation"], [], None, bayes=False)
 
 
-def test_audit_directions_zero_spread_groups_and_every_check_accounted_for():
+def test_audit_directions_zero_spread_groups_and_every_check_accounted_for(tmp_path):
     from analysis.run.audit import run_audit
 
-    frame, events = _audit_frame()
+    frame, events = _audit_frame(tmp_path)
     # a recorded placement (lower is better) that agrees with the score: read the right way round it agrees
     result = run_audit(frame, events, None, ["placement"], [], None, bayes=False)
     assert result["directions"] == {"placement": "lower"} and result["outcomes"] == ["placement (lower is better)"]
