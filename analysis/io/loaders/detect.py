@@ -65,8 +65,8 @@ def sample_records(path: Path, head: str, limit: int = SAMPLE) -> list:
     out: list = []
     if suffix == ".jsonl":
         lines = head.split("\n")
-        if len(head.encode("utf-8", errors="replace")) >= HEAD:
-            lines = lines[:-1]  # the last line of a cut head is incomplete
+        if path.stat().st_size > HEAD:
+            lines = lines[:-1]  # the head stops inside the file: its last line is incomplete
         for line in lines:
             if len(out) >= limit:
                 break
