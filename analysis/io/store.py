@@ -35,7 +35,7 @@ from analysis.io.loaders.base import (
     frame_rows,
 )
 from analysis.io.loaders.table import check_mapping
-from analysis.io.reading import PARALLEL_MIN, FileReader, default_catalogue, read_files
+from analysis.io.reading import PARALLEL_MIN, FileReader, read_files
 from analysis.io.schema import TABLES, SchemaError, columns, conform, conform_arrow, ddl, empty, rows_to_arrow
 
 log = logging.getLogger(__name__)
@@ -298,7 +298,7 @@ class Store:
         reader = FileReader(runner=None if runner is None else str(runner), catalogue=catalogue, mapping=mapping,
                             measures=measures, skip=frozenset() if replace else frozenset(done),
                             progress=progress and len(files) < PARALLEL_MIN)
-        job = _Ingest(self, catalogue)
+        job = _Ingest(self, reader)
         self.con.execute("BEGIN TRANSACTION")
         try:
             seen: set[str] = set()
@@ -331,13 +331,13 @@ class Store:
 class _Ingest:
     """One ingest call's running state: loaded files waiting to be written, counts, and the report rows."""
 
-    def __init__(self, store: Store, catalogue: Catalogue | None):
-        self.store, self.catalogue = store, catalogue
+    def __init__(self, store: Store, reader: FileReader):
+        self.store, self.reader = store, reader
         self.rows: list[dict] = []
         self.batch: list[LoadResult] = []
         self.pending: list[LoadResult] = []  # results naming matches not seen yet (a later file may hold them)
         self.batch_rows = 0
-        self.catalogues: list[Catalogue] = [] if catalogue is None else [catalogue]
+        self.catalogues: list[Catalogue] = [] if reader.catalogue is None else [reader.catalogue]
         self.written_catalogues: list[Catalogue] = []
         self.warnings: list[str] = []
         self.sample: list[dict] = []
@@ -352,8 +352,9 @@ class _Ingest:
 
     def add(self, result: LoadResult, detected: str, known_ids: set[str]) -> None:
         """Queue one file's result; results naming unknown matches wait until every file is read."""
-        if result.runner == "concordia" and self.catalogue is None and not self.catalogues:
-            self.catalogues.append(default_catalogue())  # the catalogue Concordia files were checked against
+        checked = self.reader.options(result.runner).catalogue  # the catalogue the file was checked against
+        if checked is not None and all(checked is not c for c in self.catalogues):
+            self.catalogues.append(checked)
         orphans = _orphan_ids(result, known_ids)
         (self.pending if orphans else self.batch).append(result)
         self.rows.append({"source_file": result.source_file, "runner": result.runner, "detected": detected,
