@@ -29,6 +29,7 @@ from analysis.io.loaders.table import read_mapping
 from analysis.io.schema import MEASURE_KINDS
 from analysis.io.store import DEFAULT_STORE, IngestError, Store, StoreError
 from analysis.present.outputs import ResultsFolder, check_writable, referee_version
+from models.fit import CHAINS, DRAWS, LAYOUT_DRAWS, TUNE
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -284,8 +285,7 @@ def cmd_ratings(args) -> dict:
         result = rate_counts(wins, ties, names, args.method, prior=args.prior, agents=agents)
     else:
         result = rate(comparisons, args.method, bootstrap=args.bootstrap, by=args.by, prior=args.prior,
-                      dims=args.dims, k=args.k, seed=args.seed, draws=args.draws, tune=args.tune,
-                      chains=args.chains, sampler=args.sampler, agents=agents)
+                      dims=args.dims, k=args.k, seed=args.seed, agents=agents, **_sampling(args))
     ratings = result.table()
     folder.table("ratings", ratings)
     _say(args, ratings.to_string(index=False))
@@ -389,11 +389,10 @@ def cmd_fit(args) -> dict:
     (scores, scenarios, tags), folder = _model_data(args)
     if args.model == "measurement-layout":
         return _fit_layout(args, scores, scenarios, tags, folder)
-    common = dict(draws=args.draws, tune=args.tune, chains=args.chains, seed=args.seed, sampler=args.sampler,
-                  likelihood=args.likelihood)
+    common = dict(seed=args.seed, likelihood=args.likelihood, **_sampling(args))
     if args.model == "tag-effects":
         fit = br.fit_tag_effects(scores, tags, scenario_intercepts=args.scenario_intercepts,
-                                 agent_intercepts=not args.no_agent_intercepts, **common)
+                                 agent_intercepts=not args.no_agent_intercepts, structure=args.structure, **common)
         table = fit.table()
         figure = plot_intervals(table, "tag", "Tag coefficients (posterior mean, 94% HDI)", "log-odds effect on score")
     else:
@@ -416,7 +415,7 @@ def _fit_layout(args, scores, scenarios, tags, folder) -> dict:
     demands = demand_matrix(scores, scenarios, tags)
     data = scores.dropna(subset=["score_norm"])
     fit = fit_layout(data["agent"], demands.reindex(data["scenario"]).to_numpy(float), data["score_norm"].to_numpy(),
-                     list(demands.columns), draws=args.draws, tune=args.tune, chains=args.chains, seed=args.seed,
+                     list(demands.columns), seed=args.seed, **_sampling(args),
                      sampler=args.sampler)
     caps = fit.table()  # the capabilities
     figure = plot_capability_profiles(caps, {n: fit.parameters(n) for n in ("base_chance", "sample_size")})
@@ -434,8 +433,7 @@ def cmd_compare_predictors(args) -> dict:
 
     (scores, scenarios, tags), folder = _model_data(args)
     demands = demand_matrix(scores, scenarios, tags)
-    comp = compare_predictors(scores, demands, test_share=args.test_share, seed=args.seed, draws=args.draws,
-                              tune=args.tune, sampler=args.sampler, chains=args.chains)
+    comp = compare_predictors(scores, demands, test_share=args.test_share, seed=args.seed, **_sampling(args))
     folder.table("per_agent", comp.per_agent)
     folder.table("pooled", comp.pooled)
     folder.table("predictions", comp.predictions)
@@ -478,8 +476,7 @@ def cmd_audit(args) -> dict:
     telemetry = args.telemetry or ("universal" if "universal" in frame.columns else None)
     result = run_audit(frame, events, formula, outcomes, args.group_by or [], telemetry, top_k=args.top_k,
                        seed=args.seed, bayes=not args.no_bayes, directions={o: d for o, d in given.items() if d},
-                       sampling={"draws": args.draws, "tune": args.tune, "chains": args.chains,
-                                 "sampler": args.sampler})
+                       sampling=_sampling(args))
     _say(args, "outcomes: " + ", ".join(result["outcomes"]))
     paths = write_audit(result, frame, folder, outcomes[0])
     folder.close()
@@ -512,8 +509,8 @@ def cmd_report(args) -> dict:
     from analysis.present.pipeline import build_report
 
     with _open_store(args) as store:
-        index = build_report(store, args.out, fit_models=not args.no_models, draws=args.draws, seed=args.seed,
-                             chains=args.chains, command=["referee"] + list(args.argv))
+        index = build_report(store, args.out, fit_models=not args.no_models, seed=args.seed,
+                             sampling=_sampling(args), command=["referee"] + list(args.argv))
     _say(args, f"wrote {index}")
     return {"index": str(index)}
 
@@ -521,8 +518,8 @@ def cmd_report(args) -> dict:
 def cmd_demo(args) -> dict:
     from analysis.present.pipeline import run_demo
 
-    index = run_demo(args.out, store=args.store, fit_models=not args.no_models, draws=args.draws,
-                     chains=args.chains, seed=args.seed, command=["referee"] + list(args.argv))
+    index = run_demo(args.out, store=args.store, fit_models=not args.no_models, sampling=_sampling(args),
+                     seed=args.seed, command=["referee"] + list(args.argv))
     _say(args, f"wrote {index}")
     return {"index": str(index)}
 
@@ -547,12 +544,19 @@ def _out_arg(p: argparse.ArgumentParser, required: bool = True, default: Path | 
 
 
 def _sampling_args(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("sampling (every Bayesian fit)")
-    g.add_argument("--draws", type=_positive_int, default=1000, help="draws per chain after tuning (default 1000)")
-    g.add_argument("--tune", type=_count, default=1000, help="tuning steps per chain (default 1000)")
-    g.add_argument("--chains", type=_positive_int, default=4, help="chains (default 4; R-hat needs several)")
+    g = p.add_argument_group("sampling (every Bayesian fit; the defaults converge at contest scale)")
+    g.add_argument("--draws", type=_positive_int, help=f"draws per chain after tuning (default {DRAWS}; the "
+                   f"Measurement Layout {LAYOUT_DRAWS})")
+    g.add_argument("--tune", type=_count, help=f"tuning steps per chain (default {TUNE})")
+    g.add_argument("--chains", type=_positive_int, help=f"chains (default {CHAINS}; R-hat needs several)")
     g.add_argument("--sampler", choices=["auto", "pymc", "nutpie"], default="auto",
                    help="auto (default): nutpie when installed, else PyMC's NUTS")
+
+
+def _sampling(args) -> dict:
+    """The sampling options given on the command line (draws, tune, chains, sampler); the ones left out
+    are each model's default."""
+    return {k: getattr(args, k) for k in ("draws", "tune", "chains", "sampler") if getattr(args, k, None) is not None}
 
 
 def _data_args(p: argparse.ArgumentParser) -> None:
@@ -699,6 +703,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ordered beta (default) or the Smithson-Verkuilen squeeze (beta regressions only)")
     p.add_argument("--scenario-intercepts", action="store_true", help="tag-effects: add scenario intercepts")
     p.add_argument("--no-agent-intercepts", action="store_true", help="tag-effects: leave out agent intercepts")
+    p.add_argument("--structure", choices=["identified", "paper"], default="identified",
+                   help="tag-effects: 'identified' (default) gives agent slopes only to tags present in and absent "
+                   "from at least 3 scenarios; 'paper' gives every tag agent slopes, as the contest paper")
     _seed_arg(p)
     _out_arg(p)
     _common(p)

@@ -51,6 +51,25 @@ def test_contest_design_is_flagged():
     assert "Scenario intercepts are in the model" in text and "observed range" in text
 
 
+def test_agent_slopes_follow_what_the_contest_design_identifies():
+    contest = load_catalogue(CONTEST_2024)
+    scenarios = sorted(contest.scenarios["scenario"])
+    names = sorted(contest.tags["tag"].unique())
+    X = br.tag_matrix(scenarios, contest.tags, names)
+    kept, _ = br.aliased_tags(X, names)
+    names, X = [names[k] for k in kept], X[:, kept]
+    # present in >= 3 and absent from >= 3 of the 12 scenarios: persuasion 8, negotiation 4, antisocial 4,
+    # coordination 3; convention following (2) and the one-scenario tags stay at the population level
+    slopes = br.slope_tags(X, names)
+    assert slopes == ["coordination", "discouraging antisocial behavior", "negotiation", "persuasion"]
+    assert br.slope_tags(X, names, "paper") == names
+    assert br.slope_tags(X, names, min_scenarios=5) == []  # persuasion is absent from only 4
+    note = br.structure_note(X, names, slopes, "identified", 3)
+    assert "convention following (2 of 12)" in note and "social networks (1 of 12)" in note
+    with pytest.raises(ValueError, match="structure must be one of"):
+        br.slope_tags(X, names, "everything")
+
+
 def _coverage(summary: pd.DataFrame, truth: dict[str, float]) -> tuple[int, int]:
     table = summary.set_index("parameter")
     hits = [(table.loc[p, "hdi_low"] <= v <= table.loc[p, "hdi_high"]) for p, v in truth.items()]
@@ -105,7 +124,7 @@ def test_tag_effects_recover_coefficients_and_slopes():
         assert fit.diagnostics["divergences"] == 0
         assert not any("rank" in note for note in fit.notes)  # the synthetic design is full rank
         posterior_corr = fit.idata.posterior["tag_corr"]
-        assert posterior_corr.dims[-2:] == ("tag", "tag_")
+        assert posterior_corr.dims[-2:] == ("slope_tag", "slope_tag_")
     assert hits / total >= 0.8, (hits, total)  # nominal 94%
 
 

@@ -48,6 +48,26 @@ def test_capabilities_are_recovered():
     assert np.mean(base_cover) >= 0.6
 
 
+def test_contest_demands_are_merged_and_dealiased():
+    from analysis.run.convergence import contest_scores
+    from analysis.io.catalogue import CONTEST_2024, load_catalogue
+    from models.scores.beta_regression import aliased_tags
+    from models.scores.measurement_layout import merge_identical_demands
+
+    catalogue = load_catalogue(CONTEST_2024)
+    demands = demand_matrix(contest_scores(0, "layout"), catalogue.scenarios, catalogue.tags)
+    X = demands.to_numpy(float)
+    columns, names = merge_identical_demands(X, list(demands.columns))
+    # the multi-item haggling scenario is the only one with hidden information; the pub substrate is coordination
+    assert "hidden information + substrate: haggling_multi_item" in names
+    assert "coordination + substrate: pub_coordination" in names
+    assert len(columns) == len(names) and np.linalg.matrix_rank(X[:, columns]) == len(columns) - 1
+    kept, aliased = aliased_tags(X[:, columns], names, intercept=False)
+    # persuasion = the pub, reality-show and state-formation substrates plus the paranoid-boss scenario's tags
+    assert list(aliased) == ["leadership + role playing"] and "+1 persuasion" in aliased["leadership + role playing"]
+    assert np.linalg.matrix_rank(X[:, columns][:, kept]) == len(kept)
+
+
 def test_split_keeps_cells_whole():
     cells = pd.DataFrame({"agent": np.repeat(["a", "b"], 12), "scenario": np.tile(np.repeat(list("wxyz"), 3), 2)})
     test = split_cells(cells, 0.25, seed=0)

@@ -63,16 +63,16 @@ def _guarded(title: str, build, *args, **kwargs) -> list[Section]:
 
 
 def build_report(store: Store, out: str | Path, ingest_report: IngestReport | None = None,
-                 title: str = "referee report", fit_models: bool = True, draws: int = 1000, seed: int = 0,
-                 chains: int = 4, command: list[str] | None = None) -> Path:
+                 title: str = "referee report", fit_models: bool = True, seed: int = 0,
+                 sampling: dict | None = None, command: list[str] | None = None) -> Path:
     """Write `out/index.html` (and figures, provenance.json, manifest.json) for everything in `store`;
     returns the index path.
 
     Sections: the ingest summary (when `ingest_report` is given), the store's contents and catalogue, a
     per-runner overview, normalised scores per agent and per scenario (for matches with a scenario), ratings
-    and rankings, audits, and (with `fit_models`) the Bayesian beta regressions and Measurement Layouts with
-    `draws` draws and tuning steps per chain on `chains` chains. Every warning raised while building a
-    section is shown in it.
+    and rankings, audits, and (with `fit_models`) the Bayesian beta regressions and Measurement Layouts.
+    `sampling` (draws, tune, chains, sampler) overrides the models' own defaults, which converge at contest
+    scale (`models.fit`). Every warning raised while building a section is shown in it.
     """
     folder = ResultsFolder(out, command=command, seed=seed, store=store)
     sections: list[Section] = []
@@ -88,13 +88,12 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
         sections.append(scores_section(scores, notes))
     sections += _guarded("Ratings and rankings", rating_sections, store, seed=seed)
     sections += _guarded("Construct-validity audits", audit_sections, store, bayes=fit_models, seed=seed,
-                         draws=draws, chains=chains)
+                         sampling=sampling)
     if fit_models and len(scores):
         model_data = (scores, store.table("scenarios"), store.table("scenario_tags"))  # normalised once for both
-        sections += _guarded("Beta regressions", beta_regression_sections, *model_data, draws=draws, seed=seed,
-                             chains=chains)
-        sections += _guarded("Measurement Layouts", layout_sections, *model_data, draws=draws, seed=seed,
-                             chains=chains)
+        sections += _guarded("Beta regressions", beta_regression_sections, *model_data, seed=seed,
+                             sampling=sampling)
+        sections += _guarded("Measurement Layouts", layout_sections, *model_data, seed=seed, sampling=sampling)
     index = write_report(sections, folder, title=title)
     folder.close()
     return index
@@ -103,7 +102,7 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
 FORMULAS = shipped("formulas")
 
 
-def audit_sections(store: Store, bayes: bool = True, seed: int = 0, draws: int = 1000, chains: int = 4
+def audit_sections(store: Store, bayes: bool = True, seed: int = 0, sampling: dict | None = None
                    ) -> list[Section]:
     """A construct-validity audit of every Age-of-Agents season in the store, with the EVAL 01 formula."""
     matches = store.table("matches")
@@ -113,31 +112,30 @@ def audit_sections(store: Store, bayes: bool = True, seed: int = 0, draws: int =
         outcomes = default_outcomes(frame, store.table("measures"))
         formula = formula_from(FORMULAS / "aoa_eval01.toml", frame)
         result = run_audit(frame, events, formula, outcomes, ["team"], "universal", seed=seed, bayes=bayes,
-                           sampling={"draws": draws, "tune": draws, "chains": chains})
+                           sampling=sampling)
         section = audit_section(f"Construct-validity audit: {match_id}", result, frame, outcomes[0])
         section.warnings += result.notes
         sections.append(section)
     return sections
 
 
-def layout_sections(scores, scenarios, tags, draws: int = 1000, seed: int = 0, chains: int = 4) -> Section:
+def layout_sections(scores, scenarios, tags, seed: int = 0, sampling: dict | None = None) -> Section:
     """Fit the Measurement Layout on training cells, compare predictors, and build the figures 6-7 section.
 
     scores, scenarios, tags : `analysis.run.score_models.model_scores(store)`.
     """
-    comparison = compare_predictors(scores, demand_matrix(scores, scenarios, tags), seed=seed, draws=draws,
-                                    tune=draws, chains=chains)
+    comparison = compare_predictors(scores, demand_matrix(scores, scenarios, tags), seed=seed, **(sampling or {}))
     return layout_section(comparison)
 
 
-def beta_regression_sections(scores, scenarios, tags, draws: int = 1000, seed: int = 0,
-                             baseline: str = "rational_agent", chains: int = 4) -> Section:
+def beta_regression_sections(scores, scenarios, tags, seed: int = 0, baseline: str = "rational_agent",
+                             sampling: dict | None = None) -> Section:
     """Fit the baseline-contrast and tag-effects models on the store's scenario-based scores and build the
     report section with contest figures 2, 3 (right) and 5 and the fits' diagnostics and notes."""
     if baseline not in set(scores["agent"]):
         baseline = sorted(scores["agent"].unique())[0]
-    contrast = br.fit_baseline_contrast(scores, baseline, draws=draws, tune=draws, seed=seed, chains=chains)
-    tag_fit = br.fit_tag_effects(scores, tags, draws=draws, tune=draws, seed=seed, chains=chains)
+    contrast = br.fit_baseline_contrast(scores, baseline, seed=seed, **(sampling or {}))
+    tag_fit = br.fit_tag_effects(scores, tags, seed=seed, **(sampling or {}))
     correlations = feature_correlations(scores, scenario_features(scenarios, tags))
     return beta_regression_section(contrast, br.contrast_table(contrast), tag_fit, br.tag_table(tag_fit), correlations)
 
@@ -182,7 +180,7 @@ SAMPLES = [
 
 
 def run_demo(out: str | Path = "reports/demo", store: str | Path | None = None, fit_models: bool = True,
-             draws: int = 1000, chains: int = 4, seed: int = 0, command: list[str] | None = None) -> Path:
+             sampling: dict | None = None, seed: int = 0, command: list[str] | None = None) -> Path:
     """The main job on the bundled sample data: a fresh store (default `out/demo.duckdb`), ingest of every
     bundled sample (`SAMPLES`, one per runner), and the report `out/index.html`; returns its path.
     """
@@ -196,4 +194,4 @@ def run_demo(out: str | Path = "reports/demo", store: str | Path | None = None, 
     with Store(db) as demo:
         reports = [demo.ingest([logs], catalogue=catalogue) for logs, catalogue in SAMPLES]
         return build_report(demo, out, IngestReport.combine(reports), title="referee demo: the bundled samples",
-                            fit_models=fit_models, draws=draws, chains=chains, seed=seed, command=command)
+                            fit_models=fit_models, sampling=sampling, seed=seed, command=command)

@@ -79,17 +79,18 @@ def _metrics(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 
 def compare_predictors(scores: pd.DataFrame, demands: pd.DataFrame, test_share: float = 0.25, seed: int = 0,
-                       draws: int = 1000, tune: int = 1000, sampler: str = "auto", chains: int = 2) -> Comparison:
+                       **sampling) -> Comparison:
     """Fit the four predictors on training cells and score them on held-out cells (module docstring).
 
     scores : agent, scenario, score_norm (one row per (match, agent)); demands : `demand_matrix(...)`.
+    sampling : draws, tune, chains, sampler for the layout (default: `fit_layout`'s, which converge).
     """
     data = scores.dropna(subset=["score_norm"]).reset_index(drop=True)
     X = demands.reindex(data["scenario"]).to_numpy(float)
     test = split_cells(data, test_share, seed)
     train = ~test
     layout = fit_layout(data.loc[train, "agent"], X[train], data.loc[train, "score_norm"].to_numpy(),
-                        list(demands.columns), draws=draws, tune=tune, chains=chains, seed=seed, sampler=sampler)
+                        list(demands.columns), seed=seed, **sampling)
     out = data.loc[test, ["agent", "scenario", "score_norm"]].copy()
     out["measurement layout"] = layout.predict(list(out["agent"]), X[test])
     for col in ("linear regression", "xgboost", "constant"):

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from models.fit import FitResult, collect_notes, summarised_warnings
+from models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, summarised_warnings
 from models.ratings.bootstrap import BootstrapResult, bootstrap_bt, bootstrap_generic
 from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt, pair_counts
 from models.ratings.bt_multidim import fit_bt_multidim
@@ -141,8 +141,9 @@ def _merged_diagnostics(fits: list[FitResult]) -> dict:
 
 
 def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | None = None, prior: bool = False,
-         dims: int = 2, k: float = 32.0, tau_elo: float = DEFAULT_TAU_ELO, seed: int = 0, draws: int = 1000,
-         tune: int = 1000, chains: int = 4, sampler: str = "auto", agents: list[str] | None = None) -> RatingResult:
+         dims: int = 2, k: float = 32.0, tau_elo: float = DEFAULT_TAU_ELO, seed: int = 0, draws: int = DRAWS,
+         tune: int = TUNE, chains: int = CHAINS, sampler: str = "auto", agents: list[str] | None = None
+         ) -> RatingResult:
     """Rate agents from a comparisons table.
 
     Parameters

@@ -1,8 +1,17 @@
 """Bayesian Bradley-Terry in PyMC: the scalar model and the per-game model, returning InferenceData.
 
-Scalar: theta_i = sigma * z_i, z_i ~ Normal(0, 1), sigma ~ HalfNormal(1) (natural-log units; the
-non-centred form samples well when ratings are close). Per-game: theta_ik = mu_i + delta_ik with
-mu_i = sigma * z_i as above and delta_ik = tau * e_ik, e_ik ~ Normal(0, 1), tau ~ HalfNormal(0.5).
+Scalar: mu_i ~ Normal(0, sigma), sigma ~ HalfNormal(1) (natural-log units). How mu_i is written follows how
+much the data say about agent i. Agents in at least `RICH` comparisons are centred and sum to zero
+(ZeroSumNormal(sigma), whose elements have variance sigma^2 (n - 1) / n): their likelihood pins them, while a
+non-centred mu_i = sigma z_i ties each to sigma along a ridge, and a free common shift (which Bradley-Terry
+cannot see) makes every mu_i move together; at contest scale, 26 agents in 11,700 comparisons, those two
+gave 216-230 effective draws of 5,000. Agents in fewer comparisons are non-centred (mu_i = sigma z_i,
+z_i ~ Normal(0, 1)), which avoids the funnel between sigma and a weakly informed mu_i.
+
+Per-game: theta_ik = mu_i + delta_ik with mu_i as above, tau ~ HalfNormal(0.5) and delta_k ~ ZeroSumNormal(tau)
+over the agents of each game k: a game's deviations shifted together change no comparison, so that direction
+is left out, and they are centred because each game's comparisons inform them (non-centred, the contest-scale
+fit had 1,981 effective draws where this one has 3,943; with two games and 5 agents, 23 against 110).
 The likelihood is that of Bradley-Terry on pair counts, sum_ij W[i, j] log sigmoid(theta_i - theta_j)
 (ties as half wins), added as a potential. Deterministic `rating` (dims agent[, game]) is on the Elo
 scale, centred at 1500, so its posterior mean and HDI are directly reportable.
@@ -16,9 +25,13 @@ import arviz as az
 import numpy as np
 import pandas as pd
 
-from models.fit import FitResult, collect_notes, sample
+from models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, sample
 
 from models.ratings.bradley_terry import ELO_CENTRE, ELO_SCALE, add_rank
+
+
+# comparisons (wins, losses and ties, counted once each) from which an agent's strength is centred
+RICH = 50
 
 
 def _pairs(W: np.ndarray):
@@ -31,21 +44,29 @@ def build_model(W: np.ndarray, agents: list[str], Wk: np.ndarray | None = None, 
     import pymc as pm
     import pytensor.tensor as pt
 
-    coords = {"agent": list(agents)}
+    W = np.asarray(W, float)
+    rich = (W.sum(axis=0) + W.sum(axis=1)) >= RICH
+    coords = {"agent": list(agents), "rich_agent": [a for a, r in zip(agents, rich) if r],
+              "sparse_agent": [a for a, r in zip(agents, rich) if not r]}
     if Wk is not None:
         coords["game"] = list(games)
     with pm.Model(coords=coords) as model:
         sigma = pm.HalfNormal("sigma", 1.0)
-        z = pm.Normal("z", 0.0, 1.0, dims="agent")
-        mu = pm.Deterministic("mu", sigma * z, dims="agent")
+        mu = pt.zeros(len(agents))
+        if rich.any():
+            mu = pt.set_subtensor(mu[np.flatnonzero(rich)], pm.ZeroSumNormal("mu_rich", sigma, dims="rich_agent"))
+        if not rich.all():
+            z = pm.Normal("z", 0.0, 1.0, dims="sparse_agent")
+            mu = pt.set_subtensor(mu[np.flatnonzero(~rich)], sigma * z)
+        mu = pm.Deterministic("mu", mu, dims="agent")
         if Wk is None:
             i, j, w = _pairs(np.asarray(W, float))
             pm.Potential("loglik", pt.sum(w * pt.log(pt.sigmoid(mu[i] - mu[j]))))
             pm.Deterministic("rating", ELO_CENTRE + ELO_SCALE * (mu - pt.mean(mu)), dims="agent")
         else:
             tau = pm.HalfNormal("tau", 0.5)
-            e = pm.Normal("e", 0.0, 1.0, dims=("game", "agent"))
-            theta = mu[None, :] + tau * e
+            delta = pm.ZeroSumNormal("delta", tau, dims=("game", "agent"))  # sums to zero over each game's agents
+            theta = mu[None, :] + delta
             k, i, j = np.nonzero(Wk)
             w = np.asarray(Wk, float)[k, i, j]
             pm.Potential("loglik", pt.sum(w * pt.log(pt.sigmoid(theta[k, i] - theta[k, j]))))
@@ -69,15 +90,15 @@ class BayesBTFit(FitResult):
 
 
 def fit_bayes_bt(W: np.ndarray, agents: list[str], Wk: np.ndarray | None = None, games: list[str] | None = None,
-                 draws: int = 1000, tune: int = 1000, chains: int = 4, seed: int = 0, sampler: str = "auto"
+                 draws: int = DRAWS, tune: int = TUNE, chains: int = CHAINS, seed: int = 0, sampler: str = "auto"
                  ) -> BayesBTFit:
     """Sample the scalar (or, with `Wk`, per-game) Bayesian BT model through `models.fit.sample`.
 
     sampler : 'auto', 'pymc' or 'nutpie'. Returns a BayesBTFit whose idata posterior holds `rating` (agent)
-    and, per game, `game_rating` (game, agent) on the Elo scale; diagnostics cover sigma, z (and tau, e).
+    and, per game, `game_rating` (game, agent) on the Elo scale; diagnostics cover sigma, mu (and tau, delta).
     """
     model = build_model(W, agents, Wk, games)
-    var_names = ["sigma", "z"] + (["tau", "e"] if Wk is not None else [])
+    var_names = ["sigma", "mu"] + (["tau", "delta"] if Wk is not None else [])
     notes: list[str] = []
     with collect_notes(notes):
         idata, diagnostics = sample(model, var_names, draws, tune, chains, seed, sampler)

@@ -27,8 +27,8 @@ import arviz as az
 import numpy as np
 import pandas as pd
 
-from models.fit import FitResult, collect_notes, sample, summary_table
-from models.scores.beta_regression import Priors, score_likelihood
+from models.fit import CHAINS, LAYOUT_DRAWS, TUNE, FitResult, collect_notes, sample, summary_table
+from models.scores.beta_regression import Priors, aliased_tags, score_likelihood
 
 
 @dataclass
@@ -53,6 +53,7 @@ class LayoutFit(FitResult):
     agents: list[str] = field(default_factory=list)
     demands: list[str] = field(default_factory=list)
     model: str = "measurement-layout"
+    columns: list[int] = field(default_factory=list)  # the input column each fitted demand reads
 
     def table(self) -> pd.DataFrame:
         """agent, demand, mean, hdi_low, hdi_high of the capabilities (94% HDI)."""
@@ -78,8 +79,10 @@ class LayoutFit(FitResult):
         """Posterior predictive mean score for cells (agent, demand vector), shape (m,).
 
         Under the ordered-beta likelihood E[y] = P(y = 1) + P(0 < y < 1) mu; averaged over the posterior.
-        Agents never seen in training are predicted from the population of capabilities (m_d).
+        Agents never seen in training are predicted from the population of capabilities (m_d). X has the
+        demands the fit was given (before identical ones were merged), shape (m, D_input).
         """
+        X = np.asarray(X, float)[:, self.columns] if self.columns else np.asarray(X, float)
         post = self.idata.posterior
         theta = post["theta"].stack(s=("chain", "draw")).transpose("s", "agent", "demand").values  # (S, A, D)
         m = post["demand_mean"].stack(s=("chain", "draw")).transpose("s", "demand").values  # (S, D)
@@ -125,26 +128,57 @@ def build_layout(agent_idx: np.ndarray, X_obs: np.ndarray, y: np.ndarray, agents
     return model
 
 
-def fit_layout(agents_obs: pd.Series, X_obs: np.ndarray, y: np.ndarray, demands: list[str], draws: int = 1000,
-               tune: int = 1000, chains: int = 2, seed: int = 0, sampler: str = "auto",
+def merge_identical_demands(X: np.ndarray, demands: list[str]) -> tuple[list[int], list[str]]:
+    """Demands whose columns are identical (always present together) fitted as one demand.
+
+    In a product of capabilities only c_1 c_2 of two such demands is identified; fitting both leaves a ridge
+    the sampler crawls along (at contest scale, 'hidden information' and 'substrate: haggling_multi_item'
+    mixed at 115 effective draws of 4,000). X : (rows, D) in {0, 1}. Returns (the first column of each group,
+    in input order; the fitted demand names, 'a + b' for a merged group).
+    """
+    groups: dict[bytes, list[int]] = {}
+    for i in range(X.shape[1]):
+        groups.setdefault(np.ascontiguousarray(X[:, i]).tobytes(), []).append(i)
+    firsts = sorted(g[0] for g in groups.values())
+    names = {g[0]: " + ".join(demands[i] for i in g) for g in groups.values()}
+    return firsts, [names[i] for i in firsts]
+
+
+def fit_layout(agents_obs: pd.Series, X_obs: np.ndarray, y: np.ndarray, demands: list[str], draws: int = LAYOUT_DRAWS,
+               tune: int = TUNE, chains: int = CHAINS, seed: int = 0, sampler: str = "auto",
                priors: LayoutPriors = LayoutPriors()) -> LayoutFit:
-    """Fit the layout to observations: agent name per row, demand matrix (rows, D) in {0, 1}, scores in [0, 1]."""
+    """Fit the layout to observations.
+
+    agents_obs : agent name per row (n,); X_obs : demand matrix (n, D) in {0, 1}; y : scores in [0, 1] (n,);
+    demands : the D demand names. Demands that are always present together are fitted as one ('a + b',
+    see `merge_identical_demands`), and a demand whose column is a linear combination of the others'
+    (`models.scores.beta_regression.aliased_tags` without intercept) is left out; the notes name both. draws, tune, chains, seed, sampler : for
+    `models.fit.sample` (the defaults converge at contest scale). Returns a LayoutFit whose capabilities
+    table has one row per agent and fitted demand.
+    """
     agents = sorted(pd.unique(agents_obs))
     agent_idx = pd.Index(agents).get_indexer(agents_obs)
-    model = build_layout(agent_idx, np.asarray(X_obs, float), np.asarray(y, float), agents, demands, priors)
-    var_names = ["capability", "base_chance", "sample_size", "demand_mean"]
-    notes: list[str] = []
-    with collect_notes(notes):
-        idata, diagnostics = sample(model, var_names, draws, tune, chains, seed, sampler)
-    summary = summary_table(idata, var_names)
     X = np.asarray(X_obs, float)
+    notes: list[str] = []
     unused = [d for i, d in enumerate(demands) if not X[:, i].any()]
     if unused:
         notes.append(f"Demands that no observation exercises (their capabilities are the prior alone): {unused}.")
-    co = [(demands[i], demands[j]) for i in range(len(demands)) for j in range(i + 1, len(demands))
-          if np.array_equal(X[:, i], X[:, j])]
-    if co:
-        notes.append(f"Demands that are always present together (only their product of capabilities is "
-                     f"identified): {co}.")
-    return LayoutFit(idata=idata, summary=summary, diagnostics=diagnostics, agents=agents, demands=list(demands),
-                     notes=notes)
+    columns, fitted = merge_identical_demands(X, list(demands))
+    merged = [name for name in fitted if " + " in name]
+    if merged:
+        notes.append("Demands always present together, fitted as one demand (only the product of their "
+                     f"capabilities is identified): {merged}.")
+    kept, aliased = aliased_tags(X[:, columns], fitted, intercept=False)
+    if aliased:
+        notes.append("Demands left out because their presence is a sum or difference of other demands' (in a "
+                     "product of capabilities, theirs would trade off against those along a ridge the data "
+                     "cannot resolve): " + "; ".join(f"{d} = {combo}" for d, combo in aliased.items())
+                     + ". Their effect is carried by the demands they combine.")
+    columns, fitted = [columns[k] for k in kept], [fitted[k] for k in kept]
+    model = build_layout(agent_idx, X[:, columns], np.asarray(y, float), agents, fitted, priors)
+    var_names = ["capability", "base_chance", "sample_size", "demand_mean"]
+    with collect_notes(notes):
+        idata, diagnostics = sample(model, var_names, draws, tune, chains, seed, sampler)
+    summary = summary_table(idata, var_names)
+    return LayoutFit(idata=idata, summary=summary, diagnostics=diagnostics, agents=agents, demands=fitted,
+                     notes=notes, columns=columns)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from models.fit import sample, summarised_warnings
+from models.fit import CHAINS, DRAWS, TUNE, sample, summarised_warnings
 from models.validity.formula import Formula
 
 
@@ -213,7 +213,7 @@ def assignment_luck(frame: pd.DataFrame, assignment: str, outcome: str, seed: in
     return out
 
 
-def _bayes_slope(data: pd.DataFrame, seed: int, draws: int = 1000, tune: int = 1000, chains: int = 4,
+def _bayes_slope(data: pd.DataFrame, seed: int, draws: int = DRAWS, tune: int = TUNE, chains: int = CHAINS,
                  sampler: str = "auto") -> tuple[float, dict]:
     import pymc as pm
 

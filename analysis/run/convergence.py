@@ -1,0 +1,108 @@
+"""Every shipped Bayesian model at contest scale, on its own simulator: the inputs of the convergence
+standard (`models.fit.diagnose`: R-hat <= 1.01, bulk and tail ESS >= 400, no divergence).
+
+The scales are those of the papers' data: the 2024 contest's 12 scenarios with 26 agents and 3 repetitions
+(the beta regressions, the Measurement Layout and the Bayesian Bradley-Terry fitted to the scenario
+comparisons: 11,700 of them), and an EVAL 01 season of 12 agents (the audit's regression). Each model is
+fitted exactly as the command line fits it, with the defaults it ships with unless `sampling` overrides
+them. Used by tests/test_convergence.py and benchmarks/beta_regression.py.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.io.catalogue import CONTEST_2024, load_catalogue
+from analysis.simulate.concordia import cells_frame, simulate_concordia
+
+MODELS = ("tag effects", "tag effects (paper)", "baseline contrast", "measurement layout", "bayes-bt",
+          "bayes-bt per game", "audit regression")
+AGENTS, REPETITIONS = 26, 3
+
+
+def contest_scores(seed: int = 0, model: str = "additive") -> pd.DataFrame:
+    """Simulated normalised scores at contest scale: agent, scenario, repetition, score_norm, game.
+
+    26 agents x the 12 contest scenarios x 3 repetitions = 936 rows, drawn by
+    `analysis.simulate.concordia.simulate_concordia` (model 'additive' or 'layout') with `seed`.
+    """
+    catalogue = load_catalogue(CONTEST_2024)
+    sim = simulate_concordia(catalogue, n_agents=AGENTS, repetitions=REPETITIONS, seed=seed, model=model)
+    cells = cells_frame(sim.truth).rename(columns={"y": "score_norm"})
+    return cells.assign(game=cells["scenario"].map(catalogue.scenarios.set_index("scenario")["game"]))
+
+
+def fit_at_contest_scale(model: str, seed: int = 0, **sampling) -> dict:
+    """Fit one of `MODELS` at contest scale and time it.
+
+    sampling : draws, tune, chains, sampler (default: the model's own defaults). Returns the fit's
+    diagnostics (`models.fit.diagnose`) plus `seconds` (wall time of the fit, compilation included) and
+    `model`; raises ValueError for an unknown model.
+    """
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+    start = time.perf_counter()
+    diagnostics = _FITS[model](seed, sampling)
+    return dict(diagnostics, seconds=time.perf_counter() - start, model=model)
+
+
+def _tag_effects(seed: int, sampling: dict, structure: str = "identified") -> dict:
+    from models.scores.beta_regression import fit_tag_effects
+
+    tags = load_catalogue(CONTEST_2024).tags
+    return fit_tag_effects(contest_scores(seed), tags, seed=seed, structure=structure, **sampling).diagnostics
+
+
+def _contrast(seed: int, sampling: dict) -> dict:
+    from models.scores.beta_regression import fit_baseline_contrast
+
+    return fit_baseline_contrast(contest_scores(seed), "rational_agent", seed=seed, **sampling).diagnostics
+
+
+def _layout(seed: int, sampling: dict) -> dict:
+    from analysis.run.predictive import demand_matrix
+    from models.scores.measurement_layout import fit_layout
+
+    catalogue = load_catalogue(CONTEST_2024)
+    scores = contest_scores(seed, model="layout")
+    demands = demand_matrix(scores, catalogue.scenarios, catalogue.tags)
+    X = demands.reindex(scores["scenario"]).to_numpy(float)
+    return fit_layout(scores["agent"], X, scores["score_norm"].to_numpy(), list(demands.columns), seed=seed,
+                      **sampling).diagnostics
+
+
+def _bayes_bt(seed: int, sampling: dict, by: str | None = None) -> dict:
+    from analysis.prepare.comparisons import scenario_comparisons
+    from analysis.run.ratings import rate
+
+    scores = contest_scores(seed).rename(columns={"score_norm": "score"}).assign(communication=None)
+    return rate(scenario_comparisons(scores), "bayes-bt", by=by, seed=seed, **sampling).diagnostics
+
+
+def _audit_regression(seed: int, sampling: dict) -> dict:
+    from analysis.io.store import Store
+    from analysis.run.audit import audit_frame
+    from analysis.simulate.aoa import simulate_aoa, write_aoa
+    from models.validity.checks import assignment_luck
+
+    with tempfile.TemporaryDirectory() as folder:
+        paths = write_aoa(simulate_aoa(seed=seed, validity=0.5), Path(folder) / "season")
+        with Store(Path(folder) / "audit.duckdb") as store:
+            store.ingest([str(p) for p in paths.values()])
+            frame, _ = audit_frame(store)
+    return assignment_luck(frame, "role", "nation_power", seed=seed, sampling=sampling)["bayes_diagnostics"]
+
+
+_FITS = {
+    "tag effects": _tag_effects,
+    "tag effects (paper)": lambda seed, sampling: _tag_effects(seed, sampling, structure="paper"),
+    "baseline contrast": _contrast,
+    "measurement layout": _layout,
+    "bayes-bt": _bayes_bt,
+    "bayes-bt per game": lambda seed, sampling: _bayes_bt(seed, sampling, by="game"),
+    "audit regression": _audit_regression,
+}

@@ -1,0 +1,30 @@
+"""The convergence standard, at contest scale, with the defaults each Bayesian model ships with.
+
+Each shipped model is fitted on its own simulator at the scale of the papers' data
+(`analysis.run.convergence`) and must reach R-hat <= 1.01, bulk and tail ESS >= 400 and no divergence.
+Bounded in CI: one seed per model. REFEREE_FULL=1 runs three seeds.
+"""
+
+import os
+
+import pytest
+
+from analysis.run.convergence import fit_at_contest_scale
+from models.fit import ESS_LIMIT, RHAT_LIMIT
+
+FULL = bool(os.environ.get("REFEREE_FULL"))
+SEEDS = (0, 1, 2) if FULL else (0,)
+SHIPPED = ("tag effects", "baseline contrast", "measurement layout", "bayes-bt", "bayes-bt per game",
+           "audit regression")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", SHIPPED)
+def test_default_fit_meets_the_convergence_standard(model):
+    for seed in SEEDS:
+        d = fit_at_contest_scale(model, seed=seed)
+        assert d["chains"] == 4
+        assert d["max_r_hat"] <= RHAT_LIMIT, d
+        assert min(d["min_ess_bulk"], d["min_ess_tail"]) >= ESS_LIMIT, d
+        assert d["divergences"] == 0, d
+        assert d["converged"], d
