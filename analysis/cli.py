@@ -415,8 +415,7 @@ def _fit_layout(args, scores, scenarios, tags, folder) -> dict:
     demands = demand_matrix(scores, scenarios, tags)
     data = scores.dropna(subset=["score_norm"])
     fit = fit_layout(data["agent"], demands.reindex(data["scenario"]).to_numpy(float), data["score_norm"].to_numpy(),
-                     list(demands.columns), seed=args.seed, **_sampling(args),
-                     sampler=args.sampler)
+                     list(demands.columns), seed=args.seed, **_sampling(args))
     caps = fit.table()  # the capabilities
     figure = plot_capability_profiles(caps, {n: fit.parameters(n) for n in ("base_chance", "sample_size")})
     folder.fit(fit, figure, "measurement-layout", table=caps)

@@ -106,7 +106,8 @@ def test_a_score_model_warning_reaches_the_cli_and_the_report(sample_store, tmp_
     with Store(sample_store, read_only=True) as s:
         from analysis.present.pipeline import _guarded, beta_regression_sections
         from analysis.run.score_models import model_scores
-        sections = _guarded("Beta regressions", beta_regression_sections, *model_scores(s), draws=20, chains=2)
+        sections = _guarded("Beta regressions", beta_regression_sections, *model_scores(s),
+                            sampling={"draws": 20, "tune": 20, "chains": 2})
     assert any("NOT CONVERGED" in w for section in sections for w in section.warnings)
 
 
@@ -119,7 +120,7 @@ def test_an_audit_warning_reaches_the_cli_and_its_notes(sample_store, tmp_path, 
     assert "## Notes" in (tmp_path / "a" / "audit.md").read_text()
     with Store(sample_store, read_only=True) as s:
         from analysis.present.pipeline import _guarded, audit_sections
-        sections = _guarded("audits", audit_sections, s, draws=20, chains=2)
+        sections = _guarded("audits", audit_sections, s, sampling={"draws": 20, "tune": 20, "chains": 2})
     assert any("NOT CONVERGED" in w for section in sections for w in section.warnings)
 
 
