@@ -504,6 +504,39 @@ def cmd_describe(args) -> dict:
     return {"mean_by_agent": by_agent.to_dict("records"), "written": _written(folder)}
 
 
+def cmd_socio(args) -> dict:
+    from analysis.present.report import socio_figures
+    from analysis.run.socio import socio_analysis
+
+    with _open_store(args) as store:
+        matches = store.table("matches")
+        runner = args.runner or ("compact" if "compact" in set(matches["runner"]) else None)
+        matches = _one_runner(matches, runner)
+        ids = set(matches["match_id"])
+        tables = [store.table(t) for t in ("results", "events", "measures")]
+        results, events, measures = (t[t["match_id"].isin(ids)] for t in tables)
+        folder = _folder(args, store)
+    result = socio_analysis(matches, results, events, measures, n_boot=args.bootstrap, seed=args.seed,
+                            judges=tuple(args.judges) if args.judges else None)
+    folder.table("metrics", result.metrics)
+    folder.table("consistency", result.consistency)
+    aucs = result.auc_table()
+    folder.json("determinants", {"auc": aucs.to_dict("records"), "agreement": result.agreement,
+                                 "notes": result.notes,
+                                 "weights": {c: d.weights.to_dict("records") for c, d in result.determinants.items()}})
+    for name, _, figure in socio_figures(result):
+        folder.figure(name, figure)
+    folder.notes(result.notes)
+    folder.close()
+    _say(args, result.consistency.to_string(index=False))
+    _say(args, aucs.to_string(index=False))
+    if result.agreement:
+        _say(args, "judge agreement: " + json.dumps(result.agreement))
+    _say(args, "wrote " + ", ".join(str(p) for p in folder.files))
+    return {"auc": aucs.to_dict("records"), "consistency": result.consistency.to_dict("records"),
+            "agreement": result.agreement, "notes": result.notes, "written": _written(folder)}
+
+
 def cmd_report(args) -> dict:
     from analysis.present.pipeline import build_report
 
@@ -744,6 +777,17 @@ def build_parser() -> argparse.ArgumentParser:
     _out_arg(p)
     _common(p)
     p.set_defaults(func=cmd_describe)
+
+    p = sub.add_parser("socio", help="socio-cognitive metrics, their consistency and what predicts winning (COMPACT)")
+    _store_arg(p)
+    p.add_argument("--runner", help="the runner whose matches to use (default: compact when the store has it)")
+    p.add_argument("--bootstrap", type=_count, default=200,
+                   help="bootstrap replicates over matches for the intervals (default 200)")
+    p.add_argument("--judges", nargs=2, metavar="RATER", help="the two judges to compare (default: the first two)")
+    _seed_arg(p)
+    _out_arg(p)
+    _common(p)
+    p.set_defaults(func=cmd_socio)
 
     p = sub.add_parser("report", help="write the HTML report for a store")
     _store_arg(p)

@@ -35,8 +35,11 @@ def test_round_trip(tmp_path):
     rewards = {(x["game_id"], x["player"]): x["reward"] for x in kinds["reward"]}
     assert all(rewards[(r.match_id, r.player)] == r.score for r in results.itertuples())
     means = results.groupby("agent")["score"].mean()
-    skill = sim.truth["skill"]
-    assert np.corrcoef(means.values, [skill[a] for a in means.index])[0, 1] > 0.8
+    t = sim.truth
+    # the reward's expectation from the truth: skill plus the drivers (influence counts in half the games)
+    expected = {a: 0.3 * t["skill"][a] + t["drivers"]["theory_of_mind"] * t["tom"][a]
+                + 0.5 * t["drivers"]["influence"] * np.clip((1.5 + t["influence"][a]) / 3, 0, 1) for a in t["skill"]}
+    assert np.corrcoef(means.values, [expected[a] for a in means.index])[0, 1] > 0.8
     # communication off means no messages in that game
     silent = set(matches.match_id[~matches.communication.astype(bool)])
     assert silent and not set(events.match_id[events.stage == "communicate"]) & silent

@@ -192,3 +192,50 @@ def plot_score_vs_outcome(frame: pd.DataFrame, outcome: str, label: str = "playe
     ax.legend(fontsize=8, title=colour)
     ax.set_title(f"Score against {outcome}")
     return fig
+
+
+def plot_similarity_blocks(matrix: pd.DataFrame, title: str = "Socio-cognitive similarity") -> Figure:
+    """COMPACT figure 4: Pearson correlations between (agent, category) metric vectors, rows grouped by
+    agent with lines between agents' blocks. matrix : square, MultiIndex (agent, category). Returns a Figure."""
+    n = len(matrix)
+    fig, ax = plt.subplots(figsize=(7.5, 6.5), layout="constrained")
+    image = ax.imshow(matrix.to_numpy(float), vmin=-1, vmax=1, cmap="RdBu_r", interpolation="nearest")
+    agents = matrix.index.get_level_values(0)
+    edges = [k for k in range(1, n) if agents[k] != agents[k - 1]]
+    for k in edges:
+        ax.axhline(k - 0.5, color="black", lw=0.6)
+        ax.axvline(k - 0.5, color="black", lw=0.6)
+    starts = [0] + edges
+    ends = edges + [n]
+    centres = [(s + e - 1) / 2 for s, e in zip(starts, ends)]
+    ax.set_xticks(centres, [agents[s] for s in starts], rotation=90)
+    ax.set_yticks(centres, [agents[s] for s in starts])
+    fig.colorbar(image, ax=ax, shrink=0.8, label="Pearson r")
+    ax.set_title(title)
+    return fig
+
+
+def plot_consistency(summary: pd.DataFrame) -> Figure:
+    """COMPACT figure 5: mean correlation per comparison with its bootstrap interval.
+    summary : comparison, mean_r, low, high. Returns a Figure."""
+    fig, ax = plt.subplots(figsize=(7.0, 0.55 * len(summary) + 1.4), layout="constrained")
+    y = np.arange(len(summary))
+    ax.errorbar(summary["mean_r"], y, xerr=[summary["mean_r"] - summary["low"], summary["high"] - summary["mean_r"]],
+                fmt="o", capsize=3)
+    ax.axvline(0, color="grey", lw=0.8)
+    ax.set_yticks(y, summary["comparison"])
+    ax.invert_yaxis()
+    ax.set_xlabel("mean Pearson r between metric vectors (95% bootstrap interval over matches)")
+    return fig
+
+
+def plot_roc_curves(curves: dict[str, pd.DataFrame], aucs: dict[str, float]) -> Figure:
+    """COMPACT figure 6: out-of-fold ROC curves. curves : model -> fpr, tpr; aucs : model -> mean fold AUC."""
+    fig, ax = plt.subplots(figsize=(5.5, 5.0), layout="constrained")
+    for model, curve in curves.items():
+        ax.plot(curve["fpr"], curve["tpr"], label=f"{model} (AUC {aucs.get(model, float('nan')):.2f})")
+    ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
+    ax.legend(fontsize=7, loc="lower right")
+    return fig

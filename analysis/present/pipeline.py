@@ -29,6 +29,7 @@ from analysis.present.report import (
     rankings_section,
     runners_section,
     scores_section,
+    socio_section,
     store_section,
     write_report,
 )
@@ -87,6 +88,7 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     if len(scores):
         sections.append(scores_section(scores, notes))
     sections += _guarded("Ratings and rankings", rating_sections, store, seed=seed)
+    sections += _guarded("Socio-cognitive metrics", socio_sections, store, seed=seed)
     sections += _guarded("Construct-validity audits", audit_sections, store, bayes=fit_models, seed=seed,
                          sampling=sampling)
     if fit_models and len(scores):
@@ -165,6 +167,22 @@ def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0) -> list[S
             section = prediction_section(runner, cv, per_game.extra["kendall_tau"], matrices)
             section.warnings += per_game.notes
             sections.append(section)
+    return sections
+
+
+def socio_sections(store: Store, bootstrap: int = 200, seed: int = 0) -> list[Section]:
+    """COMPACT's socio-cognitive analysis (`analysis.run.socio`) for every runner whose matches hold
+    predictions or judge ratings."""
+    from analysis.run.socio import socio_analysis
+
+    matches, events, measures = store.table("matches"), store.table("events"), store.table("measures")
+    with_metrics = set(events.loc[events["stage"] == "predict", "match_id"]) | set(
+        measures.loc[measures["kind"] == "judge", "match_id"])
+    sections = []
+    for runner, group in matches[matches["match_id"].isin(with_metrics)].groupby("runner"):
+        ids = set(group["match_id"])
+        tables = [t[t["match_id"].isin(ids)] for t in (store.table("results"), events, measures)]
+        sections.append(socio_section(runner, socio_analysis(group, *tables, n_boot=bootstrap, seed=seed)))
     return sections
 
 

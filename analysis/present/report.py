@@ -256,6 +256,42 @@ def layout_section(comparison) -> Section:
 
 
 
+def socio_figures(result) -> list[tuple[str, str, object]]:
+    """(file name, caption, Figure) of COMPACT figures 4-7 for an `analysis.run.socio.SocioResult`."""
+    from analysis.present.figures import plot_consistency, plot_intervals, plot_roc_curves, plot_similarity_blocks
+
+    out = [("similarity", "Figure 4: similarity of (agent, category) metric vectors, grouped by agent.",
+            plot_similarity_blocks(result.similarity)),
+           ("consistency", "Figure 5: intra- against inter-agent correlations.", plot_consistency(result.consistency))]
+    if "all games" in result.determinants:
+        found = result.determinants["all games"]
+        curves = {m: found.roc(m) for m in found.auc["model"]}
+        out.append(("roc", "Figure 6: out-of-fold ROC curves.",
+                    plot_roc_curves(curves, dict(zip(found.auc["model"], found.auc["auc"])))))
+        weights = found.weights[found.weights["model"] == "metrics"].rename(
+            columns={"weight": "mean", "low": "hdi_low", "high": "hdi_high"})
+        out.append(("weights", "Figure 7: fixed feature weights (95% bootstrap interval over matches).",
+                    plot_intervals(weights, "feature", "What predicts winning", "weight per sd of metric difference")))
+    return out
+
+
+def socio_section(runner: str, result) -> Section:
+    """COMPACT's socio-cognitive analysis (an `analysis.run.socio.SocioResult`): consistency (figures 4-5),
+    what predicts winning (figures 6-7) and judge agreement."""
+    section = Section(f"Socio-cognitive metrics and what predicts winning ({runner})", text=[
+        "Theory of mind, predictability, assertiveness and the LLM judge's influence, amenability, planning and "
+        "learning per player and match (COMPACT section 3.1). Consistency compares agents' standardised metric "
+        "vectors per game category; winning is predicted from metric differences with two agents left out of "
+        "each training fold (section 4)."])
+    section.warnings += result.notes
+    section.tables.append(("Consistency (Pearson r, 95% bootstrap interval over matches)", result.consistency))
+    section.tables.append(("Cross-validated ROC-AUC of what predicts winning", result.auc_table()))
+    if result.agreement:
+        section.tables.append(("Agreement of two judges", pd.DataFrame([result.agreement])))
+    section.figures += [(caption, figure) for _, caption, figure in socio_figures(result)]
+    return section
+
+
 def audit_section(title: str, result: dict, frame: pd.DataFrame, outcome: str) -> Section:
     """A construct-validity audit (`analysis.run.audit.run_audit`) as a section: verdicts, tables, figures."""
     section = Section(title, text=[f"Verdict: {result['summary']['verdict']}"])

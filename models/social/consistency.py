@@ -1,0 +1,104 @@
+"""Consistency of socio-cognitive metrics (COMPACT paper, section 3.2, figures 4 and 5).
+
+Each metric is averaged per agent within each game category (game x number of players), then standardised
+across all (agent, category) rows (z-scores, so that judge ratings on 0-3 and shares on 0-1 weigh alike),
+giving one metric vector per (agent, category). Vectors are compared by Pearson correlation:
+- `intra-agent, across categories`: the same agent in two different categories (paper: 0.28, 0.27 by game);
+- `inter-agent, same category`: two different agents in the same category (paper: 0.007, -0.05).
+With framings, vectors are per (agent, category, framing), and the pairs are the same agent and category in
+the two framings (paper: 0.39) against two different agents in the same category and framing (-0.005).
+Intervals resample whole matches (a bootstrap over games) and recompute everything.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+COMPARISONS = ("intra-agent, across categories", "inter-agent, same category",
+               "intra-agent, across framings", "inter-agent, same framing")
+
+
+def metric_vectors(players: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Mean metric per `keys` group (e.g. agent, category), z-scored per metric; metric columns only.
+
+    players : `analysis.prepare.socio.player_metrics` plus the key columns. Metrics with no spread are
+    dropped (their z-score is undefined); missing means stay NaN and are skipped pairwise.
+    """
+    metrics = [c for c in players.columns if c not in {"match_id", "player", "agent", "game", "category", "framing"}]
+    means = players.groupby(keys)[metrics].mean()
+    sd = means.std()
+    means = means.loc[:, sd > 0]
+    return (means - means.mean()) / means.std()
+
+
+def _pearson(u: np.ndarray, v: np.ndarray) -> float:
+    ok = np.isfinite(u) & np.isfinite(v)
+    if ok.sum() < 3 or np.ptp(u[ok]) == 0 or np.ptp(v[ok]) == 0:
+        return np.nan
+    return float(np.corrcoef(u[ok], v[ok])[0, 1])
+
+
+def similarity(vectors: pd.DataFrame) -> pd.DataFrame:
+    """Pearson correlation between every two rows of `vectors` (the figure 4 heatmap), rows x rows."""
+    values = vectors.to_numpy(float)
+    n = len(values)
+    out = np.eye(n)
+    for i, j in combinations(range(n), 2):
+        out[i, j] = out[j, i] = _pearson(values[i], values[j])
+    return pd.DataFrame(out, index=vectors.index, columns=vectors.index)
+
+
+def _pair_means(players: pd.DataFrame) -> dict[str, tuple[float, int]]:
+    out = {}
+    by_category = metric_vectors(players, ["agent", "category"])
+    sim = similarity(by_category)
+    agents = by_category.index.get_level_values("agent").to_numpy()
+    cats = by_category.index.get_level_values("category").to_numpy()
+    iu = np.triu_indices(len(sim), 1)
+    r = sim.to_numpy()[iu]
+    same_agent = agents[iu[0]] == agents[iu[1]]
+    same_cat = cats[iu[0]] == cats[iu[1]]
+    out[COMPARISONS[0]] = r[same_agent & ~same_cat]
+    out[COMPARISONS[1]] = r[~same_agent & same_cat]
+    if "framing" in players.columns and players["framing"].nunique() > 1:
+        by_framing = metric_vectors(players, ["agent", "category", "framing"])
+        sim = similarity(by_framing).to_numpy()
+        idx = by_framing.index
+        a, c, f = (idx.get_level_values(k).to_numpy() for k in ("agent", "category", "framing"))
+        iu = np.triu_indices(len(sim), 1)
+        r = sim[iu]
+        same_a, same_c, same_f = a[iu[0]] == a[iu[1]], c[iu[0]] == c[iu[1]], f[iu[0]] == f[iu[1]]
+        out[COMPARISONS[2]] = r[same_a & same_c & ~same_f]
+        out[COMPARISONS[3]] = r[~same_a & same_c & same_f]
+    return {k: (float(np.nanmean(v)) if np.isfinite(v).any() else np.nan, int(np.isfinite(v).sum()))
+            for k, v in out.items()}
+
+
+def consistency(players: pd.DataFrame, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
+    """The summary correlations of the module docstring with bootstrap intervals.
+
+    players : one row per (match_id, player) with agent, category, framing (optional) and metric columns.
+    n_boot : bootstrap replicates over matches (0: none). Returns comparison, mean_r, low, high (95%
+    percentile interval), n_pairs; a comparison with no pair (e.g. one framing only) is left out.
+    """
+    point = _pair_means(players)
+    rng = np.random.default_rng(seed)
+    matches = players["match_id"].unique()
+    groups = {m: g for m, g in players.groupby("match_id")}
+    boots: dict[str, list[float]] = {k: [] for k in point}
+    for _ in range(n_boot):
+        pick = rng.choice(matches, size=len(matches), replace=True)
+        sample = pd.concat([groups[m].assign(match_id=f"{m}#{i}") for i, m in enumerate(pick)], ignore_index=True)
+        for k, (value, _) in _pair_means(sample).items():
+            if k in boots:
+                boots[k].append(value)
+    rows = []
+    for k, (value, n) in point.items():
+        b = np.asarray(boots[k], float)
+        b = b[np.isfinite(b)]
+        low, high = (np.percentile(b, [2.5, 97.5]) if len(b) else (np.nan, np.nan))
+        rows.append({"comparison": k, "mean_r": value, "low": float(low), "high": float(high), "n_pairs": n})
+    return pd.DataFrame(rows)
