@@ -30,6 +30,7 @@ from analysis.io.schema import MEASURE_KINDS
 from analysis.io.store import DEFAULT_STORE, IngestError, Store, StoreError
 from analysis.present.outputs import ResultsFolder, check_writable, referee_version
 from models.fit import CHAINS, DRAWS, LAYOUT_DRAWS, TUNE
+from models.ratings.bt_per_game import DEFAULT_TAU_ELO
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -246,8 +247,10 @@ def _open_store(args) -> Store:
 
 def _stored_tables(args):
     """(the chosen runner's matches, their results, the results folder with the store's provenance)."""
+    from analysis.prepare.comparisons import select_matches
+
     with _open_store(args) as store:
-        matches = _one_runner(store.table("matches"), args.runner)
+        matches = select_matches(_one_runner(store.table("matches"), args.runner), getattr(args, "where", []))
         results = store.table("results")
         return matches, results[results["match_id"].isin(matches["match_id"])], _folder(args, store)
 
@@ -285,14 +288,16 @@ def cmd_ratings(args) -> dict:
         result = rate_counts(wins, ties, names, args.method, prior=args.prior, agents=agents)
     else:
         result = rate(comparisons, args.method, bootstrap=args.bootstrap, by=args.by, prior=args.prior,
-                      dims=args.dims, k=args.k, seed=args.seed, agents=agents, **_sampling(args))
+                      dims=args.dims, k=args.k, tau_elo=args.per_game_prior_sd, seed=args.seed, agents=agents,
+                      **_sampling(args))
     ratings = result.table()
     folder.table("ratings", ratings)
     _say(args, ratings.to_string(index=False))
     if "kendall_tau" in result.extra:
         tau = result.extra["kendall_tau"]
         folder.table("kendall_tau", tau)
-        _say(args, f"\nKendall tau of each game's ranking against the global one (mean {tau['kendall_tau'].mean():.2f}):")
+        _say(args, f"\nKendall tau of each game's ranking against the global one (mean {tau['kendall_tau'].mean():.2f}; "
+                   "the COMPACT paper reports 0.68):")
         _say(args, tau.to_string(index=False))
     if result.bootstrap is not None and args.by is None:
         folder.figure("bootstrap", plot_bootstrap_violins(result.bootstrap.long()))
@@ -309,7 +314,7 @@ def cmd_ratings(args) -> dict:
 
 def cmd_ratings_cv(args) -> dict:
     from analysis.present.figures import plot_win_matrices
-    from analysis.run.ratings_cv import cross_validate, summarise_cv, win_matrix
+    from analysis.run.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
 
     comparisons, folder = _stored_comparisons(args)
     if args.split and args.split not in comparisons.columns:
@@ -322,9 +327,9 @@ def cmd_ratings_cv(args) -> dict:
     summary = summarise_cv(cv)
     folder.table("cv_auc", summary)
     _say(args, summary.to_string(index=False))
-    folder.figure("win_probability", plot_win_matrices(win_matrix(comparisons, args.split)))
+    folder.figure("win_probability", plot_win_matrices(fitted_and_empirical(comparisons, args.split)))
     folder.close()
-    _say(args, f"wrote {args.out}/cv_auc.csv, cv_folds.csv, win_probability.png")
+    _say(args, f"wrote {args.out}/cv_auc.csv, cv_folds.csv, win_probability.png (fitted beside empirical)")
     return {"auc": summary.to_dict("records"), "written": _written(folder)}
 
 
@@ -585,6 +590,11 @@ def _sampling_args(p: argparse.ArgumentParser) -> None:
                    help="auto (default): nutpie when installed, else PyMC's NUTS")
 
 
+def _prior_sd(text: str) -> float | None:
+    """A positive number of Elo points, or 'none'."""
+    return None if text.strip().lower() == "none" else _positive_float(text)
+
+
 def _sampling(args) -> dict:
     """The sampling options given on the command line (draws, tune, chains, sampler); the ones left out
     are each model's default."""
@@ -595,7 +605,10 @@ def _data_args(p: argparse.ArgumentParser) -> None:
     _store_arg(p)
     p.add_argument("--runner", help="use this runner's matches (required when the store holds several)")
     p.add_argument("--parallel", action="store_true",
-                   help="add COMPACT's parallel-game comparisons (same game and size, identical opponents)")
+                   help="add COMPACT's parallel-game comparisons (same game, size, framing and communication, "
+                   "identical opponents)")
+    p.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
+                   help="only matches with this value, e.g. communication=true (repeatable)")
     _seed_arg(p)
 
 
@@ -703,6 +716,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prior", action="store_true", help="Bradley-Terry MAP with Normal(0, (400 Elo)^2) priors")
     p.add_argument("--dims", type=_positive_int, default=2, help="dimensions for bt-md (1-7; default 2)")
     p.add_argument("--k", type=_positive_float, default=32.0, help="K factor for online-elo (default 32)")
+    p.add_argument("--per-game-prior-sd", type=_prior_sd, default=DEFAULT_TAU_ELO, metavar="ELO|none",
+                   help=f"bt-per-game: prior sd of the per-game deviations in Elo points (default {DEFAULT_TAU_ELO:g}); "
+                   "'none' for the paper's plain maximum likelihood")
     _sampling_args(p)
     _out_arg(p)
     _common(p)

@@ -64,6 +64,9 @@ def test_demo_writes_report_with_figures(tmp_path):
     assert "Scenario catalogue" in html and "Mean normalised score per agent" in html
     assert "Table 3 layout: Elo" in html and "Table 7 layout: evaluation without aggregation" in html
     assert "Predicting held-out comparisons (compact)" in html
+    # COMPACT's socio-cognitive section on the bundled compact sample, with its four figures
+    assert "Socio-cognitive metrics and what predicts winning (compact)" in html
+    assert "Cross-validated ROC-AUC of what predicts winning" in html
     figures = sorted((tmp_path / "demo" / "figures").glob("*.png"))
     names = {f.name for f in figures}
     assert "Figure 2: contrast with the baseline" in html and "Diagnostics: tag effects" in html
@@ -71,6 +74,7 @@ def test_demo_writes_report_with_figures(tmp_path):
             "beta-regressions-of-normalised-scores-3.png"} <= names
     assert {"normalised-scores-1.png", "normalised-scores-2.png", "ratings-and-rankings-concordia-1.png",
             "predicting-held-out-comparisons-compact-1.png"} <= names
+    assert sum(n.startswith("socio-cognitive-metrics") for n in names) == 4
     assert all(f.stat().st_size > 5000 for f in figures)
     for f in figures:
         assert f'src="figures/{f.name}"' in html

@@ -3,15 +3,29 @@
 import numpy as np
 import pandas as pd
 
-from analysis.run.ratings_cv import cross_validate, fold_of_cluster, summarise_cv, win_matrix
+from analysis.run.ratings_cv import cross_validate, game_folds, summarise_cv, win_matrix
 from tests.helpers import simulate
 
 
-def test_folds_never_split_a_cluster():
-    clusters = pd.Series(np.repeat(np.arange(50).astype(str), 3))
-    fold = fold_of_cluster(clusters, 5, seed=0)
-    per_cluster = pd.Series(fold).groupby(clusters.to_numpy()).nunique()
-    assert (per_cluster == 1).all() and set(fold) == set(range(5))
+def test_folds_never_split_a_game():
+    clusters = np.repeat(np.arange(50).astype(str), 3)
+    within = pd.DataFrame({"cluster": clusters, "kind": "match"})
+    fold, same = game_folds(within, 5, seed=0)
+    per_cluster = pd.Series(fold).groupby(clusters).nunique()
+    assert (per_cluster == 1).all() and set(fold) == set(range(5)) and (fold == same).all()
+    # a parallel comparison belongs to both its games: held out only where both are, trained only where neither is
+    parallel = pd.DataFrame({"cluster": ["0|1", "0|2", "1|2"], "kind": "parallel"})
+    both = pd.concat([within, parallel], ignore_index=True)
+    fa, fb = game_folds(both, 5, seed=0)
+    game_fold = dict(zip(clusters, fold))
+    assert list(fa[-3:]) == [game_fold["0"], game_fold["0"], game_fold["1"]]
+    assert list(fb[-3:]) == [game_fold["1"], game_fold["2"], game_fold["2"]]
+    for f in range(5):
+        train = both[(fa != f) & (fb != f)]
+        test = both[(fa == f) & (fb == f)]
+        train_games = set(train["cluster"].str.split("|").sum())
+        test_games = set(test["cluster"].str.split("|").sum())
+        assert not train_games & test_games
 
 
 def test_per_game_structure_is_rewarded_out_of_sample():

@@ -135,14 +135,15 @@ def match_comparisons(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFr
 
 def parallel_comparisons(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     """COMPACT's parallel games: agent X in match 1 against agent Y in match 2, when both matches are the
-    same game and size and X's opponents in match 1 are, as a multiset of agents, Y's in match 2.
+    same game, size, framing (`variant`) and communication condition and X's opponents in match 1 are, as a
+    multiset of agents, Y's in match 2.
 
     Returns a comparisons table (kind 'parallel', cluster '{match 1}|{match 2}').
     """
     return _parallel_pairs(_parallel_keys(matches, results))
 
 
-PARALLEL_KEY = ["game", "n_players", "opponents"]
+PARALLEL_KEY = ["game", "n_players", "variant", "communication", "opponents"]
 
 
 def _parallel_pairs(data: pd.DataFrame) -> pd.DataFrame:
@@ -154,7 +155,45 @@ def _parallel_pairs(data: pd.DataFrame) -> pd.DataFrame:
     pairs = pairs[(pairs["match_a"] < pairs["match_b"]) & (pairs["a"] != pairs["b"])]
     outcome = np.where(pairs["score_a"] > pairs["score_b"], 1.0, np.where(pairs["score_a"] < pairs["score_b"], 0.0, 0.5))
     out = pairs.assign(outcome=outcome, kind="parallel", cluster=pairs["match_a"] + "|" + pairs["match_b"], time=None)
+    out["communication"] = out["communication"].where(out["communication"] != "\x00none", None)
     return out[COLUMNS].reset_index(drop=True)
+
+
+def select_matches(matches: pd.DataFrame, where: list[str]) -> pd.DataFrame:
+    """The matches meeting every condition 'column=value' (e.g. 'communication=true', 'variant=pirates'),
+    compared as text, case-insensitively (so true/True/TRUE all match a boolean True).
+
+    Raises ValueError naming the columns when a condition's column is not a match column or it is not of the
+    form column=value, and naming the values present when no match is left.
+    """
+    out = matches
+    for condition in where:
+        column, sep, value = condition.partition("=")
+        column = column.strip()
+        if not sep or column not in matches.columns:
+            raise ValueError(f"--where {condition!r}: expected COLUMN=VALUE with a match column among "
+                             f"{sorted(matches.columns)}")
+        text = out[column].astype(str).str.lower()
+        chosen = out[text == value.strip().lower()]
+        if chosen.empty:
+            raise ValueError(f"--where {condition!r} leaves no match; values of {column}: "
+                             f"{sorted(matches[column].astype(str).unique())[:20]}")
+        out = chosen
+    return out
+
+
+def comparison_games(comparisons: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The game(s) each comparison was played in, two string arrays of shape (n,): a parallel comparison's two
+    matches (from its cluster 'match 1|match 2'), every other comparison's cluster twice. Resampling and
+    cross-validation work on these games, so that one game's outcome is never on both sides of a split."""
+    cluster = comparisons["cluster"].astype(str).to_numpy()
+    first, second = cluster.copy(), cluster.copy()
+    parallel = (comparisons["kind"] == "parallel").to_numpy()
+    if parallel.any():
+        parts = pd.Series(cluster[parallel]).str.split("|", n=1, expand=True)
+        if parts.shape[1] == 2:
+            first[parallel], second[parallel] = parts[0].to_numpy(), parts[1].fillna(parts[0]).to_numpy()
+    return first, second
 
 
 def _group_pairs(sizes: np.ndarray) -> int:
@@ -164,10 +203,13 @@ def _group_pairs(sizes: np.ndarray) -> int:
 
 
 def _parallel_keys(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
-    """Scored results with their match's game, size and communication, and `opponents`: the sorted other
-    agents of the match (the key parallel games are matched on)."""
-    data = results[results["score"].notna()].merge(matches[["match_id", "game", "n_players", "communication"]],
-                                                   on="match_id")
+    """Scored results with their match's game, size, framing and communication, and `opponents`: the sorted
+    other agents of the match (the key parallel games are matched on; a missing framing or communication
+    matches only another missing one)."""
+    data = results[results["score"].notna()].merge(
+        matches[["match_id", "game", "n_players", "variant", "communication"]], on="match_id")
+    data["variant"] = data["variant"].astype(object).where(data["variant"].notna(), "\x00none")
+    data["communication"] = data["communication"].astype(object).where(data["communication"].notna(), "\x00none")
     lineup = data.groupby("match_id")["agent"].apply(lambda v: sorted(v))
     data["opponents"] = ["\x1f".join(_without(lineup[m], a)) for m, a in zip(data["match_id"], data["agent"])]
     return data

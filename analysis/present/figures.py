@@ -71,7 +71,7 @@ def plot_win_matrices(matrices: dict[str, pd.DataFrame]) -> Figure:
         ax.set_yticks(range(len(matrix)), matrix.index)
         for i in range(len(matrix)):
             for j in range(len(matrix)):
-                if i != j:
+                if i != j and np.isfinite(matrix.iat[i, j]):
                     ax.text(j, i, f"{matrix.iat[i, j]:.2f}", ha="center", va="center", fontsize=7)
         ax.set_title(f"P(row beats column): {label}")
     fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8)

@@ -18,7 +18,7 @@ from analysis.prepare.comparisons import (
 from analysis.run.describe import feature_correlations, scenario_features
 from analysis.run.predictive import compare_predictors, demand_matrix
 from analysis.run.ratings import rate
-from analysis.run.ratings_cv import cross_validate, summarise_cv, win_matrix
+from analysis.run.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
 from analysis.present.report import (
     Section,
     audit_section,
@@ -163,7 +163,7 @@ def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0) -> list[S
             split = "communication" if group["communication"].notna().any() else None
             cv = summarise_cv(cross_validate(comparisons, folds=5, dims=[1, 2], seed=seed))
             per_game = rate(comparisons, "bt-per-game", seed=seed)
-            matrices = win_matrix(comparisons, split)
+            matrices = fitted_and_empirical(comparisons, split)
             section = prediction_section(runner, cv, per_game.extra["kendall_tau"], matrices)
             section.warnings += per_game.notes
             sections.append(section)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from analysis.prepare.comparisons import comparison_games
 from models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, summarised_warnings
 from models.ratings.bootstrap import BootstrapResult, bootstrap_bt, bootstrap_generic
 from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt, pair_counts
@@ -100,7 +101,7 @@ def _scalar_fit(coded: Coded, method: str, prior: bool, k: float) -> FitResult:
 
 
 def _point(comparisons: pd.DataFrame, method: str, by: str | None, prior: bool, dims: int, k: float,
-           tau_elo: float, seed: int, agents: list[str] | None = None) -> tuple[pd.DataFrame, dict, list[FitResult]]:
+           tau_elo: float | None, seed: int, agents: list[str] | None = None) -> tuple[pd.DataFrame, dict, list[FitResult]]:
     """(rating table, extras, the fits made) of one method on a comparisons table."""
     coded = encode(comparisons, agents)
     extra: dict = {}
@@ -141,7 +142,7 @@ def _merged_diagnostics(fits: list[FitResult]) -> dict:
 
 
 def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | None = None, prior: bool = False,
-         dims: int = 2, k: float = 32.0, tau_elo: float = DEFAULT_TAU_ELO, seed: int = 0, draws: int = DRAWS,
+         dims: int = 2, k: float = 32.0, tau_elo: float | None = DEFAULT_TAU_ELO, seed: int = 0, draws: int = DRAWS,
          tune: int = TUNE, chains: int = CHAINS, sampler: str = "auto", agents: list[str] | None = None
          ) -> RatingResult:
     """Rate agents from a comparisons table.
@@ -151,7 +152,8 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     comparisons : columns a, b, outcome (1/0/0.5), cluster, game, ... (`analysis.prepare.comparisons`).
     method : one of METHODS. bootstrap : replicates (0 = none; COMPACT used 200).
     by : None or 'game' (ratings per game). prior : MAP instead of MLE for the BT methods.
-    dims : dimensions for bt-md. k : K factor for online-elo. tau_elo : deviation sd for bt-per-game.
+    dims : dimensions for bt-md. k : K factor for online-elo. tau_elo : deviation sd for bt-per-game (Elo
+        points; None for plain maximum likelihood).
     seed : seeds every random choice. draws, tune, chains, sampler : for bayes-bt.
     agents : every agent the table should list (e.g. `comparable_agents`): those without a comparison get a
         row without a rating, flagged, and a warning (not by game).
@@ -245,10 +247,12 @@ def rate_counts(wins: np.ndarray, ties: np.ndarray, names: list[str], method: st
 
 
 def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicates, table, extra) -> BootstrapResult:
+    first, second = comparison_games(comparisons)  # whole games are resampled, parallel pairs with both
     if method == "bt" and by is None:
         coded, fit = extra["coded"], extra["fit"]  # the point fit's coding and estimate: nothing refitted
-        return bootstrap_bt(coded.a, coded.b, coded.outcome, coded.cluster, coded.agents, fit.theta,
-                            replicates=replicates, seed=seed, prior_sd=fit.prior_sd)
+        codes, _ = pd.factorize(np.r_[first, second])
+        return bootstrap_bt(coded.a, coded.b, coded.outcome, codes[: len(first)], coded.agents, fit.theta,
+                            replicates=replicates, seed=seed, prior_sd=fit.prior_sd, second=codes[len(first):])
     keys = list(zip(table["game"], table["agent"])) if by else list(table["agent"])
 
     def refit(sample: pd.DataFrame) -> pd.Series:
@@ -257,7 +261,7 @@ def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicate
         return pd.Series(t["rating"].to_numpy(), index=index)
 
     with summarised_warnings(f"the {replicates} bootstrap replicates' fits"):
-        return bootstrap_generic(comparisons, refit, keys, replicates=replicates, seed=seed)
+        return bootstrap_generic(comparisons, refit, keys, replicates=replicates, seed=seed, games=(first, second))
 
 
 def _bayes(comparisons, by, draws, tune, chains, seed, sampler) -> RatingResult:

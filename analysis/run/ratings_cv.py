@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import roc_auc_score
 
+from analysis.prepare.comparisons import comparison_games
 from analysis.run.ratings import encode
 from models.fit import summarised_warnings
 from models.ratings.bradley_terry import fit_bt
@@ -22,12 +23,15 @@ from models.ratings.bt_multidim import fit_bt_multidim
 from models.ratings.bt_per_game import fit_bt_per_game
 
 
-def fold_of_cluster(clusters: pd.Series, folds: int, seed: int) -> np.ndarray:
-    """Fold index per row: clusters are shuffled (seeded) and dealt round-robin into `folds` groups."""
-    names = pd.unique(clusters)
+def game_folds(comparisons: pd.DataFrame, folds: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The fold of each comparison's first and second game (`comparison_games`), games dealt into `folds`
+    groups (seeded). A comparison is held out in fold f when both its games are in f, and trains fold f when
+    neither is: a parallel comparison across two folds' games is in neither side of those two folds."""
+    first, second = comparison_games(comparisons)
+    names = pd.unique(np.r_[first, second])
     order = np.random.default_rng(seed).permutation(len(names))
     fold = pd.Series(np.arange(len(names)) % folds, index=names[order])
-    return fold.reindex(clusters).to_numpy()
+    return fold.reindex(first).to_numpy(), fold.reindex(second).to_numpy()
 
 
 def _strengths(model: str, train: pd.DataFrame, agents: list[str], games: list[str], dims: int, seed: int
@@ -52,7 +56,7 @@ def _strengths(model: str, train: pd.DataFrame, agents: list[str], games: list[s
 
 def cross_validate(comparisons: pd.DataFrame, folds: int = 5, dims: range | list[int] = range(1, 8),
                    models: tuple[str, ...] = ("bt", "bt-per-game", "bt-md"), seed: int = 0) -> pd.DataFrame:
-    """k-fold ROC-AUC of held-out comparisons, folds grouped by cluster.
+    """k-fold ROC-AUC of held-out comparisons, folds of whole games (`game_folds`).
 
     Returns
     -------
@@ -61,12 +65,13 @@ def cross_validate(comparisons: pd.DataFrame, folds: int = 5, dims: range | list
     data = comparisons.reset_index(drop=True).assign(game=lambda d: d["game"].fillna("(all)").astype(str))
     agents = sorted(set(data["a"]) | set(data["b"]))
     games = sorted(data["game"].unique())
-    fold = fold_of_cluster(data["cluster"].astype(str), folds, seed)
+    fold_a, fold_b = game_folds(data, folds, seed)
     flip = np.random.default_rng(seed + 1).random(len(data)) < 0.5
     rows = []
     specs = [(m, 0) for m in models if m != "bt-md"] + [("bt-md", d) for d in (dims if "bt-md" in models else [])]
     for f in range(folds):
-        train, test = data[fold != f], data[(fold == f) & (data["outcome"] != 0.5)]
+        train = data[(fold_a != f) & (fold_b != f)]
+        test = data[(fold_a == f) & (fold_b == f) & (data["outcome"] != 0.5)]
         if test.empty or train.empty:
             continue
         a = pd.Index(agents).get_indexer(test["a"])
@@ -107,3 +112,28 @@ def win_matrix(comparisons: pd.DataFrame, split: str | None = None) -> dict[str,
             fit = fit_bt(encode(group, agents).counts(), agents)
             out[label] = pd.DataFrame(fit.win_probability(), index=agents, columns=agents).loc[order, order]
     return out
+
+
+def empirical_win_matrix(comparisons: pd.DataFrame, order: list[str], split: str | None = None
+                         ) -> dict[str, pd.DataFrame]:
+    """The observed share of comparisons each row agent won against each column agent (ties as halves; NaN
+    where two agents were never compared), in `order`; one matrix per value of `split` (or one, 'all'),
+    labelled like `win_matrix`'s with ' (empirical)' added."""
+    parts = {"all": comparisons} if split is None else {
+        f"{split}={value}": group for value, group in comparisons.groupby(comparisons[split].astype(str))}
+    out = {}
+    for label, group in parts.items():
+        both = pd.concat([group[["a", "b", "outcome"]],
+                          group.rename(columns={"a": "b", "b": "a"}).assign(outcome=1 - group["outcome"])[["a", "b", "outcome"]]])
+        share = both.pivot_table(index="a", columns="b", values="outcome", aggfunc="mean")
+        out[f"{label} (empirical)"] = share.reindex(index=order, columns=order)
+    return out
+
+
+def fitted_and_empirical(comparisons: pd.DataFrame, split: str | None = None) -> dict[str, pd.DataFrame]:
+    """`win_matrix` and `empirical_win_matrix` side by side: for each split value the fitted matrix, then the
+    observed one, agents in the fitted order."""
+    fitted = win_matrix(comparisons, split)
+    order = list(next(iter(fitted.values())).index)
+    empirical = empirical_win_matrix(comparisons, order, split)
+    return {k: v for label, e in zip(fitted, empirical) for k, v in ((label, fitted[label]), (e, empirical[e]))}

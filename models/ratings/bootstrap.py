@@ -118,8 +118,45 @@ def cluster_signatures(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluste
     return S, np.ones(S.shape[0], dtype=np.int64)
 
 
+def game_weights(first: np.ndarray, second: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One bootstrap draw of whole games: each of the G games (codes 0..G-1 in `first`, `second`, shape (n,))
+    is drawn Multinomial(G, 1/G) times; a comparison within one game counts as often as its game was drawn,
+    one across two games (a parallel comparison) as the product of their draws. Returns weights, shape (n,)."""
+    n_games = int(max(first.max(initial=-1), second.max(initial=-1))) + 1
+    drawn = rng.multinomial(n_games, np.full(n_games, 1.0 / n_games))
+    weights = drawn[first].astype(float)
+    across = first != second
+    weights[across] *= drawn[second[across]]
+    return weights
+
+
+def _weighted_bt(a, b, outcome, first, second, n, theta0, replicates, seed, prior_sd) -> np.ndarray:
+    """Bootstrap replicates of scalar BT strengths, shape (replicates, n), resampling whole games."""
+    rng = np.random.default_rng(seed)
+    out = np.empty((replicates, n))
+    for r in range(replicates):
+        w = game_weights(first, second, rng)
+        W = (np.bincount(a * n + b, w * outcome, n * n) + np.bincount(b * n + a, w * (1 - outcome), n * n)).reshape(n, n)
+        out[r] = _fit_replicates(W[None], theta0, prior_sd)[0]
+    return out
+
+
+def _fit_replicates(Ws: np.ndarray, theta0: np.ndarray, prior_sd: float | None) -> np.ndarray:
+    """Batched BT fits of pair-count matrices Ws (R, n, n), centred over the agents present (absent: NaN)."""
+    degenerate = (Ws.sum(axis=2) == 0).any(axis=1) | (Ws.sum(axis=1) == 0).any(axis=1)
+    theta = np.empty(Ws.shape[:2])
+    if (~degenerate).any():
+        theta[~degenerate] = fit_bt_batch(Ws[~degenerate], theta0, prior_sd)
+    if degenerate.any():
+        theta[degenerate] = fit_bt_batch(Ws[degenerate], theta0, prior_sd or DEFAULT_PRIOR_SD)
+    absent = (Ws.sum(axis=2) + Ws.sum(axis=1)) == 0  # no comparison of the agent was drawn
+    theta[absent] = np.nan
+    return theta - np.nanmean(theta, axis=1, keepdims=True)
+
+
 def bootstrap_bt(a, b, outcome, cluster, agents: list[str], theta0: np.ndarray, replicates: int = 200,
-                 seed: int = 0, prior_sd: float | None = None, chunk: int = 100) -> BootstrapResult:
+                 seed: int = 0, prior_sd: float | None = None, chunk: int = 100,
+                 second: np.ndarray | None = None) -> BootstrapResult:
     """Cluster-bootstrap scalar Bradley-Terry.
 
     Parameters
@@ -130,12 +167,18 @@ def bootstrap_bt(a, b, outcome, cluster, agents: list[str], theta0: np.ndarray, 
     replicates : number of bootstrap replicates; seed : their generator's seed.
     prior_sd : as in the point fit. Replicates in which some agent never wins or never loses have no MLE;
         they are fitted with the weak default prior instead.
+    second : the second game of each comparison (integer codes shared with `cluster`, which is then the
+        first), for parallel comparisons across two games; whole games are resampled (`game_weights`).
 
     Returns
     -------
     BootstrapResult of Elo-scale ratings (replicates, n).
     """
     n = len(agents)
+    if second is not None and (np.asarray(second) != np.asarray(cluster)).any():
+        theta = _weighted_bt(np.asarray(a), np.asarray(b), np.asarray(outcome, float), np.asarray(cluster),
+                             np.asarray(second), n, theta0, replicates, seed, prior_sd)
+        return BootstrapResult(list(agents), ELO_CENTRE + ELO_SCALE * theta, matches_per_agent(a, b, cluster, n))
     S, counts = cluster_signatures(a, b, outcome, cluster, n)
     total = int(counts.sum())
     rng = np.random.default_rng(seed)
@@ -146,37 +189,34 @@ def bootstrap_bt(a, b, outcome, cluster, agents: list[str], theta0: np.ndarray, 
         size = min(chunk, replicates - start)
         draws = rng.multinomial(total, pvals, size=size) if len(pvals) > 1 else np.full((size, 1), total)
         Ws = (St @ draws.T.astype(float)).T.reshape(size, n, n)
-        degenerate = (Ws.sum(axis=2) == 0).any(axis=1) | (Ws.sum(axis=1) == 0).any(axis=1)
-        theta = np.empty((size, n))
-        if (~degenerate).any():
-            theta[~degenerate] = fit_bt_batch(Ws[~degenerate], theta0, prior_sd)
-        if degenerate.any():
-            theta[degenerate] = fit_bt_batch(Ws[degenerate], theta0, prior_sd or DEFAULT_PRIOR_SD)
-        absent = (Ws.sum(axis=2) + Ws.sum(axis=1)) == 0  # no comparison of the agent was drawn
-        theta[absent] = np.nan
-        theta -= np.nanmean(theta, axis=1, keepdims=True)  # centre over the agents present
-        out.append(ELO_CENTRE + ELO_SCALE * theta)
+        out.append(ELO_CENTRE + ELO_SCALE * _fit_replicates(Ws, theta0, prior_sd))
     return BootstrapResult(list(agents), np.vstack(out), matches_per_agent(a, b, cluster, n))
 
 
 def bootstrap_generic(comparisons: pd.DataFrame, fit: Callable[[pd.DataFrame], pd.Series], agents: list[str],
-                      replicates: int = 200, seed: int = 0) -> BootstrapResult:
-    """Resample the clusters of a comparisons table with replacement and refit with `fit`.
+                      replicates: int = 200, seed: int = 0,
+                      games: tuple[np.ndarray, np.ndarray] | None = None) -> BootstrapResult:
+    """Resample the games of a comparisons table with replacement (`game_weights`: a parallel comparison
+    counts as often as both its games were drawn) and refit with `fit`.
 
     `fit(comparisons) -> Series` of Elo-scale ratings indexed by agent; agents missing from a replicate
-    get NaN. Returns a BootstrapResult (replicates, n).
+    get NaN. `games` : the (first, second) game of each row (`analysis.prepare.comparisons.comparison_games`;
+    default: its cluster, twice). Returns a BootstrapResult (replicates, n).
     """
-    clusters = comparisons["cluster"].astype(str)
-    groups = {c: idx for c, idx in comparisons.groupby(clusters).indices.items()}
+    if games is None:
+        cluster = comparisons["cluster"].astype(str).to_numpy()
+        games = (cluster, cluster)
+    first, second = games
+    codes, _ = pd.factorize(np.r_[first, second])
+    first, second = codes[: len(first)], codes[len(first):]
     seen = pd.concat([comparisons[["a", "cluster"]].rename(columns={"a": "agent"}),
                       comparisons[["b", "cluster"]].rename(columns={"b": "agent"})]).drop_duplicates()
     per_agent = seen.groupby("agent").size()
-    names = np.array(list(groups))
     rng = np.random.default_rng(seed)
     rows = np.empty((replicates, len(agents)))
     for r in range(replicates):
-        pick = rng.choice(len(names), size=len(names), replace=True)
-        index = np.concatenate([groups[names[p]] for p in pick])
+        weights = game_weights(first, second, rng).astype(np.int64)
+        index = np.repeat(np.arange(len(comparisons)), weights)
         ratings = fit(comparisons.iloc[index])
         rows[r] = ratings.reindex(agents).to_numpy(float)
     names_only = [k[-1] if isinstance(k, tuple) else k for k in agents]

@@ -1,7 +1,8 @@
 """Bradley-Terry with per-game deviations (COMPACT eq. 2): w_ik = mu_i + delta_ik.
 
 mu_i is agent i's global rating and delta_ik its deviation in game k, shrunk towards 0 by independent
-Normal(0, tau^2) priors (tau = 100 Elo points by default, overridable). The global ratings mu are
+Normal(0, tau^2) priors (tau = 100 Elo points by default, overridable; none for the paper's plain MLE, with
+the deviations summing to zero over games). The global ratings mu are
 centred (sum 0) and otherwise unpenalised, as in scalar Bradley-Terry; where their MLE would not exist
 (checked on the pooled counts) a Normal(0, (400 Elo)^2) prior is added, with a warning. Fitted by
 L-BFGS on the exact log-posterior and its gradient; inputs are per-game pair counts W[k, i, j].
@@ -73,7 +74,7 @@ class PerGameFit(FitResult):
         return pd.DataFrame(rows)
 
 
-def fit_bt_per_game(Wk: np.ndarray, agents: list[str], games: list[str], tau_elo: float = DEFAULT_TAU_ELO,
+def fit_bt_per_game(Wk: np.ndarray, agents: list[str], games: list[str], tau_elo: float | None = DEFAULT_TAU_ELO,
                     prior_sd: float | None = None, max_iter: int = 5000) -> PerGameFit:
     """Fit w_ik = mu_i + delta_ik to per-game pair counts.
 
@@ -81,7 +82,10 @@ def fit_bt_per_game(Wk: np.ndarray, agents: list[str], games: list[str], tau_elo
     ----------
     Wk : shape (K, n, n); Wk[k, i, j] = wins of i over j in game k (ties as halves).
     agents, games : names for the n agents and K games.
-    tau_elo : prior sd of the deviations, in Elo points.
+    tau_elo : prior sd of the deviations, in Elo points; None for the paper's plain maximum likelihood, with
+        each agent's deviations summing to zero over the games (mu is then its mean per-game rating). Without
+        the prior a game in which an agent always wins (or always loses) has no finite estimate: the fit
+        stops at its iteration cap and warns.
     prior_sd : prior sd of mu (natural-log units); None = flat unless the pooled MLE does not exist.
     max_iter : L-BFGS iteration cap; stopping there without convergence warns (ConvergenceWarning).
 
@@ -97,7 +101,7 @@ def fit_bt_per_game(Wk: np.ndarray, agents: list[str], games: list[str], tau_elo
             warnings.warn("pooled Bradley-Terry MLE does not exist; the global ratings were given a Normal(0, "
                           "(400 Elo)^2) prior", RatingWarning, stacklevel=3)
             prior_sd = DEFAULT_PRIOR_SD
-    tau = tau_elo / ELO_SCALE
+    tau = np.inf if tau_elo is None else tau_elo / ELO_SCALE
     Nk = Wk + np.transpose(Wk, (0, 2, 1))
     wins = Wk.sum(axis=2)
     prec_mu = 0.0 if prior_sd is None else 1.0 / prior_sd**2
@@ -114,6 +118,8 @@ def fit_bt_per_game(Wk: np.ndarray, agents: list[str], games: list[str], tau_elo
         grad_mu = g.sum(axis=0) - prec_mu * mu
         grad_delta = g - delta / tau**2
         grad_mu -= grad_mu.mean()  # the gauge: mu is only defined up to a constant
+        if tau_elo is None:
+            grad_delta -= grad_delta.mean(axis=0, keepdims=True)  # deviations sum to zero over games
         return -logpost, -np.r_[grad_mu, grad_delta.ravel()]
 
     with collect_notes(notes):
