@@ -33,7 +33,8 @@ ESS_LIMIT = 400
 SAMPLERS = ("auto", "pymc", "nutpie")
 # sampling defaults: 4 chains (R-hat is unreliable with 2), 500 tuning steps (nutpie adapts its mass matrix
 # in a few hundred) and 1,250 draws per chain; at contest scale every shipped model meets the standard with
-# them (benchmarks/beta_regression.py, tests/test_convergence.py)
+# them or with its own stated defaults (tag effects, the layout, the audit's regression; see
+# benchmarks/beta_regression.py and tests/test_convergence.py)
 CHAINS, DRAWS, TUNE = 4, 1250, 500
 # the Measurement Layout mixes at about 0.13 effective draws per draw at contest scale and costs more per draw
 # than the beta regressions: 1,000 draws keep it near 70 s with ESS above 600

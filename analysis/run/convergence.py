@@ -37,72 +37,94 @@ def contest_scores(seed: int = 0, model: str = "additive") -> pd.DataFrame:
 
 
 def fit_at_contest_scale(model: str, seed: int = 0, **sampling) -> dict:
-    """Fit one of `MODELS` at contest scale and time it.
+    """Fit one of `MODELS` at contest scale and time the fit.
 
     sampling : draws, tune, chains, sampler (default: the model's own defaults). Returns the fit's
-    diagnostics (`models.fit.diagnose`) plus `seconds` (wall time of the fit, compilation included) and
-    `model`; raises ValueError for an unknown model.
+    diagnostics (`models.fit.diagnose`) plus `seconds` (wall time of the fit: building and compiling the
+    model, sampling, summarising; not simulating its data) and `model`; raises ValueError for an unknown model.
     """
     if model not in MODELS:
         raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+    data_of, fit = _FITS[model]
+    data = data_of(seed)
     start = time.perf_counter()
-    diagnostics = _FITS[model](seed, sampling)
+    diagnostics = fit(data, seed, sampling)
     return dict(diagnostics, seconds=time.perf_counter() - start, model=model)
 
 
-def _tag_effects(seed: int, sampling: dict, structure: str = "identified") -> dict:
+def _scores(seed: int) -> dict:
+    return {"scores": contest_scores(seed), "tags": load_catalogue(CONTEST_2024).tags}
+
+
+def _tag_effects(data: dict, seed: int, sampling: dict, structure: str = "identified") -> dict:
     from models.scores.beta_regression import fit_tag_effects
 
-    tags = load_catalogue(CONTEST_2024).tags
-    return fit_tag_effects(contest_scores(seed), tags, seed=seed, structure=structure, **sampling).diagnostics
+    return fit_tag_effects(data["scores"], data["tags"], seed=seed, structure=structure, **sampling).diagnostics
 
 
-def _contrast(seed: int, sampling: dict) -> dict:
+def _contrast(data: dict, seed: int, sampling: dict) -> dict:
     from models.scores.beta_regression import fit_baseline_contrast
 
-    return fit_baseline_contrast(contest_scores(seed), "rational_agent", seed=seed, **sampling).diagnostics
+    return fit_baseline_contrast(data["scores"], "rational_agent", seed=seed, **sampling).diagnostics
 
 
-def _layout(seed: int, sampling: dict) -> dict:
+def _layout_data(seed: int) -> dict:
     from analysis.run.predictive import demand_matrix
-    from models.scores.measurement_layout import fit_layout
 
     catalogue = load_catalogue(CONTEST_2024)
     scores = contest_scores(seed, model="layout")
     demands = demand_matrix(scores, catalogue.scenarios, catalogue.tags)
+    return {"scores": scores, "demands": demands}
+
+
+def _layout(data: dict, seed: int, sampling: dict) -> dict:
+    from models.scores.measurement_layout import fit_layout
+
+    scores, demands = data["scores"], data["demands"]
     X = demands.reindex(scores["scenario"]).to_numpy(float)
     return fit_layout(scores["agent"], X, scores["score_norm"].to_numpy(), list(demands.columns), seed=seed,
                       **sampling).diagnostics
 
 
-def _bayes_bt(seed: int, sampling: dict, by: str | None = None) -> dict:
+def _comparisons(seed: int) -> dict:
     from analysis.prepare.comparisons import scenario_comparisons
-    from analysis.run.ratings import rate
 
     scores = contest_scores(seed).rename(columns={"score_norm": "score"}).assign(communication=None)
-    return rate(scenario_comparisons(scores), "bayes-bt", by=by, seed=seed, **sampling).diagnostics
+    return {"comparisons": scenario_comparisons(scores)}
 
 
-def _audit_regression(seed: int, sampling: dict) -> dict:
+def _bayes_bt(data: dict, seed: int, sampling: dict, by: str | None = None) -> dict:
+    from analysis.run.ratings import rate
+
+    return rate(data["comparisons"], "bayes-bt", by=by, seed=seed, **sampling).diagnostics
+
+
+def _season(seed: int) -> dict:
     from analysis.io.store import Store
     from analysis.run.audit import audit_frame
     from analysis.simulate.aoa import simulate_aoa, write_aoa
-    from models.validity.checks import assignment_luck
 
     with tempfile.TemporaryDirectory() as folder:
         paths = write_aoa(simulate_aoa(seed=seed, validity=0.5), Path(folder) / "season")
         with Store(Path(folder) / "audit.duckdb") as store:
             store.ingest([str(p) for p in paths.values()])
             frame, _ = audit_frame(store)
-    return assignment_luck(frame, "role", "nation_power", seed=seed, sampling=sampling)["bayes_diagnostics"]
+    return {"frame": frame}
 
 
+def _audit_regression(data: dict, seed: int, sampling: dict) -> dict:
+    from models.validity.checks import assignment_luck
+
+    return assignment_luck(data["frame"], "role", "nation_power", seed=seed, sampling=sampling)["bayes_diagnostics"]
+
+
+# model -> (its data from a seed, its fit of that data)
 _FITS = {
-    "tag effects": _tag_effects,
-    "tag effects (paper)": lambda seed, sampling: _tag_effects(seed, sampling, structure="paper"),
-    "baseline contrast": _contrast,
-    "measurement layout": _layout,
-    "bayes-bt": _bayes_bt,
-    "bayes-bt per game": lambda seed, sampling: _bayes_bt(seed, sampling, by="game"),
-    "audit regression": _audit_regression,
+    "tag effects": (_scores, _tag_effects),
+    "tag effects (paper)": (_scores, lambda data, seed, sampling: _tag_effects(data, seed, sampling, "paper")),
+    "baseline contrast": (_scores, _contrast),
+    "measurement layout": (_layout_data, _layout),
+    "bayes-bt": (_comparisons, _bayes_bt),
+    "bayes-bt per game": (_comparisons, lambda data, seed, sampling: _bayes_bt(data, seed, sampling, by="game")),
+    "audit regression": (_season, _audit_regression),
 }
