@@ -37,11 +37,15 @@ def test_ordered_beta_logp_matches_closed_form():
     np.testing.assert_allclose(logp, expected, rtol=1e-6)
 
 
-def test_contest_design_is_flagged():
+def _contest_design() -> tuple[np.ndarray, list[str]]:
+    """The 2024 contest's scenario-by-tag design X (12, 10) and the tag names, through referee's own design."""
     contest = load_catalogue(CONTEST_2024)
-    scenarios = sorted(contest.scenarios["scenario"])
     names = sorted(contest.tags["tag"].unique())
-    X = br.tag_matrix(scenarios, contest.tags, names)
+    return br.tag_matrix(sorted(contest.scenarios["scenario"]), contest.tags, names), names
+
+
+def test_contest_design_is_flagged():
+    X, names = _contest_design()
     kept, aliased = br.aliased_tags(X, names)
     assert set(aliased) == {"leadership", "role playing"}  # one always with the other; both a partition's rest
     assert "negotiation" in aliased["role playing"] and "+1 1" in aliased["role playing"]
@@ -52,10 +56,7 @@ def test_contest_design_is_flagged():
 
 
 def test_agent_slopes_follow_what_the_contest_design_identifies():
-    contest = load_catalogue(CONTEST_2024)
-    scenarios = sorted(contest.scenarios["scenario"])
-    names = sorted(contest.tags["tag"].unique())
-    X = br.tag_matrix(scenarios, contest.tags, names)
+    X, names = _contest_design()
     kept, _ = br.aliased_tags(X, names)
     names, X = [names[k] for k in kept], X[:, kept]
     # present in >= 3 and absent from >= 3 of the 12 scenarios: persuasion 8, negotiation 4, antisocial 4,

@@ -178,10 +178,11 @@ def socio_sections(store: Store, bootstrap: int = 200, seed: int = 0) -> list[Se
     matches, events, measures = store.table("matches"), store.table("events"), store.table("measures")
     with_metrics = set(events.loc[events["stage"] == "predict", "match_id"]) | set(
         measures.loc[measures["kind"] == "judge", "match_id"])
+    results = store.table("results") if with_metrics else None
     sections = []
     for runner, group in matches[matches["match_id"].isin(with_metrics)].groupby("runner"):
         ids = set(group["match_id"])
-        tables = [t[t["match_id"].isin(ids)] for t in (store.table("results"), events, measures)]
+        tables = [t[t["match_id"].isin(ids)] for t in (results, events, measures)]
         sections.append(socio_section(runner, socio_analysis(group, *tables, n_boot=bootstrap, seed=seed)))
     return sections
 

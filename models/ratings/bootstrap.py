@@ -130,15 +130,18 @@ def game_weights(first: np.ndarray, second: np.ndarray, rng: np.random.Generator
     return weights
 
 
-def _weighted_bt(a, b, outcome, first, second, n, theta0, replicates, seed, prior_sd) -> np.ndarray:
-    """Bootstrap replicates of scalar BT strengths, shape (replicates, n), resampling whole games."""
+def _weighted_bt(a, b, outcome, first, second, n, theta0, replicates, seed, prior_sd, chunk) -> np.ndarray:
+    """Bootstrap replicates of scalar BT strengths, shape (replicates, n), resampling whole games; the
+    replicates' pair counts are fitted `chunk` at a time in one batched Newton."""
     rng = np.random.default_rng(seed)
-    out = np.empty((replicates, n))
-    for r in range(replicates):
-        w = game_weights(first, second, rng)
-        W = (np.bincount(a * n + b, w * outcome, n * n) + np.bincount(b * n + a, w * (1 - outcome), n * n)).reshape(n, n)
-        out[r] = _fit_replicates(W[None], theta0, prior_sd)[0]
-    return out
+    out = []
+    for start in range(0, replicates, chunk):
+        size = min(chunk, replicates - start)
+        w = np.stack([game_weights(first, second, rng) for _ in range(size)])  # (size, comparisons)
+        Ws = np.stack([np.bincount(a * n + b, wr * outcome, n * n) + np.bincount(b * n + a, wr * (1 - outcome), n * n)
+                       for wr in w]).reshape(size, n, n)
+        out.append(_fit_replicates(Ws, theta0, prior_sd))
+    return np.vstack(out)
 
 
 def _fit_replicates(Ws: np.ndarray, theta0: np.ndarray, prior_sd: float | None) -> np.ndarray:
@@ -177,7 +180,7 @@ def bootstrap_bt(a, b, outcome, cluster, agents: list[str], theta0: np.ndarray, 
     n = len(agents)
     if second is not None and (np.asarray(second) != np.asarray(cluster)).any():
         theta = _weighted_bt(np.asarray(a), np.asarray(b), np.asarray(outcome, float), np.asarray(cluster),
-                             np.asarray(second), n, theta0, replicates, seed, prior_sd)
+                             np.asarray(second), n, theta0, replicates, seed, prior_sd, chunk)
         return BootstrapResult(list(agents), ELO_CENTRE + ELO_SCALE * theta, matches_per_agent(a, b, cluster, n))
     S, counts = cluster_signatures(a, b, outcome, cluster, n)
     total = int(counts.sum())

@@ -145,14 +145,13 @@ def determinants(rows: pd.DataFrame, metrics: list[str], n_boot: int = 100, seed
         folds = match_folds(rows, seed=seed) if model == "elo" or specs.get(model, (0, 0))[1] else agent_folds(rows)
         kind = "whole matches" if model == "elo" or specs.get(model, (0, 0))[1] else "two agents left out"
         aucs, p_sum, p_n = [], np.zeros(len(rows)), np.zeros(len(rows))
+        X = None if model == "elo" else design(rows, metrics, *specs[model], games, agents)[0]
         for train, test, _ in folds:
             if train.sum() < 10 or len(np.unique(y[train])) < 2 or len(np.unique(y[test])) < 2:
                 continue
-            if model == "elo":
+            if X is None:
                 p = _elo_predict(rows[train], rows[test])
             else:
-                per_game, identity = specs[model]
-                X, _ = design(rows, metrics, per_game, identity, games, agents)
                 p = _logistic(X[train], y[train]).predict_proba(X[test])[:, 1]
             aucs.append(roc_auc_score(y[test], p))
             p_sum[test] += p
