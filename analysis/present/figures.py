@@ -1,6 +1,23 @@
-"""Figures: each function takes an already computed table and returns a matplotlib Figure (never shows it)."""
+"""Figures: each function takes an already computed table and returns a matplotlib Figure (never shows it).
+
+Every figure is drawn in referee's style (`STYLE`, the shipped `referee.mplstyle`: paper column widths, the
+Okabe-Ito colour-blind-safe palette) and reads at any number of agents, 3 to 200 and beyond:
+
+- a listing (one row per agent, scenario, tag) shows at most `MAX_ROWS` rows: the first `MAX_ROWS - 1` in
+  the table's order by value, then one grey row summarising the others (their median and range);
+- a square matrix of agents shows the first `MAX_MATRIX` of them (the caller's order: by rating) and its
+  cells carry numbers only while they are large enough to read;
+- heights are capped at `MAX_HEIGHT` inches and widths are one or two paper columns;
+- discrete values are drawn with jitter and counts.
+
+`use_style()` applies the same style to a notebook's own figures. `tests/test_figures.py` renders each
+figure at 5 and at 150 agents and checks its size and that no two labels overlap.
+"""
 
 from __future__ import annotations
+
+import functools
+from pathlib import Path
 
 import matplotlib
 
@@ -10,157 +27,300 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+STYLE = Path(__file__).with_name("referee.mplstyle")
+ONE_COLUMN = 3.4  # inches: one column of a two-column paper
+TWO_COLUMNS = 7.0  # inches: the full text width
+MAX_HEIGHT = 9.0  # inches: a page's text height
+MAX_ROWS = 40  # rows listed one by one; beyond this the rest are summarised in one row
+MAX_MATRIX = 15  # agents shown in a square matrix
+ANNOTATE_CELLS = 8  # matrices up to this size carry their numbers in the cells
+ROW_HEIGHT = 0.17  # inches per listed row
+MAX_POINTS_LABELLED = 25  # scatter points named beside them
+BLUE, ORANGE, GREY = "#0072B2", "#E69F00", "#999999"
 
+
+def use_style() -> None:
+    """Apply referee's figure style (`STYLE`) to every later Matplotlib figure of this process."""
+    plt.style.use(STYLE)
+
+
+def styled(plot):
+    """Decorator: draw `plot` inside referee's style, whatever the caller's rcParams."""
+
+    @functools.wraps(plot)
+    def wrapper(*args, **kwargs):
+        with plt.style.context(STYLE):
+            return plot(*args, **kwargs)
+
+    return wrapper
+
+
+def _height(rows: int, extra: float = 1.0) -> float:
+    return float(min(MAX_HEIGHT, max(2.0, ROW_HEIGHT * rows + extra)))
+
+
+def listed(table: pd.DataFrame, value: str, k: int = MAX_ROWS) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Split a listing for display: (shown, others).
+
+    table : one row per item; value : the column to order by (descending). With at most `k` rows every row
+    is shown in the table's own order; with more, the `k - 1` rows of highest `value` are shown and the rest
+    are returned as `others` (drawn as one summary row).
+    """
+    if len(table) <= k:
+        return table, table.iloc[0:0]
+    ordered = table.sort_values(value, ascending=False, kind="stable")
+    return ordered.iloc[: k - 1], ordered.iloc[k - 1:]
+
+
+def _others_row(ax, y: float, values: pd.Series) -> None:
+    """One grey row: the others' median (dot) and range (bar), labelled with how many they are."""
+    values = values.dropna()
+    if values.empty:
+        return
+    ax.plot([values.min(), values.max()], [y, y], color=GREY, linewidth=3, solid_capstyle="butt", alpha=0.6)
+    ax.plot([values.median()], [y], "o", color=GREY)
+
+
+def _row_labels(ax, y, labels, others: int, what: str = "others") -> None:
+    labels = [str(v) for v in labels]
+    if others:
+        y = list(y) + [-1]
+        labels = labels + [f"{others} {what} (median, range)"]
+    ax.set_yticks(y, labels)
+
+
+@styled
 def plot_means(table: pd.DataFrame, label: str, value_label: str = "mean normalised score (±1 SE)") -> Figure:
     """Horizontal dot-and-whisker chart of means with ±1 SE, first row on top.
 
     Parameters
     ----------
-    table : output of `analysis.run.describe.mean_se` (columns `label`, `mean`, `se`).
+    table : output of `analysis.run.describe.mean_se` (columns `label`, `mean`, `se`), in display order.
     label : the column naming the rows (e.g. 'agent').
-    value_label : x-axis title.
+    value_label : x-axis title (say the unit and the interval).
 
     Returns
     -------
-    matplotlib Figure, about 6 inches wide and 0.3 inch per row.
+    matplotlib Figure, two columns wide, at most `MAX_ROWS` rows (the others summarised in one row).
     """
-    n = len(table)
-    fig, ax = plt.subplots(figsize=(6.5, max(2.0, 0.3 * n + 1.0)), layout="constrained")
-    y = list(range(n))[::-1]
-    ax.errorbar(table["mean"], y, xerr=table["se"].fillna(0.0), fmt="o", color="#1f4e79", ecolor="#7f9fbf",
-                capsize=3, markersize=4)
-    ax.set_yticks(y, table[label].astype(str))
+    shown, others = listed(table, "mean")
+    fig, ax = plt.subplots(figsize=(TWO_COLUMNS * 0.75, _height(len(shown) + bool(len(others)))))
+    y = list(range(len(shown)))[::-1]
+    ax.errorbar(shown["mean"], y, xerr=shown["se"].fillna(0.0), fmt="o", color=BLUE, ecolor="#7fb2d9")
+    if len(others):
+        _others_row(ax, -1, others["mean"])
+    _row_labels(ax, y, shown[label], len(others), f"other {label}s")
     ax.set_xlabel(value_label)
     ax.set_xlim(-0.02, 1.02)
-    ax.grid(axis="x", alpha=0.3)
+    ax.grid(axis="x")
     ax.set_title(f"Mean score per {label}")
     return fig
 
 
+@styled
 def plot_bootstrap_violins(replicates: pd.DataFrame, order: list[str] | None = None) -> Figure:
     """Violins of bootstrap rating distributions, one per agent (COMPACT figure 2).
 
-    replicates : `BootstrapResult.long()` (columns agent, rating). order : agents top to bottom (default:
-    by median rating). Returns a Figure.
+    replicates : `BootstrapResult.long()` (columns agent, replicate, rating on the Elo scale). order : agents
+    top to bottom (default: by median rating). Beyond `MAX_ROWS` agents the top ones are drawn and the
+    others' replicates pooled into one grey violin. Returns a Figure.
     """
-    medians = replicates.groupby("agent")["rating"].median().sort_values(ascending=False)
-    order = order or list(medians.index)
-    data = [replicates.loc[replicates["agent"] == a, "rating"].dropna().to_numpy() for a in order]
-    fig, ax = plt.subplots(figsize=(6.5, max(2.5, 0.35 * len(order) + 1.0)), layout="constrained")
-    positions = list(range(len(order)))[::-1]
-    parts = ax.violinplot(data, positions=positions, orientation="horizontal", showmedians=True, widths=0.8)
+    medians = replicates.groupby("agent")["rating"].median()
+    order = list(order or medians.sort_values(ascending=False).index)
+    shown, rest = order, []
+    if len(order) > MAX_ROWS:
+        shown, rest = order[: MAX_ROWS - 1], order[MAX_ROWS - 1:]
+    by_agent = {a: g["rating"].dropna().to_numpy() for a, g in replicates.groupby("agent")}
+    data = [by_agent.get(a, np.array([np.nan])) for a in shown]
+    labels = list(shown)
+    if rest:
+        data.append(np.concatenate([by_agent[a] for a in rest if a in by_agent]))
+        labels.append(f"{len(rest)} other agents (pooled)")
+    data = [d if len(d) else np.array([np.nan]) for d in data]
+    fig, ax = plt.subplots(figsize=(TWO_COLUMNS * 0.75, _height(len(labels))))
+    positions = list(range(len(labels)))[::-1]
+    finite = [(p, d) for p, d in zip(positions, data) if np.isfinite(d).any()]
+    parts = ax.violinplot([d[np.isfinite(d)] for _, d in finite], positions=[p for p, _ in finite],
+                          orientation="horizontal", showmedians=True, widths=0.8)
     for body in parts["bodies"]:
-        body.set_facecolor("#7f9fbf")
-        body.set_alpha(0.7)
-    ax.set_yticks(positions, order)
-    ax.set_xlabel("rating (Elo scale), bootstrap replicates")
-    ax.grid(axis="x", alpha=0.3)
-    ax.set_title(f"Bootstrap distribution of ratings ({replicates['replicate'].nunique()} replicates)")
+        body.set_facecolor("#7fb2d9")
+        body.set_alpha(0.8)
+    if rest:
+        parts["bodies"][-1].set_facecolor(GREY)
+    ax.set_yticks(positions, labels)
+    ax.set_xlabel("rating (Elo scale)")
+    ax.grid(axis="x")
+    ax.set_title(f"Bootstrap ratings ({replicates['replicate'].nunique()} replicates)")
     return fig
 
 
+@styled
 def plot_win_matrices(matrices: dict[str, pd.DataFrame]) -> Figure:
-    """Heatmaps of P(row beats column), one panel per matrix (COMPACT figure 1); returns a Figure."""
+    """Heatmaps of P(row beats column), one panel per matrix (COMPACT figure 1).
+
+    matrices : label -> square DataFrame (agents in rating order, best first). The first `MAX_MATRIX` agents
+    are shown; cells carry their value while the matrix has at most `ANNOTATE_CELLS` agents; blank cells
+    are pairs never compared. Returns a Figure two columns wide.
+    """
     k = len(matrices)
-    n = max(len(m) for m in matrices.values())
-    fig, axes = plt.subplots(1, k, figsize=(max(4.5, 0.45 * n + 2.0) * k, max(4.0, 0.45 * n + 1.5)),
-                             layout="constrained", squeeze=False)
-    for ax, (label, matrix) in zip(axes[0], matrices.items()):
-        image = ax.imshow(matrix.to_numpy(), vmin=0, vmax=1, cmap="RdBu_r")
-        ax.set_xticks(range(len(matrix)), matrix.columns, rotation=90)
-        ax.set_yticks(range(len(matrix)), matrix.index)
-        for i in range(len(matrix)):
-            for j in range(len(matrix)):
-                if i != j and np.isfinite(matrix.iat[i, j]):
-                    ax.text(j, i, f"{matrix.iat[i, j]:.2f}", ha="center", va="center", fontsize=7)
-        ax.set_title(f"P(row beats column): {label}")
-    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8)
+    n_all = max(len(m) for m in matrices.values())
+    n = min(n_all, MAX_MATRIX)
+    cols = min(k, 2)
+    rows = -(-k // cols)
+    side = min((TWO_COLUMNS - 0.8) / cols, (MAX_HEIGHT - 0.5) / rows)
+    fig, axes = plt.subplots(rows, cols, figsize=(TWO_COLUMNS, min(MAX_HEIGHT, side * rows + 0.5)), squeeze=False)
+    font = 7 if n <= ANNOTATE_CELLS else 6
+    for panel, (ax, (label, matrix)) in enumerate(zip(axes.ravel(), matrices.items())):
+        matrix = matrix.iloc[:n, :n]
+        image = ax.imshow(matrix.to_numpy(float), vmin=0, vmax=1, cmap="RdBu_r")
+        ax.set_xticks(range(len(matrix)), matrix.columns, rotation=90, fontsize=font)
+        # a panel beside another names its rows only when they differ from its neighbour's
+        same = panel % cols and list(matrix.index) == list(list(matrices.values())[panel - 1].index[:n])
+        ax.set_yticks(range(len(matrix)), [] if same else matrix.index, fontsize=font)
+        if len(matrix) <= ANNOTATE_CELLS:
+            for i in range(len(matrix)):
+                for j in range(len(matrix)):
+                    if i != j and np.isfinite(matrix.iat[i, j]):
+                        ax.text(j, i, f"{matrix.iat[i, j]:.2f}", ha="center", va="center", fontsize=5)
+        shown = f" (top {n} of {n_all})" if n < n_all else ""
+        ax.set_title(f"{label}{shown}", fontsize=8)
+    for ax in axes.ravel()[k:]:
+        ax.set_visible(False)
+    fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.6, label="P(row beats column)")
     return fig
 
 
+@styled
 def plot_intervals(table: pd.DataFrame, label: str, title: str, xlabel: str, reference: float | None = 0.0) -> Figure:
-    """Posterior means with HDI bars (columns `label`, `mean`, `hdi_low`, `hdi_high`), first row on top,
-    with a dashed reference line (contest figures 2 and 3 right). Returns a Figure."""
-    n = len(table)
-    fig, ax = plt.subplots(figsize=(6.5, max(2.0, 0.32 * n + 1.0)), layout="constrained")
-    y = list(range(n))[::-1]
-    lower = table["mean"] - table["hdi_low"]
-    upper = table["hdi_high"] - table["mean"]
-    ax.errorbar(table["mean"], y, xerr=[lower, upper], fmt="o", color="#1f4e79", ecolor="#7f9fbf", capsize=3,
-                markersize=4)
+    """Posterior means with interval bars (columns `label`, `mean`, `hdi_low`, `hdi_high`), first row on top,
+    with a dashed reference line (contest figures 2 and 3 right). Beyond `MAX_ROWS` rows the ones of highest
+    mean are drawn and the others summarised in one grey row. Say the interval in `title` or the caption.
+    Returns a Figure."""
+    shown, others = listed(table, "mean")
+    fig, ax = plt.subplots(figsize=(TWO_COLUMNS * 0.75, _height(len(shown) + bool(len(others)))))
+    y = list(range(len(shown)))[::-1]
+    lower = (shown["mean"] - shown["hdi_low"]).clip(lower=0)
+    upper = (shown["hdi_high"] - shown["mean"]).clip(lower=0)
+    ax.errorbar(shown["mean"], y, xerr=[lower, upper], fmt="o", color=BLUE, ecolor="#7fb2d9")
+    if len(others):
+        _others_row(ax, -1, others["mean"])
     if reference is not None:
-        ax.axvline(reference, color="#888", linestyle="--", linewidth=1)
-    ax.set_yticks(y, table[label].astype(str))
+        ax.axvline(reference, color="#666", linestyle="--", linewidth=0.8)
+    _row_labels(ax, y, shown[label], len(others), f"other {label}s")
     ax.set_xlabel(xlabel)
     ax.set_title(title)
-    ax.grid(axis="x", alpha=0.3)
+    ax.grid(axis="x")
     return fig
 
 
+def _thinned_ticks(positions: list[float], labels: list[str], room: float, font: float) -> tuple[list, list]:
+    """Every m-th tick so that labels `font` points tall fit in `room` inches without overlapping."""
+    if not positions:
+        return [], []
+    per = room / len(positions)
+    step = max(1, int(np.ceil((font / 72 * 1.3) / max(per, 1e-9))))
+    return positions[::step], labels[::step]
+
+
+@styled
 def plot_correlation_heatmap(matrix: pd.DataFrame, title: str = "Pearson correlations") -> Figure:
-    """Heatmap of a square correlation matrix (contest figure 5); returns a Figure."""
+    """Heatmap of a square correlation matrix (contest figure 5); cells carry their value up to
+    `ANNOTATE_CELLS` * 1.5 rows, and labels are thinned so that they never overlap. Returns a Figure."""
     n = len(matrix)
-    fig, ax = plt.subplots(figsize=(max(5.0, 0.42 * n + 2.5), max(4.5, 0.42 * n + 2.0)), layout="constrained")
-    image = ax.imshow(matrix.to_numpy(), vmin=-1, vmax=1, cmap="RdBu_r")
-    ax.set_xticks(range(n), matrix.columns, rotation=90)
-    ax.set_yticks(range(n), matrix.index)
-    for i in range(n):
-        for j in range(n):
-            ax.text(j, i, f"{matrix.iat[i, j]:.2f}", ha="center", va="center", fontsize=6)
-    fig.colorbar(image, ax=ax, shrink=0.8)
+    side = min(TWO_COLUMNS - 1.0, max(3.0, 0.3 * n + 1.5))
+    fig, ax = plt.subplots(figsize=(side + 1.0, side))
+    image = ax.imshow(matrix.to_numpy(float), vmin=-1, vmax=1, cmap="RdBu_r")
+    font = 7 if n <= 30 else 6
+    positions, labels = _thinned_ticks(list(range(n)), [str(c) for c in matrix.columns], side - 1.2, font)
+    ax.set_xticks(positions, labels, rotation=90, fontsize=font)
+    positions, labels = _thinned_ticks(list(range(n)), [str(c) for c in matrix.index], side - 1.2, font)
+    ax.set_yticks(positions, labels, fontsize=font)
+    if n <= ANNOTATE_CELLS * 1.5:
+        for i in range(n):
+            for j in range(n):
+                if np.isfinite(matrix.iat[i, j]):
+                    ax.text(j, i, f"{matrix.iat[i, j]:.2f}", ha="center", va="center", fontsize=4.5)
+    fig.colorbar(image, ax=ax, shrink=0.8, label="Pearson r")
     ax.set_title(title)
     return fig
 
 
+@styled
 def plot_capability_profiles(capabilities: pd.DataFrame, extras: dict[str, pd.DataFrame]) -> Figure:
     """One panel per demand (plus base chance and sample size): each agent's posterior mean and 94% HDI
     (contest figure 6). capabilities : agent, demand, mean, hdi_low, hdi_high; extras : name -> agent,
-    mean, hdi_low, hdi_high. Returns a Figure."""
+    mean, hdi_low, hdi_high. Beyond `MAX_ROWS` agents, those of highest mean capability (over demands)
+    are drawn. Returns a Figure."""
     panels = [(d, g) for d, g in capabilities.groupby("demand", sort=False)] + list(extras.items())
+    average = capabilities.groupby("agent")["mean"].mean().sort_values(ascending=False)
+    agents = sorted(average.index[: MAX_ROWS])
     cols = 4
     rows = -(-len(panels) // cols)
-    agents = sorted(capabilities["agent"].unique())
-    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 0.28 * len(agents) * rows + 1.2 * rows),
-                             layout="constrained", squeeze=False)
+    height = min(MAX_HEIGHT, rows * (ROW_HEIGHT * len(agents) + 0.7))
+    fig, axes = plt.subplots(rows, cols, figsize=(TWO_COLUMNS, height), squeeze=False, sharey=True)
+    y = list(range(len(agents)))[::-1]
     for ax, (name, table) in zip(axes.ravel(), panels):
         table = table.set_index("agent").reindex(agents)
-        y = list(range(len(agents)))[::-1]
-        ax.errorbar(table["mean"], y, xerr=[table["mean"] - table["hdi_low"], table["hdi_high"] - table["mean"]],
-                    fmt="o", markersize=3, color="#1f4e79", ecolor="#7f9fbf", capsize=2)
-        ax.set_yticks(y, agents, fontsize=7)
-        ax.set_title(str(name), fontsize=8)
-        ax.tick_params(axis="x", labelsize=7)
+        ax.errorbar(table["mean"], y, xerr=[(table["mean"] - table["hdi_low"]).clip(lower=0),
+                                            (table["hdi_high"] - table["mean"]).clip(lower=0)],
+                    fmt="o", markersize=2.5, color=BLUE, ecolor="#7fb2d9")
+        ax.set_title(str(name), fontsize=7)
+        ax.tick_params(axis="x", labelsize=6)
+    for row in axes:
+        row[0].set_yticks(y, agents, fontsize=6 if len(agents) > 20 else 7)
     for ax in axes.ravel()[len(panels):]:
         ax.set_visible(False)
+    n_all = capabilities["agent"].nunique()
+    if n_all > len(agents):
+        fig.suptitle(f"the {len(agents)} agents of highest mean capability, of {n_all}", fontsize=8)
     return fig
 
 
+@styled
 def plot_predictor_comparison(per_agent: pd.DataFrame) -> Figure:
-    """Grouped bars of test R^2 (top) and RMSE (bottom) per agent and predictor (contest figure 7)."""
+    """Test R^2 (top) and RMSE (bottom) per agent and predictor (contest figure 7): grouped bars for up to
+    `MAX_MATRIX` agents, else one jittered point per agent in a column per predictor, with the median.
+    per_agent : agent, predictor, r2, rmse. Returns a Figure."""
     agents = sorted(per_agent["agent"].unique())
     predictors = list(dict.fromkeys(per_agent["predictor"]))
-    fig, axes = plt.subplots(2, 1, figsize=(max(6.5, 0.8 * len(agents) + 2), 6.0), layout="constrained", sharex=True)
-    width = 0.8 / len(predictors)
-    for k, predictor in enumerate(predictors):
-        table = per_agent[per_agent["predictor"] == predictor].set_index("agent").reindex(agents)
-        x = [i + (k - (len(predictors) - 1) / 2) * width for i in range(len(agents))]
-        axes[0].bar(x, table["r2"], width, label=predictor)
-        axes[1].bar(x, table["rmse"], width, label=predictor)
-    axes[0].axhline(0.35, color="#888", linestyle="--", linewidth=1)
+    fig, axes = plt.subplots(2, 1, figsize=(TWO_COLUMNS, 5.5), sharex=True)
+    if len(agents) <= MAX_MATRIX:
+        width = 0.8 / len(predictors)
+        for k, predictor in enumerate(predictors):
+            table = per_agent[per_agent["predictor"] == predictor].set_index("agent").reindex(agents)
+            x = [i + (k - (len(predictors) - 1) / 2) * width for i in range(len(agents))]
+            axes[0].bar(x, table["r2"], width, label=predictor)
+            axes[1].bar(x, table["rmse"], width, label=predictor)
+        axes[1].set_xticks(range(len(agents)), agents, rotation=90)
+    else:
+        rng = np.random.default_rng(0)
+        for k, predictor in enumerate(predictors):
+            table = per_agent[per_agent["predictor"] == predictor]
+            jitter = k + rng.uniform(-0.25, 0.25, len(table))
+            for ax, column in zip(axes, ("r2", "rmse")):
+                ax.plot(jitter, table[column], "o", markersize=2, alpha=0.5, label=predictor if column == "r2" else None)
+                ax.plot([k - 0.3, k + 0.3], [table[column].median()] * 2, color="black", linewidth=1.2)
+        axes[1].set_xticks(range(len(predictors)), [f"{p}\n({per_agent['agent'].nunique()} agents)" for p in predictors])
+    axes[0].axhline(0.35, color="#666", linestyle="--", linewidth=0.8)
     axes[0].set_ylabel("test R²")
-    axes[1].set_ylabel("test RMSE")
-    axes[1].set_xticks(range(len(agents)), agents, rotation=45, ha="right")
-    axes[0].legend(fontsize=8, ncols=2)
+    axes[1].set_ylabel("test RMSE (normalised score)")
+    axes[0].legend(ncols=len(predictors), loc="lower left", bbox_to_anchor=(0, 1.0))
     return fig
 
 
+@styled
 def plot_decomposition(parts: pd.DataFrame, order: list[str]) -> Figure:
     """Stacked bars of each player's score components (negative parts below zero); returns a Figure.
 
-    parts : columns player, component, value (`models.validity.decompose`); order : players left to right.
+    parts : columns player, component, value (`models.validity.decompose`); order : players left to right
+    (best first). Beyond `MAX_MATRIX` players the first ones are drawn and the others' mean is one grey-labelled
+    bar.
     """
     table = parts.pivot_table(index="player", columns="component", values="value", aggfunc="sum").reindex(order)
-    fig, ax = plt.subplots(figsize=(max(6.5, 0.55 * len(order) + 2), 4.5), layout="constrained")
+    if len(table) > MAX_MATRIX:
+        head, rest = table.iloc[: MAX_MATRIX - 1], table.iloc[MAX_MATRIX - 1:]
+        table = pd.concat([head, rest.mean().to_frame(f"mean of {len(rest)} others").T])
+    fig, ax = plt.subplots(figsize=(TWO_COLUMNS, 4.0))
     pos = np.zeros(len(table))
     neg = np.zeros(len(table))
     for component in table.columns:
@@ -170,72 +330,112 @@ def plot_decomposition(parts: pd.DataFrame, order: list[str]) -> Figure:
         pos += np.clip(values, 0, None)
         neg += np.clip(values, None, 0)
     ax.axhline(0, color="#444", linewidth=0.8)
-    ax.set_xticks(range(len(table)), table.index, rotation=45, ha="right")
-    ax.set_ylabel("points")
+    ax.set_xticks(range(len(table)), [str(i) for i in table.index], rotation=90)
+    ax.set_ylabel("points (score component)")
     ax.set_title("Score decomposition")
-    ax.legend(fontsize=8)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return fig
 
 
+DISCRETE_LEVELS = 12  # an outcome with at most this many distinct values is drawn as jittered columns
+
+
+@styled
 def plot_score_vs_outcome(frame: pd.DataFrame, outcome: str, label: str = "player", colour: str = "role") -> Figure:
-    """Scatter of recorded score against an outcome, points labelled and coloured by role; returns a Figure."""
+    """Recorded score against an outcome; returns a Figure.
+
+    A discrete outcome (at most `DISCRETE_LEVELS` values) is drawn as one jittered column per value with its
+    median and its count (n); a continuous one as a scatter whose transparency falls with the number of
+    points. Points are coloured by `colour` only when that column has values, and named (by `label`) only
+    when there are at most `MAX_POINTS_LABELLED`.
+    """
     data = frame.dropna(subset=[outcome, "score"])
-    fig, ax = plt.subplots(figsize=(6.5, 4.5), layout="constrained")
-    for name, group in data.groupby(data[colour].fillna("(none)").astype(str)):
-        ax.scatter(group[outcome], group["score"], label=name, s=30)
-        if len(data) <= 40:
-            for _, row in group.iterrows():
-                ax.annotate(str(row[label]), (row[outcome], row["score"]), fontsize=7, xytext=(3, 3),
-                            textcoords="offset points")
+    fig, ax = plt.subplots(figsize=(TWO_COLUMNS * 0.75, 4.0))
+    groups = [("all", data)]
+    if colour in data.columns and data[colour].notna().any():
+        groups = list(data.groupby(data[colour].fillna("(none)").astype(str)))
+    alpha = float(np.clip(30 / max(len(data), 1) ** 0.5, 0.08, 0.9))
+    levels = np.sort(data[outcome].unique())
+    discrete = len(levels) <= DISCRETE_LEVELS
+    rng = np.random.default_rng(0)
+    spacing = float(np.min(np.diff(levels))) if len(levels) > 1 else 1.0
+    for name, group in groups:
+        x = group[outcome].to_numpy(float)
+        if discrete:
+            x = x + rng.uniform(-0.3, 0.3, len(x)) * spacing
+        ax.scatter(x, group["score"], s=12 if len(data) < 200 else 4, alpha=alpha,
+                   label=name if len(groups) > 1 else None, linewidths=0)
+        if len(data) <= MAX_POINTS_LABELLED:
+            for xi, (_, row) in zip(x, group.iterrows()):
+                ax.annotate(str(row[label]), (xi, row["score"]), fontsize=6, xytext=(3, 3), textcoords="offset points")
+    if discrete:
+        top = data["score"].max()
+        for level in levels:
+            at = data.loc[data[outcome] == level, "score"]
+            ax.plot([level - 0.35 * spacing, level + 0.35 * spacing], [at.median()] * 2, color="black", linewidth=1.2)
+            ax.annotate(f"n={len(at):,}", (level, top), xytext=(0, 6), textcoords="offset points", ha="center",
+                        fontsize=6)
+        ax.set_xticks(levels, [f"{v:g}" for v in levels])
     ax.set_xlabel(outcome)
-    ax.set_ylabel("recorded score")
-    ax.legend(fontsize=8, title=colour)
-    ax.set_title(f"Score against {outcome}")
+    ax.set_ylabel("recorded score (points)")
+    if len(groups) > 1:
+        ax.legend(title=colour, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.set_title(f"Score against {outcome}" + (" (jittered; bar = median)" if discrete else ""), pad=14)
     return fig
 
 
+@styled
 def plot_similarity_blocks(matrix: pd.DataFrame, title: str = "Socio-cognitive similarity") -> Figure:
     """COMPACT figure 4: Pearson correlations between (agent, category) metric vectors, rows grouped by
-    agent with lines between agents' blocks. matrix : square, MultiIndex (agent, category). Returns a Figure."""
+    agent with lines between agents' blocks; agent labels are thinned so that they never overlap.
+    matrix : square, MultiIndex (agent, category). Returns a Figure."""
     n = len(matrix)
-    fig, ax = plt.subplots(figsize=(7.5, 6.5), layout="constrained")
+    fig, ax = plt.subplots(figsize=(TWO_COLUMNS * 0.85, TWO_COLUMNS * 0.75))
     image = ax.imshow(matrix.to_numpy(float), vmin=-1, vmax=1, cmap="RdBu_r", interpolation="nearest")
     agents = matrix.index.get_level_values(0)
     edges = [k for k in range(1, n) if agents[k] != agents[k - 1]]
-    for k in edges:
-        ax.axhline(k - 0.5, color="black", lw=0.6)
-        ax.axvline(k - 0.5, color="black", lw=0.6)
+    if len(edges) <= 40:
+        for k in edges:
+            ax.axhline(k - 0.5, color="black", lw=0.5)
+            ax.axvline(k - 0.5, color="black", lw=0.5)
     starts = [0] + edges
     ends = edges + [n]
     centres = [(s + e - 1) / 2 for s, e in zip(starts, ends)]
-    ax.set_xticks(centres, [agents[s] for s in starts], rotation=90)
-    ax.set_yticks(centres, [agents[s] for s in starts])
+    names = [str(agents[s]) for s in starts]
+    font = 7 if len(names) <= 30 else 6
+    positions, labels = _thinned_ticks(centres, names, TWO_COLUMNS * 0.6, font)
+    ax.set_xticks(positions, labels, rotation=90, fontsize=font)
+    ax.set_yticks(positions, labels, fontsize=font)
     fig.colorbar(image, ax=ax, shrink=0.8, label="Pearson r")
     ax.set_title(title)
     return fig
 
 
+@styled
 def plot_consistency(summary: pd.DataFrame) -> Figure:
     """COMPACT figure 5: mean correlation per comparison with its bootstrap interval.
     summary : comparison, mean_r, low, high. Returns a Figure."""
-    fig, ax = plt.subplots(figsize=(7.0, 0.55 * len(summary) + 1.4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(TWO_COLUMNS * 0.85, _height(len(summary), 1.4)))
     y = np.arange(len(summary))
-    ax.errorbar(summary["mean_r"], y, xerr=[summary["mean_r"] - summary["low"], summary["high"] - summary["mean_r"]],
-                fmt="o", capsize=3)
-    ax.axvline(0, color="grey", lw=0.8)
+    ax.errorbar(summary["mean_r"], y, xerr=[(summary["mean_r"] - summary["low"]).clip(lower=0),
+                                            (summary["high"] - summary["mean_r"]).clip(lower=0)],
+                fmt="o", color=BLUE)
+    ax.axvline(0, color="#666", lw=0.8)
     ax.set_yticks(y, summary["comparison"])
     ax.invert_yaxis()
-    ax.set_xlabel("mean Pearson r between metric vectors (95% bootstrap interval over matches)")
+    ax.set_xlabel("mean Pearson r of metric vectors (95% bootstrap interval)")
     return fig
 
 
+@styled
 def plot_roc_curves(curves: dict[str, pd.DataFrame], aucs: dict[str, float]) -> Figure:
-    """COMPACT figure 6: out-of-fold ROC curves. curves : model -> fpr, tpr; aucs : model -> mean fold AUC."""
-    fig, ax = plt.subplots(figsize=(5.5, 5.0), layout="constrained")
+    """COMPACT figure 6: out-of-fold ROC curves. curves : model -> fpr, tpr; aucs : model -> mean fold AUC.
+    Returns a Figure one column wide."""
+    fig, ax = plt.subplots(figsize=(ONE_COLUMN + 0.6, ONE_COLUMN + 0.3))
     for model, curve in curves.items():
         ax.plot(curve["fpr"], curve["tpr"], label=f"{model} (AUC {aucs.get(model, float('nan')):.2f})")
-    ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
+    ax.plot([0, 1], [0, 1], color="#666", lw=0.8, ls="--")
     ax.set_xlabel("false positive rate")
     ax.set_ylabel("true positive rate")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(loc="lower right")
     return fig
