@@ -79,3 +79,23 @@ def test_batched_newton_equals_single_fits():
     batch = fit_bt_batch(Ws, np.zeros(5))
     for W, theta in zip(Ws, batch):
         np.testing.assert_allclose(theta, fit_bt(W, list("abcde")).theta, atol=1e-7)
+
+
+def test_bootstrap_replicates_without_an_mle_get_the_prior_not_a_singular_system():
+    """Two pairs, a-b and c-d, each with wins both ways, joined by one drawn match b-c: the full data have an
+    MLE, but a replicate that leaves out that match splits into two groups never compared, whose batched
+    Newton system was singular (LinAlgError). Such replicates take the default prior: finite ratings."""
+    import numpy as np
+
+    from models.ratings.bootstrap import bootstrap_bt
+
+    a = np.array([0, 1, 0, 1, 2, 3, 2, 3, 1])
+    b = np.array([1, 0, 1, 0, 3, 2, 3, 2, 2])
+    outcome = np.array([1, 1, 1, 1, 1, 1, 1, 1, 0.5])
+    cluster = np.arange(9)
+    result = bootstrap_bt(a, b, outcome, cluster, ["a", "b", "c", "d"], np.zeros(4), replicates=200, seed=1)
+    ratings = result.ratings
+    present = np.isfinite(ratings).all(axis=1)
+    assert present.mean() > 0.9  # replicates missing an agent altogether leave it NaN, as documented
+    np.testing.assert_allclose(ratings[present].mean(axis=1), 1500.0, atol=1e-6)  # centred on 1500
+    assert np.abs(ratings[present] - 1500).max() < 400  # the prior holds the split groups near the centre

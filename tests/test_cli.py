@@ -55,8 +55,20 @@ def test_info_without_store(tmp_path, capsys):
     assert "no store here" in capsys.readouterr().err
 
 
-def test_demo_writes_report_with_figures(tmp_path):
+def test_demo_writes_report_with_figures(tmp_path, monkeypatch):
+    from analysis.present.outputs import ResultsFolder
+    from tests.figure_checks import figure_problems
+
+    problems: dict[str, list[str]] = {}
+    save = ResultsFolder.figure
+
+    def checked(self, name, fig, vector=False, dpi=150):
+        problems[name] = figure_problems(fig)
+        return save(self, name, fig, vector=vector, dpi=dpi)
+
+    monkeypatch.setattr(ResultsFolder, "figure", checked)
     assert main(["demo", "--out", str(tmp_path / "demo"), "--draws", "300"]) == 0
+    assert problems and all(p == [] for p in problems.values()), problems
     html = (tmp_path / "demo" / "index.html").read_text()
     assert "Ingest summary" in html and "accepted, 0 quarantined" in html
     for runner in ("concordia", "aoa", "compact", "arena", "ranked"):  # one bundled sample of every runner
@@ -76,8 +88,12 @@ def test_demo_writes_report_with_figures(tmp_path):
             "predicting-held-out-comparisons-compact-1.png"} <= names
     assert sum(n.startswith("socio-cognitive-metrics") for n in names) == 4
     assert all(f.stat().st_size > 5000 for f in figures)
-    for f in figures:
-        assert f'src="figures/{f.name}"' in html
+    for f in figures:  # embedded in the page, linked as PNG and SVG
+        assert f'href="figures/{f.name}"' in html and f.with_suffix(".svg").exists()
+    assert html.count('src="data:image/png;base64,') == len(figures)
+    assert "could not be built" not in html
+    markdown = (tmp_path / "demo" / "report.md").read_text()
+    assert markdown.count("![") == len(figures) and "| Rank | Submission" in markdown.replace("  ", " ")
     # provenance: the lock the run was installed from, the inputs, the versions; a manifest of every file
     import hashlib
     from pathlib import Path

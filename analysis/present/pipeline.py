@@ -29,12 +29,13 @@ from analysis.present.report import (
     rankings_section,
     runners_section,
     scores_section,
+    skipped,
     socio_section,
     store_section,
     write_report,
 )
 from models.scores import beta_regression as br
-from models.voting import vote
+from models.voting import MIN_BALLOTS, vote
 from models.voting import PreferenceProfile
 from analysis.prepare.scores import normalised_scores
 from analysis.io.resources import shipped
@@ -66,14 +67,19 @@ def _guarded(title: str, build, *args, **kwargs) -> list[Section]:
 def build_report(store: Store, out: str | Path, ingest_report: IngestReport | None = None,
                  title: str = "referee report", fit_models: bool = True, seed: int = 0,
                  sampling: dict | None = None, command: list[str] | None = None) -> Path:
-    """Write `out/index.html` (and figures, provenance.json, manifest.json) for everything in `store`;
-    returns the index path.
+    """Write the report of everything in `store` to folder `out`; returns the path of `out/index.html`.
 
-    Sections: the ingest summary (when `ingest_report` is given), the store's contents and catalogue, a
-    per-runner overview, normalised scores per agent and per scenario (for matches with a scenario), ratings
-    and rankings, audits, and (with `fit_models`) the Bayesian beta regressions and Measurement Layouts.
-    `sampling` (draws, tune, chains, sampler) overrides the models' own defaults, which converge at contest
-    scale (`models.fit`). Every warning raised while building a section is shown in it.
+    Each section decides from the data whether it can run, and one that cannot says why in the report:
+    the ingest summary (when `ingest_report` is given), the store's contents and catalogue, a per-runner
+    overview, normalised scores (matches with a scenario), ratings and rankings (any runner whose matches
+    hold comparisons), per-game and multidimensional ratings (several games), socio-cognitive metrics
+    (predictions or judge ratings), construct-validity audits (an outcome measure, or an Age of Agents
+    season), and with `fit_models` the Bayesian beta regressions and Measurement Layouts (a scenario
+    catalogue). A section that fails shows its error and the rest still builds.
+
+    Writes `index.html` (self-contained), `report.md`, `figures/` (PNG and SVG), `tables/` (CSV, sorted by
+    rank where there is one), `provenance.json` and `manifest.json`. `sampling` (draws, tune, chains,
+    sampler) overrides the models' own defaults, which converge at contest scale (`models.fit`).
     """
     folder = ResultsFolder(out, command=command, seed=seed, store=store)
     sections: list[Section] = []
@@ -87,11 +93,16 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
         scores = normalised_scores(store, scenarios_only=True)
     if len(scores):
         sections.append(scores_section(scores, notes))
-    sections += _guarded("Ratings and rankings", rating_sections, store, seed=seed)
+    sections += rating_sections(store, seed=seed)
     sections += _guarded("Socio-cognitive metrics", socio_sections, store, seed=seed)
-    sections += _guarded("Construct-validity audits", audit_sections, store, bayes=fit_models, seed=seed,
-                         sampling=sampling)
-    if fit_models and len(scores):
+    sections += audit_sections(store, bayes=fit_models, seed=seed, sampling=sampling)
+    contest = "Beta regressions and Measurement Layouts (contest figures 2-3, 5-7)"
+    if not len(scores):
+        sections.append(skipped(contest, "no match has a scenario from a scenario catalogue (tags and score bounds), "
+                                         "which these models explain scores by"))
+    elif not fit_models:
+        sections.append(skipped(contest, "the Bayesian fits were not asked for (--no-models)"))
+    else:
         model_data = (scores, store.table("scenarios"), store.table("scenario_tags"))  # normalised once for both
         sections += _guarded("Beta regressions", beta_regression_sections, *model_data, seed=seed,
                              sampling=sampling)
@@ -106,19 +117,48 @@ FORMULAS = shipped("formulas")
 
 def audit_sections(store: Store, bayes: bool = True, seed: int = 0, sampling: dict | None = None
                    ) -> list[Section]:
-    """A construct-validity audit of every Age-of-Agents season in the store, with the EVAL 01 formula."""
-    matches = store.table("matches")
-    sections = []
-    for match_id in sorted(matches.loc[matches["runner"] == "aoa", "match_id"]):
-        frame, events = audit_frame(store, match=match_id)
-        outcomes = default_outcomes(frame, store.table("measures"))
-        formula = formula_from(FORMULAS / "aoa_eval01.toml", frame)
-        result = run_audit(frame, events, formula, outcomes, ["team"], "universal", seed=seed, bayes=bayes,
-                           sampling=sampling)
-        section = audit_section(f"Construct-validity audit: {match_id}", result, frame, outcomes[0])
-        section.warnings += result.notes
-        sections.append(section)
+    """A construct-validity audit per runner whose matches record an outcome measure apart from the score
+    (`analysis.run.audit`), and one per Age-of-Agents season with the EVAL 01 formula; a runner without an
+    outcome gets a section that says so."""
+    matches, measures = store.table("matches"), store.table("measures")
+    sections, without = [], []
+    for runner, group in matches.groupby("runner"):
+        if runner == "aoa":
+            for match_id in sorted(group["match_id"]):
+                sections += _guarded(f"Construct-validity audit: {match_id}", _aoa_audit, store, match_id,
+                                     bayes=bayes, seed=seed, sampling=sampling)
+            continue
+        title = f"Construct-validity audit ({runner})"
+        ids = set(group["match_id"])
+        outcomes = measures[measures["match_id"].isin(ids) & (measures["kind"] == "outcome")]
+        if outcomes.empty:
+            without.append(runner)
+            continue
+        sections += _guarded(title, _outcome_audit, store, runner, title, bayes=bayes, seed=seed, sampling=sampling)
+    if without:
+        sections.append(skipped(f"Construct-validity audit ({', '.join(without)})",
+                                "no outcome is recorded apart from the score (a table's outcome column ingested with "
+                                "--measure NAME=outcome, or a runner's outcome measures); the derived win would only "
+                                "restate the score"))
     return sections
+
+
+def _aoa_audit(store: Store, match_id: str, bayes: bool, seed: int, sampling: dict | None) -> Section:
+    frame, events = audit_frame(store, match=match_id)
+    outcomes = default_outcomes(frame, store.table("measures"))
+    formula = formula_from(FORMULAS / "aoa_eval01.toml", frame)
+    result = run_audit(frame, events, formula, outcomes, ["team"], "universal", seed=seed, bayes=bayes,
+                       sampling=sampling)
+    return audit_section(f"Construct-validity audit: {match_id}", result, frame, outcomes[0])
+
+
+def _outcome_audit(store: Store, runner: str, title: str, bayes: bool, seed: int, sampling: dict | None) -> Section:
+    frame, events = audit_frame(store, runner=runner)
+    ids = set(frame["match_id"])
+    measures = store.table("measures")
+    outcomes = default_outcomes(frame, measures[measures["match_id"].isin(ids)])
+    result = run_audit(frame, events, None, outcomes, [], None, seed=seed, bayes=bayes, sampling=sampling)
+    return audit_section(title, result, frame, outcomes[0])
 
 
 def layout_sections(scores, scenarios, tags, seed: int = 0, sampling: dict | None = None) -> Section:
@@ -142,43 +182,74 @@ def beta_regression_sections(scores, scenarios, tags, seed: int = 0, baseline: s
     return beta_regression_section(contrast, br.contrast_table(contrast), tag_fit, br.tag_table(tag_fit), correlations)
 
 
+MIN_PREDICTION_MATCHES = 10  # cross-validated prediction needs a few matches per fold
+
+
 def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0) -> list[Section]:
-    """Ratings and rankings for every runner with scenarios (Concordia-style) and, for runners with several
-    games, cross-validated prediction, per-game Kendall tau and win-probability heatmaps."""
+    """For each runner: ratings and rankings (Elo, Bradley-Terry with bootstrap intervals, voting) whenever
+    its matches hold comparisons, a single game or many; with several games, cross-validated prediction,
+    per-game Kendall tau and win-probability heatmaps. What cannot run gets a section that says why; a
+    runner whose analysis fails shows the error and the other runners still build."""
     matches, results = store.table("matches"), store.table("results")
-    sections = []
+    sections: list[Section] = []
     for runner, group in matches.groupby("runner"):
         runner_results = results[results["match_id"].isin(group["match_id"])]
+        title = f"Ratings and rankings ({runner})"
+        sections += _guarded(title, _rankings, runner, group, runner_results, bootstrap, seed, title)
         if group["scenario"].notna().any():
-            comparisons = comparisons_from_tables(group, runner_results)
-            elo = rate(comparisons, "elo", seed=seed)
-            bt = rate(comparisons, "bt", bootstrap=bootstrap, seed=seed, agents=comparable_agents(group, runner_results))
-            profile = PreferenceProfile.from_ballots(ballots_from_tables(group, runner_results))
-            votes = {m: vote(profile, m, seed=seed) for m in ("iml", "copeland", "ranked-pairs", "ewa")}
-            section = rankings_section(runner, elo, bt, votes, pooled=runner in separate_episode_runners())
-            section.warnings += elo.notes + [n for n in bt.notes if n not in elo.notes]
-            sections.append(section)
-        elif group["game"].nunique() > 1 and len(group) >= 10:
-            comparisons = comparisons_from_tables(group, runner_results, parallel=True)
-            split = "communication" if group["communication"].notna().any() else None
-            cv = summarise_cv(cross_validate(comparisons, folds=5, dims=[1, 2], seed=seed))
-            per_game = rate(comparisons, "bt-per-game", seed=seed)
-            matrices = fitted_and_empirical(comparisons, split)
-            section = prediction_section(runner, cv, per_game.extra["kendall_tau"], matrices)
-            section.warnings += per_game.notes
-            sections.append(section)
+            continue  # scenario-based runners: the beta regressions and layouts explain scores by scenario
+        prediction = f"Per-game and multidimensional ratings ({runner})"
+        games = group["game"].dropna().unique()
+        if len(games) < 2:
+            sections.append(skipped(prediction, f"every match is one game ({', '.join(map(str, games)) or 'unnamed'}); "
+                                                "per-game deviations and several rating dimensions need several games"))
+        elif len(group) < MIN_PREDICTION_MATCHES:
+            sections.append(skipped(prediction, f"{len(group)} matches, fewer than {MIN_PREDICTION_MATCHES}: too few "
+                                                "to hold some out for cross-validation"))
+        else:
+            sections += _guarded(prediction, _prediction, runner, group, runner_results, seed)
     return sections
+
+
+def _rankings(runner: str, group, results, bootstrap: int, seed: int, title: str) -> Section:
+    comparisons = comparisons_from_tables(group, results)
+    if not len(comparisons):
+        return skipped(title, "no two players share a match (or a scenario's repetition) with comparable scores")
+    elo = rate(comparisons, "elo", seed=seed)
+    bt = rate(comparisons, "bt", bootstrap=bootstrap, seed=seed, agents=comparable_agents(group, results))
+    profile = PreferenceProfile.from_ballots(ballots_from_tables(group, results))
+    supported = int((profile.support >= MIN_BALLOTS).sum())
+    votes = {m: vote(profile, m, seed=seed) for m in ("iml", "copeland", "ranked-pairs", "ewa")} if supported >= 2 else {}
+    section = rankings_section(runner, elo, bt, votes, pooled=runner in separate_episode_runners())
+    if not votes:
+        section.text.append(f"Voting methods not run: {supported} agent(s) appear on {MIN_BALLOTS:g} or more ballots "
+                            f"(the most is {profile.support.max():g}); a ranking by votes needs two.")
+    section.warnings += elo.notes + [n for n in bt.notes if n not in elo.notes]
+    return section
+
+
+def _prediction(runner: str, group, results, seed: int) -> Section:
+    comparisons = comparisons_from_tables(group, results, parallel=True)
+    split = "communication" if group["communication"].notna().any() else None
+    cv = summarise_cv(cross_validate(comparisons, folds=5, dims=[1, 2], seed=seed))
+    per_game = rate(comparisons, "bt-per-game", seed=seed)
+    section = prediction_section(runner, cv, per_game.extra["kendall_tau"], fitted_and_empirical(comparisons, split))
+    section.warnings += per_game.notes
+    return section
 
 
 def socio_sections(store: Store, bootstrap: int = 200, seed: int = 0) -> list[Section]:
     """COMPACT's socio-cognitive analysis (`analysis.run.socio`) for every runner whose matches hold
-    predictions or judge ratings."""
+    predictions or judge ratings; a store with neither gets a section that says so."""
     from analysis.run.socio import socio_analysis
 
     matches, events, measures = store.table("matches"), store.table("events"), store.table("measures")
     with_metrics = set(events.loc[events["stage"] == "predict", "match_id"]) | set(
         measures.loc[measures["kind"] == "judge", "match_id"])
-    results = store.table("results") if with_metrics else None
+    if not with_metrics:
+        return [skipped("Socio-cognitive metrics (COMPACT)", "no match records predictions of other players' "
+                                                             "actions or LLM-judge ratings")]
+    results = store.table("results")
     sections = []
     for runner, group in matches[matches["match_id"].isin(with_metrics)].groupby("runner"):
         ids = set(group["match_id"])

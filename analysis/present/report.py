@@ -1,11 +1,15 @@
-"""HTML reports: a report is a list of `Section`s (text, warnings, tables, figures) rendered by one template.
+"""Reports: a report is a list of `Section`s (text, warnings, tables, figures) written three ways.
 
-Sections are built from results already computed (`ingest_section`, `store_section`, `scores_section`);
-`write_report` saves each figure as PNG under `OUT/figures/` and writes `OUT/index.html`.
+Sections are built from results already computed (`ingest_section`, `rankings_section`, ...); a section
+that cannot run is `skipped(title, reason)` and says why. `write_report` writes, into a results folder,
+`index.html` (one self-contained page: figures embedded, opens from disk), `report.md` (the same text and
+tables, figures linked), every figure as `figures/*.png` and `figures/*.svg`, and every table as
+`tables/*.csv` (sorted by rank where there is one).
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -30,16 +34,25 @@ from analysis.present.figures import (
     plot_win_matrices,
 )
 
+HTML_ROWS = 60  # rows of a table shown on the page; the CSV under tables/ has them all
+
 
 @dataclass
 class Section:
-    """One report section: paragraphs, warnings, (caption, DataFrame) tables and (caption, Figure) figures."""
+    """One report section: paragraphs, warnings, (caption, DataFrame) tables and (caption, Figure) figures;
+    `skipped` holds the reason when the section could not run on this store."""
 
     title: str
     text: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)
     figures: list[tuple[str, Figure]] = field(default_factory=list)
+    skipped: str | None = None
+
+
+def skipped(title: str, reason: str) -> Section:
+    """A section that did not run on this store, saying why (`reason`, a plain sentence fragment)."""
+    return Section(title, text=[f"Not run: {reason}."], skipped=reason)
 
 
 def _slug(text: str) -> str:
@@ -47,14 +60,30 @@ def _slug(text: str) -> str:
 
 
 def _table_html(frame: pd.DataFrame) -> str:
-    return frame.to_html(index=False, escape=True, border=0, float_format=lambda v: f"{v:.4g}", na_rep="")
+    shown = frame.head(HTML_ROWS)
+    return shown.to_html(index=False, escape=True, border=0, float_format=lambda v: f"{v:.4g}", na_rep="")
+
+
+def _table_markdown(frame: pd.DataFrame) -> str:
+    return frame.head(HTML_ROWS).to_markdown(index=False, floatfmt=".4g")
+
+
+def _ranked(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` sorted by its rank column (`rank` or `Rank`) when it has one."""
+    rank = next((c for c in ("rank", "Rank") if c in frame.columns), None)
+    if rank is None:
+        return frame
+    keys = [k for k in ("method", "game") if k in frame.columns] + [rank]
+    return frame.sort_values(keys, kind="stable", na_position="last")
 
 
 def write_report(sections: list[Section], folder: "ResultsFolder", title: str = "referee report") -> Path:
-    """Render `sections` to `index.html` in a results folder (`analysis.present.outputs.ResultsFolder`),
-    saving figures as `figures/{section}-{i}.png` (150 dpi) and every table as `tables/{section}-{i}.csv`.
+    """Render `sections` into a results folder (`analysis.present.outputs.ResultsFolder`).
 
-    Returns the path of index.html. Figures are closed after saving.
+    Writes `figures/{section}-{i}.png` (150 dpi) and `.svg`, `tables/{section}-{i}-{caption}.csv` (sorted by
+    rank where there is one), `report.md`, and `index.html` with every figure embedded (a page that opens
+    from disk on its own); tables longer than `HTML_ROWS` rows are cut on the page and in report.md and
+    say where the whole table is. Figures are closed after saving. Returns the path of index.html.
     """
     rendered = []
     anchors: dict[str, int] = {}
@@ -66,20 +95,29 @@ def write_report(sections: list[Section], folder: "ResultsFolder", title: str = 
         figures = []
         for i, (caption, fig) in enumerate(section.figures):
             name = f"figures/{anchor}-{i + 1}"
-            folder.figure(name, fig)
-            figures.append((caption, name + ".png"))
-        for i, (_, table) in enumerate(section.tables):
-            folder.table(f"tables/{anchor}-{i + 1}", table)
-        rendered.append({"title": section.title, "anchor": anchor, "text": section.text,
-                         "warnings": section.warnings, "figures": figures,
-                         "tables": [(c, _table_html(t)) for c, t in section.tables]})
+            png = folder.figure(name, fig, vector=True)
+            data = base64.b64encode(png.read_bytes()).decode("ascii")
+            figures.append({"caption": caption, "png": name + ".png", "svg": name + ".svg",
+                            "src": f"data:image/png;base64,{data}"})
+        tables = []
+        for i, (caption, table) in enumerate(section.tables):
+            table = _ranked(table)
+            csv = folder.table(f"tables/{anchor}-{i + 1}-{_slug(caption)[:40]}", table)
+            cut = len(table) > HTML_ROWS
+            note = f"First {HTML_ROWS} of {len(table)} rows; all of them: " if cut else "As CSV: "
+            tables.append({"caption": caption, "html": _table_html(table), "markdown": _table_markdown(table),
+                           "csv": csv.relative_to(folder.out).as_posix(), "note": note})
+        rendered.append({"title": section.title, "anchor": anchor, "text": section.text, "skipped": section.skipped,
+                         "warnings": section.warnings, "figures": figures, "tables": tables})
     env = jinja2.Environment(loader=jinja2.PackageLoader("analysis.present", "templates"),
                              autoescape=jinja2.select_autoescape(["html"]))
-    html = env.get_template("report.html").render(
-        title=title, sections=rendered, version=referee_version(),
-        generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    context = {"title": title, "sections": rendered, "version": referee_version(),
+               "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+    markdown = jinja2.Environment(loader=jinja2.PackageLoader("analysis.present", "templates"), trim_blocks=True,
+                                  lstrip_blocks=True, keep_trailing_newline=True)
+    folder.path("report.md").write_text(markdown.get_template("report.md").render(**context), encoding="utf-8")
     index = folder.path("index.html")
-    index.write_text(html, encoding="utf-8")
+    index.write_text(env.get_template("report.html").render(**context), encoding="utf-8")
     return index
 
 
@@ -138,8 +176,9 @@ def scores_section(scores: pd.DataFrame, warnings: list[str] | None = None) -> S
     by_scenario = mean_se(scores.assign(scenario=scores["scenario"].fillna(scores["game"])), "scenario")
     section.tables += [("Mean normalised score per agent", by_agent),
                        ("Mean normalised score per scenario", by_scenario)]
-    section.figures += [("Mean normalised score per agent, ±1 SE (contest figure 4).", plot_means(by_agent, "agent")),
-                        ("Mean normalised score per scenario, ±1 SE (contest figure 3, left).",
+    section.figures += [("Mean normalised score per agent, ±1 SE over matches (contest figure 4).",
+                         plot_means(by_agent, "agent")),
+                        ("Mean normalised score per scenario, ±1 SE over matches (contest figure 3, left).",
                          plot_means(by_scenario, "scenario"))]
     return section
 
@@ -159,11 +198,12 @@ def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], poole
     table; pooled : comparisons and ballots are per (scenario, repetition) (Concordia), else per match.
     """
     unit = "(scenario, repetition)" if pooled else "match"
+    unit_plural = "(scenario, repetition) pairs" if pooled else "matches"
     section = Section(f"Ratings and rankings ({runner})", text=[
         ("Comparisons are made within each (scenario, repetition), joined on both; a strictly higher focal "
          "score wins. " if pooled else "Comparisons are made between the players of each match; a higher score "
          "wins. ") + "Elo is the contest's computation; Bradley-Terry ties count as half wins and its intervals "
-        f"come from {bt.bootstrap.ratings.shape[0]} bootstrap resamples of {unit}s. Voting methods take one "
+        f"come from {bt.bootstrap.ratings.shape[0]} bootstrap resamples of {unit_plural}. Voting methods take one "
         f"ballot per {unit}; agents on too few ballots are listed apart, not ranked."])
     section.tables.append(("Table 3 layout: Elo", _contest_layout(elo.table(), "rating", "Elo")))
     titles = {"iml": ("Table 4 layout: iterative maximal lotteries", "IML"),
@@ -175,8 +215,11 @@ def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], poole
             section.tables.append((title, _contest_layout(votes[method], "score", label)))
     section.tables.append(("Bradley-Terry (Elo scale) with 95% bootstrap intervals and rank intervals",
                            bt.table().sort_values("rank")))
-    section.figures.append(("Bootstrap distribution of Bradley-Terry ratings (COMPACT figure 2).",
-                            plot_bootstrap_violins(bt.bootstrap.long())))
+    n_boot = bt.bootstrap.ratings.shape[0]
+    section.figures.append((f"Bootstrap distribution of Bradley-Terry ratings (COMPACT figure 2): each violin is one "
+                            f"agent's {n_boot} replicates over resampled {unit_plural}, line at the median"
+                            + ("; beyond 40 agents the lowest are pooled in one grey violin." if len(bt.table()) > 40
+                               else "."), plot_bootstrap_violins(bt.bootstrap.long())))
     return section
 
 
@@ -190,7 +233,8 @@ def prediction_section(runner: str, cv_summary: pd.DataFrame, kendall: pd.DataFr
     if kendall is not None:
         section.tables.append((f"Kendall tau of each game's ranking against the global ranking (mean "
                                f"{kendall['kendall_tau'].mean():.2f}; the COMPACT paper reports 0.68)", kendall))
-    section.figures.append(("P(row beats column) from Bradley-Terry (COMPACT figure 1), each beside the observed share of wins.",
+    section.figures.append(("P(row beats column) from Bradley-Terry (COMPACT figure 1), each beside the observed share "
+                            "of wins; agents in rating order, the top 15 when there are more; blank: never compared.",
                             plot_win_matrices(matrices)))
     return section
 
@@ -243,6 +287,7 @@ def layout_section(comparison) -> Section:
         section.warnings.append(f"measurement layout: NOT CONVERGED (max R-hat {layout.diagnostics['max_r_hat']:.3f}, "
                                 f"{layout.diagnostics['divergences']} divergences)")
     section.warnings += layout.notes
+    section.text.append("Intervals are 94% highest-density intervals of the posterior.")
     section.tables += [("Pooled test metrics", comparison.pooled),
                        ("Test R² per agent", comparison.per_agent.pivot(index="agent", columns="predictor",
                                                                          values="r2").reset_index()),
@@ -294,20 +339,32 @@ def socio_section(runner: str, result) -> Section:
     return section
 
 
-def audit_section(title: str, result: dict, frame: pd.DataFrame, outcome: str) -> Section:
-    """A construct-validity audit (`analysis.run.audit.run_audit`) as a section: verdicts, tables, figures."""
+def audit_section(title: str, result, frame: pd.DataFrame, outcome: str) -> Section:
+    """A construct-validity audit (`analysis.run.audit.run_audit`) as a section: verdicts, tables, figures,
+    the Bayesian regression's diagnostics (when it ran) and the audit's notes."""
     section = Section(title, text=[f"Verdict: {result['summary']['verdict']}"])
     for key, name in CHECK_TITLES.items():
         if key in result:
             mark = {True: "PASS", False: "FAIL", None: "INFO"}[result[key].get("passed")]
             section.text.append(f"{name} ({mark}): {result[key]['verdict']}")
+    section.warnings += list(getattr(result, "notes", []))
     for key in ("reproduction", "hold_outcome_constant", "two_scores", "events"):
         if key in result and isinstance(result[key].get("table"), pd.DataFrame) and len(result[key]["table"]):
             section.tables.append((CHECK_TITLES[key], result[key]["table"].head(30)))
+    diagnostics = dict(getattr(result, "diagnostics", {}) or {})
+    if len(diagnostics) > 1:  # the Bayesian regression of the assignment-luck check ran
+        section.text.append("The assignment-luck check's Bayesian regression reports the posterior probability that "
+                            "the outcome's slope is positive; its convergence is below.")
+        if not diagnostics.get("converged", True):
+            section.warnings.append(f"audit regression: NOT CONVERGED (max R-hat {diagnostics.get('max_r_hat')}, "
+                                    f"{diagnostics.get('divergences')} divergences); read its numbers with care.")
+        section.tables.append(("Diagnostics: assignment-luck regression", _diagnostics_table(diagnostics)))
     order = list(frame.sort_values("score", ascending=False)["player"])
     if "decomposition" in result:
-        section.figures.append(("Score decomposition (stacked parts).",
+        section.figures.append(("Score decomposition: each player's score split into its formula's parts "
+                                "(stacked; negative parts below zero).",
                                 plot_decomposition(result["decomposition"]["table"], order)))
     if outcome in frame.columns:
-        section.figures.append((f"Recorded score against {outcome}.", plot_score_vs_outcome(frame, outcome)))
+        section.figures.append((f"Recorded score against {outcome}, one point per player and match (a discrete "
+                                "outcome is jittered, with its median and count).", plot_score_vs_outcome(frame, outcome)))
     return section

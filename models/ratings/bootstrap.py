@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_CENTRE, ELO_SCALE, fit_bt_batch
+from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_CENTRE, ELO_SCALE, fit_bt_batch, mle_exists
 
 
 MIN_MATCHES = 10  # an agent seen in fewer matches (clusters) gets its interval flagged
@@ -145,8 +145,13 @@ def _weighted_bt(a, b, outcome, first, second, n, theta0, replicates, seed, prio
 
 
 def _fit_replicates(Ws: np.ndarray, theta0: np.ndarray, prior_sd: float | None) -> np.ndarray:
-    """Batched BT fits of pair-count matrices Ws (R, n, n), centred over the agents present (absent: NaN)."""
+    """Batched BT fits of pair-count matrices Ws (R, n, n), centred over the agents present (absent: NaN).
+    Without a prior, a replicate whose MLE does not exist (its "has beaten" graph is not strongly connected:
+    an agent never won or never lost, or groups never compared both ways) is fitted with the default prior,
+    as the full-data fit would be; its Newton system would otherwise be singular."""
     degenerate = (Ws.sum(axis=2) == 0).any(axis=1) | (Ws.sum(axis=1) == 0).any(axis=1)
+    if prior_sd is None:
+        degenerate |= np.array([not mle_exists(W) for W in Ws])
     theta = np.empty(Ws.shape[:2])
     if (~degenerate).any():
         theta[~degenerate] = fit_bt_batch(Ws[~degenerate], theta0, prior_sd)
