@@ -14,7 +14,7 @@ export MPLBACKEND := Agg
 # pytest workers: both cores of the reference machine (CI: 2 cores)
 JOBS ?= 2
 
-.PHONY: demo test test-all install lock clean
+.PHONY: demo test test-all install browser lock clean
 
 # a changed lock rebuilds the venv from nothing, so that it holds the lock and nothing else
 $(STAMP): $(LOCK) $(BOOTSTRAP) pyproject.toml
@@ -31,11 +31,20 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/referee demo --out reports/demo
 
-test: $(STAMP)
+# headless Chromium for the report's browser check (tests/test_browser.py): Debian's chromium and
+# chromium-driver, installed when missing (as root, where apt-get exists; otherwise the check fails and says so)
+browser:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing chromium and chromium-driver for the browser check"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	  else echo "warning: chromium and chromium-driver are missing: tests/test_browser.py will fail"; fi; fi
+
+test: $(STAMP) browser
 	$(BIN)/python -m pytest -q -n $(JOBS)
 
 # every test including the unbounded heavy validation (slow marker)
-test-all: $(STAMP)
+test-all: $(STAMP) browser
 	REFEREE_FULL=1 $(BIN)/python -m pytest -q -n $(JOBS)
 
 # re-resolve the lock for Python 3.11 on Linux x86_64 (run on purpose, then commit requirements/)

@@ -1,0 +1,83 @@
+"""The report as a person sees it: index.html opened from disk in headless Chromium (Debian's chromium and
+chromium-driver, which `make test` installs when missing), with a screenshot; the page loads without console
+errors and every figure is shown."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from analysis.present.pipeline import SAMPLE, build_report
+from analysis.io.store import Store
+
+CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+# the flags the machine's notes give for a closed network: no background connections, no sandbox as root
+FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+         "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--window-size=1280,1600")
+
+
+def open_in_browser(page, profile, screenshot) -> dict:
+    """Open `page` (a file) in headless Chromium; returns the document's readyState, the console messages
+    (level, message), every image's (complete, natural width, shown width) and writes a screenshot."""
+    if CHROMIUM is None or CHROMEDRIVER is None:
+        pytest.fail("headless Chromium is needed: apt-get install chromium chromium-driver (make test does this "
+                    "on Debian when run as root)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS + (f"--user-data-dir={profile}",):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        driver.get(page.resolve().as_uri())
+        state = driver.execute_script("return document.readyState")
+        images = driver.execute_script(
+            "return Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.getBoundingClientRect().width,"
+            " i.offsetParent !== null])")
+        console = [(entry["level"], entry["message"]) for entry in driver.get_log("browser")]
+        driver.save_screenshot(str(screenshot))
+    finally:
+        driver.quit()
+    return {"state": state, "console": console, "images": images}
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """A report with figures of every kind that needs no sampling: scores and ratings (Concordia sample),
+    prediction and socio-cognitive figures (COMPACT sample), an audit (Age of Agents EVAL 01)."""
+    out = tmp_path_factory.mktemp("report")
+    with Store(out / "store.duckdb") as store:
+        store.ingest([SAMPLE / "concordia" / "logs"], catalogue=SAMPLE / "concordia" / "catalogue.toml")
+        store.ingest([SAMPLE / "compact" / "logs"])
+        store.ingest([SAMPLE / "aoa_eval01" / "season.json"])
+        return build_report(store, out, fit_models=False)
+
+
+def test_the_report_opens_without_errors_and_shows_every_figure(report, tmp_path):
+    seen = open_in_browser(report, tmp_path / "profile", tmp_path / "screenshot.png")
+    assert seen["state"] == "complete"
+    assert [c for c in seen["console"] if c[0] in ("SEVERE", "WARNING")] == []
+    figures = sorted((report.parent / "figures").glob("*.png"))
+    assert len(figures) >= 10 and len(seen["images"]) == len(figures)
+    for complete, natural_width, shown_width, displayed in seen["images"]:
+        assert complete and natural_width > 0 and displayed and shown_width > 200
+    shot = np.asarray(Image.open(tmp_path / "screenshot.png").convert("L"), float)
+    assert shot.shape[1] >= 1000 and shot.std() > 10  # a rendered page, not a blank one
+
+
+def test_the_browser_check_sees_a_broken_page(tmp_path):
+    """The check can fail: a missing figure and a script error are both seen."""
+    page = tmp_path / "broken.html"
+    page.write_text('<!doctype html><html><body><img src="figures/missing.png">'
+                    '<script>undefinedFunction()</script></body></html>')
+    seen = open_in_browser(page, tmp_path / "profile", tmp_path / "screenshot.png")
+    assert any(level == "SEVERE" and "undefinedFunction" in message for level, message in seen["console"])
+    [(complete, natural_width, _, _)] = seen["images"]
+    assert natural_width == 0
