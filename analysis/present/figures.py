@@ -17,6 +17,7 @@ figure at 5 and at 150 agents and checks its size and that no two labels overlap
 from __future__ import annotations
 
 import functools
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -264,7 +265,7 @@ def plot_capability_profiles(capabilities: pd.DataFrame, extras: dict[str, pd.Da
         ax.errorbar(table["mean"], y, xerr=[(table["mean"] - table["hdi_low"]).clip(lower=0),
                                             (table["hdi_high"] - table["mean"]).clip(lower=0)],
                     fmt="o", markersize=2.5, color=BLUE, ecolor="#7fb2d9")
-        ax.set_title(str(name), fontsize=7)
+        ax.set_title(textwrap.fill(str(name), 24), fontsize=7)
         ax.tick_params(axis="x", labelsize=6)
     for row in axes:
         row[0].set_yticks(y, agents, fontsize=6 if len(agents) > 20 else 7)
@@ -337,17 +338,39 @@ def plot_decomposition(parts: pd.DataFrame, order: list[str]) -> Figure:
     return fig
 
 
-DISCRETE_LEVELS = 12  # an outcome with at most this many distinct values is drawn as jittered columns
+DISCRETE_LEVELS = 12  # an outcome with at most this many distinct, repeated values is drawn as jittered columns
+
+
+def label_points(ax, xs, ys, labels, fontsize: float = 6) -> int:
+    """Name scatter points without overlap: each label tries four places around its point and is left out
+    when all four would overlap text already drawn or leave the axes. Returns how many were placed."""
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    inside = ax.get_window_extent(renderer)
+    taken = [t.get_window_extent(renderer) for t in ax.texts]
+    placed = 0
+    for x, y, label in zip(xs, ys, labels):
+        for dx, dy, ha in ((3, 3, "left"), (3, -9, "left"), (-3, 3, "right"), (-3, -9, "right")):
+            text = ax.annotate(str(label), (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=fontsize, ha=ha)
+            box = text.get_window_extent(renderer)
+            fits = inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1
+            if fits and not any(box.overlaps(other) for other in taken):
+                taken.append(box)
+                placed += 1
+                break
+            text.remove()
+    return placed
 
 
 @styled
 def plot_score_vs_outcome(frame: pd.DataFrame, outcome: str, label: str = "player", colour: str = "role") -> Figure:
     """Recorded score against an outcome; returns a Figure.
 
-    A discrete outcome (at most `DISCRETE_LEVELS` values) is drawn as one jittered column per value with its
-    median and its count (n); a continuous one as a scatter whose transparency falls with the number of
-    points. Points are coloured by `colour` only when that column has values, and named (by `label`) only
-    when there are at most `MAX_POINTS_LABELLED`.
+    A discrete outcome (at most `DISCRETE_LEVELS` distinct values, each seen twice on average) is drawn as one
+    jittered column per value, evenly spaced, with its median and its count (n) above; a continuous one as a
+    scatter whose transparency falls with the number of points. Points are coloured by `colour` only when
+    that column has values, and named (by `label`, `label_points`) when there are at most
+    `MAX_POINTS_LABELLED`.
     """
     data = frame.dropna(subset=[outcome, "score"])
     fig, ax = plt.subplots(figsize=(TWO_COLUMNS * 0.75, 4.0))
@@ -356,31 +379,32 @@ def plot_score_vs_outcome(frame: pd.DataFrame, outcome: str, label: str = "playe
         groups = list(data.groupby(data[colour].fillna("(none)").astype(str)))
     alpha = float(np.clip(30 / max(len(data), 1) ** 0.5, 0.08, 0.9))
     levels = np.sort(data[outcome].unique())
-    discrete = len(levels) <= DISCRETE_LEVELS
+    discrete = len(levels) <= DISCRETE_LEVELS and len(data) >= 2 * len(levels)
+    position = {level: i for i, level in enumerate(levels)}
     rng = np.random.default_rng(0)
-    spacing = float(np.min(np.diff(levels))) if len(levels) > 1 else 1.0
+    named = []
     for name, group in groups:
         x = group[outcome].to_numpy(float)
         if discrete:
-            x = x + rng.uniform(-0.3, 0.3, len(x)) * spacing
+            x = np.array([position[v] for v in group[outcome]]) + rng.uniform(-0.3, 0.3, len(x))
         ax.scatter(x, group["score"], s=12 if len(data) < 200 else 4, alpha=alpha,
                    label=name if len(groups) > 1 else None, linewidths=0)
-        if len(data) <= MAX_POINTS_LABELLED:
-            for xi, (_, row) in zip(x, group.iterrows()):
-                ax.annotate(str(row[label]), (xi, row["score"]), fontsize=6, xytext=(3, 3), textcoords="offset points")
+        named += list(zip(x, group["score"], group[label] if label in group.columns else [""] * len(x)))
     if discrete:
-        top = data["score"].max()
-        for level in levels:
+        top = ax.get_xaxis_transform()  # x in data, y in axes fractions: the counts sit above the plot
+        for i, level in enumerate(levels):
             at = data.loc[data[outcome] == level, "score"]
-            ax.plot([level - 0.35 * spacing, level + 0.35 * spacing], [at.median()] * 2, color="black", linewidth=1.2)
-            ax.annotate(f"n={len(at):,}", (level, top), xytext=(0, 6), textcoords="offset points", ha="center",
-                        fontsize=6)
-        ax.set_xticks(levels, [f"{v:g}" for v in levels])
+            ax.plot([i - 0.35, i + 0.35], [at.median()] * 2, color="black", linewidth=1.2)
+            ax.text(i, 1.01, f"n={len(at):,}", transform=top, ha="center", va="bottom", fontsize=6)
+        ax.set_xticks(range(len(levels)), [f"{v:g}" for v in levels])
     ax.set_xlabel(outcome)
     ax.set_ylabel("recorded score (points)")
     if len(groups) > 1:
         ax.legend(title=colour, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.set_title(f"Score against {outcome}" + (" (jittered; bar = median)" if discrete else ""), pad=14)
+    if named and len(data) <= MAX_POINTS_LABELLED:
+        fig.canvas.draw()  # the layout must be final before labels are measured
+        label_points(ax, *zip(*named))
     return fig
 
 
