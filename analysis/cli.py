@@ -584,7 +584,7 @@ def _sampling_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("sampling (every Bayesian fit; the defaults converge at contest scale)")
     g.add_argument("--draws", type=_positive_int, help=f"draws per chain after tuning (default {DRAWS}; tag "
                    f"effects 1500, the Measurement Layout {LAYOUT_DRAWS}, the audit's regression 5000)")
-    g.add_argument("--tune", type=_count, help=f"tuning steps per chain (default {TUNE}; tag effects 300)")
+    g.add_argument("--tune", type=_count, help=f"tuning steps per chain (default {TUNE})")
     g.add_argument("--chains", type=_positive_int, help=f"chains (default {CHAINS}; R-hat needs several)")
     g.add_argument("--sampler", choices=["auto", "pymc", "nutpie"], default="auto",
                    help="auto (default): nutpie when installed, else PyMC's NUTS")

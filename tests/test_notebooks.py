@@ -19,9 +19,15 @@ def execute(path: Path, cwd: Path, monkeypatch) -> nbformat.NotebookNode:
     """Run notebook `path` in a fresh python3 kernel with its working directory `cwd`; returns it with outputs.
     A cell that raises fails the test with that cell's traceback (nbclient's CellExecutionError)."""
     monkeypatch.setenv("REFEREE_QUICK", "1")
+    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's own (inline) backend, as in a user's Jupyter
     notebook = nbformat.read(path, as_version=4)
     NotebookClient(notebook, timeout=1200, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
     return notebook
+
+
+def images(notebook: nbformat.NotebookNode) -> int:
+    """How many figures the run showed (PNG outputs)."""
+    return sum("image/png" in o.get("data", {}) for c in notebook.cells if c.cell_type == "code" for o in c.outputs)
 
 
 def summary(notebook: nbformat.NotebookNode) -> dict:
@@ -41,22 +47,25 @@ def test_there_is_one_notebook_per_journey_committed_without_outputs():
 
 
 def test_the_contest_notebook(tmp_path, monkeypatch):
-    found = summary(execute(FOLDER / "01_contest_analysis.ipynb", tmp_path, monkeypatch))
-    assert found["agents"] == 8
+    run = execute(FOLDER / "01_contest_analysis.ipynb", tmp_path, monkeypatch)
+    found = summary(run)
+    assert images(run) == 5 and found["agents"] == 8
     assert found["spearman: Bradley-Terry rating vs true strength"] > 0.8
     assert found["spearman: baseline contrast vs true strength"] > 0.8
 
 
 def test_the_compact_notebook(tmp_path, monkeypatch):
-    found = summary(execute(FOLDER / "02_communicate_predict_act.ipynb", tmp_path, monkeypatch))
-    assert found["agents"] == 6
+    run = execute(FOLDER / "02_communicate_predict_act.ipynb", tmp_path, monkeypatch)
+    found = summary(run)
+    assert images(run) == 3 and found["agents"] == 6
     assert found["spearman: Bradley-Terry rating vs true strength"] > 0.7
     assert found["largest fitted weight"].startswith(found["strongest driver of winning in the simulation"].split("_")[0][:6])
 
 
 def test_the_audit_notebook(tmp_path, monkeypatch):
-    found = summary(execute(FOLDER / "03_audit_your_own_score.ipynb", tmp_path, monkeypatch))
-    assert found["your score passes"] is False
+    run = execute(FOLDER / "03_audit_your_own_score.ipynb", tmp_path, monkeypatch)
+    found = summary(run)
+    assert images(run) == 2 and found["your score passes"] is False
     assert found["your score's verdict"] == "The score does not measure the outcome it claims"
     assert found["a score equal to the outcome, verdict"].startswith("The score measures")
 

@@ -20,13 +20,11 @@ import functools
 import textwrap
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg", force=False)
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.style
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 STYLE = Path(__file__).with_name("referee.mplstyle")
 ONE_COLUMN = 3.4  # inches: one column of a two-column paper
@@ -42,7 +40,7 @@ BLUE, ORANGE, GREY = "#0072B2", "#E69F00", "#999999"
 
 def use_style() -> None:
     """Apply referee's figure style (`STYLE`) to every later Matplotlib figure of this process."""
-    plt.style.use(STYLE)
+    matplotlib.style.use(STYLE)
 
 
 def styled(plot):
@@ -50,10 +48,19 @@ def styled(plot):
 
     @functools.wraps(plot)
     def wrapper(*args, **kwargs):
-        with plt.style.context(STYLE):
+        with matplotlib.style.context(STYLE):
             return plot(*args, **kwargs)
 
     return wrapper
+
+
+def _subplots(*grid, figsize: tuple[float, float], **kwargs):
+    """(Figure, axes) like `pyplot.subplots`, but a Figure that pyplot does not hold: it is freed with its last
+    reference, so a report holding dozens of figures raises no 'too many figures' warning. Notebooks still
+    show it (IPython displays any Figure returned by a cell)."""
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)  # a raster canvas of its own: it can be drawn, measured and saved
+    return fig, fig.subplots(*grid, **kwargs)
 
 
 def _height(rows: int, extra: float = 1.0) -> float:
@@ -105,7 +112,7 @@ def plot_means(table: pd.DataFrame, label: str, value_label: str = "mean normali
     matplotlib Figure, two columns wide, at most `MAX_ROWS` rows (the others summarised in one row).
     """
     shown, others = listed(table, "mean")
-    fig, ax = plt.subplots(figsize=(TWO_COLUMNS * 0.75, _height(len(shown) + bool(len(others)))))
+    fig, ax = _subplots(figsize=(TWO_COLUMNS * 0.75, _height(len(shown) + bool(len(others)))))
     y = list(range(len(shown)))[::-1]
     ax.errorbar(shown["mean"], y, xerr=shown["se"].fillna(0.0), fmt="o", color=BLUE, ecolor="#7fb2d9")
     if len(others):
@@ -138,7 +145,7 @@ def plot_bootstrap_violins(replicates: pd.DataFrame, order: list[str] | None = N
         data.append(np.concatenate([by_agent[a] for a in rest if a in by_agent]))
         labels.append(f"{len(rest)} other agents (pooled)")
     data = [d if len(d) else np.array([np.nan]) for d in data]
-    fig, ax = plt.subplots(figsize=(TWO_COLUMNS * 0.75, _height(len(labels))))
+    fig, ax = _subplots(figsize=(TWO_COLUMNS * 0.75, _height(len(labels))))
     positions = list(range(len(labels)))[::-1]
     finite = [(p, d) for p, d in zip(positions, data) if np.isfinite(d).any()]
     parts = ax.violinplot([d[np.isfinite(d)] for _, d in finite], positions=[p for p, _ in finite],
@@ -169,7 +176,7 @@ def plot_win_matrices(matrices: dict[str, pd.DataFrame]) -> Figure:
     cols = min(k, 2)
     rows = -(-k // cols)
     side = min((TWO_COLUMNS - 0.8) / cols, (MAX_HEIGHT - 0.5) / rows)
-    fig, axes = plt.subplots(rows, cols, figsize=(TWO_COLUMNS, min(MAX_HEIGHT, side * rows + 0.5)), squeeze=False)
+    fig, axes = _subplots(rows, cols, figsize=(TWO_COLUMNS, min(MAX_HEIGHT, side * rows + 0.5)), squeeze=False)
     font = 7 if n <= ANNOTATE_CELLS else 6
     for panel, (ax, (label, matrix)) in enumerate(zip(axes.ravel(), matrices.items())):
         matrix = matrix.iloc[:n, :n]
@@ -198,7 +205,7 @@ def plot_intervals(table: pd.DataFrame, label: str, title: str, xlabel: str, ref
     mean are drawn and the others summarised in one grey row. Say the interval in `title` or the caption.
     Returns a Figure."""
     shown, others = listed(table, "mean")
-    fig, ax = plt.subplots(figsize=(TWO_COLUMNS * 0.75, _height(len(shown) + bool(len(others)))))
+    fig, ax = _subplots(figsize=(TWO_COLUMNS * 0.75, _height(len(shown) + bool(len(others)))))
     y = list(range(len(shown)))[::-1]
     lower = (shown["mean"] - shown["hdi_low"]).clip(lower=0)
     upper = (shown["hdi_high"] - shown["mean"]).clip(lower=0)
@@ -229,7 +236,7 @@ def plot_correlation_heatmap(matrix: pd.DataFrame, title: str = "Pearson correla
     `ANNOTATE_CELLS` * 1.5 rows, and labels are thinned so that they never overlap. Returns a Figure."""
     n = len(matrix)
     side = min(TWO_COLUMNS - 1.0, max(3.0, 0.3 * n + 1.5))
-    fig, ax = plt.subplots(figsize=(side + 1.0, side))
+    fig, ax = _subplots(figsize=(side + 1.0, side))
     image = ax.imshow(matrix.to_numpy(float), vmin=-1, vmax=1, cmap="RdBu_r")
     font = 7 if n <= 30 else 6
     positions, labels = _thinned_ticks(list(range(n)), [str(c) for c in matrix.columns], side - 1.2, font)
@@ -258,7 +265,7 @@ def plot_capability_profiles(capabilities: pd.DataFrame, extras: dict[str, pd.Da
     cols = 4
     rows = -(-len(panels) // cols)
     height = min(MAX_HEIGHT, rows * (ROW_HEIGHT * len(agents) + 0.7))
-    fig, axes = plt.subplots(rows, cols, figsize=(TWO_COLUMNS, height), squeeze=False, sharey=True)
+    fig, axes = _subplots(rows, cols, figsize=(TWO_COLUMNS, height), squeeze=False, sharey=True)
     y = list(range(len(agents)))[::-1]
     for ax, (name, table) in zip(axes.ravel(), panels):
         table = table.set_index("agent").reindex(agents)
@@ -284,7 +291,7 @@ def plot_predictor_comparison(per_agent: pd.DataFrame) -> Figure:
     per_agent : agent, predictor, r2, rmse. Returns a Figure."""
     agents = sorted(per_agent["agent"].unique())
     predictors = list(dict.fromkeys(per_agent["predictor"]))
-    fig, axes = plt.subplots(2, 1, figsize=(TWO_COLUMNS, 5.5), sharex=True)
+    fig, axes = _subplots(2, 1, figsize=(TWO_COLUMNS, 5.5), sharex=True)
     if len(agents) <= MAX_MATRIX:
         width = 0.8 / len(predictors)
         for k, predictor in enumerate(predictors):
@@ -321,7 +328,7 @@ def plot_decomposition(parts: pd.DataFrame, order: list[str]) -> Figure:
     if len(table) > MAX_MATRIX:
         head, rest = table.iloc[: MAX_MATRIX - 1], table.iloc[MAX_MATRIX - 1:]
         table = pd.concat([head, rest.mean().to_frame(f"mean of {len(rest)} others").T])
-    fig, ax = plt.subplots(figsize=(TWO_COLUMNS, 4.0))
+    fig, ax = _subplots(figsize=(TWO_COLUMNS, 4.0))
     pos = np.zeros(len(table))
     neg = np.zeros(len(table))
     for component in table.columns:
@@ -373,7 +380,7 @@ def plot_score_vs_outcome(frame: pd.DataFrame, outcome: str, label: str = "playe
     `MAX_POINTS_LABELLED`.
     """
     data = frame.dropna(subset=[outcome, "score"])
-    fig, ax = plt.subplots(figsize=(TWO_COLUMNS * 0.75, 4.0))
+    fig, ax = _subplots(figsize=(TWO_COLUMNS * 0.75, 4.0))
     groups = [("all", data)]
     if colour in data.columns and data[colour].notna().any():
         groups = list(data.groupby(data[colour].fillna("(none)").astype(str)))
@@ -414,7 +421,7 @@ def plot_similarity_blocks(matrix: pd.DataFrame, title: str = "Socio-cognitive s
     agent with lines between agents' blocks; agent labels are thinned so that they never overlap.
     matrix : square, MultiIndex (agent, category). Returns a Figure."""
     n = len(matrix)
-    fig, ax = plt.subplots(figsize=(TWO_COLUMNS * 0.85, TWO_COLUMNS * 0.75))
+    fig, ax = _subplots(figsize=(TWO_COLUMNS * 0.85, TWO_COLUMNS * 0.75))
     image = ax.imshow(matrix.to_numpy(float), vmin=-1, vmax=1, cmap="RdBu_r", interpolation="nearest")
     agents = matrix.index.get_level_values(0)
     edges = [k for k in range(1, n) if agents[k] != agents[k - 1]]
@@ -439,7 +446,7 @@ def plot_similarity_blocks(matrix: pd.DataFrame, title: str = "Socio-cognitive s
 def plot_consistency(summary: pd.DataFrame) -> Figure:
     """COMPACT figure 5: mean correlation per comparison with its bootstrap interval.
     summary : comparison, mean_r, low, high. Returns a Figure."""
-    fig, ax = plt.subplots(figsize=(TWO_COLUMNS * 0.85, _height(len(summary), 1.4)))
+    fig, ax = _subplots(figsize=(TWO_COLUMNS * 0.85, _height(len(summary), 1.4)))
     y = np.arange(len(summary))
     ax.errorbar(summary["mean_r"], y, xerr=[(summary["mean_r"] - summary["low"]).clip(lower=0),
                                             (summary["high"] - summary["mean_r"]).clip(lower=0)],
@@ -455,7 +462,7 @@ def plot_consistency(summary: pd.DataFrame) -> Figure:
 def plot_roc_curves(curves: dict[str, pd.DataFrame], aucs: dict[str, float]) -> Figure:
     """COMPACT figure 6: out-of-fold ROC curves. curves : model -> fpr, tpr; aucs : model -> mean fold AUC.
     Returns a Figure one column wide."""
-    fig, ax = plt.subplots(figsize=(ONE_COLUMN + 0.6, ONE_COLUMN + 0.3))
+    fig, ax = _subplots(figsize=(ONE_COLUMN + 0.6, ONE_COLUMN + 0.3))
     for model, curve in curves.items():
         ax.plot(curve["fpr"], curve["tpr"], label=f"{model} (AUC {aucs.get(model, float('nan')):.2f})")
     ax.plot([0, 1], [0, 1], color="#666", lw=0.8, ls="--")
