@@ -75,7 +75,7 @@ def test_demo_writes_report_with_figures(tmp_path, monkeypatch):
         assert f"<td>{runner}</td>" in html
     assert "Scenario catalogue" in html and "Mean normalised score per agent" in html
     assert "Table 3 layout: Elo" in html and "Table 7 layout: evaluation without aggregation" in html
-    assert "Predicting held-out comparisons (compact)" in html
+    assert "Predicting held-out comparisons (compact)" in html and "Two-dimensional Bradley-Terry" in html
     # COMPACT's socio-cognitive section on the bundled compact sample, with its four figures
     assert "Socio-cognitive metrics and what predicts winning (compact)" in html
     assert "Cross-validated ROC-AUC of what predicts winning" in html

@@ -5,7 +5,7 @@ the provenance of what was computed.
 
 - `table(name, frame)` writes `name.csv` (cells neutralised against spreadsheet formula injection, see
   `safe_csv_frame`), sorted by `rank` when the table has one;
-- `figure(name, fig)` writes `name.png` (and `name.svg` with `vector=True`);
+- `figure(name, fig)` writes `name.png` and `name.svg`;
 - `idata(idata)` writes `idata.nc`; `notes(list)` writes `notes.txt`; `diagnostics(dict)` writes
   `diagnostics.json`; `json(name, obj)` and `text(name, str)` write other declared files;
 - `close()` writes `manifest.json` (every file written, with its size and sha256) and `provenance.json`
@@ -182,8 +182,9 @@ class ResultsFolder:
         """Write `name.csv` (injection-safe, rank-sorted)."""
         return write_csv(frame, self.path(f"{name}.csv"), index=index)
 
-    def figure(self, name: str, fig, vector: bool = False, dpi: int = 150) -> Path:
-        """Write a matplotlib Figure as `name.png` (and `name.svg` when `vector`), then close it."""
+    def figure(self, name: str, fig, vector: bool = True, dpi: int = 150) -> Path:
+        """Write a matplotlib Figure as `name.png` (150 dpi) and, with `vector` (the default), `name.svg` for
+        print; then close it. Returns the PNG's path."""
         import matplotlib.pyplot as plt
 
         png = self.path(f"{name}.png")

@@ -233,8 +233,17 @@ def _prediction(runner: str, group, results, seed: int) -> Section:
     split = "communication" if group["communication"].notna().any() else None
     cv = summarise_cv(cross_validate(comparisons, folds=5, dims=[1, 2], seed=seed))
     per_game = rate(comparisons, "bt-per-game", seed=seed)
+    multidim = rate(comparisons, "bt-md", dims=2, seed=seed)
     section = prediction_section(runner, cv, per_game.extra["kendall_tau"], fitted_and_empirical(comparisons, split))
-    section.warnings += per_game.notes
+    fit = per_game.extra["fit"]
+    by_game = fit.game_table().pivot(index="agent", columns="game", values="rating").reset_index()
+    per_game_table = fit.global_table()[["agent", "rank", "rating"]].rename(columns={"rating": "global"}).merge(
+        by_game, on="agent")
+    section.tables += [("Per-game model: each agent's global rating and its rating in each game (Elo scale)",
+                        per_game_table),
+                       ("Two-dimensional Bradley-Terry: each agent's rating vector (dim_1, dim_2)",
+                        multidim.table().drop(columns=["lower", "upper"]))]
+    section.warnings += per_game.notes + [n for n in multidim.notes if n not in per_game.notes]
     return section
 
 
