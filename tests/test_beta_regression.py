@@ -106,9 +106,39 @@ def test_baseline_contrast_recovers_agent_effects():
     assert hits / total >= 0.75, (hits, total)  # nominal 95%
 
 
+def _true_marginal_effects(truth: dict, tags) -> dict[str, float]:
+    """Each tag's average marginal effect on the expected score (percentage points) from the simulation's
+    own parameters, by hand: over the simulated (agent, scenario, repetition) cells, the expected score with
+    the tag's effect (beta + the agent's slope) added minus without it (`br.expected_score`)."""
+    cutpoints = np.array(truth["cutpoints"])
+    tagged = tags.groupby("tag")["scenario"].apply(set)
+    cells = [(c["agent"], c["scenario"]) for c in truth["cells"]]
+    out = {}
+    for tag, beta in truth["beta"].items():
+        change = []
+        for agent, scenario in cells:
+            effect = beta + truth["agent_tag_slopes"][agent][tag]
+            eta = truth["eta"][agent][scenario]
+            off = eta - effect if scenario in tagged[tag] else eta
+            change.append(br.expected_score(off + effect, cutpoints) - br.expected_score(off, cutpoints))
+        out[tag] = 100.0 * float(np.mean(change))
+    return out
+
+
+def test_expected_score_is_the_ordered_beta_mean():
+    """E[y] of the ordered beta against a direct integral: P(1) + P(middle) x the Beta part's mean."""
+    from scipy.special import expit
+
+    eta, k1, k2 = 0.7, -1.0, 1.5
+    p_zero, p_one = 1 - expit(eta - k1), expit(eta - k2)
+    by_hand = p_one * 1.0 + (1 - p_zero - p_one) * expit(eta) + p_zero * 0.0
+    assert br.expected_score(np.array(eta), np.array([k1, k2])) == pytest.approx(by_hand, rel=1e-12)
+    assert br.expected_score(np.array(0.0)) == pytest.approx(0.5)
+
+
 def test_tag_effects_recover_coefficients_and_slopes():
     seeds = range(3) if FULL else range(1)
-    hits = total = 0
+    hits = total = ame_hits = ame_total = 0
     for seed in seeds:
         catalogue = synthetic_catalogue(16, 3, seed)
         sim = simulate_concordia(catalogue, n_agents=6, repetitions=4, seed=seed, scenario_sd=0.0, resident_effect=0.0,
@@ -126,7 +156,15 @@ def test_tag_effects_recover_coefficients_and_slopes():
         assert not any("rank" in note for note in fit.notes)  # the synthetic design is full rank
         posterior_corr = fit.idata.posterior["tag_corr"]
         assert posterior_corr.dims[-2:] == ("slope_tag", "slope_tag_")
+        # response scale: each tag's average marginal effect in percentage points against the truth's
+        effects = br.tag_table(fit).set_index("tag")
+        true_ame = _true_marginal_effects(t, catalogue.tags)
+        for tag, value in true_ame.items():
+            ame_hits += effects.loc[tag, "ame_low"] <= value <= effects.loc[tag, "ame_high"]
+            ame_total += 1
+        assert np.corrcoef(effects.loc[list(true_ame), "ame_pp"], list(true_ame.values()))[0, 1] > 0.9
     assert hits / total >= 0.8, (hits, total)  # nominal 94%
+    assert ame_hits / ame_total >= 0.6, (ame_hits, ame_total)  # nominal 94%, few tags
 
 
 def test_squeeze_likelihood_and_fit_result_files(tmp_path):

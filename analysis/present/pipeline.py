@@ -15,7 +15,7 @@ from analysis.prepare.comparisons import (
     comparisons_from_tables,
     separate_episode_runners,
 )
-from analysis.run.describe import feature_correlations, scenario_features
+from analysis.run.describe import feature_correlations, mean_se, ranking_alignment, scenario_features
 from analysis.run.predictive import compare_predictors, demand_matrix
 from analysis.run.ratings import rate
 from analysis.run.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
@@ -93,7 +93,7 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
         scores = normalised_scores(store, scenarios_only=True)
     if len(scores):
         sections.append(scores_section(scores, notes))
-    sections += rating_sections(store, seed=seed)
+    sections += rating_sections(store, seed=seed, scores=scores)
     sections += _guarded("Socio-cognitive metrics", socio_sections, store, seed=seed)
     sections += audit_sections(store, bayes=fit_models, seed=seed, sampling=sampling)
     contest = "Beta regressions and Measurement Layouts (contest figures 2-3, 5-7)"
@@ -185,17 +185,22 @@ def beta_regression_sections(scores, scenarios, tags, seed: int = 0, baseline: s
 MIN_PREDICTION_MATCHES = 10  # cross-validated prediction needs a few matches per fold
 
 
-def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0) -> list[Section]:
+def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0, scores=None) -> list[Section]:
     """For each runner: ratings and rankings (Elo, Bradley-Terry with bootstrap intervals, voting) whenever
     its matches hold comparisons, a single game or many; with several games, cross-validated prediction,
     per-game Kendall tau and win-probability heatmaps. What cannot run gets a section that says why; a
-    runner whose analysis fails shows the error and the other runners still build."""
+    runner whose analysis fails shows the error and the other runners still build. `scores`
+    (`normalised_scores`, scenario-based) adds, for scenario runners, how the Elo ranking aligns with the ranking
+    by mean normalised score (the contest paper's headline comparison)."""
     matches, results = store.table("matches"), store.table("results")
     sections: list[Section] = []
     for runner, group in matches.groupby("runner"):
         runner_results = results[results["match_id"].isin(group["match_id"])]
         title = f"Ratings and rankings ({runner})"
-        sections += _guarded(title, _rankings, runner, group, runner_results, bootstrap, seed, title)
+        runner_scores = None
+        if scores is not None and len(scores):
+            runner_scores = scores[scores["match_id"].isin(group["match_id"])] if "match_id" in scores else None
+        sections += _guarded(title, _rankings, runner, group, runner_results, bootstrap, seed, title, runner_scores)
         if group["scenario"].notna().any():
             continue  # scenario-based runners: the beta regressions and layouts explain scores by scenario
         prediction = f"Per-game and multidimensional ratings ({runner})"
@@ -211,7 +216,7 @@ def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0) -> list[S
     return sections
 
 
-def _rankings(runner: str, group, results, bootstrap: int, seed: int, title: str) -> Section:
+def _rankings(runner: str, group, results, bootstrap: int, seed: int, title: str, scores=None) -> Section:
     comparisons = comparisons_from_tables(group, results)
     if not len(comparisons):
         return skipped(title, "no two players share a match (or a scenario's repetition) with comparable scores")
@@ -225,6 +230,13 @@ def _rankings(runner: str, group, results, bootstrap: int, seed: int, title: str
         section.text.append(f"Voting methods not run: {supported} agent(s) appear on {MIN_BALLOTS:g} or more ballots "
                             f"(the most is {profile.support.max():g}); a ranking by votes needs two.")
     section.warnings += elo.notes + [n for n in bt.notes if n not in elo.notes]
+    if scores is not None and len(scores):
+        means = mean_se(scores, "agent").set_index("agent")["mean"]
+        found = ranking_alignment(elo.table().set_index("agent")["rating"], means)
+        section.text.append(
+            f"Elo against the mean normalised score ({found['agents']} agents; the contest paper finds that they "
+            f"closely align): Kendall tau {found['kendall_tau']:.2f}, Spearman rho {found['spearman_rho']:.2f}; "
+            + ("both put the same agent first." if found["top_agree"] else "they put different agents first."))
     return section
 
 

@@ -253,7 +253,8 @@ def beta_regression_section(contrast, contrast_table: pd.DataFrame, tags, tag_ta
     section = Section("Beta regressions of normalised scores", text=[
         "Ordered-beta likelihood (exact 0 and 1 allowed). Figure 2: each agent's log-odds difference from the "
         "baseline agent with a random intercept per scenario (95% HDI). Figure 3, right: tag coefficients of the "
-        "hierarchical model with LKJ-correlated agent slopes (94% HDI)."])
+        "hierarchical model with LKJ-correlated agent slopes (94% HDI), on the log-odds scale and as average marginal "
+        "effects on the expected normalised score in percentage points (over the observed agent-scenario cells)."])
     for fit in (contrast, tags):
         if not fit.diagnostics["converged"]:
             section.warnings.append(f"{fit.model}: NOT CONVERGED (max R-hat {fit.diagnostics['max_r_hat']:.3f}, "
@@ -268,6 +269,11 @@ def beta_regression_section(contrast, contrast_table: pd.DataFrame, tags, tag_ta
          plot_intervals(contrast_table, "agent", "Difference from the baseline", "log-odds difference")),
         ("Figure 3 (right): tag coefficients (mean, 94% HDI).",
          plot_intervals(tag_table, "tag", "Tag coefficients", "log-odds effect on score")),
+        ("Figure 3 (right) on the response scale: each tag's average marginal effect on the expected normalised "
+         "score, in percentage points (mean, 94% HDI; the paper reports -10 to -20 points).",
+         plot_intervals(tag_table.rename(columns={"mean": "log_odds", "ame_pp": "mean", "ame_low": "hdi_low",
+                                                  "ame_high": "hdi_high"}),
+                        "tag", "Tag effects on the expected score", "percentage points of normalised score")),
         ("Figure 5: Pearson correlations of score, tags, substrates and resident status.",
          plot_correlation_heatmap(correlations, "Score, tags, substrates, resident")),
     ]

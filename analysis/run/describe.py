@@ -50,3 +50,23 @@ def feature_correlations(scores: pd.DataFrame, features: pd.DataFrame) -> pd.Dat
     joined = joined.rename(columns={"score_norm": "score"})
     joined = joined.loc[:, joined.std() > 0]
     return joined.corr(method="pearson")
+
+
+def ranking_alignment(first: pd.Series, second: pd.Series) -> dict:
+    """How closely two orderings of the same agents agree (the contest paper, section 9.4: Elo "closely
+    aligns" with the ranking by mean normalised score).
+
+    first, second : one value per agent (index: agent; higher = better), e.g. Elo ratings and mean scores;
+    only agents in both count. Returns agents (n), kendall_tau (tau-b, ties allowed), spearman_rho, and
+    top_agree (whether both put the same agent first); NaN correlations with fewer than 3 agents.
+    """
+    from scipy.stats import kendalltau, spearmanr
+
+    both = pd.concat([first.rename("a"), second.rename("b")], axis=1, join="inner").dropna()
+    n = len(both)
+    if n < 3:
+        return {"agents": n, "kendall_tau": float("nan"), "spearman_rho": float("nan"), "top_agree": None}
+    return {"agents": n, "kendall_tau": float(kendalltau(both["a"], both["b"]).statistic),
+            "spearman_rho": float(spearmanr(both["a"], both["b"]).statistic),
+            "top_agree": bool(both["a"].idxmax() == both["b"].idxmax())}
+
