@@ -347,7 +347,8 @@ def cmd_rank(args) -> dict:
     profile = PreferenceProfile.from_ballots(ballots)
     methods = list(METHODS) if args.method == "all" else [args.method]
     # each method warns of the agents it sets apart in the same words: the top level prints the warning once
-    tables = [vote(profile, m, min_ballots=args.min_games, seed=args.seed).assign(method=m) for m in methods]
+    tables = [vote(profile, m, min_ballots=args.min_games, seed=args.seed,
+                   **({"reading": args.ewa_reading} if m == "ewa" else {})).assign(method=m) for m in methods]
     table = pd.concat(tables, ignore_index=True)
     columns = ["agent", "score", "rank", "ballots"] + (["support"] if "support" in table.columns else [])
     columns = (["method"] if args.method == "all" else []) + columns
@@ -736,6 +737,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("rank", help="voting-as-evaluation: one ballot per (scenario, repetition) or match")
     _data_args(p)
     p.add_argument("--method", choices=list(VOTING_METHODS) + ["all"], required=True, help="voting method")
+    p.add_argument("--ewa-reading", choices=["runs", "flat", "run-points"], default="runs",
+                   help="how evaluation without aggregation combines runs (the paper under-specifies it; see "
+                        "models/voting/ewa.py): runs (default: an IML election per run, then one over the runs' "
+                        "orders), flat (one IML election over every task-run ballot), run-points (points per "
+                        "agent beaten in each run's order, summed)")
     p.add_argument("--min-games", type=_positive_float, default=VOTING_MIN, metavar="N",
                    help=f"agents on fewer than N ballots (games) are listed apart, not ranked (default {VOTING_MIN})")
     _out_arg(p)

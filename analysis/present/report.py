@@ -209,7 +209,8 @@ def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], poole
     titles = {"iml": ("Table 4 layout: iterative maximal lotteries", "IML"),
               "copeland": ("Table 5 layout: Copeland", "Copeland"),
               "ranked-pairs": ("Table 6 layout: ranked pairs", "Ranked pairs"),
-              "ewa": ("Table 7 layout: evaluation without aggregation", "EwA")}
+              "ewa": ("Table 7 layout: evaluation without aggregation (the 'runs' reading: an IML election per "
+                      "run, then one over the runs' orders)", "EwA")}
     for method, (title, label) in titles.items():
         if method in votes:
             section.tables.append((title, _contest_layout(votes[method], "score", label)))

@@ -33,13 +33,15 @@ class SparseSupportWarning(UserWarning):
     """Some agents appear on too few ballots to be ranked; they were listed apart."""
 
 
-def vote(profile: PreferenceProfile, method: str, min_ballots: float = MIN_BALLOTS, seed: int = 0) -> pd.DataFrame:
+def vote(profile: PreferenceProfile, method: str, min_ballots: float = MIN_BALLOTS, seed: int = 0,
+         **options) -> pd.DataFrame:
     """Rank the agents of `profile` by `method`, setting apart those with too little support.
 
     Parameters
     ----------
     profile : the ballots. method : a key of METHODS. min_ballots : the least number of ballots (weighted)
         an agent must appear on to be ranked (default MIN_BALLOTS). seed : passed to the method.
+    options : the method's own options (`ewa`: reading='runs' | 'flat' | 'run-points', see `models.voting.ewa`).
 
     Returns
     -------
@@ -62,7 +64,7 @@ def vote(profile: PreferenceProfile, method: str, min_ballots: float = MIN_BALLO
         warnings.warn(f"{len(apart)} agent(s) appear on fewer than {min_ballots:g} ballots and are listed apart, "
                       f"not ranked: {shown}{' ...' if len(apart) > 10 else ''} (set --min-games to change this)",
                       SparseSupportWarning, stacklevel=2)
-    ranked = METHODS[method](profile.restricted(list(agents[keep])) if len(apart) else profile, seed=seed)
+    ranked = METHODS[method](profile.restricted(list(agents[keep])) if len(apart) else profile, seed=seed, **options)
     ranked = ranked.assign(ranked=True).sort_values(["rank", "agent"], kind="stable")
     rest = pd.DataFrame({"agent": apart, "score": np.nan, "rank": np.nan, "ballots": support[~keep], "ranked": False})
     return pd.concat([ranked, rest], ignore_index=True) if len(rest) else ranked.reset_index(drop=True)
