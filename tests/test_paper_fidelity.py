@@ -76,3 +76,28 @@ def test_elo_aligns_with_the_mean_score_ranking_on_the_simulated_contest(tmp_pat
     assert found["agents"] == 8 and found["kendall_tau"] > 0.7 and found["top_agree"]
     pooled_se = scores["score_norm"].std() / len(scores) ** 0.5
     assert 0 < pooled_se < 0.02  # the paper: 0.426 +/- 0.005 over its far larger contest
+
+
+def test_eval01_scores_reproduce_from_the_counters_the_report_publishes(eval01):
+    """Where the report's text gives counters (sections 4.2-4.4, 6.3), the audit computes from them, not only
+    from the recorded components, and says which scores it checked which way."""
+    from analysis.present.pipeline import FORMULAS
+    from analysis.run.audit import formula_from
+    from models.validity.checks import counter_terms, reproduce
+
+    formula = formula_from(FORMULAS / "aoa_eval01.toml", eval01)
+    terms = counter_terms(eval01, formula).set_index(["player", "component"])
+    value = lambda player, part: terms.loc[(player, part), "from_counters"]  # noqa: E731
+    assert value("Pickles", "bonus") == 91 * 40 + 114 * 5 == 4210 == terms.loc[("Pickles", "bonus"), "recorded"]
+    assert value("Smokey", "intel") == 162 * 10 + 24 * 5 == 1740
+    assert value("Smokey", "bonus") == 185 * 30 == 5550 and terms.loc[("Smokey", "bonus"), "recorded"] == 5965
+    assert value("Scout", "bonus") == 13 * 100 == 1300 == terms.loc[("Scout", "bonus"), "recorded"]
+    assert value("Sunny", "bonus") == 188 * 40 + 225 * 5 == 8645 and terms.loc[("Sunny", "bonus"), "recorded"] == 8735
+    assert value("Peanut", "efficiency") == 913 * -2 == -1826
+    # Biscuit's counters are published whole: its score is checked from them, 27 x 3 - 3 x 10 = 51
+    sources = reproduce(eval01, formula).set_index("player")
+    assert sources.loc["Biscuit", "source"] == "counters" and sources.loc["Biscuit", "expected"] == 27 * 3 - 3 * 10
+    # partial counters are kept as published: no player with some counters is checked as if it had them all
+    partial = set(terms.index.get_level_values("player"))
+    assert partial == {"Pickles", "Smokey", "Scout", "Sunny", "Peanut"}
+    assert (sources.loc[sorted(partial), "source"] == "recorded components").all()

@@ -355,7 +355,7 @@ def audit_section(title: str, result, frame: pd.DataFrame, outcome: str) -> Sect
             mark = {True: "PASS", False: "FAIL", None: "INFO"}[result[key].get("passed")]
             section.text.append(f"{name} ({mark}): {result[key]['verdict']}")
     section.warnings += list(getattr(result, "notes", []))
-    for key in ("reproduction", "hold_outcome_constant", "two_scores", "events"):
+    for key in ("reproduction", "counter_terms", "hold_outcome_constant", "two_scores", "events"):
         if key in result and isinstance(result[key].get("table"), pd.DataFrame) and len(result[key]["table"]):
             section.tables.append((CHECK_TITLES[key], result[key]["table"].head(30)))
     diagnostics = dict(getattr(result, "diagnostics", {}) or {})

@@ -165,6 +165,12 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
     return AuditResult(checks=out, notes=notes, diagnostics=diagnostics)
 
 
+def _leaf(formula: Formula, name: str) -> bool:
+    """Whether component `name` is one the formula's total is written in or reads counters directly (the
+    terms a reader checks against a report), rather than an intermediate such as specific_messages."""
+    return name in formula.total.names or name in (formula.parts or [])
+
+
 def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, seed, bayes, sampling) -> dict:
     out: dict = {"players": len(frame), "outcomes": outcomes, "formula": formula.name if formula else None}
     primary = outcomes[0]
@@ -177,12 +183,25 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
         if sources.get("recorded components"):
             verdict += (f" For {sources['recorded components']} players the raw counters are not available, so the "
                         "audit recomputed the total from the recorded components it has.")
+        by_source = {k: sorted(rep.loc[rep["source"] == k, "player"]) for k in ("counters", "recorded components")}
+        if by_source["counters"] and by_source["recorded components"]:
+            verdict += (f" Checked from raw counters: {', '.join(by_source['counters'])}; from the recorded components "
+                        f"only: {', '.join(by_source['recorded components'])}.")
         for r in rep[~ok & computable].itertuples():
             verdict += f" {r.player}: recorded {r.recorded:g}, expected {r.expected:g} ({r.status})."
         for r in rep[rep["status"].str.contains("floor")].itertuples():
             verdict += f" {r.player}'s raw total ({r.raw_total:g}) is hidden by the floor at {formula.floor:g}."
         out["reproduction"] = {"table": rep, "reproduce": int(ok.sum()), "computable": int(computable.sum()),
                                "verdict": verdict, "passed": bool(ok[computable].all())}
+        terms = validity.counter_terms(frame, formula)
+        if len(terms):
+            equal = terms["status"] == "equals the recorded value"
+            verdict = (f"{terms['player'].nunique()} players have some of the formula's counters published, not all: "
+                       + "; ".join(f"{r.player}'s {r.component} from {r.counters} = {r.from_counters:g}"
+                                   + ("" if pd.isna(r.recorded) else f" of the recorded {r.recorded:g}")
+                                   for r in terms.itertuples() if r.component != "total" and _leaf(formula, r.component))
+                       + f". {int(equal.sum())} recorded component(s) reproduce exactly from the published counters.")
+            out["counter_terms"] = {"table": terms, "verdict": verdict, "passed": None}
         parts = validity.decompose(frame, formula)
         if not parts.empty:
             share = parts.groupby("component")["share"].mean().sort_values(ascending=False)

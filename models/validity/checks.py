@@ -16,7 +16,8 @@ from models.validity.formula import Formula
 
 
 # the audit's checks in report order, with their titles (one vocabulary for the audit files and the report)
-CHECK_TITLES = {"reproduction": "1. Reproduction", "decomposition": "2. Decomposition",
+CHECK_TITLES = {"reproduction": "1. Reproduction", "counter_terms": "1b. Published counters in part",
+                "decomposition": "2. Decomposition",
                 "hold_outcome_constant": "3. Holding the outcome constant",
                 "failure_at_top": "4. Outcome failure against rank", "rank_agreement": "5. Rank agreement",
                 "assignment_luck": "6. Assignment luck", "two_scores": "7. Two scores, never summed",
@@ -69,6 +70,59 @@ def reproduce(frame: pd.DataFrame, formula: Formula, tolerance: float = 0.5) -> 
         rows.append({"player": row["player"], "role": role, "recorded": recorded, "expected": expected,
                      "raw_total": raw, "source": source, "status": status})
     return pd.DataFrame(rows)
+
+
+def _counters_read(formula: Formula, name: str, role: str | None, seen: frozenset = frozenset()) -> set[str]:
+    """The formula inputs component `name` reads for `role`, through the components it is built from."""
+    expr = formula.components.get(name)
+    if isinstance(expr, dict):
+        expr = expr.get(role)
+    if expr is None or name in seen:
+        return set()
+    out = set()
+    for n in expr.names:
+        out |= _counters_read(formula, n, role, seen | {name}) if n in formula.components else ({n} & formula.inputs)
+    return out
+
+
+def counter_terms(frame: pd.DataFrame, formula: Formula, tolerance: float = 0.5) -> pd.DataFrame:
+    """What the published counters of players who have some, not all, of the formula's inputs reproduce.
+
+    For each such player and each component that (through the components it is built from) reads a published
+    counter: the component computed from the published counters alone, every unpublished counter taken as 0
+    (for a sum of positive terms, the published terms' part of it), beside the recorded component where one
+    is recorded. Players with every counter are checked whole by `reproduce`; with none, not here.
+
+    Returns player, role, component, counters (the published ones it reads, comma-separated), from_counters,
+    recorded (NaN when not recorded separately), status ('equals the recorded value', 'part of the recorded
+    value: the unpublished counters add N', 'not recorded separately').
+    """
+    rows = []
+    for _, row in frame.iterrows():
+        values = _values(row)
+        published = formula.inputs & set(values)
+        if not published or formula.inputs <= set(values):
+            continue
+        role = row.get("role")
+        try:
+            computed = formula.evaluate({n: values.get(n, 0.0) for n in formula.inputs}, role)
+        except KeyError:  # no branch for this role
+            continue
+        for name in formula.components:
+            reads = _counters_read(formula, name, role) & published
+            if not reads:
+                continue
+            value, recorded = computed[name], values.get(name, np.nan)
+            if pd.isna(recorded):
+                status = "not recorded separately"
+            elif abs(value - recorded) <= tolerance:
+                status = "equals the recorded value"
+            else:
+                status = f"part of the recorded value: the unpublished counters add {recorded - value:g}"
+            rows.append({"player": row["player"], "role": role, "component": name, "counters": ", ".join(sorted(reads)),
+                         "from_counters": value, "recorded": recorded, "status": status})
+    return pd.DataFrame(rows, columns=["player", "role", "component", "counters", "from_counters", "recorded",
+                                       "status"])
 
 
 def decompose(frame: pd.DataFrame, formula: Formula) -> pd.DataFrame:
