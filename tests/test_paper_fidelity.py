@@ -101,3 +101,32 @@ def test_eval01_scores_reproduce_from_the_counters_the_report_publishes(eval01):
     partial = set(terms.index.get_level_values("player"))
     assert partial == {"Pickles", "Smokey", "Scout", "Sunny", "Peanut"}
     assert (sources.loc[sorted(partial), "source"] == "recorded components").all()
+
+
+def test_event_log_categories_are_counted_apart_as_the_report_counts_them():
+    """A hand-made log: Ann 4 actions (1 rejected: cooldown) and 2 proposals (1 rejected: duplicate), 1 parse
+    failure, 2 turn skips; Bo (the same model as Ann) 1 accepted action and 1 missing thought; Cy (another
+    model) 10 actions, 5 rejected. The report's categories come out apart, rejections per attempt per model
+    control for activity (Ann and Bo's model: 2 of 7; Cy's: 5 of 10), and Bo, with 1 attempt against a
+    median of 6, is quiet."""
+    from models.validity.checks import event_diagnostics
+    from analysis.run.audit import _event_verdict
+
+    rows = ([("Ann", "act", "attack", "accepted", None)] * 3 + [("Ann", "act", "attack", "rejected", "cooldown")]
+            + [("Ann", "propose", "alliance", "accepted", None), ("Ann", "propose", "alliance", "rejected", "duplicate")]
+            + [("Ann", "harness", "parse_failure", None, None)] + [("Ann", "harness", "turn_skip", None, None)] * 2
+            + [("Bo", "act", "trade", "accepted", None), ("Bo", "harness", "missing_thought", None, None)]
+            + [("Cy", "act", "spy", "accepted", None)] * 5 + [("Cy", "act", "spy", "rejected", "invalid_target")] * 5)
+    events = pd.DataFrame(rows, columns=["actor", "stage", "type", "status", "reason"]).assign(seq=lambda t: t.index)
+    diag = event_diagnostics(events).set_index("actor")
+    assert diag.loc["Ann", ["action_attempts", "action_rejections", "proposal_attempts", "proposal_rejections",
+                            "parse_failures", "turn_skips", "missing_thoughts"]].tolist() == [4, 1, 2, 1, 1, 2, 0]
+    assert diag.loc["Bo", "missing_thoughts"] == 1 and diag.loc["Ann", "rejection_rate"] == pytest.approx(2 / 6)
+    assert diag.loc["Ann", "rejected: cooldown"] == 1 and diag.loc["Cy", "rejected: invalid_target"] == 5
+    assert diag["quiet"].to_dict() == {"Cy": False, "Ann": False, "Bo": True}
+    frame = pd.DataFrame({"player": ["Ann", "Bo", "Cy"], "agent": ["model-a", "model-a", "model-c"]})
+    found = _event_verdict(diag.reset_index(), frame)
+    rates = found["by_model"].set_index("agent")["rejection_rate"]
+    assert rates.to_dict() == pytest.approx({"model-a": 2 / 7, "model-c": 0.5})
+    assert found["verdict"].startswith("6 of 15 actions and 1 of 2 proposals were rejected; the harness logged 1 "
+                                       "parse failures, 2 turn skips and 1 missing thoughts.")

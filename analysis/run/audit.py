@@ -165,6 +165,29 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
     return AuditResult(checks=out, notes=notes, diagnostics=diagnostics)
 
 
+def _event_verdict(diag: pd.DataFrame, frame: pd.DataFrame) -> dict:
+    """The event-log check in words: the report's categories counted apart, the spread of rejections per
+    attempt over models (the activity control), and the quiet agents whose few rejections are not skill."""
+    total = diag.sum(numeric_only=True)
+    verdict = (f"{int(total['action_rejections']):,} of {int(total['action_attempts']):,} actions and "
+               f"{int(total['proposal_rejections']):,} of {int(total['proposal_attempts']):,} proposals were rejected; "
+               f"the harness logged {int(total['parse_failures']):,} parse failures, {int(total['turn_skips']):,} "
+               f"turn skips and {int(total['missing_thoughts']):,} missing thoughts.")
+    models = frame[["player", "agent"]].drop_duplicates("player")
+    by_model = diag.merge(models, left_on="actor", right_on="player", how="left").assign(
+        agent=lambda t: t["agent"].fillna(t["actor"])).groupby("agent")[["attempted", "rejected"]].sum()
+    by_model = by_model[by_model["attempted"] > 0]
+    if len(by_model):
+        rate = (by_model["rejected"] / by_model["attempted"]).sort_values()
+        verdict += (f" Rejections per attempt range over models from {rate.iloc[0]:.0%} ({rate.index[0]}) to "
+                    f"{rate.iloc[-1]:.0%} ({rate.index[-1]}).")
+    quiet = diag.loc[diag["quiet"], "actor"].tolist()
+    if quiet:
+        verdict += f" Quiet agents whose low counts reflect little activity, not skill: {', '.join(quiet)}."
+    return {"table": diag, "verdict": verdict, "passed": None,
+            "by_model": by_model.assign(rejection_rate=by_model["rejected"] / by_model["attempted"]).reset_index()}
+
+
 def _leaf(formula: Formula, name: str) -> bool:
     """Whether component `name` is one the formula's total is written in or reads counters directly (the
     terms a reader checks against a report), rather than an intermediate such as specific_messages."""
@@ -314,13 +337,7 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
     if not events.empty:
         diag = validity.event_diagnostics(events)
         if not diag.empty:
-            quiet = diag.loc[diag["quiet"], "actor"].tolist()
-            worst = diag.sort_values("rejection_rate", ascending=False).iloc[0]
-            verdict = (f"{int(diag['rejected'].sum())} of {int(diag['attempted'].sum())} attempted actions were "
-                       f"rejected; the highest rejection rate is {worst['actor']}'s ({worst['rejection_rate']:.0%}).")
-            if quiet:
-                verdict += f" Quiet agents whose low counts are not skill: {', '.join(quiet)}."
-            out["events"] = {"table": diag, "verdict": verdict, "passed": None}
+            out["events"] = _event_verdict(diag, frame)
     if "events" not in out:
         skipped["events"] = "no action events with an accepted/rejected status in the data"
     # the validity verdict rests on the checks against the outcome; reproduction is an integrity check

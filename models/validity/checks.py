@@ -308,17 +308,45 @@ def two_scores(frame: pd.DataFrame, telemetry: str, outcome: str) -> pd.DataFram
     return data.sort_values("telemetry_rank").reset_index(drop=True)
 
 
+HARNESS = {"parse_failure": "parse_failures", "turn_skip": "turn_skips", "missing_thought": "missing_thoughts"}
+
+
 def event_diagnostics(events: pd.DataFrame, quiet_share: float = 0.25) -> pd.DataFrame:
-    """Per actor: attempted and rejected actions, rejection rate per attempt, rejections by reason, and a
-    'quiet' flag for actors with fewer attempts than `quiet_share` of the median (low counts are not skill)."""
-    acts = events[events["stage"].isin(["act", "propose"])]
-    if acts.empty:
-        return pd.DataFrame(columns=["actor", "attempted", "rejected", "rejection_rate", "quiet"])
-    table = acts.groupby("actor").agg(attempted=("status", "size"),
-                                      rejected=("status", lambda s: int((s == "rejected").sum())))
-    table["rejection_rate"] = table["rejected"] / table["attempted"]
-    reasons = acts[acts["status"] == "rejected"].pivot_table(index="actor", columns="reason", values="seq",
-                                                             aggfunc="count", fill_value=0)
-    table = table.join(reasons.add_prefix("rejected: "), how="left").fillna(0)
+    """Per actor, the event log counted as the EVAL 01 report counts it (section 5.3): action and proposal
+    attempts and rejections apart (stages `act` and `propose`), the harness's parse failures, turn skips and
+    missing thoughts (stage `harness`), the rejection rate per attempt (the activity control), rejections by
+    reason, and a 'quiet' flag for actors with fewer attempts than `quiet_share` of the median (few rejections
+    from few attempts are not skill).
+
+    events : canonical events (actor, stage, type, status, reason, seq). Returns one row per actor: actor,
+    action_attempts, action_rejections, proposal_attempts, proposal_rejections, attempted, rejected,
+    rejection_rate, parse_failures, turn_skips, missing_thoughts, 'rejected: REASON' columns, quiet; sorted
+    by attempts (most first). Empty when the log has no actions, proposals or harness events.
+    """
+    base = ["actor", "action_attempts", "action_rejections", "proposal_attempts", "proposal_rejections", "attempted",
+            "rejected", "rejection_rate"] + list(HARNESS.values()) + ["quiet"]
+    logged = events[events["stage"].isin(["act", "propose", "harness"])]
+    if logged.empty:
+        return pd.DataFrame(columns=base)
+    rejected = logged["status"] == "rejected"
+    counts = pd.DataFrame({
+        "actor": logged["actor"],
+        "action_attempts": logged["stage"] == "act", "action_rejections": (logged["stage"] == "act") & rejected,
+        "proposal_attempts": logged["stage"] == "propose",
+        "proposal_rejections": (logged["stage"] == "propose") & rejected,
+        **{column: (logged["stage"] == "harness") & (logged["type"] == kind) for kind, column in HARNESS.items()},
+    })
+    table = counts.groupby("actor").sum().astype(int)
+    table["attempted"] = table["action_attempts"] + table["proposal_attempts"]
+    table["rejected"] = table["action_rejections"] + table["proposal_rejections"]
+    table["rejection_rate"] = table["rejected"] / table["attempted"].where(table["attempted"] > 0)
+    acts = logged[logged["stage"].isin(["act", "propose"]) & rejected]
+    if len(acts):
+        reasons = acts.pivot_table(index="actor", columns="reason", values="seq", aggfunc="count", fill_value=0)
+        table = table.join(reasons.add_prefix("rejected: "), how="left")
+        reason_columns = [c for c in table.columns if str(c).startswith("rejected: ")]
+        table[reason_columns] = table[reason_columns].fillna(0).astype(int)
     table["quiet"] = table["attempted"] < quiet_share * table["attempted"].median()
-    return table.reset_index().sort_values("attempted", ascending=False).reset_index(drop=True)
+    table = table.reset_index()
+    return table[base + [c for c in table.columns if c not in base]].sort_values(
+        "attempted", ascending=False, kind="stable").reset_index(drop=True)
