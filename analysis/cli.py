@@ -29,7 +29,7 @@ from analysis.io.loaders.table import read_mapping
 from analysis.io.schema import MEASURE_KINDS
 from analysis.io.store import DEFAULT_STORE, IngestError, Store, StoreError
 from analysis.present.outputs import ResultsFolder, check_writable, referee_version
-from models.fit import CHAINS, DRAWS, LAYOUT_DRAWS, TUNE
+from models.fit import CHAINS, DRAWS, LAYOUT_DRAWS, LAYOUT_TUNE, TUNE
 from models.ratings.bt_per_game import DEFAULT_TAU_ELO
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -84,13 +84,6 @@ def _positive_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
-    return value
-
-
-def _share(text: str) -> float:
-    value = _positive_float(text)
-    if not value < 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
     return value
 
 
@@ -434,14 +427,16 @@ def _fit_layout(args, scores, scenarios, tags, folder) -> dict:
 
 def cmd_compare_predictors(args) -> dict:
     from analysis.present.figures import plot_capability_profiles, plot_predictor_comparison
-    from analysis.run.predictive import compare_predictors, demand_matrix
+    from analysis.run.predictive import compare_predictors, training_demands
 
     (scores, scenarios, tags), folder = _model_data(args)
-    demands = demand_matrix(scores, scenarios, tags)
-    comp = compare_predictors(scores, demands, test_share=args.test_share, seed=args.seed, **_sampling(args))
+    comp = compare_predictors(scores, training_demands(scores, scenarios, tags), folds=args.folds, seed=args.seed,
+                              **_sampling(args))
     folder.table("per_agent", comp.per_agent)
     folder.table("pooled", comp.pooled)
     folder.table("predictions", comp.predictions)
+    folder.table("fold_diagnostics", comp.fold_diagnostics)
+    folder.table("fold_demands", comp.demands)
     folder.figure("comparison", plot_predictor_comparison(comp.per_agent))
     included = comp.included_agents()
     caps = comp.layout.capabilities()
@@ -585,7 +580,7 @@ def _sampling_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("sampling (every Bayesian fit; the defaults converge at contest scale)")
     g.add_argument("--draws", type=_positive_int, help=f"draws per chain after tuning (default {DRAWS}; tag "
                    f"effects 1500, the Measurement Layout {LAYOUT_DRAWS}, the audit's regression 5000)")
-    g.add_argument("--tune", type=_count, help=f"tuning steps per chain (default {TUNE})")
+    g.add_argument("--tune", type=_count, help=f"tuning steps per chain (default {TUNE}; the Measurement Layout {LAYOUT_TUNE})")
     g.add_argument("--chains", type=_positive_int, help=f"chains (default {CHAINS}; R-hat needs several)")
     g.add_argument("--sampler", choices=["auto", "pymc", "nutpie"], default="auto",
                    help="auto (default): nutpie when installed, else PyMC's NUTS")
@@ -767,7 +762,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare-predictors", help="Measurement Layout vs linear regression, XGBoost and a constant")
     _store_arg(p)
-    p.add_argument("--test-share", type=_share, default=0.25, help="share of each agent's scenarios held out")
+    p.add_argument("--folds", type=_positive_int, default=4,
+                   help="folds over each agent's scenarios (default 4: every cell held out once, a quarter at a "
+                        "time); R^2 and RMSE are averaged over folds")
     _sampling_args(p)
     _seed_arg(p)
     _out_arg(p)
@@ -833,7 +830,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _check(args) -> None:
     """Argument checks that need more than one argument or the file system, before any work starts."""
-    if getattr(args, "command", None) == "ratings-cv" and args.folds < 2:
+    if getattr(args, "command", None) in ("ratings-cv", "compare-predictors") and args.folds < 2:
         raise ValueError("--folds must be at least 2 (one fold to test, the others to train)")
     out = getattr(args, "out", None)
     if out is not None and args.command not in ("simulate",):

@@ -66,8 +66,9 @@ def test_fit_and_describe_commands(sample_store, tmp_path):
 
 @pytest.mark.filterwarnings("ignore::models.fit.ConvergenceWarning")  # short chains: a smoke test of the files
 def test_measurement_layout_commands(sample_store, tmp_path):
-    assert main(["compare-predictors", "--store", str(sample_store), "--draws", "150", "--tune", "150",
+    assert main(["compare-predictors", "--store", str(sample_store), "--draws", "150", "--tune", "150", "--folds", "2",
                  "--out", str(tmp_path / "cp")]) == 0
+    assert len(pd.read_csv(tmp_path / "cp" / "fold_diagnostics.csv")) == 2
     per_agent = pd.read_csv(tmp_path / "cp" / "per_agent.csv")
     assert set(per_agent["predictor"]) == {"measurement layout", "linear regression", "xgboost", "constant"}
     assert per_agent["agent"].nunique() == 8 and (tmp_path / "cp" / "comparison.png").exists()

@@ -8,9 +8,10 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pytest
 from scipy.stats import spearmanr
 
-from analysis.run.predictive import compare_predictors, demand_matrix, split_cells
+from analysis.run.predictive import cell_folds, compare_predictors, demand_matrix
 from analysis.simulate.concordia import cells_frame, simulate_concordia
 from models.scores.measurement_layout import fit_layout
 from tests.helpers import synthetic_catalogue
@@ -68,25 +69,47 @@ def test_contest_demands_are_merged_and_dealiased():
     assert np.linalg.matrix_rank(X[:, columns][:, kept]) == len(kept)
 
 
-def test_split_keeps_cells_whole():
+def test_folds_keep_cells_whole_and_test_every_cell_once():
+    """Two agents, four scenarios of three repetitions, four folds: every fold holds one whole cell of each
+    agent (all three repetitions), and every cell is in exactly one fold."""
     cells = pd.DataFrame({"agent": np.repeat(["a", "b"], 12), "scenario": np.tile(np.repeat(list("wxyz"), 3), 2)})
-    test = split_cells(cells, 0.25, seed=0)
-    per_cell = pd.Series(test).groupby([cells["agent"], cells["scenario"]]).nunique()
-    assert (per_cell == 1).all()
-    assert pd.Series(test).groupby(cells["agent"]).sum().tolist() == [3, 3]  # one scenario of four per agent
+    fold = pd.Series(cell_folds(cells, 4, seed=0))
+    assert (fold.groupby([cells["agent"], cells["scenario"]]).nunique() == 1).all()
+    assert (fold.groupby(cells["agent"]).value_counts() == 3).all()  # one scenario of four per agent and fold
+    assert sorted(fold.unique()) == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="at least 2"):
+        cell_folds(cells, 1)
+
+
+def test_demands_are_chosen_on_the_training_rows_only():
+    """A tag negatively correlated with score in the training rows is a demand; the same tag is not when only
+    the held-out rows would have made it one."""
+    from analysis.run.predictive import demand_matrix
+
+    scenarios = pd.DataFrame({"scenario": ["s1", "s2", "s3", "s4"], "game": ["x", "x", "y", "y"],
+                              "mode": ["resident", "visitor", "resident", "visitor"]})
+    tags = pd.DataFrame({"scenario": ["s1", "s3"], "tag": ["hard", "hard"]})
+    train = pd.DataFrame({"scenario": ["s1", "s2", "s3", "s4"], "score_norm": [0.1, 0.9, 0.2, 0.8], "agent": "a"})
+    held_out = train.assign(score_norm=[0.9, 0.1, 0.8, 0.2])  # the opposite: 'hard' scenarios score high
+    assert "hard" in demand_matrix(train, scenarios, tags, select_on=train).columns
+    assert "hard" not in demand_matrix(train, scenarios, tags, select_on=held_out).columns
 
 
 def test_layout_beats_the_constant_on_its_own_data():
     sim, catalogue, demands, cells = _layout_contest(seed=2, agents=8 if FULL else 6)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        comp = compare_predictors(cells, demands, seed=0, draws=400, tune=400)
+        comp = compare_predictors(cells, demands, folds=2, seed=0, draws=400, tune=400)
     pooled = comp.pooled.set_index("predictor")
     assert pooled.loc["measurement layout", "rmse"] < pooled.loc["constant", "rmse"]
     assert pooled.loc["measurement layout", "r2"] > pooled.loc["constant", "r2"]
     assert set(comp.per_agent["predictor"]) == {"measurement layout", "linear regression", "xgboost", "constant"}
     assert comp.predictions["measurement layout"].between(0, 1).all()
     assert set(comp.included_agents()) <= set(cells["agent"])
+    # each row predicted once, by the fold that held it out; R^2 averaged over the two folds with its spread
+    assert len(comp.predictions) == len(cells.dropna(subset=["score_norm"])) and set(comp.predictions["fold"]) == {0, 1}
+    assert (comp.pooled["folds"] == 2).all() and comp.pooled["r2_sd"].notna().all()
+    assert len(comp.fold_diagnostics) == 2
 
 
 def test_demands_follow_the_paper(sample_store):

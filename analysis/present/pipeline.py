@@ -16,7 +16,7 @@ from analysis.prepare.comparisons import (
     separate_episode_runners,
 )
 from analysis.run.describe import feature_correlations, mean_se, ranking_alignment, scenario_features
-from analysis.run.predictive import compare_predictors, demand_matrix
+from analysis.run.predictive import compare_predictors, training_demands
 from analysis.run.ratings import rate
 from analysis.run.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
 from analysis.present.report import (
@@ -166,7 +166,7 @@ def layout_sections(scores, scenarios, tags, seed: int = 0, sampling: dict | Non
 
     scores, scenarios, tags : `analysis.run.score_models.model_scores(store)`.
     """
-    comparison = compare_predictors(scores, demand_matrix(scores, scenarios, tags), seed=seed, **(sampling or {}))
+    comparison = compare_predictors(scores, training_demands(scores, scenarios, tags), seed=seed, **(sampling or {}))
     return layout_section(comparison)
 
 

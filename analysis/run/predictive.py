@@ -3,16 +3,21 @@
 `demand_matrix(scores, scenarios, tags)` builds the demands the contest paper used: tags whose presence
 correlates negatively with score, one indicator per substrate, and a visitor indicator.
 
-`compare_predictors(scores, demands)` splits (agent, scenario) cells into train and test (every repetition
-of a cell on the same side, so no test cell leaks into training), fits on the training cells (a) the
-Measurement Layout, (b) a linear regression per agent on the demands, (c) XGBoost per agent on the same
-demands, (d) a constant equal to the agent's training mean, and reports per agent and pooled the test
-R-squared and RMSE (contest figure 7), with which agents reach the inclusion threshold R^2 >= 0.35.
+`compare_predictors(scores, demands)` follows figure 7's protocol as k-fold cross-validation over each
+agent's scenarios: every (agent, scenario) cell, all its repetitions together, is held out in exactly one of
+`folds` folds, so that no test cell leaks into training. In each fold it chooses the demands on the training
+rows only (when `demands` is a function of the training rows, as `training_demands` gives), fits on the
+training cells (a) the Measurement Layout, (b) a linear regression per agent on the demands, (c) XGBoost per
+agent on the same demands, (d) a constant equal to the agent's training mean, and scores them on the held-out
+cells. R-squared and RMSE are computed per fold and averaged over folds with their spread (sd), per agent and
+pooled; the inclusion rule R^2 >= 0.35 applies to the Measurement Layout's fold average. A final layout fitted
+on every cell gives the capability profiles (figure 6).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -24,13 +29,18 @@ from analysis.run.describe import feature_correlations, scenario_features
 from models.scores.measurement_layout import LayoutFit, fit_layout
 
 R2_THRESHOLD = 0.35
+FOLDS = 4  # the paper held out a quarter of each agent's scenarios; four folds test every cell once
 PREDICTORS = ("measurement layout", "linear regression", "xgboost", "constant")
 
 
-def demand_matrix(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.DataFrame) -> pd.DataFrame:
-    """Binary demands per scenario (index scenario): negatively correlated tags, substrates, `visitor`."""
+def demand_matrix(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.DataFrame,
+                  select_on: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Binary demands per scenario of `scores` (index scenario): the tags whose presence correlates negatively
+    with score in `select_on` (default: `scores` itself; in cross-validation, the training rows only), one
+    indicator per substrate, and `visitor`."""
     features = scenario_features(scenarios[scenarios["scenario"].isin(scores["scenario"])], tags)
-    corr = feature_correlations(scores, features)["score"]
+    rows = scores if select_on is None else select_on
+    corr = feature_correlations(rows, features.loc[features.index.isin(rows["scenario"])])["score"]
     tag_names = sorted(tags["tag"].unique())
     negative = [t for t in tag_names if t in corr.index and corr[t] < 0]
     substrates = [c for c in features.columns if c.startswith("substrate: ")]
@@ -39,71 +49,105 @@ def demand_matrix(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.DataFr
     return demands
 
 
-def split_cells(scores: pd.DataFrame, test_share: float = 0.25, seed: int = 0) -> np.ndarray:
-    """True for rows in the test set: whole (agent, scenario) cells, a `test_share` of each agent's cells."""
+def training_demands(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.DataFrame
+                     ) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """The demands as a function of the training rows: `demand_matrix` over every scenario of `scores`, its tags
+    chosen on the rows it is given (so that held-out cells never choose the demands they are scored on)."""
+    return lambda train: demand_matrix(scores, scenarios, tags, select_on=train)
+
+
+def cell_folds(scores: pd.DataFrame, folds: int = FOLDS, seed: int = 0) -> np.ndarray:
+    """The test fold (0 .. folds-1) of every row: each agent's scenarios are shuffled and dealt in turn into
+    the folds, so a fold holds whole (agent, scenario) cells, about 1/folds of each agent's scenarios."""
+    if folds < 2:
+        raise ValueError(f"folds must be at least 2, got {folds}")
     rng = np.random.default_rng(seed)
-    test = np.zeros(len(scores), bool)
-    for agent, group in scores.groupby("agent"):
-        cells = np.array(sorted(group["scenario"].unique()))
-        k = max(1, int(round(test_share * len(cells))))
-        chosen = set(rng.choice(cells, size=k, replace=False))
-        test[group.index[group["scenario"].isin(chosen)]] = True
-    return test
+    fold = np.zeros(len(scores), int)
+    for _, group in scores.groupby("agent"):
+        cells = rng.permutation(np.array(sorted(group["scenario"].unique())))
+        dealt = {cell: k % folds for k, cell in enumerate(cells)}
+        fold[group.index] = group["scenario"].map(dealt).to_numpy()
+    return fold
 
 
 @dataclass
 class Comparison:
-    """Per-agent and pooled test metrics, the test predictions, and the layout fitted on training cells."""
+    """The k-fold predictive comparison (module docstring).
 
-    per_agent: pd.DataFrame  # agent, predictor, r2, rmse, n_test
-    pooled: pd.DataFrame  # predictor, r2, rmse, n_test
-    predictions: pd.DataFrame  # the test rows with one column per predictor
+    per_agent : agent, predictor, r2, r2_sd, rmse, rmse_sd, folds (fold means and sds over the folds that test
+    the agent), n_test; pooled : predictor, r2, r2_sd, rmse, rmse_sd, folds, n_test; predictions : every row
+    with its fold and one column per predictor (each row predicted once, by the fold that held it out);
+    layout : the final layout fitted on every cell (figure 6's profiles); fold_diagnostics : each fold's
+    layout convergence; demands : the demands chosen in each fold (fold, demand)."""
+
+    per_agent: pd.DataFrame
+    pooled: pd.DataFrame
+    predictions: pd.DataFrame
     layout: LayoutFit
+    fold_diagnostics: pd.DataFrame = field(default_factory=pd.DataFrame)
+    demands: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def included_agents(self) -> list[str]:
-        """Agents whose Measurement Layout reaches test R^2 >= 0.35 (whose profiles the paper showed)."""
+        """Agents whose Measurement Layout reaches a fold-average test R^2 >= 0.35 (the paper's rule for the
+        profiles it showed)."""
         ml = self.per_agent[self.per_agent["predictor"] == "measurement layout"]
         return sorted(ml.loc[ml["r2"] >= R2_THRESHOLD, "agent"])
 
 
 def _metrics(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """R^2 and RMSE per fold (and per `keys`), then their mean and sd over folds."""
     rows = []
-    for key, group in (frame.groupby(keys) if keys else [((), frame)]):
+    for key, group in frame.groupby(keys + ["fold"]):
+        key = key if isinstance(key, tuple) else (key,)
         for predictor in PREDICTORS:
             y, p = group["score_norm"].to_numpy(), group[predictor].to_numpy()
             r2 = r2_score(y, p) if len(y) > 1 and np.var(y) > 0 else np.nan
-            row = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
+            row = dict(zip(keys + ["fold"], key))
             row.update(predictor=predictor, r2=r2, rmse=float(np.sqrt(mean_squared_error(y, p))), n_test=len(y))
             rows.append(row)
-    return pd.DataFrame(rows)
+    per_fold = pd.DataFrame(rows)
+    out = per_fold.groupby(keys + ["predictor"], sort=False).agg(
+        r2=("r2", "mean"), r2_sd=("r2", "std"), rmse=("rmse", "mean"), rmse_sd=("rmse", "std"),
+        folds=("fold", "nunique"), n_test=("n_test", "sum")).reset_index()
+    return out
 
 
-def compare_predictors(scores: pd.DataFrame, demands: pd.DataFrame, test_share: float = 0.25, seed: int = 0,
-                       **sampling) -> Comparison:
-    """Fit the four predictors on training cells and score them on held-out cells (module docstring).
+def compare_predictors(scores: pd.DataFrame, demands: pd.DataFrame | Callable[[pd.DataFrame], pd.DataFrame],
+                       folds: int = FOLDS, seed: int = 0, **sampling) -> Comparison:
+    """Cross-validate the four predictors over each agent's scenarios (module docstring).
 
-    scores : agent, scenario, score_norm (one row per (match, agent)); demands : `demand_matrix(...)`.
-    sampling : draws, tune, chains, sampler for the layout (default: `fit_layout`'s, which converge).
+    scores : agent, scenario, score_norm (one row per (match, agent)). demands : a demand matrix (index
+    scenario) used in every fold, or a function of the training rows returning one (`training_demands`: the
+    paper's tags chosen on training rows only). folds : how many folds (each cell tested once).
+    sampling : draws, tune, chains, sampler for the layouts (default: `fit_layout`'s, which converge).
     """
     data = scores.dropna(subset=["score_norm"]).reset_index(drop=True)
-    X = demands.reindex(data["scenario"]).to_numpy(float)
-    test = split_cells(data, test_share, seed)
-    train = ~test
-    layout = fit_layout(data.loc[train, "agent"], X[train], data.loc[train, "score_norm"].to_numpy(),
-                        list(demands.columns), seed=seed, **sampling)
-    out = data.loc[test, ["agent", "scenario", "score_norm"]].copy()
-    out["measurement layout"] = layout.predict(list(out["agent"]), X[test])
-    for col in ("linear regression", "xgboost", "constant"):
-        out[col] = np.nan
-    for agent in sorted(data["agent"].unique()):
-        tr = train & (data["agent"] == agent).to_numpy()
-        te = test & (data["agent"] == agent).to_numpy()
-        if not te.any():
+    fold = cell_folds(data, folds, seed)
+    parts, diagnostics, chosen = [], [], []
+    for k in range(folds):
+        test, train = fold == k, fold != k
+        if not test.any():
             continue
-        y = data.loc[tr, "score_norm"].to_numpy()
-        rows = out.index[out["agent"] == agent]
-        out.loc[rows, "constant"] = y.mean()
-        out.loc[rows, "linear regression"] = np.clip(LinearRegression().fit(X[tr], y).predict(X[te]), 0, 1)
-        booster = XGBRegressor(n_estimators=60, max_depth=2, learning_rate=0.2, random_state=seed, n_jobs=1)
-        out.loc[rows, "xgboost"] = np.clip(booster.fit(X[tr], y).predict(X[te]), 0, 1)
-    return Comparison(_metrics(out, ["agent"]), _metrics(out, []), out.reset_index(drop=True), layout)
+        D = demands(data[train]) if callable(demands) else demands
+        X = D.reindex(data["scenario"]).to_numpy(float)
+        chosen += [{"fold": k, "demand": d} for d in D.columns]
+        layout = fit_layout(data.loc[train, "agent"], X[train], data.loc[train, "score_norm"].to_numpy(),
+                            list(D.columns), seed=seed + k, **sampling)
+        diagnostics.append(dict(fold=k, **layout.diagnostics))
+        out = data.loc[test, ["agent", "scenario", "score_norm"]].assign(fold=k)
+        out["measurement layout"] = layout.predict(list(out["agent"]), X[test])
+        for agent, rows in out.groupby("agent").groups.items():
+            tr = train & (data["agent"] == agent).to_numpy()
+            te = test & (data["agent"] == agent).to_numpy()
+            y = data.loc[tr, "score_norm"].to_numpy()
+            out.loc[rows, "constant"] = y.mean()
+            out.loc[rows, "linear regression"] = np.clip(LinearRegression().fit(X[tr], y).predict(X[te]), 0, 1)
+            booster = XGBRegressor(n_estimators=60, max_depth=2, learning_rate=0.2, random_state=seed, n_jobs=1)
+            out.loc[rows, "xgboost"] = np.clip(booster.fit(X[tr], y).predict(X[te]), 0, 1)
+        parts.append(out)
+    predictions = pd.concat(parts).sort_index()
+    D = demands(data) if callable(demands) else demands
+    final = fit_layout(data["agent"], D.reindex(data["scenario"]).to_numpy(float), data["score_norm"].to_numpy(),
+                       list(D.columns), seed=seed, **sampling)
+    return Comparison(_metrics(predictions, ["agent"]), _metrics(predictions, []), predictions.reset_index(drop=True),
+                      final, pd.DataFrame(diagnostics), pd.DataFrame(chosen))

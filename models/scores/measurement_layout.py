@@ -27,7 +27,7 @@ import arviz as az
 import numpy as np
 import pandas as pd
 
-from models.fit import CHAINS, LAYOUT_DRAWS, TUNE, FitResult, collect_notes, sample, summary_table
+from models.fit import CHAINS, LAYOUT_DRAWS, LAYOUT_TUNE, FitResult, collect_notes, sample, summary_table
 from models.scores.beta_regression import Priors, aliased_tags, score_likelihood
 
 
@@ -145,7 +145,7 @@ def merge_identical_demands(X: np.ndarray, demands: list[str]) -> tuple[list[int
 
 
 def fit_layout(agents_obs: pd.Series, X_obs: np.ndarray, y: np.ndarray, demands: list[str], draws: int = LAYOUT_DRAWS,
-               tune: int = TUNE, chains: int = CHAINS, seed: int = 0, sampler: str = "auto",
+               tune: int = LAYOUT_TUNE, chains: int = CHAINS, seed: int = 0, sampler: str = "auto",
                priors: LayoutPriors = LayoutPriors()) -> LayoutFit:
     """Fit the layout to observations.
 
