@@ -235,9 +235,14 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
     skipped: dict[str, str] = {}
     if formula is None:
         skipped["reproduction"] = skipped["decomposition"] = "no scoring formula given (--formula)"
+        skipped["counter_terms"] = "no scoring formula given (--formula)"
         skipped["failure_at_top"] = "no scoring formula given (--formula), so no per-role failure rule"
-    elif "decomposition" not in out:
-        skipped["decomposition"] = "no player has the inputs the formula's parts need"
+    else:
+        if "counter_terms" not in out:
+            skipped["counter_terms"] = ("no player has some, but not all, of the formula's counters (each is "
+                                        "checked whole from its counters or from its recorded components)")
+        if "decomposition" not in out:
+            skipped["decomposition"] = "no player has the inputs the formula's parts need"
     keys = [k for k in group_by + outcomes if k in frame.columns]
     if keys:
         held = validity.hold_outcome_constant(frame, keys)
