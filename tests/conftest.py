@@ -87,3 +87,22 @@ def sample_store(tmp_path_factory):
         for logs, catalogue in SAMPLES:
             s.ingest([logs], catalogue=catalogue)
     return path
+
+
+@pytest.fixture
+def checked_figures(monkeypatch):
+    """Every figure a results folder saves, checked as it is saved (`tests.figure_checks.figure_problems`):
+    returns the dict it fills, figure name -> problems (an empty list when the figure reads well)."""
+    from analysis.present.outputs import ResultsFolder
+    from tests.figure_checks import figure_problems
+
+    problems: dict[str, list[str]] = {}
+    save = ResultsFolder.figure
+
+    def figure(self, name, fig, *args, **kwargs):
+        problems[name] = figure_problems(fig)
+        return save(self, name, fig, *args, **kwargs)
+
+    monkeypatch.setattr(ResultsFolder, "figure", figure)
+    return problems
+

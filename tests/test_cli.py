@@ -55,20 +55,9 @@ def test_info_without_store(tmp_path, capsys):
     assert "no store here" in capsys.readouterr().err
 
 
-def test_demo_writes_report_with_figures(tmp_path, monkeypatch):
-    from analysis.present.outputs import ResultsFolder
-    from tests.figure_checks import figure_problems
-
-    problems: dict[str, list[str]] = {}
-    save = ResultsFolder.figure
-
-    def checked(self, name, fig, vector=False, dpi=150):
-        problems[name] = figure_problems(fig)
-        return save(self, name, fig, vector=vector, dpi=dpi)
-
-    monkeypatch.setattr(ResultsFolder, "figure", checked)
+def test_demo_writes_report_with_figures(tmp_path, checked_figures):
     assert main(["demo", "--out", str(tmp_path / "demo"), "--draws", "300"]) == 0
-    assert problems and all(p == [] for p in problems.values()), problems
+    assert checked_figures and all(p == [] for p in checked_figures.values()), checked_figures
     html = (tmp_path / "demo" / "index.html").read_text()
     assert "Ingest summary" in html and "accepted, 0 quarantined" in html
     for runner in ("concordia", "aoa", "compact", "arena", "ranked"):  # one bundled sample of every runner

@@ -9,30 +9,13 @@ import json
 
 import numpy as np
 import pandas as pd
-import pytest
 from PIL import Image
 from scipy.stats import spearmanr
 
 from analysis.cli import main
 from analysis.present import pipeline
 from analysis.present.figures import MAX_HEIGHT, TWO_COLUMNS
-from analysis.present.outputs import ResultsFolder
-from tests.figure_checks import figure_problems
 from tests.helpers import tournament
-
-
-@pytest.fixture
-def checked_figures(monkeypatch):
-    """Every figure a report saves, checked as it is saved: name -> problems (`figure_problems`)."""
-    problems: dict[str, list[str]] = {}
-    save = ResultsFolder.figure
-
-    def figure(self, name, fig, vector=False, dpi=150):
-        problems[name] = figure_problems(fig)
-        return save(self, name, fig, vector=vector, dpi=dpi)
-
-    monkeypatch.setattr(ResultsFolder, "figure", figure)
-    return problems
 
 
 def _csv(path, n_agents, n_matches, rare, seed, outcome=False):
