@@ -131,14 +131,21 @@ def safe_csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def rank_sorted(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` sorted by its rank column (`rank`, or the contest tables' `Rank`) within any `method` and `game`
+    grouping, unranked rows last; unchanged when it has no rank column."""
+    rank = next((c for c in ("rank", "Rank") if c in frame.columns), None)
+    if rank is None:
+        return frame
+    keys = [k for k in ("method", "game") if k in frame.columns] + [rank]
+    return frame.sort_values(keys, kind="stable", na_position="last")
+
+
 def write_csv(frame: pd.DataFrame, path: str | Path, index: bool = False) -> Path:
-    """Write `frame` as CSV, injection-safe (`safe_csv_frame`); sorted by rank when it has a `rank` column
-    (and no `game`/`method` grouping first). Returns the path."""
+    """Write `frame` as CSV, injection-safe (`safe_csv_frame`), sorted by rank (`rank_sorted`). Returns the
+    path."""
     path = Path(path)
-    if "rank" in frame.columns:
-        keys = [k for k in ("method", "game") if k in frame.columns] + ["rank"]
-        frame = frame.sort_values(keys, kind="stable")
-    safe_csv_frame(frame).to_csv(path, index=index)
+    safe_csv_frame(rank_sorted(frame)).to_csv(path, index=index)
     return path
 
 

@@ -19,7 +19,7 @@ import jinja2
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis.present.outputs import ResultsFolder, referee_version
+from analysis.present.outputs import ResultsFolder, rank_sorted, referee_version
 from analysis.run.describe import mean_se
 from models.validity.checks import CHECK_TITLES
 from analysis.present.figures import (
@@ -68,15 +68,6 @@ def _table_markdown(frame: pd.DataFrame) -> str:
     return frame.head(HTML_ROWS).to_markdown(index=False, floatfmt=".4g")
 
 
-def _ranked(frame: pd.DataFrame) -> pd.DataFrame:
-    """`frame` sorted by its rank column (`rank` or `Rank`) when it has one."""
-    rank = next((c for c in ("rank", "Rank") if c in frame.columns), None)
-    if rank is None:
-        return frame
-    keys = [k for k in ("method", "game") if k in frame.columns] + [rank]
-    return frame.sort_values(keys, kind="stable", na_position="last")
-
-
 def write_report(sections: list[Section], folder: "ResultsFolder", title: str = "referee report") -> Path:
     """Render `sections` into a results folder (`analysis.present.outputs.ResultsFolder`).
 
@@ -95,13 +86,13 @@ def write_report(sections: list[Section], folder: "ResultsFolder", title: str = 
         figures = []
         for i, (caption, fig) in enumerate(section.figures):
             name = f"figures/{anchor}-{i + 1}"
-            png = folder.figure(name, fig, vector=True)
+            png = folder.figure(name, fig)  # PNG and SVG
             data = base64.b64encode(png.read_bytes()).decode("ascii")
             figures.append({"caption": caption, "png": name + ".png", "svg": name + ".svg",
                             "src": f"data:image/png;base64,{data}"})
         tables = []
         for i, (caption, table) in enumerate(section.tables):
-            table = _ranked(table)
+            table = rank_sorted(table)
             csv = folder.table(f"tables/{anchor}-{i + 1}-{_slug(caption)[:40]}", table)
             cut = len(table) > HTML_ROWS
             note = f"First {HTML_ROWS} of {len(table)} rows; all of them: " if cut else "As CSV: "
