@@ -444,20 +444,19 @@ def tag_marginal_effects(idata, data: pd.DataFrame, X: np.ndarray, tag_names: li
     Xc = X[s_idx]  # (cells, T)
     beta = post["beta"].transpose("tag", "sample").values  # (T, draws)
     eta = post["intercept"].values[None, :] + Xc @ beta  # (cells, draws)
-    contribution = np.broadcast_to(beta[None, :, :], (len(cells),) + beta.shape).copy()  # (cells, T, draws)
-    if slopes:
-        slope = post["slope"].transpose("agent", "slope_tag", "sample").values[a_idx]  # (cells, K, draws)
-        cols = [tag_names.index(t) for t in slopes]
-        eta = eta + (slope * Xc[:, cols, None]).sum(axis=1)
-        contribution[:, cols, :] += slope
+    slope = post["slope"].transpose("agent", "slope_tag", "sample").values if slopes else None  # (A, K, draws)
+    for k, tag in enumerate(slopes):
+        eta = eta + slope[a_idx, k, :] * Xc[:, tag_names.index(tag), None]
     for name, index in (("agent_intercept", a_idx), ("scenario_intercept", s_idx)):
         if name in post:
             eta = eta + post[name].transpose(..., "sample").values[index]
     cutpoints = post["cutpoints"].transpose(..., "sample").values[:, None, :] if "cutpoints" in post else None
     rows = []
     for t, tag in enumerate(tag_names):
-        off = eta - Xc[:, t, None] * contribution[:, t, :]
-        change = expected_score(off + contribution[:, t, :], cutpoints) - expected_score(off, cutpoints)
+        # the tag's whole effect in each cell: its coefficient plus the agent's slope on it, (cells, draws)
+        contribution = beta[t][None, :] + (slope[a_idx, slopes.index(tag), :] if tag in slopes else 0.0)
+        off = eta - Xc[:, t, None] * contribution
+        change = expected_score(off + contribution, cutpoints) - expected_score(off, cutpoints)
         ame = 100.0 * (weight[:, None] * change).sum(axis=0)  # (draws,)
         low, high = az.hdi(ame, hdi_prob=hdi_prob)
         rows.append({"tag": tag, "ame_pp": float(ame.mean()), "ame_low": float(low), "ame_high": float(high)})
