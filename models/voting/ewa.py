@@ -59,11 +59,9 @@ def run(profile: PreferenceProfile, seed: int = 0, reading: str = "runs") -> pd.
     if reading == "runs":
         final = PreferenceProfile.from_ballots(orders, profile.agents)
         return run_iml(final, seed).assign(ballots=profile.support)
-    # run-points: within each run, a point per agent finished above, half a point per agent tied with
-    def points(group: pd.DataFrame) -> pd.Series:
-        s = group["score"].to_numpy()
-        return pd.Series([(s[i] > s).sum() + 0.5 * ((s[i] == s).sum() - 1) for i in range(len(s))], index=group.index)
-
-    orders["points"] = orders.groupby("ballot", group_keys=False)[["score"]].apply(points)
+    # run-points: a point per agent finished above, half a point per agent tied with, which is the number of
+    # agents in the run less the agent's average rank (1 = best, ties sharing the mean of their places)
+    by_run = orders.groupby("ballot")["score"]
+    orders["points"] = by_run.transform("size") - by_run.rank(method="average", ascending=False)
     totals = orders.groupby("agent")["points"].sum().reindex(profile.agents, fill_value=0.0)
     return profile.outcome(totals.to_numpy(float), seed).assign(ballots=profile.support)
