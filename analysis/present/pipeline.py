@@ -197,9 +197,7 @@ def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0, scores=No
     for runner, group in matches.groupby("runner"):
         runner_results = results[results["match_id"].isin(group["match_id"])]
         title = f"Ratings and rankings ({runner})"
-        runner_scores = None
-        if scores is not None and len(scores):
-            runner_scores = scores[scores["match_id"].isin(group["match_id"])] if "match_id" in scores else None
+        runner_scores = None if scores is None else scores[scores["match_id"].isin(group["match_id"])]
         sections += _guarded(title, _rankings, runner, group, runner_results, bootstrap, seed, title, runner_scores)
         if group["scenario"].notna().any():
             continue  # scenario-based runners: the beta regressions and layouts explain scores by scenario

@@ -23,6 +23,7 @@ from analysis.present.outputs import ResultsFolder, rank_sorted, referee_version
 from analysis.run.describe import mean_se
 from models.validity.checks import CHECK_TITLES
 from analysis.present.figures import (
+    MAX_ROWS,
     plot_bootstrap_violins,
     plot_decomposition,
     plot_score_vs_outcome,
@@ -210,7 +211,8 @@ def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], poole
     n_boot = bt.bootstrap.ratings.shape[0]
     section.figures.append((f"Bootstrap distribution of Bradley-Terry ratings (COMPACT figure 2): each violin is one "
                             f"agent's {n_boot} replicates over resampled {unit_plural}, line at the median"
-                            + ("; beyond 40 agents the lowest are pooled in one grey violin." if len(bt.table()) > 40
+                            + (f"; beyond {MAX_ROWS} agents the lowest are pooled in one grey violin."
+                               if bt.bootstrap.ratings.shape[1] > MAX_ROWS
                                else "."), plot_bootstrap_violins(bt.bootstrap.long())))
     return section
 
@@ -356,12 +358,12 @@ def audit_section(title: str, result, frame: pd.DataFrame, outcome: str) -> Sect
         if key in result:
             mark = {True: "PASS", False: "FAIL", None: "INFO"}[result[key].get("passed")]
             section.text.append(f"{name} ({mark}): {result[key]['verdict']}")
-    section.warnings += list(getattr(result, "notes", []))
+    section.warnings += result.notes
     for key in ("reproduction", "counter_terms", "hold_outcome_constant", "two_scores", "events"):
         if key in result and isinstance(result[key].get("table"), pd.DataFrame) and len(result[key]["table"]):
             section.tables.append((CHECK_TITLES[key], result[key]["table"].head(30)))
-    diagnostics = dict(getattr(result, "diagnostics", {}) or {})
-    if len(diagnostics) > 1:  # the Bayesian regression of the assignment-luck check ran
+    diagnostics = result.diagnostics
+    if "max_r_hat" in diagnostics:  # the Bayesian regression of the assignment-luck check ran
         section.text.append("The assignment-luck check's Bayesian regression reports the posterior probability that "
                             "the outcome's slope is positive; its convergence is below.")
         if not diagnostics.get("converged", True):

@@ -188,12 +188,6 @@ def _event_verdict(diag: pd.DataFrame, frame: pd.DataFrame) -> dict:
             "by_model": by_model.assign(rejection_rate=by_model["rejected"] / by_model["attempted"]).reset_index()}
 
 
-def _leaf(formula: Formula, name: str) -> bool:
-    """Whether component `name` is one the formula's total is written in or reads counters directly (the
-    terms a reader checks against a report), rather than an intermediate such as specific_messages."""
-    return name in formula.total.names or name in (formula.parts or [])
-
-
 def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, seed, bayes, sampling) -> dict:
     out: dict = {"players": len(frame), "outcomes": outcomes, "formula": formula.name if formula else None}
     primary = outcomes[0]
@@ -201,12 +195,11 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
         rep = validity.reproduce(frame, formula)
         ok = rep["status"].str.startswith("reproduces")
         computable = rep["status"] != "not computable"
-        sources = rep["source"].value_counts().to_dict()
-        verdict = f"{int(ok.sum())} of {int(computable.sum())} recorded scores reproduce from the formula."
-        if sources.get("recorded components"):
-            verdict += (f" For {sources['recorded components']} players the raw counters are not available, so the "
-                        "audit recomputed the total from the recorded components it has.")
         by_source = {k: sorted(rep.loc[rep["source"] == k, "player"]) for k in ("counters", "recorded components")}
+        verdict = f"{int(ok.sum())} of {int(computable.sum())} recorded scores reproduce from the formula."
+        if by_source["recorded components"]:
+            verdict += (f" For {len(by_source['recorded components'])} players the raw counters are not available, so "
+                        "the audit recomputed the total from the recorded components it has.")
         if by_source["counters"] and by_source["recorded components"]:
             verdict += (f" Checked from raw counters: {', '.join(by_source['counters'])}; from the recorded components "
                         f"only: {', '.join(by_source['recorded components'])}.")
@@ -219,10 +212,12 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
         terms = validity.counter_terms(frame, formula)
         if len(terms):
             equal = terms["status"] == "equals the recorded value"
+            # name the terms a reader checks against a report: the parts and what the total is written in
+            named = set(formula.total.names) | set(formula.parts)
             verdict = (f"{terms['player'].nunique()} players have some of the formula's counters published, not all: "
                        + "; ".join(f"{r.player}'s {r.component} from {r.counters} = {r.from_counters:g}"
                                    + ("" if pd.isna(r.recorded) else f" of the recorded {r.recorded:g}")
-                                   for r in terms.itertuples() if r.component != "total" and _leaf(formula, r.component))
+                                   for r in terms.itertuples() if r.component in named)
                        + f". {int(equal.sum())} recorded component(s) reproduce exactly from the published counters.")
             out["counter_terms"] = {"table": terms, "verdict": verdict, "passed": None}
         parts = validity.decompose(frame, formula)
