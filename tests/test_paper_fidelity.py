@@ -28,9 +28,16 @@ def test_the_mission_explains_31_percent_of_eval01_score_variance_and_nation_pow
     """The randomly drawn mission explains 31 % of the final score's variance across the 11 nations with a
     recorded power; the outcome the score claims to measure, nation power, explains 0 %."""
     luck = assignment_luck(eval01, "role", "nation_power", bayes=False)
+    # by hand: R^2 of score on mission is the between-mission share of the sum of squares; on power, the
+    # squared Pearson correlation
+    data = eval01.dropna(subset=["nation_power"])
+    total = ((data["score"] - data["score"].mean()) ** 2).sum()
+    means = data.groupby("role")["score"].transform("mean")
+    between = ((means - data["score"].mean()) ** 2).sum() / total
+    pearson = data["score"].corr(data["nation_power"]) ** 2
     assert luck["n"] == 11
-    assert luck["r2_assignment"] == pytest.approx(0.3146, abs=5e-4)
-    assert luck["r2_outcome"] < 0.001
+    assert luck["r2_assignment"] == pytest.approx(between, rel=1e-9) and round(100 * between) == 31
+    assert luck["r2_outcome"] == pytest.approx(pearson, rel=1e-9) and round(100 * pearson) == 0
 
 
 def test_the_bayesian_assignment_luck_regression_agrees_with_ols(eval01):
@@ -67,6 +74,8 @@ def test_elo_aligns_with_the_mean_score_ranking_on_the_simulated_contest(tmp_pat
     from analysis.prepare.scores import normalised_scores
     from analysis.run.ratings import rate
 
+    from analysis.present.report import scores_section
+
     with Store(tmp_path / "store.duckdb") as store:
         store.ingest([SAMPLE / "concordia" / "logs"], catalogue=SAMPLE / "concordia" / "catalogue.toml")
         scores = normalised_scores(store, scenarios_only=True)
@@ -74,8 +83,10 @@ def test_elo_aligns_with_the_mean_score_ranking_on_the_simulated_contest(tmp_pat
     means = mean_se(scores, "agent").set_index("agent")["mean"]
     found = ranking_alignment(elo.table().set_index("agent")["rating"], means)
     assert found["agents"] == 8 and found["kendall_tau"] > 0.7 and found["top_agree"]
-    pooled_se = scores["score_norm"].std() / len(scores) ** 0.5
-    assert 0 < pooled_se < 0.02  # the paper: 0.426 +/- 0.005 over its far larger contest
+    # the paper's headline form, "0.426 +/- 0.005 (SE)": the report states the pooled mean and its standard error
+    values = scores["score_norm"].to_numpy()
+    mean, se = values.mean(), values.std(ddof=1) / len(values) ** 0.5
+    assert f"overall mean {mean:.3f} (SE {se:.3f})" in scores_section(scores).text[0]
 
 
 def test_eval01_scores_reproduce_from_the_counters_the_report_publishes(eval01):
