@@ -118,7 +118,7 @@ def cmd_ingest(args) -> dict:
         with Store(args.store) as store:
             report = store.ingest(args.paths, runner=args.runner, catalogue=args.catalogue, mapping=mapping,
                                   measures=measures, strict=args.strict, replace=args.replace,
-                                  progress=os.environ.get("REFEREE_PROGRESS") == "1")
+                                  progress=os.environ.get("REFEREE_PROGRESS") == "1", phase=args.phase)
     except BaseException:
         if not existed:  # a refused or failed ingest into a new store leaves no file behind
             for leftover in (args.store, Path(f"{args.store}.wal")):
@@ -191,8 +191,13 @@ def cmd_simulate(args) -> dict:
 
     if args.runner == "concordia":
         catalogue = load_catalogue(args.catalogue or CONTEST_2024)
-        sim = simulate.simulate_concordia(catalogue, n_agents=args.agents, repetitions=args.repetitions,
-                                          seed=args.seed, model=args.model)
+        if args.phases:
+            sim = simulate.simulate_contest_phases(catalogue, n_agents=args.agents, repetitions=args.repetitions,
+                                                   finalists=args.finalists, final_repetitions=args.final_repetitions,
+                                                   test_runs=args.test_runs, seed=args.seed, model=args.model)
+        else:
+            sim = simulate.simulate_concordia(catalogue, n_agents=args.agents, repetitions=args.repetitions,
+                                              seed=args.seed, model=args.model)
         paths = simulate.write_concordia(sim, args.out)
     elif args.runner == "aoa":
         sim = simulate.simulate_aoa(n_agents=args.agents, n_nations=args.nations, seed=args.seed,
@@ -239,13 +244,27 @@ def _open_store(args) -> Store:
 
 
 def _stored_tables(args):
-    """(the chosen runner's matches, their results, the results folder with the store's provenance)."""
+    """(the chosen runner's matches in the chosen phases, their results, the results folder with the store's
+    provenance)."""
     from analysis.prepare.comparisons import select_matches
+    from analysis.prepare.selection import select_phases
 
     with _open_store(args) as store:
-        matches = select_matches(_one_runner(store.table("matches"), args.runner), getattr(args, "where", []))
+        matches = select_phases(_one_runner(store.table("matches"), args.runner), args.phase)
+        matches = select_matches(matches, getattr(args, "where", []))
         results = store.table("results")
         return matches, results[results["match_id"].isin(matches["match_id"])], _folder(args, store)
+
+
+def _excluded(args, matches) -> list[str]:
+    """Say how many of `matches` are test runs that ratings leave out; returns that note as a list (empty when
+    there are none)."""
+    from analysis.prepare.selection import exclusion_note
+
+    note = exclusion_note(matches)
+    if note:
+        _say(args, f"note: {note}")
+    return [note] if note else []
 
 
 def _stored_comparisons(args):
@@ -253,6 +272,7 @@ def _stored_comparisons(args):
     from analysis.prepare.comparisons import comparisons_from_tables
 
     matches, results, folder = _stored_tables(args)
+    folder.notes(_excluded(args, matches))
     return comparisons_from_tables(matches, results, parallel=args.parallel), folder
 
 
@@ -269,6 +289,7 @@ def cmd_ratings(args) -> dict:
     from analysis.run.ratings import STREAMABLE, rate_counts
 
     matches, results, folder = _stored_tables(args)
+    excluded = _excluded(args, matches)
     agents = comparable_agents(matches, results)
     try:
         comparisons = comparisons_from_tables(matches, results, parallel=args.parallel)
@@ -296,12 +317,13 @@ def cmd_ratings(args) -> dict:
         folder.figure("bootstrap", plot_bootstrap_violins(result.bootstrap.long()))
     if result.idata is not None:
         folder.idata(result.idata)
-    folder.notes(result.notes)
+    notes = result.notes + excluded
+    folder.notes(notes)
     folder.diagnostics(result.diagnostics)
     folder.close()
     _notes(args, result)
     _say(args, f"wrote {args.out}/ratings.csv and {len(folder.files) - 1} more files")
-    return {"method": args.method, "diagnostics": result.diagnostics, "notes": result.notes,
+    return {"method": args.method, "diagnostics": result.diagnostics, "notes": notes,
             "ratings": ratings.to_dict("records"), "written": _written(folder)}
 
 
@@ -332,11 +354,9 @@ def cmd_rank(args) -> dict:
     from analysis.prepare.comparisons import ballots_from_tables
     from models.voting import METHODS, PreferenceProfile, vote
 
-    with _open_store(args) as store:
-        matches = _one_runner(store.table("matches"), args.runner)
-        results = store.table("results")
-        ballots = ballots_from_tables(matches, results[results["match_id"].isin(matches["match_id"])])
-        folder = _folder(args, store)
+    matches, results, folder = _stored_tables(args)
+    ballots = ballots_from_tables(matches, results)
+    folder.notes(_excluded(args, matches))
     profile = PreferenceProfile.from_ballots(ballots)
     methods = list(METHODS) if args.method == "all" else [args.method]
     # each method warns of the agents it sets apart in the same words: the top level prints the warning once
@@ -363,11 +383,44 @@ def cmd_rank(args) -> dict:
             "written": _written(folder)}
 
 
+def cmd_contest(args) -> dict:
+    from analysis.present.figures import plot_contest_stages
+    from analysis.run.contest import run_contest
+
+    with _open_store(args) as store:
+        matches = _one_runner(store.table("matches"), args.runner)
+        results = store.table("results")
+        results = results[results["match_id"].isin(matches["match_id"])]
+        folder = _folder(args, store)
+    result = run_contest(matches, results, selection_phase=args.selection_phase, final_phase=args.final_phase,
+                         top=args.top, finalists=args.finalists, combine=args.combine, seed=args.seed)
+    tables = {"selection_elo": result.selection, "finals_elo": result.finals, "finals_voting": result.votes,
+              "combined_elo": result.combined}
+    for name, table in tables.items():
+        if len(table):
+            folder.table(name, table)
+    folder.figure("stages", plot_contest_stages(result.table(), result.finalists))
+    folder.notes(result.notes)
+    folder.diagnostics(result.diagnostics)
+    folder.close()
+    titles = {"selection_elo": f"Elo on phase {args.selection_phase!r} (contest table 3); finalists marked",
+              "finals_elo": f"Elo of the finalists on phase {args.final_phase!r} (table 8)",
+              "finals_voting": "IML, Copeland and ranked pairs on the final phase (tables 9-11)",
+              "combined_elo": "Elo of the finalists over the phases combined (table 12)"}
+    for name, table in tables.items():
+        if len(table):
+            _say(args, f"\n{titles[name]}\n{table.to_string(index=False)}")
+    _notes(args, result)
+    _say(args, f"\nfinalists: {', '.join(result.finalists)}; wrote {args.out}/")
+    return {"finalists": result.finalists, "notes": result.notes, "diagnostics": result.diagnostics,
+            **{name: table.to_dict("records") for name, table in tables.items()}, "written": _written(folder)}
+
+
 def _model_data(args):
     from analysis.run.score_models import model_scores
 
     with _open_store(args) as store:
-        data = model_scores(store)
+        data = model_scores(store, phases=args.phase)
         folder = _folder(args, store)
     return data, folder
 
@@ -597,9 +650,15 @@ def _sampling(args) -> dict:
     return {k: getattr(args, k) for k in ("draws", "tune", "chains", "sampler") if getattr(args, k, None) is not None}
 
 
+def _phase_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--phase", action="append", metavar="NAME",
+                   help="only matches of this contest phase (repeatable: several phases pooled; default every match)")
+
+
 def _data_args(p: argparse.ArgumentParser) -> None:
     _store_arg(p)
     p.add_argument("--runner", help="use this runner's matches (required when the store holds several)")
+    _phase_arg(p)
     p.add_argument("--parallel", action="store_true",
                    help="add COMPACT's parallel-game comparisons (same game, size, framing and communication, "
                    "identical opponents)")
@@ -643,6 +702,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"table runner: read an extra column as a measure of KIND ({', '.join(MEASURE_KINDS)}); "
                         "repeatable; outcomes reach `referee audit`")
     p.add_argument("--mapping", type=Path, help="table runner: TOML file with [columns] and [measures] tables")
+    p.add_argument("--phase", help="the contest phase of every match read (e.g. development, evaluation, cross-play); "
+                   "default: the catalogue's phase of the scenario, if any")
     p.add_argument("--strict", action="store_true", help="fail, writing nothing, if any record is quarantined")
     p.add_argument("--replace", action="store_true",
                    help="remove each file's earlier contribution (rows, quarantine, source; by path or content) "
@@ -685,6 +746,14 @@ def build_parser() -> argparse.ArgumentParser:
             c.add_argument("--catalogue", type=Path, help="scenarios to simulate (default: the 2024 contest's)")
             c.add_argument("--model", choices=["additive", "layout"], default="additive",
                            help="generative model: additive logit effects (default) or a Measurement Layout")
+            c.add_argument("--phases", action="store_true",
+                           help="the contest's three phases: logs/development, logs/evaluation (with test runs) and "
+                                "logs/cross-play (the top --finalists by evaluation Elo); ingest each with --phase")
+            c.add_argument("--finalists", type=_positive_int, default=6, help="with --phases: finalists (default 6)")
+            c.add_argument("--final-repetitions", type=_positive_int, default=10,
+                           help="with --phases: cross-play repetitions per finalist and scenario (default 10)")
+            c.add_argument("--test-runs", type=_count, default=1,
+                           help="with --phases: test runs per agent marked exclude_from_elo_calculation (default 1)")
         if name == "aoa":
             c.add_argument("--nations", type=_positive_int, default=8, help="governed nations (default 8)")
             c.add_argument("--validity", type=float, default=0.0,
@@ -743,9 +812,26 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.set_defaults(func=cmd_rank)
 
+    p = sub.add_parser("contest", help="the contest's phases: top-k selection by Elo, final cross-play "
+                       "(Elo and voting) and combined-phase Elo (paper tables 3, 8-12)")
+    _store_arg(p)
+    p.add_argument("--runner", help="use this runner's matches (required when the store holds several)")
+    p.add_argument("--selection-phase", default="evaluation", help="phase that selects the finalists (default evaluation)")
+    p.add_argument("--final-phase", default="cross-play", help="the finalists' phase (default cross-play)")
+    p.add_argument("--top", type=_positive_int, default=6, help="finalists kept by the selection (default 6)")
+    p.add_argument("--finalists", type=lambda t: [a.strip() for a in t.split(",") if a.strip()], metavar="A,B,...",
+                   help="use these finalists instead of the top by selection Elo")
+    p.add_argument("--combine", action="append", metavar="PHASE",
+                   help="phases of the combined Elo (repeatable; default the selection and final phases)")
+    _seed_arg(p)
+    _out_arg(p)
+    _common(p)
+    p.set_defaults(func=cmd_contest)
+
     p = sub.add_parser("fit", help="Bayesian beta regressions and Measurement Layouts of normalised scores")
     p.add_argument("model", choices=["tag-effects", "baseline-contrast", "measurement-layout"])
     _store_arg(p)
+    _phase_arg(p)
     p.add_argument("--baseline", default="rational_agent", help="baseline agent for baseline-contrast")
     _sampling_args(p)
     p.add_argument("--likelihood", choices=["ordered", "squeeze"], default="ordered",
@@ -762,6 +848,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare-predictors", help="Measurement Layout vs linear regression, XGBoost and a constant")
     _store_arg(p)
+    _phase_arg(p)
     p.add_argument("--folds", type=_positive_int, default=4,
                    help="folds over each agent's scenarios (default 4: every cell held out once, a quarter at a "
                         "time); R^2 and RMSE are averaged over folds")
@@ -793,6 +880,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("describe", help="descriptive figures: means by agent and scenario, correlation heatmap")
     _store_arg(p)
+    _phase_arg(p)
     _out_arg(p)
     _common(p)
     p.set_defaults(func=cmd_describe)

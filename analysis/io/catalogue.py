@@ -5,6 +5,7 @@ bounds each scenario has. Stored as TOML (`data/catalogues/*.toml`), one table p
     game = "haggling"
     background = "rational_agent"
     mode = "resident"            # or "visitor"
+    phase = "development"        # optional: the contest phase whose matches play this scenario
     tags = ["negotiation"]
     score_min = 0.0              # optional theoretical bounds of the raw score
     score_max = 10.0
@@ -28,7 +29,7 @@ from analysis.io.schema import MODES, conform
 
 CONTEST_2024 = shipped("catalogues", "concordia_contest_2024.toml")
 
-_KEYS = {"game", "background", "mode", "tags", "score_min", "score_max", "description"}
+_KEYS = {"game", "background", "mode", "phase", "tags", "score_min", "score_max", "description"}
 
 
 class CatalogueError(ValueError):
@@ -56,6 +57,14 @@ class Catalogue:
         """scenario -> game/substrate (computed once)."""
         return dict(zip(self.scenarios["scenario"], self.scenarios["game"]))
 
+    @cached_property
+    def phases(self) -> dict[str, str]:
+        """scenario -> contest phase, for the scenarios whose entry names one (computed once)."""
+        if "phase" not in self.scenarios.columns:
+            return {}
+        known = self.scenarios[self.scenarios["phase"].notna()]
+        return dict(zip(known["scenario"], known["phase"]))
+
 
 def _number(path: Path, name: str, key: str, value) -> float | None:
     if value is None:
@@ -79,7 +88,7 @@ def load_catalogue(path: str | Path) -> Catalogue:
     Raises
     ------
     CatalogueError naming the file, scenario and key for invalid TOML, unknown keys, a mode other than
-    resident/visitor, non-numeric bounds, or score_min >= score_max.
+    resident/visitor, a phase that is not a name, non-numeric bounds, or score_min >= score_max.
     """
     path = Path(path)
     try:
@@ -103,6 +112,9 @@ def load_catalogue(path: str | Path) -> Catalogue:
             raise CatalogueError(f"{path}: scenario {name!r}: give both score_min and score_max or neither")
         if lo is not None and not lo < hi:
             raise CatalogueError(f"{path}: scenario {name!r}: score_min {lo} is not below score_max {hi}")
+        phase = entry.get("phase")
+        if phase is not None and (not isinstance(phase, str) or not phase.strip()):
+            raise CatalogueError(f"{path}: scenario {name!r}, key 'phase': expected a phase name, got {phase!r}")
         entry_tags = entry.get("tags", [])
         if not isinstance(entry_tags, list) or not all(isinstance(t, str) for t in entry_tags):
             raise CatalogueError(f"{path}: scenario {name!r}, key 'tags': expected a list of strings")
@@ -112,6 +124,7 @@ def load_catalogue(path: str | Path) -> Catalogue:
                 "game": entry.get("game"),
                 "mode": mode,
                 "background": entry.get("background"),
+                "phase": phase,
                 "score_min": lo,
                 "score_max": hi,
                 "description": entry.get("description"),
@@ -139,7 +152,7 @@ def write_catalogue(catalogue: Catalogue, path: str | Path, header: str = "") ->
     tags = catalogue.tags.groupby("scenario")["tag"].apply(list).to_dict()
     for row in catalogue.scenarios.to_dict("records"):
         lines += ["", f"[scenarios.{json.dumps(row['scenario'])}]"]
-        for key in ("game", "background", "mode", "score_min", "score_max", "description"):
+        for key in ("game", "background", "mode", "phase", "score_min", "score_max", "description"):
             if row[key] is not None and not (isinstance(row[key], float) and math.isnan(row[key])):
                 lines.append(f"{key} = {_toml_value(row[key])}")
         lines.append(f"tags = {_toml_value(tags.get(row['scenario'], []))}")

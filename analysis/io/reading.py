@@ -1,7 +1,7 @@
 """Reading source files for ingest: hash, detect and load each file, in worker processes when there are many.
 
 `FileReader` is a picklable description of how to read (forced runner, catalogue, table mapping, hashes to
-skip); calling it on a path returns a `FileRead` (the file's sha256 and its LoadResult, or None when it is
+skip, the phase to set); calling it on a path returns a `FileRead` (the file's sha256 and its LoadResult, or None when it is
 skipped). `read_files(paths, reader, workers)` yields them in the order of `paths`, from up to `workers`
 processes in windows of files, so memory stays bounded whatever the number of files. Nothing here touches
 the store: deduplication and writing happen in `store.py`, in one process.
@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import pyarrow as pa
 
 from analysis.io import loaders
 from analysis.io.catalogue import CONTEST_2024, Catalogue, load_catalogue
@@ -58,20 +60,35 @@ class FileReader:
     measures: dict[str, str] = field(default_factory=dict)
     skip: frozenset[str] = frozenset()  # sha256s not to read
     progress: bool = False
+    phase: str | None = None  # every match read is in this phase (overrides what the file or catalogue says)
 
     def options(self, runner: str) -> LoadOptions:
         """Load options for `runner` (Concordia defaults to the 2024 contest catalogue)."""
         cat = self.catalogue
         if cat is None and runner == "concordia":
             cat = default_catalogue()
-        return LoadOptions(catalogue=cat, mapping=self.mapping, measures=self.measures, progress=self.progress)
+        return LoadOptions(catalogue=cat, mapping=self.mapping, measures=self.measures, progress=self.progress,
+                           phase=self.phase)
 
     def __call__(self, path: Path) -> FileRead:
         digest, head = hash_and_head(path)  # one read for the digest and the head detection samples
         if digest in self.skip:
             return FileRead(path, digest, None, None)
         result, detected = load_file(path, digest, self, head)
+        if self.phase is not None:
+            result.parts["matches"] = [in_phase(part, self.phase) for part in result.parts["matches"]]
         return FileRead(path, digest, result, detected)
+
+
+def in_phase(part, phase: str):
+    """A loader's piece of the matches table (row dicts, DataFrame or Arrow table) with every `phase` set."""
+    if isinstance(part, list):
+        return [{**row, "phase": phase} for row in part]
+    if isinstance(part, pa.Table):
+        column = pa.array([phase] * part.num_rows, pa.string())
+        index = part.schema.get_field_index("phase")
+        return part.set_column(index, "phase", column) if index >= 0 else part.append_column("phase", column)
+    return part.assign(phase=phase)
 
 
 @functools.cache

@@ -56,6 +56,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("game", "VARCHAR"),
         Column("mode", "VARCHAR", allowed=MODES),
         Column("background", "VARCHAR"),
+        Column("phase", "VARCHAR"),  # the contest phase the scenario belongs to (development, evaluation), if any
         Column("score_min", "DOUBLE"),  # theoretical bounds of the raw score; NULL when unknown
         Column("score_max", "DOUBLE"),
         Column("description", "VARCHAR"),

@@ -214,7 +214,7 @@ class Store:
             frame = conform_arrow(table, frame) if isinstance(frame, pa.Table) else conform(table, frame)
             self.con.register("_incoming", frame)
             try:
-                self.con.execute(f"INSERT INTO {table} SELECT * FROM _incoming")
+                self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _incoming")  # by name: a migrated store may order its columns otherwise
             finally:
                 self.con.unregister("_incoming")
 
@@ -254,6 +254,7 @@ class Store:
         replace: bool = False,
         progress: bool = False,
         workers: int | None = None,
+        phase: str | None = None,
     ) -> IngestReport:
         """Read logs into the store, atomically (one transaction; rows written in batches of files).
 
@@ -275,6 +276,9 @@ class Store:
         progress : show a progress bar over files.
         workers : processes that read files when there are many (default: $REFEREE_WORKERS, else the CPUs
             available, at most 4); 1 reads everything in this process.
+        phase : the contest phase of every match read (e.g. 'evaluation', 'cross-play'); it overrides what a
+            file or the catalogue says. A file already ingested is skipped whatever the phase: re-ingest it
+            under another phase with `replace`.
 
         Returns
         -------
@@ -297,7 +301,7 @@ class Store:
         known_ids = {r[0] for r in self.con.execute("SELECT match_id FROM matches").fetchall()}
         reader = FileReader(runner=None if runner is None else str(runner), catalogue=catalogue, mapping=mapping,
                             measures=measures, skip=frozenset() if replace else frozenset(done),
-                            progress=progress and len(files) < PARALLEL_MIN)
+                            progress=progress and len(files) < PARALLEL_MIN, phase=_phase_name(phase))
         job = _Ingest(self, reader)
         self.con.execute("BEGIN TRANSACTION")
         try:
@@ -326,6 +330,15 @@ class Store:
         for w in report.warnings:
             log.warning(w)
         return report
+
+
+def _phase_name(phase: str | None) -> str | None:
+    """`phase` stripped, or None; ValueError for an empty or non-text phase."""
+    if phase is None:
+        return None
+    if not isinstance(phase, str) or not phase.strip():
+        raise ValueError(f"a phase is a non-empty name (e.g. evaluation), got {phase!r}")
+    return phase.strip()
 
 
 class _Ingest:

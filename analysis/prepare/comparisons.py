@@ -5,14 +5,17 @@ b did, 0.5 = equal), `cluster` (the unit a bootstrap or a cross-validation fold 
 for Concordia the (scenario, repetition)), `game`, `kind` ('scenario', 'match' or 'parallel'),
 `communication` and `time`. Three sources (COMPACT section 2.4, Concordia contest scoring):
 
-- `scenario_comparisons`: one comparison set per (scenario, repetition), joined on both, never on file
-  order: every pair of agents' focal scores in that set (strict greater-than wins; equal is a tie). Used
+- `scenario_comparisons`: one comparison set per (phase, scenario, repetition), joined on all three, never
+  on file order: every pair of agents' focal scores in that set (strict greater-than wins; equal is a tie). Used
   only for runners whose matches are separate episodes of one (scenario, repetition), one per evaluated
   agent (a loader declares `SEPARATE_EPISODES = True`: Concordia's focal agents);
 - `match_comparisons`: every pair of players of different agents within one match (every other runner,
   whether or not its matches name a scenario);
 - `parallel_comparisons`: agents that played the same game type and size against identical opponents
   in separate matches, compared across those matches.
+
+Test runs (Concordia's `exclude_from_elo_calculation`, see `analysis.prepare.selection`) never enter a
+comparison or a ballot.
 
 A ballots table has one row per (ballot, agent): `ballot`, `agent`, `score` (higher is better); it is
 what the voting methods read.
@@ -30,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.prepare.scores import agent_match_scores
+from analysis.prepare.selection import without_excluded
 
 COLUMNS = ["a", "b", "outcome", "cluster", "game", "kind", "communication", "time"]
 MAX_PAIRS = 5_000_000  # comparisons built in memory at most (about 0.5 GB with the work of building them)
@@ -55,6 +59,16 @@ def _pooled(matches: pd.DataFrame) -> pd.Series:
             & matches["repetition"].notna())
 
 
+def pooled_unit(frame: pd.DataFrame) -> pd.Series:
+    """The comparison unit of pooled rows: '{scenario}:{repetition}', prefixed '{phase}/' when the row has a
+    phase (repetition 0 of a scenario in the evaluation phase is not repetition 0 of its cross-play)."""
+    unit = frame["scenario"].astype(str) + ":" + frame["repetition"].astype(str)
+    if "phase" not in frame.columns:
+        return unit
+    phase = frame["phase"]
+    return unit.where(phase.isna(), phase.astype(str) + "/" + unit)
+
+
 def budget() -> int:
     """The comparison budget: $REFEREE_MAX_PAIRS if set, else MAX_PAIRS."""
     return int(os.environ.get("REFEREE_MAX_PAIRS", MAX_PAIRS))
@@ -62,14 +76,16 @@ def budget() -> int:
 
 def _units(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     """One row per (comparison unit, agent) with its score: the unit is the (scenario, repetition) for pooled
-    matches and the match otherwise; columns unit, agent, score, game, communication, time, pooled."""
+    matches and the match otherwise; columns unit, agent, score, game, communication, time, pooled. Test runs
+    (`analysis.prepare.selection.exclusions`) are left out."""
+    matches = without_excluded(matches)
     pooled = matches[_pooled(matches)]
     other = matches[~_pooled(matches)]
     parts = []
     if len(pooled):
         scores = agent_match_scores(pooled, results[results["match_id"].isin(pooled["match_id"])])
         scores = scores[scores["scenario"].notna()]
-        parts.append(pd.DataFrame({"unit": scores["scenario"].astype(str) + ":" + scores["repetition"].astype(str),
+        parts.append(pd.DataFrame({"unit": pooled_unit(scores),
                                    "agent": scores["agent"], "score": scores["score"], "game": scores["game"],
                                    "communication": scores["communication"], "time": None, "pooled": True}))
     if len(other):
@@ -112,10 +128,10 @@ def scenario_comparisons(scores: pd.DataFrame) -> pd.DataFrame:
 
     Returns
     -------
-    A comparisons table (kind 'scenario', cluster '{scenario}:{repetition}').
+    A comparisons table (kind 'scenario', cluster `pooled_unit`: '{scenario}:{repetition}', after '{phase}/').
     """
     data = scores[scores["scenario"].notna()].copy()
-    data["cluster"] = data["scenario"].astype(str) + ":" + data["repetition"].astype(str)
+    data["cluster"] = pooled_unit(data)
     data["time"] = None
     return _pairs(data[["cluster", "game", "communication", "time", "agent", "score"]], ["cluster"], "scenario")
 
@@ -316,8 +332,9 @@ def win_counts(matches: pd.DataFrame, results: pd.DataFrame, agents: list[str] |
 
 def ballots_from_tables(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     """One ballot per (scenario, repetition) ranking agents by focal score for separate-episode runners
-    (Concordia), else one per match (agents' mean score; negated rank when scores are missing). Returns
-    columns ballot, agent, score, repetition."""
+    (Concordia; within its phase), else one per match (agents' mean score; negated rank when scores are
+    missing). Test runs are left out. Returns columns ballot, agent, score, repetition."""
+    matches = without_excluded(matches)
     scores = agent_match_scores(matches, results)
     missing = scores["score"].isna()
     if missing.any():
@@ -325,8 +342,9 @@ def ballots_from_tables(matches: pd.DataFrame, results: pd.DataFrame) -> pd.Data
         scores = scores.merge(ranks, on=["match_id", "agent"], how="left")
         scores.loc[missing, "score"] = -scores.loc[missing, "_rank"]
     pooled = scores["runner"].isin(separate_episode_runners()) & scores["scenario"].notna() & scores["repetition"].notna()
-    scores["ballot"] = np.where(pooled, scores["scenario"].astype(str) + ":" + scores["repetition"].astype(str),
-                                scores["match_id"])
+    scores["ballot"] = np.where(pooled, pooled_unit(scores), scores["match_id"])
+    run = scores["repetition"].astype(object)  # EwA's run: the repetition within its phase
+    scores["repetition"] = run.where(scores["phase"].isna() | run.isna(), scores["phase"].astype(str) + "/" + run.astype(str))
     ballots = scores.groupby(["ballot", "agent"], as_index=False).agg(score=("score", "mean"),
                                                                       repetition=("repetition", "first"))
     return ballots

@@ -99,12 +99,15 @@ def normalise(scores: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns="_unit")
 
 
-def normalised_scores(store, scenarios_only: bool = False) -> pd.DataFrame:
+def normalised_scores(store, scenarios_only: bool = False, phases: list[str] | None = None) -> pd.DataFrame:
     """`normalise(agent_match_scores(...))` over an open `analysis.io.store.Store`: one row per (match, agent).
 
-    With `scenarios_only`, only matches that name a scenario (Concordia-style evaluations) are included.
+    With `scenarios_only`, only matches that name a scenario (Concordia-style evaluations) are included; with
+    `phases`, only matches in those phases (ValueError naming the phases held when one has no match).
     """
-    matches = store.table("matches")
+    from analysis.prepare.selection import select_phases
+
+    matches = select_phases(store.table("matches"), phases)
     if scenarios_only:
         matches = matches[matches["scenario"].notna()]
     scores = agent_match_scores(matches, store.table("results"))

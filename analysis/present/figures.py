@@ -470,3 +470,42 @@ def plot_roc_curves(curves: dict[str, pd.DataFrame], aucs: dict[str, float]) -> 
     ax.set_ylabel("true positive rate")
     ax.legend(loc="lower right")
     return fig
+
+
+@styled
+def plot_contest_stages(stages: pd.DataFrame, finalists: list[str]) -> Figure:
+    """The finalists' places across the contest's stages (selection Elo, final cross-play Elo, combined Elo).
+
+    stages : `ContestResult.table()` (columns stage, agent, rating, rank). finalists : the agents to draw,
+    at most `MAX_MATRIX` (the first ones). Each stage places the finalists 1, 2, ... by rating (ties by name;
+    the selection by the agent's place among every agent rated there). Returns a Figure, one column and a
+    half wide, each line labelled at both ends.
+    """
+    shown = list(finalists)[:MAX_MATRIX]
+    data = stages[stages["agent"].isin(shown)].copy()
+    data = data.sort_values(["stage", "rating", "agent"], ascending=[True, False, True])
+    order = [s for s in ("selection", "finals", "combined") if s in set(data["stage"])]
+    full = stages[stages["stage"] == "selection"].sort_values(["rating", "agent"], ascending=[False, True])
+    place = {("selection", a): i + 1 for i, a in enumerate(full["agent"])}
+    for stage in order[1:]:
+        ranked = data[data["stage"] == stage]
+        place.update({(stage, a): i + 1 for i, a in enumerate(ranked["agent"])})
+    fig, ax = _subplots(figsize=(ONE_COLUMN * 1.6, _height(max(len(shown), 4), 1.4)))
+    colours = [BLUE, ORANGE, "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
+    for i, agent in enumerate(shown):
+        xs = [j for j, s in enumerate(order) if (s, agent) in place]
+        ys = [place[(order[j], agent)] for j in xs]
+        colour = colours[i % len(colours)]
+        ax.plot(xs, ys, "o-", color=colour, lw=1.2, ms=3.5)
+        if xs:
+            ax.annotate(agent, (xs[-1], ys[-1]), xytext=(5, 0), textcoords="offset points", va="center",
+                        fontsize=6, color=colour)
+            ax.annotate(str(ys[0]), (xs[0], ys[0]), xytext=(-5, 0), textcoords="offset points", va="center",
+                        ha="right", fontsize=6, color=colour)
+    ax.set_xticks(range(len(order)), [{"selection": "selection\n(all agents)", "finals": "final phase",
+                                       "combined": "phases\ncombined"}[s] for s in order])
+    ax.set_xlim(-0.4, len(order) - 1 + 0.9)
+    ax.invert_yaxis()
+    ax.set_ylabel("place by Elo (1 = best)")
+    ax.set_title("Finalists from selection to final ranking")
+    return fig

@@ -15,6 +15,8 @@ from analysis.prepare.comparisons import (
     comparisons_from_tables,
     separate_episode_runners,
 )
+from analysis.prepare.selection import exclusion_note
+from analysis.run.contest import FINAL, SELECTION, run_contest
 from analysis.run.describe import feature_correlations, mean_se, ranking_alignment, scenario_features
 from analysis.run.predictive import compare_predictors, training_demands
 from analysis.run.ratings import rate
@@ -23,6 +25,7 @@ from analysis.present.report import (
     Section,
     audit_section,
     beta_regression_section,
+    contest_section,
     ingest_section,
     layout_section,
     prediction_section,
@@ -197,8 +200,13 @@ def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0, scores=No
     for runner, group in matches.groupby("runner"):
         runner_results = results[results["match_id"].isin(group["match_id"])]
         title = f"Ratings and rankings ({runner})"
-        runner_scores = None if scores is None else scores[scores["match_id"].isin(group["match_id"])]
-        sections += _guarded(title, _rankings, runner, group, runner_results, bootstrap, seed, title, runner_scores)
+        phases = set(group["phase"].dropna())
+        rated = group[group["phase"] == SELECTION] if SELECTION in phases and len(phases) > 1 else group
+        runner_scores = None if scores is None else scores[scores["match_id"].isin(rated["match_id"])]
+        sections += _guarded(title, _rankings, runner, rated, runner_results, bootstrap, seed, title, runner_scores,
+                             phases=sorted(phases))
+        if {SELECTION, FINAL} <= phases:
+            sections += _guarded(f"Contest phases ({runner})", _contest, runner, group, runner_results, seed)
         if group["scenario"].notna().any():
             continue  # scenario-based runners: the beta regressions and layouts explain scores by scenario
         prediction = f"Per-game and multidimensional ratings ({runner})"
@@ -214,7 +222,13 @@ def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0, scores=No
     return sections
 
 
-def _rankings(runner: str, group, results, bootstrap: int, seed: int, title: str, scores=None) -> Section:
+def _contest(runner: str, group, results, seed: int) -> Section:
+    return contest_section(runner, run_contest(group, results, seed=seed))
+
+
+def _rankings(runner: str, group, results, bootstrap: int, seed: int, title: str, scores=None,
+              phases: list[str] | None = None) -> Section:
+    results = results[results["match_id"].isin(group["match_id"])]
     comparisons = comparisons_from_tables(group, results)
     if not len(comparisons):
         return skipped(title, "no two players share a match (or a scenario's repetition) with comparable scores")
@@ -228,6 +242,14 @@ def _rankings(runner: str, group, results, bootstrap: int, seed: int, title: str
         section.text.append(f"Voting methods not run: {supported} agent(s) appear on {MIN_BALLOTS:g} or more ballots "
                             f"(the most is {profile.support.max():g}); a ranking by votes needs two.")
     section.warnings += elo.notes + [n for n in bt.notes if n not in elo.notes]
+    if phases and len(phases) > 1:
+        rated = sorted(set(group["phase"].dropna()))
+        section.text.append(f"The store holds phases {', '.join(phases)}; these rankings are on "
+                            f"{'phase ' + rated[0] if len(rated) == 1 else 'every phase pooled'} "
+                            "(`referee ratings --phase NAME` for another).")
+    note = exclusion_note(group)
+    if note:
+        section.text.append(note[0].upper() + note[1:] + ".")
     if scores is not None and len(scores):
         means = mean_se(scores, "agent").set_index("agent")["mean"]
         found = ranking_alignment(elo.table().set_index("agent")["rating"], means)

@@ -25,6 +25,7 @@ from models.validity.checks import CHECK_TITLES
 from analysis.present.figures import (
     MAX_ROWS,
     plot_bootstrap_violins,
+    plot_contest_stages,
     plot_decomposition,
     plot_score_vs_outcome,
     plot_capability_profiles,
@@ -214,6 +215,36 @@ def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], poole
                             + (f"; beyond {MAX_ROWS} agents the lowest are pooled in one grey violin."
                                if bt.bootstrap.ratings.shape[1] > MAX_ROWS
                                else "."), plot_bootstrap_violins(bt.bootstrap.long())))
+    return section
+
+
+def contest_section(runner: str, result) -> Section:
+    """The contest's phased evaluation (tables 3, 8-12) from `analysis.run.contest.ContestResult`: the selection Elo
+    with the finalists, the finalists' Elo and votes on the final phase, their Elo over the phases combined, and
+    the figure of their places across the stages; the result's notes (exclusions, ties, absences) as warnings."""
+    section = Section(f"Contest phases ({runner})", text=[
+        f"The contest's procedure (paper section 9.2): every agent is Elo-rated on the selection phase, the top "
+        f"{len(result.finalists)} go to the final phase, where they are ranked by Elo among themselves and by voting "
+        "(one ballot per scenario and repetition), and their Elo is recomputed over the phases combined. Each of "
+        "those Elo tables rates the finalists among themselves (mean 1500, as the paper's tables 8 and 12)."],
+        warnings=list(result.notes))
+    selection = result.selection.assign(finalist=result.selection["finalist"].map({True: "yes", False: ""}))
+    section.tables.append(("Table 3 layout: Elo on the selection phase; the finalists marked",
+                           _contest_layout(selection, "rating", "Elo").assign(Finalist=selection.sort_values("rank")[
+                               "finalist"].to_numpy())))
+    if len(result.finals):
+        section.tables.append(("Table 8 layout: the finalists' Elo on the final phase",
+                               _contest_layout(result.finals, "rating", "Elo")))
+        labels = {"iml": "Table 9 layout: IML", "copeland": "Table 10 layout: Copeland",
+                  "ranked-pairs": "Table 11 layout: ranked pairs"}
+        for method, title in labels.items():
+            votes = result.votes[result.votes["method"] == method]
+            if len(votes):
+                section.tables.append((f"{title} on the final phase", _contest_layout(votes, "score", "Score")))
+        section.tables.append(("Table 12 layout: the finalists' Elo over the phases combined",
+                               _contest_layout(result.combined, "rating", "Elo")))
+    section.figures.append(("Each finalist's place by Elo at each stage (the selection among every agent rated).",
+                            plot_contest_stages(result.table(), result.finalists)))
     return section
 
 

@@ -20,6 +20,7 @@ from analysis.present.figures import plot_decomposition, plot_score_vs_outcome
 from analysis.present.outputs import ResultsFolder
 from models.fit import FitResult, collect_notes
 from models.validity import checks as validity
+from models.validity import season
 from models.validity.checks import CHECK_TITLES
 from models.validity.formula import Formula, load_formula
 
@@ -188,6 +189,41 @@ def _event_verdict(diag: pd.DataFrame, frame: pd.DataFrame) -> dict:
             "by_model": by_model.assign(rejection_rate=by_model["rejected"] / by_model["attempted"]).reset_index()}
 
 
+def _progress_verdict(progress: dict) -> dict:
+    """The mission-progress check in words (EVAL 01 section 5.6); INFO, not a verdict on the score."""
+    parts = []
+    peace, power = progress["peace"], progress["power"]
+    if peace:
+        parts.append(f"World Peace: {peace['source']} peaked at {peace['peak_minutes']:.0f} of the "
+                     f"{peace['target_minutes']:.0f} minutes of sustained peace it needs ({peace['share_of_target']:.0%}).")
+    if power:
+        parts.append(f"Total Control: the top governed nation's power lead over the second-ranked one peaked at "
+                     f"{power['peak_lead']:.0%} ({power['leader']}, {power['at']}), {power['share_of_target']:.0%} of the "
+                     f"{power['target']:.0%} it needs" + (" (reached)" if power["reached"] else "") +
+                     f"; {power['final_third_leader']} was on top in {power['final_third_share']:.0%} of the last third "
+                     f"of the {power['snapshots']} snapshots.")
+    if progress["missing"]:
+        parts.append("The data carries " + ", and ".join(progress["missing"]) + ".")
+    tables = {"power_lead": power["table"]} if power else {}
+    return {"verdict": " ".join(parts), "passed": None, "peace": peace and dict(peace),
+            "power": power and {k: v for k, v in power.items() if k != "table"}, **tables}
+
+
+def _spectator_verdict(found: dict) -> dict:
+    """The spectator check in words (EVAL 01 section 6.3): passes when nothing came from outside the agents."""
+    if found["passed"]:
+        verdict = (f"All {found['messages']:,} message events carry an agent's attribution and no event comes from "
+                   "a spectator or another non-agent source: no sign of outside input.")
+        if not found["messages"]:
+            verdict = "The log holds no message events; no event comes from a spectator or another non-agent source."
+    else:
+        verdict = (f"{found['spectator']:,} spectator-channel event(s) and {found['non_agent']:,} event(s) from sources "
+                   f"that are not the season's agents (e.g. {'; '.join(found['examples'])}); "
+                   f"{found['attributed']:,} of {found['messages']:,} messages carry an agent's attribution. Outside "
+                   "input may have shaped the run.")
+    return {"verdict": verdict, "passed": found["passed"], **{k: v for k, v in found.items() if k != "passed"}}
+
+
 def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, seed, bayes, sampling) -> dict:
     out: dict = {"players": len(frame), "outcomes": outcomes, "formula": formula.name if formula else None}
     primary = outcomes[0]
@@ -340,6 +376,16 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
             out["events"] = _event_verdict(diag, frame)
     if "events" not in out:
         skipped["events"] = "no action events with an accepted/rejected status in the data"
+    progress = season.mission_progress(events)
+    if progress["peace"] or progress["power"]:
+        out["mission_progress"] = _progress_verdict(progress)
+    else:
+        skipped["mission_progress"] = "the data carries " + ", and ".join(progress["missing"])
+    spectators = season.spectator_input(events, set(frame["player"]))
+    if spectators["passed"] is None:
+        skipped["spectators"] = "the data carries no event log of the agents' actions or messages"
+    else:
+        out["spectators"] = _spectator_verdict(spectators)
     # the validity verdict rests on the checks against the outcome; reproduction is an integrity check
     judged = {k: v["passed"] for k, v in out.items() if isinstance(v, dict) and v.get("passed") is not None
               and k in VALIDITY_CHECKS}
@@ -376,7 +422,7 @@ def write_audit(result: AuditResult, frame: pd.DataFrame, folder: ResultsFolder,
     lines = [f"# Construct-validity audit{': ' + result['formula'] if result.get('formula') else ''}", "",
              f"**Verdict:** {result['summary']['verdict']}", "",
              f"{result['players']} players; outcome measures: {', '.join(result['outcomes'])}. PASS and FAIL mark the "
-             "checks against the outcome (3-6) and the reproduction; INFO sections describe.", ""]
+             "checks against the outcome (3-6), the reproduction and the spectator check; INFO sections describe.", ""]
     for key, title in titles.items():
         if key in result:
             check = result[key]

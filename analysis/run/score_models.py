@@ -12,9 +12,10 @@ import pandas as pd
 from analysis.prepare.scores import normalised_scores
 
 
-def model_scores(store) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(scores, scenarios, scenario_tags) for scenario-based matches; raises ValueError when there are none."""
-    scores = normalised_scores(store, scenarios_only=True)  # its warnings (observed bounds) reach the caller
+def model_scores(store, phases: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(scores, scenarios, scenario_tags) for scenario-based matches (in `phases` when given; all otherwise);
+    raises ValueError when there are none."""
+    scores = normalised_scores(store, scenarios_only=True, phases=phases)  # its warnings reach the caller
     if scores.empty:
         raise ValueError("the store holds no scenario-based matches (Concordia-style) to model")
     return scores, store.table("scenarios"), store.table("scenario_tags")

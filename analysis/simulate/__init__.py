@@ -6,10 +6,10 @@
 from analysis.simulate.aoa import simulate_aoa, write_aoa
 from analysis.simulate.arena import simulate_arena, write_arena
 from analysis.simulate.compact import simulate_compact, write_compact
-from analysis.simulate.concordia import simulate_concordia, write_concordia
+from analysis.simulate.concordia import simulate_concordia, simulate_contest_phases, write_concordia
 from analysis.simulate.ranked import simulate_ranked, write_ranked
 from analysis.simulate.tavern import simulate_tavern, write_tavern
 
 __all__ = ["simulate_aoa", "write_aoa", "simulate_arena", "write_arena", "simulate_compact", "write_compact",
-           "simulate_concordia", "write_concordia", "simulate_ranked", "write_ranked",
+           "simulate_concordia", "simulate_contest_phases", "write_concordia", "simulate_ranked", "write_ranked",
            "simulate_tavern", "write_tavern"]

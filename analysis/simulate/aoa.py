@@ -9,7 +9,8 @@ threshold. An agent's activity counters are Poisson with log-rate
 where z_outcome is the standardised final power of its nation: with `validity` near 1 the activity
 (and so the EVAL 01 score computed from it) tracks the outcome; near 0 it does not. The recorded score
 is the EVAL 01 formula (report section 3.4). The event log holds one accepted event per counted action
-and one rejected event (with a reason) per wasted action, plus harness events.
+and one rejected event (with a reason) per wasted action, one message event per message sent, plus harness
+events; the season's `peace` readings are minutes since the last accepted attack or sabotage.
 """
 
 from __future__ import annotations
@@ -118,7 +119,13 @@ def simulate_aoa(n_agents: int = 12, n_nations: int = 8, seed: int = 0, validity
         truth_agents[name] = {"skill": float(skill[i]), "latent_activity": float(latent), "counters": counters,
                               "score": score, "mission": missions[i], "nation": home[i], "model": model}
         events += _agent_events(rng, name, counters, start)
+    talk = np.random.default_rng([seed, 1])  # a stream of its own: the rest of the season is as before
+    for name, doc in zip(agents, agent_docs):
+        for t in np.sort(talk.integers(0, 24 * 3600, doc["counters"]["messages_sent"])):
+            events.append({"tick": int(t // 60), "time": start + timedelta(seconds=int(t)), "agent": name,
+                           "type": "message", "target": str(talk.choice([a for a in agents if a != name]))})
     events.sort(key=lambda e: (e["time"], e["agent"]))
+    peace = _peace_timer(events, start)
     for seq, event in enumerate(events):
         event["seq"] = seq
         event["season"] = season
@@ -135,13 +142,32 @@ def simulate_aoa(n_agents: int = 12, n_nations: int = 8, seed: int = 0, validity
     doc = {"format": "aoa-season/1", "season": season, "started_at": start.strftime("%Y-%m-%dT%H:%M:%SZ"),
            "ended_at": (start + timedelta(hours=24)).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "source": f"referee simulate aoa --seed {seed} --validity {validity}",
-           "agents": agent_docs, "nations": nation_docs, "snapshots": snapshots}
+           "agents": agent_docs, "nations": nation_docs, "snapshots": snapshots, "peace": peace}
     truth = {"generator": "referee simulate aoa", "seed": seed, "validity": validity, "season": season,
              "agents": truth_agents,
              "nations": {n: {"strength": float(s), "power": int(p), "alive": bool(a)}
                          for n, s, p, a in zip(nations, strength, power, alive)},
              "n_events": len(events)}
     return SimulatedSeason(season=doc, events=events, truth=truth)
+
+
+PEACE_EVERY = 15  # minutes between the engine's peace-timer readings
+HOSTILE = ("attack", "sabotage")
+
+
+def _peace_timer(events: list[dict], start: datetime) -> list[dict]:
+    """The engine's board-wide peace timer read every PEACE_EVERY minutes over the day: minutes since the last
+    accepted attack or sabotage (since the start before the first)."""
+    hostile = sorted(e["time"] for e in events
+                     if e["type"] == "action" and e["action"] in HOSTILE and e["status"] == "accepted")
+    readings, last, i = [], start, 0
+    for minute in range(0, 24 * 60 + 1, PEACE_EVERY):
+        moment = start + timedelta(minutes=minute)
+        while i < len(hostile) and hostile[i] <= moment:
+            last, i = hostile[i], i + 1
+        readings.append({"time": moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                         "minutes": round((moment - last).total_seconds() / 60, 1)})
+    return readings
 
 
 def _agent_events(rng, name: str, counters: dict, start: datetime) -> list[dict]:

@@ -32,11 +32,15 @@ NAMES = ["Alice", "Bob", "Charlie", "Dana", "Eve", "Farid", "Gita", "Hiro"]
 
 @dataclass
 class SimulatedContest:
-    """A simulated contest: ScenarioResult records per agent, the truth, and a catalogue with bounds."""
+    """A simulated contest: ScenarioResult records per agent (and per phase when simulated in phases), the truth,
+    and a catalogue with bounds."""
 
     records: dict[str, list[dict]]  # agent -> list of ScenarioResult dicts
     truth: dict
     catalogue: Catalogue
+    draw: object = None  # draws more records from the same parameters (`_Draw`)
+    eta: np.ndarray | None = None  # logit-means, (agents, scenarios)
+    phases: dict[str, dict[str, list[dict]]] | None = None  # phase -> agent -> records (`simulate_contest_phases`)
 
 
 def _sigmoid(x):
@@ -108,25 +112,8 @@ def simulate_concordia(
         eta, precision, layout = layout_eta(rng, agents, scen, tags, X)
     elif model != "additive":
         raise ValueError("model must be 'additive' or 'layout'")
-    k1, k2 = cutpoints
-    records: dict[str, list[dict]] = {a: [] for a in agents}
-    cells = []
-    for ai, agent in enumerate(agents):
-        for si, s in enumerate(scen.itertuples()):
-            for rep in range(repetitions):
-                e = eta[ai, si]
-                draw = rng.uniform()
-                p0, p1 = 1 - _sigmoid(e - k1), _sigmoid(e - k2)
-                if draw < p0:
-                    y = 0.0
-                elif draw < p0 + p1:
-                    y = 1.0
-                else:
-                    m = _sigmoid(e)
-                    prec = precision[ai]
-                    y = float(np.clip(rng.beta(m * prec, (1 - m) * prec), 1e-9, 1 - 1e-9))
-                cells.append({"agent": agent, "scenario": s.scenario, "repetition": str(rep), "y": y})
-                records[agent].append(_record(rng, agent, s, rep, y, lo[si], hi[si], neg_inf_share))
+    draw = _Draw(rng, scen, precision, cutpoints, lo, hi, neg_inf_share)
+    records, cells = draw(agents, eta, range(repetitions))
     bounds = scen[["scenario"]].assign(score_min=lo, score_max=hi)
     sim_catalogue = Catalogue(
         scenarios=scen.drop(columns=["score_min", "score_max"]).merge(bounds, on="scenario")[scen.columns],
@@ -153,12 +140,131 @@ def simulate_concordia(
         "cutpoints": list(cutpoints),
         "bounds": {s: [lo[i], hi[i]] for i, s in enumerate(scen["scenario"])},
         "eta": {a: dict(zip(scen["scenario"], eta[i].tolist())) for i, a in enumerate(agents)},
+        "expected_score": dict(zip(agents, expected_score(eta, cutpoints).mean(axis=1).tolist())),
         "cells": cells,
     }
     if layout is not None:
         truth["model"] = "measurement layout: mu = b + (1 - b) prod_d c_ad^x_sd; ordered beta with logit(mu), precision nu_a"
         truth["layout"] = layout
-    return SimulatedContest(records=records, truth=truth, catalogue=sim_catalogue)
+    return SimulatedContest(records=records, truth=truth, catalogue=sim_catalogue, draw=draw, eta=eta)
+
+
+def expected_score(eta: np.ndarray, cutpoints: tuple[float, float]) -> np.ndarray:
+    """The ordered-beta mean of the normalised score for logit-means `eta` (any shape): P(y = 1) + P(0 < y < 1)
+    sigmoid(eta), with P(y = 1) = sigmoid(eta - k2) and P(y = 0) = 1 - sigmoid(eta - k1)."""
+    k1, k2 = cutpoints
+    p1 = _sigmoid(eta - k2)
+    return p1 + (_sigmoid(eta - k1) - p1) * _sigmoid(eta)
+
+
+class _Draw:
+    """Draws the ScenarioResult records of (agent, scenario, repetition) cells from logit-means eta (A, S)."""
+
+    def __init__(self, rng, scen, precision, cutpoints, lo, hi, neg_inf_share):
+        self.rng, self.scen, self.precision, self.cutpoints = rng, scen, precision, cutpoints
+        self.lo, self.hi, self.neg_inf_share = lo, hi, neg_inf_share
+
+    def __call__(self, agents: list[str], eta: np.ndarray, repetitions, rows: list[int] | None = None):
+        """Records (agent -> list) and cells (agent, scenario, repetition, y) for `agents`, whose logit-means
+        are the rows `rows` of eta (default: 0, 1, ...), over every scenario and each repetition index."""
+        rng, (k1, k2) = self.rng, self.cutpoints
+        records: dict[str, list[dict]] = {a: [] for a in agents}
+        cells = []
+        for agent, ai in zip(agents, range(len(agents)) if rows is None else rows):
+            for si, s in enumerate(self.scen.itertuples()):
+                for rep in repetitions:
+                    e = eta[ai, si]
+                    draw = rng.uniform()
+                    p0, p1 = 1 - _sigmoid(e - k1), _sigmoid(e - k2)
+                    if draw < p0:
+                        y = 0.0
+                    elif draw < p0 + p1:
+                        y = 1.0
+                    else:
+                        m = _sigmoid(e)
+                        prec = self.precision[ai]
+                        y = float(np.clip(rng.beta(m * prec, (1 - m) * prec), 1e-9, 1 - 1e-9))
+                    cells.append({"agent": agent, "scenario": s.scenario, "repetition": str(rep), "y": y})
+                    records[agent].append(_record(rng, agent, s, rep, y, self.lo[si], self.hi[si], self.neg_inf_share))
+        return records, cells
+
+
+PHASES = ("development", "evaluation", "cross-play")
+
+
+def simulate_contest_phases(
+    catalogue: Catalogue,
+    n_agents: int = 12,
+    repetitions: int = 3,
+    finalists: int = 6,
+    final_repetitions: int = 10,
+    development_shift: float = 0.5,
+    test_runs: int = 1,
+    seed: int = 0,
+    **options,
+) -> SimulatedContest:
+    """A contest in its three phases (paper section 9.2), from one draw of the generative model:
+
+    - development: every agent on every scenario, one repetition, with logit-means raised by
+      `development_shift` (the paper's participants scored higher there than in evaluation);
+    - evaluation: every agent, `repetitions` repetitions (the `simulate_concordia` draw itself), plus
+      `test_runs` test runs per agent (marked `exclude_from_elo_calculation` and `disable_language_model`,
+      in repetitions after the real ones, with the order reversed: the truly weakest agent scores the
+      maximum) that a correct Elo leaves out;
+    - cross-play: the top `finalists` by the contest Elo of the evaluation records (test runs left out, ties
+      broken by name), `final_repetitions` repetitions each.
+
+    `options` go to `simulate_concordia`. Returns a SimulatedContest whose `phases` maps phase -> agent ->
+    records, and whose truth adds 'phases' (records per phase), 'finalists' (in selection order),
+    'selection_elo' (agent -> Elo) and 'test_runs' (how many records are marked).
+    """
+    if not 2 <= finalists <= n_agents:
+        raise ValueError(f"finalists must be between 2 and the {n_agents} agents")
+    sim = simulate_concordia(catalogue, n_agents=n_agents, repetitions=repetitions, seed=seed, **options)
+    agents, draw, eta = sim.truth["agents"], sim.draw, sim.eta
+    development, _ = draw(agents, eta + development_shift, range(1))
+    evaluation = {a: list(r) for a, r in sim.records.items()}
+    strength = sim.truth["expected_score"]
+    order = sorted(agents, key=lambda a: strength[a])  # weakest first: the test runs reverse the truth
+    for t in range(test_runs):
+        rep = repetitions + t
+        k = t % len(draw.scen)
+        scenario = next(draw.scen.iloc[[k]].itertuples())
+        for place, agent in enumerate(order):
+            y = 1.0 - place / max(len(order) - 1, 1)
+            record = _record(draw.rng, agent, scenario, rep, y, draw.lo[k], draw.hi[k], 0.0)
+            record.update(exclude_from_elo_calculation=True, disable_language_model=True, api_type="test")
+            evaluation[agent].append(record)
+    elo = records_elo(evaluation)
+    chosen = sorted(elo, key=lambda a: (-elo[a], a))[:finalists]
+    rows = [agents.index(a) for a in chosen]
+    cross_play, _ = draw(chosen, eta, range(final_repetitions), rows=rows)
+    sim.phases = {"development": development, "evaluation": evaluation, "cross-play": cross_play}
+    sim.truth.update(phases={p: sum(len(r) for r in recs.values()) for p, recs in sim.phases.items()},
+                     finalists=chosen, selection_elo=elo, test_runs=test_runs * len(agents),
+                     development_shift=development_shift)
+    return sim
+
+
+def records_elo(records: dict[str, list[dict]]) -> dict[str, float]:
+    """The contest's Elo (`models.ratings.elo.contest_elo`) computed straight from ScenarioResult records (agent ->
+    list), without referee's loaders or store: strict wins of focal per-capita scores within each (scenario,
+    repetition), records marked `exclude_from_elo_calculation` left out. Returns agent -> Elo."""
+    from models.ratings.elo import contest_elo
+
+    agents = sorted(records)
+    units: dict[tuple[str, str], list[tuple[int, float]]] = {}
+    for i, agent in enumerate(agents):
+        for r in records[agent]:
+            if not r.get("exclude_from_elo_calculation"):
+                units.setdefault((r["scenario"], str(r["repetition_idx"])), []).append((i, r["focal_per_capita_score"]))
+    W = np.zeros((len(agents), len(agents)))
+    for unit in units.values():
+        for i, si in unit:
+            for j, sj in unit:
+                if si > sj:
+                    W[i, j] += 1
+    return dict(zip(agents, contest_elo(W).tolist()))
 
 
 def layout_eta(rng, agents: list[str], scen: pd.DataFrame, tags: list[str], X: np.ndarray):
@@ -220,17 +326,20 @@ def _record(rng, agent, s, rep, y, lo, hi, neg_inf_share) -> dict:
 
 
 def write_concordia(sim: SimulatedContest, out: str | Path) -> dict[str, Path]:
-    """Write a simulated contest: `out/logs/{agent}__{model}__{embedder}.json` (one list per agent),
+    """Write a simulated contest: `out/logs/{agent}__{model}__{embedder}.json` (one list per agent; with phases,
+    `out/logs/{phase}/...`, to ingest each folder with `referee ingest --phase {phase}`),
     `out/catalogue.toml` (scenarios with the simulated bounds) and `out/truth.json`.
 
     Returns the paths written, keyed 'logs', 'catalogue', 'truth'.
     """
     out = Path(out)
     logs = out / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    for agent, records in sim.records.items():
-        text = json.dumps(records, indent=1, allow_nan=True)  # -Infinity, as Concordia's json writes it
-        (logs / f"{agent}__{MODEL}__{EMBEDDER}.json").write_text(text + "\n", encoding="utf-8")
+    folders = {logs / phase: records for phase, records in sim.phases.items()} if sim.phases else {logs: sim.records}
+    for folder, by_agent in folders.items():
+        folder.mkdir(parents=True, exist_ok=True)
+        for agent, records in by_agent.items():
+            text = json.dumps(records, indent=1, allow_nan=True)  # -Infinity, as Concordia's json writes it
+            (folder / f"{agent}__{MODEL}__{EMBEDDER}.json").write_text(text + "\n", encoding="utf-8")
     catalogue = write_catalogue(sim.catalogue, out / "catalogue.toml",
                                 header="Scenarios of a simulated contest (referee simulate concordia);\n"
                                        "the score bounds are the simulation's, not the real contest's.")

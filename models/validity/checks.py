@@ -21,7 +21,8 @@ CHECK_TITLES = {"reproduction": "1. Reproduction", "counter_terms": "1b. Publish
                 "hold_outcome_constant": "3. Holding the outcome constant",
                 "failure_at_top": "4. Outcome failure against rank", "rank_agreement": "5. Rank agreement",
                 "assignment_luck": "6. Assignment luck", "two_scores": "7. Two scores, never summed",
-                "events": "8. Event-log diagnostics"}
+                "events": "8. Event-log diagnostics", "mission_progress": "9. Mission progress",
+                "spectators": "10. Spectator input"}
 
 
 def _values(row: pd.Series) -> dict[str, float]:

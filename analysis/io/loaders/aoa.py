@@ -5,8 +5,11 @@ player (codename) whose agent is its model, whose team is its nation and whose r
 Counters become `telemetry` measures, recorded score components `component` measures, and the nation's
 end state (`nation_power`, `nation_alive`) `outcome` measures of each agent governing it. Snapshots and
 nation end states become events (stage `snapshot`/`final`, actor = nation, types `power`, `alive`,
-`agents`). Each line of the event log is one event: actions (stage `act`) and proposals (stage
-`propose`) typed by their name, harness events (stage `harness`) by their kind.
+`agents`); the engine's board-wide peace timer (`peace`) becomes events of stage `snapshot`, type
+`peace_timer`, no actor, value in minutes. Each line of the event log is one event: actions (stage `act`) and
+proposals (stage `propose`) typed by their name, messages (stage `communicate`, type `message`), spectator-
+channel events (stage `spectator`; the only events that need no agent), harness events (stage `harness`) by
+their kind.
 """
 
 from __future__ import annotations
@@ -42,9 +45,10 @@ COUNTERS = (
     "longest_peace_streak",
 )
 MISSIONS = ("World Peace", "Total Control", "Last Standing")
-EVENT_TYPES = ("action", "proposal", "parse_failure", "turn_skip", "missing_thought")
+EVENT_TYPES = ("action", "proposal", "parse_failure", "turn_skip", "missing_thought", "message", "spectator")
 REJECTION_REASONS = ("cooldown", "duplicate", "invalid_target", "malformed")
-SEASON_KEYS = {"format", "season", "started_at", "ended_at", "agents", "nations", "snapshots", "notes", "source"}
+SEASON_KEYS = {"format", "season", "started_at", "ended_at", "agents", "nations", "snapshots", "peace", "notes",
+               "source"}
 AGENT_KEYS = {"agent", "model", "nation", "mission", "counters", "components", "final_score", "notes"}
 EVENT_FIELDS = {
     "season": pa.string(), "seq": pa.int64(), "tick": pa.int64(), "time": pa.string(), "agent": pa.string(),
@@ -134,6 +138,21 @@ def _snapshot(entry: object) -> dict:
     return snap
 
 
+def _peace(entry: object) -> dict:
+    """One reading of the engine's peace timer: {"time": ISO 8601, "minutes": >= 0}."""
+    if not isinstance(entry, dict):
+        raise RecordError("wrong type", None, "expected a peace-timer object")
+    extra = sorted(set(entry) - {"time", "minutes"})
+    if extra:
+        raise RecordError("unexpected field", extra[0], f"field '{extra[0]}' is not part of a peace-timer reading")
+    time = parse_time(require(entry, "time", (str,), "an ISO 8601 time"), "time")
+    minutes = score_value(require(entry, "minutes", (int, float), "minutes of unbroken peace"), "minutes",
+                          allow_neg_inf=False)
+    if minutes < 0:
+        raise RecordError("wrong value", "minutes", f"expected a finite number of minutes >= 0, got {minutes!r}")
+    return {"time": time, "stage": "snapshot", "actor": None, "type": "peace_timer", "value": float(minutes)}
+
+
 def _state_events(match_id: str, state: dict, stage: str, time) -> list[dict]:
     return [{"match_id": match_id, "time": time, "stage": stage, "actor": state["nation"], "type": kind,
              "value": float(state[kind])} for kind in ("power", "alive", "agents") if state.get(kind) is not None]
@@ -151,7 +170,7 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
             raise RecordError("unexpected field", extra[0], f"field '{extra[0]}' is not part of a season")
         season = require(doc, "season", (str,), "a season name")
         started, ended = parse_time(doc.get("started_at"), "started_at"), parse_time(doc.get("ended_at"), "ended_at")
-        for key in ("agents", "nations", "snapshots"):
+        for key in ("agents", "nations", "snapshots", "peace"):
             if not isinstance(doc.get(key, []), list):
                 raise RecordError("wrong type", key, f"expected a list of {key}")
         if not doc.get("agents"):
@@ -196,6 +215,14 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
             continue
         events += _state_events(match_id, snap, "snapshot", snap["time"])
         accepted += 1
+    for i, entry in enumerate(doc.get("peace", [])):
+        out.saw()
+        try:
+            events.append({"match_id": match_id, **_peace(entry)})
+        except RecordError as exc:
+            out.quarantine(f"peace[{i}]", exc, entry)
+            continue
+        accepted += 1
     for i, event in enumerate(events):  # negative seq: never collides with the event log's own numbering
         event["seq"] = -(i + 1)
     for r, rank in zip(results, ranks_from_scores([r["score"] for r in results])):
@@ -221,7 +248,8 @@ def load_events(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
     checks = [
         (pc.is_null(table["season"]), "missing field", "season", "required field 'season' is missing"),
         (pc.is_null(table["seq"]), "missing field", "seq", "required field 'seq' is missing"),
-        (pc.is_null(table["agent"]), "missing field", "agent", "required field 'agent' is missing"),
+        (pc.and_(pc.is_null(table["agent"]), pc.not_equal(pc.fill_null(table["type"], ""), "spectator")),
+         "missing field", "agent", "required field 'agent' is missing"),
         (pc.is_null(table["type"]), "missing field", "type", "required field 'type' is missing"),
         (not_in(table["type"], EVENT_TYPES), "unknown event type", "type", f"type must be one of {list(EVENT_TYPES)}"),
         (pc.and_(pc.is_in(table["type"], value_set=pa.array(["action", "proposal"])), pc.is_null(table["action"])),
@@ -235,7 +263,8 @@ def load_events(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
     kind = good["type"]
     is_act = pc.equal(kind, "action")
     is_prop = pc.equal(kind, "proposal")
-    stage = pc.if_else(is_act, "act", pc.if_else(is_prop, "propose", "harness"))
+    stage = pc.if_else(is_act, "act", pc.if_else(is_prop, "propose", pc.if_else(
+        pc.equal(kind, "message"), "communicate", pc.if_else(pc.equal(kind, "spectator"), "spectator", "harness"))))
     events = pa.table({
         "match_id": pc.binary_join_element_wise("aoa:", good["season"], ""),
         "seq": good["seq"], "round": good["tick"], "time": good["_t"], "stage": stage, "actor": good["agent"],

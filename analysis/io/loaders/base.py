@@ -70,13 +70,14 @@ class NotThisRunner(ValueError):
 
 @dataclass
 class LoadOptions:
-    """What a loader may need besides the file: a scenario catalogue, and for the table runner a column
-    mapping and the extra columns to read as measures (column -> kind)."""
+    """What a loader may need besides the file: a scenario catalogue, for the table runner a column mapping
+    and the extra columns to read as measures (column -> kind), and the phase the matches belong to."""
 
     catalogue: Catalogue | None = None
     mapping: dict[str, str] = field(default_factory=dict)  # canonical column -> file column (table runner)
     measures: dict[str, str] = field(default_factory=dict)  # file column -> measure kind (table runner)
     progress: bool = False
+    phase: str | None = None  # the contest phase every match read belongs to (ingest --phase)
 
 
 Part = pd.DataFrame | pa.Table | list  # a piece of one table: a DataFrame, an Arrow table, or a list of row dicts

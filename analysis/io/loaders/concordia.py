@@ -6,7 +6,9 @@ named `{agent}__{model}__{embedder}.json`). One ScenarioResult is one match: a s
 `focal_is_resident` and as visitors otherwise; `simulation_outcome.resident_scores` and
 `visitor_scores` map player names to raw scores (-Infinity allowed).
 
-Canonical output per record: one `matches` row (match_id `concordia:{scenario}:{repetition}:{focal}`),
+Canonical output per record: one `matches` row (match_id `concordia:{scenario}:{repetition}:{focal}`, or
+`concordia:{phase}:{scenario}:{repetition}:{focal}` when the match has a phase: `ingest --phase`, else the
+catalogue's `phase` of the scenario),
 one `results` row per player (group focal/background), and the recorded per-capita scores, model
 fields and outcome metadata kept in `matches.attrs`.
 """
@@ -132,10 +134,12 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     if outcome.get("metadata") is not None:
         attrs["outcome_metadata"] = outcome["metadata"]
     games = options.catalogue.games if options.catalogue else {}
+    phase = options.phase or (options.catalogue.phases.get(scenario) if options.catalogue else None)
     match = {
         "runner": NAME,
         "game": games.get(scenario),
         "scenario": scenario,
+        "phase": phase,
         "repetition": repetition,
         "n_players": len(players),
         "attrs": json.dumps(attrs, default=str),
@@ -164,7 +168,8 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     except RecordError as exc:
         return out.reject_file(exc)
     def match_id(match: dict, index: int) -> str:
-        return f"concordia:{match['scenario']}:{match['repetition']}:{match.pop('focal')}"
+        phase = f"{match['phase']}:" if match["phase"] else ""  # one scenario's repetition 0 exists in each phase
+        return f"concordia:{phase}{match['scenario']}:{match['repetition']}:{match.pop('focal')}"
 
     out.accept_records(records, lambda record: parse_record(record, options), match_id)
     return out.build()

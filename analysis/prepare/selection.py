@@ -1,0 +1,69 @@
+"""Which matches an analysis reads: contest phases, and the test runs that no rating counts.
+
+The 2024 Concordia contest ran in phases (development, evaluation, the finalists' cross-play; paper
+section 9.2); a match's phase is `matches.phase`. Concordia marks test runs in each record:
+`exclude_from_elo_calculation` (and `disable_language_model`, which the launcher turns into the former); its
+Elo script skips those records. referee keeps them in the store and leaves them out of every rating and
+ranking (`analysis.prepare.comparisons` drops them), counting them with `exclusion_counts`.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+EXCLUSION_FIELDS = ("exclude_from_elo_calculation", "disable_language_model")
+
+
+def exclusions(matches: pd.DataFrame) -> pd.Series:
+    """Why each match is a test run that ratings leave out, or None: a Series aligned with `matches` holding
+    the first of EXCLUSION_FIELDS its `attrs` JSON sets to true."""
+    attrs = matches["attrs"] if "attrs" in matches.columns else pd.Series(None, index=matches.index)
+    text = attrs.astype("string").fillna("")
+    marked = pd.Series(False, index=matches.index)
+    for name in EXCLUSION_FIELDS:
+        marked |= text.str.contains(f'"{name}"', regex=False)
+    reasons = pd.Series(None, index=matches.index, dtype=object)
+    for index, value in text[marked].items():  # only the few that name a field are parsed
+        try:
+            record = json.loads(value)
+        except ValueError:
+            continue
+        reasons[index] = next((name for name in EXCLUSION_FIELDS if record.get(name) is True), None)
+    return reasons
+
+
+def without_excluded(matches: pd.DataFrame) -> pd.DataFrame:
+    """`matches` less the test runs (`exclusions`)."""
+    return matches[exclusions(matches).isna()]
+
+
+def exclusion_counts(matches: pd.DataFrame) -> dict[str, int]:
+    """How many of `matches` each EXCLUSION_FIELDS reason leaves out of ratings (only reasons that occur)."""
+    return {str(k): int(v) for k, v in exclusions(matches).dropna().value_counts().items()}
+
+
+def exclusion_note(matches: pd.DataFrame) -> str | None:
+    """One sentence counting the test runs ratings leave out of `matches`, or None when there are none."""
+    counts = exclusion_counts(matches)
+    if not counts:
+        return None
+    parts = ", ".join(f"{n} marked {name}" for name, n in counts.items())
+    return (f"{sum(counts.values())} of {len(matches)} matches are test runs ({parts}); as in the contest's Elo "
+            "script they are left out of every rating and ranking (they stay in the store)")
+
+
+def select_phases(matches: pd.DataFrame, phases: list[str] | None) -> pd.DataFrame:
+    """The matches in any of `phases` (all of them when `phases` is empty or None).
+
+    Raises ValueError naming the phases the matches hold when a phase has no match.
+    """
+    if not phases:
+        return matches
+    held = matches["phase"].dropna().astype(str)
+    missing = [p for p in phases if p not in set(held)]
+    if missing:
+        raise ValueError(f"no match is in phase {missing[0]!r}; phases held: {sorted(held.unique()) or 'none'} "
+                         "(set a phase at ingest with --phase, or in the catalogue)")
+    return matches[matches["phase"].isin(phases)]
