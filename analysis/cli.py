@@ -224,6 +224,16 @@ def cmd_simulate(args) -> dict:
     return {"written": [str(p) for p in paths.values()] + [str(args.out / "provenance.json")]}
 
 
+def cmd_export(args) -> dict:
+    from analysis.io.export import export_parquet
+
+    with _open_store(args) as store:
+        written = export_parquet(store, args.parquet)
+    for table, info in written.items():
+        _say(args, f"{table:>14}  {info['rows']:>10,} rows  {info['path']}")
+    return {"tables": written}
+
+
 def _one_runner(matches, runner):
     runners = sorted(matches["runner"].unique())
     if runner is None and len(runners) > 1:
@@ -301,9 +311,10 @@ def cmd_ratings(args) -> dict:
         names, wins, ties = win_counts(matches, results)
         result = rate_counts(wins, ties, names, args.method, prior=args.prior, agents=agents)
     else:
-        result = rate(comparisons, args.method, bootstrap=args.bootstrap, by=args.by, prior=args.prior,
-                      dims=args.dims, k=args.k, tau_elo=args.per_game_prior_sd, seed=args.seed, agents=agents,
-                      **_sampling(args))
+        with _executor(args) as executor:
+            result = rate(comparisons, args.method, bootstrap=args.bootstrap, by=args.by, prior=args.prior,
+                          dims=args.dims, k=args.k, tau_elo=args.per_game_prior_sd, seed=args.seed, agents=agents,
+                          executor=executor, **_sampling(args))
     ratings = result.table()
     folder.table("ratings", ratings)
     _say(args, ratings.to_string(index=False))
@@ -337,7 +348,8 @@ def cmd_ratings_cv(args) -> dict:
     clusters = comparisons["cluster"].nunique()
     if args.folds > clusters:
         raise ValueError(f"--folds {args.folds} is more than the {clusters} matches there are to split")
-    cv = cross_validate(comparisons, folds=args.folds, dims=args.dims, seed=args.seed)
+    with _executor(args) as executor:
+        cv = cross_validate(comparisons, folds=args.folds, dims=args.dims, seed=args.seed, executor=executor)
     folder.table("cv_folds", cv)
     summary = summarise_cv(cv)
     folder.table("cv_auc", summary)
@@ -483,8 +495,9 @@ def cmd_compare_predictors(args) -> dict:
     from analysis.run.predictive import compare_predictors, training_demands
 
     (scores, scenarios, tags), folder = _model_data(args)
-    comp = compare_predictors(scores, training_demands(scores, scenarios, tags), folds=args.folds, seed=args.seed,
-                              **_sampling(args))
+    with _executor(args) as executor:
+        comp = compare_predictors(scores, training_demands(scores, scenarios, tags), folds=args.folds, seed=args.seed,
+                                  executor=executor, **_sampling(args))
     folder.table("per_agent", comp.per_agent)
     folder.table("pooled", comp.pooled)
     folder.table("predictions", comp.predictions)
@@ -650,6 +663,26 @@ def _sampling(args) -> dict:
     return {k: getattr(args, k) for k in ("draws", "tune", "chains", "sampler") if getattr(args, k, None) is not None}
 
 
+def _executor_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("where the sweep runs (bootstrap blocks, folds, simulations; same results anywhere)")
+    g.add_argument("--jobs", type=_positive_int, default=1, help="local worker processes (default 1: this process)")
+    g.add_argument("--scheduler", metavar="tcp://HOST:PORT|local:N",
+                   help="an existing Dask scheduler, or local:N for a Dask LocalCluster of N processes")
+    g.add_argument("--exchange", type=Path, metavar="DIR",
+                   help="folder the sweep's inputs are written to as Parquet; every worker must reach it "
+                        "(default: a temporary folder; give a shared path for a remote cluster)")
+
+
+def _executor(args):
+    """The executor the sweep options ask for (a context manager), or a null context for an in-process run."""
+    import contextlib
+
+    from analysis.run.executor import executor_from
+
+    found = executor_from(args.jobs, args.scheduler, args.exchange)
+    return found if found is not None else contextlib.nullcontext()
+
+
 def _phase_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--phase", action="append", metavar="NAME",
                    help="only matches of this contest phase (repeatable: several phases pooled; default every match)")
@@ -723,6 +756,13 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.set_defaults(func=cmd_info)
 
+    p = sub.add_parser("export", help="write the store as Parquet (data tables partitioned by runner and game) for "
+                       "DuckDB, pandas, Dask or a cluster's workers")
+    _store_arg(p)
+    p.add_argument("--parquet", type=Path, required=True, metavar="DIR", help="a new or empty folder")
+    _common(p)
+    p.set_defaults(func=cmd_export)
+
     p = sub.add_parser("simulate", help="write simulated logs from known parameters (plus truth.json)")
     sim = p.add_subparsers(dest="runner", required=True)
     runners = {
@@ -785,6 +825,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"bt-per-game: prior sd of the per-game deviations in Elo points (default {DEFAULT_TAU_ELO:g}); "
                    "'none' for the paper's plain maximum likelihood")
     _sampling_args(p)
+    _executor_args(p)
     _out_arg(p)
     _common(p)
     p.set_defaults(func=cmd_ratings)
@@ -794,6 +835,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--folds", type=_positive_int, default=5, help="cross-validation folds (at least 2; default 5)")
     p.add_argument("--dims", type=_dims_range, default=range(1, 8), help="dimension range for bt-md, e.g. 1-7 or 2")
     p.add_argument("--split", help="a match attribute to split the heatmap by (e.g. communication)")
+    _executor_args(p)
     _out_arg(p)
     _common(p)
     p.set_defaults(func=cmd_ratings_cv)
@@ -854,6 +896,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "time); R^2 and RMSE are averaged over folds")
     _sampling_args(p)
     _seed_arg(p)
+    _executor_args(p)
     _out_arg(p)
     _common(p)
     p.set_defaults(func=cmd_compare_predictors)

@@ -26,6 +26,7 @@ from sklearn.metrics import mean_squared_error, r2_score
 from xgboost import XGBRegressor
 
 from analysis.run.describe import feature_correlations, scenario_features
+from analysis.run.executor import Executor, Shared, Task, run_tasks, share
 from models.scores.measurement_layout import LayoutFit, fit_layout
 
 R2_THRESHOLD = 0.35
@@ -49,11 +50,25 @@ def demand_matrix(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.DataFr
     return demands
 
 
-def training_demands(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.DataFrame
-                     ) -> Callable[[pd.DataFrame], pd.DataFrame]:
+@dataclass(frozen=True)
+class TrainingDemands:
+    """The demands as a function of the training rows (picklable, so sweep tasks can carry it): `demand_matrix`
+    over `scenarios` (the catalogue rows of the scored scenarios), its tags chosen on the rows it is given."""
+
+    scenarios: pd.DataFrame
+    tags: pd.DataFrame
+
+    def __call__(self, train: pd.DataFrame) -> pd.DataFrame:
+        """The demand matrix (index scenario) with tags chosen on `train` (scenario, score_norm)."""
+        scored = pd.DataFrame({"scenario": self.scenarios["scenario"]})
+        return demand_matrix(scored, self.scenarios, self.tags, select_on=train)
+
+
+def training_demands(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.DataFrame) -> TrainingDemands:
     """The demands as a function of the training rows: `demand_matrix` over every scenario of `scores`, its tags
     chosen on the rows it is given (so that held-out cells never choose the demands they are scored on)."""
-    return lambda train: demand_matrix(scores, scenarios, tags, select_on=train)
+    return TrainingDemands(scenarios[scenarios["scenario"].isin(scores["scenario"])].reset_index(drop=True),
+                           tags.reset_index(drop=True))
 
 
 def cell_folds(scores: pd.DataFrame, folds: int = FOLDS, seed: int = 0) -> np.ndarray:
@@ -113,41 +128,58 @@ def _metrics(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 
 def compare_predictors(scores: pd.DataFrame, demands: pd.DataFrame | Callable[[pd.DataFrame], pd.DataFrame],
-                       folds: int = FOLDS, seed: int = 0, **sampling) -> Comparison:
-    """Cross-validate the four predictors over each agent's scenarios (module docstring).
+                       folds: int = FOLDS, seed: int = 0, executor: Executor | None = None, **sampling) -> Comparison:
+    """Cross-validate the four predictors over each agent's scenarios (module docstring), one sweep task per
+    fold and one for the final layout (`executor`: where they run, `analysis.run.executor`; the same result
+    on any: fold k's layout is seeded seed + k).
 
     scores : agent, scenario, score_norm (one row per (match, agent)). demands : a demand matrix (index
     scenario) used in every fold, or a function of the training rows returning one (`training_demands`: the
-    paper's tags chosen on training rows only). folds : how many folds (each cell tested once).
-    sampling : draws, tune, chains, sampler for the layouts (default: `fit_layout`'s, which converge).
+    paper's tags chosen on training rows only; picklable when the folds run elsewhere). folds : how many folds
+    (each cell tested once). sampling : draws, tune, chains, sampler for the layouts (default: `fit_layout`'s,
+    which converge).
     """
-    data = scores.dropna(subset=["score_norm"]).reset_index(drop=True)
-    fold = cell_folds(data, folds, seed)
-    parts, diagnostics, chosen = [], [], []
-    for k in range(folds):
-        test, train = fold == k, fold != k
-        if not test.any():
-            continue
-        D = demands(data[train]) if callable(demands) else demands
-        X = D.reindex(data["scenario"]).to_numpy(float)
-        chosen += [{"fold": k, "demand": d} for d in D.columns]
-        layout = fit_layout(data.loc[train, "agent"], X[train], data.loc[train, "score_norm"].to_numpy(),
-                            list(D.columns), seed=seed + k, **sampling)
-        diagnostics.append(dict(fold=k, **layout.diagnostics))
-        out = data.loc[test, ["agent", "scenario", "score_norm"]].assign(fold=k)
-        out["measurement layout"] = layout.predict(list(out["agent"]), X[test])
-        for agent, rows in out.groupby("agent").groups.items():
-            tr = train & (data["agent"] == agent).to_numpy()
-            te = test & (data["agent"] == agent).to_numpy()
-            y = data.loc[tr, "score_norm"].to_numpy()
-            out.loc[rows, "constant"] = y.mean()
-            out.loc[rows, "linear regression"] = np.clip(LinearRegression().fit(X[tr], y).predict(X[te]), 0, 1)
-            booster = XGBRegressor(n_estimators=60, max_depth=2, learning_rate=0.2, random_state=seed, n_jobs=1)
-            out.loc[rows, "xgboost"] = np.clip(booster.fit(X[tr], y).predict(X[te]), 0, 1)
-        parts.append(out)
-    predictions = pd.concat(parts).sort_index()
-    D = demands(data) if callable(demands) else demands
-    final = fit_layout(data["agent"], D.reindex(data["scenario"]).to_numpy(float), data["score_norm"].to_numpy(),
-                       list(D.columns), seed=seed, **sampling)
+    data = scores.dropna(subset=["score_norm"]).reset_index(drop=True)[["agent", "scenario", "score_norm"]]
+    data["fold"] = cell_folds(data, folds, seed)
+    shared = share(executor, "scores", data)
+    tasks = [Task(f"predictive-fold-{k}", predictive_fold, (shared, k, demands, seed, sampling))
+             for k in range(folds) if (data["fold"] == k).any()]
+    tasks.append(Task("final-layout", final_layout, (shared, demands, seed, sampling)))
+    *parts, final = run_tasks(tasks, executor, "predictive folds")
+    predictions = pd.concat([p[0] for p in parts]).sort_index()
+    diagnostics = [p[1] for p in parts]
+    chosen = [row for p in parts for row in p[2]]
     return Comparison(_metrics(predictions, ["agent"]), _metrics(predictions, []), predictions.reset_index(drop=True),
                       final, pd.DataFrame(diagnostics), pd.DataFrame(chosen))
+
+
+def predictive_fold(shared: Shared, k: int, demands, seed: int, sampling: dict) -> tuple[pd.DataFrame, dict, list]:
+    """One fold of `compare_predictors` (a sweep task): the four predictors fitted on the other folds' rows of
+    `shared` (agent, scenario, score_norm, fold) and applied to fold k's. Returns (fold k's rows with one column
+    per predictor, index as in the shared rows; the layout's diagnostics with `fold`; the demands chosen)."""
+    data = shared.load()
+    test, train = (data["fold"] == k).to_numpy(), (data["fold"] != k).to_numpy()
+    D = demands(data[train]) if callable(demands) else demands
+    X = D.reindex(data["scenario"]).to_numpy(float)
+    chosen = [{"fold": k, "demand": d} for d in D.columns]
+    layout = fit_layout(data.loc[train, "agent"], X[train], data.loc[train, "score_norm"].to_numpy(),
+                        list(D.columns), seed=seed + k, **sampling)
+    out = data.loc[test, ["agent", "scenario", "score_norm"]].assign(fold=k)
+    out["measurement layout"] = layout.predict(list(out["agent"]), X[test])
+    for agent, rows in out.groupby("agent").groups.items():
+        tr = train & (data["agent"] == agent).to_numpy()
+        te = test & (data["agent"] == agent).to_numpy()
+        y = data.loc[tr, "score_norm"].to_numpy()
+        out.loc[rows, "constant"] = y.mean()
+        out.loc[rows, "linear regression"] = np.clip(LinearRegression().fit(X[tr], y).predict(X[te]), 0, 1)
+        booster = XGBRegressor(n_estimators=60, max_depth=2, learning_rate=0.2, random_state=seed, n_jobs=1)
+        out.loc[rows, "xgboost"] = np.clip(booster.fit(X[tr], y).predict(X[te]), 0, 1)
+    return out, dict(fold=k, **layout.diagnostics), chosen
+
+
+def final_layout(shared: Shared, demands, seed: int, sampling: dict) -> LayoutFit:
+    """The layout fitted on every row of `shared` (figure 6's profiles; a sweep task of `compare_predictors`)."""
+    data = shared.load()
+    D = demands(data) if callable(demands) else demands
+    return fit_layout(data["agent"], D.reindex(data["scenario"]).to_numpy(float), data["score_norm"].to_numpy(),
+                      list(D.columns), seed=seed, **sampling)

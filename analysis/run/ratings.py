@@ -14,7 +14,8 @@ with a bootstrap). Methods:
 - `bayes-bt`: the PyMC scalar (or, by game, per-game) model; intervals are 94% HDIs and
   `extra['idata']` holds the InferenceData.
 
-`bootstrap=N` resamples clusters (matches) N times and reports percentile intervals and rank intervals;
+`bootstrap=N` resamples clusters (matches) N times, in blocks of BLOCK replicates with seeds derived from
+`seed` (so any `executor` gives the same replicates), and reports percentile intervals and rank intervals;
 the replicates are in `RatingResult.bootstrap`.
 """
 
@@ -27,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.prepare.comparisons import comparison_games
+from analysis.run.executor import Executor, Shared, Task, run_tasks, share, task_seeds
 from models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, summarised_warnings
 from models.ratings.bootstrap import BootstrapResult, bootstrap_bt, bootstrap_generic
 from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt, pair_counts
@@ -143,8 +145,8 @@ def _merged_diagnostics(fits: list[FitResult]) -> dict:
 
 def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | None = None, prior: bool = False,
          dims: int = 2, k: float = 32.0, tau_elo: float | None = DEFAULT_TAU_ELO, seed: int = 0, draws: int = DRAWS,
-         tune: int = TUNE, chains: int = CHAINS, sampler: str = "auto", agents: list[str] | None = None
-         ) -> RatingResult:
+         tune: int = TUNE, chains: int = CHAINS, sampler: str = "auto", agents: list[str] | None = None,
+         executor: Executor | None = None) -> RatingResult:
     """Rate agents from a comparisons table.
 
     Parameters
@@ -157,6 +159,8 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     seed : seeds every random choice. draws, tune, chains, sampler : for bayes-bt.
     agents : every agent the table should list (e.g. `comparable_agents`): those without a comparison get a
         row without a rating, flagged, and a warning (not by game).
+    executor : where the bootstrap's blocks run (`analysis.run.executor`; default here): the same replicates
+        on any executor.
 
     Returns
     -------
@@ -181,8 +185,7 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     table = result.ratings
     if bootstrap:
         with collect_notes(result.notes):
-            result.bootstrap = _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, bootstrap, table,
-                                          extra)
+            result.bootstrap = _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, bootstrap, executor)
         groups = [key[0] for key in result.bootstrap.agents] if by else None
         summary = result.bootstrap.summary(groups=groups)
         keys = ["game", "agent"] if by else ["agent"]
@@ -246,13 +249,36 @@ def rate_counts(wins: np.ndarray, ties: np.ndarray, names: list[str], method: st
     return RatingResult(model=method, ratings=table, fits=[fit], notes=notes, diagnostics=dict(fit.diagnostics))
 
 
-def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicates, table, extra) -> BootstrapResult:
+BLOCK = 50  # bootstrap replicates per task: a sweep's blocks, whatever runs them (`analysis.run.executor`)
+SHARED_COLUMNS = ["a", "b", "outcome", "cluster", "game", "kind"]  # what a bootstrap block reads
+
+
+def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicates, executor=None) -> BootstrapResult:
+    """Replicates in blocks of BLOCK, block i drawn with `task_seeds(seed, blocks)[i]`: the same replicates
+    whether the blocks run here, in local processes or on a Dask cluster."""
+    sizes = [min(BLOCK, replicates - start) for start in range(0, replicates, BLOCK)]
+    shared = share(executor, "comparisons", comparisons[SHARED_COLUMNS].assign(
+        cluster=comparisons["cluster"].astype(str)))
+    tasks = [Task(f"bootstrap-block-{i}", bootstrap_block, (shared, method, by, prior, dims, k, tau_elo, seed, size,
+                                                             block_seed))
+             for i, (size, block_seed) in enumerate(zip(sizes, task_seeds(seed, len(sizes))))]
+    with summarised_warnings(f"the {replicates} bootstrap replicates' fits"):
+        blocks = run_tasks(tasks, executor, "bootstrap")
+    return BootstrapResult(blocks[0].agents, np.vstack([b.ratings for b in blocks]), blocks[0].matches)
+
+
+def bootstrap_block(shared: Shared, method: str, by: str | None, prior: bool, dims: int, k: float,
+                    tau_elo: float | None, seed: int, replicates: int, block_seed: int) -> BootstrapResult:
+    """One block of bootstrap replicates (a sweep task): the comparisons read from `shared`, the point fit
+    remade (seed `seed`), then `replicates` replicates drawn with `block_seed`. Returns a BootstrapResult."""
+    comparisons = shared.load()
+    table, extra, _ = _point(comparisons, method, by, prior, dims, k, tau_elo, seed)
     first, second = comparison_games(comparisons)  # whole games are resampled, parallel pairs with both
     if method == "bt" and by is None:
-        coded, fit = extra["coded"], extra["fit"]  # the point fit's coding and estimate: nothing refitted
+        coded, fit = extra["coded"], extra["fit"]  # the point fit's coding and estimate
         codes, _ = pd.factorize(np.r_[first, second])
         return bootstrap_bt(coded.a, coded.b, coded.outcome, codes[: len(first)], coded.agents, fit.theta,
-                            replicates=replicates, seed=seed, prior_sd=fit.prior_sd, second=codes[len(first):])
+                            replicates=replicates, seed=block_seed, prior_sd=fit.prior_sd, second=codes[len(first):])
     keys = list(zip(table["game"], table["agent"])) if by else list(table["agent"])
 
     def refit(sample: pd.DataFrame) -> pd.Series:
@@ -260,8 +286,7 @@ def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicate
         index = pd.MultiIndex.from_frame(t[["game", "agent"]]) if by else pd.Index(t["agent"])
         return pd.Series(t["rating"].to_numpy(), index=index)
 
-    with summarised_warnings(f"the {replicates} bootstrap replicates' fits"):
-        return bootstrap_generic(comparisons, refit, keys, replicates=replicates, seed=seed, games=(first, second))
+    return bootstrap_generic(comparisons, refit, keys, replicates=replicates, seed=block_seed, games=(first, second))
 
 
 def _bayes(comparisons, by, draws, tune, chains, seed, sampler) -> RatingResult:

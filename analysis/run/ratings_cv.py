@@ -16,6 +16,7 @@ import pandas as pd
 from sklearn.metrics import roc_auc_score
 
 from analysis.prepare.comparisons import comparison_games
+from analysis.run.executor import Executor, Shared, Task, run_tasks, share
 from analysis.run.ratings import encode
 from models.fit import summarised_warnings
 from models.ratings.bradley_terry import fit_bt
@@ -55,37 +56,53 @@ def _strengths(model: str, train: pd.DataFrame, agents: list[str], games: list[s
 
 
 def cross_validate(comparisons: pd.DataFrame, folds: int = 5, dims: range | list[int] = range(1, 8),
-                   models: tuple[str, ...] = ("bt", "bt-per-game", "bt-md"), seed: int = 0) -> pd.DataFrame:
-    """k-fold ROC-AUC of held-out comparisons, folds of whole games (`game_folds`).
+                   models: tuple[str, ...] = ("bt", "bt-per-game", "bt-md"), seed: int = 0,
+                   executor: Executor | None = None) -> pd.DataFrame:
+    """k-fold ROC-AUC of held-out comparisons, folds of whole games (`game_folds`), one sweep task per fold
+    (`executor`: where they run, `analysis.run.executor`; the same result on any).
 
     Returns
     -------
     One row per (model, dims, fold): model, dims (0 for the scalar models), fold, auc, n_test.
     """
     data = comparisons.reset_index(drop=True).assign(game=lambda d: d["game"].fillna("(all)").astype(str))
-    agents = sorted(set(data["a"]) | set(data["b"]))
-    games = sorted(data["game"].unique())
     fold_a, fold_b = game_folds(data, folds, seed)
     flip = np.random.default_rng(seed + 1).random(len(data)) < 0.5
-    rows = []
+    data = data[["a", "b", "outcome", "game"]].assign(cluster=data["cluster"].astype(str), fold_a=fold_a,
+                                                      fold_b=fold_b, flip=flip)
     specs = [(m, 0) for m in models if m != "bt-md"] + [("bt-md", d) for d in (dims if "bt-md" in models else [])]
-    for f in range(folds):
-        train = data[(fold_a != f) & (fold_b != f)]
-        test = data[(fold_a == f) & (fold_b == f) & (data["outcome"] != 0.5)]
-        if test.empty or train.empty:
-            continue
-        a = pd.Index(agents).get_indexer(test["a"])
-        b = pd.Index(agents).get_indexer(test["b"])
-        g = pd.Index(games).get_indexer(test["game"])
-        label = (test["outcome"].to_numpy() == 1.0)
-        tf = flip[test.index]
-        a, b, label = np.where(tf, b, a), np.where(tf, a, b), np.where(tf, ~label, label)
-        for model, d in specs:
-            s = _strengths(model, train, agents, games, d, seed)
-            p = 1.0 / (1.0 + np.exp(-(s[g, a] - s[g, b])))
-            auc = roc_auc_score(label, p) if 0 < label.sum() < len(label) else np.nan
-            rows.append({"model": model, "dims": d, "fold": f, "auc": auc, "n_test": len(label)})
-    return pd.DataFrame(rows)
+    shared = share(executor, "cv-comparisons", data)
+    tasks = [Task(f"cv-fold-{f}", cv_fold, (shared, f, specs, seed)) for f in range(folds)]
+    rows = [row for part in run_tasks(tasks, executor, "cross-validation folds") for row in part]
+    return pd.DataFrame(rows, columns=["model", "dims", "fold", "auc", "n_test"])
+
+
+def cv_fold(shared: Shared, fold: int, specs: list[tuple[str, int]], seed: int) -> list[dict]:
+    """One cross-validation fold (a sweep task): each (model, dims) of `specs` fitted on the other folds and
+    scored on this one's decisive comparisons. `shared` holds a, b, outcome, game, cluster, fold_a, fold_b,
+    flip.
+    Returns rows model, dims, fold, auc, n_test (none when the fold has no test or no training data)."""
+    data = shared.load()
+    agents = sorted(set(data["a"]) | set(data["b"]))
+    games = sorted(data["game"].unique())
+    fold_a, fold_b = data["fold_a"].to_numpy(), data["fold_b"].to_numpy()
+    train = data[(fold_a != fold) & (fold_b != fold)]
+    test = data[(fold_a == fold) & (fold_b == fold) & (data["outcome"] != 0.5)]
+    if test.empty or train.empty:
+        return []
+    a = pd.Index(agents).get_indexer(test["a"])
+    b = pd.Index(agents).get_indexer(test["b"])
+    g = pd.Index(games).get_indexer(test["game"])
+    label = (test["outcome"].to_numpy() == 1.0)
+    tf = test["flip"].to_numpy(bool)
+    a, b, label = np.where(tf, b, a), np.where(tf, a, b), np.where(tf, ~label, label)
+    rows = []
+    for model, d in specs:
+        s = _strengths(model, train, agents, games, d, seed)
+        p = 1.0 / (1.0 + np.exp(-(s[g, a] - s[g, b])))
+        auc = roc_auc_score(label, p) if 0 < label.sum() < len(label) else np.nan
+        rows.append({"model": model, "dims": d, "fold": fold, "auc": auc, "n_test": len(label)})
+    return rows
 
 
 def summarise_cv(cv: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,248 @@
+"""One way to run a sweep of independent tasks: here, in local processes, or on a Dask cluster.
+
+referee's heavy work is embarrassingly parallel: bootstrap blocks, cross-validation folds, per-fold model
+fits, simulate-fit cycles. A sweep is a list of `Task`s (a name, a module-level function, picklable
+arguments, each with its own seed derived from the command's seed by `task_seeds`), and `run_tasks(tasks,
+executor)` returns their results in task order, whoever ran them:
+
+- `executor=None` or `Executor(jobs=1)`: in this process, one task after another;
+- `Executor(jobs=N)`: N local worker processes;
+- `Executor(scheduler="tcp://HOST:PORT")`: an existing `dask.distributed` cluster (or `"local:N"` for a
+  `LocalCluster` of N worker processes started and stopped with the executor).
+
+Large inputs travel as Parquet: `executor.share(name, frame)` writes the frame once to the executor's exchange
+folder (which every worker must reach; a temporary folder by default, `exchange=` for a remote cluster) and
+returns a `Shared` reference whose `load()` each task calls. A task that raises is retried once; one that
+fails again is reported by name in a `SweepError` after the rest have finished, never dropped. Since every
+task carries its own seed and its inputs, the same command gives bit-identical results on any executor.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+import tempfile
+import uuid
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+RETRIES = 1  # a failed task runs once more before it is reported
+
+
+class SweepError(RuntimeError):
+    """Some tasks failed twice; `failures` maps each task's name to its error."""
+
+    def __init__(self, failures: dict[str, str], total: int):
+        self.failures = failures
+        names = ", ".join(list(failures)[:10]) + (" ..." if len(failures) > 10 else "")
+        first = next(iter(failures.values()))
+        super().__init__(f"{len(failures)} of {total} task(s) failed after {RETRIES} retry: {names}; first error: {first}")
+
+
+@dataclass(frozen=True)
+class Task:
+    """One unit of a sweep: `fn(*args, **kwargs)` under the name `name` (unique within the sweep). `fn` must be
+    a module-level function and the arguments picklable (they travel to other processes)."""
+
+    name: str
+    fn: Callable
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+
+    def __call__(self):
+        return self.fn(*self.args, **self.kwargs)
+
+
+@dataclass(frozen=True)
+class Shared:
+    """A frame a sweep's tasks read: inline (in-process runs) or a Parquet file every worker can reach."""
+
+    frame: pd.DataFrame | None = None
+    path: str | None = None
+
+    def load(self) -> pd.DataFrame:
+        """The frame (read from Parquet when it travelled as a file)."""
+        return self.frame if self.path is None else pd.read_parquet(self.path)
+
+
+def task_seeds(seed: int, n: int) -> list[int]:
+    """`n` independent seeds (non-negative 32-bit ints) for the tasks of a sweep run with command seed `seed`:
+    `numpy.random.SeedSequence(seed).spawn(n)`, so task i's seed depends on (seed, i) only."""
+    return [int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(n)]
+
+
+class Executor:
+    """Where a sweep runs (module docstring). jobs : local worker processes (1: this process). scheduler : a
+    Dask scheduler address 'tcp://HOST:PORT', or 'local:N' for a LocalCluster of N processes. exchange : the
+    folder shared inputs are written to (default: a new temporary folder, removed by `close`)."""
+
+    def __init__(self, jobs: int = 1, scheduler: str | None = None, exchange: str | Path | None = None,
+                 progress: bool = False):
+        if jobs < 1:
+            raise ValueError(f"jobs must be at least 1, got {jobs}")
+        self.jobs, self.scheduler, self.progress = jobs, scheduler, progress
+        self._own_exchange = exchange is None
+        self.exchange = Path(exchange or tempfile.mkdtemp(prefix="referee-exchange-"))
+        self.exchange.mkdir(parents=True, exist_ok=True)
+        self._client = self._cluster = None
+
+    @property
+    def workers(self) -> int:
+        """How many tasks can run at once."""
+        if self.scheduler is None:
+            return self.jobs
+        return max(1, len(self.client().scheduler_info()["workers"]))
+
+    def client(self):
+        """The dask.distributed Client (connected, or a LocalCluster started, on first use)."""
+        if self._client is None:
+            from distributed import Client, LocalCluster
+
+            if self.scheduler.startswith("local:"):
+                n = int(self.scheduler.split(":", 1)[1])
+                self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                             host="127.0.0.1", dashboard_address=None)
+                self._client = Client(self._cluster)
+            else:
+                self._client = Client(self.scheduler)
+        return self._client
+
+    def share(self, name: str, frame: pd.DataFrame) -> Shared:
+        """`frame` as the sweep's tasks will read it: written once as `exchange/{name}-{id}.parquet`."""
+        path = self.exchange / f"{name}-{uuid.uuid4().hex[:12]}.parquet"
+        frame.to_parquet(path, index=False)
+        return Shared(path=str(path))
+
+    def close(self) -> None:
+        """Disconnect (stopping a LocalCluster this executor started) and remove its own exchange folder."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+        if self._own_exchange:
+            shutil.rmtree(self.exchange, ignore_errors=True)
+
+    def __enter__(self) -> "Executor":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def describe(self) -> str:
+        """'this process', 'N local processes' or 'Dask at ADDRESS' (for notes and benchmarks)."""
+        if self.scheduler is not None:
+            return f"Dask at {self.scheduler}"
+        return "this process" if self.jobs == 1 else f"{self.jobs} local processes"
+
+
+def share(executor: Executor | None, name: str, frame: pd.DataFrame) -> Shared:
+    """`executor.share(name, frame)`, or the frame inline when the sweep runs here without an executor."""
+    return Shared(frame=frame) if executor is None else executor.share(name, frame)
+
+
+def _attempt(task: Task) -> tuple[bool, Any]:
+    try:
+        return True, task()
+    except Exception as exc:  # noqa: BLE001 - a task's failure is retried, then reported by name
+        return False, f"{type(exc).__name__}: {exc}"
+
+
+def _inline(tasks: list[Task], bar) -> tuple[list, dict[str, str]]:
+    results, failures = [None] * len(tasks), {}
+    for i, task in enumerate(tasks):
+        for _ in range(RETRIES + 1):
+            ok, value = _attempt(task)
+            if ok:
+                break
+        if ok:
+            results[i] = value
+        else:
+            failures[task.name] = value
+        bar.update()
+    return results, failures
+
+
+def _processes(tasks: list[Task], jobs: int, bar) -> tuple[list, dict[str, str]]:
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    results, failures = [None] * len(tasks), {}
+    tries = dict.fromkeys(range(len(tasks)), 0)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        pending = {pool.submit(_attempt, task): i for i, task in enumerate(tasks)}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                i = pending.pop(future)
+                try:
+                    ok, value = future.result()
+                except Exception as exc:  # noqa: BLE001 - a worker that died: retried like a failure
+                    ok, value = False, f"{type(exc).__name__}: {exc}"
+                tries[i] += 1
+                if not ok and tries[i] <= RETRIES:
+                    pending[pool.submit(_attempt, tasks[i])] = i
+                    continue
+                if ok:
+                    results[i] = value
+                else:
+                    failures[tasks[i].name] = value
+                bar.update()
+    return results, failures
+
+
+def _dask(tasks: list[Task], client, bar) -> tuple[list, dict[str, str]]:
+    from distributed import as_completed as completed
+
+    token = uuid.uuid4().hex[:8]
+    futures = {client.submit(task.fn, *task.args, key=f"{task.name}-{token}", retries=RETRIES, pure=False,
+                             **task.kwargs): i for i, task in enumerate(tasks)}
+    results, failures = [None] * len(tasks), {}
+    for future in completed(list(futures)):
+        i = futures[future]
+        if future.status == "finished":
+            results[i] = future.result()
+        else:
+            failures[tasks[i].name] = f"{type(future.exception()).__name__}: {future.exception()}"
+        bar.update()
+    return results, failures
+
+
+def run_tasks(tasks: list[Task], executor: Executor | None = None, what: str = "tasks") -> list:
+    """Run `tasks` and return their results in task order.
+
+    executor : None (or jobs=1) runs them here; otherwise local processes or Dask (module docstring).
+    what : the progress bar's label (shown when the executor asks for progress).
+    Raises SweepError naming every task that failed twice, after the others have finished.
+    """
+    names = [t.name for t in tasks]
+    if len(set(names)) != len(names):
+        raise ValueError("task names must be unique within a sweep")
+    progress = executor is not None and executor.progress and len(tasks) > 1
+    with tqdm(total=len(tasks), desc=what, unit="task", disable=not progress) as bar:
+        if executor is None or (executor.scheduler is None and executor.jobs == 1):
+            results, failures = _inline(tasks, bar)
+        elif executor.scheduler is None:
+            results, failures = _processes(tasks, min(executor.jobs, len(tasks)), bar)
+        else:
+            results, failures = _dask(tasks, executor.client(), bar)
+    if failures:
+        raise SweepError(failures, len(tasks))
+    return results
+
+
+def executor_from(jobs: int | None = None, scheduler: str | None = None, exchange: str | Path | None = None,
+                  progress: bool | None = None) -> Executor | None:
+    """The executor command-line options ask for (--jobs, --scheduler, --exchange), or None for a plain
+    in-process run. Progress bars follow $REFEREE_PROGRESS unless `progress` is given."""
+    if scheduler is None and (jobs or 1) == 1 and exchange is None:
+        return None
+    show = os.environ.get("REFEREE_PROGRESS") == "1" if progress is None else progress
+    return Executor(jobs=jobs or 1, scheduler=scheduler, exchange=exchange, progress=show)
