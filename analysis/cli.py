@@ -428,6 +428,36 @@ def cmd_contest(args) -> dict:
             **{name: table.to_dict("records") for name, table in tables.items()}, "written": _written(folder)}
 
 
+def cmd_calibrate(args) -> dict:
+    from analysis.present.figures import plot_rank_histograms
+    from analysis.run.calibrate import CHAINS, DRAWS, TUNE, calibrate
+
+    sampling = {"draws": DRAWS, "tune": TUNE, "chains": CHAINS, **_sampling(args)}
+    with _executor(args) as executor:
+        result = calibrate(args.model, args.sims, seed=args.seed, size=args.size, executor=executor, **sampling)
+    folder = _folder(args)
+    folder.table("summary", result.summary)
+    folder.table("ranks", result.ranks)
+    folder.table("fits", result.fits)
+    folder.figure("rank_histograms", plot_rank_histograms(
+        result.ranks, result.summary, f"{args.model}: rank histograms over {args.sims} simulations "
+        "(grey: 99% band of a uniform histogram)"))
+    folder.notes(result.notes)
+    folder.diagnostics(result.diagnostics)
+    folder.close()
+    if args.store is not None:
+        with Store(args.store) as store:
+            store.record_calibration(args.model, args.sims, result.passed, result.diagnostics["groups_failed"],
+                                     args.out, result.summary)
+    _say(args, result.summary.to_string(index=False))
+    _notes(args, result)
+    _say(args, f"{args.model}: {'PASSED' if result.passed else 'FAILED'}; wrote {args.out}/")
+    if not result.passed:
+        args.failure = f"calibration of {args.model} failed for: {', '.join(result.diagnostics['groups_failed'])}"
+    return {"model": args.model, "passed": result.passed, "summary": result.summary.to_dict("records"),
+            "notes": result.notes, "diagnostics": result.diagnostics, "written": _written(folder)}
+
+
 def _model_data(args):
     from analysis.run.score_models import model_scores
 
@@ -869,6 +899,21 @@ def build_parser() -> argparse.ArgumentParser:
     _out_arg(p)
     _common(p)
     p.set_defaults(func=cmd_contest)
+
+    from models.calibration import FAMILIES
+
+    p = sub.add_parser("calibrate", help="simulation-based calibration of a Bayesian model (Talts et al. 2018): "
+                       "rank histograms and HDI coverage per parameter group")
+    p.add_argument("model", choices=list(FAMILIES))
+    p.add_argument("--sims", type=_positive_int, default=100, help="simulations (default 100)")
+    p.add_argument("--size", type=_count, default=0, help="design size: 0 the smallest, each step adds agents")
+    p.add_argument("--store", type=Path, help="record the run in this store; its report links each model's latest")
+    _sampling_args(p)
+    _executor_args(p)
+    _seed_arg(p)
+    _out_arg(p)
+    _common(p)
+    p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("fit", help="Bayesian beta regressions and Measurement Layouts of normalised scores")
     p.add_argument("model", choices=["tag-effects", "baseline-contrast", "measurement-layout"])

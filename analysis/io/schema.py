@@ -117,6 +117,16 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("message", "VARCHAR", nullable=False),  # the full human-readable message
         Column("raw", "VARCHAR"),  # the record as read, so nothing is lost
     ),
+    # one row per calibration run (`referee calibrate --store`): the report links each model's latest
+    "calibrations": (
+        Column("model", "VARCHAR", nullable=False),
+        Column("ran_at", "TIMESTAMP", nullable=False),
+        Column("sims", "BIGINT", nullable=False),
+        Column("passed", "BOOLEAN", nullable=False),
+        Column("groups_failed", "VARCHAR"),  # comma-separated parameter groups that failed
+        Column("folder", "VARCHAR", nullable=False),  # where its files went (absolute)
+        Column("summary", "JSON"),  # the per-group summary table as records
+    ),
     # one row per ingested source file: idempotence and provenance
     "sources": (
         Column("source_file", "VARCHAR", nullable=False),

@@ -231,6 +231,15 @@ class Store:
         self._append("scenarios", catalogue.scenarios)
         self._append("scenario_tags", catalogue.tags)
 
+    def record_calibration(self, model: str, sims: int, passed: bool, groups_failed: list[str], folder: str | Path,
+                           summary: pd.DataFrame) -> None:
+        """Add one calibration run (`referee calibrate`) to the `calibrations` table; the report links the latest
+        of each model. folder : where the run's files are (stored absolute)."""
+        row = {"model": model, "ran_at": datetime.now(timezone.utc).replace(tzinfo=None), "sims": sims,
+               "passed": passed, "groups_failed": ", ".join(groups_failed) or None,
+               "folder": str(Path(folder).resolve()), "summary": summary.to_json(orient="records")}
+        self._append("calibrations", pd.DataFrame([row]))
+
     def _remove_sources(self, hashes: set[str]) -> set[str]:
         """Delete every row that the source files with these sha256s contributed (data, quarantine,
         sources); returns the match ids that went."""

@@ -509,3 +509,40 @@ def plot_contest_stages(stages: pd.DataFrame, finalists: list[str]) -> Figure:
     ax.set_ylabel("place by Elo (1 = best)")
     ax.set_title("Finalists from selection to final ranking")
     return fig
+
+
+@styled
+def plot_rank_histograms(ranks: pd.DataFrame, summary: pd.DataFrame, title: str = "") -> Figure:
+    """Simulation-based calibration's rank histograms, one panel per parameter group (Talts et al. 2018).
+
+    ranks : one row per (sim, group, element) with rank and draws (`analysis.run.calibrate`); summary : group,
+    passed, coverage_50, coverage_94, p_uniform. Each panel shows the counts of rank / (draws + 1) in
+    `models.calibration.BINS` bins with the grey band a uniform histogram stays inside 99 % of the time, and
+    says PASS or FAIL with the coverages. Returns a Figure, two columns wide.
+    """
+    from models.calibration import BINS, expected_band
+
+    groups = list(summary["group"])
+    cols = min(4, len(groups))
+    rows = int(np.ceil(len(groups) / cols))
+    fig, axes = _subplots(rows, cols, figsize=(TWO_COLUMNS, min(MAX_HEIGHT, 1.7 * rows + 0.6)), squeeze=False)
+    for ax, group in zip(axes.flat, groups):
+        part = ranks[ranks["group"] == group]
+        fraction = part["rank"] / (part["draws"] + 1)
+        counts = np.histogram(fraction, bins=BINS, range=(0, 1))[0]
+        lo, hi = expected_band(len(part))
+        ax.axhspan(lo, hi, color=GREY, alpha=0.3, lw=0)
+        ax.axhline(len(part) / BINS, color=GREY, lw=0.8)
+        row = summary.set_index("group").loc[group]
+        ax.bar((np.arange(BINS) + 0.5) / BINS, counts, width=0.9 / BINS, color=BLUE if row["passed"] else ORANGE)
+        ax.set_title(textwrap.shorten(str(group), 22) + (" PASS" if row["passed"] else " FAIL"), fontsize=7)
+        ax.set_xticks([0, 0.5, 1])
+        ax.tick_params(labelsize=6)
+        ax.text(0.02, 0.97, f"cover {row['coverage_50']:.0%} / {row['coverage_94']:.0%}", transform=ax.transAxes,
+                fontsize=5.5, va="top")
+    for ax in axes.flat[len(groups):]:
+        ax.set_visible(False)
+    fig.suptitle(title or "Rank histograms (grey: 99% band of a uniform histogram; 50% / 94% HDI coverage)",
+                 fontsize=8)
+    fig.supxlabel("rank of the true value among the posterior draws (fraction)", fontsize=7)
+    return fig

@@ -25,6 +25,7 @@ from analysis.present.report import (
     Section,
     audit_section,
     beta_regression_section,
+    calibration_section,
     contest_section,
     ingest_section,
     layout_section,
@@ -78,7 +79,8 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     hold comparisons), per-game and multidimensional ratings (several games), socio-cognitive metrics
     (predictions or judge ratings), construct-validity audits (an outcome measure, or an Age of Agents
     season), and with `fit_models` the Bayesian beta regressions and Measurement Layouts (a scenario
-    catalogue). A section that fails shows its error and the rest still builds.
+    catalogue), and the latest calibration of each model recorded in the store (`referee calibrate --store`).
+    A section that fails shows its error and the rest still builds.
 
     Writes `index.html` (self-contained), `report.md`, `figures/` (PNG and SVG), `tables/` (CSV, sorted by
     rank where there is one), `provenance.json` and `manifest.json`. `sampling` (draws, tune, chains,
@@ -110,6 +112,7 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
         sections += _guarded("Beta regressions", beta_regression_sections, *model_data, seed=seed,
                              sampling=sampling)
         sections += _guarded("Measurement Layouts", layout_sections, *model_data, seed=seed, sampling=sampling)
+    sections.append(calibration_section(store.table("calibrations"), Path(out)))
     index = write_report(sections, folder, title=title)
     folder.close()
     return index

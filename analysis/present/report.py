@@ -10,6 +10,7 @@ tables, figures linked), every figure as `figures/*.png` and `figures/*.svg`, an
 from __future__ import annotations
 
 import base64
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -245,6 +246,31 @@ def contest_section(runner: str, result) -> Section:
                                _contest_layout(result.combined, "rating", "Elo")))
     section.figures.append(("Each finalist's place by Elo at each stage (the selection among every agent rated).",
                             plot_contest_stages(result.table(), result.finalists)))
+    return section
+
+
+def calibration_section(calibrations: pd.DataFrame, out: Path) -> Section:
+    """The latest simulation-based calibration of each model recorded in the store (`calibrations` table), with
+    a link to its folder (relative to the report folder `out`), or a skipped section saying how to run one."""
+    title = "Calibration of the Bayesian models"
+    if calibrations.empty:
+        return skipped(title, "no calibration is recorded in this store; `referee calibrate MODEL --sims 100 --store "
+                              "STORE --out DIR` runs one (simulation-based calibration, Talts et al. 2018)")
+    latest = calibrations.sort_values("ran_at").groupby("model").tail(1).sort_values("model")
+    rows = []
+    for r in latest.itertuples():
+        link = os.path.relpath(Path(r.folder) / "rank_histograms.png", out.resolve())
+        rows.append({"model": r.model, "ran at (UTC)": str(r.ran_at)[:19], "simulations": int(r.sims),
+                     "verdict": "passed" if r.passed else f"failed: {r.groups_failed}", "rank histograms": link})
+    section = Section(title, text=[
+        "For each model, the latest simulation-based calibration recorded in the store: parameters drawn from the "
+        "model's prior, data simulated from its likelihood, the model refitted, and the rank of each true value "
+        "among the posterior draws tested for uniformity, with the coverage of the 50% and 94% HDIs. A failed "
+        "group means that model's intervals for those parameters should not be trusted as stated."])
+    section.tables.append(("Latest calibration per model (the figure's path is relative to this report)",
+                           pd.DataFrame(rows)))
+    failed = latest[~latest["passed"].astype(bool)]
+    section.warnings += [f"Calibration of {r.model} failed for {r.groups_failed}" for r in failed.itertuples()]
     return section
 
 

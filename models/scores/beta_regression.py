@@ -251,6 +251,20 @@ def ordered_beta_logp(y_obs: np.ndarray):
     return logp
 
 
+def draw_ordered_beta(rng: np.random.Generator, eta: np.ndarray, k1: float, k2: float, phi) -> np.ndarray:
+    """Scores drawn from the ordered-beta likelihood (module docstring) at logit-means `eta` (n,), cutpoints
+    k1 < k2 and precision `phi` (a scalar or (n,)): 0 with probability 1 - sigmoid(eta - k1), 1 with
+    probability sigmoid(eta - k2), else Beta(sigmoid(eta) phi, (1 - sigmoid(eta)) phi). Returns y, shape (n,)."""
+    eta = np.asarray(eta, float)
+    phi = np.broadcast_to(np.asarray(phi, float), eta.shape)
+    sig = lambda v: 1.0 / (1.0 + np.exp(-v))  # noqa: E731
+    p0, p1 = 1.0 - sig(eta - k1), sig(eta - k2)
+    u = rng.uniform(size=eta.shape)
+    mean = sig(eta)
+    middle = np.clip(rng.beta(np.maximum(mean * phi, 1e-6), np.maximum((1 - mean) * phi, 1e-6)), 1e-9, 1 - 1e-9)
+    return np.where(u < p0, 0.0, np.where(u < p0 + p1, 1.0, middle))
+
+
 def slope_tags(X: np.ndarray, tag_names: list[str], structure: str = "identified",
                min_scenarios: int = MIN_SLOPE_SCENARIOS) -> list[str]:
     """The tags that get agent-specific slopes, in `tag_names` order.

@@ -274,21 +274,28 @@ def assignment_luck(frame: pd.DataFrame, assignment: str, outcome: str, seed: in
 AUDIT_DRAWS = 5000
 
 
-def _bayes_slope(data: pd.DataFrame, seed: int, draws: int = AUDIT_DRAWS, tune: int = TUNE, chains: int = CHAINS,
-                 sampler: str = "auto") -> tuple[float, dict]:
+def build_assignment_regression(x: np.ndarray, dummies: np.ndarray, y: np.ndarray):
+    """The assignment-luck regression as a PyMC model: y ~ Normal(intercept + slope x + dummies @ assignment,
+    sigma), Normal(0, 1) priors on intercept, slope and the assignment effects, HalfNormal(1) on sigma.
+    x, y : (n,); dummies : (n, k) indicators of the assignments (one left out)."""
     import pymc as pm
 
-
-    z = lambda v: (v - v.mean()) / (v.std() or 1.0)  # noqa: E731
-    y = z(data["score"].astype(float)).to_numpy()
-    x = z(data["_outcome"].astype(float)).to_numpy()
-    dummies = pd.get_dummies(data["_assign"], drop_first=True).to_numpy(float)
     with pm.Model() as model:
         slope = pm.Normal("slope", 0.0, 1.0)
         effects = pm.Normal("assignment", 0.0, 1.0, shape=dummies.shape[1])
         intercept = pm.Normal("intercept", 0.0, 1.0)
         sigma = pm.HalfNormal("sigma", 1.0)
         pm.Normal("y", intercept + slope * x + pm.math.dot(dummies, effects), sigma, observed=y)
+    return model
+
+
+def _bayes_slope(data: pd.DataFrame, seed: int, draws: int = AUDIT_DRAWS, tune: int = TUNE, chains: int = CHAINS,
+                 sampler: str = "auto") -> tuple[float, dict]:
+    z = lambda v: (v - v.mean()) / (v.std() or 1.0)  # noqa: E731
+    y = z(data["score"].astype(float)).to_numpy()
+    x = z(data["_outcome"].astype(float)).to_numpy()
+    dummies = pd.get_dummies(data["_assign"], drop_first=True).to_numpy(float)
+    model = build_assignment_regression(x, dummies, y)
     idata, diagnostics = sample(model, ["slope", "assignment", "intercept", "sigma"], draws, tune, chains, seed,
                                 sampler)
     return float((idata.posterior["slope"] > 0).mean()), diagnostics
