@@ -117,6 +117,25 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("message", "VARCHAR", nullable=False),  # the full human-readable message
         Column("raw", "VARCHAR"),  # the record as read, so nothing is lost
     ),
+    # LLM-judge calls (`referee judge`): the answer cache (by `key`) and the token ledger; never an API key
+    "judgments": (
+        Column("key", "VARCHAR", nullable=False),  # sha256 of (rubric, version, model, system, prompt)
+        Column("rubric", "VARCHAR", nullable=False),
+        Column("version", "BIGINT", nullable=False),
+        Column("model", "VARCHAR", nullable=False),
+        Column("match_id", "VARCHAR"),
+        Column("player", "VARCHAR"),
+        Column("other", "VARCHAR"),
+        Column("round", "BIGINT"),
+        Column("status", "VARCHAR", nullable=False, allowed=("ok", "malformed", "failed")),
+        Column("answer", "VARCHAR"),  # the raw answer text (kept for malformed answers too)
+        Column("parsed", "JSON"),  # the checked answer fields (ok only)
+        Column("reason", "VARCHAR"),  # why it is malformed or failed
+        Column("tokens_in", "BIGINT"),
+        Column("tokens_out", "BIGINT"),
+        Column("calls", "BIGINT"),  # chat-completion calls this item took in this run (HTTP retries included)
+        Column("asked_at", "TIMESTAMP", nullable=False),
+    ),
     # one row per calibration run (`referee calibrate --store`): the report links each model's latest
     "calibrations": (
         Column("model", "VARCHAR", nullable=False),

@@ -174,6 +174,8 @@ def _inline(tasks: list[Task], bar) -> tuple[list, dict[str, str]]:
 def _processes(tasks: list[Task], jobs: int, bar) -> tuple[list, dict[str, str]]:
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if context.get_start_method() == "forkserver":  # workers fork from a server that imported the tasks' modules once
+        context.set_forkserver_preload(sorted({task.fn.__module__ for task in tasks}))
     results, failures = [None] * len(tasks), {}
     tries = dict.fromkeys(range(len(tasks)), 0)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:

@@ -49,3 +49,25 @@ def judge_agreement(a: np.ndarray, b: np.ndarray, level: str = "ordinal") -> dic
              if len(np.unique(np.r_[a, b])) > 1 else float("nan"))
     return {"n": n, "mean_abs_diff": float(diff.mean()), "exact": exact, "within_one": within,
             "exact_share": exact / n, "within_one_share": within / n, "krippendorff_alpha": alpha, "level": level}
+
+
+def agreement_intervals(a: np.ndarray, b: np.ndarray, n_boot: int = 1000, seed: int = 0, level: str = "ordinal",
+                        coverage: float = 0.95) -> pd.DataFrame:
+    """`judge_agreement` with percentile bootstrap intervals over items (resampled with replacement).
+
+    Returns one row per statistic (mean_abs_diff, exact_share, within_one_share, krippendorff_alpha): statistic,
+    value (on all items), lower, upper (`coverage` percentile interval of `n_boot` replicates)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    point = judge_agreement(a, b, level)
+    names = ["mean_abs_diff", "exact_share", "within_one_share", "krippendorff_alpha"]
+    rng = np.random.default_rng(seed)
+    draws = np.full((n_boot, len(names)), np.nan)
+    for r in range(n_boot):
+        pick = rng.integers(0, len(a), len(a))
+        found = judge_agreement(a[pick], b[pick], level)
+        draws[r] = [found[n] for n in names]
+    tail = 100 * (1 - coverage) / 2
+    with np.errstate(all="ignore"):
+        lower = np.nanpercentile(draws, tail, axis=0) if n_boot else np.full(len(names), np.nan)
+        upper = np.nanpercentile(draws, 100 - tail, axis=0) if n_boot else np.full(len(names), np.nan)
+    return pd.DataFrame({"statistic": names, "value": [point[n] for n in names], "lower": lower, "upper": upper})
