@@ -7,8 +7,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LOCK := requirements/lock.txt
 BOOTSTRAP := requirements/bootstrap.txt
-# the extras resolved into the lock: tests, nutpie, the benchmarks' peers
-EXTRAS := --extra test --extra fast --extra bench
+# the extras resolved into the lock: tests, nutpie, the benchmarks' peers, the runners the tests play
+EXTRAS := --extra test --extra fast --extra bench --extra runners
 export PYTENSOR_FLAGS ?= base_compiledir=$(CURDIR)/.cache/pytensor
 export MPLBACKEND := Agg
 # pytest workers: both cores of the reference machine (CI: 2 cores)

@@ -266,15 +266,15 @@ def _stored_tables(args):
         return matches, results[results["match_id"].isin(matches["match_id"])], _folder(args, store)
 
 
-def _excluded(args, matches) -> list[str]:
-    """Say how many of `matches` are test runs that ratings leave out; returns that note as a list (empty when
-    there are none)."""
-    from analysis.prepare.selection import exclusion_note
+def _excluded(args, matches, results) -> list[str]:
+    """Say how many of `matches` are test runs, and how many forfeits and aborted matches `results` hold, that
+    ratings treat apart; returns those notes (empty when there are none)."""
+    from analysis.prepare.selection import exclusion_note, outcome_note
 
-    note = exclusion_note(matches)
-    if note:
+    notes = [n for n in (exclusion_note(matches), outcome_note(results)) if n]
+    for note in notes:
         _say(args, f"note: {note}")
-    return [note] if note else []
+    return notes
 
 
 def _stored_comparisons(args):
@@ -282,7 +282,7 @@ def _stored_comparisons(args):
     from analysis.prepare.comparisons import comparisons_from_tables
 
     matches, results, folder = _stored_tables(args)
-    folder.notes(_excluded(args, matches))
+    folder.notes(_excluded(args, matches, results))
     return comparisons_from_tables(matches, results, parallel=args.parallel), folder
 
 
@@ -299,7 +299,7 @@ def cmd_ratings(args) -> dict:
     from analysis.run.ratings import STREAMABLE, rate_counts
 
     matches, results, folder = _stored_tables(args)
-    excluded = _excluded(args, matches)
+    excluded = _excluded(args, matches, results)
     agents = comparable_agents(matches, results)
     try:
         comparisons = comparisons_from_tables(matches, results, parallel=args.parallel)
@@ -368,7 +368,7 @@ def cmd_rank(args) -> dict:
 
     matches, results, folder = _stored_tables(args)
     ballots = ballots_from_tables(matches, results)
-    folder.notes(_excluded(args, matches))
+    folder.notes(_excluded(args, matches, results))
     profile = PreferenceProfile.from_ballots(ballots)
     methods = list(METHODS) if args.method == "all" else [args.method]
     # each method warns of the agents it sets apart in the same words: the top level prints the warning once

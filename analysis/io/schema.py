@@ -20,6 +20,10 @@ MEASURE_KINDS = ("outcome", "telemetry", "component", "judge")
 GROUPS = ("focal", "background")
 EVENT_STATUSES = ("accepted", "rejected")
 MODES = ("resident", "visitor")
+# how a player's match ended, where the runner says: a forfeit (illegal move, timeout) is not a plain loss, and
+# an aborted match has no result (analysis.prepare.comparisons: forfeits lose by default, aborted matches are
+# left out and counted)
+OUTCOMES = ("win", "loss", "tie", "forfeit", "aborted")
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("role", "VARCHAR"),  # role or secret assignment (mission, character role)
         Column("score", "DOUBLE"),  # raw score; -inf allowed (Concordia), NaN never
         Column("rank", "DOUBLE"),  # 1 = best; ties share the lower rank
+        Column("outcome", "VARCHAR", allowed=OUTCOMES),  # win / loss / tie / forfeit / aborted, where known
         Column("attrs", "JSON"),
         Column("content_hash", "VARCHAR"),  # sha256 of the source file (set by the store)
     ),

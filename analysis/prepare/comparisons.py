@@ -15,7 +15,8 @@ for Concordia the (scenario, repetition)), `game`, `kind` ('scenario', 'match' o
   in separate matches, compared across those matches.
 
 Test runs (Concordia's `exclude_from_elo_calculation`, see `analysis.prepare.selection`) never enter a
-comparison or a ballot.
+comparison or a ballot; aborted matches neither; a forfeiting player loses to every other player of its match
+(`analysis.prepare.selection.with_outcomes`).
 
 A ballots table has one row per (ballot, agent): `ballot`, `agent`, `score` (higher is better); it is
 what the voting methods read.
@@ -33,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.prepare.scores import agent_match_scores
-from analysis.prepare.selection import without_excluded
+from analysis.prepare.selection import with_outcomes, without_excluded
 
 COLUMNS = ["a", "b", "outcome", "cluster", "game", "kind", "communication", "time"]
 MAX_PAIRS = 5_000_000  # comparisons built in memory at most (about 0.5 GB with the work of building them)
@@ -78,7 +79,7 @@ def _units(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     """One row per (comparison unit, agent) with its score: the unit is the (scenario, repetition) for pooled
     matches and the match otherwise; columns unit, agent, score, game, communication, time, pooled. Test runs
     (`analysis.prepare.selection.exclusions`) are left out."""
-    matches = without_excluded(matches)
+    matches, results = with_outcomes(without_excluded(matches), results)
     pooled = matches[_pooled(matches)]
     other = matches[~_pooled(matches)]
     parts = []
@@ -334,7 +335,7 @@ def ballots_from_tables(matches: pd.DataFrame, results: pd.DataFrame) -> pd.Data
     """One ballot per (scenario, repetition) ranking agents by focal score for separate-episode runners
     (Concordia; within its phase), else one per match (agents' mean score; negated rank when scores are
     missing). Test runs are left out. Returns columns ballot, agent, score, repetition."""
-    matches = without_excluded(matches)
+    matches, results = with_outcomes(without_excluded(matches), results)
     scores = agent_match_scores(matches, results)
     missing = scores["score"].isna()
     if missing.any():

@@ -54,6 +54,37 @@ def exclusion_note(matches: pd.DataFrame) -> str | None:
             "script they are left out of every rating and ranking (they stay in the store)")
 
 
+def with_outcomes(matches: pd.DataFrame, results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The matches and results that ratings compare, by their recorded outcomes (`analysis.io.schema.OUTCOMES`):
+    a match where any player's outcome is `aborted` has no result and is left out; a player who forfeited
+    (illegal move, timeout) loses to every other player of the match (score -inf, rank last). Tables without an
+    outcome column pass unchanged."""
+    if "outcome" not in results.columns or results["outcome"].isna().all():
+        return matches, results
+    aborted = set(results.loc[results["outcome"] == "aborted", "match_id"])
+    matches = matches[~matches["match_id"].isin(aborted)]
+    results = results[~results["match_id"].isin(aborted)]
+    forfeit = results["outcome"] == "forfeit"
+    if forfeit.any():
+        results = results.copy()
+        results.loc[forfeit, "score"] = float("-inf")
+        last = results.groupby("match_id")["rank"].transform("max").fillna(0) + 1
+        results.loc[forfeit, "rank"] = last[forfeit]
+    return matches, results
+
+
+def outcome_note(results: pd.DataFrame) -> str | None:
+    """One sentence counting the forfeits and aborted matches ratings treat apart, or None when there are none."""
+    if "outcome" not in results.columns:
+        return None
+    forfeits = int((results["outcome"] == "forfeit").sum())
+    aborted = results.loc[results["outcome"] == "aborted", "match_id"].nunique()
+    if not forfeits and not aborted:
+        return None
+    return (f"{forfeits} forfeit(s) counted as losses to every other player of their match; {aborted} aborted "
+            "match(es) left out of every rating and ranking (no result)")
+
+
 def select_phases(matches: pd.DataFrame, phases: list[str] | None) -> pd.DataFrame:
     """The matches in any of `phases` (all of them when `phases` is empty or None).
 

@@ -15,7 +15,7 @@ from analysis.prepare.comparisons import (
     comparisons_from_tables,
     separate_episode_runners,
 )
-from analysis.prepare.selection import exclusion_note
+from analysis.prepare.selection import exclusion_note, outcome_note
 from analysis.run.contest import FINAL, SELECTION, run_contest
 from analysis.run.describe import feature_correlations, mean_se, ranking_alignment, scenario_features
 from analysis.run.predictive import compare_predictors, training_demands
@@ -250,9 +250,9 @@ def _rankings(runner: str, group, results, bootstrap: int, seed: int, title: str
         section.text.append(f"The store holds phases {', '.join(phases)}; these rankings are on "
                             f"{'phase ' + rated[0] if len(rated) == 1 else 'every phase pooled'} "
                             "(`referee ratings --phase NAME` for another).")
-    note = exclusion_note(group)
-    if note:
-        section.text.append(note[0].upper() + note[1:] + ".")
+    for note in (exclusion_note(group), outcome_note(results)):
+        if note:
+            section.text.append(note[0].upper() + note[1:] + ".")
     if scores is not None and len(scores):
         means = mean_se(scores, "agent").set_index("agent")["mean"]
         found = ranking_alignment(elo.table().set_index("agent")["rating"], means)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from analysis.io.loaders import aoa, arena, compact, concordia, ranked, records, table
+from analysis.io.loaders import aoa, arena, compact, concordia, ranked, records, table, textarena
 from analysis.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError
 from analysis.io.loaders.detect import Detection, detection
 from analysis.io.loaders.mapped import KEYS as MAPPED_KEYS
@@ -17,7 +17,8 @@ from analysis.io.loaders.mapped import STAGES as MAPPED_STAGES
 from analysis.io.loaders.mapped import RunnerMap, read_runner_map
 
 # ties in detection keep this order; the table runner is the tabular fallback and scores lowest
-RUNNERS: dict[str, ModuleType] = {m.NAME: m for m in (concordia, records, aoa, compact, arena, ranked, table)}
+RUNNERS: dict[str, ModuleType] = {m.NAME: m for m in (concordia, records, aoa, compact, arena, ranked, textarena,
+                                                       table)}
 
 DATA_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet")
 
@@ -59,6 +60,7 @@ def runner_fields() -> dict[str, dict[str, list[str]]]:
                   for name, aliases in arena.ALIASES.items()},
         "ranked": {"game line": sorted(ranked.GAME_KEYS), "participant": sorted(ranked.PARTICIPANT_KEYS),
                    "turn line": list(ranked.TURN_FIELDS)},
+        "textarena": {"game line": sorted(textarena.KEYS), "player": sorted(textarena.PLAYER_KEYS)},
         "table": {"required (--map)": list(table.REQUIRED), "optional (--map)": list(table.OPTIONAL),
                   "extra columns": ["--measure COLUMN=KIND, else kept in results.attrs"]},
         "mapped": {"[keys]": list(MAPPED_KEYS), "[events]": list(MAPPED_STAGES)},

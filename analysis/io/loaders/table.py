@@ -1,7 +1,8 @@
 """Generic long tables: one row per player per match, as CSV, Parquet or JSONL.
 
 Format: `data/formats/table.md`. Default columns: `match`, `agent`, `score` (required); `player`, `game`,
-`scenario`, `variant`, `phase`, `repetition`, `started_at`, `team`, `role`, `rank` (optional). Other names are
+`scenario`, `variant`, `phase`, `repetition`, `started_at`, `team`, `role`, `rank`, `outcome` (win, loss, tie,
+forfeit or aborted) (optional). Other names are
 mapped with `mapping` (canonical name -> column in the file), given on the command line
 (`--map score=points`) or in a TOML file with a `[columns]` table; `check_mapping` refuses unknown names
 with a close-match suggestion. Extra columns declared as measures (`--measure coop=outcome`, or a
@@ -32,11 +33,12 @@ from analysis.io.loaders.base import (
     parse_time,
 )
 from analysis.io.loaders.detect import share
-from analysis.io.schema import MEASURE_KINDS
+from analysis.io.schema import MEASURE_KINDS, OUTCOMES
 
 NAME = "table"
 REQUIRED = ("match", "agent", "score")
-OPTIONAL = ("player", "game", "scenario", "variant", "phase", "repetition", "started_at", "team", "role", "rank")
+OPTIONAL = ("player", "game", "scenario", "variant", "phase", "repetition", "started_at", "team", "role", "rank",
+            "outcome")
 MATCH_LEVEL = ("game", "scenario", "variant", "phase", "repetition")
 EXTENSIONS = (".csv", ".parquet", ".jsonl")
 
@@ -205,6 +207,9 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
             if score is None:
                 raise RecordError("missing value", source["score"], f"'{source['score']}' is empty")
             rank = _number(values["rank"], source["rank"], allow_neg_inf=False)
+            outcome = (_text(values["outcome"]) or "").lower() or None
+            if outcome is not None and outcome not in OUTCOMES:
+                raise RecordError("wrong value", source["outcome"], f"outcome {values['outcome']!r} is not one of {list(OUTCOMES)}")
             match_id, agent = _text(values["match"]), _text(values["agent"])
             player = _text(values["player"]) or agent
             if (match_id, player) in seen_players:
@@ -233,7 +238,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         attrs = {c: record[c] for c in extra if _text(record[c]) is not None}
         match_players.setdefault(match_id, []).append(
             {"match_id": match_id, "player": player, "agent": agent, "team": _text(values["team"]),
-             "role": _text(values["role"]), "score": score, "rank": rank,
+             "role": _text(values["role"]), "score": score, "rank": rank, "outcome": outcome,
              "attrs": json.dumps(attrs, default=str) if attrs else None})
         measure_rows += [{"match_id": match_id, "player": player, "name": name, "value": value, "kind": kind}
                          for name, value, kind in row_measures if value is not None]
