@@ -148,7 +148,8 @@ def test_simulated_season_round_trips(tmp_path, validity):
         events = store.table("events")
         results = store.table("results").set_index("player")
     truth = sim.truth
-    assert report.read == report.accepted == sim.truth["n_events"] + 10 + 5 + 9 * 5
+    # every event line, agent, nation, snapshot and peace-timer reading is one record
+    assert report.read == report.accepted == sim.truth["n_events"] + 10 + 5 + 9 * 5 + len(sim.season["peace"])
     for name, agent in truth["agents"].items():
         got = measures[(measures.player == name) & (measures.kind == "telemetry")].set_index("name")["value"]
         assert got.to_dict() == agent["counters"]

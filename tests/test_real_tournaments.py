@@ -227,6 +227,6 @@ def test_audit_directions_zero_spread_groups_and_every_check_accounted_for(tmp_p
     assert held.iloc[0]["fails"] and held.iloc[0]["group"] in result["hold_outcome_constant"]["verdict"]
     # every check is listed: ran, or not run and why; the verdict says on how many checks it rests
     table = result.table()
-    assert len(table) == len(CHECK_TITLES) == 9 and (table["ran"] | (table["why_not_run"] != "")).all()
+    assert len(table) == len(CHECK_TITLES) == 11 and (table["ran"] | (table["why_not_run"] != "")).all()
     assert "checks against the outcome judged" in result["summary"]["verdict"]
     assert "no scoring formula given" in result["summary"]["verdict"]
