@@ -90,7 +90,19 @@ def _line_bases() -> list[tuple[str, str, list[str], str, list[Path]]]:
          [SAMPLE / "aoa_sim" / "logs" / "season.json"]),
         ("records-lines", "records", _records_lines(), "a", []),
         ("table-lines", "table", _table_lines(), "score", []),
+        ("textarena", "textarena", _textarena_lines(), "reward", []),
     ]
+
+
+def _textarena_lines(n: int = 12) -> list[str]:
+    """Game lines in the textarena runner's format, as `record_textarena` writes them."""
+    lines = []
+    for g in range(n):
+        players = [{"player_id": p, "agent": f"agent-{(g + p) % 5}", "role": f"Player {p}", "reward": [1, -1, 0][p],
+                    "invalid_move": p == 1, "turn_count": 3} for p in range(3)]
+        lines.append(json.dumps({"format": "referee-textarena/1", "game_id": f"g{g}", "env_id": "Snake-v0",
+                                 "seed": g, "players": players}))
+    return lines
 
 
 def _write(folder: Path, name: str, content: bytes | str) -> Path:

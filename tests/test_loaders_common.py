@@ -15,9 +15,10 @@ SAMPLES = {
     "arena": SAMPLE / "arena" / "logs" / "judgments.csv",
     "ranked": SAMPLE / "ranked" / "logs" / "games.jsonl",
     "ranked-turns": SAMPLE / "ranked" / "logs" / "turns.jsonl",
+    "textarena": SAMPLE / "textarena" / "logs" / "arena.jsonl",
 }
 SUFFIX = {"concordia": ".json", "records": ".json", "aoa": ".json", "compact": ".jsonl", "arena": ".csv",
-          "ranked": ".jsonl", "table": ".csv"}
+          "ranked": ".jsonl", "table": ".csv", "textarena": ".jsonl"}
 
 
 def _load(runner, path):

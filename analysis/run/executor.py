@@ -108,7 +108,7 @@ class Executor:
             if self.scheduler.startswith("local:"):
                 n = int(self.scheduler.split(":", 1)[1])
                 self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                             host="127.0.0.1", dashboard_address=None)
+                                             host="127.0.0.1", dashboard_address=":0")
                 self._client = Client(self._cluster)
             else:
                 self._client = Client(self.scheduler)
