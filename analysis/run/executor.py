@@ -25,6 +25,7 @@ import shutil
 import tempfile
 import uuid
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -190,8 +191,11 @@ def _processes(tasks: list[Task], jobs: int, bar) -> tuple[list, dict[str, str]]
                     ok, value = False, f"{type(exc).__name__}: {exc}"
                 tries[i] += 1
                 if not ok and tries[i] <= RETRIES:
-                    pending[pool.submit(_attempt, tasks[i])] = i
-                    continue
+                    try:
+                        pending[pool.submit(_attempt, tasks[i])] = i
+                        continue
+                    except BrokenProcessPool:  # the pool lost a worker: nothing more runs in it; say so by name
+                        value = f"{value}; the local worker pool broke, so the retry could not run"
                 if ok:
                     results[i] = value
                 else:
