@@ -9,8 +9,6 @@ ranking (`analysis.prepare.comparisons` drops them), counting them with `exclusi
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 
 EXCLUSION_FIELDS = ("exclude_from_elo_calculation", "disable_language_model")
@@ -18,20 +16,16 @@ EXCLUSION_FIELDS = ("exclude_from_elo_calculation", "disable_language_model")
 
 def exclusions(matches: pd.DataFrame) -> pd.Series:
     """Why each match is a test run that ratings leave out, or None: a Series aligned with `matches` holding
-    the first of EXCLUSION_FIELDS its `attrs` JSON sets to true."""
-    attrs = matches["attrs"] if "attrs" in matches.columns else pd.Series(None, index=matches.index)
-    text = attrs.astype("string").fillna("")
-    marked = pd.Series(False, index=matches.index)
-    for name in EXCLUSION_FIELDS:
-        marked |= text.str.contains(f'"{name}"', regex=False)
+    the first of EXCLUSION_FIELDS its `attrs` JSON sets to true (read as text, one vectorised pass per field:
+    every Concordia record names both flags, mostly as false, so parsing each record's JSON would loop over
+    every match)."""
     reasons = pd.Series(None, index=matches.index, dtype=object)
-    for index, value in text[marked].items():  # only the few that name a field are parsed
-        try:
-            record = json.loads(value)
-        except ValueError:
-            continue
-        reasons[index] = next((name for name in EXCLUSION_FIELDS if record.get(name) is True), None)
-    return reasons
+    if "attrs" not in matches.columns:
+        return reasons
+    text = matches["attrs"].astype("string").fillna("")
+    for name in reversed(EXCLUSION_FIELDS):  # the first field wins
+        reasons = reasons.mask(text.str.contains(rf'"{name}"\s*:\s*true', regex=True), name)
+    return reasons.astype(object).where(reasons.notna(), None)
 
 
 def without_excluded(matches: pd.DataFrame) -> pd.DataFrame:
