@@ -138,12 +138,6 @@ class Executor:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def describe(self) -> str:
-        """'this process', 'N local processes' or 'Dask at ADDRESS' (for notes and benchmarks)."""
-        if self.scheduler is not None:
-            return f"Dask at {self.scheduler}"
-        return "this process" if self.jobs == 1 else f"{self.jobs} local processes"
-
 
 def share(executor: Executor | None, name: str, frame: pd.DataFrame) -> Shared:
     """`executor.share(name, frame)`, or the frame inline when the sweep runs here without an executor."""
@@ -172,6 +166,15 @@ def _inline(tasks: list[Task], bar) -> tuple[list, dict[str, str]]:
     return results, failures
 
 
+def _share_cores(threads: int) -> None:
+    """A local worker's start: its BLAS and OpenMP pools get `threads` threads (the cores shared among the
+    workers), as Dask's nanny does for its workers; N workers each running a pool sized for every core
+    oversubscribe the machine (a 200-fit bt-md bootstrap on 2 processes took 54 s this way, 12 s in one)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=threads)
+
+
 def _processes(tasks: list[Task], jobs: int, bar) -> tuple[list, dict[str, str]]:
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
@@ -179,7 +182,8 @@ def _processes(tasks: list[Task], jobs: int, bar) -> tuple[list, dict[str, str]]
         context.set_forkserver_preload(sorted({task.fn.__module__ for task in tasks}))
     results, failures = [None] * len(tasks), {}
     tries = dict.fromkeys(range(len(tasks)), 0)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_share_cores, initargs=(threads,)) as pool:
         pending = {pool.submit(_attempt, task): i for i, task in enumerate(tasks)}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
