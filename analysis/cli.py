@@ -260,7 +260,7 @@ def _stored_tables(args):
     from analysis.prepare.selection import select_phases
 
     with _open_store(args) as store:
-        matches = select_phases(_one_runner(store.table("matches"), args.runner), args.phase)
+        matches = select_phases(_one_runner(store.table("matches"), args.runner), getattr(args, "phase", None))
         matches = select_matches(matches, getattr(args, "where", []))
         results = store.table("results")
         return matches, results[results["match_id"].isin(matches["match_id"])], _folder(args, store)
@@ -399,42 +399,34 @@ def cmd_contest(args) -> dict:
     from analysis.present.figures import plot_contest_stages
     from analysis.run.contest import run_contest
 
-    with _open_store(args) as store:
-        matches = _one_runner(store.table("matches"), args.runner)
-        results = store.table("results")
-        results = results[results["match_id"].isin(matches["match_id"])]
-        folder = _folder(args, store)
+    matches, results, folder = _stored_tables(args)
     result = run_contest(matches, results, selection_phase=args.selection_phase, final_phase=args.final_phase,
                          top=args.top, finalists=args.finalists, combine=args.combine, seed=args.seed)
-    tables = {"selection_elo": result.selection, "finals_elo": result.finals, "finals_voting": result.votes,
-              "combined_elo": result.combined}
-    for name, table in tables.items():
+    tables = {"selection_elo": (result.selection, f"Elo on phase {args.selection_phase!r} (contest table 3); "
+                                                  "finalists marked"),
+              "finals_elo": (result.finals, f"Elo of the finalists on phase {args.final_phase!r} (table 8)"),
+              "finals_voting": (result.votes, "IML, Copeland and ranked pairs on the final phase (tables 9-11)"),
+              "combined_elo": (result.combined, "Elo of the finalists over the phases combined (table 12)")}
+    for name, (table, title) in tables.items():
         if len(table):
             folder.table(name, table)
+            _say(args, f"\n{title}\n{table.to_string(index=False)}")
     folder.figure("stages", plot_contest_stages(result.table(), result.finalists))
     folder.notes(result.notes)
     folder.diagnostics(result.diagnostics)
     folder.close()
-    titles = {"selection_elo": f"Elo on phase {args.selection_phase!r} (contest table 3); finalists marked",
-              "finals_elo": f"Elo of the finalists on phase {args.final_phase!r} (table 8)",
-              "finals_voting": "IML, Copeland and ranked pairs on the final phase (tables 9-11)",
-              "combined_elo": "Elo of the finalists over the phases combined (table 12)"}
-    for name, table in tables.items():
-        if len(table):
-            _say(args, f"\n{titles[name]}\n{table.to_string(index=False)}")
     _notes(args, result)
     _say(args, f"\nfinalists: {', '.join(result.finalists)}; wrote {args.out}/")
     return {"finalists": result.finalists, "notes": result.notes, "diagnostics": result.diagnostics,
-            **{name: table.to_dict("records") for name, table in tables.items()}, "written": _written(folder)}
+            **{name: table.to_dict("records") for name, (table, _) in tables.items()}, "written": _written(folder)}
 
 
 def cmd_calibrate(args) -> dict:
     from analysis.present.figures import plot_rank_histograms
-    from analysis.run.calibrate import CHAINS, DRAWS, TUNE, calibrate
+    from analysis.run.calibrate import calibrate
 
-    sampling = {"draws": DRAWS, "tune": TUNE, "chains": CHAINS, **_sampling(args)}
     with _executor(args) as executor:
-        result = calibrate(args.model, args.sims, seed=args.seed, size=args.size, executor=executor, **sampling)
+        result = calibrate(args.model, args.sims, seed=args.seed, size=args.size, executor=executor, **_sampling(args))
     folder = _folder(args)
     folder.table("summary", result.summary)
     folder.table("ranks", result.ranks)

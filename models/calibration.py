@@ -62,9 +62,11 @@ def _bt_design(rng, size: int) -> dict:
 def _bt_build(design: dict, y):
     from models.ratings.bayes_bt import build_model
 
-    n = len(design["agents"])
-    W = np.full((n, n), design["games"] / 2.0) - np.diag(np.full(n, design["games"] / 2.0)) if y is None else y
-    return build_model(W, design["agents"])
+    if y is None:  # placeholder counts for the prior draw: every pair split evenly (the same games per agent)
+        n = len(design["agents"])
+        y = np.full((n, n), design["games"] / 2.0)
+        np.fill_diagonal(y, 0.0)
+    return build_model(y, design["agents"])
 
 
 def _bt_simulate(rng, design: dict, truth: dict) -> np.ndarray:
@@ -198,12 +200,11 @@ def prior_draw(model, names: list[str], seed: int) -> dict[str, np.ndarray]:
 
 
 def _hdi_holds(draws: np.ndarray, value: float, prob: float) -> bool:
-    """Whether the narrowest interval holding `prob` of the draws holds `value`."""
-    ordered = np.sort(draws)
-    k = int(np.floor(prob * len(ordered)))
-    widths = ordered[k:] - ordered[: len(ordered) - k]
-    i = int(np.argmin(widths))
-    return bool(ordered[i] <= value <= ordered[i + k])
+    """Whether the `prob` highest-density interval of `draws` (`arviz.hdi`) holds `value`."""
+    import arviz as az
+
+    low, high = az.hdi(draws, hdi_prob=prob)
+    return bool(low <= value <= high)
 
 
 def simulate_and_rank(family: str, size: int, design_seed: int, seed: int, draws: int, tune: int, chains: int,

@@ -19,12 +19,9 @@ from analysis.present.figures import plot_contest_stages
 from analysis.prepare.comparisons import ballots_from_tables, comparisons_from_tables
 from analysis.prepare.selection import exclusion_counts, exclusions, select_phases
 from analysis.run.contest import run_contest
-from analysis.simulate.concordia import records_elo
+from analysis.simulate.concordia import PHASES, records_elo
 from tests.conftest import write_json
 from tests.figure_checks import figure_problems
-
-PHASES = ("development", "evaluation", "cross-play")
-
 
 @pytest.fixture(scope="module")
 def phased(tmp_path_factory):

@@ -41,10 +41,11 @@ def judge_items(unit: str, matches: pd.DataFrame, events: pd.DataFrame) -> pd.Da
     rows = []
     if unit == "dyad-round":
         chat = events[events["stage"] == "communicate"]
-        acts = events[events["stage"] == "act"]
+        acts = dict(iter(events[events["stage"] == "act"].groupby(["match_id", "round"])))  # grouped once
+        empty = events.iloc[:0]
         for (match, rnd), said in chat.groupby(["match_id", "round"]):
             pairs = {tuple(sorted(p)) for p in zip(said["actor"], said["target"]) if isinstance(p[1], str) and p[0] != p[1]}
-            mine = acts[(acts["match_id"] == match) & (acts["round"] == rnd)]
+            mine = acts.get((match, rnd), empty)
             for a, b in sorted(pairs):
                 talk = said[said["actor"].isin([a, b]) & said["target"].isin([a, b])]
                 for player, other in ((a, b), (b, a)):
@@ -55,9 +56,10 @@ def judge_items(unit: str, matches: pd.DataFrame, events: pd.DataFrame) -> pd.Da
                         "action": _text(theirs[theirs["type"] != "reasoning"])}})
     elif unit == "player-round":
         reasoning = events[(events["stage"] == "act") & (events["type"] == "reasoning")]
+        by_match = dict(iter(events.groupby("match_id")))  # each item reads its own match only
         for (match, player, rnd), part in reasoning.groupby(["match_id", "actor", "round"]):
-            seen = events[(events["match_id"] == match) & (events["round"] <= rnd)
-                          & ((events["actor"] == player) | (events["target"] == player))]
+            own = by_match[match]
+            seen = own[(own["round"] <= rnd) & ((own["actor"] == player) | (own["target"] == player))]
             rows.append({"match_id": match, "player": player, "other": None, "round": int(rnd), "variables": {
                 "game": game[match], "match": match, "round": int(rnd), "player": player,
                 "history": _text(seen), "reasoning": _text(part)}})

@@ -52,11 +52,11 @@ class ContestResult(FitResult):
         return pd.concat(parts, ignore_index=True)[["stage", "agent", "rating", "rank"]]
 
 
-def _elo(matches: pd.DataFrame, results: pd.DataFrame, among: list[str] | None = None) -> pd.DataFrame:
-    """The contest Elo table (agent, rating, rank) of the comparisons in `matches`, only between agents in
-    `among` when given (then rated among themselves)."""
-    comparisons = comparisons_from_tables(matches, results)
-    agents = comparable_agents(matches, results)
+def _elo(compared: list[tuple[pd.DataFrame, list[str]]], among: list[str] | None = None) -> pd.DataFrame:
+    """The contest Elo table (agent, rating, rank) of the pooled (comparisons, comparable agents) of one or more
+    phases, only between agents in `among` when given (then rated among themselves)."""
+    comparisons = pd.concat([c for c, _ in compared], ignore_index=True)
+    agents = sorted({a for _, names in compared for a in names})
     if among is not None:
         comparisons = comparisons[comparisons["a"].isin(among) & comparisons["b"].isin(among)]
         agents = [a for a in among if a in set(agents)]
@@ -66,9 +66,20 @@ def _elo(matches: pd.DataFrame, results: pd.DataFrame, among: list[str] | None =
     return table[["agent", "rating", "rank"]].sort_values(["rank", "agent"]).reset_index(drop=True)
 
 
-def _in(matches: pd.DataFrame, results: pd.DataFrame, phases: list[str]):
-    chosen = select_phases(matches, phases)
-    return chosen, results[results["match_id"].isin(chosen["match_id"])]
+def _phase_comparisons(matches: pd.DataFrame, results: pd.DataFrame):
+    """phase -> (its comparisons, its comparable agents), each phase built once on first use. Comparison units
+    are per phase (`analysis.prepare.comparisons.pooled_unit`), so several phases' comparisons pool by
+    concatenation."""
+    built: dict[str, tuple[pd.DataFrame, list[str]]] = {}
+
+    def compared(phase: str) -> tuple[pd.DataFrame, list[str]]:
+        if phase not in built:
+            chosen = select_phases(matches, [phase])
+            mine = results[results["match_id"].isin(chosen["match_id"])]
+            built[phase] = (comparisons_from_tables(chosen, mine), comparable_agents(chosen, mine))
+        return built[phase]
+
+    return compared
 
 
 def run_contest(matches: pd.DataFrame, results: pd.DataFrame, selection_phase: str = SELECTION,
@@ -92,11 +103,11 @@ def run_contest(matches: pd.DataFrame, results: pd.DataFrame, selection_phase: s
     the final phase gives the selection alone, with a note saying so.
     """
     notes: list[str] = []
+    compared = _phase_comparisons(matches, results)
     with collect_notes(notes):
-        chosen, chosen_results = _in(matches, results, [selection_phase])
         excluded = {p: exclusion_counts(matches[matches["phase"] == p])
                     for p in sorted(matches["phase"].dropna().unique())}
-        selection = _elo(chosen, chosen_results)
+        selection = _elo([compared(selection_phase)])
         ordered = selection.sort_values(["rating", "agent"], ascending=[False, True])["agent"].tolist()
         picked = ordered[:top]
         if len(ordered) > top:
@@ -120,8 +131,7 @@ def run_contest(matches: pd.DataFrame, results: pd.DataFrame, selection_phase: s
             notes.append(f"no match is in phase {final_phase!r} (phases held: {sorted(held)}): only the selection "
                          "was computed")
         else:
-            final, final_results = _in(matches, results, [final_phase])
-            played = set(comparable_agents(final, final_results))
+            played = set(compared(final_phase)[1])
             absent = [a for a in picked if a not in played]
             outside = sorted(played - set(picked))
             if absent:
@@ -129,11 +139,11 @@ def run_contest(matches: pd.DataFrame, results: pd.DataFrame, selection_phase: s
             if outside:
                 notes.append(f"phase {final_phase!r} also holds agents outside the finalists, left out of the "
                              f"final tables: {', '.join(outside)}")
-            result.finals = _elo(final, final_results, among=picked)
-            result.votes = _final_votes(final, final_results, picked, min_ballots, seed)
-            phases = combine or [selection_phase, final_phase]
-            both, both_results = _in(matches, results, phases)
-            result.combined = _elo(both, both_results, among=picked)
+            result.finals = _elo([compared(final_phase)], among=picked)
+            final = select_phases(matches, [final_phase])
+            result.votes = _final_votes(final, results[results["match_id"].isin(final["match_id"])], picked,
+                                        min_ballots, seed)
+            result.combined = _elo([compared(p) for p in combine or [selection_phase, final_phase]], among=picked)
         for phase, counts in excluded.items():
             if counts:
                 notes.append(f"phase {phase!r}: left out {sum(counts.values())} test run(s) "

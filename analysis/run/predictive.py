@@ -60,8 +60,7 @@ class TrainingDemands:
 
     def __call__(self, train: pd.DataFrame) -> pd.DataFrame:
         """The demand matrix (index scenario) with tags chosen on `train` (scenario, score_norm)."""
-        scored = pd.DataFrame({"scenario": self.scenarios["scenario"]})
-        return demand_matrix(scored, self.scenarios, self.tags, select_on=train)
+        return demand_matrix(self.scenarios, self.scenarios, self.tags, select_on=train)  # every scenario scored
 
 
 def training_demands(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.DataFrame) -> TrainingDemands:

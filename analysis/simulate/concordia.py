@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.io.catalogue import Catalogue, write_catalogue
+from models.scores.beta_regression import expected_score
 
 BASELINE = "rational_agent"
 MODEL, EMBEDDER = "gemma-2-9b-it", "all-mpnet-base-v2"
@@ -140,21 +141,13 @@ def simulate_concordia(
         "cutpoints": list(cutpoints),
         "bounds": {s: [lo[i], hi[i]] for i, s in enumerate(scen["scenario"])},
         "eta": {a: dict(zip(scen["scenario"], eta[i].tolist())) for i, a in enumerate(agents)},
-        "expected_score": dict(zip(agents, expected_score(eta, cutpoints).mean(axis=1).tolist())),
+        "expected_score": dict(zip(agents, expected_score(eta, cutpoints).mean(axis=1).tolist())),  # ordered-beta mean
         "cells": cells,
     }
     if layout is not None:
         truth["model"] = "measurement layout: mu = b + (1 - b) prod_d c_ad^x_sd; ordered beta with logit(mu), precision nu_a"
         truth["layout"] = layout
     return SimulatedContest(records=records, truth=truth, catalogue=sim_catalogue, draw=draw, eta=eta)
-
-
-def expected_score(eta: np.ndarray, cutpoints: tuple[float, float]) -> np.ndarray:
-    """The ordered-beta mean of the normalised score for logit-means `eta` (any shape): P(y = 1) + P(0 < y < 1)
-    sigmoid(eta), with P(y = 1) = sigmoid(eta - k2) and P(y = 0) = 1 - sigmoid(eta - k1)."""
-    k1, k2 = cutpoints
-    p1 = _sigmoid(eta - k2)
-    return p1 + (_sigmoid(eta - k1) - p1) * _sigmoid(eta)
 
 
 class _Draw:
@@ -239,7 +232,7 @@ def simulate_contest_phases(
     chosen = sorted(elo, key=lambda a: (-elo[a], a))[:finalists]
     rows = [agents.index(a) for a in chosen]
     cross_play, _ = draw(chosen, eta, range(final_repetitions), rows=rows)
-    sim.phases = {"development": development, "evaluation": evaluation, "cross-play": cross_play}
+    sim.phases = dict(zip(PHASES, (development, evaluation, cross_play)))
     sim.truth.update(phases={p: sum(len(r) for r in recs.values()) for p, recs in sim.phases.items()},
                      finalists=chosen, selection_elo=elo, test_runs=test_runs * len(agents),
                      development_shift=development_shift)
