@@ -11,10 +11,15 @@ BOOTSTRAP := requirements/bootstrap.txt
 EXTRAS := --extra test --extra fast --extra bench --extra runners
 export PYTENSOR_FLAGS ?= base_compiledir=$(CURDIR)/.cache/pytensor
 export MPLBACKEND := Agg
+# runners that cannot share referee's environment (they pin pandas<3 and openai<3): each is played in a venv
+# of its own from its own hash lock (requirements/runners/NAME.txt), as a researcher runs a runner apart and
+# hands referee its logs; tests/test_runners.py plays their real games there
+RUNNER_ENVS := kaggle clem
+RUNNER_STAMPS := $(RUNNER_ENVS:%=.cache/runners/%/.installed)
 # pytest workers: both cores of the reference machine (CI: 2 cores)
 JOBS ?= 2
 
-.PHONY: demo test test-all install browser lock clean
+.PHONY: demo test test-all install runners browser lock clean
 
 # a changed lock rebuilds the venv from nothing, so that it holds the lock and nothing else
 $(STAMP): $(LOCK) $(BOOTSTRAP) pyproject.toml
@@ -28,6 +33,14 @@ $(STAMP): $(LOCK) $(BOOTSTRAP) pyproject.toml
 
 install: $(STAMP)
 
+.cache/runners/%/.installed: requirements/runners/%.txt $(STAMP)
+	rm -rf .cache/runners/$*
+	$(BIN)/uv venv --quiet --python $(PYTHON) .cache/runners/$*
+	$(BIN)/uv pip install --quiet --python .cache/runners/$*/bin/python --require-hashes --no-deps -r $<
+	touch $@
+
+runners: $(RUNNER_STAMPS)
+
 demo: $(STAMP)
 	$(BIN)/referee demo --out reports/demo
 
@@ -40,11 +53,11 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	  else echo "warning: chromium and chromium-driver are missing: tests/test_browser.py will fail"; fi; fi
 
-test: $(STAMP) browser
+test: $(STAMP) runners browser
 	$(BIN)/python -m pytest -q -n $(JOBS)
 
 # every test including the unbounded heavy validation (slow marker)
-test-all: $(STAMP) browser
+test-all: $(STAMP) runners browser
 	REFEREE_FULL=1 $(BIN)/python -m pytest -q -n $(JOBS)
 
 # re-resolve the lock for Python 3.11 on Linux x86_64 (run on purpose, then commit requirements/)
@@ -55,6 +68,11 @@ lock:
 		--python-platform x86_64-manylinux_2_28 --output-file $(LOCK)
 	# the pyproject.toml this lock was resolved from: any edit to it without `make lock` fails the tests
 	echo "# resolved from pyproject.toml sha256 $$(sha256sum pyproject.toml | cut -d' ' -f1)" >> $(LOCK)
+	for r in $(RUNNER_ENVS); do \
+	  .cache/lock-venv/bin/uv pip compile requirements/runners/$$r.in --generate-hashes --python-version 3.11 \
+	    --python-platform x86_64-manylinux_2_28 --quiet --output-file requirements/runners/$$r.txt && \
+	  echo "# resolved from requirements/runners/$$r.in sha256 $$(sha256sum requirements/runners/$$r.in | cut -d' ' -f1)" \
+	    >> requirements/runners/$$r.txt; done
 
 clean:
 	rm -rf $(VENV) .cache reports/demo

@@ -106,3 +106,26 @@ def checked_figures(monkeypatch):
     monkeypatch.setattr(ResultsFolder, "figure", figure)
     return problems
 
+
+
+def runner_python(name: str) -> Path:
+    """The Python of a runner played in a venv of its own (Makefile RUNNER_ENVS: `make runners` builds them from
+    requirements/runners/NAME.txt; `make test` does so first). Missing, the test fails and says how to build it:
+    these tests are not optional."""
+    python = REPO / ".cache" / "runners" / name / "bin" / "python"
+    if not (python.parent.parent / ".installed").exists():
+        pytest.fail(f"the {name} runner's venv is missing at {python.parent.parent}: run `make runners`")
+    return python
+
+
+def play_runner(name: str, script: str, out: Path, timeout: float = 600) -> Path:
+    """Run tests/runner_play/SCRIPT with runner `name`'s own Python, writing its output under `out`; fails the
+    test with the script's output when it does not finish cleanly."""
+    import subprocess
+
+    done = subprocess.run([str(runner_python(name)), str(REPO / "tests" / "runner_play" / script), str(out)],
+                          capture_output=True, text=True, timeout=timeout, cwd=out.parent,
+                          env={k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")})
+    if done.returncode != 0:
+        pytest.fail(f"{script} failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return out

@@ -80,3 +80,27 @@ def test_the_lock_was_resolved_from_this_pyproject():
                 if line.startswith("# resolved from pyproject.toml sha256 ")]
     current = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()
     assert recorded == [current], "pyproject.toml changed since the lock was resolved: run `make lock`"
+
+
+def test_each_runner_lock_was_resolved_from_its_requirements():
+    # the runners played in venvs of their own (Makefile RUNNER_ENVS): each lock names the input it came from
+    import hashlib
+    import re
+
+    from packaging.requirements import Requirement
+
+    envs = re.search(r"^RUNNER_ENVS := (.+)$", (REPO / "Makefile").read_text(), re.M).group(1).split()
+    assert envs == ["kaggle", "clem"]
+    for name in envs:
+        source = REPO / "requirements" / "runners" / f"{name}.in"
+        lock = (REPO / "requirements" / "runners" / f"{name}.txt").read_text()
+        recorded = [line.rsplit(" ", 1)[1] for line in lock.splitlines()
+                    if line.startswith(f"# resolved from requirements/runners/{name}.in sha256 ")]
+        assert recorded == [hashlib.sha256(source.read_bytes()).hexdigest()], f"{source} changed: run `make lock`"
+        pinned = {line.split("==")[0]: line.split("==")[1].split()[0] for line in lock.splitlines()
+                  if "==" in line and not line.startswith((" ", "#"))}
+        for text in source.read_text().splitlines():
+            if text.strip() and not text.startswith("#"):
+                req = Requirement(text)
+                assert req.specifier.contains(pinned[req.name]), f"{req.name} in {name}.txt does not satisfy {text}"
+        assert all("--hash=sha256:" in block for block in lock.split("\n\n") if "==" in block)

@@ -75,7 +75,7 @@ def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
 QUARANTINE_SAMPLE = 1000  # quarantine rows an IngestReport keeps in memory (the store keeps them all)
 BATCH_FILES = 500  # files loaded before their rows are written (one insert per table per batch)
 BATCH_ROWS = 2_000_000  # ... or rows, whichever comes first
-FILE_STATUSES = ("ingested", "rejected", "already ingested")
+FILE_STATUSES = ("ingested", "rejected", "already ingested", "companion")
 
 
 @dataclass
@@ -85,7 +85,9 @@ class IngestReport:
     files : one row per file (source_file, runner, detected, status, read, accepted, quarantined, whole);
         `whole` is True for a file set aside whole (unreadable, or no runner's format); status is
         'ingested' (some records accepted), 'rejected' (records read, none accepted: the file is not marked
-        as ingested, so a fixed re-run reads it again) or 'already ingested'; `detected` says how the
+        as ingested, so a fixed re-run reads it again), 'already ingested', or 'companion' (a file a runner
+        writes beside its records with no results of its own, left out of a folder: `loaders.data_files`,
+        read 0); `detected` says how the
         runner was chosen and how sure detection was.
     quarantine : the first QUARANTINE_SAMPLE quarantine rows written by this call (the store holds all).
     by_reason : quarantined records per (runner, reason), over the whole call.
@@ -300,7 +302,8 @@ class Store:
         check_mapping(mapping, measures)
         if isinstance(catalogue, (str, Path)):
             catalogue = load_catalogue(catalogue)
-        files = loaders.data_files(paths)
+        beside: list[Path] = []
+        files = loaders.data_files(paths, beside)
         sources = self.con.execute("SELECT source_file, content_hash, accepted FROM sources").df()
         done = set(sources.loc[sources["accepted"] > 0, "content_hash"])
         rejected = set(sources.loc[sources["accepted"] == 0, "content_hash"])
@@ -312,6 +315,8 @@ class Store:
                             measures=measures, skip=frozenset() if replace else frozenset(done),
                             progress=progress and len(files) < PARALLEL_MIN, phase=_phase_name(phase))
         job = _Ingest(self, reader)
+        for path in beside:
+            job.companion(path)
         self.con.execute("BEGIN TRANSACTION")
         try:
             seen: set[str] = set()
@@ -371,6 +376,13 @@ class _Ingest:
         """Record a file already ingested (not read again)."""
         self.rows.append({"source_file": str(path), "runner": None, "detected": None, "status": "already ingested",
                           "read": 0, "accepted": 0, "quarantined": 0, "whole": False})
+
+    def companion(self, path: Path) -> None:
+        """Record a file left out as a runner's companion (settings or aggregates beside its records)."""
+        runner = next((name for name, m in loaders.RUNNERS.items()
+                       if hasattr(m, "is_companion") and m.is_companion(path)), None)
+        self.rows.append({"source_file": str(path), "runner": runner, "detected": "beside its records",
+                          "status": "companion", "read": 0, "accepted": 0, "quarantined": 0, "whole": False})
 
     def add(self, result: LoadResult, detected: str, known_ids: set[str]) -> None:
         """Queue one file's result; results naming unknown matches wait until every file is read."""

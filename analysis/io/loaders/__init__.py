@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from analysis.io.loaders import aoa, arena, compact, concordia, ranked, records, table, textarena
+from analysis.io.loaders import (aoa, arena, clembench, compact, concordia, kaggle, ranked, records, table,
+                                 textarena)
 from analysis.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError
 from analysis.io.loaders.detect import Detection, detection
 from analysis.io.loaders.mapped import KEYS as MAPPED_KEYS
@@ -18,7 +19,7 @@ from analysis.io.loaders.mapped import RunnerMap, read_runner_map
 
 # ties in detection keep this order; the table runner is the tabular fallback and scores lowest
 RUNNERS: dict[str, ModuleType] = {m.NAME: m for m in (concordia, records, aoa, compact, arena, ranked, textarena,
-                                                       table)}
+                                                       kaggle, clembench, table)}
 
 DATA_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet")
 
@@ -61,6 +62,10 @@ def runner_fields() -> dict[str, dict[str, list[str]]]:
         "ranked": {"game line": sorted(ranked.GAME_KEYS), "participant": sorted(ranked.PARTICIPANT_KEYS),
                    "turn line": list(ranked.TURN_FIELDS)},
         "textarena": {"game line": sorted(textarena.KEYS), "player": sorted(textarena.PLAYER_KEYS)},
+        "clembench": {"interactions.json": list(clembench.INTERACTION_KEYS) + list(clembench.FLAGS),
+                      "scores.json": ["episode scores", "round scores"], "left out beside them": list(clembench.COMPANIONS)},
+        "kaggle": {"replay (required)": list(kaggle.KEYS), "replay (optional)": list(kaggle.OPTIONAL),
+                   "agents": ["info.TeamNames", "info.Agents[].Name"]},
         "table": {"required (--map)": list(table.REQUIRED), "optional (--map)": list(table.OPTIONAL),
                   "extra columns": ["--measure COLUMN=KIND, else kept in results.attrs"]},
         "mapped": {"[keys]": list(MAPPED_KEYS), "[events]": list(MAPPED_STAGES)},
@@ -78,17 +83,27 @@ def detect(path: Path) -> str | None:
     return detect_runners(path).runner
 
 
-def data_files(paths: list[str | Path]) -> list[Path]:
+def data_files(paths: list[str | Path], companions: list[Path] | None = None) -> list[Path]:
     """Expand files and directories (recursively) into the sorted list of data files to ingest.
 
-    Raises FileNotFoundError naming a path that does not exist.
+    A runner may name files it writes beside its records that hold no results (its `companions(files)`:
+    settings, requests, aggregates of the same matches, e.g. clembench's instance.json and raw.csv); found by
+    expanding a folder, they are left out and appended to `companions` when a list is given. A file named
+    directly is always read. Raises FileNotFoundError naming a path that does not exist.
     """
     found: list[Path] = []
     for p in map(Path, paths):
         if not p.exists():
             raise FileNotFoundError(f"{p}: no such file or directory")
         if p.is_dir():
-            found += sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in DATA_SUFFIXES)
+            inside = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in DATA_SUFFIXES)
+            beside: set[Path] = set()
+            for module in RUNNERS.values():
+                if hasattr(module, "companions"):
+                    beside |= module.companions(inside)
+            found += [f for f in inside if f not in beside]
+            if companions is not None:
+                companions += sorted(beside)
         else:
             found.append(p)
     return found

@@ -314,8 +314,10 @@ class ResultBuilder:
             mid = match_id(match, label)
             match.update(match_id=mid, source_file=str(self.path), content_hash=self.content_hash,
                          record_index=label)
-            for row in rows["results"]:
-                row["match_id"] = mid
+            for table, table_rows in rows.items():
+                if table != "matches":
+                    for row in table_rows:
+                        row["match_id"] = mid
             self.accept(rows, label, record)
 
     def reject_file(self, error: RecordError) -> LoadResult:

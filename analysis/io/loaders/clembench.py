@@ -1,0 +1,251 @@
+"""clembench records (clemcore's `clem run` and `clem score`), read from its documented records tree:
+
+    <results>/<model pair>/<game>/<experiment>/<episode>/interactions.json   (`clem run`)
+    <results>/<model pair>/<game>/<experiment>/<episode>/scores.json         (`clem score`)
+
+`interactions.json` is one match: `meta` (game_name, experiment_name, game_id, results_folder), `players`
+({"GM": ..., "Player 1": {"game_role": ..., "model_name": ...}, ...}; older records write "Player 1": "Role,
+model"), `turns` (a list per round of actions {from, to, timestamp, action: {type, content}}) and the episode's
+`Aborted` / `Lose` / `Success` flags. Canonical: match_id = 'clembench:<model pair>/<game>/<experiment>/<episode>',
+game = game_name, scenario-free; one result per player (not the GM): agent = the model, role = the game role,
+score = the episode's `Main Score` from the sibling scores.json (clembench's main score, shared by the players;
+missing when the episode was not scored or was aborted), outcome `aborted` when Aborted is 1 (never a zero
+score), else `win` for every player on Success and `loss` on Lose (clembench's games are played together);
+every action is an event (round = the turn index, actor = from, target = to, type = the action's type).
+
+`scores.json` adds the episode's scores (`episode scores`: Aborted, Lose, Success, Main Score as outcome
+measures, the request counts and any other as telemetry) and the per-round scores (`round scores`/`turn
+scores`, measures with their round) to the same match; NaN scores (an aborted episode's Main Score) are left
+out, not stored as zero. The other files clem writes beside them (instance.json, experiment.json, run.json,
+completed.json, error.json, the per-player requests, clem eval's raw.csv and results.csv) hold settings or
+aggregates of these same episodes: a folder ingest leaves them out and says how many (`COMPANIONS`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import math
+from pathlib import Path
+
+from analysis.io.loaders.base import (
+    LoadOptions,
+    LoadResult,
+    NotThisRunner,
+    RecordError,
+    ResultBuilder,
+    parse_time,
+    read_json,
+)
+from analysis.io.loaders.detect import share
+
+NAME = "clembench"
+PRIMARY = "interactions.json"
+SCORES = "scores.json"
+INTERACTION_KEYS = ("meta", "players", "turns")
+SCORE_KEYS = ("episode scores",)
+FLAGS = ("Aborted", "Lose", "Success")
+MAIN = "Main Score"
+OUTCOME_MEASURES = FLAGS + (MAIN,)
+# files clem writes beside its records that hold no results of their own (settings, requests, aggregates)
+COMPANIONS = ("instance.json", "experiment.json", "run.json", "completed.json", "error.json", "*.requests.json",
+              "requests.json", "raw.csv", "results.csv")
+TEXT_CAP = 4000  # characters of an action's content kept in its event
+
+
+def sniff(path: Path, head: str, sample: list) -> float:
+    """1 for clem's interactions.json or scores.json (by name and keys)."""
+    if path.name not in (PRIMARY, SCORES):
+        return 0.0
+    keys = INTERACTION_KEYS if path.name == PRIMARY else SCORE_KEYS
+    if sample:
+        return share(sample, lambda r: all(k in r for k in keys))
+    return 1.0 if all(f'"{k}"' in head for k in keys) else 0.0
+
+
+def is_companion(path: Path) -> bool:
+    """Whether a file's name is one clem writes beside its records (see COMPANIONS)."""
+    return any(fnmatch.fnmatch(path.name, pattern) for pattern in COMPANIONS)
+
+
+def companions(files: list[Path]) -> set[Path]:
+    """The companion files among `files` (found by expanding folders): those named as in COMPANIONS that sit in
+    an episode folder holding interactions.json or in a folder above one (run.json, experiment.json, raw.csv)."""
+    roots: set[Path] = set()
+    for f in files:
+        if f.name == PRIMARY:
+            roots.update(f.parent.parents)
+            roots.add(f.parent)
+    return {f for f in files if f.parent in roots and is_companion(f)}
+
+
+def match_key(record: dict, path: Path) -> str:
+    """The match id both files of an episode name: model pair, game, experiment and episode folder, from the
+    record's `meta` where it says them, else from the folder names."""
+    meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
+    parts = path.parent.parts
+    folders = list(parts[-4:]) if len(parts) >= 4 else ["", "", "", path.parent.name]
+    pair = meta.get("results_folder") or folders[0]
+    game = meta.get("game_name") or folders[1]
+    experiment = meta.get("experiment_name") or folders[2]
+    return f"clembench:{pair}/{game}/{experiment}/{path.parent.name}"
+
+
+def _players(players: object, pair: str) -> list[dict]:
+    if not isinstance(players, dict):
+        raise RecordError("wrong type", "players", "expected an object of players")
+    out = []
+    models = pair.split("--") if pair else []
+    for name, info in players.items():
+        if name == "GM":
+            continue
+        if isinstance(info, dict):
+            model, role = info.get("model_name"), info.get("game_role")
+        elif isinstance(info, str):  # older records: "Role, model"
+            role, _, model = info.rpartition(", ")
+            role = role or None
+        else:
+            raise RecordError("wrong type", f"players.{name}", f"expected a player object, got {info!r}")
+        if not isinstance(model, str) or not model.strip():
+            index = len(out)
+            model = models[index] if index < len(models) else None
+        if not model:
+            raise RecordError("missing field", f"players.{name}.model_name", "a player needs the model that played it")
+        out.append({"player": name, "agent": model.strip(), "role": role})
+    if not out:
+        raise RecordError("missing field", "players", "the episode has no players besides the game master")
+    return out
+
+
+def _flag(record: dict, name: str) -> int | None:
+    value = record.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value not in (0, 1):
+        raise RecordError("wrong type", name, f"expected 0 or 1, got {value!r}")
+    return int(value)
+
+
+def outcome(flags: dict[str, int | None]) -> str | None:
+    """The players' shared outcome from the episode flags: aborted, win (Success), loss (Lose), else None."""
+    if flags.get("Aborted") == 1:
+        return "aborted"
+    if flags.get("Success") == 1:
+        return "win"
+    if flags.get("Lose") == 1:
+        return "loss"
+    return None
+
+
+def _main_score(path: Path) -> tuple[float | None, dict]:
+    """The sibling scores.json's Main Score (None when missing or NaN) and its episode scores."""
+    scores = path.parent / SCORES
+    if not scores.exists():
+        return None, {}
+    try:
+        doc = read_json(scores)
+    except RecordError:
+        return None, {}  # set aside on its own when the folder is ingested
+    episode = doc.get("episode scores") if isinstance(doc, dict) else None
+    if not isinstance(episode, dict):
+        return None, {}
+    main = episode.get(MAIN)
+    ok = isinstance(main, (int, float)) and not isinstance(main, bool) and math.isfinite(main)
+    return (float(main) if ok else None), episode
+
+
+def _events(turns: object) -> list[dict]:
+    if not isinstance(turns, list):
+        raise RecordError("wrong type", "turns", "expected a list of rounds")
+    events = []
+    for r, actions in enumerate(turns):
+        if not isinstance(actions, list):
+            raise RecordError("wrong type", f"turns[{r}]", "expected a list of actions")
+        for k, entry in enumerate(actions):
+            action = entry.get("action") if isinstance(entry, dict) else None
+            if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+                raise RecordError("wrong type", f"turns[{r}][{k}].action", "expected an action with a type")
+            content = action.get("content")
+            text = content if isinstance(content, str) else None if content is None else json.dumps(content)
+            try:
+                time = parse_time(entry.get("timestamp"), f"turns[{r}][{k}].timestamp")
+            except RecordError:
+                time = None
+            events.append({"seq": len(events), "round": r, "time": time, "actor": entry.get("from"),
+                           "target": entry.get("to"), "type": action["type"],
+                           "text": None if text is None else text[:TEXT_CAP]})
+    return events
+
+
+def parse_interactions(record: object, path: Path) -> dict[str, list[dict]]:
+    """Canonical rows (matches, results, events) for one episode's interactions.json."""
+    if not isinstance(record, dict):
+        raise RecordError("wrong type", None, f"expected an episode object, got {type(record).__name__}")
+    missing = [k for k in INTERACTION_KEYS if k not in record]
+    if missing:
+        raise RecordError("missing field", missing[0], f"clem's interactions.json carries '{missing[0]}'")
+    meta = record["meta"] if isinstance(record["meta"], dict) else {}
+    flags = {name: _flag(record, name) for name in FLAGS}
+    folders = path.parent.parts
+    pair = meta.get("results_folder") or (folders[-4] if len(folders) >= 4 else "")
+    players = _players(record["players"], pair)
+    main, episode = _main_score(path)
+    shared = outcome(flags) or outcome({k: episode.get(k) for k in FLAGS})
+    game = meta.get("game_name") or (path.parent.parts[-3] if len(path.parent.parts) >= 3 else None)
+    if not game:
+        raise RecordError("missing field", "meta.game_name", "the episode names no game")
+    match = {"runner": NAME, "game": game, "n_players": len(players),
+             "repetition": None if meta.get("game_id") is None else str(meta["game_id"]),
+             "attrs": json.dumps({k: meta[k] for k in ("experiment_name", "results_folder", "clem_version",
+                                                      "round_count") if k in meta})}
+    results = [{**p, "score": None if shared == "aborted" else main, "rank": None if shared == "aborted" else 1.0,
+                "outcome": shared} for p in players]
+    return {"matches": [match], "results": results, "events": _events(record["turns"])}
+
+
+def _measures(record: dict) -> list[dict]:
+    rows = []
+    episode = record.get("episode scores")
+    if not isinstance(episode, dict):
+        raise RecordError("wrong type", "episode scores", "expected an object of episode scores")
+    for name, value in episode.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            rows.append({"player": None, "name": name, "value": float(value), "round": None,
+                         "kind": "outcome" if name in OUTCOME_MEASURES else "telemetry"})
+    rounds = record.get("round scores", record.get("turn scores")) or {}
+    if not isinstance(rounds, dict):
+        raise RecordError("wrong type", "round scores", "expected an object of round scores")
+    for index, scores in rounds.items():
+        if not isinstance(scores, dict) or not str(index).isdigit():
+            raise RecordError("wrong type", f"round scores.{index}", "expected scores under a round number")
+        for name, value in scores.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+                rows.append({"player": None, "name": name, "value": float(value), "round": int(index),
+                             "kind": "telemetry"})
+    return rows
+
+
+def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
+    """Read one clem file: interactions.json (a match) or scores.json (its measures); either is one record."""
+    scores = path.name == SCORES
+    out = ResultBuilder(path, content_hash, NAME, many_records_per_match=scores)
+    try:
+        doc = read_json(path)
+        keys = SCORE_KEYS if scores else INTERACTION_KEYS
+        if not isinstance(doc, dict) or not any(k in doc for k in keys):
+            raise NotThisRunner(f"the file has none of clem's keys {list(keys)}", runner=NAME, field=keys[0])
+    except RecordError as exc:
+        return out.reject_file(exc)
+    mid = match_key(doc, path)
+    if not scores:
+        out.accept_records([doc], lambda record: parse_interactions(record, path), lambda match, label: mid)
+        return out.build()
+    out.saw(1)
+    try:
+        rows = [{**row, "match_id": mid} for row in _measures(doc)]
+    except RecordError as exc:
+        out.quarantine("0", exc, doc)
+        return out.build()
+    out.accept_bulk(1, measures=rows)
+    out.add_records([mid], ["0"])
+    return out.build()

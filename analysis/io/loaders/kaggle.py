@@ -1,0 +1,199 @@
+"""Kaggle Environments replays, Kaggle Game Arena's among them (its OpenSpiel games: `open_spiel_*`).
+
+A replay is one JSON object per episode, as `env.toJSON()` writes it and Kaggle serves it for download:
+
+    {"id": "60d4...", "name": "open_spiel_chess", "version": "1.0.1", "configuration": {...},
+     "steps": [[{"action": ..., "reward": ..., "info": {...}, "observation": {...}, "status": "ACTIVE"}, ...], ...],
+     "rewards": [1, -1], "statuses": ["DONE", "DONE"], "info": {"TeamNames": ["model-a", "model-b"], ...}}
+
+Canonical: one match per file (match_id = the replay's `id`, else `info.EpisodeId`; game = `name`), one result
+per seat (player = 'seat {i}', agent = `info.TeamNames[i]`, else `info.Agents[i].Name`; score = the final
+reward; rank from the rewards). Outcome per seat: `forfeit` for a seat whose final status is INVALID, TIMEOUT
+or ERROR (Kaggle nulls its reward), and, in Game Arena's OpenSpiel games, for the seat whose last submitted
+move was not applied while the game was not over (illegal-move forfeit: Kaggle then marks every seat DONE
+and pays -1 / +1); `aborted` for every seat when no seat ended DONE (the episode has no result, as Kaggle
+voids it); otherwise `tie` when every finishing reward is equal, else `win` at the best reward and `loss`
+below it. Each applied or refused move is an event (round = step, status accepted / rejected).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from analysis.io.loaders.base import (
+    LoadOptions,
+    LoadResult,
+    NotThisRunner,
+    RecordError,
+    ResultBuilder,
+    read_json,
+    ranks_from_scores,
+)
+from analysis.io.loaders.detect import share
+
+NAME = "kaggle"
+KEYS = ("name", "steps", "rewards", "statuses")  # what every replay carries
+OPTIONAL = ("id", "title", "description", "version", "module_version", "configuration", "specification",
+            "schema_version", "info", "logs")
+FAILED = ("INVALID", "TIMEOUT", "ERROR")  # a seat's final status that forfeits (Kaggle nulls its reward)
+STATUSES = ("ACTIVE", "INACTIVE", "DONE") + FAILED
+TEXT_CAP = 2000  # characters of a move's JSON kept in its event
+
+
+def sniff(path: Path, head: str, sample: list) -> float:
+    """1 for a .json object carrying a replay's keys (steps, rewards, statuses, name) and a configuration."""
+    if path.suffix.lower() != ".json":
+        return 0.0
+    if sample:
+        return share(sample, lambda r: all(k in r for k in KEYS) and "configuration" in r)
+    # a replay larger than the head: its top-level keys come first in Kaggle's output, the steps follow
+    text = head.lstrip()[:4096]
+    return 1.0 if text.startswith("{") and all(f'"{k}"' in head for k in ("statuses", "configuration")) else 0.0
+
+
+def _agents(record: dict, seats: int) -> list[str]:
+    info = record.get("info") or {}
+    if not isinstance(info, dict):
+        raise RecordError("wrong type", "info", f"expected an object, got {type(info).__name__}")
+    names = info.get("TeamNames")
+    if names is None and isinstance(info.get("Agents"), list):
+        names = [a.get("Name") if isinstance(a, dict) else None for a in info["Agents"]]
+    if names is None:
+        raise RecordError("missing field", "info.TeamNames",
+                          "the replay names no agents: Kaggle's replays carry info.TeamNames; for a local run "
+                          "pass make(..., info={'TeamNames': [...]})")
+    if not isinstance(names, list) or len(names) != seats:
+        raise RecordError("wrong type", "info.TeamNames", f"expected {seats} names (one per seat), got {names!r}")
+    for i, name in enumerate(names):
+        if not isinstance(name, str) or not name.strip():
+            raise RecordError("wrong type", f"info.TeamNames[{i}]", f"expected a name, got {name!r}")
+    return [n.strip() for n in names]
+
+
+def _reward(value: object, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise RecordError("wrong type", where, f"expected a finite number or null, got {value!r}")
+    return float(value)
+
+
+def _illegal_moves(steps: list, seats: int) -> set[int]:
+    """Seats whose last submitted move was not applied while the game was not over (Game Arena's OpenSpiel
+    forfeit, which leaves every status DONE): the final step's info names the move submitted and applied."""
+    last = steps[-1] if steps else []
+    if not isinstance(last, list) or len(last) != seats:
+        return set()
+    over = [isinstance(s, dict) and isinstance(s.get("observation"), dict) and s["observation"].get("isTerminal")
+            for s in last]
+    if any(over):
+        return set()
+    out = set()
+    for i, state in enumerate(last):
+        info = state.get("info") if isinstance(state, dict) else None
+        if isinstance(info, dict) and "actionSubmitted" in info and "actionApplied" in info \
+                and info["actionApplied"] is None:
+            out.add(i)
+    return out
+
+
+def outcomes(rewards: list[float | None], statuses: list[str], illegal: set[int]) -> list[str]:
+    """Each seat's outcome from the final rewards and statuses and the seats that moved illegally (see the
+    module's docstring): forfeit, aborted, tie, win or loss."""
+    done = [s == "DONE" for s in statuses]
+    if not any(done):
+        return ["aborted"] * len(statuses)
+    forfeit = [s in FAILED or i in illegal for i, s in enumerate(statuses)]
+    standing = [r for r, f in zip(rewards, forfeit) if not f and r is not None]
+    best = max(standing) if standing else None
+    if not any(forfeit) and standing and all(r == best for r in standing) and len(standing) == len(rewards):
+        return ["tie"] * len(rewards)
+    return ["forfeit" if f else "win" if r is not None and r == best else "loss"
+            for r, f in zip(rewards, forfeit)]
+
+
+def _events(steps: list, seats: int, illegal: set[int]) -> list[dict]:
+    """One event per move a seat made when it was the one to act: round = the step that applied it."""
+    events: list[dict] = []
+    for t in range(1, len(steps)):
+        before, now = steps[t - 1], steps[t]
+        if not (isinstance(before, list) and isinstance(now, list)) or len(before) != seats or len(now) != seats:
+            raise RecordError("wrong type", f"steps[{t}]", f"expected {seats} seat states per step")
+        for i in range(seats):
+            if not isinstance(before[i], dict) or before[i].get("status") != "ACTIVE" or not isinstance(now[i], dict):
+                continue
+            status = now[i].get("status")
+            refused = status in FAILED or (t == len(steps) - 1 and i in illegal)
+            events.append({"seq": len(events), "round": t, "actor": f"seat {i}", "type": "move",
+                           "text": json.dumps(now[i].get("action"), sort_keys=True)[:TEXT_CAP],
+                           "status": "rejected" if refused else "accepted",
+                           "reason": (status if status in FAILED else "illegal move") if refused else None})
+    return events
+
+
+def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
+    """Canonical rows (matches, results, events) for one replay; raises RecordError naming the field."""
+    if not isinstance(record, dict):
+        raise RecordError("wrong type", None, f"expected a replay object, got {type(record).__name__}")
+    missing = [k for k in KEYS if k not in record]
+    if missing:
+        raise RecordError("missing field", missing[0], f"a Kaggle replay carries '{missing[0]}'")
+    extra = sorted(set(record) - set(KEYS) - set(OPTIONAL))
+    if extra:
+        raise RecordError("unexpected field", extra[0], f"field '{extra[0]}' is not part of a Kaggle replay")
+    game = record["name"]
+    if not isinstance(game, str) or not game:
+        raise RecordError("wrong type", "name", f"expected the environment's name, got {game!r}")
+    statuses, rewards_raw, steps = record["statuses"], record["rewards"], record["steps"]
+    if not isinstance(statuses, list) or len(statuses) < 2:
+        raise RecordError("wrong type", "statuses", "expected one final status per seat, two seats or more")
+    for i, s in enumerate(statuses):
+        if s not in STATUSES:
+            raise RecordError("wrong type", f"statuses[{i}]", f"expected one of {STATUSES}, got {s!r}")
+    seats = len(statuses)
+    if not isinstance(rewards_raw, list) or len(rewards_raw) != seats:
+        raise RecordError("wrong type", "rewards", f"expected {seats} rewards (one per seat), got {rewards_raw!r}")
+    rewards = [_reward(r, f"rewards[{i}]") for i, r in enumerate(rewards_raw)]
+    if not isinstance(steps, list):
+        raise RecordError("wrong type", "steps", "expected a list of steps")
+    agents = _agents(record, seats)
+    illegal = _illegal_moves(steps, seats)
+    seat_outcomes = outcomes(rewards, statuses, illegal)
+    scored = [None if o in ("forfeit", "aborted") and r is None else r for r, o in zip(rewards, seat_outcomes)]
+    ranks = ranks_from_scores([math.nan if s is None else s for s in scored])
+    info = record.get("info") or {}
+    config = record.get("configuration") if isinstance(record.get("configuration"), dict) else {}
+    given = record.get("id") or info.get("EpisodeId")
+    match = {"runner": NAME, "game": game, "n_players": seats, "given_id": None if given is None else str(given),
+             "attrs": json.dumps({k: v for k, v in {
+                 "version": record.get("version"), "module_version": record.get("module_version"),
+                 "open_spiel_game": config.get("openSpielGameString"), "steps": len(steps)}.items()
+                 if v is not None})}
+    results = [{"player": f"seat {i}", "agent": agents[i], "score": scored[i],
+                "rank": None if math.isnan(ranks[i]) else ranks[i], "outcome": seat_outcomes[i],
+                "attrs": json.dumps({"status": statuses[i]} | ({"illegal_move": True} if i in illegal else {}))}
+               for i in range(seats)]
+    return {"matches": [match], "results": results, "events": _events(steps, seats, illegal)}
+
+
+def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
+    """Read one Kaggle replay file (a JSON object, or a list of them); a bad replay is quarantined with its
+    index and field, an unreadable file as a whole."""
+    out = ResultBuilder(path, content_hash, NAME)
+    try:
+        doc = read_json(path)
+        if isinstance(doc, dict) and not any(k in doc for k in KEYS):
+            raise NotThisRunner("the object has none of a replay's keys (steps, rewards, statuses)",
+                                runner=NAME, field="steps")
+    except RecordError as exc:
+        return out.reject_file(exc)
+    records = doc if isinstance(doc, list) else [doc]
+
+    def match_id(match: dict, label: str) -> str:
+        given = match.pop("given_id")
+        return f"kaggle:{given}" if given else f"kaggle:{path.stem}:{label}"
+
+    out.accept_records(records, lambda record: parse_record(record, options), match_id)
+    return out.build()

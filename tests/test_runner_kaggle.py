@@ -1,0 +1,81 @@
+"""Kaggle Environments (and Game Arena's OpenSpiel games) played for real: episodes of connectx, rock paper
+scissors, four-player hungry geese and OpenSpiel's tic-tac-toe and connect four, with built-in, scripted,
+illegal-moving and crashing agents, played by the runner in its own venv (tests/runner_play/kaggle_games.py),
+written as the replays Kaggle serves, ingested with no options, and checked against what the runner reported."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from analysis.cli import main
+from analysis.io.store import Store
+from analysis.prepare.comparisons import comparisons_from_tables
+from conftest import play_runner
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    root = tmp_path_factory.mktemp("kaggle")
+    out = play_runner("kaggle", "kaggle_games.py", root / "replays")
+    expected = json.loads((out / "expected.json").read_text())
+    (out / "expected.json").unlink()  # the harness's notes, not a replay
+    store = root / "s.duckdb"
+    assert main(["ingest", "--store", str(store), str(out)]) == 0  # detected with no options
+    return store, expected
+
+
+def rule(rewards: list, statuses: list, misbehaves: int | None) -> list[str]:
+    """The outcome each seat should get, from what the runner reported and the seat the harness made
+    misbehave (written apart from the loader's rule)."""
+    if all(s != "DONE" for s in statuses):
+        return ["aborted"] * len(statuses)
+    if misbehaves is not None:
+        return ["forfeit" if i == misbehaves else "win" for i in range(len(statuses))]
+    best = max(rewards)
+    if len(set(rewards)) == 1:
+        return ["tie"] * len(rewards)
+    return ["win" if r == best else "loss" for r in rewards]
+
+
+def test_every_episode_and_seat_is_ingested_as_the_runner_reported(played):
+    store, expected = played
+    with Store(store, read_only=True) as s:
+        matches, results, events, quarantine = (s.table(t) for t in ("matches", "results", "events", "quarantine"))
+    assert len(quarantine) == 0 and set(matches["runner"]) == {"kaggle"} and len(matches) == len(expected)
+    seen = set()
+    for episode in expected:
+        mid = f"kaggle:{episode['id']}"
+        match = matches.set_index("match_id").loc[mid]
+        assert match["game"] == episode["env"] and match["n_players"] == len(episode["agents"])
+        mine = results[results["match_id"] == mid].set_index("player")
+        want = rule(episode["rewards"], episode["statuses"], episode["misbehaves"])
+        for i, (agent, reward) in enumerate(zip(episode["agents"], episode["rewards"])):
+            row = mine.loc[f"seat {i}"]
+            assert row["agent"] == agent and row["outcome"] == want[i], (episode, i)
+            assert (reward is None and row["score"] != row["score"]) or row["score"] == reward
+        seen |= set(want)
+        moves = events[events["match_id"] == mid]
+        assert 0 < len(moves) <= episode["steps"] * len(episode["agents"])
+    assert seen == {"win", "loss", "tie", "forfeit", "aborted"}  # every outcome type, played for real
+    assert set(matches["n_players"]) == {2, 4}
+
+
+def test_the_illegal_move_is_the_refused_event_and_forfeits_lose_in_ratings(played):
+    store, expected = played
+    with Store(store, read_only=True) as s:
+        matches, results, events = s.table("matches"), s.table("results"), s.table("events")
+    for episode in expected:
+        if episode["misbehaves"] is None or episode["statuses"][episode["misbehaves"]] == "ERROR":
+            continue
+        mid = f"kaggle:{episode['id']}"
+        refused = events[(events["match_id"] == mid) & (events["status"] == "rejected")]
+        assert list(refused["actor"]) == [f"seat {episode['misbehaves']}"]
+    comparisons = comparisons_from_tables(matches, results)
+    aborted = set(results.loc[results["outcome"] == "aborted", "match_id"])
+    assert aborted and not aborted & set(comparisons["cluster"])  # aborted episodes have no comparison
+    for row in results[results["outcome"] == "forfeit"].itertuples():
+        mine = comparisons[comparisons["cluster"] == row.match_id]
+        lost = ((mine["a"] == row.agent) & (mine["outcome"] == 0)) | ((mine["b"] == row.agent) & (mine["outcome"] == 1))
+        assert len(mine) == 1 and lost.all()
