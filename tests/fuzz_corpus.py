@@ -91,6 +91,7 @@ def _line_bases() -> list[tuple[str, str, list[str], str, list[Path]]]:
         ("records-lines", "records", _records_lines(), "a", []),
         ("table-lines", "table", _table_lines(), "score", []),
         ("textarena", "textarena", _textarena_lines(), "reward", []),
+        ("gtbench", "gtbench", _lines(SAMPLE / "gtbench" / "logs" / "matches.jsonl", 12), "scores", []),
     ]
 
 
@@ -138,12 +139,13 @@ def build_corpus(out: Path, seed: int = 0) -> list[Mutant]:
 
     # JSON documents: a Concordia per-agent file (a list) and a records array
     concordia = SAMPLE / "concordia" / "logs" / "agent_01__gemma-2-9b-it__all-mpnet-base-v2.json"
-    docs = {"concordia": (json.loads(concordia.read_text()), "concordia"),
-            "records-array": ([json.loads(line) for line in _records_lines()], "records")}
-    for name, (doc, runner) in docs.items():
+    replays = sorted((SAMPLE / "kaggle" / "replays").glob("*.json"))[:3]
+    docs = {"concordia": (json.loads(concordia.read_text()), "concordia", concordia.name),
+            "records-array": ([json.loads(line) for line in _records_lines()], "records", "records-array.json"),
+            "kaggle": ([json.loads(r.read_text()) for r in replays], "kaggle", "replays.json")}
+    for name, (doc, runner, filename) in docs.items():
         n = len(doc)
         text = json.dumps(doc)
-        filename = f"{name}.json" if runner == "records" else concordia.name
         last = json.dumps(doc[-1])
         head = text[: text.rindex(last)]
         add(name, runner, "dupkey", filename, head + _dupkey(last) + "]", [], 1, n - 1)
@@ -153,6 +155,19 @@ def build_corpus(out: Path, seed: int = 0) -> list[Mutant]:
         add(name, runner, "truncated", filename, text[: len(text) // 2], [], None, None)
         add(name, runner, "garbage", filename, rng.bytes(3000), [], None, None)
         add(name, runner, "empty", filename, "", [], None, None)
+
+    # one-object files: a Concordia 2.x simulation log and a clembench episode (the file is the one record)
+    episode = SAMPLE / "clembench" / "results" / "mock--programmatic" / "guessnumber" / "easy" / "instance_00000"
+    singles = {"concordia-log": (SAMPLE / "concordia_log" / "simulation.json", "concordia-log"),
+               "clembench": (episode / "interactions.json", "clembench")}
+    for name, (source, runner) in singles.items():
+        text = source.read_text()
+        add(name, runner, "bom", source.name, b"\xef\xbb\xbf" + text.encode(), [], 0, 1)
+        add(name, runner, "dupkey", source.name, "{" + text.strip()[1:].replace('"entries"', '"entries": [], "entries"', 1)
+            .replace('"meta"', '"meta": {}, "meta"', 1), [], None, None)
+        add(name, runner, "truncated", source.name, text[: len(text) // 2], [], None, None)
+        add(name, runner, "garbage", source.name, rng.bytes(3000), [], None, None)
+        add(name, runner, "empty", source.name, "", [], None, None)
 
     # CSV: an arena and a long table
     arena = _lines(SAMPLE / "arena" / "logs" / "judgments.csv", 41)

@@ -10,15 +10,23 @@ from analysis.present.pipeline import SAMPLE
 SAMPLES = {
     "concordia": SAMPLE / "concordia" / "logs" / "rational_agent__gemma-2-9b-it__all-mpnet-base-v2.json",
     "aoa": SAMPLE / "aoa_eval01" / "season.json",
-    "aoa-events": SAMPLE / "aoa_sim" / "logs" / "events.jsonl",
+    "aoa+events": SAMPLE / "aoa_sim" / "logs" / "events.jsonl",
     "compact": SAMPLE / "compact" / "logs" / "games.jsonl",
     "arena": SAMPLE / "arena" / "logs" / "judgments.csv",
     "ranked": SAMPLE / "ranked" / "logs" / "games.jsonl",
-    "ranked-turns": SAMPLE / "ranked" / "logs" / "turns.jsonl",
+    "ranked+turns": SAMPLE / "ranked" / "logs" / "turns.jsonl",
     "textarena": SAMPLE / "textarena" / "logs" / "arena.jsonl",
+    "kaggle": SAMPLE / "kaggle" / "replays" / "connectx-random-vs-negamax.json",
+    "clembench": SAMPLE / "clembench" / "results" / "mock--programmatic" / "guessnumber" / "easy" / "instance_00000"
+    / "interactions.json",
+    "clembench+scores": SAMPLE / "clembench" / "results" / "mock--programmatic" / "guessnumber" / "easy"
+    / "instance_00000" / "scores.json",
+    "concordia-log": SAMPLE / "concordia_log" / "simulation.json",
+    "gtbench": SAMPLE / "gtbench" / "logs" / "matches.jsonl",
 }
 SUFFIX = {"concordia": ".json", "records": ".json", "aoa": ".json", "compact": ".jsonl", "arena": ".csv",
-          "ranked": ".jsonl", "table": ".csv", "textarena": ".jsonl"}
+          "ranked": ".jsonl", "table": ".csv", "textarena": ".jsonl", "kaggle": ".json", "clembench": ".json",
+          "concordia-log": ".json", "gtbench": ".jsonl"}
 
 
 def _load(runner, path):
@@ -35,7 +43,7 @@ def test_empty_file(tmp_path, runner):
 
 
 @pytest.mark.parametrize("runner, sample", [(r, s) for r in sorted(RUNNERS) for s in sorted(SAMPLES)
-                                             if s.split("-")[0] != r])
+                                             if s.split("+")[0] != r])
 def test_another_runners_file_is_set_aside_whole_once(tmp_path, runner, sample):
     """Forced onto another runner's file, a loader gives up after its first records (NotThisRunner) or
     rejects the file outright: either way the file is one quarantined record, not one per line."""

@@ -79,3 +79,18 @@ def test_the_illegal_move_is_the_refused_event_and_forfeits_lose_in_ratings(play
         mine = comparisons[comparisons["cluster"] == row.match_id]
         lost = ((mine["a"] == row.agent) & (mine["outcome"] == 0)) | ((mine["b"] == row.agent) & (mine["outcome"] == 1))
         assert len(mine) == 1 and lost.all()
+
+
+def test_the_audit_leaves_aborted_episodes_out_and_ranks_forfeits_last(played):
+    from analysis.run.audit import audit_frame
+
+    store, expected = played
+    with Store(store, read_only=True) as s:
+        frame, _ = audit_frame(s, runner="kaggle")
+    aborted = sum(all(st != "DONE" for st in e["statuses"]) for e in expected)
+    assert frame["match_id"].nunique() == len(expected) - aborted
+    forfeits = frame[frame["outcome"] == "forfeit"]
+    assert len(forfeits) == 2 and (forfeits["win"] == 0).all()
+    last = frame.groupby("match_id")["rank"].max()
+    assert (forfeits["rank"].to_numpy() == last[forfeits["match_id"]].to_numpy()).all()
+    assert "2 forfeit(s)" in frame.attrs["outcome_note"] and "1 aborted" in frame.attrs["outcome_note"]

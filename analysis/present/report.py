@@ -151,8 +151,24 @@ def runners_section(store) -> Section:
                (SELECT count(*) FROM measures x JOIN matches y USING (match_id) WHERE y.runner = m.runner) AS measures,
                (SELECT count(*) FROM events x JOIN matches y USING (match_id) WHERE y.runner = m.runner) AS events
         FROM matches m LEFT JOIN results r USING (match_id) GROUP BY m.runner ORDER BY m.runner""")
-    return Section("Runners", text=["What each runner's logs contributed to the store."],
-                   tables=[("Per runner", overview)])
+    outcomes = store.query("""
+        SELECT m.runner,
+               count(*) FILTER (WHERE r.outcome = 'win') AS win, count(*) FILTER (WHERE r.outcome = 'loss') AS loss,
+               count(*) FILTER (WHERE r.outcome = 'tie') AS tie,
+               count(*) FILTER (WHERE r.outcome = 'forfeit') AS forfeit,
+               count(*) FILTER (WHERE r.outcome = 'aborted') AS aborted,
+               count(*) FILTER (WHERE r.outcome IS NULL) AS "not said",
+               count(DISTINCT m.match_id) FILTER (WHERE r.outcome = 'aborted') AS "aborted matches"
+        FROM matches m JOIN results r USING (match_id) GROUP BY m.runner ORDER BY m.runner""")
+    section = Section("Runners", text=["What each runner's logs contributed to the store."],
+                      tables=[("Per runner", overview)])
+    if len(outcomes) and outcomes[["forfeit", "aborted", "win", "loss", "tie"]].to_numpy().sum():
+        section.text.append("How players' matches ended, where the runner says (results per outcome): ratings, "
+                            "rankings and the audit count a forfeit as a loss to every other player of its match "
+                            "and leave aborted matches out (they have no result); 'not said' results are rated "
+                            "by their scores.")
+        section.tables.append(("Outcomes per runner", outcomes))
+    return section
 
 
 def scores_section(scores: pd.DataFrame, warnings: list[str] | None = None) -> Section:

@@ -18,6 +18,7 @@ import pandas as pd
 
 from analysis.present.figures import plot_decomposition, plot_score_vs_outcome
 from analysis.present.outputs import ResultsFolder
+from analysis.prepare.selection import outcome_note, with_outcomes
 from models.fit import FitResult, collect_notes
 from models.validity import checks as validity
 from models.validity import season
@@ -32,7 +33,10 @@ CV_LIMIT = 0.5  # where some score is 0 or below, a coefficient of variation abo
 def audit_frame(store, runner: str | None = None, match: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(frame, events) for the audit: one row per player (per match), with measures as columns.
 
-    When the selection spans several matches, `player` becomes 'match/player'.
+    When the selection spans several matches, `player` becomes 'match/player'. Recorded outcomes
+    (`analysis.prepare.selection.with_outcomes`): an aborted match has no outcome to audit against and is left
+    out; a player who forfeited ranks last (its score stays as recorded: the score is what is audited);
+    `frame.attrs["outcome_note"]` says how many (None when there were none), and `run_audit` adds it to its notes.
     """
     matches = store.table("matches")
     if runner is not None:
@@ -44,6 +48,12 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     ids = set(matches["match_id"])
     results = store.table("results")
     results = results[results["match_id"].isin(ids)].copy()
+    note = outcome_note(results)
+    kept, ranked = with_outcomes(matches, results)  # aborted matches have no outcome; a forfeit ranks last
+    if kept.empty:
+        raise ValueError("every selected match was aborted: there is no outcome to audit against")
+    results = ranked.assign(score=results.loc[ranked.index, "score"])  # the audited score stays as recorded
+    matches, ids = kept, set(kept["match_id"])
     measures = store.table("measures")
     measures = measures[measures["match_id"].isin(ids) & measures["player"].notna()]
     wide = measures.pivot_table(index=["match_id", "player"], columns="name", values="value", aggfunc="mean")
@@ -57,7 +67,9 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     frame = frame.merge(matches[["match_id", "game"]], on="match_id", how="left")
     events = store.table("events")
     events = events[events["match_id"].isin(ids)]
-    return frame.reset_index(drop=True), events
+    frame = frame.reset_index(drop=True)
+    frame.attrs["outcome_note"] = note
+    return frame, events
 
 
 @dataclass
@@ -156,7 +168,7 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
     for o, way in directions.items():
         if way == "lower":
             work[o] = -work[o]  # every check reads higher as better
-    notes: list[str] = []
+    notes: list[str] = [frame.attrs["outcome_note"]] if frame.attrs.get("outcome_note") else []
     with collect_notes(notes):
         out = _run_checks(work, events, formula, outcomes, group_by, telemetry, top_k, seed, bayes, sampling)
     out["directions"] = directions

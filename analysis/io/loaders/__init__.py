@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from analysis.io.loaders import (aoa, arena, clembench, compact, concordia, kaggle, ranked, records, table,
-                                 textarena)
+from analysis.io.loaders import (aoa, arena, clembench, compact, concordia, concordia_log, gtbench, kaggle, ranked,
+                                 records, table, textarena)
 from analysis.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError
 from analysis.io.loaders.detect import Detection, detection
 from analysis.io.loaders.mapped import KEYS as MAPPED_KEYS
@@ -18,8 +18,8 @@ from analysis.io.loaders.mapped import STAGES as MAPPED_STAGES
 from analysis.io.loaders.mapped import RunnerMap, read_runner_map
 
 # ties in detection keep this order; the table runner is the tabular fallback and scores lowest
-RUNNERS: dict[str, ModuleType] = {m.NAME: m for m in (concordia, records, aoa, compact, arena, ranked, textarena,
-                                                       kaggle, clembench, table)}
+RUNNERS: dict[str, ModuleType] = {m.NAME: m for m in (concordia, concordia_log, records, aoa, compact, arena, ranked,
+                                                       textarena, kaggle, clembench, gtbench, table)}
 
 DATA_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet")
 
@@ -62,6 +62,9 @@ def runner_fields() -> dict[str, dict[str, list[str]]]:
         "ranked": {"game line": sorted(ranked.GAME_KEYS), "participant": sorted(ranked.PARTICIPANT_KEYS),
                    "turn line": list(ranked.TURN_FIELDS)},
         "textarena": {"game line": sorted(textarena.KEYS), "player": sorted(textarena.PLAYER_KEYS)},
+        "concordia-log": {"log": list(concordia_log.KEYS) + list(concordia_log.OPTIONAL),
+                          "entry": list(concordia_log.ENTRY_KEYS), "scores (a game master's log)": list(concordia_log.SCORE_KEYS)},
+        "gtbench": {"match line (required)": list(gtbench.REQUIRED), "match line (optional)": list(gtbench.OPTIONAL)},
         "clembench": {"interactions.json": list(clembench.INTERACTION_KEYS) + list(clembench.FLAGS),
                       "scores.json": ["episode scores", "round scores"], "left out beside them": list(clembench.COMPANIONS)},
         "kaggle": {"replay (required)": list(kaggle.KEYS), "replay (optional)": list(kaggle.OPTIONAL),

@@ -42,7 +42,7 @@ TIMES = ("started_at", "timestamp")
 BOOKKEEPING = ("round", "rounds", "turns", "seed", "duration", "duration_s", "elapsed", "elapsed_s", "id", "index",
                "version")  # numbers a record may carry that are not agents' scores (kept in matches.attrs)
 RESERVED = META + IDS + TIMES + BOOKKEEPING + ("scores",)
-OTHER_RUNNERS = ("focal_agent", "participants", "record", "season", "turn")
+OTHER_RUNNERS = ("focal_agent", "participants", "record", "season", "turn", "agents")  # keys of other runners' records
 
 
 def _numbers(values) -> bool:
@@ -76,6 +76,9 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     """Canonical rows for one match record (match_id filled by the caller); raises RecordError."""
     if not isinstance(record, dict):
         raise RecordError("wrong type", None, f"expected an object, got {type(record).__name__}")
+    other = next((k for k in OTHER_RUNNERS if k in record), None)
+    if other is not None:
+        raise RecordError("not this runner", other, f"'{other}' is a key of another runner's records")
     meta = {key: _text(record, key) for key in META}
     given = next((_text(record, k) for k in IDS if record.get(k) is not None), None)
     time_key = next((k for k in TIMES if record.get(k) is not None), None)
