@@ -129,3 +129,8 @@ def play_runner(name: str, script: str, out: Path, timeout: float = 600) -> Path
     if done.returncode != 0:
         pytest.fail(f"{script} failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     return out
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "runners: plays real games with an installed runner (TextArena in referee's "
+                                       "venv; Kaggle Environments and clemcore in their own, `make runners`)")

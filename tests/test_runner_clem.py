@@ -15,6 +15,8 @@ from analysis.io.store import Store
 from analysis.prepare.comparisons import comparisons_from_tables
 from conftest import play_runner
 
+pytestmark = pytest.mark.runners
+
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):

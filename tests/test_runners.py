@@ -19,6 +19,7 @@ from analysis.prepare.comparisons import ballots_from_tables, comparisons_from_t
 from analysis.prepare.selection import outcome_note
 
 textarena = pytest.importorskip("textarena", reason="the runners extra (pip install referee[runners])")
+pytestmark = pytest.mark.runners
 
 MOVES = ["[0]", "[1]", "[2]", "[3]", "[4]", "[5]", "[6]", "[7]", "[8]", "[call]", "[fold]", "[bid 2 3]", "[up]",
          "[left]", "[vote 1]", "hello"]
