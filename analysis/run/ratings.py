@@ -35,8 +35,9 @@ from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt, pair_counts
 from models.ratings.bt_multidim import fit_bt_multidim
 from models.ratings.bt_per_game import DEFAULT_TAU_ELO, fit_bt_per_game
 from models.ratings.elo import fit_contest_elo, fit_online_elo
+from models.ratings.plackett_luce import fit_plackett_luce, rankings_from_comparisons
 
-METHODS = ("elo", "bt", "bt-per-game", "bt-md", "online-elo", "bayes-bt")
+METHODS = ("elo", "bt", "bt-per-game", "bt-md", "online-elo", "bayes-bt", "plackett-luce")
 TABLE = ["agent", "rating", "lower", "upper", "rank"]
 
 
@@ -95,6 +96,9 @@ class RatingResult(FitResult):
 
 
 def _scalar_fit(coded: Coded, method: str, prior: bool, k: float) -> FitResult:
+    if method == "plackett-luce":
+        rankings = rankings_from_comparisons(coded.a, coded.b, coded.outcome, coded.cluster, len(coded.agents))
+        return fit_plackett_luce(rankings, coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
     if method == "elo":
         return fit_contest_elo(coded.counts(ties="ignore"), coded.agents)
     if method == "online-elo":
@@ -111,7 +115,7 @@ def _point(comparisons: pd.DataFrame, method: str, by: str | None, prior: bool, 
         fit = fit_bt(coded.counts(), coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
         extra.update(fit=fit, coded=coded)
         return fit.table(), extra, [fit]
-    if method in ("elo", "bt", "online-elo"):
+    if method in ("elo", "bt", "online-elo", "plackett-luce"):
         if by is None:
             fit = _scalar_fit(coded, method, prior, k)
             return fit.table(), extra, [fit]

@@ -225,7 +225,12 @@ def bootstrap_generic(comparisons: pd.DataFrame, fit: Callable[[pd.DataFrame], p
     for r in range(replicates):
         weights = game_weights(first, second, rng).astype(np.int64)
         index = np.repeat(np.arange(len(comparisons)), weights)
-        ratings = fit(comparisons.iloc[index])
+        sample = comparisons.iloc[index]
+        copy = np.arange(len(index)) - np.repeat(np.cumsum(weights) - weights, weights)  # each draw of a row: 0, 1, ...
+        if copy.any():  # a match drawn twice is two matches (a ranking per draw), not one with doubled points
+            sample = sample.assign(cluster=sample["cluster"].astype(str).to_numpy() + np.where(
+                copy > 0, "#" + copy.astype(str), ""))
+        ratings = fit(sample)
         rows[r] = ratings.reindex(agents).to_numpy(float)
     names_only = [k[-1] if isinstance(k, tuple) else k for k in agents]
     return BootstrapResult(list(agents), rows, per_agent.reindex(names_only).fillna(0).to_numpy())
