@@ -38,7 +38,8 @@ def test_matches_choix_to_a_hundredth_of_an_elo_point():
     weights = np.r_[np.ones(40) * 5, np.ones(20)]  # 20 rarer agents
     rankings = simulate(theta, 1500, (3, 8), seed=2, weights=weights)
     fit = fit_plackett_luce([[[i] for i in r] for r in rankings], [f"a{i}" for i in range(n)])
-    theirs = choix.opt_rankings(n, [list(map(int, r)) for r in rankings], alpha=0.0)
+    # ILSR (Maystre & Grossglauser 2015) converges to the same maximum-likelihood estimate
+    theirs = choix.ilsr_rankings(n, [list(map(int, r)) for r in rankings], alpha=0.0, tol=1e-12)
     assert fit.method == "mle" and fit.converged
     assert np.abs(to_elo(fit.theta) - to_elo(theirs - theirs.mean())).max() < 0.01
     assert np.corrcoef(fit.theta, theta)[0, 1] > 0.9  # and it recovers the truth
@@ -76,3 +77,54 @@ def test_rankings_from_a_matchs_pairwise_comparisons():
     rankings = rankings_from_comparisons(frame["a"].to_numpy(), frame["b"].to_numpy(), frame["outcome"].to_numpy(),
                                          frame["cluster"].to_numpy(), 4)
     assert rankings == [[[0], [1, 2], [3]], [[3], [0]]]
+
+
+def _comparisons(rankings: list[list[int]], names: list[str]) -> pd.DataFrame:
+    """Every pair of each ranking as comparisons (cluster = match, time = its order)."""
+    rows = []
+    for m, order in enumerate(rankings):
+        for x in range(len(order)):
+            for y in range(x + 1, len(order)):
+                rows.append({"a": names[order[x]], "b": names[order[y]], "outcome": 1.0, "cluster": f"m{m:04d}",
+                             "game": "g", "kind": "match", "time": pd.Timestamp("2026-01-01") + pd.Timedelta(m, "s")})
+    return pd.DataFrame(rows)
+
+
+def test_trueskill_and_openskill_equal_the_packages_called_directly():
+    import trueskill
+    from openskill.models import PlackettLuce
+
+    from analysis.run.ratings import rate
+
+    names = [f"p{i}" for i in range(7)]
+    rankings = simulate(np.linspace(-1, 1, 7), 60, (2, 3, 5), seed=4)
+    comparisons = _comparisons(rankings, names).sample(frac=1.0, random_state=0)  # order restored by time
+    env, model = trueskill.TrueSkill(), PlackettLuce()
+    ts = {n: env.create_rating() for n in names}
+    os_ = {n: model.rating(name=n) for n in names}
+    for order in rankings:
+        who = [names[i] for i in order]
+        for n, (r,) in zip(who, env.rate([(ts[n],) for n in who], ranks=list(range(len(who))))):
+            ts[n] = r
+        for n, (r,) in zip(who, model.rate([[os_[n]] for n in who], ranks=list(range(1, len(who) + 1)))):
+            os_[n] = r
+    for method, direct in (("trueskill", ts), ("openskill", os_)):
+        table = rate(comparisons, method).table().set_index("agent")
+        for n in names:
+            assert table.loc[n, "rating"] == pytest.approx(direct[n].mu, abs=1e-9)
+            assert table.loc[n, "sigma"] == pytest.approx(direct[n].sigma, abs=1e-9)
+            assert table.loc[n, "leaderboard"] == pytest.approx(direct[n].mu - 3 * direct[n].sigma, abs=1e-9)
+
+
+def test_plackett_luce_through_the_ratings_entry_point_with_a_bootstrap():
+    from analysis.run.ratings import rate
+
+    names = [f"p{i}" for i in range(6)]
+    rankings = simulate(np.linspace(-1, 1, 6), 150, (3, 6), seed=5)
+    comparisons = _comparisons(rankings, names)
+    result = rate(comparisons, "plackett-luce", bootstrap=100, seed=1)
+    table = result.table().set_index("agent")
+    direct = fit_plackett_luce([[[i] for i in r] for r in rankings], names)
+    assert np.allclose(table.loc[names, "rating"], direct.ratings, atol=1e-6)
+    assert (table["lower"] < table["rating"]).all() and (table["rating"] < table["upper"]).all()
+    assert table.loc["p5", "rank"] == 1

@@ -12,7 +12,11 @@ with a bootstrap). Methods:
 - `bt-md`: multidimensional BT with `dims` dimensions (canonical form, see `models.ratings.bt_multidim`);
 - `online-elo`: sequential Elo in time order with K factor `k`;
 - `bayes-bt`: the PyMC scalar (or, by game, per-game) model; intervals are 94% HDIs and
-  `extra['idata']` holds the InferenceData.
+  `extra['idata']` holds the InferenceData;
+- `plackett-luce`: Plackett-Luce MLE on each match's full ranking (rebuilt from its comparisons; ties by
+  Breslow's rule), not the pairs it implies (`models.ratings.plackett_luce`);
+- `trueskill`, `openskill`: the `trueskill` and `openskill` packages fed each match's ranking in time order,
+  on their own scale (mu, sigma; `leaderboard` = mu - 3 sigma) (`models.ratings.skill`).
 
 `bootstrap=N` resamples clusters (matches) N times, in blocks of BLOCK replicates with seeds derived from
 `seed` (so any `executor` gives the same replicates), and reports percentile intervals and rank intervals;
@@ -36,8 +40,11 @@ from models.ratings.bt_multidim import fit_bt_multidim
 from models.ratings.bt_per_game import DEFAULT_TAU_ELO, fit_bt_per_game
 from models.ratings.elo import fit_contest_elo, fit_online_elo
 from models.ratings.plackett_luce import fit_plackett_luce, rankings_from_comparisons
+from models.ratings.skill import fit_openskill, fit_trueskill
 
-METHODS = ("elo", "bt", "bt-per-game", "bt-md", "online-elo", "bayes-bt", "plackett-luce")
+METHODS = ("elo", "bt", "bt-per-game", "bt-md", "online-elo", "bayes-bt", "plackett-luce", "trueskill",
+           "openskill")
+ONLINE = ("online-elo", "trueskill", "openskill")  # fed matches in time order
 TABLE = ["agent", "rating", "lower", "upper", "rank"]
 
 
@@ -96,8 +103,12 @@ class RatingResult(FitResult):
 
 
 def _scalar_fit(coded: Coded, method: str, prior: bool, k: float) -> FitResult:
-    if method == "plackett-luce":
+    if method in ("plackett-luce", "trueskill", "openskill"):
         rankings = rankings_from_comparisons(coded.a, coded.b, coded.outcome, coded.cluster, len(coded.agents))
+        if method == "trueskill":
+            return fit_trueskill(rankings, coded.agents)
+        if method == "openskill":
+            return fit_openskill(rankings, coded.agents)
         return fit_plackett_luce(rankings, coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
     if method == "elo":
         return fit_contest_elo(coded.counts(ties="ignore"), coded.agents)
@@ -115,13 +126,13 @@ def _point(comparisons: pd.DataFrame, method: str, by: str | None, prior: bool, 
         fit = fit_bt(coded.counts(), coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
         extra.update(fit=fit, coded=coded)
         return fit.table(), extra, [fit]
-    if method in ("elo", "bt", "online-elo", "plackett-luce"):
+    if method in ("elo", "bt", "online-elo", "plackett-luce", "trueskill", "openskill"):
         if by is None:
             fit = _scalar_fit(coded, method, prior, k)
             return fit.table(), extra, [fit]
         fits, parts = [], []
         for name, g in comparisons.assign(game=comparisons["game"].fillna("(all)")).groupby("game"):
-            fit = _scalar_fit(encode(g, coded.agents if method == "online-elo" else None), method, prior, k)
+            fit = _scalar_fit(encode(g, coded.agents if method in ONLINE else None), method, prior, k)
             fits.append(fit)
             parts.append(fit.table().assign(game=name))
         return pd.concat(parts, ignore_index=True)[["game"] + TABLE], extra, fits
@@ -177,7 +188,7 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
         raise ValueError("by must be None or 'game'")
     if len(comparisons) == 0:
         raise ValueError("no comparisons to rate")
-    if method == "online-elo" and "time" in comparisons.columns and comparisons["time"].notna().any():
+    if method in ONLINE and "time" in comparisons.columns and comparisons["time"].notna().any():
         comparisons = comparisons.sort_values("time", kind="stable")
     if method == "bayes-bt":
         return _bayes(comparisons, by, draws, tune, chains, seed, sampler)

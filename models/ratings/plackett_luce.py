@@ -183,12 +183,19 @@ def rankings_from_comparisons(a: np.ndarray, b: np.ndarray, outcome: np.ndarray,
     """The ranking of each cluster (match) that its complete pairwise comparisons imply: agents ordered by
     wins + ties / 2 within the cluster, equal totals forming one tier. Inputs: agent codes a, b (< n),
     outcome 1 / 0 / 0.5 for a, the cluster of each comparison."""
-    frame = pd.DataFrame({"cluster": cluster, "a": a, "b": b, "pa": outcome, "pb": 1.0 - np.asarray(outcome, float)})
-    points = pd.concat([frame[["cluster", "a", "pa"]].set_axis(["cluster", "agent", "points"], axis=1),
-                        frame[["cluster", "b", "pb"]].set_axis(["cluster", "agent", "points"], axis=1)])
-    totals = points.groupby(["cluster", "agent"], sort=False)["points"].sum().reset_index()
-    out: list[Ranking] = []
-    for _, group in totals.groupby("cluster", sort=False):
-        tiers = group.sort_values("points", ascending=False).groupby("points", sort=False)["agent"]
-        out.append([list(map(int, t)) for _, t in sorted(tiers, key=lambda kv: -kv[0])])
+    outcome = np.asarray(outcome, float)
+    codes, _ = pd.factorize(np.asarray(cluster))  # clusters in order of first appearance
+    key = np.r_[codes, codes].astype(np.int64) * n + np.r_[a, b]
+    slots, slot = np.unique(key, return_inverse=True)
+    points = np.bincount(slot, weights=np.r_[outcome, 1.0 - outcome], minlength=len(slots))
+    which, agent = slots // n, slots % n
+    order = np.lexsort((-points, which))
+    which, agent, points = which[order], agent[order], points[order]
+    out: list[Ranking] = [[] for _ in range(codes.max() + 1 if len(codes) else 0)]
+    for k in range(len(which)):
+        tiers = out[which[k]]
+        if tiers and k > 0 and which[k - 1] == which[k] and points[k - 1] == points[k]:
+            tiers[-1].append(int(agent[k]))
+        else:
+            tiers.append([int(agent[k])])
     return out
