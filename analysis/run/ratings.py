@@ -7,6 +7,8 @@ with a bootstrap). Methods:
 - `elo`: the 2024 Concordia contest's Elo (strict wins; Newman iteration; rounded), MAP fallback;
 - `bt`: Bradley-Terry MLE on the Elo scale (ties as half wins), Wald 95% intervals; `prior=True` (or no
   MLE) gives MAP with Normal(0, (400 Elo)^2) priors;
+- `bt-davidson`: Bradley-Terry with Davidson's tie parameter (ties modelled, not counted as half wins);
+  `extra['ties']` gives nu, the tie probability of two equal agents and the observed tie rate;
 - `bt-per-game`: global ratings mu and per-game ratings mu + delta (deviations shrunk, tau in Elo);
   `extra['kendall_tau']` compares each game's ranking with the global one;
 - `bt-md`: multidimensional BT with `dims` dimensions (canonical form, see `models.ratings.bt_multidim`);
@@ -33,17 +35,20 @@ import pandas as pd
 
 from analysis.prepare.comparisons import comparison_games
 from analysis.run.executor import Executor, Shared, Task, run_tasks, share, task_seeds
+from analysis.run.rating_labels import (ANCHORABLE, anchor_replicates, anchor_shift, components, label_status,
+                                        matches_per_agent, rank_within, status_note)
 from models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, summarised_warnings
 from models.ratings.bootstrap import BootstrapResult, bootstrap_bt, bootstrap_generic
 from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt, pair_counts
 from models.ratings.bt_multidim import fit_bt_multidim
+from models.ratings.davidson import fit_davidson
 from models.ratings.bt_per_game import DEFAULT_TAU_ELO, fit_bt_per_game
 from models.ratings.elo import fit_contest_elo, fit_online_elo
 from models.ratings.plackett_luce import fit_plackett_luce, rankings_from_comparisons
 from models.ratings.skill import fit_openskill, fit_trueskill
 
-METHODS = ("elo", "bt", "bt-per-game", "bt-md", "online-elo", "bayes-bt", "plackett-luce", "trueskill",
-           "openskill")
+METHODS = ("elo", "bt", "bt-davidson", "bt-per-game", "bt-md", "online-elo", "bayes-bt", "plackett-luce",
+           "trueskill", "openskill")
 ONLINE = ("online-elo", "trueskill", "openskill")  # fed matches in time order
 TABLE = ["agent", "rating", "lower", "upper", "rank"]
 
@@ -110,6 +115,11 @@ def _scalar_fit(coded: Coded, method: str, prior: bool, k: float) -> FitResult:
         if method == "openskill":
             return fit_openskill(rankings, coded.agents)
         return fit_plackett_luce(rankings, coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
+    if method == "bt-davidson":
+        tie = coded.outcome == 0.5
+        T = pair_counts(coded.a[tie], coded.b[tie], np.ones(int(tie.sum())), len(coded.agents), ties="ignore")
+        return fit_davidson(coded.counts(ties="ignore"), T + T.T, coded.agents,
+                            prior_sd=DEFAULT_PRIOR_SD if prior else None)
     if method == "elo":
         return fit_contest_elo(coded.counts(ties="ignore"), coded.agents)
     if method == "online-elo":
@@ -126,9 +136,12 @@ def _point(comparisons: pd.DataFrame, method: str, by: str | None, prior: bool, 
         fit = fit_bt(coded.counts(), coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
         extra.update(fit=fit, coded=coded)
         return fit.table(), extra, [fit]
-    if method in ("elo", "bt", "online-elo", "plackett-luce", "trueskill", "openskill"):
+    if method in ("elo", "bt", "bt-davidson", "online-elo", "plackett-luce", "trueskill", "openskill"):
         if by is None:
             fit = _scalar_fit(coded, method, prior, k)
+            if method == "bt-davidson":
+                extra["ties"] = {"nu": fit.nu, "nu_se": fit.nu_se, "tie_probability_equal": fit.tie_probability,
+                                 "observed_tie_rate": fit.observed_tie_rate}
             return fit.table(), extra, [fit]
         fits, parts = [], []
         for name, g in comparisons.assign(game=comparisons["game"].fillna("(all)")).groupby("game"):
@@ -161,7 +174,7 @@ def _merged_diagnostics(fits: list[FitResult]) -> dict:
 def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | None = None, prior: bool = False,
          dims: int = 2, k: float = 32.0, tau_elo: float | None = DEFAULT_TAU_ELO, seed: int = 0, draws: int = DRAWS,
          tune: int = TUNE, chains: int = CHAINS, sampler: str = "auto", agents: list[str] | None = None,
-         executor: Executor | None = None) -> RatingResult:
+         executor: Executor | None = None, anchor: tuple[str, float] | None = None) -> RatingResult:
     """Rate agents from a comparisons table.
 
     Parameters
@@ -176,11 +189,16 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
         row without a rating, flagged, and a warning (not by game).
     executor : where the bootstrap's blocks run (`analysis.run.executor`; default here): the same replicates
         on any executor.
+    anchor : (agent, rating) fixing the scale of a difference-scale method (`rating_labels.ANCHORABLE`) in the
+        point fit and in every bootstrap replicate (`analysis.run.rating_labels`); not by game.
 
     Returns
     -------
-    RatingResult with `table` (agent, rating, lower, upper, rank[, rank_lower, rank_upper]; `game` first
-    when by='game'), on the Elo scale (mean 1500).
+    RatingResult with `table` (agent, rating, lower, upper, rank[, rank_lower, rank_upper, replicates, flag];
+    `game` first when by='game'), on the Elo scale (mean 1500, or the anchor's), and, not by game, `matches`
+    and `status` (established / provisional: why), plus `component` (ranks within it) when the comparison
+    graph falls apart, and `anchor` when anchored. The resample unit of the bootstrap is the comparisons'
+    `resample` column where present (`analysis.prepare.comparisons.with_resample`), else their cluster.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; methods: {list(METHODS)}")
@@ -190,34 +208,71 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
         raise ValueError("no comparisons to rate")
     if method in ONLINE and "time" in comparisons.columns and comparisons["time"].notna().any():
         comparisons = comparisons.sort_values("time", kind="stable")
+    if anchor is not None and (method not in ANCHORABLE or by is not None):
+        raise ValueError(f"--anchor fixes the free constant of {', '.join(ANCHORABLE)} (not by game); "
+                         f"{method} {'by game ' if by else ''}has none to fix")
     if method == "bayes-bt":
-        return _bayes(comparisons, by, draws, tune, chains, seed, sampler)
+        return _labelled(_bayes(comparisons, by, draws, tune, chains, seed, sampler), comparisons, by, agents, method)
     notes: list[str] = []
     with collect_notes(notes):
         table, extra, fits = _point(comparisons, method, by, prior, dims, k, tau_elo, seed)
+    if anchor is not None:
+        table = anchor_shift(table, anchor)
     result = RatingResult(model=method, ratings=table, extra=extra, fits=fits, notes=notes,
                           diagnostics=_merged_diagnostics(fits))
     table = result.ratings
+    parts = None if by else components(comparisons, sorted(set(comparisons["a"]) | set(comparisons["b"])))
     if bootstrap:
         with collect_notes(result.notes):
             result.bootstrap = _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, bootstrap, executor)
-        groups = [key[0] for key in result.bootstrap.agents] if by else None
+        if anchor is not None:
+            result.bootstrap.ratings, dropped = anchor_replicates(result.bootstrap.ratings, result.bootstrap.agents,
+                                                                  anchor)
+            result.notes.append(f"anchored at {anchor[0]} = {anchor[1]:g} in the point fit and in every bootstrap "
+                                "replicate" + (f"; {dropped} replicate(s) drew none of its matches and are left out"
+                                               if dropped else ""))
+        groups = [key[0] for key in result.bootstrap.agents] if by else (
+            parts.reindex(result.bootstrap.agents).to_numpy() if parts.max() > 1 else None)
         summary = result.bootstrap.summary(groups=groups)
         keys = ["game", "agent"] if by else ["agent"]
         if by:
             summary[["game", "agent"]] = pd.DataFrame(summary.pop("agent").tolist(), index=summary.index)
         merged = table.drop(columns=["lower", "upper"]).merge(summary, on=keys, how="left")
         result.ratings = merged[keys + ["rating", "lower", "upper", "rank", "rank_lower", "rank_upper",
-                                        "replicates", "flag"]]
+                                        "replicates", "flag"] + (["anchor"] if anchor is not None else [])]
         flagged = merged[merged["flag"] != ""]
         if len(flagged):
             result.notes.append(f"{len(flagged)} agent(s) have bootstrap intervals to read with caution (see the "
                                 "`flag` column): " + "; ".join(f"{a}: {f}" for a, f in
                                                               zip(flagged["agent"].head(5), flagged["flag"].head(5)))
                                 + (" ..." if len(flagged) > 5 else ""))
-    if by is None and agents is not None:
-        with collect_notes(result.notes):
+    if anchor is not None and not bootstrap:
+        result.notes.append(f"anchored at {anchor[0]} = {anchor[1]:g}")
+    return _labelled(result, comparisons, by, agents, method)
+
+
+def _labelled(result: RatingResult, comparisons: pd.DataFrame, by: str | None, agents: list[str] | None,
+              method: str) -> RatingResult:
+    """The result with unrated agents listed, ranks within components of the comparison graph and each agent's
+    status (`analysis.run.rating_labels`); by game the table is left as it is."""
+    if by is not None:
+        return result
+    with collect_notes(result.notes):
+        if agents is not None:
             result.ratings = with_unrated(result.ratings, agents)
+    table = result.ratings
+    named = sorted(set(comparisons["a"]) | set(comparisons["b"]) | set(table["agent"]))
+    parts = components(comparisons, named)
+    if parts.max() > 1:
+        table = rank_within(table, parts)
+        sizes = parts.value_counts().sort_index()
+        result.notes.append(f"the comparison graph has {len(sizes)} components (agents per component: "
+                            f"{', '.join(f'{c}: {n}' for c, n in sizes.head(8).items())}"
+                            f"{' ...' if len(sizes) > 8 else ''}); no comparison links them, so ratings are not "
+                            "comparable across components and ranks are within each (`component` column)")
+    skill = method in ("trueskill", "openskill")
+    result.ratings = label_status(table, matches_per_agent(comparisons), skill_scale=skill)
+    result.notes.append(status_note(result.ratings, skill_scale=skill))
     return result
 
 

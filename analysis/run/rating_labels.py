@@ -1,0 +1,128 @@
+"""What a rating table says about itself: its anchor, the comparison graph's components, and which agents'
+ratings are provisional. Pure functions on a rating table (agent, rating, lower, upper, rank, ...), the
+comparisons it came from and, for anchors, the bootstrap replicates.
+
+- Anchors (`anchor_shift`, `anchor_replicates`): `--anchor AGENT=RATING` fixes the free constant of a
+  difference-scale method (Elo, Bradley-Terry, Davidson, Plackett-Luce) so that AGENT has exactly RATING, in
+  the point fit and inside every bootstrap replicate alike (a replicate that drew none of AGENT's matches
+  cannot be anchored and is left out, counted); the table's `anchor` column says so.
+- Components (`components`): agents linked by any comparison form a component; ratings in different
+  components share no evidence, so ranks are taken within each component (`component` 1 is the largest)
+  and the note says so.
+- Labels (`label_status`): an agent is `established` when it played at least MIN_MATCHES matches and its
+  95 % interval is at most MAX_WIDTH Elo points wide (for TrueSkill and OpenSkill: sigma at most
+  MAX_SIGMA, half their starting uncertainty); otherwise `provisional`, with the reason.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+from models.ratings.bootstrap import MIN_MATCHES
+
+MAX_WIDTH = 200.0  # Elo points: the widest 95 % interval of an established rating
+MAX_SIGMA = 25.0 / 6.0  # TrueSkill / OpenSkill units: half the starting sigma (25/3)
+ANCHORABLE = ("elo", "bt", "bt-davidson", "online-elo", "plackett-luce")  # a free additive constant
+
+
+def parse_anchor(text: str) -> tuple[str, float]:
+    """'AGENT=RATING' -> (agent, rating); ValueError naming the form."""
+    agent, sep, value = text.rpartition("=")
+    try:
+        rating = float(value)
+    except ValueError:
+        rating = float("nan")
+    if not sep or not agent.strip() or not np.isfinite(rating):
+        raise ValueError(f"--anchor takes AGENT=RATING (e.g. gpt-4=1500), got {text!r}")
+    return agent.strip(), rating
+
+
+def anchor_shift(table: pd.DataFrame, anchor: tuple[str, float]) -> pd.DataFrame:
+    """The table with rating, lower and upper moved so that the anchor agent's rating is exactly its value,
+    and an `anchor` column 'AGENT=RATING'; ValueError when the agent has no rating."""
+    agent, value = anchor
+    found = table.loc[table["agent"] == agent, "rating"]
+    if found.empty or not np.isfinite(found.iloc[0]):
+        raise ValueError(f"--anchor: {agent!r} has no rating to anchor (rated agents: "
+                         f"{', '.join(table['agent'].astype(str).head(8))} ...)")
+    shift = value - float(found.iloc[0])
+    out = table.copy()
+    for col in ("rating", "lower", "upper"):
+        if col in out.columns:
+            out[col] = out[col] + shift
+    return out.assign(anchor=f"{agent}={value:g}")
+
+
+def anchor_replicates(ratings: np.ndarray, agents: list, anchor: tuple[str, float]) -> tuple[np.ndarray, int]:
+    """Replicate ratings (r, n) each moved so the anchor agent has exactly its value; replicates without the
+    anchor agent become all-NaN. Returns (anchored ratings, replicates dropped)."""
+    agent, value = anchor
+    k = list(agents).index(agent)
+    shift = value - ratings[:, k]
+    out = ratings + shift[:, None]
+    missing = ~np.isfinite(shift)
+    out[missing] = np.nan
+    return out, int(missing.sum())
+
+
+def components(comparisons: pd.DataFrame, agents: list[str]) -> pd.Series:
+    """Component number per agent (1 = the component with the most agents), indexed by agent: agents are
+    linked when any comparison pairs them. Agents of `agents` never compared are their own components."""
+    index = pd.Index(list(agents))
+    a, b = index.get_indexer(comparisons["a"]), index.get_indexer(comparisons["b"])
+    keep = (a >= 0) & (b >= 0)
+    n = len(index)
+    graph = csr_matrix((np.ones(int(keep.sum())), (a[keep], b[keep])), shape=(n, n))
+    _, labels = connected_components(graph, directed=False)
+    sizes = pd.Series(labels).value_counts()
+    order = {lab: i + 1 for i, lab in enumerate(sorted(sizes.index, key=lambda lab: (-sizes[lab], lab)))}
+    return pd.Series([order[lab] for lab in labels], index=index, name="component")
+
+
+def rank_within(table: pd.DataFrame, component: pd.Series) -> pd.DataFrame:
+    """The table with a `component` column and `rank` taken within each component (1 = best there)."""
+    out = table.assign(component=table["agent"].map(component).astype("Int64"))
+    values = out["rating"].round(6)
+    out["rank"] = values.groupby(out["component"]).rank(method="min", ascending=False).astype("Int64")
+    return out
+
+
+def matches_per_agent(comparisons: pd.DataFrame) -> pd.Series:
+    """Distinct matches (clusters) each agent was compared in, indexed by agent."""
+    seen = pd.concat([comparisons[["a", "cluster"]].set_axis(["agent", "cluster"], axis=1),
+                      comparisons[["b", "cluster"]].set_axis(["agent", "cluster"], axis=1)]).drop_duplicates()
+    return seen.groupby("agent").size()
+
+
+def label_status(table: pd.DataFrame, matches: pd.Series, skill_scale: bool = False) -> pd.DataFrame:
+    """The table with `matches` and `status` ('established' / 'provisional: why') by the module's rule.
+    skill_scale : the table is on TrueSkill/OpenSkill's scale (a `sigma` column) instead of Elo points."""
+    n = table["agent"].map(matches).fillna(0).astype(int)
+    if skill_scale and "sigma" in table.columns:
+        wide = table["sigma"] > MAX_SIGMA
+        width_text = [f"sigma {s:.2f} above {MAX_SIGMA:.2f}" for s in table["sigma"]]
+    else:
+        width = table["upper"] - table["lower"]
+        wide = width.isna() | (width > MAX_WIDTH)
+        width_text = ["no interval" if not np.isfinite(w) else f"interval {w:.0f} Elo points wide (over {MAX_WIDTH:.0f})"
+                      for w in width.to_numpy(float)]
+    status = []
+    for k in range(len(table)):
+        why = []
+        if n.iloc[k] < MIN_MATCHES:
+            why.append(f"{n.iloc[k]} match(es), fewer than {MIN_MATCHES}")
+        if wide.iloc[k]:
+            why.append(width_text[k])
+        status.append("established" if not why else "provisional: " + "; ".join(why))
+    return table.assign(matches=n.to_numpy(), status=status)
+
+
+def status_note(table: pd.DataFrame, skill_scale: bool = False) -> str:
+    """One sentence: how many agents are established and provisional, and the rule."""
+    est = int((table["status"] == "established").sum())
+    rule = (f"sigma at most {MAX_SIGMA:.2f}" if skill_scale else f"a 95 % interval at most {MAX_WIDTH:.0f} Elo points wide")
+    return (f"{est} agent(s) established, {len(table) - est} provisional (established: at least {MIN_MATCHES} "
+            f"matches and {rule}; see the `status` column)")
