@@ -287,6 +287,8 @@ def _stored_comparisons(args):
 
 
 def cmd_ratings(args) -> dict:
+    import pandas as pd
+
     from analysis.present.figures import plot_bootstrap_violins
     from analysis.run.ratings import rate
 
@@ -298,26 +300,47 @@ def cmd_ratings(args) -> dict:
     )
     from analysis.run.ratings import STREAMABLE, rate_counts
 
+    from analysis.prepare.comparisons import with_resample
+    from analysis.run.rating_labels import parse_anchor
+
+    method = args.method
+    if args.ties == "davidson":
+        if method not in ("bt", "bt-davidson"):
+            raise ValueError(f"--ties davidson models ties in Bradley-Terry (--method bt), not in {method}")
+        method = "bt-davidson"
+    anchor = parse_anchor(args.anchor) if args.anchor else None
     matches, results, folder = _stored_tables(args)
     excluded = _excluded(args, matches, results)
     agents = comparable_agents(matches, results)
+    streamed = method in STREAMABLE and not (args.bootstrap or args.by or args.parallel or anchor)
     try:
         comparisons = comparisons_from_tables(matches, results, parallel=args.parallel)
     except ComparisonBudgetError:
-        if args.method not in STREAMABLE or args.bootstrap or args.by or args.parallel:
+        if not streamed:
             raise
         comparisons = None  # too many to list: bt and elo need only the win counts, streamed
     if comparisons is None:
         names, wins, ties = win_counts(matches, results)
-        result = rate_counts(wins, ties, names, args.method, prior=args.prior, agents=agents)
+        result = rate_counts(wins, ties, names, method, prior=args.prior, agents=agents)
     else:
+        comparisons, resampled = with_resample(comparisons, matches, args.resample)
+        if resampled and not args.bootstrap:
+            resampled = f"--resample {args.resample} has no effect without --bootstrap"
         with _executor(args) as executor:
-            result = rate(comparisons, args.method, bootstrap=args.bootstrap, by=args.by, prior=args.prior,
+            result = rate(comparisons, method, bootstrap=args.bootstrap, by=args.by, prior=args.prior,
                           dims=args.dims, k=args.k, tau_elo=args.per_game_prior_sd, seed=args.seed, agents=agents,
-                          executor=executor, **_sampling(args))
+                          executor=executor, anchor=anchor, **_sampling(args))
+        if resampled:
+            result.notes.append(resampled)
     ratings = result.table()
     folder.table("ratings", ratings)
     _say(args, ratings.to_string(index=False))
+    if "ties" in result.extra:
+        ties = result.extra["ties"]
+        folder.table("ties", pd.DataFrame([ties]))
+        _say(args, f"\nDavidson's tie parameter nu = {ties['nu']:.3f} (se {ties['nu_se']:.3f}): two equal agents tie "
+                   f"with probability {ties['tie_probability_equal']:.3f}; observed tie rate "
+                   f"{ties['observed_tie_rate']:.3f}")
     if "kendall_tau" in result.extra:
         tau = result.extra["kendall_tau"]
         folder.table("kendall_tau", tau)
@@ -334,7 +357,7 @@ def cmd_ratings(args) -> dict:
     folder.close()
     _notes(args, result)
     _say(args, f"wrote {args.out}/ratings.csv and {len(folder.files) - 1} more files")
-    return {"method": args.method, "diagnostics": result.diagnostics, "notes": notes,
+    return {"method": method, "diagnostics": result.diagnostics, "notes": notes, "ties": result.extra.get("ties"),
             "ratings": ratings.to_dict("records"), "written": _written(folder)}
 
 
@@ -914,13 +937,24 @@ def build_parser() -> argparse.ArgumentParser:
     from models.voting import METHODS as VOTING_METHODS
     from models.voting import MIN_BALLOTS as VOTING_MIN
 
-    p = sub.add_parser("ratings", help="rate agents: Elo, Bradley-Terry (scalar, per-game, multidimensional, Bayesian)")
+    p = sub.add_parser("ratings", help="rate agents: Elo, Bradley-Terry (scalar, Davidson ties, per-game, "
+                       "multidimensional, Bayesian), Plackett-Luce, TrueSkill, OpenSkill")
     _data_args(p)
     p.add_argument("--method", choices=RATING_METHODS, required=True, help="rating model")
     p.add_argument("--bootstrap", type=_count, default=0, metavar="N",
                    help="resample matches N times (COMPACT used 200) for percentile and rank intervals")
     p.add_argument("--by", choices=["game"], help="ratings per game")
     p.add_argument("--prior", action="store_true", help="Bradley-Terry MAP with Normal(0, (400 Elo)^2) priors")
+    p.add_argument("--ties", choices=["half", "davidson"], default="half",
+                   help="Bradley-Terry: a tie as half a win each way (default) or Davidson's tie parameter "
+                   "(reports the tie rate it estimates)")
+    p.add_argument("--anchor", metavar="AGENT=RATING",
+                   help="fix the scale: AGENT gets exactly RATING in the point fit and in every bootstrap replicate "
+                   "(elo, bt, bt-davidson, online-elo, plackett-luce)")
+    p.add_argument("--resample", choices=["match", "scenario", "prompt", "seed"], default="match",
+                   help="the cluster the bootstrap draws (default match: a match for every runner, Concordia's "
+                   "(scenario, repetition), an arena judgment); scenario, seed (repetition) or prompt (an arena's "
+                   "prompt or category, kept as the match's game)")
     p.add_argument("--dims", type=_positive_int, default=2, help="dimensions for bt-md (1-7; default 2)")
     p.add_argument("--k", type=_positive_float, default=32.0, help="K factor for online-elo (default 32)")
     p.add_argument("--per-game-prior-sd", type=_prior_sd, default=DEFAULT_TAU_ELO, metavar="ELO|none",

@@ -199,10 +199,49 @@ def select_matches(matches: pd.DataFrame, where: list[str]) -> pd.DataFrame:
     return out
 
 
+RESAMPLE_UNITS = ("match", "scenario", "prompt", "seed")
+
+
+def with_resample(comparisons: pd.DataFrame, matches: pd.DataFrame, unit: str) -> tuple[pd.DataFrame, str | None]:
+    """The comparisons with a `resample` column naming the cluster a bootstrap draws, and a note (or None).
+
+    unit : 'match' (the comparison unit itself: the match, Concordia's (scenario, repetition); the default),
+    'scenario' (the match's scenario), 'seed' (its repetition) or 'prompt' (its game: where the arena runner
+    keeps a judgment's prompt or category). A comparison whose match lacks the chosen field keeps its match as
+    its own cluster, and the note counts them. Pooled Concordia units ('phase/scenario:repetition') and
+    parallel comparisons ('match 1|match 2', by the first) are read from their cluster.
+    """
+    if unit not in RESAMPLE_UNITS:
+        raise ValueError(f"--resample takes one of {RESAMPLE_UNITS}, got {unit!r}")
+    if unit == "match":
+        return comparisons, None
+    column = {"scenario": "scenario", "seed": "repetition", "prompt": "game"}[unit]
+    cluster = comparisons["cluster"].astype(str)
+    first = cluster.str.split("|", n=1).str[0]
+    lookup = matches.set_index("match_id")[column] if column in matches.columns else pd.Series(dtype=object)
+    value = first.map(lookup)
+    pooled = (comparisons["kind"] == "scenario").to_numpy()
+    if pooled.any():  # a pooled unit is '{phase/}scenario:repetition'
+        bare = first[pooled].str.rsplit("/", n=1).str[-1]
+        value[pooled] = (bare.str.rsplit(":", n=1).str[0] if unit == "scenario" else
+                         bare.str.rsplit(":", n=1).str[-1] if unit == "seed" else comparisons.loc[pooled, "game"])
+    missing = value.isna()
+    out = comparisons.assign(resample=np.where(missing, "match:" + first, f"{unit}:" + value.astype(str)))
+    units = out["resample"].nunique()
+    note = (f"the bootstrap resamples {unit}s ({units} clusters instead of {cluster.nunique()} matches)"
+            + (f"; {int(missing.sum())} comparison(s) whose match names no {unit} are their match's own cluster"
+               if missing.any() else ""))
+    return out, note
+
+
 def comparison_games(comparisons: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """The game(s) each comparison was played in, two string arrays of shape (n,): a parallel comparison's two
     matches (from its cluster 'match 1|match 2'), every other comparison's cluster twice. Resampling and
-    cross-validation work on these games, so that one game's outcome is never on both sides of a split."""
+    cross-validation work on these games, so that one game's outcome is never on both sides of a split.
+    Where the comparisons carry a `resample` column (`with_resample`), it is the game, both times."""
+    if "resample" in comparisons.columns:
+        unit = comparisons["resample"].astype(str).to_numpy()
+        return unit, unit.copy()
     cluster = comparisons["cluster"].astype(str).to_numpy()
     first, second = cluster.copy(), cluster.copy()
     parallel = (comparisons["kind"] == "parallel").to_numpy()

@@ -327,8 +327,8 @@ def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicate
     """Replicates in blocks of BLOCK, block i drawn with `task_seeds(seed, blocks)[i]`: the same replicates
     whether the blocks run here, in local processes or on a Dask cluster."""
     sizes = [min(BLOCK, replicates - start) for start in range(0, replicates, BLOCK)]
-    shared = share(executor, "comparisons", comparisons[SHARED_COLUMNS].assign(
-        cluster=comparisons["cluster"].astype(str)))
+    columns = SHARED_COLUMNS + (["resample"] if "resample" in comparisons.columns else [])
+    shared = share(executor, "comparisons", comparisons[columns].assign(cluster=comparisons["cluster"].astype(str)))
     tasks = [Task(f"bootstrap-block-{i}", bootstrap_block, (shared, method, by, prior, dims, k, tau_elo, seed, size,
                                                              block_seed))
              for i, (size, block_seed) in enumerate(zip(sizes, task_seeds(seed, len(sizes))))]

@@ -1,0 +1,122 @@
+"""Anchors, components, provisional labels and the bootstrap's resample unit, on generated tournaments of the
+shapes real data has (60-200 agents, a long tail of rare agents, 3- and 8-player matches, games nobody wins,
+a comparison graph in pieces)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.cli import main
+from analysis.prepare.comparisons import comparisons_from_tables, with_resample
+from analysis.run.rating_labels import MAX_WIDTH, components, parse_anchor
+from analysis.run.ratings import rate
+from models.ratings.bootstrap import MIN_MATCHES
+
+
+def tournament(agents: int, matches: int, seed: int, rare: int = 0, islands: int = 1,
+               sizes=(3, 8)) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
+    """Multiplayer matches with Plackett-Luce outcomes: `rare` agents play one match each; `islands` groups
+    of agents never meet. Returns (matches, results, true log-strengths)."""
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0, 0.7, agents)
+    island = np.arange(agents) % islands
+    rows, games = [], []
+    for m in range(matches):
+        home = rng.integers(islands)
+        pool = np.flatnonzero((island == home) & (np.arange(agents) >= rare))
+        size = min(int(rng.choice(sizes)), len(pool))
+        seated = list(rng.choice(pool, size, replace=False))
+        if m < rare:
+            seated[0] = m  # each rare agent plays once, in its own island
+            seated = [s for s in seated if island[s] == island[m]] or [m]
+            seated += [s for s in rng.choice(np.flatnonzero(island == island[m]), 3) if s not in seated]
+        order, left = [], list(dict.fromkeys(seated))
+        while left:
+            w = np.exp(theta[left])
+            order.append(left.pop(rng.choice(len(left), p=w / w.sum())))
+        games.append({"match_id": f"m{m:05d}", "runner": "table", "game": "g", "scenario": f"s{m % 7}",
+                      "repetition": str(m % 5), "n_players": len(order), "communication": None, "started_at": None,
+                      "phase": None, "variant": None})
+        rows += [{"match_id": f"m{m:05d}", "player": f"p{k}", "agent": f"a{i:03d}", "score": float(len(order) - k),
+                  "rank": float(k + 1), "outcome": None} for k, i in enumerate(order)]
+    return pd.DataFrame(games), pd.DataFrame(rows), theta
+
+
+@pytest.fixture(scope="module")
+def big():
+    return tournament(agents=80, matches=900, seed=1, rare=12)
+
+
+def test_anchor_is_held_exactly_in_the_point_fit_and_every_replicate(big):
+    matches, results, _ = big
+    comparisons = comparisons_from_tables(matches, results)
+    for method in ("bt", "plackett-luce"):
+        result = rate(comparisons, method, bootstrap=60, seed=3, anchor=("a050", 1234.0))
+        table = result.table().set_index("agent")
+        assert table.loc["a050", "rating"] == pytest.approx(1234.0, abs=1e-9)
+        assert (table["anchor"] == "a050=1234").all()
+        column = result.bootstrap.agents.index("a050")
+        drawn = ~np.isnan(result.bootstrap.ratings[:, column])
+        assert np.allclose(result.bootstrap.ratings[drawn, column], 1234.0, atol=1e-9)
+        assert table.loc["a050", "lower"] == pytest.approx(1234.0) and table.loc["a050", "upper"] == pytest.approx(1234.0)
+        free = rate(comparisons, method).table().set_index("agent")
+        gaps = (table["rating"] - free["rating"]).dropna()
+        assert np.allclose(gaps, gaps.iloc[0], atol=1e-6)  # a shift, nothing else
+    with pytest.raises(ValueError, match="has none to fix"):
+        rate(comparisons, "trueskill", anchor=("a050", 25.0))
+    with pytest.raises(ValueError, match="AGENT=RATING"):
+        parse_anchor("a050")
+
+
+def test_rare_agents_are_provisional_by_the_stated_rule(big):
+    matches, results, _ = big
+    result = rate(comparisons_from_tables(matches, results), "bt", bootstrap=60, seed=2)
+    table = result.table()
+    rare = table[table["agent"] < "a012"]
+    assert (rare["matches"] < MIN_MATCHES).all() and rare["status"].str.startswith("provisional").all()
+    width = table["upper"] - table["lower"]
+    established = (table["matches"] >= MIN_MATCHES) & (width <= MAX_WIDTH)
+    assert ((table["status"] == "established") == established).all()
+    assert established.any() and any("established" in n for n in result.notes)
+
+
+def test_a_disconnected_graph_is_reported_by_component_and_not_ranked_across():
+    matches, results, _ = tournament(agents=60, matches=500, seed=4, islands=3)
+    comparisons = comparisons_from_tables(matches, results)
+    parts = components(comparisons, sorted(set(comparisons["a"]) | set(comparisons["b"])))
+    assert parts.nunique() == 3
+    result = rate(comparisons, "bt", bootstrap=40, seed=1)
+    table = result.table()
+    assert set(table["component"]) == {1, 2, 3}
+    for _, group in table.groupby("component"):  # every component has its own first place
+        assert sorted(group["rank"].astype(int)) == list(range(1, len(group) + 1))
+        assert group["rank_upper"].max() <= len(group)
+    assert any("3 components" in n for n in result.notes)
+
+
+def test_the_resample_unit_sets_the_bootstrap_cluster(big):
+    matches, results, _ = big
+    comparisons = comparisons_from_tables(matches, results)
+    by_scenario, note = with_resample(comparisons, matches, "scenario")
+    assert by_scenario["resample"].nunique() == 7 and "7 clusters" in note
+    by_seed, _ = with_resample(comparisons, matches, "seed")
+    assert by_seed["resample"].nunique() == 5
+    wide = rate(by_scenario, "bt", bootstrap=80, seed=5).table().set_index("agent")
+    narrow = rate(comparisons, "bt", bootstrap=80, seed=5).table().set_index("agent")
+    assert np.allclose(wide["rating"], narrow["rating"])  # the point fit does not change
+    assert not np.allclose(wide["lower"], narrow["lower"])  # the intervals do
+
+
+def test_ratings_command_flags(sample_store, tmp_path, capsys):
+    out = tmp_path / "r"
+    assert main(["ratings", "--store", str(sample_store), "--runner", "compact", "--method", "bt", "--ties",
+                 "davidson", "--bootstrap", "20", "--anchor", "llm_01=1000", "--resample", "seed",
+                 "--out", str(out)]) == 0
+    table = pd.read_csv(out / "ratings.csv").set_index("agent")
+    assert table.loc["llm_01", "rating"] == pytest.approx(1000.0) and (table["anchor"] == "llm_01=1000").all()
+    ties = pd.read_csv(out / "ties.csv")
+    assert 0 <= ties.loc[0, "observed_tie_rate"] <= 1 and ties.loc[0, "nu"] >= 0
+    assert main(["ratings", "--store", str(sample_store), "--runner", "compact", "--method", "elo", "--ties",
+                 "davidson", "--out", str(tmp_path / "x")]) != 0  # davidson models ties in bt only
