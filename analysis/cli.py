@@ -311,6 +311,8 @@ def cmd_ratings(args) -> dict:
     anchor = parse_anchor(args.anchor) if args.anchor else None
     matches, results, folder = _stored_tables(args)
     excluded = _excluded(args, matches, results)
+    if args.covariate:
+        return _covariate_ratings(args, method, matches, results, folder, excluded)
     agents = comparable_agents(matches, results)
     streamed = method in STREAMABLE and not (args.bootstrap or args.by or args.parallel or anchor)
     try:
@@ -359,6 +361,38 @@ def cmd_ratings(args) -> dict:
     _say(args, f"wrote {args.out}/ratings.csv and {len(folder.files) - 1} more files")
     return {"method": method, "diagnostics": result.diagnostics, "notes": notes, "ties": result.extra.get("ties"),
             "ratings": ratings.to_dict("records"), "written": _written(folder)}
+
+
+def _covariate_ratings(args, method: str, matches, results, folder, excluded: list[str]) -> dict:
+    """`referee ratings --covariate ...`: the contextual Bradley-Terry (ratings controlled for the covariates,
+    their effects with cluster-robust intervals, and each agent's rank change)."""
+    from analysis.prepare.covariates import covariate_pairs
+    from models.ratings.contextual import fit_contextual_bt
+
+    if method != "bt" or args.bootstrap or args.by or args.anchor:
+        raise ValueError("--covariate fits the contextual Bradley-Terry (--method bt), with cluster-robust Wald "
+                         "intervals: not with --bootstrap, --by, --anchor or another method")
+    with _open_store(args) as store:
+        measures = store.table("measures")
+    pairs, names, notes = covariate_pairs(matches, results, measures, args.covariate)
+    fit = fit_contextual_bt(pairs, names)
+    folder.table("ratings", fit.ratings)
+    folder.table("covariates", fit.effects)
+    _say(args, fit.ratings.to_string(index=False))
+    _say(args, "\nCovariate effects (log-odds; Elo points; 95 % intervals clustered by match):")
+    _say(args, fit.effects.to_string(index=False))
+    moved = int((fit.ratings["rank_change"] != 0).sum())
+    notes = excluded + notes + fit.notes + [
+        f"ratings controlled for {', '.join(names)} over {fit.comparisons} within-match comparisons; {moved} agent(s) "
+        "change rank against the same model without covariates (`rank_change`, positive = up)"]
+    folder.notes(notes)
+    folder.diagnostics(fit.diagnostics)
+    folder.close()
+    for note in notes:
+        _say(args, f"note: {note}")
+    return {"method": "contextual-bt", "diagnostics": fit.diagnostics, "notes": notes,
+            "effects": fit.effects.to_dict("records"), "ratings": fit.ratings.to_dict("records"),
+            "written": _written(folder)}
 
 
 def cmd_ratings_cv(args) -> dict:
@@ -951,6 +985,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--anchor", metavar="AGENT=RATING",
                    help="fix the scale: AGENT gets exactly RATING in the point fit and in every bootstrap replicate "
                    "(elo, bt, bt-davidson, online-elo, plackett-luce)")
+    p.add_argument("--covariate", action="append", default=[], metavar="seat|role|measure:NAME",
+                   help="control Bradley-Terry for a player-level covariate (repeatable): its effect with an "
+                   "interval, ratings controlled for it and each agent's rank change")
     p.add_argument("--resample", choices=["match", "scenario", "prompt", "seed"], default="match",
                    help="the cluster the bootstrap draws (default match: a match for every runner, Concordia's "
                    "(scenario, repetition), an arena judgment); scenario, seed (repetition) or prompt (an arena's "

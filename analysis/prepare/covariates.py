@@ -1,0 +1,75 @@
+"""Player pairs with covariates, for the contextual Bradley-Terry model (`models.ratings.contextual`).
+
+`covariate_pairs(matches, results, measures, covariates)` gives one row per pair of players of different agents
+within a match (match_id, a, b, outcome 1 / 0 / 0.5 for a by score, else by rank) with, for every covariate,
+its value for each side (`NAME_a`, `NAME_b`). Covariates:
+
+- `seat`: the player's position in the match, 0 first: the number its player name ends with (`seat 0`,
+  `player 1`, `p3`) when every player of the match has one, else its order in the results;
+- `role`: one 0/1 column per role (`role=Mafia` ...), the most common role left out as the reference;
+- `measure:NAME`: the player's measure NAME (e.g. an arena answer's length), its mean when recorded several
+  times; a pair where either side lacks it is left out, and counted.
+
+Aborted matches and test runs are left out and forfeits lose, as in every rating
+(`analysis.prepare.selection`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.prepare.selection import with_outcomes, without_excluded
+
+
+def _seats(results: pd.DataFrame) -> pd.Series:
+    number = results["player"].astype(str).str.extract(r"(\d+)\s*$")[0].astype(float)
+    order = results.groupby("match_id").cumcount().astype(float)
+    complete = number.notna().groupby(results["match_id"]).transform("all")
+    return number.where(complete, order)
+
+
+def covariate_pairs(matches: pd.DataFrame, results: pd.DataFrame, measures: pd.DataFrame | None,
+                    covariates: list[str]) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """(pairs, covariate column names, notes) for `covariates` (see the module docstring); ValueError for an
+    unknown covariate or a role covariate where no result has a role."""
+    matches, results = with_outcomes(without_excluded(matches), results)
+    players = results[results["match_id"].isin(matches["match_id"])].reset_index(drop=True)
+    players = players.assign(points=np.where(players.groupby("match_id")["score"].transform(lambda v: v.notna().all()),
+                                             pd.to_numeric(players["score"]), -pd.to_numeric(players["rank"])))
+    names, notes = [], []
+    for cov in covariates:
+        if cov == "seat":
+            players["seat"] = _seats(players)
+            names.append("seat")
+        elif cov == "role":
+            roles = players["role"].dropna()
+            if roles.empty:
+                raise ValueError("--covariate role: no result records a role")
+            reference = roles.value_counts().index[0]
+            for role in sorted(set(roles) - {reference}):
+                players[f"role={role}"] = (players["role"] == role).astype(float)
+                names.append(f"role={role}")
+            notes.append(f"role effects are against the most common role, {reference!r}")
+        elif cov.startswith("measure:"):
+            name = cov.split(":", 1)[1]
+            found = measures[(measures["name"] == name) & measures["player"].notna()] if measures is not None else None
+            if found is None or found.empty:
+                raise ValueError(f"--covariate {cov}: no per-player measure named {name!r} in the store")
+            values = found.groupby(["match_id", "player"])["value"].mean().rename(cov)
+            players = players.merge(values, left_on=["match_id", "player"], right_index=True, how="left")
+            names.append(cov)
+        else:
+            raise ValueError(f"unknown covariate {cov!r}: seat, role or measure:NAME")
+    keep = ["match_id", "player", "agent", "points"] + names
+    left = players[keep].rename(columns={"agent": "a", "points": "pa", "player": "player_a"} | {n: f"{n}_a" for n in names})
+    right = players[keep].rename(columns={"agent": "b", "points": "pb", "player": "player_b"} | {n: f"{n}_b" for n in names})
+    pairs = left.merge(right, on="match_id")
+    pairs = pairs[(pairs["player_a"] < pairs["player_b"]) & (pairs["a"] != pairs["b"]) & pairs["pa"].notna()
+                  & pairs["pb"].notna()]
+    pairs = pairs.assign(outcome=np.where(pairs["pa"] > pairs["pb"], 1.0, np.where(pairs["pa"] < pairs["pb"], 0.0, 0.5)))
+    value_cols = [f"{n}_{side}" for n in names for side in "ab"]
+    lacking = pairs[value_cols].isna().any(axis=1) if value_cols else pd.Series(False, index=pairs.index)
+    if lacking.any():
+        notes.append(f"{int(lacking.sum())} of {len(pairs)} pairs lack a covariate value and are left out")
+    return pairs[~lacking].reset_index(drop=True), names, notes
