@@ -313,6 +313,8 @@ def cmd_ratings(args) -> dict:
     excluded = _excluded(args, matches, results)
     if args.covariate:
         return _covariate_ratings(args, method, matches, results, folder, excluded)
+    if args.by not in (None, "game"):
+        return _sliced_ratings(args, method, matches, results, folder, excluded, anchor)
     agents = comparable_agents(matches, results)
     streamed = method in STREAMABLE and not (args.bootstrap or args.by or args.parallel or anchor)
     try:
@@ -361,6 +363,54 @@ def cmd_ratings(args) -> dict:
     _say(args, f"wrote {args.out}/ratings.csv and {len(folder.files) - 1} more files")
     return {"method": method, "diagnostics": result.diagnostics, "notes": notes, "ties": result.extra.get("ties"),
             "ratings": ratings.to_dict("records"), "written": _written(folder)}
+
+
+def _sliced_ratings(args, method: str, matches, results, folder, excluded: list[str], anchor) -> dict:
+    """`referee ratings --by tag|role|scenario|phase`: one leaderboard per slice, each rated on its own slice's
+    matches, in one table with the slice sizes."""
+    import pandas as pd
+
+    from analysis.prepare.comparisons import comparable_agents, comparisons_from_tables, with_resample
+    from analysis.prepare.slices import slices
+    from analysis.run.ratings import rate
+
+    with _open_store(args) as store:
+        tags = store.table("scenario_tags")
+    tables, sizes, notes = [], [], list(excluded)
+    with _executor(args) as executor:
+        for name, m, r in slices(matches, results, tags, args.by):
+            comparisons = comparisons_from_tables(m, r, parallel=args.parallel)
+            row = {"slice": name, "matches": len(m), "comparisons": len(comparisons),
+                   "agents": len(set(comparisons["a"]) | set(comparisons["b"])) if len(comparisons) else 0}
+            sizes.append(row)
+            if row["agents"] < 2:
+                notes.append(f"slice {name}: fewer than two agents compared, no leaderboard")
+                continue
+            comparisons, _ = with_resample(comparisons, m, args.resample)
+            try:
+                result = rate(comparisons, method, bootstrap=args.bootstrap, prior=args.prior, k=args.k,
+                              dims=args.dims, tau_elo=args.per_game_prior_sd, seed=args.seed,
+                              agents=comparable_agents(m, r), executor=executor,
+                              anchor=anchor if anchor and anchor[0] in set(comparisons["a"]) | set(comparisons["b"])
+                              else None, **_sampling(args))
+            except ValueError as exc:
+                notes.append(f"slice {name}: not rated ({exc})")
+                continue
+            tables.append(result.table().assign(slice=name))
+            notes += [f"slice {name}: {n}" for n in result.notes]
+    if not tables:
+        raise ValueError(f"no slice by {args.by} has two agents to rate")
+    ratings = pd.concat(tables, ignore_index=True)
+    ratings = ratings[["slice"] + [c for c in ratings.columns if c != "slice"]]
+    size_table = pd.DataFrame(sizes)
+    folder.table("ratings", ratings)
+    folder.table("slices", size_table)
+    _say(args, size_table.to_string(index=False))
+    _say(args, ratings.to_string(index=False))
+    folder.notes(notes)
+    folder.close()
+    return {"method": method, "by": args.by, "slices": sizes, "notes": notes, "ratings": ratings.to_dict("records"),
+            "written": _written(folder)}
 
 
 def _covariate_ratings(args, method: str, matches, results, folder, excluded: list[str]) -> dict:
@@ -977,7 +1027,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", choices=RATING_METHODS, required=True, help="rating model")
     p.add_argument("--bootstrap", type=_count, default=0, metavar="N",
                    help="resample matches N times (COMPACT used 200) for percentile and rank intervals")
-    p.add_argument("--by", choices=["game"], help="ratings per game")
+    p.add_argument("--by", choices=["game", "tag", "role", "scenario", "phase"],
+                   help="game: ratings per game (bt-per-game and bt-md model the games jointly); tag, role, "
+                   "scenario, phase: one leaderboard per slice, each rated on its own, with the slice sizes")
     p.add_argument("--prior", action="store_true", help="Bradley-Terry MAP with Normal(0, (400 Elo)^2) priors")
     p.add_argument("--ties", choices=["half", "davidson"], default="half",
                    help="Bradley-Terry: a tie as half a win each way (default) or Davidson's tie parameter "

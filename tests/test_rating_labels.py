@@ -120,3 +120,28 @@ def test_ratings_command_flags(sample_store, tmp_path, capsys):
     assert 0 <= ties.loc[0, "observed_tie_rate"] <= 1 and ties.loc[0, "nu"] >= 0
     assert main(["ratings", "--store", str(sample_store), "--runner", "compact", "--method", "elo", "--ties",
                  "davidson", "--out", str(tmp_path / "x")]) != 0  # davidson models ties in bt only
+
+
+def test_per_slice_leaderboards_in_one_call(sample_store, tmp_path):
+    from analysis.io.store import Store
+    from analysis.prepare.slices import slices
+
+    out = tmp_path / "tags"
+    assert main(["ratings", "--store", str(sample_store), "--runner", "concordia", "--method", "bt", "--by", "tag",
+                 "--out", str(out)]) == 0
+    table, sizes = pd.read_csv(out / "ratings.csv"), pd.read_csv(out / "slices.csv")
+    with Store(sample_store, read_only=True) as s:
+        matches = s.table("matches")
+        matches = matches[matches["runner"] == "concordia"]
+        tags = s.table("scenario_tags")
+    expected = tags[tags["scenario"].isin(matches["scenario"])].groupby("tag")["scenario"].apply(set)
+    assert set(sizes["slice"]) == set(expected.index)
+    for tag, scenarios in expected.items():  # each slice holds exactly its tag's matches
+        assert sizes.set_index("slice").loc[tag, "matches"] == matches["scenario"].isin(scenarios).sum()
+    for tag, group in table.groupby("slice"):  # and has its own leaderboard
+        assert sorted(group["rank"].dropna().astype(int))[0] == 1
+    matches_r, results_r, _ = tournament(agents=20, matches=120, seed=9)
+    results_r = results_r.assign(role=np.where(results_r["player"] == "p0", "leader", "crew"))
+    got = {name: (m, r) for name, m, r in slices(matches_r, results_r, pd.DataFrame(columns=["scenario", "tag"]),
+                                                 "role")}
+    assert set(got) == {"crew", "leader"} and (got["leader"][1]["role"] == "leader").all()
