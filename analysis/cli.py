@@ -445,6 +445,49 @@ def _covariate_ratings(args, method: str, matches, results, folder, excluded: li
             "written": _written(folder)}
 
 
+def cmd_plan(args) -> dict:
+    from analysis.present.figures import plot_power_curve
+    from analysis.prepare.comparisons import comparable_agents, comparisons_from_tables
+    from analysis.run.plan import plan, power_curve
+
+    matches, results, folder = _stored_tables(args)
+    excluded = _excluded(args, matches, results)
+    comparisons = comparisons_from_tables(matches, results)
+    if comparisons.empty:
+        raise ValueError("no comparisons in the selected matches: ingest some first, or check --runner / --where")
+    notes = list(excluded)
+    out: dict = {"written": None}
+    if args.power:
+        pair = tuple(args.pair.split(",", 1)) if args.pair else None
+        curve = power_curve(comparisons, args.delta, pair=pair, sims=args.sims, seed=args.seed)
+        folder.table("power", curve)
+        folder.figure("power", plot_power_curve(curve, args.delta))
+        enough = curve[curve["power"] >= 0.8]
+        found = (f"about {int(enough['matches'].iloc[0])} matches of the current design separate two agents "
+                 f"{args.delta:g} Elo apart with 80 % power" if len(enough) else
+                 f"80 % power is not reached within {int(curve['matches'].max())} matches")
+        notes.append(found)
+        _say(args, curve.to_string(index=False))
+        _say(args, found)
+        out["power"] = curve.to_dict("records")
+    else:
+        result = plan(comparisons, args.budget, target=args.target, rule=args.rule, players=args.players,
+                      seed=args.seed, agents=comparable_agents(matches, results))
+        folder.table("plan", result.matches)
+        folder.table("ratings", result.ratings)
+        _say(args, result.matches.to_string(index=False))
+        counts = result.matches["rule"].value_counts().to_dict()
+        notes.append(f"{len(result.matches)} matches proposed for target {args.target} by {args.rule}: "
+                     + ", ".join(f"{n} {k}" for k, n in counts.items()))
+        out["plan"] = result.matches.to_dict("records")
+    folder.notes(notes)
+    folder.close()
+    for note in notes:
+        _say(args, f"note: {note}")
+    out.update(notes=notes, written=_written(folder))
+    return out
+
+
 def cmd_ratings_cv(args) -> dict:
     from analysis.present.figures import plot_win_matrices
     from analysis.run.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
@@ -1054,6 +1097,25 @@ def build_parser() -> argparse.ArgumentParser:
     _out_arg(p)
     _common(p)
     p.set_defaults(func=cmd_ratings)
+
+    from models.ratings.design import RULES as PLAN_RULES
+
+    p = sub.add_parser("plan", help="which matches to run next, and how many (a plan as CSV, or a power curve)")
+    _data_args(p)
+    p.add_argument("--budget", type=_positive_int, default=20, help="matches to propose (default 20)")
+    p.add_argument("--target", default="adjacent:0.95",
+                   help="adjacent:CONF (separate adjacent ranks), width:ELO (every interval at most ELO wide) or "
+                   "top:K (find the top K); default adjacent:0.95")
+    p.add_argument("--rule", choices=PLAN_RULES, default="c-optimal",
+                   help="selection rule (models/ratings/design.py documents each with its source; default c-optimal)")
+    p.add_argument("--players", type=_positive_int, default=2, help="agents per proposed match (default 2)")
+    p.add_argument("--power", action="store_true", help="a power curve instead of a plan (with --delta)")
+    p.add_argument("--delta", type=_positive_float, default=50.0, help="--power: Elo points apart (default 50)")
+    p.add_argument("--pair", metavar="A,B", help="--power: the two agents (default: the two most compared)")
+    p.add_argument("--sims", type=_positive_int, default=200, help="--power: simulations per point (default 200)")
+    _out_arg(p)
+    _common(p)
+    p.set_defaults(func=cmd_plan)
 
     p = sub.add_parser("ratings-cv", help="cross-validated ROC-AUC of rating models; win-probability heatmap")
     _data_args(p)

@@ -546,3 +546,25 @@ def plot_rank_histograms(ranks: pd.DataFrame, summary: pd.DataFrame, title: str 
                  fontsize=8)
     fig.supxlabel("rank of the true value among the posterior draws (fraction)", fontsize=7)
     return fig
+
+
+@styled
+def plot_power_curve(curve: pd.DataFrame, delta_elo: float, target: float = 0.8, title: str = "") -> Figure:
+    """Power to separate two agents `delta_elo` Elo points apart against the number of matches of the current
+    design (`analysis.run.plan.power_curve`: matches, power, se, normal), with its Monte Carlo band, the closed
+    form for the pair's own comparisons alone (dashed) and the `target` power line. Returns a Figure."""
+    fig, ax = _subplots(figsize=(ONE_COLUMN, 2.6))
+    m = curve["matches"].to_numpy(float)
+    ax.fill_between(m, np.clip(curve["power"] - 1.96 * curve["se"], 0, 1), np.clip(curve["power"] + 1.96 * curve["se"], 0, 1),
+                    color=BLUE, alpha=0.2, lw=0)
+    ax.plot(m, curve["power"], color=BLUE, marker="o", ms=3, label="simulated (this design)")
+    ax.plot(m, curve["normal"], color=GREY, ls="--", lw=1, label="normal approx. (the pair's matches)")
+    ax.axhline(target, color=ORANGE, lw=0.8)
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("matches (all pairs of the current design)", fontsize=7)
+    ax.set_ylabel("power", fontsize=7)
+    ax.tick_params(labelsize=6)
+    ax.legend(fontsize=6, loc="lower right", frameon=False)
+    ax.set_title(title or f"Power to separate two agents {delta_elo:g} Elo apart", fontsize=8)
+    return fig
