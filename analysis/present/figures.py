@@ -568,3 +568,25 @@ def plot_power_curve(curve: pd.DataFrame, delta_elo: float, target: float = 0.8,
     ax.legend(fontsize=6, loc="lower right", frameon=False)
     ax.set_title(title or f"Power to separate two agents {delta_elo:g} Elo apart", fontsize=8)
     return fig
+
+
+@styled
+def plot_plan_benchmark(curves: dict[str, list[list[tuple[int, float]]]], target: float = 0.9) -> Figure:
+    """Kendall tau of the estimated order with the truth against matches played, one line per planning rule
+    (`benchmarks/plan.py`: rule -> per seed a list of (matches, tau)); the median over seeds on a common grid,
+    with the `target` line. Returns a Figure."""
+    fig, ax = _subplots(figsize=(ONE_COLUMN * 1.3, 2.8))
+    colours = [BLUE, ORANGE, GREY, "#009E73", "#CC79A7", "#D55E00", "#56B4E9"]
+    top = max(m for runs in curves.values() for run in runs for m, _ in run)
+    grid = np.linspace(0, top, 200)
+    for colour, (rule, runs) in zip(colours, curves.items()):
+        values = [np.interp(grid, [m for m, _ in run], [t for _, t in run], right=np.nan) for run in runs]
+        median = np.nanmedian(np.vstack(values), axis=0)
+        ax.plot(grid, median, color=colour, lw=1.6 if rule == "referee plan" else 1, label=rule)
+    ax.axhline(target, color=GREY, lw=0.6, ls=":")
+    ax.set_xlabel("matches played", fontsize=7)
+    ax.set_ylabel("Kendall tau with the truth", fontsize=7)
+    ax.tick_params(labelsize=6)
+    ax.legend(fontsize=6, frameon=False, loc="lower right")
+    ax.set_title("Planning rules against uniform allocation (median of seeds)", fontsize=8)
+    return fig

@@ -7,8 +7,8 @@ smaller component of the comparison graph to the largest (ratings across compone
 a match for every agent with fewer than MIN_MATCHES matches against the established agent nearest its
 rating. The rest follow the selection rule (`models.ratings.design`) for the target:
 
-- `adjacent:CONF`: separate adjacent ranks at confidence CONF (e.g. adjacent:0.95): the contrasts of adjacent
-  agents whose difference is not yet significant;
+- `adjacent:CONF`: separate adjacent ranks at confidence CONF (e.g. adjacent:0.95): every pair whose order
+  is not yet significant, weighted by its share of the expected number of misordered pairs (`contrasts`);
 - `width:ELO`: every rating's 95 % interval at most ELO points wide: the agents still wider;
 - `top:K`: find the top K: the pairs across the K-th place whose order is not yet significant.
 
@@ -62,7 +62,15 @@ def parse_target(text: str) -> tuple[str, float]:
 
 
 def contrasts(theta: np.ndarray, C: np.ndarray, target: tuple[str, float]) -> np.ndarray:
-    """The contrasts (m, n) the target still needs, from the current estimate and covariance (may be empty)."""
+    """The contrasts (m, n) the target still needs, from the current estimate and covariance (may be empty).
+
+    adjacent:CONF: every pair of agents whose order is not yet significant at CONF, weighted (the contrast
+    scaled by the square root of its weight) by how much its variance V moves the expected number of misordered
+    pairs, sum Phi(-|delta| / sqrt(V)): w = phi(|delta| / sqrt(V)) (|delta| + 0.05) / (2 V^1.5). The weight
+    falls off fast with the distance between the agents, so the effort goes to adjacent ranks; the 0.05 keeps
+    pairs estimated as equal in play. width:ELO: the agents whose 95 % interval is wider. top:K: the pairs
+    across the K-th place whose order is not yet significant at 95 %.
+    """
     kind, value = target
     n = len(theta)
     order = np.argsort(-theta)
@@ -72,13 +80,16 @@ def contrasts(theta: np.ndarray, C: np.ndarray, target: tuple[str, float]) -> np
         rows = [np.eye(n)[i] for i in np.flatnonzero(wide)]
     else:
         z = norm.ppf(0.5 + value / 2) if kind == "adjacent" else 1.959963984540054
-        pairs = ([(order[k], order[k + 1]) for k in range(n - 1)] if kind == "adjacent" else
+        pairs = ([(order[k], order[m]) for k in range(n) for m in range(k + 1, n)] if kind == "adjacent" else
                  [(a, b) for a in order[: int(value)] for b in order[int(value):]])
         for a, b in pairs:
             c = np.zeros(n)
             c[a], c[b] = 1.0, -1.0
-            if abs(c @ theta) < z * math.sqrt(max(c @ C @ c, 1e-12)):
-                rows.append(c)
+            v = max(float(c @ C @ c), 1e-12)
+            gap = abs(float(c @ theta))
+            if gap < z * math.sqrt(v):
+                weight = norm.pdf(gap / math.sqrt(v)) * (gap + 0.05) / (2 * v**1.5) if kind == "adjacent" else 1.0
+                rows.append(c * math.sqrt(weight))
     return np.array(rows).reshape(len(rows), n)
 
 

@@ -7,10 +7,11 @@ so by Sherman-Morrison it lowers the variance of any contrast c' theta by
 
     gain_c(i, j) = p (1 - p) (c' C d)^2 / (1 + p (1 - p) d' C d).
 
-- `c-optimal` (the targets): the summed gain over the contrasts the target still needs: adjacent ranks
-  not yet separated at the stated confidence (c = e_k - e_k+1), agents whose interval is wider than the
-  stated width (c = e_i), or pairs straddling the top-k boundary whose order is not yet settled
-  (Chaloner & Verdinelli 1995 for c- and A-optimality; the targets are referee's).
+- `c-optimal` (the targets): the summed gain over the contrasts the target still needs, as
+  `analysis.run.plan.contrasts` builds them: pairs whose order is not yet settled at the stated confidence
+  (weighted by their share of the expected misordered pairs), agents whose interval is wider than the stated
+  width (c = e_i), or pairs straddling the top-k boundary (Chaloner & Verdinelli 1995 for c- and
+  A-optimality; the targets are referee's).
 - `a-optimal`: every agent's variance (c = e_i for all i): the trace of C.
 - `d-optimal`: the log-determinant of the information, gain log(1 + p (1 - p) d' C d).
 - `arena`: Chatbot Arena's interval-reduction weights (Chiang et al. 2024, section 5: sample pair (a, b) with
