@@ -80,16 +80,19 @@ def contrasts(theta: np.ndarray, C: np.ndarray, target: tuple[str, float]) -> np
         rows = [np.eye(n)[i] for i in np.flatnonzero(wide)]
     else:
         z = norm.ppf(0.5 + value / 2) if kind == "adjacent" else 1.959963984540054
-        pairs = ([(order[k], order[m]) for k in range(n) for m in range(k + 1, n)] if kind == "adjacent" else
-                 [(a, b) for a in order[: int(value)] for b in order[int(value):]])
-        for a, b in pairs:
-            c = np.zeros(n)
-            c[a], c[b] = 1.0, -1.0
-            v = max(float(c @ C @ c), 1e-12)
-            gap = abs(float(c @ theta))
-            if gap < z * math.sqrt(v):
-                weight = norm.pdf(gap / math.sqrt(v)) * (gap + 0.05) / (2 * v**1.5) if kind == "adjacent" else 1.0
-                rows.append(c * math.sqrt(weight))
+        if kind == "adjacent":
+            a, b = np.triu_indices(n, 1)
+        else:
+            a, b = (x.ravel() for x in np.meshgrid(order[: int(value)], order[int(value):], indexing="ij"))
+        v = np.maximum(np.diag(C)[a] + np.diag(C)[b] - 2 * C[a, b], 1e-12)
+        gap = np.abs(theta[a] - theta[b])
+        open_ = gap < z * np.sqrt(v)
+        a, b, v, gap = a[open_], b[open_], v[open_], gap[open_]
+        weight = norm.pdf(gap / np.sqrt(v)) * (gap + 0.05) / (2 * v**1.5) if kind == "adjacent" else np.ones(len(a))
+        out = np.zeros((len(a), n))
+        out[np.arange(len(a)), a] = np.sqrt(weight)
+        out[np.arange(len(a)), b] = -np.sqrt(weight)
+        return out
     return np.array(rows).reshape(len(rows), n)
 
 

@@ -63,9 +63,10 @@ def contrast_gains(theta: np.ndarray, C: np.ndarray, contrasts: np.ndarray) -> n
     p = win_probability(theta)
     v = p * (1 - p)
     CD = contrasts @ C  # (m, n): c' C e_k
-    diff = CD[:, :, None] - CD[:, None, :]  # (m, n, n): c' C (e_i - e_j)
+    S = CD.T @ CD  # sum over contrasts of (c' C e_i)(c' C e_j): then sum_c (c' C (e_i - e_j))^2 = S_ii + S_jj - 2 S_ij
+    squared = np.diag(S)[:, None] + np.diag(S)[None, :] - 2 * S
     dCd = np.diag(C)[:, None] + np.diag(C)[None, :] - 2 * C
-    return v * (diff**2).sum(axis=0) / (1 + v * dCd)
+    return v * squared / (1 + v * dCd)
 
 
 def d_gains(theta: np.ndarray, C: np.ndarray) -> np.ndarray:
