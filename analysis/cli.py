@@ -450,6 +450,8 @@ def cmd_plan(args) -> dict:
     from analysis.prepare.comparisons import comparable_agents, comparisons_from_tables
     from analysis.run.plan import plan, power_curve
 
+    if args.scenarios:
+        return _scenario_plan(args)
     matches, results, folder = _stored_tables(args)
     excluded = _excluded(args, matches, results)
     comparisons = comparisons_from_tables(matches, results)
@@ -486,6 +488,29 @@ def cmd_plan(args) -> dict:
         _say(args, f"note: {note}")
     out.update(notes=notes, written=_written(folder))
     return out
+
+
+def _scenario_plan(args) -> dict:
+    """`referee plan --scenarios N`: the scenarios (tag profiles) that would most shrink the tag coefficients
+    now least known (`models.scores.scenario_design`)."""
+    from models.scores.scenario_design import next_scenarios
+
+    (scores, scenarios, tags), folder = _model_data(args)
+    played = set(scores["scenario"])
+    candidates = sorted(set(scenarios["scenario"]) - played)
+    table = next_scenarios(scores, tags, candidates, args.scenarios, profiles=args.profiles)
+    if table.empty:
+        raise ValueError("no candidate scenario: every catalogue scenario is played; add --profiles for "
+                         "hypothetical tag profiles")
+    folder.table("scenarios", table)
+    note = (f"{len(table)} scenario(s) proposed from {len(candidates)} unplayed catalogue scenario(s)"
+            + (" and hypothetical profiles" if args.profiles else "") + "; sd on the logit scale of the mean score, "
+            "by a normal approximation of the tag-effects model (scenario-level information)")
+    folder.notes([note])
+    folder.close()
+    _say(args, table.to_string(index=False))
+    _say(args, f"note: {note}")
+    return {"scenarios": table.to_dict("records"), "notes": [note], "written": _written(folder)}
 
 
 def cmd_ratings_cv(args) -> dict:
@@ -1113,6 +1138,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delta", type=_positive_float, default=50.0, help="--power: Elo points apart (default 50)")
     p.add_argument("--pair", metavar="A,B", help="--power: the two agents (default: the two most compared)")
     p.add_argument("--sims", type=_positive_int, default=200, help="--power: simulations per point (default 200)")
+    p.add_argument("--scenarios", type=_positive_int, metavar="N",
+                   help="instead: the N scenarios (tag profiles) that would most shrink the tag coefficients now "
+                   "least known")
+    p.add_argument("--profiles", action="store_true",
+                   help="--scenarios: also propose hypothetical profiles (combinations of up to three tags)")
     _out_arg(p)
     _common(p)
     p.set_defaults(func=cmd_plan)

@@ -72,3 +72,28 @@ def test_plan_command_and_power_figure(sample_store, tmp_path):
     assert main(["plan", "--store", str(sample_store), "--runner", "ranked", "--power", "--delta", "100",
                  "--sims", "20", "--out", str(out)]) == 0
     assert (out / "power.png").stat().st_size > 5000 and len(pd.read_csv(out / "power.csv")) > 5
+
+
+def test_scenario_choice_serves_the_least_known_tag_coefficient():
+    from models.scores.scenario_design import next_scenarios
+
+    # six played scenarios: tag 'rare' on one of them only, 'common' on four; 'rare' is the least known
+    played = {"s1": ["common"], "s2": ["common"], "s3": ["common", "rare"], "s4": ["common"], "s5": [], "s6": []}
+    unplayed = {"u_common": ["common"], "u_rare": ["rare"], "u_none": []}
+    tags = pd.DataFrame([(s, t) for s, ts in {**played, **unplayed}.items() for t in ts], columns=["scenario", "tag"])
+    rng = np.random.default_rng(0)
+    scores = pd.DataFrame([{"scenario": s, "agent": f"a{k}", "score_norm": float(rng.uniform(0.2, 0.8))}
+                           for s in played for k in range(8)])
+    table = next_scenarios(scores, tags, list(unplayed), 2)
+    assert table.loc[0, "target"] == "rare" and table.loc[0, "scenario"] == "u_rare"
+    assert (table["sd_after"] < table["sd_before"]).all()
+    with_profiles = next_scenarios(scores, tags, [], 3, profiles=True)
+    assert len(with_profiles) == 3 and with_profiles["scenario"].str.startswith("profile:").all()
+
+
+def test_plan_scenarios_command(sample_store, tmp_path):
+    out = tmp_path / "sc"
+    assert main(["plan", "--store", str(sample_store), "--runner", "concordia", "--scenarios", "3", "--profiles",
+                 "--out", str(out)]) == 0
+    table = pd.read_csv(out / "scenarios.csv")
+    assert len(table) == 3 and (table["sd_after"] <= table["sd_before"]).all()
