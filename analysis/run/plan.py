@@ -27,7 +27,7 @@ from scipy.stats import norm
 from analysis.run.rating_labels import components
 from models.fit import FitResult
 from models.ratings.bootstrap import MIN_MATCHES
-from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, fit_bt, mle_exists, pair_counts
+from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, Z95, fit_bt, mle_exists, pair_counts
 from models.ratings.design import contrast_gains, covariance, information, select, update
 
 TARGETS = ("adjacent", "width", "top")
@@ -76,10 +76,10 @@ def contrasts(theta: np.ndarray, C: np.ndarray, target: tuple[str, float]) -> np
     order = np.argsort(-theta)
     rows = []
     if kind == "width":
-        wide = 2 * 1.959963984540054 * ELO_SCALE * np.sqrt(np.clip(np.diag(C), 0, None)) > value
+        wide = 2 * Z95 * ELO_SCALE * np.sqrt(np.clip(np.diag(C), 0, None)) > value
         rows = [np.eye(n)[i] for i in np.flatnonzero(wide)]
     else:
-        z = norm.ppf(0.5 + value / 2) if kind == "adjacent" else 1.959963984540054
+        z = norm.ppf(0.5 + value / 2) if kind == "adjacent" else Z95
         if kind == "adjacent":
             a, b = np.triu_indices(n, 1)
         else:

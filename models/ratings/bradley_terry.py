@@ -27,6 +27,7 @@ from models.fit import FitResult, collect_notes, iterative_diagnostics
 ELO_SCALE = 400.0 / math.log(10.0)  # Elo points per unit of natural-log strength
 ELO_CENTRE = 1500.0
 DEFAULT_PRIOR_SD = math.log(10.0)  # 400 Elo points
+Z95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
 
 
 class RatingWarning(UserWarning):
@@ -57,12 +58,9 @@ class BTFit(FitResult):
         """Elo-scale ratings, mean 1500, shape (n,)."""
         return to_elo(self.theta)
 
-    def table(self, z: float = 1.959963984540054) -> pd.DataFrame:
+    def table(self, z: float = Z95) -> pd.DataFrame:
         """agent, rating, lower, upper (Wald interval, Elo scale, 95% by default), rank (1 = best)."""
-        rating = self.ratings
-        half = z * ELO_SCALE * self.se
-        frame = pd.DataFrame({"agent": self.agents, "rating": rating, "lower": rating - half, "upper": rating + half})
-        return add_rank(frame)
+        return wald_table(self.agents, self.theta, self.se, z)
 
     def win_probability(self) -> np.ndarray:
         """P(row agent beats column agent), shape (n, n)."""
@@ -73,6 +71,15 @@ def to_elo(theta: np.ndarray) -> np.ndarray:
     """Natural-log strengths -> Elo ratings centred at 1500."""
     theta = np.asarray(theta, float)
     return ELO_CENTRE + ELO_SCALE * (theta - theta.mean(axis=-1, keepdims=True))
+
+
+def wald_table(agents: list[str], theta: np.ndarray, se: np.ndarray, z: float = Z95) -> pd.DataFrame:
+    """agent, rating, lower, upper, rank: log-strengths theta (n,) with standard errors se (n,) as Elo-scale
+    ratings (`to_elo`) with Wald intervals rating -/+ z * se in Elo points (every maximum-likelihood fit's table)."""
+    rating = to_elo(theta)
+    half = z * ELO_SCALE * np.asarray(se)
+    return add_rank(pd.DataFrame({"agent": list(agents), "rating": rating, "lower": rating - half,
+                                  "upper": rating + half}))
 
 
 def win_probability(theta: np.ndarray) -> np.ndarray:

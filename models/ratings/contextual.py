@@ -22,9 +22,7 @@ import pandas as pd
 import statsmodels.api as sm
 
 from models.fit import FitResult, collect_notes
-from models.ratings.bradley_terry import ELO_SCALE, add_rank, to_elo
-
-Z95 = 1.959963984540054
+from models.ratings.bradley_terry import ELO_SCALE, Z95, add_rank, to_elo, wald_table
 
 
 @dataclass
@@ -91,9 +89,7 @@ def fit_contextual_bt(pairs: pd.DataFrame, covariates: list[str]) -> ContextualF
     n = len(agents)
     theta, se = _thetas(np.asarray(full.params), np.asarray(full.cov_params()), n)
     theta0, _ = _thetas(np.asarray(plain.params), np.asarray(plain.cov_params()), n)
-    rating = to_elo(theta)
-    table = add_rank(pd.DataFrame({"agent": agents, "rating": rating, "lower": rating - Z95 * ELO_SCALE * se,
-                                   "upper": rating + Z95 * ELO_SCALE * se}))
+    table = wald_table(agents, theta, se)
     plain_table = add_rank(pd.DataFrame({"agent": agents, "rating": to_elo(theta0)}))
     table = table.assign(rating_uncontrolled=plain_table["rating"].to_numpy(),
                          rank_uncontrolled=plain_table["rank"].to_numpy())

@@ -26,7 +26,7 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from models.fit import FitResult, iterative_diagnostics
-from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, RatingWarning, add_rank, mle_exists, to_elo
+from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, Z95, RatingWarning, mle_exists, to_elo, wald_table
 
 
 @dataclass
@@ -54,11 +54,9 @@ class DavidsonFit(FitResult):
         """Elo-scale ratings, mean 1500, shape (n,)."""
         return to_elo(self.theta)
 
-    def table(self, z: float = 1.959963984540054) -> pd.DataFrame:
+    def table(self, z: float = Z95) -> pd.DataFrame:
         """agent, rating, lower, upper (Wald, Elo scale), rank."""
-        r = self.ratings
-        return add_rank(pd.DataFrame({"agent": self.agents, "rating": r, "lower": r - z * ELO_SCALE * self.se,
-                                      "upper": r + z * ELO_SCALE * self.se}))
+        return wald_table(self.agents, self.theta, self.se, z)
 
 
 def _objective(x: np.ndarray, W: np.ndarray, T: np.ndarray, N: np.ndarray, prior_sd: float | None,

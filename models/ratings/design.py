@@ -34,13 +34,10 @@ import math
 
 import numpy as np
 
+from models.ratings.bradley_terry import win_probability
+
 RULES = ("c-optimal", "a-optimal", "d-optimal", "arena", "active", "uniform")
 RIDGE = 1.0 / math.log(10.0) ** 2  # a weak Normal(0, (400 Elo)^2) prior on theta keeps C finite
-
-
-def win_probability(theta: np.ndarray) -> np.ndarray:
-    """P[i, j] = P(i beats j) under Bradley-Terry, shape (n, n)."""
-    return 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
 
 
 def information(theta: np.ndarray, counts: np.ndarray) -> np.ndarray:

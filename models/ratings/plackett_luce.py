@@ -25,7 +25,7 @@ import pandas as pd
 from scipy import sparse
 
 from models.fit import FitResult, iterative_diagnostics
-from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, RatingWarning, add_rank, mle_exists, to_elo
+from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, Z95, RatingWarning, mle_exists, to_elo, wald_table
 
 Ranking = list[list[int]]  # tiers of agent indices, best first
 
@@ -52,14 +52,9 @@ class PLFit(FitResult):
         """Elo-scale ratings, mean 1500, shape (n,)."""
         return to_elo(self.theta)
 
-    def table(self, z: float = 1.959963984540054) -> pd.DataFrame:
+    def table(self, z: float = Z95) -> pd.DataFrame:
         """agent, rating, lower, upper (Wald interval on the Elo scale), rank (1 = best)."""
-        from models.ratings.bradley_terry import ELO_SCALE
-
-        r = self.ratings
-        frame = pd.DataFrame({"agent": self.agents, "rating": r, "lower": r - z * ELO_SCALE * self.se,
-                              "upper": r + z * ELO_SCALE * self.se})
-        return add_rank(frame)
+        return wald_table(self.agents, self.theta, self.se, z)
 
 
 @dataclass

@@ -17,10 +17,8 @@ import numpy as np
 import pandas as pd
 
 from models.fit import FitResult
-from models.ratings.bradley_terry import add_rank
-
-Ranking = list[list[int]]  # tiers of agent indices, best first
-Z95 = 1.959963984540054
+from models.ratings.bradley_terry import Z95, add_rank
+from models.ratings.plackett_luce import Ranking
 
 
 @dataclass
