@@ -302,7 +302,7 @@ class Store:
         check_mapping(mapping, measures)
         if isinstance(catalogue, (str, Path)):
             catalogue = load_catalogue(catalogue)
-        beside: list[Path] = []
+        beside: list[tuple[Path, str]] = []
         files = loaders.data_files(paths, beside)
         sources = self.con.execute("SELECT source_file, content_hash, accepted FROM sources").df()
         done = set(sources.loc[sources["accepted"] > 0, "content_hash"])
@@ -315,8 +315,8 @@ class Store:
                             measures=measures, skip=frozenset() if replace else frozenset(done),
                             progress=progress and len(files) < PARALLEL_MIN, phase=_phase_name(phase))
         job = _Ingest(self, reader)
-        for path in beside:
-            job.companion(path)
+        for path, runner_name in beside:
+            job.companion(path, runner_name)
         self.con.execute("BEGIN TRANSACTION")
         try:
             seen: set[str] = set()
@@ -377,10 +377,8 @@ class _Ingest:
         self.rows.append({"source_file": str(path), "runner": None, "detected": None, "status": "already ingested",
                           "read": 0, "accepted": 0, "quarantined": 0, "whole": False})
 
-    def companion(self, path: Path) -> None:
-        """Record a file left out as a runner's companion (settings or aggregates beside its records)."""
-        runner = next((name for name, m in loaders.RUNNERS.items()
-                       if hasattr(m, "is_companion") and m.is_companion(path)), None)
+    def companion(self, path: Path, runner: str) -> None:
+        """Record a file that `runner` left out as a companion (settings or aggregates beside its records)."""
         self.rows.append({"source_file": str(path), "runner": runner, "detected": "beside its records",
                           "status": "companion", "read": 0, "accepted": 0, "quarantined": 0, "whole": False})
 

@@ -86,7 +86,7 @@ def detect(path: Path) -> str | None:
     return detect_runners(path).runner
 
 
-def data_files(paths: list[str | Path], companions: list[Path] | None = None) -> list[Path]:
+def data_files(paths: list[str | Path], companions: list[tuple[Path, str]] | None = None) -> list[Path]:
     """Expand files and directories (recursively) into the sorted list of data files to ingest.
 
     A runner may name files it writes beside its records that hold no results (its `companions(files)`:
@@ -100,13 +100,13 @@ def data_files(paths: list[str | Path], companions: list[Path] | None = None) ->
             raise FileNotFoundError(f"{p}: no such file or directory")
         if p.is_dir():
             inside = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in DATA_SUFFIXES)
-            beside: set[Path] = set()
-            for module in RUNNERS.values():
+            beside: dict[Path, str] = {}
+            for name, module in RUNNERS.items():
                 if hasattr(module, "companions"):
-                    beside |= module.companions(inside)
+                    beside.update((f, name) for f in module.companions(inside))
             found += [f for f in inside if f not in beside]
             if companions is not None:
-                companions += sorted(beside)
+                companions += sorted(beside.items())
         else:
             found.append(p)
     return found

@@ -627,3 +627,21 @@ def frame_rows(frame: Part, ids: set[str]) -> list[dict]:
     if isinstance(frame, pa.Table):
         return frame.filter(pc.is_in(frame["match_id"], value_set=pa.array(sorted(ids), pa.string()))).to_pylist()
     return frame[frame["match_id"].isin(ids)].to_dict("records")
+
+
+def load_match_lines(path: Path, content_hash: str, runner: str, parse: Callable[[Any], dict[str, list[dict]]],
+                     prefix: str = "") -> LoadResult:
+    """Read a JSON-lines file of one match per line: `parse(record)` gives the line's rows (its match row may
+    carry `given_id`) or raises RecordError, and the line is quarantined by number and field. The match id is
+    prefix + the given id, else prefix + 'file key:line'."""
+    out = ResultBuilder(path, content_hash, runner)
+    if path.stat().st_size == 0:
+        return out.reject_file(RecordError("empty file", None, "the file is empty"))
+
+    def match_id(match: dict, label: str) -> str:
+        given = match.pop("given_id", None)
+        return f"{prefix}{given}" if given is not None else f"{prefix}{file_key(path, content_hash)}:{label}"
+
+    out.accept_records(((line.number, line) for line in json_lines(path)), lambda line: parse(line.parsed()),
+                       match_id)
+    return out.build()

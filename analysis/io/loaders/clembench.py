@@ -79,15 +79,19 @@ def companions(files: list[Path]) -> set[Path]:
     return {f for f in files if f.parent in roots and is_companion(f)}
 
 
-def match_key(record: dict, path: Path) -> str:
-    """The match id both files of an episode name: model pair, game, experiment and episode folder, from the
-    record's `meta` where it says them, else from the folder names."""
+def episode_names(record: dict, path: Path) -> tuple[str, str, str]:
+    """(model pair, game, experiment) of an episode: from the record's `meta` where it says them, else from the
+    folder names (<model pair>/<game>/<experiment>/<episode>/)."""
     meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
     parts = path.parent.parts
-    folders = list(parts[-4:]) if len(parts) >= 4 else ["", "", "", path.parent.name]
-    pair = meta.get("results_folder") or folders[0]
-    game = meta.get("game_name") or folders[1]
-    experiment = meta.get("experiment_name") or folders[2]
+    folders = list(parts[-4:-1]) if len(parts) >= 4 else ["", "", ""]
+    return (meta.get("results_folder") or folders[0], meta.get("game_name") or folders[1],
+            meta.get("experiment_name") or folders[2])
+
+
+def match_key(record: dict, path: Path) -> str:
+    """The match id both files of an episode name: 'clembench:<model pair>/<game>/<experiment>/<episode>'."""
+    pair, game, experiment = episode_names(record, path)
     return f"clembench:{pair}/{game}/{experiment}/{path.parent.name}"
 
 
@@ -186,12 +190,10 @@ def parse_interactions(record: object, path: Path) -> dict[str, list[dict]]:
         raise RecordError("missing field", missing[0], f"clem's interactions.json carries '{missing[0]}'")
     meta = record["meta"] if isinstance(record["meta"], dict) else {}
     flags = {name: _flag(record, name) for name in FLAGS}
-    folders = path.parent.parts
-    pair = meta.get("results_folder") or (folders[-4] if len(folders) >= 4 else "")
+    pair, game, _ = episode_names(record, path)
     players = _players(record["players"], pair)
     main, episode = _main_score(path)
     shared = outcome(flags) or outcome({k: episode.get(k) for k in FLAGS})
-    game = meta.get("game_name") or (path.parent.parts[-3] if len(path.parent.parts) >= 3 else None)
     if not game:
         raise RecordError("missing field", "meta.game_name", "the episode names no game")
     match = {"runner": NAME, "game": game, "n_players": len(players),

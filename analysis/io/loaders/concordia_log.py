@@ -123,7 +123,7 @@ def _action(data: dict) -> str | None:
     return None
 
 
-def parse_log(doc: dict, label: str) -> dict[str, list[dict]]:
+def parse_log(doc: dict) -> dict[str, list[dict]]:
     """Canonical rows (matches, results, events) of one simulation log; raises RecordError naming the entry."""
     store = doc["content_store"]
     if not isinstance(store, dict) or not all(isinstance(v, str) for v in store.values()):
@@ -176,5 +176,5 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     except RecordError as exc:
         return out.reject_file(exc)
     mid = f"concordia-log:{file_key(path, content_hash)}"
-    out.accept_records([doc], lambda record: parse_log(record, "0"), lambda match, label: mid)
+    out.accept_records([doc], parse_log, lambda match, label: mid)
     return out.build()

@@ -161,8 +161,7 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     agents = _agents(record, seats)
     illegal = _illegal_moves(steps, seats)
     seat_outcomes = outcomes(rewards, statuses, illegal)
-    scored = [None if o in ("forfeit", "aborted") and r is None else r for r, o in zip(rewards, seat_outcomes)]
-    ranks = ranks_from_scores([math.nan if s is None else s for s in scored])
+    ranks = ranks_from_scores([math.nan if r is None else r for r in rewards])
     info = record.get("info") or {}
     config = record.get("configuration") if isinstance(record.get("configuration"), dict) else {}
     given = record.get("id") or info.get("EpisodeId")
@@ -171,7 +170,7 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
                  "version": record.get("version"), "module_version": record.get("module_version"),
                  "open_spiel_game": config.get("openSpielGameString"), "steps": len(steps)}.items()
                  if v is not None})}
-    results = [{"player": f"seat {i}", "agent": agents[i], "score": scored[i],
+    results = [{"player": f"seat {i}", "agent": agents[i], "score": rewards[i],
                 "rank": None if math.isnan(ranks[i]) else ranks[i], "outcome": seat_outcomes[i],
                 "attrs": json.dumps({"status": statuses[i]} | ({"illegal_move": True} if i in illegal else {}))}
                for i in range(seats)]

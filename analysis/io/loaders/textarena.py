@@ -25,9 +25,7 @@ from analysis.io.loaders.base import (
     LoadOptions,
     LoadResult,
     RecordError,
-    ResultBuilder,
-    file_key,
-    json_lines,
+    load_match_lines,
     parse_time,
     ranks_from_scores,
 )
@@ -119,14 +117,4 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
 
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read a TextArena game log (JSON lines); a bad line is quarantined by line number and field."""
-    out = ResultBuilder(path, content_hash, NAME)
-    if path.stat().st_size == 0:
-        return out.reject_file(RecordError("empty file", None, "the file is empty"))
-
-    def match_id(match: dict, label: str) -> str:
-        given = match.pop("given_id")
-        return str(given) if given is not None else f"{file_key(path, content_hash)}:{label}"
-
-    out.accept_records(((line.number, line) for line in json_lines(path)),
-                       lambda line: parse_record(line.parsed(), options), match_id)
-    return out.build()
+    return load_match_lines(path, content_hash, NAME, lambda record: parse_record(record, options), prefix="")
