@@ -387,12 +387,13 @@ def _sliced_ratings(args, method: str, matches, results, folder, excluded: list[
                 notes.append(f"slice {name}: fewer than two agents compared, no leaderboard")
                 continue
             comparisons, _ = with_resample(comparisons, m, args.resample)
+            held = anchor if anchor and anchor[0] in set(comparisons["a"]) | set(comparisons["b"]) else None
+            if anchor and held is None:
+                notes.append(f"slice {name}: {anchor[0]} did not play in it, so its scale is not anchored")
             try:
                 result = rate(comparisons, method, bootstrap=args.bootstrap, prior=args.prior, k=args.k,
                               dims=args.dims, tau_elo=args.per_game_prior_sd, seed=args.seed,
-                              agents=comparable_agents(m, r), executor=executor,
-                              anchor=anchor if anchor and anchor[0] in set(comparisons["a"]) | set(comparisons["b"])
-                              else None, **_sampling(args))
+                              agents=comparable_agents(m, r), executor=executor, anchor=held, **_sampling(args))
             except ValueError as exc:
                 notes.append(f"slice {name}: not rated ({exc})")
                 continue

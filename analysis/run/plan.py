@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from analysis.run.rating_labels import components
+from analysis.run.rating_labels import components, matches_per_agent
 from models.fit import FitResult
 from models.ratings.bootstrap import MIN_MATCHES
 from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, Z95, fit_bt, mle_exists, pair_counts
@@ -96,10 +96,6 @@ def contrasts(theta: np.ndarray, C: np.ndarray, target: tuple[str, float]) -> np
     return np.array(rows).reshape(len(rows), n)
 
 
-def _fit(W: np.ndarray, agents: list[str]) -> np.ndarray:
-    return fit_bt(W, agents, prior_sd=None if mle_exists(W) else DEFAULT_PRIOR_SD).theta
-
-
 def plan(comparisons: pd.DataFrame, budget: int, target: str = "adjacent:0.95", rule: str = "c-optimal",
          players: int = 2, seed: int = 0, agents: list[str] | None = None) -> PlanResult:
     """Propose `budget` matches (see the module docstring).
@@ -123,12 +119,11 @@ def plan(comparisons: pd.DataFrame, budget: int, target: str = "adjacent:0.95", 
     W = pair_counts(a, b, outcome, n)
     counts = pair_counts(a, b, np.ones(len(a)), n, ties="ignore")
     counts = counts + counts.T
-    theta = _fit(W, names) if len(comparisons) else np.zeros(n)
+    theta = fit_bt(W, names).theta if len(comparisons) else np.zeros(n)  # its MAP fallback warns the user
     C = covariance(theta, counts)
+    se = np.sqrt(np.clip(np.diag(C), 0, None))  # the current fit's, before any proposed match
     rng = np.random.default_rng(seed)
-    played = pd.concat([comparisons[["a", "cluster"]].set_axis(["agent", "cluster"], axis=1),
-                        comparisons[["b", "cluster"]].set_axis(["agent", "cluster"], axis=1)]).drop_duplicates()
-    matches_of = played.groupby("agent").size().reindex(names).fillna(0).astype(int).to_numpy()
+    matches_of = matches_per_agent(comparisons).reindex(names).fillna(0).astype(int).to_numpy()
     proposals: list[tuple[list[int], str, float, str]] = []
 
     def add(seat: list[int], how: str, gain: float | None, reason: str) -> None:
@@ -174,7 +169,6 @@ def plan(comparisons: pd.DataFrame, budget: int, target: str = "adjacent:0.95", 
             f"target {target}" + (" already met: every rating's precision" if met else ""))
     rows = [{"match": k + 1, **{f"agent_{s + 1}": names[i] for s, i in enumerate(seat)}, "rule": how,
              "gain_elo2": round(gain, 4), "reason": reason} for k, (seat, how, gain, reason) in enumerate(proposals)]
-    se = np.sqrt(np.clip(np.diag(covariance(theta, pair_counts(a, b, np.ones(len(a)), n, ties="ignore") * 2)), 0, None))
     ratings = pd.DataFrame({"agent": names, "rating": 1500 + ELO_SCALE * theta, "se": ELO_SCALE * se,
                             "matches": matches_of, "component": part})
     return PlanResult(matches=pd.DataFrame(rows), ratings=ratings, target=target, diagnostics={"converged": True})
@@ -235,7 +229,7 @@ def power_curve(comparisons: pd.DataFrame, delta_elo: float, pair: tuple[str, st
         if i < 0 or j < 0:
             raise ValueError(f"--pair: {pair} are not both rated agents")
     W = pair_counts(a, b, comparisons["outcome"].to_numpy(float), n)
-    theta = _fit(W, names)
+    theta = fit_bt(W, names).theta
     mid = (theta[i] + theta[j]) / 2
     theta[i], theta[j] = mid + delta_elo / ELO_SCALE / 2, mid - delta_elo / ELO_SCALE / 2
     pairs = np.argwhere(counts > 0)

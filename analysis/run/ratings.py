@@ -50,6 +50,7 @@ from models.ratings.skill import fit_openskill, fit_trueskill
 METHODS = ("elo", "bt", "bt-davidson", "bt-per-game", "bt-md", "online-elo", "bayes-bt", "plackett-luce",
            "trueskill", "openskill")
 ONLINE = ("online-elo", "trueskill", "openskill")  # fed matches in time order
+SEPARATE_FITS = ("elo", "bt", "bt-davidson", "online-elo", "plackett-luce", "trueskill", "openskill")  # by game: one fit each
 TABLE = ["agent", "rating", "lower", "upper", "rank"]
 
 
@@ -136,7 +137,7 @@ def _point(comparisons: pd.DataFrame, method: str, by: str | None, prior: bool, 
         fit = fit_bt(coded.counts(), coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
         extra.update(fit=fit, coded=coded)
         return fit.table(), extra, [fit]
-    if method in ("elo", "bt", "bt-davidson", "online-elo", "plackett-luce", "trueskill", "openskill"):
+    if method in SEPARATE_FITS:
         if by is None:
             fit = _scalar_fit(coded, method, prior, k)
             if method == "bt-davidson":
@@ -211,8 +212,12 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     if anchor is not None and (method not in ANCHORABLE or by is not None):
         raise ValueError(f"--anchor fixes the free constant of {', '.join(ANCHORABLE)} (not by game); "
                          f"{method} {'by game ' if by else ''}has none to fix")
+    # the comparison graph's components, once: bootstrap ranks and the table's ranks are taken within them
+    parts = None if by else components(comparisons, sorted(set(comparisons["a"]) | set(comparisons["b"])
+                                                            | set(agents or [])))
     if method == "bayes-bt":
-        return _labelled(_bayes(comparisons, by, draws, tune, chains, seed, sampler), comparisons, by, agents, method)
+        return _labelled(_bayes(comparisons, by, draws, tune, chains, seed, sampler), comparisons, parts, agents,
+                         method)
     notes: list[str] = []
     with collect_notes(notes):
         table, extra, fits = _point(comparisons, method, by, prior, dims, k, tau_elo, seed)
@@ -221,7 +226,6 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     result = RatingResult(model=method, ratings=table, extra=extra, fits=fits, notes=notes,
                           diagnostics=_merged_diagnostics(fits))
     table = result.ratings
-    parts = None if by else components(comparisons, sorted(set(comparisons["a"]) | set(comparisons["b"])))
     if bootstrap:
         with collect_notes(result.notes):
             result.bootstrap = _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, bootstrap, executor)
@@ -248,21 +252,20 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
                                 + (" ..." if len(flagged) > 5 else ""))
     if anchor is not None and not bootstrap:
         result.notes.append(f"anchored at {anchor[0]} = {anchor[1]:g}")
-    return _labelled(result, comparisons, by, agents, method)
+    return _labelled(result, comparisons, parts, agents, method)
 
 
-def _labelled(result: RatingResult, comparisons: pd.DataFrame, by: str | None, agents: list[str] | None,
+def _labelled(result: RatingResult, comparisons: pd.DataFrame, parts: pd.Series | None, agents: list[str] | None,
               method: str) -> RatingResult:
-    """The result with unrated agents listed, ranks within components of the comparison graph and each agent's
-    status (`analysis.run.rating_labels`); by game the table is left as it is."""
-    if by is not None:
+    """The result with unrated agents listed, ranks within the comparison graph's components `parts` (component
+    per agent, `rating_labels.components`) and each agent's status (`analysis.run.rating_labels`); by game
+    (`parts` None) the table is left as it is."""
+    if parts is None:
         return result
     with collect_notes(result.notes):
         if agents is not None:
             result.ratings = with_unrated(result.ratings, agents)
     table = result.ratings
-    named = sorted(set(comparisons["a"]) | set(comparisons["b"]) | set(table["agent"]))
-    parts = components(comparisons, named)
     if parts.max() > 1:
         table = rank_within(table, parts)
         sizes = parts.value_counts().sort_index()
