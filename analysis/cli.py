@@ -493,10 +493,15 @@ def cmd_plan(args) -> dict:
 
 def _scenario_plan(args) -> dict:
     """`referee plan --scenarios N`: the scenarios (tag profiles) that would most shrink the tag coefficients
-    now least known (`models.scores.scenario_design`)."""
+    now least known (`models.scores.scenario_design`), or with `--model measurement-layout` the capabilities
+    now least known (`analysis.run.scenario_plan`)."""
     from models.scores.scenario_design import next_scenarios
 
     (scores, scenarios, tags), folder = _model_data(args)
+    if args.model == "measurement-layout":
+        return _layout_scenario_plan(args, scores, scenarios, tags, folder)
+    if args.posterior or args.repeats != 1 or args.demand:
+        raise ValueError("--posterior, --repeats and --demand are for --model measurement-layout")
     played = set(scores["scenario"])
     candidates = sorted(set(scenarios["scenario"]) - played)
     table = next_scenarios(scores, tags, candidates, args.scenarios, profiles=args.profiles)
@@ -512,6 +517,41 @@ def _scenario_plan(args) -> dict:
     _say(args, table.to_string(index=False))
     _say(args, f"note: {note}")
     return {"scenarios": table.to_dict("records"), "notes": [note], "written": _written(folder)}
+
+
+def _layout_scenario_plan(args, scores, scenarios, tags, folder) -> dict:
+    """`referee plan --scenarios N --model measurement-layout`: from the posterior of `--posterior` (an idata.nc
+    that `referee fit measurement-layout` wrote, or its folder), or a layout fitted now."""
+    import arviz as az
+
+    from analysis.run.scenario_plan import layout_scenario_plan
+    from analysis.run.score_models import fit_store_layout
+    from models.scores.layout_design import layout_draws
+
+    notes = []
+    if args.posterior:
+        path = args.posterior / "idata.nc" if args.posterior.is_dir() else args.posterior
+        if not path.is_file():
+            raise ValueError(f"--posterior {args.posterior}: no such file (give the idata.nc that `referee fit "
+                             "measurement-layout` wrote, or its folder)")
+        idata = az.from_netcdf(str(path))
+        notes.append(f"Capabilities' posterior read from {path}.")
+    else:
+        fit, _ = fit_store_layout(scores, scenarios, tags, seed=args.seed, **_sampling(args))
+        _notes(args, fit)
+        idata = fit.idata
+        notes += fit.notes + [f"Measurement Layout fitted now (diagnostics {json.dumps(fit.diagnostics)})."]
+    table, planned = layout_scenario_plan(scores, scenarios, tags, layout_draws(idata), args.scenarios,
+                                          repeats=args.repeats, profiles=args.profiles, target=args.demand,
+                                          seed=args.seed)
+    notes += planned
+    folder.table("scenarios", table)
+    folder.notes(notes)
+    folder.close()
+    _say(args, table.to_string(index=False))
+    for note in planned:
+        _say(args, f"note: {note}")
+    return {"scenarios": table.to_dict("records"), "notes": notes, "written": _written(folder)}
 
 
 def cmd_ratings_cv(args) -> dict:
@@ -749,15 +789,11 @@ def cmd_fit(args) -> dict:
 
 def _fit_layout(args, scores, scenarios, tags, folder) -> dict:
     from analysis.present.figures import plot_capability_profiles
-    from analysis.run.predictive import demand_matrix
-    from models.scores.measurement_layout import fit_layout
+    from analysis.run.score_models import fit_store_layout
 
     if args.likelihood != "ordered":
         raise ValueError("the Measurement Layout uses the ordered-beta likelihood only; drop --likelihood squeeze")
-    demands = demand_matrix(scores, scenarios, tags)
-    data = scores.dropna(subset=["score_norm"])
-    fit = fit_layout(data["agent"], demands.reindex(data["scenario"]).to_numpy(float), data["score_norm"].to_numpy(),
-                     list(demands.columns), seed=args.seed, **_sampling(args))
+    fit, demands = fit_store_layout(scores, scenarios, tags, seed=args.seed, **_sampling(args))
     caps = fit.table()  # the capabilities
     figure = plot_capability_profiles(caps, {n: fit.parameters(n) for n in ("base_chance", "sample_size")})
     folder.fit(fit, figure, "measurement-layout", table=caps)
@@ -1143,7 +1179,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instead: the N scenarios (tag profiles) that would most shrink the tag coefficients now "
                    "least known")
     p.add_argument("--profiles", action="store_true",
-                   help="--scenarios: also propose hypothetical profiles (combinations of up to three tags)")
+                   help="--scenarios: also propose hypothetical profiles (combinations of up to three tags, or "
+                   "demands with at most one substrate)")
+    p.add_argument("--model", choices=["tag-effects", "measurement-layout"], default="tag-effects",
+                   help="--scenarios: the model whose least known parameters to serve: the tag coefficients "
+                   "(default) or the Measurement Layout's capabilities")
+    p.add_argument("--posterior", type=Path, metavar="PATH",
+                   help="--model measurement-layout: the idata.nc `referee fit measurement-layout` wrote (or its "
+                   "folder); default: fit the layout now")
+    p.add_argument("--repeats", type=_positive_int, default=1,
+                   help="--model measurement-layout: episodes per agent each picked scenario will be run (default 1)")
+    p.add_argument("--demand", help="--model measurement-layout: serve this demand's capabilities in every pick "
+                   "(default: the demand least known at each pick)")
+    _sampling_args(p)
     _out_arg(p)
     _common(p)
     p.set_defaults(func=cmd_plan)

@@ -1,5 +1,7 @@
 """The ratings, ratings-cv and rank commands on the bundled samples."""
 
+import arviz as az
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -76,3 +78,24 @@ def test_measurement_layout_commands(sample_store, tmp_path):
                  "--out", str(tmp_path / "ml")]) == 0
     caps = pd.read_csv(tmp_path / "ml" / "capabilities.csv")
     assert caps["mean"].between(0, 1).all() and "visitor" in set(caps["demand"])
+    # referee plan --scenarios for the layout, from the posterior just written
+    assert main(["plan", "--store", str(sample_store), "--runner", "concordia", "--scenarios", "3", "--model",
+                 "measurement-layout", "--posterior", str(tmp_path / "ml"), "--out", str(tmp_path / "sp")]) == 0
+    plan = pd.read_csv(tmp_path / "sp" / "scenarios.csv")
+    post = az.from_netcdf(str(tmp_path / "ml" / "idata.nc")).posterior["capability"]
+    rms_sd = np.sqrt((post.std(("chain", "draw")) ** 2).mean("agent")).to_series()
+    assert plan.loc[0, "target"] == rms_sd.idxmax()  # the least known demand, from the posterior directly
+    assert plan.loc[0, "sd_before"] == pytest.approx(rms_sd.max(), rel=0.05)  # (the plan thins to 400 draws)
+    assert (plan["sd_after"] < plan["sd_before"]).all() and plan["episodes"].gt(0).all()  # catalogue = played
+    catalogue = set(pd.read_csv(tmp_path / "ml" / "demands.csv", index_col=0).index)
+    assert set(plan["scenario"]) <= catalogue
+    # fitted now (short chains), served one named demand, with hypothetical profiles
+    assert main(["plan", "--store", str(sample_store), "--runner", "concordia", "--scenarios", "2", "--model",
+                 "measurement-layout", "--draws", "100", "--tune", "100", "--demand", "visitor", "--profiles",
+                 "--out", str(tmp_path / "sp2")]) == 0
+    plan = pd.read_csv(tmp_path / "sp2" / "scenarios.csv")
+    assert (plan["target"] == "visitor").all() and plan["demands"].str.contains("visitor").all()
+    assert main(["plan", "--store", str(sample_store), "--runner", "concordia", "--scenarios", "2", "--model",
+                 "measurement-layout", "--posterior", str(tmp_path / "nowhere"), "--out", str(tmp_path / "x")]) == 1
+    assert main(["plan", "--store", str(sample_store), "--runner", "concordia", "--scenarios", "2", "--repeats", "3",
+                 "--out", str(tmp_path / "x")]) == 1

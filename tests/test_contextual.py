@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 from analysis.cli import main
-from analysis.io.store import Store
 from analysis.prepare.covariates import covariate_pairs
 from models.ratings.contextual import fit_contextual_bt
 

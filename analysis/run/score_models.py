@@ -1,8 +1,8 @@
 """Orchestration of the score models: data from a store, fits, and their files on disk.
 
 `model_scores(store)` is the tidy table the beta regressions and Measurement Layouts read (one row per
-(match, agent) of scenario-based matches, with `score_norm` in [0, 1]); `write_fit(fit, out, figure)`
-writes `idata.nc`, `summary.csv`, `diagnostics.json`, `notes.txt` and the figure.
+(match, agent) of scenario-based matches, with `score_norm` in [0, 1]); `fit_store_layout` fits the Measurement
+Layout to it with the contest paper's demands. Files are written by `analysis.present.outputs.OutputFolder.fit`.
 """
 
 from __future__ import annotations
@@ -19,3 +19,18 @@ def model_scores(store, phases: list[str] | None = None) -> tuple[pd.DataFrame, 
     if scores.empty:
         raise ValueError("the store holds no scenario-based matches (Concordia-style) to model")
     return scores, store.table("scenarios"), store.table("scenario_tags")
+
+
+def fit_store_layout(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.DataFrame, seed: int = 0, **sampling):
+    """The Measurement Layout fitted to `model_scores`' tables: demands from
+    `analysis.run.predictive.demand_matrix` (negatively correlated tags, substrates, visitor), rows without a
+    normalised score left out. sampling : draws, tune, chains, sampler for `models.fit.sample`. Returns
+    (LayoutFit, the demand matrix, index scenario)."""
+    from analysis.run.predictive import demand_matrix
+    from models.scores.measurement_layout import fit_layout
+
+    demands = demand_matrix(scores, scenarios, tags)
+    data = scores.dropna(subset=["score_norm"])
+    fit = fit_layout(data["agent"], demands.reindex(data["scenario"]).to_numpy(float), data["score_norm"].to_numpy(),
+                     list(demands.columns), seed=seed, **sampling)
+    return fit, demands
