@@ -11,7 +11,7 @@ from scipy.stats import beta as beta_dist
 
 from models.scores.beta_regression import draw_ordered_beta, expected_score
 from models.scores.layout_design import (LayoutDraws, expected_information, layout_profiles, next_layout_scenarios,
-                                         ordered_beta_moments, with_prior_demands)
+                                         ordered_beta_moments, split_merged, with_prior_demands)
 
 K1, K2, NU, BASE = -3.0, 3.0, 8.0, 0.05
 
@@ -137,3 +137,17 @@ def test_hypothetical_profiles_have_at_most_one_substrate():
     assert (table[["substrate: x", "substrate: y + c"]].sum(axis=1) <= 1).all()
     # up to three of four demands (4 + 6 + 4 = 14 combinations) less the ones with both substrates (1 + 2)
     assert len(table) == 14 - 3 and set(table.sum(axis=1)) == {1.0, 2.0, 3.0}
+
+
+def test_merged_demands_split_on_a_ridge_the_plan_breaks():
+    rng = np.random.default_rng(5)
+    cap = np.stack([rng.beta(20, 5, (800, 2)), rng.beta(30, 30, (800, 2))], axis=2)  # 'x', 'a + b'
+    draws = split_merged(_draws(cap, ["x", "a + b"]), seed=6)
+    assert draws.demands == ["x", "a", "b"]
+    np.testing.assert_allclose(draws.capability[..., 1] * draws.capability[..., 2], cap[..., 1], rtol=1e-9)
+    candidates = pd.DataFrame({"both": [0, 1, 1], "a alone": [0, 1, 0], "x": [1, 0, 0]}, index=draws.demands,
+                              dtype=float).T
+    table = next_layout_scenarios(draws, candidates, 1, target="a")
+    assert table.loc[0, "scenario"] == "a alone" and table.loc[0, "sd_after"] < 0.7 * table.loc[0, "sd_before"]
+    both = next_layout_scenarios(draws, candidates.loc[["both"]], 1, target="a")
+    assert both.loc[0, "sd_after"] > 0.98 * both.loc[0, "sd_before"]  # the product again: nothing apart

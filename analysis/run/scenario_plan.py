@@ -3,9 +3,9 @@
 
 A candidate is every catalogue scenario (played ones too: in the layout a replay is more data) and, on request,
 hypothetical profiles. Its demands are those the layout was fitted with (`analysis.run.predictive.demand_matrix`,
-chosen on the played scores); a demand the fit merged ('a + b', always present together) is read from its first
-member, as `LayoutFit.predict` reads it; a demand no played scenario exercises (a substrate not yet played)
-enters with prior draws of its capabilities.
+chosen on the played scores); a demand the fit merged ('a + b', always present together) is split back into its
+members (`split_merged`), and a demand no played scenario exercises (a substrate not yet played) enters with
+prior draws of its capabilities.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.run.predictive import demand_matrix
-from models.scores.layout_design import LayoutDraws, layout_profiles, next_layout_scenarios, with_prior_demands
+from models.scores.layout_design import (LayoutDraws, layout_profiles, next_layout_scenarios, split_merged,
+                                         with_prior_demands)
 
 
 def layout_candidates(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.DataFrame, draws: LayoutDraws,
@@ -22,25 +23,27 @@ def layout_candidates(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.Da
 
     scores, scenarios, tags : `analysis.run.score_models.model_scores`; draws : `layout_draws` of a layout fitted
     to these scores. Returns (0/1 table, index scenario or 'profile: ...', columns = the returned draws' demands;
-    the draws with unexercised demands added from the prior; notes). Raises ValueError when the posterior names
+    the draws with merged demands split and unexercised demands added from the prior; notes). Raises ValueError when the posterior names
     a demand the store's data no longer defines (refit it).
     """
     matrix = demand_matrix(scenarios, scenarios, tags, select_on=scores)
-    firsts = {name: name.split(" + ")[0] for name in draws.demands}
-    missing = [name for name, first in firsts.items() if first not in matrix.columns]
+    members = [m for name in draws.demands for m in name.split(" + ")]
+    missing = [m for m in members if m not in matrix.columns]
     if missing:
         raise ValueError(f"the layout posterior's demands {missing} are not among the store's demands "
                          f"{list(matrix.columns)}: it was fitted to other data; refit it on this store")
-    members = {m for name in draws.demands for m in name.split(" + ")}
     played = matrix.index.isin(scores["scenario"])
     new = [d for d in matrix.columns if d not in members and not matrix.loc[played, d].any()]
     dropped = [d for d in matrix.columns if d not in members and d not in new]
-    draws = with_prior_demands(draws, new, seed=seed)
-    table = pd.DataFrame({name: matrix[first] for name, first in firsts.items()} | {d: matrix[d] for d in new},
-                         index=matrix.index)[draws.demands].astype(float)
+    merged = [name for name in draws.demands if " + " in name]
+    draws = with_prior_demands(split_merged(draws, seed=seed), new, seed=seed)
+    table = matrix[draws.demands].astype(float)
     notes = []
     if new:
         notes.append(f"Demands no played scenario exercises, planned with their capabilities' prior: {new}.")
+    if merged:
+        notes.append(f"Demands the fit merged (always seen together) are planned for apart, their capabilities' "
+                     f"known product split by flat Dirichlet shares: {merged}.")
     if dropped:
         notes.append(f"Demands the fit left out (aliased with others) are not planned for: {dropped}.")
     if profiles:

@@ -22,7 +22,8 @@ reported as its posterior variance scaled by the fall of the variance of l_d.
 known (largest root-mean-square posterior sd over the agents), by the variance it removes from that demand's
 capabilities summed over every agent (each scenario is played by every agent), and adds its information as if
 it were played. A scenario may be picked again: in the layout a replay is more data. Demands that no played
-scenario exercises (a substrate not yet played) enter with prior draws of their capabilities.
+scenario exercises (a substrate not yet played) enter with prior draws of their capabilities (`with_prior_demands`),
+and demands the fit merged because they were always seen together are split back (`split_merged`).
 """
 
 from __future__ import annotations
@@ -84,6 +85,30 @@ def with_prior_demands(draws: LayoutDraws, names: list[str], priors: LayoutPrior
     theta = m + s * rng.standard_normal((S, A, len(names)))
     cap = np.concatenate([draws.capability, 1.0 / (1.0 + np.exp(-theta))], axis=2)
     return LayoutDraws(draws.agents, draws.demands + list(names), cap, draws.base, draws.nu, draws.cutpoints)
+
+
+def split_merged(draws: LayoutDraws, seed: int = 0) -> LayoutDraws:
+    """`draws` with each merged demand ('a + b', fitted as one because the data only ever showed them together)
+    split back into its members, so a scenario with one of them alone can be planned for.
+
+    Only the product of the members' capabilities is known: log c_a + log c_b = log c_(a+b) in every draw. How it
+    splits is unknown; each draw and agent gets shares from a flat Dirichlet (log c_a = w_a log c_(a+b)), a
+    stated assumption that puts the members on a straight ridge in log-capability, which the plan's normal
+    approximation keeps: another scenario with all members teaches none of them apart, one with some breaks it.
+    """
+    rng = np.random.default_rng(seed)
+    names, columns = [], []
+    for d, name in enumerate(draws.demands):
+        members = name.split(" + ")
+        if len(members) == 1:
+            names.append(name)
+            columns.append(draws.capability[:, :, d])
+            continue
+        shares = rng.dirichlet(np.ones(len(members)), size=draws.base.shape)  # (S, A, members)
+        log_c = np.log(np.clip(draws.capability[:, :, d], 1e-12, 1.0))
+        names += members
+        columns += [np.exp(shares[:, :, k] * log_c) for k in range(len(members))]
+    return LayoutDraws(draws.agents, names, np.stack(columns, axis=2), draws.base, draws.nu, draws.cutpoints)
 
 
 def ordered_beta_moments(mu: np.ndarray, k1, k2, nu) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

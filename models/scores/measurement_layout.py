@@ -96,7 +96,7 @@ class LayoutFit(FitResult):
             else:
                 th, b = m, base.mean(axis=1)
             log_c = -np.logaddexp(0.0, -th)  # log sigmoid
-            mu = b + (1 - b) * np.exp(log_c @ x)
+            mu = np.clip(b + (1 - b) * np.exp(log_c @ x), 1e-9, 1 - 1e-9)  # as the model clips it
             eta = np.log(mu) - np.log1p(-mu)
             s = lambda v: 1.0 / (1.0 + np.exp(-v))  # noqa: E731
             p1 = s(eta - cuts[:, 1])
