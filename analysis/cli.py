@@ -526,6 +526,7 @@ def _layout_scenario_plan(args, scores, scenarios, tags, folder) -> dict:
 
     from analysis.run.scenario_plan import layout_scenario_plan
     from analysis.run.score_models import fit_store_layout
+    from models.fit import diagnose
     from models.scores.layout_design import layout_draws
 
     notes = []
@@ -535,7 +536,9 @@ def _layout_scenario_plan(args, scores, scenarios, tags, folder) -> dict:
             raise ValueError(f"--posterior {args.posterior}: no such file (give the idata.nc that `referee fit "
                              "measurement-layout` wrote, or its folder)")
         idata = az.from_netcdf(str(path))
-        notes.append(f"Capabilities' posterior read from {path}.")
+        layout_draws(idata)  # a clear error for a posterior that is not a layout's, before anything else
+        diagnostics = diagnose(idata, ["capability", "base_chance", "sample_size", "demand_mean"])  # warns if not
+        notes.append(f"Capabilities' posterior read from {path} (diagnostics {json.dumps(diagnostics)}).")
     else:
         fit, _ = fit_store_layout(scores, scenarios, tags, seed=args.seed, **_sampling(args))
         _notes(args, fit)

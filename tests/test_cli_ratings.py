@@ -67,7 +67,7 @@ def test_fit_and_describe_commands(sample_store, tmp_path):
 
 
 @pytest.mark.filterwarnings("ignore::models.fit.ConvergenceWarning")  # short chains: a smoke test of the files
-def test_measurement_layout_commands(sample_store, tmp_path):
+def test_measurement_layout_commands(sample_store, tmp_path, capsys):
     assert main(["compare-predictors", "--store", str(sample_store), "--draws", "150", "--tune", "150", "--folds", "2",
                  "--out", str(tmp_path / "cp")]) == 0
     assert len(pd.read_csv(tmp_path / "cp" / "fold_diagnostics.csv")) == 2
@@ -99,3 +99,12 @@ def test_measurement_layout_commands(sample_store, tmp_path):
                  "measurement-layout", "--posterior", str(tmp_path / "nowhere"), "--out", str(tmp_path / "x")]) == 1
     assert main(["plan", "--store", str(sample_store), "--runner", "concordia", "--scenarios", "2", "--repeats", "3",
                  "--out", str(tmp_path / "x")]) == 1
+    contrast = tmp_path / "contrast.nc"  # a posterior that is not a layout's
+    az.from_dict(posterior={"gamma": np.zeros((2, 10, 3))}).to_netcdf(str(contrast))
+    assert main(["plan", "--store", str(sample_store), "--runner", "concordia", "--scenarios", "2", "--model",
+                 "measurement-layout", "--posterior", str(contrast), "--out", str(tmp_path / "x")]) == 1
+    assert "not a Measurement Layout posterior" in capsys.readouterr().err
+    # the 150-draw posterior is not converged, and the plan says so
+    assert main(["plan", "--store", str(sample_store), "--runner", "concordia", "--scenarios", "1", "--model",
+                 "measurement-layout", "--posterior", str(tmp_path / "ml"), "--out", str(tmp_path / "sp3")]) == 0
+    assert "warning: ConvergenceWarning: NOT CONVERGED" in capsys.readouterr().err
