@@ -86,7 +86,7 @@ def test_measurement_layout_commands(sample_store, tmp_path, capsys):
     rms_sd = np.sqrt((post.std(("chain", "draw")) ** 2).mean("agent")).to_series()
     assert plan.loc[0, "target"] == rms_sd.idxmax()  # the least known demand, from the posterior directly
     assert plan.loc[0, "sd_before"] == pytest.approx(rms_sd.max(), rel=0.05)  # (the plan thins to 400 draws)
-    assert (plan["sd_after"] < plan["sd_before"]).all() and plan["episodes"].gt(0).all()  # catalogue = played
+    assert (plan["sd_after"] < plan["sd_before"]).all() and plan["scores_so_far"].gt(0).all()  # catalogue = played
     catalogue = set(pd.read_csv(tmp_path / "ml" / "demands.csv", index_col=0).index)
     assert set(plan["scenario"]) <= catalogue
     # fitted now (short chains), served one named demand, with hypothetical profiles

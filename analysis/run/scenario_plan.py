@@ -55,13 +55,13 @@ def layout_scenario_plan(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd
                          budget: int, repeats: int = 1, profiles: bool = False, target: str | None = None,
                          seed: int = 0) -> tuple[pd.DataFrame, list[str]]:
     """The next `budget` scenarios for the layout (`models.scores.layout_design.next_layout_scenarios`; target:
-    a demand to serve in every pick), each with `episodes` (the store's scored rows of it so far; empty for a hypothetical profile). Returns (table,
-    notes)."""
+    a demand to serve in every pick), each with `scores_so_far` (the store's (match, agent) scores of it so far;
+    empty for a hypothetical profile). Returns (table, notes)."""
     candidates, draws, notes = layout_candidates(scores, scenarios, tags, draws, profiles=profiles, seed=seed)
     table = next_layout_scenarios(draws, candidates, budget, repeats=repeats, target=target)
     counts = scores.dropna(subset=["score_norm"]).groupby("scenario").size()
-    episodes = table["scenario"].map(lambda s: "" if s.startswith("profile: ") else int(counts.get(s, 0)))
-    table.insert(2, "episodes", episodes)
+    so_far = table["scenario"].map(lambda s: "" if s.startswith("profile: ") else int(counts.get(s, 0)))
+    table.insert(2, "scores_so_far", so_far)
     notes.append(f"{len(table)} pick(s) from {len(candidates)} candidate(s), each played by all {len(draws.agents)} "
                  f"agents x {repeats} episode(s); sd is the capability's posterior sd (0-1 scale), root-mean-square "
                  "over agents, after the pick by expected Fisher information (a normal approximation on the "
