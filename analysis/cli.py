@@ -500,8 +500,6 @@ def _scenario_plan(args) -> dict:
     (scores, scenarios, tags), folder = _model_data(args)
     if args.model == "measurement-layout":
         return _layout_scenario_plan(args, scores, scenarios, tags, folder)
-    if args.posterior or args.repeats != 1 or args.demand:
-        raise ValueError("--posterior, --repeats and --demand are for --model measurement-layout")
     played = set(scores["scenario"])
     candidates = sorted(set(scenarios["scenario"]) - played)
     table = next_scenarios(scores, tags, candidates, args.scenarios, profiles=args.profiles)
@@ -528,6 +526,7 @@ def _layout_scenario_plan(args, scores, scenarios, tags, folder) -> dict:
     from analysis.run.score_models import fit_store_layout
     from models.fit import diagnose
     from models.scores.layout_design import layout_draws
+    from models.scores.measurement_layout import DIAGNOSED
 
     notes = []
     if args.posterior:
@@ -536,15 +535,15 @@ def _layout_scenario_plan(args, scores, scenarios, tags, folder) -> dict:
             raise ValueError(f"--posterior {args.posterior}: no such file (give the idata.nc that `referee fit "
                              "measurement-layout` wrote, or its folder)")
         idata = az.from_netcdf(str(path))
-        layout_draws(idata)  # a clear error for a posterior that is not a layout's, before anything else
-        diagnostics = diagnose(idata, ["capability", "base_chance", "sample_size", "demand_mean"])  # warns if not
+        draws = layout_draws(idata)  # a clear error for a posterior that is not a layout's, before diagnosing it
+        diagnostics = diagnose(idata, DIAGNOSED)  # warns when not converged
         notes.append(f"Capabilities' posterior read from {path} (diagnostics {json.dumps(diagnostics)}).")
     else:
         fit, _ = fit_store_layout(scores, scenarios, tags, seed=args.seed, **_sampling(args))
         _notes(args, fit)
-        idata = fit.idata
+        draws = layout_draws(fit.idata)
         notes += fit.notes + [f"Measurement Layout fitted now (diagnostics {json.dumps(fit.diagnostics)})."]
-    table, planned = layout_scenario_plan(scores, scenarios, tags, layout_draws(idata), args.scenarios,
+    table, planned = layout_scenario_plan(scores, scenarios, tags, draws, args.scenarios,
                                           repeats=args.repeats, profiles=args.profiles, target=args.demand,
                                           seed=args.seed)
     notes += planned
@@ -1383,6 +1382,9 @@ def _check(args) -> None:
     """Argument checks that need more than one argument or the file system, before any work starts."""
     if getattr(args, "command", None) in ("ratings-cv", "compare-predictors") and args.folds < 2:
         raise ValueError("--folds must be at least 2 (one fold to test, the others to train)")
+    if getattr(args, "command", None) == "plan" and args.model != "measurement-layout" and (
+            args.posterior or args.repeats != 1 or args.demand):
+        raise ValueError("--posterior, --repeats and --demand are for --scenarios N --model measurement-layout")
     out = getattr(args, "out", None)
     if out is not None and args.command not in ("simulate",):
         check_writable(out)

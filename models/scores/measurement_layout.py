@@ -31,6 +31,9 @@ from models.fit import CHAINS, LAYOUT_DRAWS, LAYOUT_TUNE, FitResult, collect_not
 from models.scores.beta_regression import Priors, aliased_tags, score_likelihood
 
 
+DIAGNOSED = ["capability", "base_chance", "sample_size", "demand_mean"]  # the variables convergence is judged on
+
+
 @dataclass
 class LayoutPriors:
     """Prior parameters of the Measurement Layout (module docstring)."""
@@ -176,9 +179,8 @@ def fit_layout(agents_obs: pd.Series, X_obs: np.ndarray, y: np.ndarray, demands:
                      + ". Their effect is carried by the demands they combine.")
     columns, fitted = [columns[k] for k in kept], [fitted[k] for k in kept]
     model = build_layout(agent_idx, X[:, columns], np.asarray(y, float), agents, fitted, priors)
-    var_names = ["capability", "base_chance", "sample_size", "demand_mean"]
     with collect_notes(notes):
-        idata, diagnostics = sample(model, var_names, draws, tune, chains, seed, sampler)
-    summary = summary_table(idata, var_names)
+        idata, diagnostics = sample(model, DIAGNOSED, draws, tune, chains, seed, sampler)
+    summary = summary_table(idata, DIAGNOSED)
     return LayoutFit(idata=idata, summary=summary, diagnostics=diagnostics, agents=agents, demands=fitted,
                      notes=notes, columns=columns)
