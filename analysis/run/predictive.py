@@ -179,6 +179,11 @@ def predictive_fold(shared: Shared, k: int, demands, seed: int, sampling: dict) 
 def final_layout(shared: Shared, demands, seed: int, sampling: dict) -> LayoutFit:
     """The layout fitted on every row of `shared` (figure 6's profiles; a sweep task of `compare_predictors`)."""
     data = shared.load()
-    D = demands(data) if callable(demands) else demands
-    return fit_layout(data["agent"], D.reindex(data["scenario"]).to_numpy(float), data["score_norm"].to_numpy(),
-                      list(D.columns), seed=seed, **sampling)
+    return layout_on(data, demands(data) if callable(demands) else demands, seed, sampling)
+
+
+def layout_on(data: pd.DataFrame, demands: pd.DataFrame, seed: int, sampling: dict) -> LayoutFit:
+    """The Measurement Layout fitted to the rows `data` (agent, scenario, score_norm) with the demand matrix
+    `demands` (index scenario, one 0/1 column per demand); sampling : draws, tune, chains, sampler."""
+    return fit_layout(data["agent"], demands.reindex(data["scenario"]).to_numpy(float), data["score_norm"].to_numpy(),
+                      list(demands.columns), seed=seed, **sampling)

@@ -2,7 +2,7 @@
 
 `model_scores(store)` is the tidy table the beta regressions and Measurement Layouts read (one row per
 (match, agent) of scenario-based matches, with `score_norm` in [0, 1]); `fit_store_layout` fits the Measurement
-Layout to it with the contest paper's demands. Files are written by `analysis.present.outputs.OutputFolder.fit`.
+Layout to it with the contest paper's demands. Files are written by `analysis.present.outputs.ResultsFolder.fit`.
 """
 
 from __future__ import annotations
@@ -26,11 +26,7 @@ def fit_store_layout(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.Dat
     `analysis.run.predictive.demand_matrix` (negatively correlated tags, substrates, visitor), rows without a
     normalised score left out. sampling : draws, tune, chains, sampler for `models.fit.sample`. Returns
     (LayoutFit, the demand matrix, index scenario)."""
-    from analysis.run.predictive import demand_matrix
-    from models.scores.measurement_layout import fit_layout
+    from analysis.run.predictive import demand_matrix, layout_on
 
     demands = demand_matrix(scores, scenarios, tags)
-    data = scores.dropna(subset=["score_norm"])
-    fit = fit_layout(data["agent"], demands.reindex(data["scenario"]).to_numpy(float), data["score_norm"].to_numpy(),
-                     list(demands.columns), seed=seed, **sampling)
-    return fit, demands
+    return layout_on(scores.dropna(subset=["score_norm"]), demands, seed, sampling), demands
