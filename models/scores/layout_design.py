@@ -28,13 +28,13 @@ and demands the fit merged because they were always seen together are split back
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from models.scores.measurement_layout import LayoutPriors
+from models.scores.scenario_design import hypothetical_profiles
 
 MAX_DRAWS = 400  # posterior draws the expected information averages over (evenly thinned)
 
@@ -151,16 +151,8 @@ def expected_information(draws: LayoutDraws, X: np.ndarray) -> np.ndarray:
 def layout_profiles(demands: list[str], size: int = 3) -> pd.DataFrame:
     """Hypothetical demand profiles: every combination of up to `size` demands with at most one substrate
     (a scenario has one substrate; a demand naming 'substrate: ' counts as one). Returns a 0/1 table
-    (index 'profile: a + b', columns `demands`)."""
-    substrate = [("substrate: " in d) for d in demands]
-    rows = {}
-    for k in range(1, size + 1):
-        for combo in itertools.combinations(range(len(demands)), k):
-            if sum(substrate[i] for i in combo) <= 1:
-                row = np.zeros(len(demands))
-                row[list(combo)] = 1.0
-                rows["profile: " + " + ".join(demands[i] for i in combo)] = row
-    return pd.DataFrame.from_dict(rows, orient="index", columns=demands)
+    (index 'profile: a + b', columns `demands`; `scenario_design.hypothetical_profiles`)."""
+    return hypothetical_profiles(demands, size, exclusive=[("substrate: " in d) for d in demands])
 
 
 def next_layout_scenarios(draws: LayoutDraws, candidates: pd.DataFrame, budget: int, repeats: int = 1,

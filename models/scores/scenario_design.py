@@ -21,7 +21,9 @@ import itertools
 import numpy as np
 import pandas as pd
 
-PRIOR_SD = 1.0  # the tag-effects model's prior sd of beta (and of the intercept's spread here)
+from models.scores.beta_regression import Priors, tag_matrix
+
+PRIOR_SD = Priors().coef_sd  # the tag-effects model's prior sd of beta (and of the intercept's spread here)
 
 
 def scenario_means(scores: pd.DataFrame) -> pd.Series:
@@ -31,10 +33,23 @@ def scenario_means(scores: pd.DataFrame) -> pd.Series:
 
 
 def profile_matrix(names: list[str], tags: pd.DataFrame, tag_names: list[str]) -> np.ndarray:
-    """0/1 matrix (len(names), 1 + tags): an intercept column, then each tag."""
-    has = set(zip(tags["scenario"], tags["tag"]))
-    return np.array([[1.0] + [float((s, t) in has) for t in tag_names] for s in names]).reshape(len(names),
-                                                                                                1 + len(tag_names))
+    """0/1 matrix (len(names), 1 + tags): an intercept column, then each tag (`beta_regression.tag_matrix`)."""
+    return np.hstack([np.ones((len(names), 1)), tag_matrix(list(names), tags, tag_names)])
+
+
+def hypothetical_profiles(names: list[str], size: int = 3, exclusive: list[bool] | None = None) -> pd.DataFrame:
+    """Every combination of up to `size` of `names` (tags or demands), with at most one of those flagged in
+    `exclusive` (e.g. substrates: a scenario has one). Returns a 0/1 table, index 'profile: a + b', columns
+    `names`, in order of size then of `names`."""
+    flags = exclusive or [False] * len(names)
+    rows = {}
+    for k in range(1, size + 1):
+        for combo in itertools.combinations(range(len(names)), k):
+            if sum(flags[i] for i in combo) <= 1:
+                row = np.zeros(len(names))
+                row[list(combo)] = 1.0
+                rows["profile: " + " + ".join(names[i] for i in combo)] = row
+    return pd.DataFrame.from_dict(rows, orient="index", columns=list(names))
 
 
 def next_scenarios(scores: pd.DataFrame, tags: pd.DataFrame, candidates: list[str], budget: int,
@@ -59,12 +74,8 @@ def next_scenarios(scores: pd.DataFrame, tags: pd.DataFrame, candidates: list[st
     cov = np.linalg.inv(X.T @ X / tau + np.eye(X.shape[1]) / PRIOR_SD**2)
     pool = {name: row for name, row in zip(candidates, profile_matrix(list(candidates), tags, tag_names))}
     if profiles:
-        for size in (1, 2, 3):
-            for combo in itertools.combinations(range(len(tag_names)), size):
-                row = np.zeros(1 + len(tag_names))
-                row[0] = 1.0
-                row[[1 + k for k in combo]] = 1.0
-                pool.setdefault("profile: " + " + ".join(tag_names[k] for k in combo), row)
+        for name, row in hypothetical_profiles(tag_names).iterrows():
+            pool.setdefault(name, np.concatenate([[1.0], row.to_numpy()]))
     rows = []
     for pick in range(1, budget + 1):
         if not pool:
