@@ -29,7 +29,7 @@ import pandas as pd
 
 from models.scores.beta_regression import draw_ordered_beta, expected_score
 from models.scores.layout_design import layout_draws, next_layout_scenarios, split_merged
-from models.scores.measurement_layout import fit_layout
+from models.scores.measurement_layout import fit_layout, success_mean
 
 DEMANDS = ["d0", "d1", "d2", "d3"]
 START = [(), ("d0", "d1"), ("d0", "d1", "d2"), ("d2",), ("d0", "d1", "d3")]
@@ -37,23 +37,31 @@ PROFILES = [combo for k in range(5) for combo in itertools.combinations(DEMANDS,
 BASE, NU, CUTS = 0.05, 20.0, (-3.0, 3.0)
 
 
+def name(profile: tuple) -> str:
+    return " + ".join(profile) or "(none)"
+
+
 def row(profile: tuple) -> np.ndarray:
     return np.array([float(d in profile) for d in DEMANDS])
 
 
+def true_eta(cap: np.ndarray, profile: tuple) -> np.ndarray:
+    """Every agent's (A,) true logit-mean in a profile."""
+    mu = success_mean(np.log(cap) @ row(profile), BASE)
+    return np.log(mu / (1 - mu))
+
+
 def true_mean(cap: np.ndarray, profile: tuple) -> np.ndarray:
     """The true expected score of every agent (A,) in a profile."""
-    mu = np.clip(BASE + (1 - BASE) * np.prod(cap ** row(profile), axis=1), 1e-9, 1 - 1e-9)
-    return expected_score(np.log(mu / (1 - mu)), CUTS)
+    return expected_score(true_eta(cap, profile), CUTS)
 
 
 def play(cap: np.ndarray, profiles: list[tuple], repeats: int, rng) -> pd.DataFrame:
     """Scores of every agent in each profile, `repeats` episodes each: agent, profile, score."""
     rows = []
     for profile in profiles:
-        mu = np.clip(BASE + (1 - BASE) * np.prod(cap ** row(profile), axis=1), 1e-9, 1 - 1e-9)
         for _ in range(repeats):
-            y = draw_ordered_beta(rng, np.log(mu / (1 - mu)), *CUTS, NU)
+            y = draw_ordered_beta(rng, true_eta(cap, profile), *CUTS, NU)
             rows += [{"agent": f"a{a}", "profile": profile, "score": float(v)} for a, v in enumerate(y)]
     return pd.DataFrame(rows)
 
@@ -77,7 +85,7 @@ def run(seed: int, agents: int, picks: int, repeats: int, sampling: dict) -> lis
     start = play(cap, START, 2, rng)
     layout = fit(start, seed, sampling)
     draws = split_merged(layout_draws(layout.idata), seed=seed)
-    names = [" + ".join(p) or "(none)" for p in PROFILES]
+    names = [name(p) for p in PROFILES]
     candidates = pd.DataFrame([[float(d in p) for d in draws.demands] for p in PROFILES], index=names,
                               columns=draws.demands)
     chosen = next_layout_scenarios(draws, candidates, picks, repeats=repeats)["scenario"]
@@ -88,7 +96,7 @@ def run(seed: int, agents: int, picks: int, repeats: int, sampling: dict) -> lis
     for arm, profiles in arms.items():
         refit = fit(pd.concat([start, play(cap, profiles, repeats, rng)]), seed, sampling)
         out.append({"seed": seed, "arm": arm, **measures(refit, cap),
-                    "picks": "; ".join(" + ".join(p) or "(none)" for p in profiles)})
+                    "picks": "; ".join(name(p) for p in profiles)})
         print(out[-1], flush=True)
     return out
 

@@ -139,11 +139,11 @@ def _layout_build(design: dict, y):
 
 def _layout_simulate(rng, design: dict, truth: dict) -> np.ndarray:
     from models.scores.beta_regression import draw_ordered_beta
+    from models.scores.measurement_layout import success_mean
 
     a, s = design["data"]["agent_idx"].to_numpy(), design["data"]["scenario_idx"].to_numpy()
     log_c = -np.logaddexp(0.0, -truth["theta"])  # log sigmoid
-    mu = truth["base_chance"][a] + (1 - truth["base_chance"][a]) * np.exp((log_c[a] * design["X"][s]).sum(axis=1))
-    mu = np.clip(mu, 1e-9, 1 - 1e-9)
+    mu = success_mean((log_c[a] * design["X"][s]).sum(axis=1), truth["base_chance"][a])
     return draw_ordered_beta(rng, np.log(mu) - np.log1p(-mu), *truth["cutpoints"], truth["sample_size"][a])
 
 

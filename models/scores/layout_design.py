@@ -32,8 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 
-from models.scores.measurement_layout import LayoutPriors
+from models.scores.measurement_layout import LayoutPriors, success_mean
 from models.scores.scenario_design import hypothetical_profiles
 
 MAX_DRAWS = 400  # posterior draws the expected information averages over (evenly thinned)
@@ -120,7 +121,7 @@ def ordered_beta_moments(mu: np.ndarray, k1, k2, nu) -> tuple[np.ndarray, np.nda
     """
     mu = np.clip(mu, 1e-9, 1 - 1e-9)
     eta = np.log(mu) - np.log1p(-mu)
-    top, low = 1.0 / (1.0 + np.exp(-(eta - k2))), 1.0 / (1.0 + np.exp(-(eta - k1)))
+    top, low = expit(eta - k2), expit(eta - k1)
     middle = low - top
     mean = top + middle * mu
     second = top + middle * (mu**2 + mu * (1 - mu) / (1 + nu))
@@ -139,9 +140,9 @@ def expected_information(draws: LayoutDraws, X: np.ndarray) -> np.ndarray:
     k1, k2 = draws.cutpoints[:, 0, None], draws.cutpoints[:, 1, None]
     for a in range(len(draws.agents)):
         log_c = np.log(cap[:, a, :])  # (S, D)
-        success = np.exp(log_c @ X.T)  # (S, C)
+        log_success = log_c @ X.T  # (S, C)
         b, nu = draws.base[:, a, None], draws.nu[:, a, None]
-        mu = b + (1 - b) * success
+        mu, success = success_mean(log_success, b), np.exp(log_success)
         _, var, slope = ordered_beta_moments(mu, k1, k2, nu)
         weight = (slope * (1 - b) * success) ** 2 / var  # (S, C)
         out[a] = np.einsum("sc,cd,ce->cde", weight, X, X) / cap.shape[0]

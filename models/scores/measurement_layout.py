@@ -34,6 +34,12 @@ from models.scores.beta_regression import Priors, aliased_tags, score_likelihood
 DIAGNOSED = ["capability", "base_chance", "sample_size", "demand_mean"]  # the variables convergence is judged on
 
 
+def success_mean(log_success, base):
+    """The layout's Beta mean mu = b + (1 - b) prod_d c_d ^ x_d from log_success = sum_d x_d log c_d and the base
+    chance b (numpy arrays, broadcast), clipped to (1e-9, 1 - 1e-9) as the model clips it."""
+    return np.clip(base + (1 - base) * np.exp(log_success), 1e-9, 1 - 1e-9)
+
+
 @dataclass
 class LayoutPriors:
     """Prior parameters of the Measurement Layout (module docstring)."""
@@ -99,7 +105,7 @@ class LayoutFit(FitResult):
             else:
                 th, b = m, base.mean(axis=1)
             log_c = -np.logaddexp(0.0, -th)  # log sigmoid
-            mu = np.clip(b + (1 - b) * np.exp(log_c @ x), 1e-9, 1 - 1e-9)  # as the model clips it
+            mu = success_mean(log_c @ x, b)
             eta = np.log(mu) - np.log1p(-mu)
             s = lambda v: 1.0 / (1.0 + np.exp(-v))  # noqa: E731
             p1 = s(eta - cuts[:, 1])
