@@ -87,6 +87,18 @@ def test_scenario_choice_serves_the_least_known_tag_coefficient():
     table = next_scenarios(scores, tags, list(unplayed), 2)
     assert table.loc[0, "target"] == "rare" and table.loc[0, "scenario"] == "u_rare"
     assert (table["sd_after"] < table["sd_before"]).all()
+    # the first pick's sds by a second route: tau from statsmodels' OLS of the scenario means on their tags, the
+    # posterior covariance by inverting the information directly, before and after u_rare (intercept, common, rare)
+    import statsmodels.api as sm
+
+    y = scores.assign(logit=np.log(scores["score_norm"] / (1 - scores["score_norm"]))).groupby("scenario")["logit"].mean()
+    X = np.array([[1.0, float("common" in played[s]), float("rare" in played[s])] for s in y.index])
+    tau = sm.OLS(y.to_numpy(), X).fit().mse_resid
+    before = np.linalg.inv(X.T @ X / tau + np.eye(3))
+    x = np.array([1.0, 0.0, 1.0])
+    after = np.linalg.inv(X.T @ X / tau + np.eye(3) + np.outer(x, x) / tau)
+    assert table.loc[0, "sd_before"] == pytest.approx(np.sqrt(before[2, 2]), rel=1e-9)
+    assert table.loc[0, "sd_after"] == pytest.approx(np.sqrt(after[2, 2]), rel=1e-9)
     with_profiles = next_scenarios(scores, tags, [], 3, profiles=True)
     assert len(with_profiles) == 3 and with_profiles["scenario"].str.startswith("profile:").all()
 
