@@ -72,13 +72,19 @@ def test_anchor_is_held_exactly_in_the_point_fit_and_every_replicate(big):
 
 def test_rare_agents_are_provisional_by_the_stated_rule(big):
     matches, results, _ = big
-    result = rate(comparisons_from_tables(matches, results), "bt", bootstrap=60, seed=2)
+    comparisons = comparisons_from_tables(matches, results)
+    result = rate(comparisons, "bt", bootstrap=60, seed=2)
     table = result.table()
     rare = table[table["agent"] < "a012"]
     assert (rare["matches"] < MIN_MATCHES).all() and rare["status"].str.startswith("provisional").all()
-    width = table["upper"] - table["lower"]
-    established = (table["matches"] >= MIN_MATCHES) & (width <= MAX_WIDTH)
-    assert ((table["status"] == "established") == established).all()
+    # one rule for every method: the status is Bradley-Terry's Wald width on the same comparisons, so the
+    # bootstrap table and the plain BT table (whose intervals are those Wald intervals) agree agent by agent
+    plain = rate(comparisons, "bt").table().set_index("agent")
+    width = plain["upper"] - plain["lower"]
+    established = (plain["matches"] >= MIN_MATCHES) & (width <= MAX_WIDTH)
+    assert ((plain["status"] == "established") == established).all()
+    assert (table.set_index("agent")["status"] == plain["status"]).all()
+    assert (rate(comparisons, "online-elo").table().set_index("agent")["status"] == plain["status"]).all()
     assert established.any() and any("established" in n for n in result.notes)
 
 

@@ -9,9 +9,12 @@ comparisons it came from and, for anchors, the bootstrap replicates.
 - Components (`components`): agents linked by any comparison form a component; ratings in different
   components share no evidence, so ranks are taken within each component (`component` 1 is the largest)
   and the note says so.
-- Labels (`label_status`): an agent is `established` when it played at least MIN_MATCHES matches and its
-  95 % interval is at most MAX_WIDTH Elo points wide (for TrueSkill and OpenSkill: sigma at most
-  MAX_SIGMA, half their starting uncertainty); otherwise `provisional`, with the reason.
+- Labels (`reference_status`, `label_status`): one rule for every table that ranks agents, whatever its
+  method (Elo, the Bradley-Terry family, Plackett-Luce, TrueSkill, OpenSkill, voting): an agent is
+  `established` when it played at least MIN_MATCHES matches, has both won and lost (or tied), and its 95 %
+  interval under Bradley-Terry on the same comparisons (Wald, cluster-robust by match; MAP under the stated
+  prior where the MLE does not exist) is at most MAX_WIDTH Elo points wide; otherwise `provisional`, with the
+  reason. So the same agent has the same status in every table of a report.
 """
 
 from __future__ import annotations
@@ -97,32 +100,60 @@ def matches_per_agent(comparisons: pd.DataFrame) -> pd.Series:
     return seen.groupby("agent").size()
 
 
-def label_status(table: pd.DataFrame, matches: pd.Series, skill_scale: bool = False) -> pd.DataFrame:
-    """The table with `matches` and `status` ('established' / 'provisional: why') by the module's rule.
-    skill_scale : the table is on TrueSkill/OpenSkill's scale (a `sigma` column) instead of Elo points."""
-    n = table["agent"].map(matches).fillna(0).astype(int)
-    if skill_scale and "sigma" in table.columns:
-        wide = table["sigma"] > MAX_SIGMA
-        width_text = [f"sigma {s:.2f} above {MAX_SIGMA:.2f}" for s in table["sigma"]]
-    else:
-        width = table["upper"] - table["lower"]
-        wide = width.isna() | (width > MAX_WIDTH)
-        width_text = ["no interval" if not np.isfinite(w) else f"interval {w:.0f} Elo points wide (over {MAX_WIDTH:.0f})"
-                      for w in width.to_numpy(float)]
+RULE = (f"established: at least {MIN_MATCHES} matches, a win and a loss (or a tie), and a Bradley-Terry 95 % "
+        f"interval (Wald, cluster-robust by match) at most {MAX_WIDTH:.0f} Elo points wide on the same comparisons, "
+        "whatever the method")
+
+
+def reference_status(comparisons: pd.DataFrame) -> pd.DataFrame:
+    """agent, matches, status for every compared agent by the module's one rule (see RULE), each connected
+    component of the comparison graph fitted on its own. Indexed by agent."""
+    from analysis.run.intervals import one_sided
+    from models.ratings.bradley_terry import ELO_SCALE, Z95, pair_counts, reference_se, robust_se
+
+    agents = sorted(set(comparisons["a"]) | set(comparisons["b"]))
+    parts = components(comparisons, agents)
+    width = pd.Series(np.nan, index=agents)
+    for c in parts.unique():
+        names = list(parts.index[parts == c])
+        if len(names) < 2:
+            continue
+        sub = comparisons[comparisons["a"].isin(names)]
+        index = pd.Index(names)
+        a, b = index.get_indexer(sub["a"]), index.get_indexer(sub["b"])
+        outcome = sub["outcome"].to_numpy(float)
+        theta, se, prior = reference_se(pair_counts(a, b, outcome, len(names)))
+        if sub["cluster"].nunique() < len(sub):
+            se = np.fmax(se, robust_se(theta, a, b, outcome, sub["cluster"].astype(str).to_numpy(), prior))
+        width[names] = 2 * Z95 * ELO_SCALE * se
+    side = one_sided(comparisons).reindex(agents).fillna("")
+    n = matches_per_agent(comparisons).reindex(agents).fillna(0).astype(int)
     status = []
-    for k in range(len(table)):
+    for agent in agents:
         why = []
-        if n.iloc[k] < MIN_MATCHES:
-            why.append(f"{n.iloc[k]} match(es), fewer than {MIN_MATCHES}")
-        if wide.iloc[k]:
-            why.append(width_text[k])
+        if n[agent] < MIN_MATCHES:
+            why.append(f"{n[agent]} match(es), fewer than {MIN_MATCHES}")
+        if side[agent]:
+            why.append(f"{side[agent]}: its interval is open")
+        elif not np.isfinite(width[agent]):
+            why.append("no interval")
+        elif width[agent] > MAX_WIDTH:
+            why.append(f"interval {width[agent]:.0f} Elo points wide (over {MAX_WIDTH:.0f})")
         status.append("established" if not why else "provisional: " + "; ".join(why))
-    return table.assign(matches=n.to_numpy(), status=status)
+    return pd.DataFrame({"matches": n.to_numpy(), "status": status}, index=pd.Index(agents, name="agent"))
 
 
-def status_note(table: pd.DataFrame, skill_scale: bool = False) -> str:
+def label_status(table: pd.DataFrame, comparisons: pd.DataFrame) -> pd.DataFrame:
+    """The table (any method: a column `agent`) with `matches` and `status` ('established' / 'provisional:
+    why') by the module's one rule (`reference_status` of `comparisons`); an agent never compared gets 0
+    matches and 'provisional: not rated'."""
+    found = reference_status(comparisons) if len(comparisons) else pd.DataFrame(columns=["matches", "status"])
+    n = table["agent"].map(found["matches"]).fillna(0).astype(int)
+    status = table["agent"].map(found["status"]).fillna("provisional: not rated")
+    return table.assign(matches=n.to_numpy(), status=status.to_numpy())
+
+
+def status_note(table: pd.DataFrame) -> str:
     """One sentence: how many agents are established and provisional, and the rule."""
     est = int((table["status"] == "established").sum())
-    rule = (f"sigma at most {MAX_SIGMA:.2f}" if skill_scale else f"a 95 % interval at most {MAX_WIDTH:.0f} Elo points wide")
-    return (f"{est} agent(s) established, {len(table) - est} provisional (established: at least {MIN_MATCHES} "
-            f"matches and {rule}; see the `status` column)")
+    return f"{est} agent(s) established, {len(table) - est} provisional ({RULE}; see the `status` column)"

@@ -34,12 +34,13 @@ import numpy as np
 import pandas as pd
 
 from analysis.prepare.comparisons import comparison_games
+from analysis.run.intervals import finish
 from analysis.run.executor import Executor, Shared, Task, run_tasks, share, task_seeds
 from analysis.run.rating_labels import (ANCHORABLE, anchor_replicates, anchor_shift, components, label_status,
                                         matches_per_agent, rank_within, status_note)
 from models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, summarised_warnings
 from models.ratings.bootstrap import BootstrapResult, bootstrap_bt, bootstrap_generic
-from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt, pair_counts
+from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt, pair_counts, robust_se, wald_table
 from models.ratings.bt_multidim import fit_bt_multidim
 from models.ratings.davidson import fit_davidson
 from models.ratings.bt_per_game import DEFAULT_TAU_ELO, fit_bt_per_game
@@ -136,6 +137,10 @@ def _point(comparisons: pd.DataFrame, method: str, by: str | None, prior: bool, 
     if method == "bt" and by is None:
         fit = fit_bt(coded.counts(), coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
         extra.update(fit=fit, coded=coded)
+        if np.unique(coded.cluster).size < len(coded.cluster):  # matches of several pairs: not independent
+            robust = robust_se(fit.theta, coded.a, coded.b, coded.outcome, coded.cluster, fit.prior_sd)
+            extra["robust"] = True
+            return wald_table(coded.agents, fit.theta, np.fmax(fit.se, robust)), extra, [fit]
         return fit.table(), extra, [fit]
     if method in SEPARATE_FITS:
         if by is None:
@@ -196,9 +201,12 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     Returns
     -------
     RatingResult with `table` (agent, rating, lower, upper, rank[, rank_lower, rank_upper, replicates, flag];
-    `game` first when by='game'), on the Elo scale (mean 1500, or the anchor's), and, not by game, `matches`
-    and `status` (established / provisional: why), plus `component` (ranks within it) when the comparison
-    graph falls apart, and `anchor` when anchored. The resample unit of the bootstrap is the comparisons'
+    `game` first when by='game'), on the Elo scale (mean 1500, or the anchor's), and, not by game,
+    `rank_lower`, `rank_upper`, `group` (agents whose ranks cannot be told apart at 95 %, 1 = top),
+    `interval` (what the interval is; -inf/+inf where the data leave it open: `analysis.run.intervals`),
+    `matches` and `status` (established / provisional: why), plus `component` when the comparison graph falls
+    apart (each component is rated on its own, centred at 1500; ranks, intervals and groups within it), and
+    `anchor` when anchored. The resample unit of the bootstrap is the comparisons'
     `resample` column where present (`analysis.prepare.comparisons.with_resample`), else their cluster.
     """
     if method not in METHODS:
@@ -218,6 +226,20 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     if method == "bayes-bt":
         return _labelled(_bayes(comparisons, by, draws, tune, chains, seed, sampler), comparisons, parts, agents,
                          method)
+    options = dict(bootstrap=bootstrap, by=by, prior=prior, dims=dims, k=k, tau_elo=tau_elo, seed=seed,
+                   executor=executor)
+    if parts is not None:
+        compared = parts.reindex(sorted(set(comparisons["a"]) | set(comparisons["b"])))
+        if compared.nunique() > 1:
+            return _labelled(_by_component(comparisons, compared, method, anchor, options), comparisons, parts,
+                             agents, method)
+    return _labelled(_connected(comparisons, method, anchor=anchor, **options), comparisons, parts, agents, method)
+
+
+def _connected(comparisons: pd.DataFrame, method: str, bootstrap: int, by: str | None, prior: bool, dims: int,
+               k: float, tau_elo: float | None, seed: int, executor: Executor | None,
+               anchor: tuple[str, float] | None) -> RatingResult:
+    """`rate` on a connected comparison graph (or by game), before the status labels."""
     notes: list[str] = []
     with collect_notes(notes):
         table, extra, fits = _point(comparisons, method, by, prior, dims, k, tau_elo, seed)
@@ -225,7 +247,10 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
         table = anchor_shift(table, anchor)
     result = RatingResult(model=method, ratings=table, extra=extra, fits=fits, notes=notes,
                           diagnostics=_merged_diagnostics(fits))
-    table = result.ratings
+    model = None
+    if by is None and np.isfinite(table[["lower", "upper"]].to_numpy(float)).any():
+        model = table[["agent", "lower", "upper"]].copy()
+        model.attrs["robust"] = bool(extra.get("robust"))
     if bootstrap:
         with collect_notes(result.notes):
             result.bootstrap = _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, bootstrap, executor)
@@ -235,8 +260,7 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
             result.notes.append(f"anchored at {anchor[0]} = {anchor[1]:g} in the point fit and in every bootstrap "
                                 "replicate" + (f"; {dropped} replicate(s) drew none of its matches and are left out"
                                                if dropped else ""))
-        groups = [key[0] for key in result.bootstrap.agents] if by else (
-            parts.reindex(result.bootstrap.agents).to_numpy() if parts.max() > 1 else None)
+        groups = [key[0] for key in result.bootstrap.agents] if by else None  # connected here: one group
         summary = result.bootstrap.summary(groups=groups)
         keys = ["game", "agent"] if by else ["agent"]
         if by:
@@ -252,7 +276,42 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
                                 + (" ..." if len(flagged) > 5 else ""))
     if anchor is not None and not bootstrap:
         result.notes.append(f"anchored at {anchor[0]} = {anchor[1]:g}")
-    return _labelled(result, comparisons, parts, agents, method)
+    if by is None:
+        result.ratings, said = finish(result.ratings.assign(matches=result.ratings["agent"].map(
+            matches_per_agent(comparisons)).fillna(0).astype(int)), comparisons, method, model, bootstrap,
+            fixed=anchor[0] if anchor is not None else None)
+        result.notes += said
+    return result
+
+
+def _by_component(comparisons: pd.DataFrame, compared: pd.Series, method: str, anchor: tuple[str, float] | None,
+                  options: dict) -> RatingResult:
+    """Rate each component of a disconnected comparison graph on its own (each centred at 1500, the anchor
+    held in its own component only), and join the tables: ratings of different components share no
+    evidence and are not comparable; ranks, intervals and groups are within each (`component` column)."""
+    results, tables, boots = [], [], []
+    for c in sorted(compared.unique()):
+        members = set(compared.index[compared == c])
+        sub = comparisons[comparisons["a"].isin(members)]
+        held = anchor if anchor is not None and anchor[0] in members else None
+        found = _connected(sub, method, anchor=held, **options)
+        results.append(found)
+        tables.append(found.ratings.assign(component=c))
+        if found.bootstrap is not None:
+            boots.append(found.bootstrap)
+    first = results[0]
+    notes = []
+    for r in results:
+        notes += [n for n in r.notes if n not in notes]
+    if anchor is not None and not any(anchor[0] in set(compared.index[compared == c]) for c in compared.unique()):
+        raise ValueError(f"--anchor: {anchor[0]!r} has no rating to anchor")
+    result = RatingResult(model=method, ratings=pd.concat(tables, ignore_index=True), extra=first.extra,
+                          fits=[f for r in results for f in r.fits], notes=notes,
+                          diagnostics=_merged_diagnostics([f for r in results for f in r.fits]))
+    if boots:
+        result.bootstrap = BootstrapResult([a for b in boots for a in b.agents], np.hstack([b.ratings for b in boots]),
+                                           np.concatenate([b.matches for b in boots]))
+    return result
 
 
 def _labelled(result: RatingResult, comparisons: pd.DataFrame, parts: pd.Series | None, agents: list[str] | None,
@@ -273,9 +332,8 @@ def _labelled(result: RatingResult, comparisons: pd.DataFrame, parts: pd.Series 
                             f"{', '.join(f'{c}: {n}' for c, n in sizes.head(8).items())}"
                             f"{' ...' if len(sizes) > 8 else ''}); no comparison links them, so ratings are not "
                             "comparable across components and ranks are within each (`component` column)")
-    skill = method in ("trueskill", "openskill")
-    result.ratings = label_status(table, matches_per_agent(comparisons), skill_scale=skill)
-    result.notes.append(status_note(result.ratings, skill_scale=skill))
+    result.ratings = label_status(table, comparisons)
+    result.notes.append(status_note(result.ratings))
     return result
 
 

@@ -163,10 +163,64 @@ def _newton(W: np.ndarray, theta: np.ndarray, prior_sd: float | None, tol: float
     P = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
     V = N * P * (1.0 - P)
     info = np.diag(V.sum(axis=1)) - V + precision * np.eye(n)
-    # with the gauge sum(theta) = 0 the MLE's covariance is the pseudo-inverse of the information
+    # with the gauge sum(theta) = 0 the MLE's covariance is the pseudo-inverse of the information; under a
+    # prior the inverse also holds the variance of the common shift, which centred ratings do not have
     cov = np.linalg.inv(info) if prior_sd else np.linalg.pinv(info)
-    se = np.sqrt(np.clip(np.diag(cov), 0, None))
-    return theta - theta.mean(), se, it, converged
+    return theta - theta.mean(), centred_se(cov), it, converged
+
+
+def centred_se(cov: np.ndarray) -> np.ndarray:
+    """Standard errors (n,) of centred log-strengths theta - mean(theta) from a covariance (n, n) of theta:
+    the diagonal of P cov P with P = I - 11'/n. A MAP fit's inverse information also holds the variance of
+    the common shift (the prior's alone); a rating centred at 1500 does not carry it."""
+    cov = np.asarray(cov, float)
+    centred = cov - cov.mean(axis=0, keepdims=True)
+    centred = centred - centred.mean(axis=1, keepdims=True)
+    return np.sqrt(np.clip(np.diag(centred), 0, None))
+
+
+def robust_se(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluster: np.ndarray,
+              prior_sd: float | None = None) -> np.ndarray:
+    """Cluster-robust (sandwich) standard errors (n,) of centred log-strengths `theta` (n,) fitted to the
+    integer-coded comparisons a, b, outcome (m,) grouped in clusters (m,: any labels, e.g. the match).
+
+    The pairs of one multiplayer match share its players' performances, so they are not independent and the
+    model-based information overstates the evidence; V = H^+ (sum_c g_c g_c') H^+ with g_c the score of
+    cluster c (Liang and Zeger 1986), centred as `centred_se`. With one comparison per cluster the result is
+    close to the model-based one."""
+    theta = np.asarray(theta, float)
+    a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
+    n = len(theta)
+    p = 1.0 / (1.0 + np.exp(theta[b] - theta[a]))
+    resid = np.asarray(outcome, float) - p
+    codes, _ = pd.factorize(pd.Series(cluster))
+    G = csr_matrix((np.r_[resid, -resid], (np.r_[codes, codes], np.r_[a, b])), shape=(int(codes.max()) + 1, n))
+    meat = (G.T @ G).toarray()
+    V = np.bincount(a * n + b, p * (1 - p), n * n).reshape(n, n)
+    V = V + V.T
+    info = np.diag(V.sum(axis=1)) - V + (np.eye(n) / prior_sd**2 if prior_sd else 0.0)
+    bread = np.linalg.pinv(info, hermitian=True)
+    return centred_se(bread @ meat @ bread)
+
+
+CHI2_95 = 3.841458820694124  # the chi-square(1) 95 % quantile: a likelihood-ratio interval's cut-off
+
+
+def profile_bound(opponents: np.ndarray, counts: np.ndarray, side: str) -> float:
+    """The finite end of the 95 % likelihood-ratio interval of one agent who never won (side 'upper') or never
+    lost (side 'lower') its `counts` (k,) comparisons against opponents of log-strengths `opponents` (k,),
+    the others held at their estimates. Its log-likelihood, sum counts * log(1 - sigmoid(t - opponent)) for a
+    never-winner, rises to 0 as t falls without limit, so the interval is open below and ends where twice the
+    log-likelihood drops by CHI2_95. Returns that log-strength (natural-log units, the opponents' scale)."""
+    from scipy.optimize import brentq
+
+    opponents, counts = np.asarray(opponents, float), np.asarray(counts, float)
+    sign = 1.0 if side == "upper" else -1.0
+
+    def drop(t: float) -> float:
+        return float((counts * np.logaddexp(0.0, sign * (t - opponents))).sum()) - CHI2_95 / 2
+
+    return brentq(drop, opponents.min() - 50.0, opponents.max() + 50.0)
 
 
 def unbeaten_and_winless(W: np.ndarray, agents: list[str]) -> tuple[list[str], list[str]]:
@@ -237,6 +291,16 @@ def fit_bt(W: np.ndarray, agents: list[str], prior_sd: float | None = None, tol:
         diagnostics = iterative_diagnostics(it, max_iter, converged, "Bradley-Terry Newton")
     return BTFit(agents=list(agents), theta=theta, se=se, method=method, prior_sd=prior_sd, iterations=it,
                  diagnostics=diagnostics, notes=notes)
+
+
+def reference_se(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, float | None]:
+    """(theta, se, prior_sd): theta and se (n,) of scalar Bradley-Terry on pair counts W (n, n): the MLE where it exists, else MAP
+    under the default prior, without a warning: the reference fit behind the status labels that every rating
+    table shares (`analysis.run.rating_labels`), whose own rating fit says what it did."""
+    W = np.asarray(W, float)
+    prior = None if mle_exists(W) else DEFAULT_PRIOR_SD
+    theta, se, _, _ = _newton(W, np.zeros(W.shape[0]), prior, 1e-10, 100)
+    return theta, se, prior
 
 
 def fit_bt_batch(Ws: np.ndarray, theta0: np.ndarray, prior_sd: float | None = None, tol: float = 1e-8,

@@ -26,7 +26,8 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from models.fit import FitResult, iterative_diagnostics
-from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, Z95, RatingWarning, mle_exists, to_elo, wald_table
+from models.ratings.bradley_terry import (DEFAULT_PRIOR_SD, Z95, RatingWarning, centred_se, mle_exists, to_elo,
+                                          wald_table)
 
 
 @dataclass
@@ -111,7 +112,7 @@ def fit_davidson(W: np.ndarray, T: np.ndarray, agents: list[str], prior_sd: floa
     theta = x[:-1] - x[:-1].mean()
     nu = math.exp(x[-1])
     converged = bool(found.success) or float(np.abs(found.jac).max()) < 1e-5
-    return DavidsonFit(agents=list(agents), theta=theta, se=np.sqrt(np.clip(np.diag(cov)[:-1], 0, None)), nu=nu,
+    return DavidsonFit(agents=list(agents), theta=theta, se=centred_se(cov[:-1, :-1]), nu=nu,
                        nu_se=nu * math.sqrt(max(cov[-1, -1], 0.0)), observed_tie_rate=float(ties / total) if total else 0.0,
                        method=method, prior_sd=prior_sd,
                        diagnostics=iterative_diagnostics(int(found.nit), max_iter, converged, "Davidson (L-BFGS)"))

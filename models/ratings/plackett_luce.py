@@ -25,7 +25,8 @@ import pandas as pd
 from scipy import sparse
 
 from models.fit import FitResult, iterative_diagnostics
-from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, Z95, RatingWarning, mle_exists, to_elo, wald_table
+from models.ratings.bradley_terry import (DEFAULT_PRIOR_SD, Z95, RatingWarning, centred_se, mle_exists, to_elo,
+                                          wald_table)
 
 Ranking = list[list[int]]  # tiers of agent indices, best first
 
@@ -166,8 +167,7 @@ def fit_plackett_luce(rankings: list[Ranking], agents: list[str], prior_sd: floa
             break
     _, hess = _grad_hess(theta, st)
     info = -hess + (np.eye(n) / prior_sd**2 if prior_sd is not None else 0.0)
-    cov = np.linalg.pinv(info)
-    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    se = centred_se(np.linalg.pinv(info))
     converged = step < max(tol, 1e-6)
     return PLFit(agents=list(agents), theta=theta, se=se, method=method, prior_sd=prior_sd, rankings=len(rankings),
                  diagnostics=iterative_diagnostics(it, max_iter, converged, "Plackett-Luce (Newton)"))

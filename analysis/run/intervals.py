@@ -1,0 +1,182 @@
+"""Intervals a paper can print: what each rating interval is, where the data leave it open, where a bootstrap
+cannot be trusted, and which agents' ranks cannot be told apart.
+
+Pure functions on a rating table (agent, rating, lower, upper, rank[, rank_lower, rank_upper, component])
+on the Elo scale and the comparisons it came from (`analysis.prepare.comparisons`).
+
+- One-sided records (`one_sided`): an agent whose every comparison is a loss (never won) has no finite
+  lower bound: its likelihood keeps rising as its rating falls. Its interval is open below (`lower` = -inf)
+  and, for the Bradley-Terry family, ends above at the 95 % likelihood-ratio bound with the other agents at
+  their estimates (`models.ratings.bradley_terry.profile_bound`); never lost, mirrored. The point rating
+  stays the method's own (a MAP value under the stated prior when the MLE does not exist).
+- Bootstrap intervals that cannot be trusted (`finish`): a cluster bootstrap cannot move an estimate whose
+  resampled data are always alike (every replicate all losses, all ties) and under-covers for agents with
+  few matches. For an agent with fewer than MIN_MATCHES matches, a one-sided record, or a zero-width bootstrap
+  interval, the interval is the hull of the bootstrap's and the model's (Wald, profile) intervals; where the
+  method has no model interval and the bootstrap did not move, there is no interval (NaN), and the
+  `interval` column says so.
+- Rank intervals (`rank_bounds`): with a bootstrap, the percentile interval of each agent's rank; for the
+  agents above, and for every agent without a bootstrap, from the rating intervals: best rank = 1 + the
+  agents whose lower bound is above this agent's upper bound, worst = the component's size less the agents
+  whose upper bound is below its lower bound (Chatbot Arena's rule, both ways).
+- Tie groups (`tie_groups`): down the ranking, a new group starts at the first agent whose best rank is
+  worse than the worst rank of the current group's first agent: agents of one group cannot be told apart
+  at 95 % from that agent; groups are numbered 1 (top) down and are monotone in rank, within each component.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from models.ratings.bootstrap import MIN_MATCHES
+from models.ratings.bradley_terry import ELO_CENTRE, ELO_SCALE, profile_bound
+
+# methods whose likelihood is Bradley-Terry's on the Elo scale: a one-sided agent's finite bound is the
+# profile-likelihood bound of that model
+PROFILE_METHODS = ("elo", "bt", "bt-davidson", "plackett-luce")
+WALD = {"bt": "Wald 95 %", "bt-davidson": "Wald 95 %", "plackett-luce": "Wald 95 %", "bayes-bt": "94 % HDI",
+        "trueskill": "mu -/+ 1.96 sigma", "openskill": "mu -/+ 1.96 sigma"}
+
+
+def records(comparisons: pd.DataFrame) -> pd.DataFrame:
+    """wins, losses, ties per agent (strict outcomes) from comparisons (a, b, outcome), indexed by agent."""
+    out = comparisons["outcome"].to_numpy(float)
+    frame = pd.DataFrame({"agent": np.r_[comparisons["a"].to_numpy(), comparisons["b"].to_numpy()],
+                          "score": np.r_[out, 1.0 - out]})
+    return pd.DataFrame({"wins": (frame["score"] == 1.0).groupby(frame["agent"]).sum(),
+                         "losses": (frame["score"] == 0.0).groupby(frame["agent"]).sum(),
+                         "ties": (frame["score"] == 0.5).groupby(frame["agent"]).sum()}).astype(int)
+
+
+def one_sided(comparisons: pd.DataFrame) -> pd.Series:
+    """'never won' (every comparison lost), 'never lost' (every comparison won) or '' per agent."""
+    rec = records(comparisons)
+    side = np.where((rec["wins"] == 0) & (rec["ties"] == 0), "never won",
+                    np.where((rec["losses"] == 0) & (rec["ties"] == 0), "never lost", ""))
+    return pd.Series(side, index=rec.index, name="one_sided")
+
+
+def _profile(table: pd.DataFrame, comparisons: pd.DataFrame, agent: str, side: str) -> float:
+    """The finite end (Elo) of a one-sided agent's likelihood-ratio interval, opponents at their ratings."""
+    rating = table.set_index("agent")["rating"]
+    mine = comparisons[(comparisons["a"] == agent) | (comparisons["b"] == agent)]
+    other = np.where(mine["a"] == agent, mine["b"], mine["a"])
+    counts = pd.Series(other).value_counts()
+    theta = (rating.reindex(counts.index).to_numpy(float) - ELO_CENTRE) / ELO_SCALE
+    keep = np.isfinite(theta)
+    if not keep.any():
+        return np.nan
+    bound = profile_bound(theta[keep], counts.to_numpy(float)[keep], "upper" if side == "never won" else "lower")
+    return ELO_CENTRE + ELO_SCALE * bound
+
+
+def finish(table: pd.DataFrame, comparisons: pd.DataFrame, method: str, model: pd.DataFrame | None,
+           replicates: int = 0, fixed: str | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """The rating table with honest intervals, rank intervals, tie groups and an `interval` column saying
+    what each interval is.
+
+    table : agent, rating, lower, upper, rank[, rank_lower, rank_upper (bootstrap), matches, component];
+        lower/upper are the bootstrap's percentiles when `replicates` > 0, else the model's.
+    model : agent, lower, upper of the method's own (model-based) interval, or None when it has none.
+    fixed : the anchor agent, whose rating is fixed in every replicate (its zero width is by design).
+    Returns (table with lower/upper (-inf/+inf where open), rank_lower, rank_upper, group, interval; notes).
+    """
+    out = table.copy()
+    side = out["agent"].map(one_sided(comparisons)).fillna("")
+    matches = out["matches"] if "matches" in out.columns else pd.Series(MIN_MATCHES, index=out.index)
+    rated = out["rating"].notna()
+    model_lo = out["agent"].map(model.set_index("agent")["lower"]) if model is not None else pd.Series(np.nan, index=out.index)
+    model_hi = out["agent"].map(model.set_index("agent")["upper"]) if model is not None else pd.Series(np.nan, index=out.index)
+    has_model = model_lo.notna() & model_hi.notna()
+    base = (f"bootstrap percentile 95 % ({replicates} replicates)" if replicates else
+            WALD.get(method, "none: a point estimate (--bootstrap N gives intervals)"))
+    if method == "bt" and not replicates and model is not None and model.attrs.get("robust"):
+        base = "Wald 95 % (cluster-robust by match, never narrower than the model-based)"
+    text = pd.Series(np.where(rated, base, "no rating"), index=out.index, dtype=object)
+    notes: list[str] = []
+    unmoved = pd.Series(False, index=out.index)
+    if replicates:
+        width = out["upper"] - out["lower"]
+        unmoved = rated & (width.abs() < 1e-9) & (out["agent"] != fixed)
+        weak = rated & ((matches < MIN_MATCHES) | (side != "") | unmoved)
+        hull = weak & has_model
+        out.loc[hull, "lower"] = np.fmin(out.loc[hull, "lower"], model_lo[hull])
+        out.loc[hull, "upper"] = np.fmax(out.loc[hull, "upper"], model_hi[hull])
+        why = np.where(unmoved, "the bootstrap could not move the estimate (every replicate alike)",
+                       np.where(side != "", side, "fewer than " + str(MIN_MATCHES) + " matches"))
+        text[hull] = [f"hull of the bootstrap's and the model's ({WALD.get(method, 'own')}) intervals: {w}"
+                      for w in why[hull.to_numpy()]]
+        lost = unmoved & ~has_model & (side == "")
+        out.loc[lost, ["lower", "upper"]] = np.nan
+        text[lost] = "none: the bootstrap could not move the estimate (every replicate alike) and the method has no model interval"
+        if unmoved.any():
+            notes.append(f"the bootstrap could not move {int(unmoved.sum())} agent(s)' estimate(s) (every replicate "
+                         "alike, e.g. all ties or all losses): their intervals are not the bootstrap's, see `interval`")
+    for name in ("never won", "never lost"):
+        who = rated & (side == name)
+        if not who.any():
+            continue
+        opened, finite = ("lower", "upper") if name == "never won" else ("upper", "lower")
+        out.loc[who, opened] = -np.inf if name == "never won" else np.inf
+        for k in np.flatnonzero(who.to_numpy()):
+            idx = out.index[k]
+            bound = _profile(out, comparisons, out.at[idx, "agent"], name) if method in PROFILE_METHODS else np.nan
+            current = out.at[idx, finite]
+            pick = np.fmax if name == "never won" else np.fmin
+            out.at[idx, finite] = pick(current, bound) if np.isfinite(bound) else current
+            text[idx] = (f"open {'below' if name == 'never won' else 'above'}: {name} in "
+                         f"{int(matches.iloc[k])} match(es)" + ("; the other end is the 95 % profile-likelihood "
+                                                               "bound, or wider" if np.isfinite(bound) else ""))
+        notes.append(f"{int(who.sum())} agent(s) {name}: their intervals are open "
+                     f"{'below' if name == 'never won' else 'above'} (`interval` column), not the narrow spread of "
+                     "identical estimates")
+    weak_ranks = rated & ((matches < MIN_MATCHES) | (side != "") | unmoved)
+    out = rank_bounds(out, keep=None if not replicates else ~weak_ranks)
+    out["interval"] = text.to_numpy()
+    return tie_groups(out), notes
+
+
+def rank_bounds(table: pd.DataFrame, keep: pd.Series | None = None) -> pd.DataFrame:
+    """rank_lower (best) and rank_upper (worst) from the rating intervals, within `component` when present:
+    best = 1 + agents whose lower bound is above this one's upper, worst = component size - agents whose upper
+    bound is below this one's lower; a missing bound counts as open. `keep` (bool per row): rows whose
+    existing (bootstrap) rank interval is kept, widened to these bounds where they are wider."""
+    out = table.copy()
+    lower = out["lower"].fillna(-np.inf).to_numpy(float)
+    upper = out["upper"].fillna(np.inf).to_numpy(float)
+    comp = out["component"].fillna(0).to_numpy() if "component" in out.columns else np.zeros(len(out))
+    rated = out["rating"].notna().to_numpy()
+    best = np.full(len(out), np.nan)
+    worst = np.full(len(out), np.nan)
+    for c in np.unique(comp):
+        idx = np.flatnonzero((comp == c) & rated)
+        lo, hi = lower[idx], upper[idx]
+        best[idx] = 1 + (lo[None, :] > hi[:, None]).sum(axis=1)
+        worst[idx] = len(idx) - (hi[None, :] < lo[:, None]).sum(axis=1)
+    if keep is not None and "rank_lower" in out.columns:
+        kept = keep.to_numpy(bool) & out["rank_lower"].notna().to_numpy()
+        best = np.where(kept, out["rank_lower"].to_numpy(float), np.fmin(best, out["rank_lower"].to_numpy(float)))
+        worst = np.where(kept, out["rank_upper"].to_numpy(float), np.fmax(worst, out["rank_upper"].to_numpy(float)))
+    out["rank_lower"] = pd.array(np.where(rated, best, np.nan), dtype="Float64").round().astype("Int64")
+    out["rank_upper"] = pd.array(np.where(rated, worst, np.nan), dtype="Float64").round().astype("Int64")
+    return out
+
+
+def tie_groups(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with `group`: 1 = the top group; down the ranking (by rating, within `component`), a new
+    group starts at the first agent whose best rank (rank_lower) is worse than the worst rank (rank_upper)
+    of the current group's first agent. Unrated agents get no group."""
+    out = table.copy()
+    group = pd.Series(pd.NA, index=out.index, dtype="Int64")
+    comp = out["component"] if "component" in out.columns else pd.Series(0, index=out.index)
+    for _, part in out[out["rating"].notna()].groupby(comp[out["rating"].notna()]):
+        ordered = part.sort_values("rating", ascending=False)
+        number, leader_worst = 0, -np.inf
+        for idx, best, worst in zip(ordered.index, ordered["rank_lower"], ordered["rank_upper"]):
+            if number == 0 or best > leader_worst:
+                number += 1
+                leader_worst = worst
+            group[idx] = number
+    out["group"] = group
+    return out
