@@ -446,6 +446,43 @@ def _covariate_ratings(args, method: str, matches, results, folder, excluded: li
             "written": _written(folder)}
 
 
+def cmd_compare(args) -> dict:
+    """`referee compare A B` (or `--all`): paired comparison from the chosen method's cluster bootstrap."""
+    from analysis.prepare.comparisons import comparisons_from_tables, with_resample
+    from analysis.run.compare import compare, compare_all
+
+    if args.all == bool(args.agents):
+        raise ValueError("name two agents (referee compare A B) or give --all, not both")
+    if not args.all and len(args.agents) != 2:
+        raise ValueError(f"compare takes two agents, got {len(args.agents)}: {args.agents}")
+    matches, results, folder = _stored_tables(args)
+    folder.notes(_excluded(args, matches, results))
+    comparisons, note = with_resample(comparisons_from_tables(matches, results, parallel=args.parallel), matches,
+                                      args.resample)
+    if args.all:
+        table = compare_all(comparisons, args.method, args.bootstrap, args.seed, args.resample)
+        folder.table("pairs", table)
+        folder.close()
+        adjacent = table[table["adjacent"]]
+        _say(args, adjacent[["agent_a", "agent_b", "p_better", "difference", "lower", "upper", "matches", "p_holm",
+                             "separable"]].to_string(index=False))
+        _say(args, f"{int(adjacent['separable'].sum())} of {len(adjacent)} adjacent pairs separable at 5 % (Holm); "
+                   f"every pair in {args.out}/pairs.csv")
+        return {"pairs": table.to_dict("records"), "notes": [note] if note else [], "written": _written(folder)}
+    found = compare(comparisons, args.agents[0], args.agents[1], args.method, args.bootstrap, args.seed,
+                    args.resample)
+    folder.json("compare", found)
+    folder.close()
+    a, b = found["agent_a"], found["agent_b"]
+    interval = (f"95 % interval {found['lower']:+.0f} to {found['upper']:+.0f}" if math.isfinite(found["lower"])
+                else found["interval"])
+    _say(args, f"P({a} stronger than {b}) = {found['p_better']:.3f} ({args.method}, {found['replicates']} bootstrap "
+               f"replicates resampling by {args.resample})\ndifference {found['difference']:+.0f} Elo points, "
+               f"{interval}\nhead to head: {found['wins']} win(s), {found['losses']} loss(es), {found['ties']} tie(s) "
+               f"in {found['matches']} match(es)")
+    return dict(found, notes=[note] if note else [], written=_written(folder))
+
+
 def cmd_plan(args) -> dict:
     from analysis.present.figures import plot_power_curve
     from analysis.prepare.comparisons import comparable_agents, comparisons_from_tables
@@ -581,7 +618,8 @@ def cmd_ratings_cv(args) -> dict:
 def cmd_rank(args) -> dict:
     import pandas as pd
 
-    from analysis.prepare.comparisons import ballots_from_tables
+    from analysis.prepare.comparisons import ballots_from_tables, comparisons_from_tables
+    from analysis.run.rating_labels import label_status
     from models.voting import METHODS, PreferenceProfile, vote
 
     matches, results, folder = _stored_tables(args)
@@ -593,7 +631,10 @@ def cmd_rank(args) -> dict:
     tables = [vote(profile, m, min_ballots=args.min_games, seed=args.seed,
                    **({"reading": args.ewa_reading} if m == "ewa" else {})).assign(method=m) for m in methods]
     table = pd.concat(tables, ignore_index=True)
-    columns = ["agent", "score", "rank", "ballots"] + (["support"] if "support" in table.columns else [])
+    # the one status rule of every table that ranks agents (analysis.run.rating_labels), on the same matches
+    table = label_status(table, comparisons_from_tables(matches, results))
+    columns = ["agent", "score", "rank", "ballots"] + (["support"] if "support" in table.columns else []) + [
+        "matches", "status"]
     columns = (["method"] if args.method == "all" else []) + columns
     ranked, apart = table[table["ranked"]], table[~table["ranked"] & (table["method"] == methods[0])]
     folder.table("rankings", ranked[columns])
@@ -606,8 +647,9 @@ def cmd_rank(args) -> dict:
              ", ".join(f"{a} ({b:g})" for a, b in zip(apart["agent"], apart["ballots"])))
     if "maximal-lotteries" in methods:
         lottery = ranked[ranked["method"] == "maximal-lotteries"]
-        _say(args, f"maximal lottery support: {', '.join(lottery.loc[lottery['support'], 'agent'])}; the other "
-                   f"{int((~lottery['support']).sum())} ranked agent(s) have probability 0 and share the next rank")
+        support = lottery["support"].fillna(False).astype(bool)
+        _say(args, f"maximal lottery support: {', '.join(lottery.loc[support, 'agent'])}; the other "
+                   f"{int((~support).sum())} ranked agent(s) have probability 0 and share the next rank")
     _say(args, f"wrote {args.out}/rankings.csv")
     return {"rankings": ranked[columns].to_dict("records"), "not_ranked": apart[["agent", "ballots"]].to_dict("records"),
             "written": _written(folder)}
@@ -853,6 +895,13 @@ def cmd_audit(args) -> dict:
     with _open_store(args) as store:
         frame, events = audit_frame(store, runner=args.runner, match=args.match)
         outcomes = list(given) or default_outcomes(frame, store.table("measures"))
+        undeclared = [o for o in outcomes if o not in frame.columns and store.query(
+            "SELECT count(*) FROM results WHERE json_extract(attrs, ?) IS NOT NULL", ["$." + o]).iloc[0, 0]]
+        if undeclared:
+            name = undeclared[0]
+            raise ValueError(f"outcome {name!r} was a column of the ingested file but was not declared as a measure, "
+                             f"so it is kept only in results.attrs; ingest again declaring it: referee ingest FILE "
+                             f"--measure {name}=outcome, then audit with --outcome {name}:higher or {name}:lower")
         folder = _folder(args, store)
     formula = formula_from(args.formula, frame) if args.formula else None
     telemetry = args.telemetry or ("universal" if "universal" in frame.columns else None)
@@ -1161,6 +1210,21 @@ def build_parser() -> argparse.ArgumentParser:
     _out_arg(p)
     _common(p)
     p.set_defaults(func=cmd_ratings)
+
+    p = sub.add_parser("compare", help="paired comparison of two agents (or every pair with --all): P(A stronger "
+                       "than B), the difference with its interval, their head-to-head record")
+    _data_args(p)
+    p.add_argument("agents", nargs="*", metavar="AGENT", help="the two agents to compare (A B)")
+    p.add_argument("--all", action="store_true", help="every pair, with Holm's control over adjacent pairs")
+    p.add_argument("--method", choices=[m for m in RATING_METHODS if m not in ("trueskill", "openskill", "bayes-bt")],
+                   default="bt", help="the rating model (default bt)")
+    p.add_argument("--bootstrap", type=_positive_int, default=1000, metavar="N",
+                   help="bootstrap replicates (default 1000)")
+    p.add_argument("--resample", choices=["match", "scenario", "prompt", "seed"], default="match",
+                   help="the cluster the bootstrap draws (default match)")
+    _out_arg(p, required=False, default=Path("reports/compare"))
+    _common(p)
+    p.set_defaults(func=cmd_compare)
 
     from models.ratings.design import RULES as PLAN_RULES
 

@@ -20,6 +20,7 @@ import functools
 import textwrap
 from pathlib import Path
 
+import matplotlib
 import matplotlib.style
 import numpy as np
 import pandas as pd
@@ -162,14 +163,23 @@ def plot_bootstrap_violins(replicates: pd.DataFrame, order: list[str] | None = N
     return fig
 
 
+NEVER_MET = "#d0d0d0"  # the grey of a pair never compared in a win-probability matrix
+
+
 @styled
 def plot_win_matrices(matrices: dict[str, pd.DataFrame]) -> Figure:
     """Heatmaps of P(row beats column), one panel per matrix (COMPACT figure 1).
 
     matrices : label -> square DataFrame (agents in rating order, best first). The first `MAX_MATRIX` agents
-    are shown; cells carry their value while the matrix has at most `ANNOTATE_CELLS` agents; blank cells
-    are pairs never compared. Returns a Figure two columns wide.
+    are shown; cells carry their value while the matrix has at most `ANNOTATE_CELLS` agents; pairs never
+    compared (NaN) are grey and hatched, named in a legend, so that they never read as 0.5 (white); the
+    diagonal is grey. Returns a Figure two columns wide.
     """
+    from matplotlib.patches import Patch, Rectangle
+
+    cmap = matplotlib.colormaps["RdBu_r"].copy()
+    cmap.set_bad(NEVER_MET)
+    unmet = False
     k = len(matrices)
     n_all = max(len(m) for m in matrices.values())
     n = min(n_all, MAX_MATRIX)
@@ -180,7 +190,13 @@ def plot_win_matrices(matrices: dict[str, pd.DataFrame]) -> Figure:
     font = 7 if n <= ANNOTATE_CELLS else 6
     for panel, (ax, (label, matrix)) in enumerate(zip(axes.ravel(), matrices.items())):
         matrix = matrix.iloc[:n, :n]
-        image = ax.imshow(matrix.to_numpy(float), vmin=0, vmax=1, cmap="RdBu_r")
+        values = matrix.to_numpy(float)
+        image = ax.imshow(values, vmin=0, vmax=1, cmap=cmap)
+        for i, j in zip(*np.nonzero(~np.isfinite(values))):
+            if i != j:
+                unmet = True
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="////", edgecolor="#7a7a7a",
+                                       linewidth=0))
         ax.set_xticks(range(len(matrix)), matrix.columns, rotation=90, fontsize=font)
         # a panel beside another names its rows only when they differ from its neighbour's
         same = panel % cols and list(matrix.index) == list(list(matrices.values())[panel - 1].index[:n])
@@ -195,6 +211,9 @@ def plot_win_matrices(matrices: dict[str, pd.DataFrame]) -> Figure:
     for ax in axes.ravel()[k:]:
         ax.set_visible(False)
     fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.6, label="P(row beats column)")
+    if unmet:
+        fig.legend(handles=[Patch(facecolor=NEVER_MET, hatch="////", edgecolor="#7a7a7a", label="never met")],
+                   loc="lower left", fontsize=7, frameon=False)
     return fig
 
 

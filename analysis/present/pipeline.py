@@ -24,6 +24,7 @@ from analysis.run.ratings_cv import cross_validate, fitted_and_empirical, summar
 from analysis.present.report import (
     Section,
     audit_section,
+    is_status_note,
     beta_regression_section,
     calibration_section,
     contest_section,
@@ -154,7 +155,7 @@ def _aoa_audit(store: Store, match_id: str, bayes: bool, seed: int, sampling: di
     outcomes = default_outcomes(frame, store.table("measures"))
     formula = formula_from(FORMULAS / "aoa_eval01.toml", frame)
     result = run_audit(frame, events, formula, outcomes, ["team"], "universal", seed=seed, bayes=bayes,
-                       sampling=sampling)
+                       sampling=sampling, assume="higher")
     return audit_section(f"Construct-validity audit: {match_id}", result, frame, outcomes[0])
 
 
@@ -163,7 +164,10 @@ def _outcome_audit(store: Store, runner: str, title: str, bayes: bool, seed: int
     ids = set(frame["match_id"])
     measures = store.table("measures")
     outcomes = default_outcomes(frame, measures[measures["match_id"].isin(ids)])
-    result = run_audit(frame, events, None, outcomes, [], None, seed=seed, bayes=bayes, sampling=sampling)
+    # the report audits every runner's recorded outcomes unasked: an undeclared direction is read as higher is
+    # better, and the result says so beside each outcome and in its notes (`referee audit` refuses instead)
+    result = run_audit(frame, events, None, outcomes, [], None, seed=seed, bayes=bayes, sampling=sampling,
+                       assume="higher")
     return audit_section(title, result, frame, outcomes[0])
 
 
@@ -244,7 +248,8 @@ def _rankings(runner: str, group, results, bootstrap: int, seed: int, title: str
     if not votes:
         section.text.append(f"Voting methods not run: {supported} agent(s) appear on {MIN_BALLOTS:g} or more ballots "
                             f"(the most is {profile.support.max():g}); a ranking by votes needs two.")
-    section.warnings += elo.notes + [n for n in bt.notes if n not in elo.notes]
+    notes = [n for n in elo.notes + bt.notes if not is_status_note(n)]  # the count is stated once, in the text
+    section.warnings += list(dict.fromkeys(notes))
     if phases and len(phases) > 1:
         rated = sorted(set(group["phase"].dropna()))
         section.text.append(f"The store holds phases {', '.join(phases)}; these rankings are on "

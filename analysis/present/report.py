@@ -193,11 +193,22 @@ def scores_section(scores: pd.DataFrame, warnings: list[str] | None = None) -> S
     return section
 
 
-def _contest_layout(table: pd.DataFrame, value: str, label: str) -> pd.DataFrame:
-    """A ranking in the contest's tables' layout: Rank, Submission, value."""
+def _contest_layout(table: pd.DataFrame, value: str, label: str, status: pd.DataFrame | None = None) -> pd.DataFrame:
+    """A ranking in the contest's tables' layout: Rank, Submission, value, then Matches and Status (the one
+    status rule, `analysis.run.rating_labels`) from `status` (indexed by agent) or the table's own columns."""
     ordered = table.sort_values("rank")
-    return pd.DataFrame({"Rank": ordered["rank"].to_numpy(), "Submission": ordered["agent"].to_numpy(),
-                         label: ordered[value].to_numpy()})
+    out = pd.DataFrame({"Rank": ordered["rank"].to_numpy(), "Submission": ordered["agent"].to_numpy(),
+                        label: ordered[value].to_numpy()})
+    source = status if status is not None else ordered.set_index("agent")
+    if "status" in source.columns:
+        out["Matches"] = ordered["agent"].map(source["matches"]).to_numpy()
+        out["Status"] = ordered["agent"].map(source["status"]).fillna("provisional: not rated").to_numpy()
+    return out
+
+
+def is_status_note(note: str) -> bool:
+    """Whether a rating note is the status count (`rating_labels.status_note`), which a section states once."""
+    return " agent(s) established, " in note
 
 
 def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], pooled: bool = True) -> Section:
@@ -215,7 +226,11 @@ def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], poole
          "wins. ") + "Elo is the contest's computation; Bradley-Terry ties count as half wins and its intervals "
         f"come from {bt.bootstrap.ratings.shape[0]} bootstrap resamples of {unit_plural}. Voting methods take one "
         f"ballot per {unit}; agents on too few ballots are listed apart, not ranked."])
-    section.tables.append(("Table 3 layout: Elo", _contest_layout(elo.table(), "rating", "Elo")))
+    status = bt.table().set_index("agent")[["matches", "status"]]
+    counts = [n for n in bt.notes if is_status_note(n)]
+    if counts:
+        section.text.append(counts[0][0].upper() + counts[0][1:] + "; the same status stands in every table below.")
+    section.tables.append(("Table 3 layout: Elo", _contest_layout(elo.table(), "rating", "Elo", status)))
     titles = {"iml": ("Table 4 layout: iterative maximal lotteries", "IML"),
               "copeland": ("Table 5 layout: Copeland", "Copeland"),
               "ranked-pairs": ("Table 6 layout: ranked pairs", "Ranked pairs"),
@@ -223,8 +238,11 @@ def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], poole
                       "run, then one over the runs' orders)", "EwA")}
     for method, (title, label) in titles.items():
         if method in votes:
-            section.tables.append((title, _contest_layout(votes[method], "score", label)))
-    section.tables.append(("Bradley-Terry (Elo scale) with 95% bootstrap intervals and rank intervals",
+            section.tables.append((title, _contest_layout(votes[method], "score", label, status)))
+    section.tables.append(("Bradley-Terry (Elo scale) with 95% intervals (the `interval` column says which: "
+                           "bootstrap percentile, or wider where the bootstrap cannot be trusted; open where an agent "
+                           "never won or never lost), rank intervals and tie groups (`group`: agents whose ranks "
+                           "cannot be told apart at 95 %, 1 = top)",
                            bt.table().sort_values("rank")))
     n_boot = bt.bootstrap.ratings.shape[0]
     section.figures.append((f"Bootstrap distribution of Bradley-Terry ratings (COMPACT figure 2): each violin is one "

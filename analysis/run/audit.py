@@ -69,7 +69,23 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     events = events[events["match_id"].isin(ids)]
     frame = frame.reset_index(drop=True)
     frame.attrs["outcome_note"] = note
+    frame.attrs["directions"] = runner_directions(sorted(matches["runner"].dropna().unique()))
     return frame, events
+
+
+def runner_directions(runners: list[str]) -> dict[str, str]:
+    """Outcome directions the runners' formats declare (a loader's OUTCOME_DIRECTIONS, documented in its
+    format file): outcome name -> 'higher' or 'lower'. A name two runners declare both ways is left out."""
+    from analysis.io.loaders import RUNNERS
+
+    found: dict[str, str] = {}
+    clash: set[str] = set()
+    for runner in runners:
+        for name, way in getattr(RUNNERS.get(runner), "OUTCOME_DIRECTIONS", {}).items():
+            if found.get(name, way) != way:
+                clash.add(name)
+            found[name] = way
+    return {k: v for k, v in found.items() if k not in clash}
 
 
 @dataclass
@@ -105,18 +121,30 @@ class AuditResult(FitResult):
         return pd.DataFrame(rows)
 
 
-LOWER_IS_BETTER = ("rank", "place", "placement", "position")  # outcome names read as lower-is-better by default
 DERIVED = ("win", "rank", "score")  # outcomes computed from the results table, not recorded as measures
+SCHEMA_DIRECTIONS = {"win": "higher", "rank": "lower", "score": "higher"}  # defined by the canonical schema
 
 
-def outcome_directions(outcomes: list[str], formula: Formula | None = None,
-                       given: dict[str, str] | None = None) -> dict[str, str]:
-    """Which way each outcome is better ('higher' or 'lower'): as given (the `--outcome NAME:lower` flag), else
-    as the formula's [outcomes] table declares, else 'lower' for rank-like names (LOWER_IS_BETTER), else
-    'higher'."""
+class UndeclaredDirection(ValueError):
+    """An outcome whose better direction nobody declared: the audit never guesses it."""
+
+
+def outcome_directions(outcomes: list[str], formula: Formula | None = None, given: dict[str, str] | None = None,
+                       assume: str | None = None) -> dict[str, str]:
+    """Which way each outcome is better ('higher' or 'lower'): as given (`--outcome NAME:higher|lower`), else as
+    the formula's [outcomes] table declares, else as the schema defines the derived outcomes (win: higher, rank:
+    lower). An outcome declared nowhere raises UndeclaredDirection saying how to declare it, unless `assume`
+    ('higher' or 'lower') is given, which the caller must state beside the result (the report does)."""
     given, declared = given or {}, formula.outcomes if formula else {}
-    return {o: given.get(o) or declared.get(o) or ("lower" if o.lower() in LOWER_IS_BETTER else "higher")
-            for o in outcomes}
+    found = {o: given.get(o) or declared.get(o) or SCHEMA_DIRECTIONS.get(o) or assume for o in outcomes}
+    missing = [o for o, way in found.items() if way is None]
+    if missing:
+        first = missing[0]
+        raise UndeclaredDirection(
+            f"which way is better for outcome(s) {missing} is not declared, and the audit does not guess it: say "
+            f"--outcome {first}:higher (a higher {first} is better) or --outcome {first}:lower, or declare it in the "
+            "scoring formula's [outcomes] table")
+    return found
 
 
 def function_of_score(frame: pd.DataFrame, outcome: str) -> bool:
@@ -140,12 +168,15 @@ def function_of_score(frame: pd.DataFrame, outcome: str) -> bool:
 
 def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None, outcomes: list[str],
               group_by: list[str], telemetry: str | None, top_k: int = 3, seed: int = 0, bayes: bool = True,
-              sampling: dict | None = None, directions: dict[str, str] | None = None) -> AuditResult:
+              sampling: dict | None = None, directions: dict[str, str] | None = None,
+              assume: str | None = None) -> AuditResult:
     """Run every check that the data allow; returns an AuditResult whose checks each carry a `verdict` and
     `passed` (None where a check does not judge), `skipped` (check -> why it did not run) and `summary`
     with the overall verdict. Warnings raised by the checks are in its notes; `sampling` (draws, tune,
     chains, sampler) goes to the Bayesian regression; `directions` (outcome -> 'higher'/'lower', see
-    `outcome_directions`) says which way each outcome is better.
+    `outcome_directions`) says which way each outcome is better; an undeclared one raises UndeclaredDirection
+    unless `assume` gives the direction to take (stated in `outcomes` and the notes). Values in the verdicts
+    are printed as recorded, whichever way is better.
 
     Raises ValueError for an outcome, group-by or telemetry name the data do not have, and for a derived
     outcome (DERIVED: `win`, `rank`) that is a function of the score itself (circular: see
@@ -163,16 +194,24 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
             "the score's), so checking the score against them is circular. Supply a ground-truth outcome recorded "
             "apart from the score: an outcome column of a table (`referee ingest --measure NAME=outcome`), or the "
             "outcome measures a runner's logs carry (data/formats/), and name it with --outcome")
-    directions = outcome_directions(outcomes, formula, directions)
+    directions = {**frame.attrs.get("directions", {}), **(directions or {})}  # the runner's, then the user's
+    declared = outcome_directions(outcomes, formula, directions)
+    assumed = [o for o in outcomes if declared[o] == assume and not (
+        directions.get(o) or (formula.outcomes if formula else {}).get(o) or SCHEMA_DIRECTIONS.get(o))]
+    directions = declared
     work = frame.copy()
     for o, way in directions.items():
         if way == "lower":
-            work[o] = -work[o]  # every check reads higher as better
+            work[o] = -work[o]  # every check reads higher as better; verdicts print the recorded values
     notes: list[str] = [frame.attrs["outcome_note"]] if frame.attrs.get("outcome_note") else []
+    if assumed:
+        notes.append(f"which way is better for {', '.join(assumed)} was not declared; read as {assume} is better "
+                     f"(declare it: referee audit --outcome {assumed[0]}:higher|lower)")
     with collect_notes(notes):
-        out = _run_checks(work, events, formula, outcomes, group_by, telemetry, top_k, seed, bayes, sampling)
+        out = _run_checks(work, events, formula, outcomes, group_by, telemetry, top_k, seed, bayes, sampling,
+                          recorded=frame, signs={o: -1.0 if w == "lower" else 1.0 for o, w in directions.items()})
     out["directions"] = directions
-    out["outcomes"] = [f"{o} ({directions[o]} is better)" for o in outcomes]
+    out["outcomes"] = [f"{o} ({directions[o]} is better{', assumed' if o in assumed else ''})" for o in outcomes]
     luck = out.get("assignment_luck", {})
     diagnostics = dict(luck.get("bayes_diagnostics", {"converged": True}))
     return AuditResult(checks=out, notes=notes, diagnostics=diagnostics)
@@ -236,7 +275,12 @@ def _spectator_verdict(found: dict) -> dict:
     return {"verdict": verdict, "passed": found["passed"], **{k: v for k, v in found.items() if k != "passed"}}
 
 
-def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, seed, bayes, sampling) -> dict:
+def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, seed, bayes, sampling,
+                recorded=None, signs=None) -> dict:
+    """Every check on `frame` (outcomes oriented so that higher is better); `recorded` is the frame as recorded
+    (what verdicts print and what identical outcomes are grouped on), `signs` the orientation per outcome."""
+    recorded = frame if recorded is None else recorded
+    signs = signs or {}
     out: dict = {"players": len(frame), "outcomes": outcomes, "formula": formula.name if formula else None}
     primary = outcomes[0]
     if formula is not None:
@@ -288,7 +332,7 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
             skipped["decomposition"] = "no player has the inputs the formula's parts need"
     keys = [k for k in group_by + outcomes if k in frame.columns]
     if keys:
-        held = validity.hold_outcome_constant(frame, keys)
+        held = validity.hold_outcome_constant(recorded, keys)
         spread = held["max"] - held["min"]
         fails = np.where(spread == 0, False,
                          np.where(held["min"] > 0, held["max_min_ratio"] >= RATIO_LIMIT,
@@ -324,7 +368,7 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
         skipped["failure_at_top"] = "the formula defines no per-role failure rule ([failure])"
     if formula is not None and formula.failure:
         fails = validity.failures_at_top(frame, formula, top_k)
-        top = fails[fails["in_top_k"]]
+        top = fails[fails["in_top_k"]].head(top_k)
         verdict = (" ".join(f"{r.player} ranks {int(r.rank)} although it failed the outcome its role "
                             f"({r.role}) defines." for r in top.itertuples())
                    or f"No player who failed its role's outcome ranks in the top {top_k}.")
@@ -339,16 +383,26 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
         a = agreements[primary]
         absent = a["spearman_low"] <= 0
         # at the top: negative agreement among the top-k by score, or no overlap of the two top-k sets
-        top_bad = bool(a.get("top_spearman", 0) < 0) or a["top_k_overlap"] == 0
+        top_reversed = bool(a.get("top_spearman", 0) < 0)
+        top_bad = top_reversed or a["top_k_overlap"] == 0
         ranks = score_ranks_roles(frame, top_k)
+        best_value = signs.get(primary, 1.0) * a["best_outcome_value"]  # as recorded
         verdict = (f"Score and {primary} agree with Spearman {a['spearman']:.2f} (95% bootstrap interval "
                    f"{a['spearman_low']:.2f} to {a['spearman_high']:.2f}) and Kendall {a['kendall']:.2f} over "
                    f"{a['n']} players ({a['left_out']} without the outcome left out). The best {primary} "
-                   f"({a['best_outcome_player']}, {a['best_outcome_value']:g}) belongs to the player ranked "
+                   f"({a['best_outcome_player']}, {best_value:g}) belongs to the player ranked "
                    f"{a['best_outcome_score_rank']} by score; the top {a['top_k']} by score and by {primary} share "
                    f"{a['top_k_overlap']} players. Top {top_k} by score: {ranks}.")
-        if absent or top_bad:
-            verdict += " Agreement is absent or negative at the top, where attention goes."
+        if absent:
+            verdict += (f" Overall agreement is not shown: the interval reaches {a['spearman_low']:.2f}, at or below "
+                        "zero.")
+        if top_reversed:
+            verdict += (f" Among the top {top_k} by score, {primary} runs the other way (Spearman "
+                        f"{a['top_spearman']:.2f} among them), where attention goes.")
+        if a["top_k_overlap"] == 0:
+            verdict += f" The top {a['top_k']} by score and by {primary} share no player, where attention goes."
+        if not (absent or top_bad):
+            verdict += " Agreement holds overall and at the top."
         out["rank_agreement"] = {"by_outcome": agreements, "verdict": verdict, "passed": not (absent or top_bad),
                                  "top_roles": ranks}
     else:
@@ -420,7 +474,8 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
 def score_ranks_roles(frame: pd.DataFrame, k: int) -> str:
     """'1. player (role), 2. ...' for the top k by recorded score."""
     top = frame.assign(score_rank=validity.score_ranks(frame)).nsmallest(k, "score_rank")
-    return ", ".join(f"{int(r.score_rank)}. {r.player} ({r.role})" for r in top.itertuples())
+    return ", ".join(f"{int(r.score_rank)}. {r.player}" + (f" ({r.role})" if pd.notna(r.role) and r.role is not None
+                                                            else "") for r in top.itertuples())
 
 
 def write_audit(result: AuditResult, frame: pd.DataFrame, folder: ResultsFolder, outcome: str) -> dict:

@@ -57,6 +57,8 @@ EVENT_FIELDS = {
 }
 
 
+OUTCOME_DIRECTIONS = {"nation_power": "higher", "nation_alive": "higher"}  # what the audit reads as better
+
 def sniff(path: Path, head: str, sample: list) -> float:
     """1 for a season JSON (keys season, agents, mission); for an event log, the share of sampled lines that
     carry season and seq."""

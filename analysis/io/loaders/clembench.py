@@ -53,6 +53,8 @@ COMPANIONS = ("instance.json", "experiment.json", "run.json", "completed.json", 
 TEXT_CAP = 4000  # characters of an action's content kept in its event
 
 
+OUTCOME_DIRECTIONS = {"Success": "higher", "Lose": "lower", "Aborted": "lower", "Main Score": "higher"}  # for the audit
+
 def sniff(path: Path, head: str, sample: list) -> float:
     """1 for clem's interactions.json or scores.json (by name and keys)."""
     if path.name not in (PRIMARY, SCORES):

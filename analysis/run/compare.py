@@ -1,0 +1,110 @@
+"""Paired comparison of two agents, and of every pair: how likely A is stronger than B, by how much, and
+their head-to-head record, from one rating method's cluster bootstrap (Miller 2024, "Adding error bars to
+evals": resample the unit the data cluster in, and compare paired).
+
+Every replicate of the bootstrap (`analysis.run.ratings.rate`) rates both agents on the same resampled
+matches, so the difference is paired: its percentile interval and P(A > B) (the share of replicates in which
+A's rating is higher, ties counted half) come from the same draws. A replicate that drew none of one agent's
+matches has no difference and is left out, counted. Where every replicate gives the same difference (all
+ties, one-sided records) the bootstrap cannot move it and no interval is given, saying so.
+
+`compare_all` gives every pair, with a two-sided bootstrap p-value (twice the smaller tail share) and, for
+agents adjacent in the ranking, Holm's step-down adjustment over those adjacent pairs (`separable` at 5 %).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.run.ratings import RatingResult, rate
+
+
+def head_to_head(comparisons: pd.DataFrame, a: str, b: str) -> dict:
+    """A's record against B: wins, losses, ties and the matches (clusters) they met in."""
+    pair = comparisons[((comparisons["a"] == a) & (comparisons["b"] == b)) |
+                       ((comparisons["a"] == b) & (comparisons["b"] == a))]
+    mine = np.where(pair["a"] == a, pair["outcome"], 1.0 - pair["outcome"].to_numpy(float))
+    return {"wins": int((mine == 1.0).sum()), "losses": int((mine == 0.0).sum()), "ties": int((mine == 0.5).sum()),
+            "met_in": int(pair["cluster"].nunique())}
+
+
+def _paired(result: RatingResult, a: str, b: str) -> dict:
+    agents = list(result.bootstrap.agents)
+    d = result.bootstrap.ratings[:, agents.index(a)] - result.bootstrap.ratings[:, agents.index(b)]
+    used = d[np.isfinite(d)]
+    table = result.table().set_index("agent")
+    out = {"difference": float(table.loc[a, "rating"] - table.loc[b, "rating"]), "replicates": int(used.size),
+           "replicates_left_out": int(d.size - used.size)}
+    if used.size == 0:
+        return dict(out, p_better=np.nan, lower=np.nan, upper=np.nan, p_value=np.nan,
+                    interval="none: no replicate drew both agents")
+    above, below = float((used > 0).mean()), float((used < 0).mean())
+    out["p_better"] = above + 0.5 * (1.0 - above - below)
+    out["p_value"] = min(1.0, 2.0 * min(above + 0.5 * (1 - above - below), below + 0.5 * (1 - above - below)))
+    if np.ptp(used) < 1e-9:
+        return dict(out, lower=np.nan, upper=np.nan,
+                    interval="none: the bootstrap could not move the difference (every replicate alike)")
+    lower, upper = np.percentile(used, [2.5, 97.5])
+    return dict(out, lower=float(lower), upper=float(upper), interval="bootstrap percentile 95 %, paired")
+
+
+def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", bootstrap: int = 1000, seed: int = 0,
+            unit: str = "match") -> dict:
+    """P(a is stronger than b), the rating difference a - b (Elo points) with its 95 % paired bootstrap interval,
+    and their head-to-head record.
+
+    comparisons : a comparisons table (`analysis.prepare.comparisons`; a `resample` column sets the cluster the
+    bootstrap draws); method : a rating method of `analysis.run.ratings.METHODS` on the Elo scale;
+    unit : the name of the resample unit, reported. Returns a dict: agent_a, agent_b, method, resample,
+    p_better, difference, lower, upper, p_value, interval, replicates, replicates_left_out, matches (matches
+    the two met in), wins, losses, ties (a's record against b), matches_a, matches_b, status_a, status_b.
+    ValueError when either agent has no comparison."""
+    known = set(comparisons["a"]) | set(comparisons["b"])
+    for agent in (a, b):
+        if agent not in known:
+            from models.naming import suggest
+
+            raise ValueError(f"agent {agent!r} has no comparison in the store{suggest(agent, sorted(known))}")
+    if a == b:
+        raise ValueError("compare two different agents")
+    result = rate(comparisons, method, bootstrap=bootstrap, seed=seed)
+    table = result.table().set_index("agent")
+    if "component" in table.columns and table.loc[a, "component"] != table.loc[b, "component"]:
+        raise ValueError(f"{a} and {b} are in different components of the comparison graph: no chain of matches "
+                         "links them, so their ratings cannot be compared")
+    record = head_to_head(comparisons, a, b)
+    return {"agent_a": a, "agent_b": b, "method": method, "resample": unit, **_paired(result, a, b),
+            "matches": record.pop("met_in"), **record,
+            "matches_a": int(table.loc[a, "matches"]), "matches_b": int(table.loc[b, "matches"]),
+            "status_a": table.loc[a, "status"], "status_b": table.loc[b, "status"]}
+
+
+def compare_all(comparisons: pd.DataFrame, method: str = "bt", bootstrap: int = 1000, seed: int = 0,
+                unit: str = "match") -> pd.DataFrame:
+    """Every pair of rated agents (a ranked above b), one row each as `compare` gives, plus `adjacent` (b is the
+    next agent down the ranking, within a component), `p_holm` (Holm's adjustment over the adjacent pairs)
+    and `separable` (p_holm < 0.05). Returns the table sorted by a's rank, then b's."""
+    from statsmodels.stats.multitest import multipletests
+
+    result = rate(comparisons, method, bootstrap=bootstrap, seed=seed)
+    table = result.table()
+    table = table[table["rating"].notna()].sort_values("rating", ascending=False).reset_index(drop=True)
+    component = table["component"] if "component" in table.columns else pd.Series(1, index=table.index)
+    rows = []
+    for i in range(len(table)):
+        for j in range(i + 1, len(table)):
+            if component[i] != component[j]:
+                continue
+            a, b = table.at[i, "agent"], table.at[j, "agent"]
+            record = head_to_head(comparisons, a, b)
+            adjacent = not any(component[k] == component[i] for k in range(i + 1, j))
+            rows.append({"agent_a": a, "agent_b": b, **_paired(result, a, b), "matches": record.pop("met_in"),
+                         **record, "adjacent": adjacent})
+    out = pd.DataFrame(rows)
+    out["p_holm"] = np.nan
+    adjacent = out["adjacent"] & out["p_value"].notna()
+    if adjacent.any():
+        out.loc[adjacent, "p_holm"] = multipletests(out.loc[adjacent, "p_value"], method="holm")[1]
+    out["separable"] = out["p_holm"] < 0.05
+    return out.assign(method=method, resample=unit)

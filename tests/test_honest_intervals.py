@@ -1,0 +1,186 @@
+"""Numbers a paper can print: intervals that cover the known truth for rare and common agents, open intervals
+for agents that never won or never lost, a bootstrap that says when it cannot move, ratings within components
+of a split graph, tie groups, one status rule in every table, the paired comparison, and the rank and figure
+fixes. Each test failed on the code before this change (the never-winner's interval was 60 Elo points wide,
+the all-ties tournament [1500, 1500], everyone 'provisional' on a split or MAP-fitted graph, no group column,
+no compare command, a negative count in `rank`)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.cli import main
+from analysis.run.compare import compare, compare_all
+from analysis.run.intervals import rank_bounds, tie_groups
+from analysis.run.rating_labels import MAX_WIDTH
+from analysis.run.ratings import METHODS, rate
+from helpers import tournament
+from interval_truth import known_skill_tournament
+from models.ratings.bradley_terry import ELO_SCALE, profile_bound
+
+
+def _coverage(method: str, bootstrap: int) -> dict[str, float]:
+    hits: dict[str, list[bool]] = {}
+    for seed in range(3):
+        comparisons, truth, kind = known_skill_tournament(seed)
+        table = rate(comparisons, method, bootstrap=bootstrap, seed=seed).table().set_index("agent")
+        inside = (table["lower"] <= truth[table.index]) & (truth[table.index] <= table["upper"])
+        for agent, ok in inside.items():
+            hits.setdefault("rare" if kind[agent] != "common" else "common", []).append(bool(ok))
+    return {k: float(np.mean(v)) for k, v in hits.items()}
+
+
+@pytest.mark.parametrize("method, bootstrap", [("bt", 0), ("bt", 200), ("plackett-luce", 0)])
+def test_95_intervals_cover_rare_and_common_agents_over_three_seeds(method, bootstrap):
+    found = _coverage(method, bootstrap)
+    assert found["rare"] >= 0.80, found  # 8 agents with 4-8 matches, one never-winner, one never-loser
+    assert found["common"] >= 0.85, found
+
+
+def test_never_winner_and_never_loser_get_open_intervals_with_a_profile_bound():
+    comparisons, truth, _ = known_skill_tournament(0)
+    for bootstrap in (0, 200):
+        table = rate(comparisons, "bt", bootstrap=bootstrap, seed=1).table().set_index("agent")
+        low = table.loc["never_won"]
+        assert low["lower"] == -np.inf and low["upper"] - low["rating"] > 0
+        assert "open below" in low["interval"] and low["status"].startswith("provisional")
+        high = table.loc["never_lost"]
+        assert high["upper"] == np.inf and "open above" in high["interval"]
+        # its rank interval reaches the bottom of the table
+        assert low["rank_upper"] == len(table)
+    # the finite end is the likelihood-ratio bound: twice the log-likelihood drops by 3.84 there (closed form)
+    opponents, counts = np.array([0.3, -0.2, 0.1]), np.array([2.0, 2.0, 1.0])
+    t = profile_bound(opponents, counts, "upper")
+    assert 2 * (counts * np.log1p(np.exp(t - opponents))).sum() == pytest.approx(3.841458820694124)
+
+
+def test_a_bootstrap_that_cannot_move_says_so_instead_of_a_zero_width_interval():
+    ties = pd.DataFrame({"a": ["x"] * 60, "b": ["y"] * 60, "outcome": 0.5, "cluster": [f"m{i}" for i in range(60)],
+                         "game": "g", "kind": "match"})
+    result = rate(ties, "bt", bootstrap=50)
+    table = result.table()
+    assert (table["upper"] - table["lower"] > 40).all()  # the Wald interval of 60 ties, not [1500, 1500]
+    assert table["interval"].str.contains("could not move").all()
+    assert any("could not move" in n for n in result.notes)
+    online = rate(ties, "online-elo", bootstrap=20).table()
+    assert online[["lower", "upper"]].isna().all().all() and online["interval"].str.startswith("none").all()
+
+
+def test_a_split_graph_is_rated_within_components_and_common_agents_are_established():
+    islands = []
+    for k in range(2):
+        c, _, _ = known_skill_tournament(k, common=12, rare=0, matches=300)
+        c = c[~c["a"].str.startswith("never") & ~c["b"].str.startswith("never")]
+        islands.append(c.assign(a=f"i{k}-" + c["a"], b=f"i{k}-" + c["b"], cluster=f"i{k}-" + c["cluster"]))
+    both = pd.concat(islands, ignore_index=True)
+    result = rate(both, "bt")
+    table = result.table()
+    assert set(table["component"]) == {1, 2}
+    assert (table["status"] == "established").sum() >= 20  # not 'provisional' because the graph is split
+    alone = rate(islands[0], "bt").table().set_index("agent")
+    first = table[table["agent"].str.startswith("i0-")].set_index("agent")
+    assert np.allclose(first["rating"], alone.loc[first.index, "rating"], atol=1e-6)
+    assert table.groupby("component")["rating"].mean().round(6).eq(1500).all()
+
+
+def test_a_constant_scenario_column_leaves_every_rating_unchanged(tmp_path):
+    matches, results, _ = tournament(n_agents=62, n_matches=1500, rare=8, rare_games=4, seed=3)
+    rows = results.merge(matches[["match_id", "game"]], on="match_id").rename(columns={"match_id": "match"})
+    rows = rows[["match", "agent", "player", "score", "rank", "game"]]
+    tables = {}
+    for name, frame in (("plain", rows), ("scenario", rows.assign(scenario="only"))):
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+        store = tmp_path / f"{name}.duckdb"
+        assert main(["ingest", str(tmp_path / f"{name}.csv"), "--store", str(store), "--runner", "table"]) == 0
+        assert main(["ratings", "--store", str(store), "--method", "bt", "--out", str(tmp_path / name)]) == 0
+        tables[name] = pd.read_csv(tmp_path / name / "ratings.csv").set_index("agent")
+    plain, scenario = tables["plain"], tables["scenario"].loc[tables["plain"].index]
+    assert np.allclose(plain["rating"], scenario["rating"], atol=0.01)
+    assert (plain["status"] == scenario["status"]).all() and "group" in plain.columns
+
+
+def test_tie_groups_are_monotone_and_split_where_ranks_separate():
+    table = pd.DataFrame({"agent": list("abcdef"), "rating": [2000, 1990, 1700, 1690, 1400, 1395.0],
+                          "lower": [1950, 1940, 1650, 1640, 1350, 1345.0],
+                          "upper": [2050, 2040, 1750, 1740, 1450, 1445.0]})
+    grouped = tie_groups(rank_bounds(table))
+    assert grouped["group"].tolist() == [1, 1, 2, 2, 3, 3]
+    assert grouped["rank_lower"].tolist() == [1, 1, 3, 3, 5, 5] and grouped["rank_upper"].tolist() == [2, 2, 4, 4, 6, 6]
+    comparisons, _, _ = known_skill_tournament(2)
+    table = rate(comparisons, "bt", bootstrap=100).table().sort_values("rating", ascending=False)
+    assert table["group"].is_monotonic_increasing and table["group"].iloc[0] == 1
+
+
+@pytest.mark.parametrize("method", [m for m in METHODS if m not in ("bayes-bt",)])
+def test_every_method_carries_the_same_matches_and_status(method):
+    comparisons, _, _ = known_skill_tournament(1, common=10, rare=3, matches=150)
+    reference = rate(comparisons, "bt").table().set_index("agent")
+    table = rate(comparisons, method).table().set_index("agent")
+    assert {"matches", "status"} <= set(table.columns)
+    assert (table["status"] == reference.loc[table.index, "status"]).all()
+    assert (table["matches"] == reference.loc[table.index, "matches"]).all()
+    established = reference["status"] == "established"
+    width = reference["upper"] - reference["lower"]
+    assert (established == ((reference["matches"] >= 10) & (width <= MAX_WIDTH))).all()
+
+
+def test_compare_gives_a_paired_difference_and_the_head_to_head_record():
+    comparisons, truth, _ = known_skill_tournament(0, common=8, rare=0, matches=400)
+    top, bottom = truth.drop(["never_won", "never_lost"]).idxmax(), truth.drop(["never_won", "never_lost"]).idxmin()
+    found = compare(comparisons, top, bottom, bootstrap=300)
+    table = rate(comparisons, "bt").table().set_index("agent")
+    assert found["difference"] == pytest.approx(table.loc[top, "rating"] - table.loc[bottom, "rating"])
+    assert found["p_better"] > 0.99 and found["lower"] > 0
+    # the paired interval is close to the Wald difference interval of independent pairs (second route), and
+    # the head-to-head record counts the comparisons between the two
+    pair = comparisons[comparisons["a"].isin([top, bottom]) & comparisons["b"].isin([top, bottom])]
+    assert found["wins"] + found["losses"] + found["ties"] == len(pair)
+    assert found["matches"] == pair["cluster"].nunique()
+    reverse = compare(comparisons, bottom, top, bootstrap=300)
+    assert reverse["p_better"] == pytest.approx(1 - found["p_better"]) and reverse["difference"] == pytest.approx(
+        -found["difference"])
+    pairs = compare_all(comparisons, bootstrap=200)
+    adjacent = pairs[pairs["adjacent"]]
+    assert len(adjacent) == 9 and adjacent["p_holm"].ge(adjacent["p_value"] - 1e-12).all()
+
+
+def test_compare_command_json(sample_store, tmp_path, capsys):
+    assert main(["compare", "agent_01", "rational_agent", "--store", str(sample_store), "--runner", "concordia",
+                 "--bootstrap", "200", "--out", str(tmp_path / "c"), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert {"p_better", "difference", "lower", "upper", "matches"} <= set(found)
+    assert 0 <= found["p_better"] <= 1 and found["lower"] <= found["difference"] <= found["upper"]
+    assert found["resample"] == "match" and found["matches"] > 0
+    assert main(["compare", "agent_01", "nobody", "--store", str(sample_store), "--runner", "concordia",
+                 "--out", str(tmp_path / "d")]) == 1
+
+
+def test_rank_counts_the_agents_outside_the_lottery_support(sample_store, tmp_path, capsys):
+    assert main(["rank", "--store", str(sample_store), "--runner", "concordia", "--method", "maximal-lotteries",
+                 "--out", str(tmp_path / "r")]) == 0
+    text = capsys.readouterr().out
+    line = next(x for x in text.splitlines() if x.startswith("maximal lottery support"))
+    other = int(line.split("the other ")[1].split(" ")[0])
+    table = pd.read_csv(tmp_path / "r" / "rankings.csv")
+    assert other == int((~table["support"].astype(bool)).sum()) >= 0
+    assert {"matches", "status"} <= set(table.columns)
+
+
+def test_never_met_pairs_are_drawn_apart_from_even_pairs():
+    from analysis.present.figures import NEVER_MET, plot_win_matrices
+
+    matrix = pd.DataFrame([[np.nan, 0.5, np.nan], [0.5, np.nan, 0.7], [np.nan, 0.3, np.nan]],
+                          index=list("abc"), columns=list("abc"))
+    fig = plot_win_matrices({"empirical": matrix})
+    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert labels == ["never met"]
+    hatched = [p for p in fig.axes[0].patches if p.get_hatch()]
+    assert len(hatched) == 2  # (a, c) and (c, a); the even pair (a, b) is coloured, not hatched
+    assert fig.axes[0].images[0].cmap.get_bad()[:3] == pytest.approx(tuple(int(NEVER_MET[i:i + 2], 16) / 255
+                                                                           for i in (1, 3, 5)))
+    assert math.isclose(ELO_SCALE, 400 / math.log(10))
