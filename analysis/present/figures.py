@@ -213,7 +213,7 @@ def plot_win_matrices(matrices: dict[str, pd.DataFrame]) -> Figure:
     fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.6, label="P(row beats column)")
     if unmet:
         fig.legend(handles=[Patch(facecolor=NEVER_MET, hatch="////", edgecolor="#7a7a7a", label="never met")],
-                   loc="lower left", fontsize=7, frameon=False)
+                   loc="lower right", fontsize=7, frameon=False)
     return fig
 
 
