@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.io.reading import default_workers
-from analysis.io.store import Store
+from referee.io.reading import default_workers
+from referee.io.store import Store
 
 EVENTS_AT_SCALE_ONE = 3400  # roughly, for the default 12 agents and seed 0
 
@@ -46,7 +46,7 @@ def _simulate(code: str) -> str:
 def large_log(tmp: Path, events: int, seed: int) -> None:
     """Case 1: one large event log."""
     t0 = time.perf_counter()
-    n = int(_simulate("from analysis.simulate.aoa import simulate_aoa, write_aoa; "
+    n = int(_simulate("from referee.simulate.aoa import simulate_aoa, write_aoa; "
                       f"sim = simulate_aoa(seed={seed}, event_scale={events / EVENTS_AT_SCALE_ONE}); "
                       f"write_aoa(sim, {str(tmp / 'season')!r}); print(sim.truth['n_events'])"))
     log, season = tmp / "season" / "logs" / "events.jsonl", tmp / "season" / "logs" / "season.json"
@@ -72,7 +72,7 @@ def small_files(tmp: Path, files: int, seed: int) -> None:
     """Case 2: many small files of an unknown runner, read through a mapping file."""
     t0 = time.perf_counter()
     out = tmp / "tavern"
-    lines = int(_simulate("from analysis.simulate.tavern import simulate_tavern, write_tavern; "
+    lines = int(_simulate("from referee.simulate.tavern import simulate_tavern, write_tavern; "
                           f"sim = simulate_tavern(n_agents=80, n_matches={files}, seed={seed}, rare_agents=20); "
                           f"write_tavern(sim, {str(out)!r}); print(sim.truth['n_lines'])"))
     paths = sorted((out / "logs").glob("*.jsonl"))

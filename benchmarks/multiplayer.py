@@ -16,8 +16,8 @@ import argparse
 import numpy as np
 import pandas as pd
 
-from analysis.run.ratings import rate
-from models.ratings.bradley_terry import to_elo
+from referee.run.ratings import rate
+from referee.models.ratings.bradley_terry import to_elo
 from tests.test_interval_coverage import tournament
 
 

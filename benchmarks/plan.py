@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import kendalltau
 
-from analysis.run.plan import plan
-from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, fit_bt, mle_exists
-from models.ratings.design import covariance, select
+from referee.run.plan import plan
+from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, fit_bt, mle_exists
+from referee.models.ratings.design import covariance, select
 
 RULES = ("uniform", "arena", "active", "a-optimal", "d-optimal", "referee plan", "referee plan width:200")
 
@@ -93,7 +93,7 @@ def main() -> None:
     table["saving (width)"] = [f"{100 * (1 - r / base['matches to width 200']):.0f} %" for r in table["matches to width 200"]]
     print(table.to_string(index=False))
     if args.figure:
-        from analysis.present.figures import plot_plan_benchmark
+        from referee.present.plan_figures import plot_plan_benchmark
 
         plot_plan_benchmark(curves).savefig(args.figure, dpi=200)
         print(f"wrote {args.figure}")

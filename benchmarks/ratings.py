@@ -19,8 +19,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from models.ratings.bootstrap import bootstrap_bt
-from models.ratings.bradley_terry import ELO_SCALE, fit_bt, pair_counts, to_elo
+from referee.models.ratings.bootstrap import bootstrap_bt
+from referee.models.ratings.bradley_terry import ELO_SCALE, fit_bt, pair_counts, to_elo
 
 
 def simulate(n_agents: int, n: int, seed: int = 0):

@@ -27,9 +27,9 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from models.scores.beta_regression import draw_ordered_beta, expected_score
-from models.scores.layout_design import layout_draws, next_layout_scenarios, split_merged
-from models.scores.measurement_layout import fit_layout, success_mean
+from referee.models.scores.beta_regression import draw_ordered_beta, expected_score
+from referee.models.scores.layout_design import layout_draws, next_layout_scenarios, split_merged
+from referee.models.scores.measurement_layout import fit_layout, success_mean
 
 DEMANDS = ["d0", "d1", "d2", "d3"]
 START = [(), ("d0", "d1"), ("d0", "d1", "d2"), ("d2",), ("d0", "d1", "d3")]

@@ -17,9 +17,9 @@ import time
 
 import numpy as np
 
-from analysis.run.calibrate import calibrate
-from analysis.run.executor import Executor
-from analysis.run.ratings import rate
+from referee.run.calibrate import calibrate
+from referee.run.executor import Executor
+from referee.run.ratings import rate
 from tests.helpers import simulate
 
 

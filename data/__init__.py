@@ -1,1 +1,1 @@
-"""referee's shipped data (catalogues, formulas, formats, samples), installed as the package `analysis.shipped`."""
+"""referee's shipped data (catalogues, formulas, formats, samples), installed as the package `referee.shipped`."""

@@ -9,9 +9,9 @@ parameters, the rank of the true value among L thinned posterior draws and wheth
 hold it. If the sampler and the model are right, ranks are uniform on 0..L and the HDIs cover at their
 nominal rates; `summarise` tests both per parameter group.
 
-Families: 'bayes-bt' (`models.ratings.bayes_bt`), 'tag-effects' and 'baseline-contrast'
-(`models.scores.beta_regression`), 'measurement-layout' (`models.scores.measurement_layout`) and
-'audit-regression' (`models.validity.checks.build_assignment_regression`).
+Families: 'bayes-bt' (`referee.models.ratings.bayes_bt`), 'tag-effects' and 'baseline-contrast'
+(`referee.models.scores.beta_regression`), 'measurement-layout' (`referee.models.scores.measurement_layout`) and
+'audit-regression' (`referee.models.validity.checks.build_assignment_regression`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from models.fit import sample
+from referee.models.fit import sample
 
 RANK_DRAWS = 99  # posterior draws each true value is ranked among (ranks 0..99: 100 equally likely values)
 P_MIN = 0.001  # a rank histogram fails below this chi-square p-value
@@ -60,7 +60,7 @@ def _bt_design(rng, size: int) -> dict:
 
 
 def _bt_build(design: dict, y):
-    from models.ratings.bayes_bt import build_model
+    from referee.models.ratings.bayes_bt import build_model
 
     if y is None:  # placeholder counts for the prior draw: every pair split evenly (the same games per agent)
         n = len(design["agents"])
@@ -98,13 +98,13 @@ def _with_y(design: dict, y) -> pd.DataFrame:
 
 
 def _tag_build(design: dict, y):
-    from models.scores.beta_regression import build_tag_effects
+    from referee.models.scores.beta_regression import build_tag_effects
 
     return build_tag_effects(_with_y(design, y), design["agents"], design["scenarios"], design["tags"], design["X"])
 
 
 def _tag_simulate(rng, design: dict, truth: dict) -> np.ndarray:
-    from models.scores.beta_regression import draw_ordered_beta
+    from referee.models.scores.beta_regression import draw_ordered_beta
 
     a, s = design["data"]["agent_idx"].to_numpy(), design["data"]["scenario_idx"].to_numpy()
     X = design["X"][s]
@@ -114,13 +114,13 @@ def _tag_simulate(rng, design: dict, truth: dict) -> np.ndarray:
 
 
 def _contrast_build(design: dict, y):
-    from models.scores.beta_regression import build_baseline_contrast
+    from referee.models.scores.beta_regression import build_baseline_contrast
 
     return build_baseline_contrast(_with_y(design, y), design["agents"], design["scenarios"], design["agents"][0])
 
 
 def _contrast_simulate(rng, design: dict, truth: dict) -> np.ndarray:
-    from models.scores.beta_regression import draw_ordered_beta
+    from referee.models.scores.beta_regression import draw_ordered_beta
 
     a, s = design["data"]["agent_idx"].to_numpy(), design["data"]["scenario_idx"].to_numpy()
     eta = truth["alpha"] + truth["gamma_all"][a] + truth["scenario_intercept"][s]
@@ -129,7 +129,7 @@ def _contrast_simulate(rng, design: dict, truth: dict) -> np.ndarray:
 
 # ---------------------------------------------------------------------------------------------- layout
 def _layout_build(design: dict, y):
-    from models.scores.measurement_layout import build_layout
+    from referee.models.scores.measurement_layout import build_layout
 
     data = _with_y(design, y)
     X_obs = design["X"][data["scenario_idx"].to_numpy()]
@@ -138,8 +138,8 @@ def _layout_build(design: dict, y):
 
 
 def _layout_simulate(rng, design: dict, truth: dict) -> np.ndarray:
-    from models.scores.beta_regression import draw_ordered_beta
-    from models.scores.measurement_layout import success_mean
+    from referee.models.scores.beta_regression import draw_ordered_beta
+    from referee.models.scores.measurement_layout import success_mean
 
     a, s = design["data"]["agent_idx"].to_numpy(), design["data"]["scenario_idx"].to_numpy()
     log_c = -np.logaddexp(0.0, -truth["theta"])  # log sigmoid
@@ -155,7 +155,7 @@ def _audit_design(rng, size: int) -> dict:
 
 
 def _audit_build(design: dict, y):
-    from models.validity.checks import build_assignment_regression
+    from referee.models.validity.checks import build_assignment_regression
 
     return build_assignment_regression(design["x"], design["dummies"], np.zeros(len(design["x"])) if y is None else y)
 

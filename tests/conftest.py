@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.io.catalogue import CONTEST_2024, load_catalogue
-from analysis.io.store import Store
+from referee.io.catalogue import CONTEST_2024, load_catalogue
+from referee.io.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
 os.environ.setdefault("PYTENSOR_FLAGS", f"base_compiledir={REPO / '.cache' / 'pytensor'}")
@@ -80,7 +80,7 @@ def contest():
 @pytest.fixture(scope="session")
 def sample_store(tmp_path_factory):
     """Path of a store holding every bundled sample (read-only use)."""
-    from analysis.present.pipeline import SAMPLES
+    from referee.reporting import SAMPLES
 
     path = tmp_path_factory.mktemp("samples") / "samples.duckdb"
     with Store(path) as s:
@@ -93,7 +93,7 @@ def sample_store(tmp_path_factory):
 def checked_figures(monkeypatch):
     """Every figure a results folder saves, checked as it is saved (`tests.figure_checks.figure_problems`):
     returns the dict it fills, figure name -> problems (an empty list when the figure reads well)."""
-    from analysis.present.outputs import ResultsFolder
+    from referee.present.outputs import ResultsFolder
     from tests.figure_checks import figure_problems
 
     problems: dict[str, list[str]] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from analysis.present.figures import MAX_HEIGHT, TWO_COLUMNS
+from referee.present.figures import MAX_HEIGHT, TWO_COLUMNS
 
 SLACK = 0.05  # inches
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.io.resources import shipped
+from referee.io.resources import shipped
 
 SAMPLE = shipped("sample")
 DEEP = 10_000

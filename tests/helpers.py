@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.io.catalogue import Catalogue
+from referee.io.catalogue import Catalogue
 
 
 def simulate(strengths: np.ndarray, games: list[str], n: int, seed: int) -> pd.DataFrame:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from models.ratings.bradley_terry import ELO_CENTRE, ELO_SCALE
+from referee.models.ratings.bradley_terry import ELO_CENTRE, ELO_SCALE
 
 
 def known_skill_tournament(seed: int, common: int = 40, rare: int = 8, matches: int = 1200, size: int = 3

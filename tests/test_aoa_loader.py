@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from analysis.io.loaders import aoa, detect
-from analysis.io.loaders.base import LoadOptions, file_hash
-from analysis.present.pipeline import SAMPLE
-from analysis.simulate.aoa import eval01_score, simulate_aoa, write_aoa
-from analysis.io.store import Store
+from referee.io.loaders import aoa, detect
+from referee.io.loaders.base import LoadOptions, file_hash
+from referee.reporting import SAMPLE
+from referee.simulate.aoa import eval01_score, simulate_aoa, write_aoa
+from referee.io.store import Store
 from tests.conftest import write_json
 
 EVAL01 = SAMPLE / "aoa_eval01" / "season.json"

@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from analysis.io.loaders import arena, detect
-from analysis.io.loaders.base import LoadOptions, file_hash
-from analysis.simulate.arena import simulate_arena, write_arena
+from referee.io.loaders import arena, detect
+from referee.io.loaders.base import LoadOptions, file_hash
+from referee.simulate.arena import simulate_arena, write_arena
 from tests.conftest import shared_file
 
 

@@ -5,13 +5,13 @@ import json
 import numpy as np
 import pytest
 
-from analysis.run.audit import audit_frame, default_outcomes, formula_from, run_audit
-from analysis.cli import main
-from analysis.io.loaders.aoa import COUNTERS
-from analysis.present.pipeline import SAMPLE
-from analysis.simulate.aoa import eval01_score, simulate_aoa, write_aoa
-from analysis.io.store import Store
-from models.validity.formula import FormulaError, load_formula
+from referee.run.audit import audit_frame, default_outcomes, formula_from, run_audit
+from referee.cli import main
+from referee.io.loaders.aoa import COUNTERS
+from referee.reporting import SAMPLE
+from referee.simulate.aoa import eval01_score, simulate_aoa, write_aoa
+from referee.io.store import Store
+from referee.models.validity.formula import FormulaError, load_formula
 from tests.conftest import shared_file
 
 FORMULA = "data/formulas/aoa_eval01.toml"

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.cli import main
-from analysis.io.schema import empty
-from analysis.run.audit import UndeclaredDirection, run_audit
+from referee.cli import main
+from referee.io.schema import empty
+from referee.run.audit import UndeclaredDirection, run_audit
 
 
 EVENTS = empty("events")

@@ -3,8 +3,8 @@
 import numpy as np
 import pandas as pd
 
-from analysis.run.ratings import encode, rate
-from models.ratings.bradley_terry import fit_bt
+from referee.run.ratings import encode, rate
+from referee.models.ratings.bradley_terry import fit_bt
 from tests.helpers import simulate
 
 

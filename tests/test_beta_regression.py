@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis.io.catalogue import load_catalogue, CONTEST_2024
-from analysis.simulate.concordia import cells_frame, simulate_concordia
-from models.scores import beta_regression as br
+from referee.io.catalogue import load_catalogue, CONTEST_2024
+from referee.simulate.concordia import cells_frame, simulate_concordia
+from referee.models.scores import beta_regression as br
 from tests.helpers import synthetic_catalogue
 
 FULL = bool(os.environ.get("REFEREE_FULL"))
@@ -168,7 +168,7 @@ def test_tag_effects_recover_coefficients_and_slopes():
 
 
 def test_squeeze_likelihood_and_fit_result_files(tmp_path):
-    from analysis.present.outputs import ResultsFolder
+    from referee.present.outputs import ResultsFolder
 
     sim = simulate_concordia(load_catalogue(CONTEST_2024), n_agents=4, repetitions=2, seed=5, tag_sd=0.0)
     with warnings.catch_warnings():
@@ -186,7 +186,7 @@ def test_squeeze_likelihood_and_fit_result_files(tmp_path):
 def test_diagnostics_warn_loudly_when_chains_disagree():
     import arviz as az
 
-    from models.fit import ConvergenceWarning, diagnose
+    from referee.models.fit import ConvergenceWarning, diagnose
 
     rng = np.random.default_rng(0)
     good = az.from_dict(posterior={"x": rng.normal(size=(2, 500))}, sample_stats={"diverging": np.zeros((2, 500), bool)})

@@ -4,12 +4,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.prepare.comparisons import match_comparisons
-from analysis.io.loaders import arena
-from analysis.io.loaders.base import LoadOptions, file_hash
-from analysis.run.ratings import encode, rate
-from analysis.simulate.arena import simulate_arena, write_arena
-from models.ratings.bradley_terry import RatingWarning, fit_bt, fit_bt_batch, mle_exists, pair_counts
+from referee.prepare.comparisons import match_comparisons
+from referee.io.loaders import arena
+from referee.io.loaders.base import LoadOptions, file_hash
+from referee.run.ratings import encode, rate
+from referee.simulate.arena import simulate_arena, write_arena
+from referee.models.ratings.bradley_terry import RatingWarning, fit_bt, fit_bt_batch, mle_exists, pair_counts
 from tests.conftest import shared_file
 
 
@@ -87,7 +87,7 @@ def test_bootstrap_replicates_without_an_mle_get_the_prior_not_a_singular_system
     Newton system was singular (LinAlgError). Such replicates take the default prior: finite ratings."""
     import numpy as np
 
-    from models.ratings.bootstrap import bootstrap_bt
+    from referee.models.ratings.bootstrap import bootstrap_bt
 
     a = np.array([0, 1, 0, 1, 2, 3, 2, 3, 1])
     b = np.array([1, 0, 1, 0, 3, 2, 3, 2, 2])

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from analysis.present.pipeline import SAMPLE, build_report
-from analysis.io.store import Store
+from referee.reporting import SAMPLE, build_report
+from referee.io.store import Store
 
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 # the flags the machine's notes give for a closed network: no background connections, no sandbox as root

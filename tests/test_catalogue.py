@@ -1,6 +1,6 @@
 import pytest
 
-from analysis.io.catalogue import CatalogueError, load_catalogue, write_catalogue
+from referee.io.catalogue import CatalogueError, load_catalogue, write_catalogue
 
 
 def test_contest_catalogue_matches_published_list(contest):

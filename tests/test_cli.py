@@ -2,7 +2,7 @@
 
 import json
 
-from analysis.cli import main
+from referee.cli import main
 from tests.conftest import shared_file, write_json
 
 

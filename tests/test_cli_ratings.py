@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.cli import main
+from referee.cli import main
 
 
 def test_ratings_bt_with_bootstrap(sample_store, tmp_path):
@@ -51,7 +51,7 @@ def test_ratings_cv(sample_store, tmp_path):
     assert (tmp_path / "cv" / "win_probability.png").exists()
 
 
-@pytest.mark.filterwarnings("ignore::models.fit.ConvergenceWarning")  # 200 draws: a smoke test of the files
+@pytest.mark.filterwarnings("ignore::referee.models.fit.ConvergenceWarning")  # 200 draws: a smoke test of the files
 def test_fit_and_describe_commands(sample_store, tmp_path):
     out = tmp_path / "contrast"
     assert main(["fit", "baseline-contrast", "--store", str(sample_store), "--draws", "200", "--tune", "200",
@@ -66,7 +66,7 @@ def test_fit_and_describe_commands(sample_store, tmp_path):
     assert (tmp_path / "d" / "correlations.png").exists() and (tmp_path / "d" / "mean_by_agent.png").exists()
 
 
-@pytest.mark.filterwarnings("ignore::models.fit.ConvergenceWarning")  # short chains: a smoke test of the files
+@pytest.mark.filterwarnings("ignore::referee.models.fit.ConvergenceWarning")  # short chains: a smoke test of the files
 def test_measurement_layout_commands(sample_store, tmp_path, capsys):
     assert main(["compare-predictors", "--store", str(sample_store), "--draws", "150", "--tune", "150", "--folds", "2",
                  "--out", str(tmp_path / "cp")]) == 0

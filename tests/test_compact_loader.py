@@ -5,10 +5,10 @@ import json
 import numpy as np
 import pytest
 
-from analysis.io.loaders import compact, detect
-from analysis.io.loaders.base import LoadOptions, file_hash
-from analysis.simulate.compact import simulate_compact, write_compact
-from analysis.io.store import Store
+from referee.io.loaders import compact, detect
+from referee.io.loaders.base import LoadOptions, file_hash
+from referee.simulate.compact import simulate_compact, write_compact
+from referee.io.store import Store
 
 
 def load(path):

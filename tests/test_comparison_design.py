@@ -6,11 +6,11 @@ import pandas as pd
 import pytest
 from scipy.stats import kendalltau
 
-from analysis.prepare.comparisons import comparison_games, parallel_comparisons, select_matches
-from analysis.run.ratings import encode, rate
-from models.ratings.bootstrap import game_weights
-from models.ratings.bradley_terry import fit_bt
-from models.ratings.bt_per_game import fit_bt_per_game
+from referee.prepare.comparisons import comparison_games, parallel_comparisons, select_matches
+from referee.run.ratings import encode, rate
+from referee.models.ratings.bootstrap import game_weights
+from referee.models.ratings.bradley_terry import fit_bt
+from referee.models.ratings.bt_per_game import fit_bt_per_game
 from tests.helpers import simulate
 
 

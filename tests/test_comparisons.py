@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from analysis.prepare.comparisons import (
+from referee.prepare.comparisons import (
     ballots_from_tables,
     match_comparisons,
     parallel_comparisons,

@@ -5,8 +5,8 @@ import math
 
 import pytest
 
-from analysis.io.loaders import concordia, detect
-from analysis.io.loaders.base import LoadOptions, NotThisRunner, file_hash
+from referee.io.loaders import concordia, detect
+from referee.io.loaders.base import LoadOptions, NotThisRunner, file_hash
 from tests.conftest import write_json
 
 

@@ -12,14 +12,14 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from analysis.cli import main
-from analysis.io.catalogue import load_catalogue
-from analysis.io.store import Store
-from analysis.present.figures import plot_contest_stages
-from analysis.prepare.comparisons import ballots_from_tables, comparisons_from_tables
-from analysis.prepare.selection import exclusion_counts, exclusions, select_phases
-from analysis.run.contest import run_contest
-from analysis.simulate.concordia import PHASES, records_elo
+from referee.cli import main
+from referee.io.catalogue import load_catalogue
+from referee.io.store import Store
+from referee.present.plan_figures import plot_contest_stages
+from referee.prepare.comparisons import ballots_from_tables, comparisons_from_tables
+from referee.prepare.selection import exclusion_counts, exclusions, select_phases
+from referee.run.contest import run_contest
+from referee.simulate.concordia import PHASES, records_elo
 from tests.conftest import write_json
 from tests.figure_checks import figure_problems
 
@@ -235,7 +235,7 @@ def test_a_store_from_before_scenario_phases_is_migrated(tmp_path, contest):
 def test_in_phase_sets_every_kind_of_matches_piece():
     import pyarrow as pa
 
-    from analysis.io.reading import in_phase
+    from referee.io.reading import in_phase
 
     assert in_phase([{"match_id": "m", "phase": None}], "x") == [{"match_id": "m", "phase": "x"}]
     assert in_phase(pd.DataFrame({"match_id": ["m"]}), "x")["phase"].tolist() == ["x"]
@@ -244,7 +244,7 @@ def test_in_phase_sets_every_kind_of_matches_piece():
 
 
 def test_report_on_a_phased_store_ranks_the_evaluation_and_adds_the_contest(phased, tmp_path):
-    from analysis.present.pipeline import build_report
+    from referee.reporting import build_report
 
     with Store(phased["store"], read_only=True) as store:
         index = build_report(store, tmp_path / "report", fit_models=False)

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.cli import main
-from analysis.prepare.covariates import covariate_pairs
-from models.ratings.contextual import fit_contextual_bt
+from referee.cli import main
+from referee.prepare.covariates import covariate_pairs
+from referee.models.ratings.contextual import fit_contextual_bt
 
 SEAT = 0.5  # log-odds per seat position, per pair: later seats do better
 ROLE = -0.8  # the 'spy' role does worse

@@ -1,7 +1,7 @@
 """The convergence standard, at contest scale, with the defaults each Bayesian model ships with.
 
 Each shipped model is fitted on its own simulator at the scale of the papers' data
-(`analysis.run.convergence`) and must reach R-hat <= 1.01, bulk and tail ESS >= 400 and no divergence.
+(`referee.run.convergence`) and must reach R-hat <= 1.01, bulk and tail ESS >= 400 and no divergence.
 Bounded in CI: one seed per model. REFEREE_FULL=1 runs three seeds.
 """
 
@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from analysis.run.convergence import fit_at_contest_scale
-from models.fit import ESS_LIMIT, RHAT_LIMIT
+from referee.run.convergence import fit_at_contest_scale
+from referee.models.fit import ESS_LIMIT, RHAT_LIMIT
 
 FULL = bool(os.environ.get("REFEREE_FULL"))
 SEEDS = (0, 1, 2) if FULL else (0,)

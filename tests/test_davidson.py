@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from models.ratings.davidson import fit_davidson
+from referee.models.ratings.davidson import fit_davidson
 
 
 def test_two_agents_closed_form():
@@ -55,7 +55,7 @@ def test_recovers_strengths_and_tie_parameter():
 
 
 def test_ratings_entry_point_reports_the_tie_rate():
-    from analysis.run.ratings import rate
+    from referee.run.ratings import rate
 
     theta = np.linspace(-1, 1, 6)
     W, T = simulate(theta, nu=1.0, games=1500, seed=4)

@@ -5,8 +5,8 @@ import warnings
 import numpy as np
 import pytest
 
-from models.ratings.bradley_terry import RatingWarning
-from models.ratings.elo import contest_elo, online_elo
+from referee.models.ratings.bradley_terry import RatingWarning
+from referee.models.ratings.elo import contest_elo, online_elo
 
 
 @pytest.mark.parametrize("W, expected", [

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.present import figures as F
+from referee.present import figures as F
 from tests.figure_checks import figure_problems
 
 SIZES = (5, 150)

@@ -1,4 +1,4 @@
-"""The one fit contract (`models.fit`): every estimator returns a FitResult; warnings raised inside a fit
+"""The one fit contract (`referee.models.fit`): every estimator returns a FitResult; warnings raised inside a fit
 reach its notes, the command line and the report; non-convergence of every iterative fitter is reported;
 every command accepts --json."""
 
@@ -9,15 +9,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.cli import build_parser, main
-from analysis.io.store import Store
-from analysis.present.pipeline import build_report
-from analysis.run.ratings import encode, rate
-from models.fit import ConvergenceWarning, FitResult, collect_notes
-from models.ratings.bradley_terry import RatingWarning, fit_bt
-from models.ratings.bt_multidim import fit_bt_multidim
-from models.ratings.bt_per_game import fit_bt_per_game
-from models.ratings.elo import fit_contest_elo, fit_online_elo
+from referee.cli import build_parser, main
+from referee.io.store import Store
+from referee.reporting import build_report
+from referee.run.ratings import encode, rate
+from referee.models.fit import ConvergenceWarning, FitResult, collect_notes
+from referee.models.ratings.bradley_terry import RatingWarning, fit_bt
+from referee.models.ratings.bt_multidim import fit_bt_multidim
+from referee.models.ratings.bt_per_game import fit_bt_per_game
+from referee.models.ratings.elo import fit_contest_elo, fit_online_elo
 from tests.helpers import simulate
 
 
@@ -104,8 +104,8 @@ def test_a_score_model_warning_reaches_the_cli_and_the_report(sample_store, tmp_
     assert "NOT CONVERGED" in (tmp_path / "f" / "notes.txt").read_text()
     assert json.loads((tmp_path / "f" / "diagnostics.json").read_text())["converged"] is False
     with Store(sample_store, read_only=True) as s:
-        from analysis.present.pipeline import _guarded, beta_regression_sections
-        from analysis.run.score_models import model_scores
+        from referee.reporting import _guarded, beta_regression_sections
+        from referee.run.score_models import model_scores
         sections = _guarded("Beta regressions", beta_regression_sections, *model_scores(s),
                             sampling={"draws": 20, "tune": 20, "chains": 2})
     assert any("NOT CONVERGED" in w for section in sections for w in section.warnings)
@@ -119,7 +119,7 @@ def test_an_audit_warning_reaches_the_cli_and_its_notes(sample_store, tmp_path, 
     assert "NOT CONVERGED" in (tmp_path / "a" / "notes.txt").read_text()
     assert "## Notes" in (tmp_path / "a" / "audit.md").read_text()
     with Store(sample_store, read_only=True) as s:
-        from analysis.present.pipeline import _guarded, audit_sections
+        from referee.reporting import _guarded, audit_sections
         sections = _guarded("audits", audit_sections, s, sampling={"draws": 20, "tune": 20, "chains": 2})
     assert any("NOT CONVERGED" in w for section in sections for w in section.warnings)
 

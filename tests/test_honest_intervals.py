@@ -14,14 +14,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.cli import main
-from analysis.run.compare import compare, compare_all
-from analysis.run.intervals import rank_bounds, tie_groups
-from analysis.run.rating_labels import MAX_WIDTH
-from analysis.run.ratings import METHODS, rate
+from referee.cli import main
+from referee.run.compare import compare, compare_all
+from referee.run.intervals import rank_bounds, tie_groups
+from referee.run.rating_labels import MAX_WIDTH
+from referee.run.ratings import METHODS, rate
 from helpers import tournament
 from interval_truth import known_skill_tournament
-from models.ratings.bradley_terry import ELO_SCALE, profile_bound
+from referee.models.ratings.bradley_terry import ELO_SCALE, profile_bound
 
 
 def _coverage(method: str, bootstrap: int) -> dict[str, float]:
@@ -172,7 +172,7 @@ def test_rank_counts_the_agents_outside_the_lottery_support(sample_store, tmp_pa
 
 
 def test_never_met_pairs_are_drawn_apart_from_even_pairs():
-    from analysis.present.figures import NEVER_MET, plot_win_matrices
+    from referee.present.figures import NEVER_MET, plot_win_matrices
 
     matrix = pd.DataFrame([[np.nan, 0.5, np.nan], [0.5, np.nan, 0.7], [np.nan, 0.3, np.nan]],
                           index=list("abc"), columns=list("abc"))

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from analysis.io.store import Store, StoreError
+from referee.io.store import Store, StoreError
 from tests.fuzz_corpus import build_corpus
 
 
@@ -18,7 +18,7 @@ def corpus(tmp_path_factory):
 
 
 def test_the_corpus_covers_every_runner_and_class(corpus):
-    from analysis.io.loaders import RUNNERS
+    from referee.io.loaders import RUNNERS
 
     assert {m.runner for m in corpus} == set(RUNNERS)
     assert {"deep", "badbyte", "inf", "dupkey", "bom", "truncated", "garbage", "empty", "dupheader", "badtime",
@@ -107,7 +107,7 @@ def test_another_applications_database_is_left_alone(tmp_path):
 
 def _formula_file(tmp_path, text: str):
     """(the formula file's path, FormulaError, load_formula): a formula file written for one test."""
-    from models.validity.formula import FormulaError, load_formula
+    from referee.models.validity.formula import FormulaError, load_formula
 
     path = tmp_path / "f.toml"
     path.write_text(text)
@@ -145,7 +145,7 @@ def test_formula_files_with_unknown_keys_or_wrong_kinds_are_refused(tmp_path, do
 def test_a_second_season_file_with_the_same_id_is_set_aside_whole_not_counted_as_stored(tmp_path):
     import shutil
 
-    from analysis.io.resources import shipped
+    from referee.io.resources import shipped
 
     season = shipped("sample", "aoa_sim", "logs", "season.json")
     copy = tmp_path / "again" / "season.json"
@@ -165,10 +165,10 @@ def test_degenerate_data_never_reads_as_certainty(tmp_path, capsys):
     a beta regression with nothing to explain says so before building a model."""
     import pandas as pd
 
-    from analysis.cli import main
-    from analysis.prepare.comparisons import comparisons_from_tables
-    from analysis.run.ratings import rate
-    from models.scores.beta_regression import design
+    from referee.cli import main
+    from referee.prepare.comparisons import comparisons_from_tables
+    from referee.run.ratings import rate
+    from referee.models.scores.beta_regression import design
 
     csv = tmp_path / "ties.csv"
     csv.write_text("match,agent,score\n" + "".join(f"m{i},{a},1\n" for i in range(6) for a in "abcde")
@@ -198,7 +198,7 @@ def test_every_csv_referee_writes_is_injection_safe(tmp_path):
     """Agent names that a spreadsheet would run as formulas reach no CSV cell unneutralised (OWASP)."""
     import csv
 
-    from analysis.cli import main
+    from referee.cli import main
 
     hostile = ["=cmd|' /C calc'!A0", "+SUM(1,1)", "-2+3", "@evil", "\tTAB", "plain"]
     rows = ["match,agent,score"] + [f"m{i},\"{a}\",{(i + k) % 4}" for i in range(12) for k, a in enumerate(hostile)]

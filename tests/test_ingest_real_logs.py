@@ -9,12 +9,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.cli import main
-from analysis.io.loaders import detect, detect_runners, records
-from analysis.io.loaders.base import FILE_RAW_CAP, PROBE, RAW_CAP, LoadOptions, file_hash
-from analysis.io.store import Store
-from analysis.run.audit import audit_frame, default_outcomes
-from analysis.simulate import simulate_tavern, write_tavern
+from referee.cli import main
+from referee.io.loaders import detect, detect_runners, records
+from referee.io.loaders.base import FILE_RAW_CAP, PROBE, RAW_CAP, LoadOptions, file_hash
+from referee.io.store import Store
+from referee.run.audit import audit_frame, default_outcomes
+from referee.simulate import simulate_tavern, write_tavern
 
 N_FILES = 2000  # the benchmark (benchmarks/ingest.py) runs 5,000
 
@@ -199,7 +199,7 @@ def test_exit_codes(tmp_path, capsys):
     code, _, err = _run(capsys, "ingest", empty, "--store", db)
     assert code == 1 and "no data files" in err
     assert "Exit codes: 0 records were accepted" in " ".join(
-        __import__("analysis.cli", fromlist=["build_parser"]).build_parser()._subparsers._group_actions[0]
+        __import__("referee.cli", fromlist=["build_parser"]).build_parser()._subparsers._group_actions[0]
         .choices["ingest"].format_help().split())
 
 
@@ -281,8 +281,8 @@ def test_formats_lists_every_runner_and_what_can_be_mapped(capsys):
 
 
 def test_the_worked_example_in_the_format_document_is_the_mapping_that_reads_the_simulated_runner():
-    from analysis.io.resources import shipped
-    from analysis.simulate.tavern import MAPPING
+    from referee.io.resources import shipped
+    from referee.simulate.tavern import MAPPING
 
     doc = shipped("formats", "mapped.md").read_text(encoding="utf-8")
     block = doc.split("```toml\n", 1)[1].split("```", 1)[0]

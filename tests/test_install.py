@@ -31,9 +31,19 @@ def test_non_editable_install_runs_the_demo(tmp_path):
     _run(uv, "pip", "install", "--quiet", "--python", python, "--require-hashes", "--no-deps", "-r",
          source / "requirements" / "lock.txt")
     _run(uv, "pip", "install", "--quiet", "--python", python, "--no-deps", "--no-build-isolation", source)
-    where = _run(python, "-c", "import analysis, analysis.io.resources as r; print(analysis.__file__); "
+    where = _run(python, "-c", "import referee, referee.io.resources as r; print(referee.__file__); "
                                "print(r.data_root())", cwd=tmp_path).splitlines()
-    assert str(venv) in where[0] and where[1].endswith("site-packages/analysis/shipped"), where  # its own data
+    assert str(venv) in where[0] and where[1].endswith("site-packages/referee/shipped"), where  # its own data
+    # one top-level name: a user's own analysis/ and models/ packages beside a notebook shadow nothing
+    user = tmp_path / "user"
+    for name in ("analysis", "models"):
+        (user / name).mkdir(parents=True)
+        (user / name / "__init__.py").write_text("MINE = True\n")
+    found = _run(python, "-c", "import models, analysis, referee, referee.models.ratings.bradley_terry as bt; "
+                               "print(models.MINE, analysis.MINE, referee.ratings.__module__, bt.__file__)", cwd=user)
+    assert found.split()[:3] == ["True", "True", "referee"] and str(venv) in found.split()[3], found
+    listing = _run(python, "-c", "import importlib.metadata as m; print(m.files('referee'))")
+    assert "analysis/__init__.py" not in listing and "models/__init__.py" not in listing
     work = tmp_path / "elsewhere"
     work.mkdir()
     out = _run(venv / "bin" / "referee", "demo", "--no-models", "--out", "demo", "--json", cwd=work)
@@ -46,7 +56,7 @@ def test_the_package_list_names_every_package_of_the_source_tree():
     listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(REPO).parts) for top in ("analysis", "models")
              for p in (REPO / top).rglob("__init__.py")}
-    assert listed == found | {"analysis.shipped"}
+    assert listed == found | {"referee.shipped"}
 
 
 def test_the_lock_satisfies_every_requirement_of_pyproject():

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.run.ratings import rate
-from models.ratings.bradley_terry import to_elo
+from referee.run.ratings import rate
+from referee.models.ratings.bradley_terry import to_elo
 
 FULL = bool(os.environ.get("REFEREE_FULL"))
 TOURNAMENTS = 200 if FULL else 40

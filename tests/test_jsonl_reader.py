@@ -5,7 +5,7 @@ import json
 import pyarrow as pa
 import pytest
 
-from analysis.io.loaders.jsonl import count_lines, read_jsonl
+from referee.io.loaders.jsonl import count_lines, read_jsonl
 
 FIELDS = {"a": pa.int64(), "b": pa.string(), "c": pa.float64(), "d": pa.bool_()}
 

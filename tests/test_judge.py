@@ -16,13 +16,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.cli import main
-from analysis.io.endpoint import CallFailed, ChatEndpoint, Reply
-from analysis.io.rubric import AnswerError, RubricError, load_rubric, parse_answer, shipped_rubrics
-from analysis.io.store import Store
-from analysis.present.pipeline import SAMPLE
-from analysis.run.judge import plan, run_judge
-from models.social.agreement import agreement_intervals, judge_agreement
+from referee.cli import main
+from referee.io.endpoint import CallFailed, ChatEndpoint, Reply
+from referee.io.rubric import AnswerError, RubricError, load_rubric, parse_answer, shipped_rubrics
+from referee.io.store import Store
+from referee.reporting import SAMPLE
+from referee.run.judge import plan, run_judge
+from referee.models.social.agreement import agreement_intervals, judge_agreement
 
 KEY = "sk-test-VERY-SECRET-0123456789"
 
@@ -186,7 +186,7 @@ def test_no_key_is_written_anywhere_and_dry_run_calls_nothing(endpoint, compact_
     assert endpoint.auth == [f"Bearer {KEY}"] * 5  # sent to the endpoint ...
     ledger = json.loads((out / "ledger.json").read_text())
     assert ledger["tokens_out"] == 60 and ledger["cost_usd"] == pytest.approx((ledger["tokens_in"] * 2 + 60 * 8) / 1e6)
-    from analysis.present.pipeline import build_report
+    from referee.reporting import build_report
 
     with Store(compact_store, read_only=True) as store:
         build_report(store, tmp_path / "report", fit_models=False)
@@ -224,15 +224,15 @@ def test_compact_judge_metrics_come_from_the_command_and_feed_the_socio_analysis
     ours = judged[judged["rater"] == "loopback-judge"]
     theirs = judged[judged["rater"] != "loopback-judge"]
     assert set(ours["name"]) == {"influence", "planning", "learning"} and len(ours) >= 0.9 * len(theirs)
-    from models.social.agreement import paired_ratings
+    from referee.models.social.agreement import paired_ratings
 
     pairs = paired_ratings(judged, "loopback-judge", theirs["rater"].iloc[0])
     assert len(pairs) >= 0.9 * len(theirs) and (pairs["loopback-judge"] == pairs[theirs["rater"].iloc[0]]).all()
-    from analysis.run.socio import socio_analysis
+    from referee.run.socio import socio_analysis
 
     with Store(compact_store, read_only=True) as store:
         matches, results, events = (store.table(t) for t in ("matches", "results", "events"))
-    from analysis.prepare.socio import socio_metrics
+    from referee.prepare.socio import socio_metrics
 
     only_ours = measures[(measures["kind"] != "judge") | (measures["rater"] == "loopback-judge")]
     only_theirs = measures[(measures["kind"] != "judge") | (measures["rater"] != "loopback-judge")]
@@ -284,7 +284,7 @@ def test_judge_agreement_command_with_a_human_rater(compact_store, tmp_path):
 
 
 def test_trait_ratings_are_correlated_with_returns():
-    from analysis.run.judge import return_correlations
+    from referee.run.judge import return_correlations
 
     ratings = pd.DataFrame({"match_id": ["m"] * 5, "player": list("abcde"), "name": "trait: fairness",
                             "value": [1, 2, 3, 4, 5]})

@@ -9,8 +9,8 @@ import pytest
 from scipy.special import expit
 from scipy.stats import beta as beta_dist
 
-from models.scores.beta_regression import draw_ordered_beta, expected_score
-from models.scores.layout_design import (LayoutDraws, expected_information, layout_profiles, next_layout_scenarios,
+from referee.models.scores.beta_regression import draw_ordered_beta, expected_score
+from referee.models.scores.layout_design import (LayoutDraws, expected_information, layout_profiles, next_layout_scenarios,
                                          ordered_beta_moments, split_merged, with_prior_demands)
 
 K1, K2, NU, BASE = -3.0, 3.0, 8.0, 0.05

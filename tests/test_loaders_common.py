@@ -2,10 +2,10 @@
 
 import pytest
 
-from analysis.io.loaders import RUNNERS
-from analysis.io.loaders.base import LoadOptions, file_hash
-from analysis.io.store import Store
-from analysis.present.pipeline import SAMPLE
+from referee.io.loaders import RUNNERS
+from referee.io.loaders.base import LoadOptions, file_hash
+from referee.io.store import Store
+from referee.reporting import SAMPLE
 
 SAMPLES = {
     "concordia": SAMPLE / "concordia" / "logs" / "rational_agent__gemma-2-9b-it__all-mpnet-base-v2.json",

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from analysis.run.predictive import cell_folds, compare_predictors, demand_matrix
-from analysis.simulate.concordia import cells_frame, simulate_concordia
-from models.scores.measurement_layout import fit_layout
+from referee.run.predictive import cell_folds, compare_predictors, demand_matrix
+from referee.simulate.concordia import cells_frame, simulate_concordia
+from referee.models.scores.measurement_layout import fit_layout
 from tests.helpers import synthetic_catalogue
 
 FULL = bool(os.environ.get("REFEREE_FULL"))
@@ -50,10 +50,10 @@ def test_capabilities_are_recovered():
 
 
 def test_contest_demands_are_merged_and_dealiased():
-    from analysis.run.convergence import contest_scores
-    from analysis.io.catalogue import CONTEST_2024, load_catalogue
-    from models.scores.beta_regression import aliased_tags
-    from models.scores.measurement_layout import merge_identical_demands
+    from referee.run.convergence import contest_scores
+    from referee.io.catalogue import CONTEST_2024, load_catalogue
+    from referee.models.scores.beta_regression import aliased_tags
+    from referee.models.scores.measurement_layout import merge_identical_demands
 
     catalogue = load_catalogue(CONTEST_2024)
     demands = demand_matrix(contest_scores(0, "layout"), catalogue.scenarios, catalogue.tags)
@@ -84,7 +84,7 @@ def test_folds_keep_cells_whole_and_test_every_cell_once():
 def test_demands_are_chosen_on_the_training_rows_only():
     """A tag negatively correlated with score in the training rows is a demand; the same tag is not when only
     the held-out rows would have made it one."""
-    from analysis.run.predictive import demand_matrix
+    from referee.run.predictive import demand_matrix
 
     scenarios = pd.DataFrame({"scenario": ["s1", "s2", "s3", "s4"], "game": ["x", "x", "y", "y"],
                               "mode": ["resident", "visitor", "resident", "visitor"]})
@@ -113,13 +113,13 @@ def test_layout_beats_the_constant_on_its_own_data():
 
 
 def test_demands_follow_the_paper(sample_store):
-    from analysis.run.score_models import model_scores
-    from analysis.io.store import Store
+    from referee.run.score_models import model_scores
+    from referee.io.store import Store
 
     with Store(sample_store, read_only=True) as store:
         scores, scenarios, tags = model_scores(store)
     demands = demand_matrix(scores, scenarios, tags)
-    from analysis.run.describe import feature_correlations, scenario_features
+    from referee.run.describe import feature_correlations, scenario_features
     corr = feature_correlations(scores, scenario_features(scenarios, tags))["score"]
     tag_columns = [c for c in demands.columns if not c.startswith("substrate: ") and c != "visitor"]
     assert tag_columns and all(corr[t] < 0 for t in tag_columns)

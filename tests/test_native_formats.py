@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from analysis.io.store import Store
+from referee.io.store import Store
 from concordia_log_fixture import simulate
 from conftest import REPO
 

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis.io.store import Store
-from analysis.present.pipeline import SAMPLE
-from analysis.run.audit import audit_frame
-from analysis.run.describe import mean_se, ranking_alignment
-from models.validity.checks import assignment_luck
+from referee.io.store import Store
+from referee.reporting import SAMPLE
+from referee.run.audit import audit_frame
+from referee.run.describe import mean_se, ranking_alignment, scores_by
+from referee.models.validity.checks import assignment_luck
 
 
 @pytest.fixture(scope="module")
@@ -70,11 +70,11 @@ def test_ranking_alignment_by_hand():
 def test_elo_aligns_with_the_mean_score_ranking_on_the_simulated_contest(tmp_path):
     """The contest's headline: Elo "closely aligns" with the ranking by mean normalised score (section 9.4);
     on the bundled simulated contest it does, and the pooled mean carries its standard error."""
-    from analysis.prepare.comparisons import comparisons_from_tables
-    from analysis.prepare.scores import normalised_scores
-    from analysis.run.ratings import rate
+    from referee.prepare.comparisons import comparisons_from_tables
+    from referee.prepare.scores import normalised_scores
+    from referee.run.ratings import rate
 
-    from analysis.present.report import scores_section
+    from referee.present.report import scores_section
 
     with Store(tmp_path / "store.duckdb") as store:
         store.ingest([SAMPLE / "concordia" / "logs"], catalogue=SAMPLE / "concordia" / "catalogue.toml")
@@ -86,15 +86,15 @@ def test_elo_aligns_with_the_mean_score_ranking_on_the_simulated_contest(tmp_pat
     # the paper's headline form, "0.426 +/- 0.005 (SE)": the report states the pooled mean and its standard error
     values = scores["score_norm"].to_numpy()
     mean, se = values.mean(), values.std(ddof=1) / len(values) ** 0.5
-    assert f"overall mean {mean:.3f} (SE {se:.3f})" in scores_section(scores).text[0]
+    assert f"overall mean {mean:.3f} (SE {se:.3f})" in scores_section(scores, *scores_by(scores)).text[0]
 
 
 def test_eval01_scores_reproduce_from_the_counters_the_report_publishes(eval01):
     """Where the report's text gives counters (sections 4.2-4.4, 6.3), the audit computes from them, not only
     from the recorded components, and says which scores it checked which way."""
-    from analysis.present.pipeline import FORMULAS
-    from analysis.run.audit import formula_from
-    from models.validity.checks import counter_terms, reproduce
+    from referee.reporting import FORMULAS
+    from referee.run.audit import formula_from
+    from referee.models.validity.checks import counter_terms, reproduce
 
     formula = formula_from(FORMULAS / "aoa_eval01.toml", eval01)
     terms = counter_terms(eval01, formula).set_index(["player", "component"])
@@ -120,8 +120,8 @@ def test_event_log_categories_are_counted_apart_as_the_report_counts_them():
     model) 10 actions, 5 rejected. The report's categories come out apart, rejections per attempt per model
     control for activity (Ann and Bo's model: 2 of 7; Cy's: 5 of 10), and Bo, with 1 attempt against a
     median of 6, is quiet."""
-    from models.validity.checks import event_diagnostics
-    from analysis.run.audit import _event_verdict
+    from referee.models.validity.checks import event_diagnostics
+    from referee.run.audit import _event_verdict
 
     rows = ([("Ann", "act", "attack", "accepted", None)] * 3 + [("Ann", "act", "attack", "rejected", "cooldown")]
             + [("Ann", "propose", "alliance", "accepted", None), ("Ann", "propose", "alliance", "rejected", "duplicate")]

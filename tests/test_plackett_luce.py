@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from models.ratings.bradley_terry import to_elo
-from models.ratings.plackett_luce import fit_plackett_luce, rankings_from_comparisons
+from referee.models.ratings.bradley_terry import to_elo
+from referee.models.ratings.plackett_luce import fit_plackett_luce, rankings_from_comparisons
 
 
 def simulate(theta: np.ndarray, matches: int, sizes: tuple[int, ...], seed: int,
@@ -94,7 +94,7 @@ def test_trueskill_and_openskill_equal_the_packages_called_directly():
     import trueskill
     from openskill.models import PlackettLuce
 
-    from analysis.run.ratings import rate
+    from referee.run.ratings import rate
 
     names = [f"p{i}" for i in range(7)]
     rankings = simulate(np.linspace(-1, 1, 7), 60, (2, 3, 5), seed=4)
@@ -117,7 +117,7 @@ def test_trueskill_and_openskill_equal_the_packages_called_directly():
 
 
 def test_plackett_luce_through_the_ratings_entry_point_with_a_bootstrap():
-    from analysis.run.ratings import rate
+    from referee.run.ratings import rate
 
     names = [f"p{i}" for i in range(6)]
     rankings = simulate(np.linspace(-1, 1, 6), 150, (3, 6), seed=5)

@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.cli import main
-from analysis.prepare.comparisons import comparisons_from_tables
-from analysis.run.plan import normal_power, plan, power_curve
-from models.ratings.design import RULES
+from referee.cli import main
+from referee.prepare.comparisons import comparisons_from_tables
+from referee.run.plan import normal_power, plan, power_curve
+from referee.models.ratings.design import RULES
 from test_rating_labels import tournament
 
 
@@ -75,7 +75,7 @@ def test_plan_command_and_power_figure(sample_store, tmp_path):
 
 
 def test_scenario_choice_serves_the_least_known_tag_coefficient():
-    from models.scores.scenario_design import next_scenarios
+    from referee.models.scores.scenario_design import next_scenarios
 
     # six played scenarios: tag 'rare' on one of them only, 'common' on four; 'rare' is the least known
     played = {"s1": ["common"], "s2": ["common"], "s3": ["common", "rare"], "s4": ["common"], "s5": [], "s6": []}

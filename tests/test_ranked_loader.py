@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from analysis.io.loaders import detect, ranked
-from analysis.io.loaders.base import LoadOptions, file_hash
-from analysis.simulate.ranked import simulate_ranked, write_ranked
-from analysis.io.store import Store
+from referee.io.loaders import detect, ranked
+from referee.io.loaders.base import LoadOptions, file_hash
+from referee.simulate.ranked import simulate_ranked, write_ranked
+from referee.io.store import Store
 
 
 def load(path):

@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.cli import main
-from analysis.prepare.comparisons import comparisons_from_tables, with_resample
-from analysis.run.rating_labels import MAX_WIDTH, components, parse_anchor
-from analysis.run.ratings import rate
-from models.ratings.bootstrap import MIN_MATCHES
+from referee.cli import main
+from referee.prepare.comparisons import comparisons_from_tables, with_resample
+from referee.run.rating_labels import MAX_WIDTH, components, parse_anchor
+from referee.run.ratings import rate
+from referee.models.ratings.bootstrap import MIN_MATCHES
 
 
 def tournament(agents: int, matches: int, seed: int, rare: int = 0, islands: int = 1,
@@ -123,7 +123,7 @@ def test_ratings_command_flags(sample_store, tmp_path, capsys):
     table = pd.read_csv(out / "ratings.csv").set_index("agent")
     assert table.loc["llm_01", "rating"] == pytest.approx(1000.0) and (table["anchor"] == "llm_01=1000").all()
     ties = pd.read_csv(out / "ties.csv")
-    from analysis.io.store import Store
+    from referee.io.store import Store
 
     with Store(sample_store, read_only=True) as s:  # the tie share counted from the store's own comparisons
         matches = s.table("matches")
@@ -136,8 +136,8 @@ def test_ratings_command_flags(sample_store, tmp_path, capsys):
 
 
 def test_per_slice_leaderboards_in_one_call(sample_store, tmp_path):
-    from analysis.io.store import Store
-    from analysis.prepare.slices import slices
+    from referee.io.store import Store
+    from referee.prepare.slices import slices
 
     out = tmp_path / "tags"
     assert main(["ratings", "--store", str(sample_store), "--runner", "concordia", "--method", "bt", "--by", "tag",

@@ -4,11 +4,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.run.ratings import encode, rate
-from models.ratings.bootstrap import bootstrap_bt, bootstrap_generic, cluster_signatures
-from models.ratings.bradley_terry import ELO_SCALE, fit_bt, pair_counts
-from models.ratings.bt_multidim import canonical, fit_bt_multidim
-from models.ratings.bt_per_game import fit_bt_per_game
+from referee.run.ratings import encode, rate
+from referee.models.ratings.bootstrap import bootstrap_bt, bootstrap_generic, cluster_signatures
+from referee.models.ratings.bradley_terry import ELO_SCALE, fit_bt, pair_counts
+from referee.models.ratings.bt_multidim import canonical, fit_bt_multidim
+from referee.models.ratings.bt_per_game import fit_bt_per_game
 from tests.helpers import simulate
 
 

@@ -7,14 +7,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.prepare.comparisons import (
+from referee.prepare.comparisons import (
     ComparisonBudgetError,
     comparisons_from_tables,
     pair_count,
     win_counts,
 )
-from analysis.run.ratings import encode, rate, rate_counts
-from models.validity.checks import CHECK_TITLES
+from referee.run.ratings import encode, rate, rate_counts
+from referee.models.validity.checks import CHECK_TITLES
 from tests.helpers import tournament
 
 
@@ -72,8 +72,8 @@ def test_streamed_win_counts_equal_the_comparisons_table(ffa):
 
 
 def test_cli_streams_past_the_budget_and_refuses_what_cannot_stream(ffa, tmp_path, monkeypatch, capsys):
-    from analysis.cli import main
-    from analysis.io.store import Store
+    from referee.cli import main
+    from referee.io.store import Store
 
     matches, results, _ = ffa
     csv = tmp_path / "t.csv"
@@ -111,8 +111,8 @@ def _probe_tables():
 
 @pytest.mark.parametrize("method", ["copeland", "ranked-pairs", "maximal-lotteries", "iml", "ewa"])
 def test_a_five_game_loser_never_outranks_a_600_game_agent(method):
-    from analysis.prepare.comparisons import ballots_from_tables
-    from models.voting import SparseSupportWarning, PreferenceProfile, vote
+    from referee.prepare.comparisons import ballots_from_tables
+    from referee.models.voting import SparseSupportWarning, PreferenceProfile, vote
 
     matches, results = _probe_tables()
     profile = PreferenceProfile.from_ballots(ballots_from_tables(matches, results))
@@ -126,8 +126,8 @@ def test_a_five_game_loser_never_outranks_a_600_game_agent(method):
 
 
 def test_ties_share_a_rank_and_the_lottery_reports_its_support():
-    from analysis.prepare.comparisons import ballots_from_tables
-    from models.voting import PreferenceProfile, vote
+    from referee.prepare.comparisons import ballots_from_tables
+    from referee.models.voting import PreferenceProfile, vote
 
     matches, results, _ = tournament(n_agents=60, n_matches=900, rare=0, seed=5)
     profile = PreferenceProfile.from_ballots(ballots_from_tables(matches, results))
@@ -162,7 +162,7 @@ def test_bootstrap_leaves_absent_agents_out_and_flags_thin_support(ffa):
 
 
 def test_warnings_name_the_agents_and_say_what_was_done():
-    from models.ratings.bradley_terry import fit_bt
+    from referee.models.ratings.bradley_terry import fit_bt
 
     # two groups that never met: {a, b} and {c, d}; everyone has wins and losses
     W = np.array([[0, 2, 0, 0], [1, 0, 0, 0], [0, 0, 0, 3], [0, 0, 1, 0]], float)
@@ -182,8 +182,8 @@ def _audit_frame(tmp_path, seed=7):
     """The audit's own frame (`audit_frame`, so `win` is derived by referee) of a 3- and 8-player tournament
     ingested as a table: score = points, `coop` a recorded outcome independent of them, `placement` a
     recorded outcome equal to the rank; a few matches nobody scored in."""
-    from analysis.io.store import Store
-    from analysis.run.audit import audit_frame
+    from referee.io.store import Store
+    from referee.run.audit import audit_frame
 
     _, results, _ = tournament(n_agents=60, n_matches=120, rare=10, seed=seed, draw_share=0.1)
     rng = np.random.default_rng(seed)
@@ -197,7 +197,7 @@ def _audit_frame(tmp_path, seed=7):
 
 
 def test_audit_refuses_circular_outcomes_and_unknown_names(tmp_path):
-    from analysis.run.audit import run_audit
+    from referee.run.audit import run_audit
 
     frame, events = _audit_frame(tmp_path)
     for outcome in ("win", "rank"):
@@ -210,7 +210,7 @@ def test_audit_refuses_circular_outcomes_and_unknown_names(tmp_path):
 
 
 def test_audit_directions_zero_spread_groups_and_every_check_accounted_for(tmp_path):
-    from analysis.run.audit import run_audit
+    from referee.run.audit import run_audit
 
     frame, events = _audit_frame(tmp_path)
     # a recorded placement (lower is better) that agrees with the score: read the right way round it agrees

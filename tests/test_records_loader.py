@@ -2,8 +2,8 @@
 
 import json
 
-from analysis.io.loaders import detect, records
-from analysis.io.loaders.base import LoadOptions, file_hash
+from referee.io.loaders import detect, records
+from referee.io.loaders.base import LoadOptions, file_hash
 from tests.conftest import shared_file, write_json
 
 

@@ -12,9 +12,9 @@ import pandas as pd
 from PIL import Image
 from scipy.stats import spearmanr
 
-from analysis.cli import main
-from analysis.present import pipeline
-from analysis.present.figures import MAX_HEIGHT, TWO_COLUMNS
+from referee.cli import main
+from referee import reporting as pipeline
+from referee.present.figures import MAX_HEIGHT, TWO_COLUMNS
 from tests.helpers import tournament
 
 

@@ -10,9 +10,9 @@ import math
 import pandas as pd
 import pytest
 
-from analysis.cli import main
-from analysis.io.store import Store
-from analysis.prepare.comparisons import comparisons_from_tables
+from referee.cli import main
+from referee.io.store import Store
+from referee.prepare.comparisons import comparisons_from_tables
 from conftest import play_runner
 
 pytestmark = pytest.mark.runners

@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from analysis.cli import main
-from analysis.io.store import Store
-from analysis.prepare.comparisons import comparisons_from_tables
+from referee.cli import main
+from referee.io.store import Store
+from referee.prepare.comparisons import comparisons_from_tables
 from conftest import play_runner
 
 pytestmark = pytest.mark.runners
@@ -84,7 +84,7 @@ def test_the_illegal_move_is_the_refused_event_and_forfeits_lose_in_ratings(play
 
 
 def test_the_audit_leaves_aborted_episodes_out_and_ranks_forfeits_last(played):
-    from analysis.run.audit import audit_frame
+    from referee.run.audit import audit_frame
 
     store, expected = played
     with Store(store, read_only=True) as s:

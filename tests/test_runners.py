@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.cli import main
-from analysis.io.loaders.textarena import outcomes
-from analysis.io.recorders import record_textarena
-from analysis.io.store import Store
-from analysis.prepare.comparisons import ballots_from_tables, comparisons_from_tables
-from analysis.prepare.selection import outcome_note
+from referee.cli import main
+from referee.io.loaders.textarena import outcomes
+from referee.io.recorders import record_textarena
+from referee.io.store import Store
+from referee.prepare.comparisons import ballots_from_tables, comparisons_from_tables
+from referee.prepare.selection import outcome_note
 
 textarena = pytest.importorskip("textarena", reason="the runners extra (pip install referee[runners])")
 pytestmark = pytest.mark.runners

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from analysis.simulate.aoa import simulate_aoa, write_aoa
+from referee.simulate.aoa import simulate_aoa, write_aoa
 
 FULL = bool(os.environ.get("REFEREE_FULL"))
 EVENTS = 1_000_000 if FULL else 200_000
@@ -22,7 +22,7 @@ def test_event_log_ingests_in_bounded_memory(tmp_path):
     del sim
     # VmHWM is this process image's own peak resident set (ru_maxrss would include the forking parent's)
     code = (
-        "import json, re; from analysis.io.store import Store\n"
+        "import json, re; from referee.io.store import Store\n"
         f"store = Store({str(tmp_path / 's.duckdb')!r})\n"
         f"report = store.ingest([{str(paths['logs'])!r}], progress=True)\n"
         "peak = int(re.search(r'VmHWM:\\s+(\\d+) kB', open('/proc/self/status').read()).group(1)) / 1024\n"

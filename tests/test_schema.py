@@ -3,7 +3,7 @@ import math
 import pandas as pd
 import pytest
 
-from analysis.io.schema import TABLES, SchemaError, conform, ddl, empty
+from referee.io.schema import TABLES, SchemaError, conform, ddl, empty
 
 
 def test_every_table_has_ddl_and_empty_frame():

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.run.describe import mean_se
-from analysis.prepare.scores import BoundsWarning, agent_match_scores, normalise
+from referee.run.describe import mean_se
+from referee.prepare.scores import BoundsWarning, agent_match_scores, normalise
 
 SCENARIOS = pd.DataFrame({"scenario": ["s1", "s2"], "score_min": [-10.0, None], "score_max": [10.0, None]})
 

@@ -9,14 +9,14 @@ import json
 import pandas as pd
 import pytest
 
-from analysis.cli import main
-from analysis.io.loaders import aoa
-from analysis.io.loaders.base import LoadOptions, file_hash
-from analysis.io.store import Store
-from analysis.present.pipeline import SAMPLE
-from analysis.run.audit import audit_frame, formula_from, run_audit
-from analysis.simulate.aoa import simulate_aoa, write_aoa
-from models.validity.season import mission_progress, spectator_input
+from referee.cli import main
+from referee.io.loaders import aoa
+from referee.io.loaders.base import LoadOptions, file_hash
+from referee.io.store import Store
+from referee.reporting import SAMPLE
+from referee.run.audit import audit_frame, formula_from, run_audit
+from referee.simulate.aoa import simulate_aoa, write_aoa
+from referee.models.validity.season import mission_progress, spectator_input
 
 FORMULA = "data/formulas/aoa_eval01.toml"
 T0 = pd.Timestamp("2026-06-07 15:00")

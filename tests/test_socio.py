@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from analysis.cli import main
-from analysis.io.store import Store
-from analysis.prepare.socio import prediction_accuracy, socio_metrics
-from analysis.run.socio import socio_analysis
-from analysis.simulate.compact import DRIVERS, simulate_compact, write_compact
-from models.social.agreement import judge_agreement, paired_ratings
-from models.social.determinants import agent_folds, match_folds
+from referee.cli import main
+from referee.io.store import Store
+from referee.prepare.socio import prediction_accuracy, socio_metrics
+from referee.run.socio import socio_analysis
+from referee.simulate.compact import DRIVERS, simulate_compact, write_compact
+from referee.models.social.agreement import judge_agreement, paired_ratings
+from referee.models.social.determinants import agent_folds, match_folds
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +88,7 @@ def test_the_drivers_of_winning_outweigh_the_rest(compact, analysis):
 
 
 def test_leave_two_agents_out_never_shares_an_agent(compact, analysis):
-    from models.social.determinants import pairs
+    from referee.models.social.determinants import pairs
 
     _, t, _ = compact
     metrics = ["theory_of_mind", "assertiveness"]

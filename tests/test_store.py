@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import pytest
 
-from analysis.io.store import INFO_KEYS, IngestError, Store
+from referee.io.store import INFO_KEYS, IngestError, Store
 from tests.conftest import write_json
 
 

@@ -14,14 +14,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.cli import main
-from analysis.io.store import Store
-from analysis.present.figures import plot_rank_histograms
-from analysis.run.calibrate import calibrate
-from analysis.run.executor import Executor, SweepError, Task, run_tasks, task_seeds
-from analysis.run.ratings import rate
-from analysis.run.ratings_cv import cross_validate
-from models import calibration
+from referee.cli import main
+from referee.io.store import Store
+from referee.present.plan_figures import plot_rank_histograms
+from referee.run.calibrate import calibrate
+from referee.run.executor import Executor, SweepError, Task, run_tasks, task_seeds
+from referee.run.ratings import rate
+from referee.run.ratings_cv import cross_validate
+from referee.models import calibration
 from tests.figure_checks import figure_problems
 from tests.helpers import simulate
 
@@ -163,7 +163,7 @@ def test_calibrate_command_records_the_run_and_the_report_links_it(tmp_path):
     summary = pd.read_csv(out / "summary.csv")
     assert set(summary["group"]) == {"slope", "assignment", "intercept", "sigma"}
     assert (out / "rank_histograms.png").stat().st_size > 5000 and len(pd.read_csv(out / "ranks.csv")) == 3 * 5
-    from analysis.present.pipeline import build_report
+    from referee.reporting import build_report
 
     with Store(store, read_only=True) as s:
         build_report(s, tmp_path / "report", fit_models=False)

@@ -5,8 +5,8 @@ import json
 import pandas as pd
 import pytest
 
-from analysis.io.loaders import detect, table
-from analysis.io.loaders.base import LoadOptions, file_hash
+from referee.io.loaders import detect, table
+from referee.io.loaders.base import LoadOptions, file_hash
 
 GOOD = pd.DataFrame({
     "match": ["m1", "m1", "m1", "m2", "m2"],

@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from models.voting import METHODS, PreferenceProfile
+from referee.models.voting import METHODS, PreferenceProfile
 
 P1 = PreferenceProfile.from_orders([(1, "A>B>C>D"), (1, "B>C>D>A"), (1, "C>A>D>B"), (1, "D>A>B>C"), (1, "A>C>B>D")],
                                    list("ABCD"))
@@ -82,7 +82,7 @@ def test_ewa_readings_on_a_hand_worked_example():
     flat: one IML election, C above A: IML scores C = 1 level below + 1 = 2, A = 0 + 1 = 1.
     runs: run orders C>A, A>C, A>C; the final election puts A first: A = 2, C = 1.
     run-points: a point per agent beaten in each run: A 0 + 1 + 1 = 2, C 1 + 0 + 0 = 1."""
-    from models.voting import vote
+    from referee.models.voting import vote
 
     profile = _runs_profile({"0": ["C>A", "C>A", "C>A"], "1": ["A>C", "A>C", "C>A"], "2": ["A>C", "A>C", "C>A"]})
     found = {reading: vote(profile, "ewa", min_ballots=1, reading=reading).set_index("agent")["score"].to_dict()
@@ -96,7 +96,7 @@ def test_ewa_run_points_count_agents_beaten_per_run():
     Run 1 ballots C>B>A, B>A>C, C>A>B: order C>B>A. Run 2 ballots B>A>C, A>B>C, B>C>A: order B>A>C.
     Points (agents beaten): A 2 + 0 + 1 = 3, B 1 + 1 + 2 = 4, C 0 + 2 + 0 = 2.
     runs: final ballots A>B>C, C>B>A, B>A>C: B beats A and C 2-1, A beats C 2-1: B 3, A 2, C 1 (IML levels)."""
-    from models.voting import vote
+    from referee.models.voting import vote
 
     profile = _runs_profile({"0": ["A>B>C", "A>C>B", "B>C>A"], "1": ["C>B>A", "B>A>C", "C>A>B"],
                              "2": ["B>A>C", "A>B>C", "B>C>A"]})

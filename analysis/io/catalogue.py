@@ -24,16 +24,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.io.resources import shipped
-from analysis.io.schema import MODES, conform
+from referee.io.resources import shipped
+from referee.io.schema import MODES, conform
 
 CONTEST_2024 = shipped("catalogues", "concordia_contest_2024.toml")
 
 _KEYS = {"game", "background", "mode", "phase", "tags", "score_min", "score_max", "description"}
 
 
-class CatalogueError(ValueError):
-    """A catalogue file is malformed; the message names the file, the scenario and the key."""
+from referee.names import CatalogueError  # noqa: E402,F401  (defined light, for the command line)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analysis.io.schema import TABLES, columns
+from referee.io.schema import TABLES, columns
 
 PARTITIONED = ("matches", "results", "measures", "events")
 NO_GAME = "(none)"
@@ -23,7 +23,7 @@ def _quoted(path: Path) -> str:
 
 
 def export_parquet(store, out: str | Path) -> dict[str, dict]:
-    """Write every canonical table of an open `analysis.io.store.Store` to `out` as Parquet (module docstring).
+    """Write every canonical table of an open `referee.io.store.Store` to `out` as Parquet (module docstring).
 
     Returns table -> {"path": where it went, "rows": how many}. Raises FileExistsError when `out` exists and
     is not empty (nothing is overwritten).

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from analysis.io import loaders
-from analysis.io.catalogue import CONTEST_2024, Catalogue, load_catalogue
-from analysis.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError, ResultBuilder, hash_and_head
-from analysis.io.loaders.detect import read_head, sample_records
+from referee.io import loaders
+from referee.io.catalogue import CONTEST_2024, Catalogue, load_catalogue
+from referee.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError, ResultBuilder, hash_and_head
+from referee.io.loaders.detect import read_head, sample_records
 
 PARALLEL_MIN = 256  # files: below this, reading in this process beats starting workers
 WINDOW = 512  # files handed to the workers at a time (bounds memory: one window of results in flight)

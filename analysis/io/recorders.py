@@ -1,7 +1,7 @@
 """Recorders for runners that keep no log of their own: one call after a game writes what referee ingests.
 
 `record_textarena(path, env_id, agents, rewards, game_info)` appends one line of the `textarena` runner's format
-(`analysis.io.loaders.textarena`) after a TextArena harness's `rewards, game_info = env.close()`:
+(`referee.io.loaders.textarena`) after a TextArena harness's `rewards, game_info = env.close()`:
 
     rewards, game_info = env.close()
     record_textarena("logs/arena.jsonl", "TicTacToe-v0", {0: "model-a", 1: "model-b"}, rewards, game_info, seed=3)
@@ -13,7 +13,7 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-from analysis.io.loaders.textarena import FORMAT
+from referee.io.loaders.textarena import FORMAT
 
 
 def record_textarena(path: str | Path, env_id: str, agents: dict[int, str], rewards: dict, game_info: dict,

@@ -1,6 +1,6 @@
 """Where the data that ships with referee is read from: catalogues, formulas, samples, formats.
 
-The top-level `data/` folder of the source tree is installed as the package `analysis.shipped` (see
+The top-level `data/` folder of the source tree is installed as the package `referee.shipped` (see
 `pyproject.toml`), so a non-editable `pip install` carries it; `shipped(*parts)` finds a file through
 `importlib.resources` there, and falls back to the source tree's `data/` in an editable install (where
 setuptools maps only the top-level packages).
@@ -17,7 +17,7 @@ SOURCE_DATA = Path(__file__).resolve().parents[2] / "data"
 def data_root() -> Path:
     """The folder holding referee's shipped data (`catalogues/`, `formulas/`, `formats/`, `sample/` ...)."""
     try:
-        root = resources.files("analysis.shipped")
+        root = resources.files("referee.shipped")
     except ModuleNotFoundError:
         return SOURCE_DATA
     path = Path(str(root))

@@ -28,7 +28,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis.io.resources import shipped
+from referee.io.resources import shipped
 
 UNIT_VARIABLES = {
     "dyad-round": {"game", "match", "round", "player", "other", "chat", "reasoning", "action"},

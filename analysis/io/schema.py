@@ -16,14 +16,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-MEASURE_KINDS = ("outcome", "telemetry", "component", "judge")
+from referee.names import MEASURE_KINDS, OUTCOMES  # noqa: E402  (one source, light)
 GROUPS = ("focal", "background")
 EVENT_STATUSES = ("accepted", "rejected")
 MODES = ("resident", "visitor")
 # how a player's match ended, where the runner says: a forfeit (illegal move, timeout) is not a plain loss, and
-# an aborted match has no result (analysis.prepare.comparisons: forfeits lose by default, aborted matches are
+# an aborted match has no result (referee.prepare.comparisons: forfeits lose by default, aborted matches are
 # left out and counted)
-OUTCOMES = ("win", "loss", "tie", "forfeit", "aborted")
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,9 @@ import pandas as pd
 import pyarrow as pa
 from tqdm.auto import tqdm
 
-from analysis.io import loaders
-from analysis.io.catalogue import Catalogue, load_catalogue
-from analysis.io.loaders.base import (
+from referee.io import loaders
+from referee.io.catalogue import Catalogue, load_catalogue
+from referee.io.loaders.base import (
     DATA_TABLES,
     Frame,
     LoadResult,
@@ -34,23 +34,17 @@ from analysis.io.loaders.base import (
     frame_match_ids,
     frame_rows,
 )
-from analysis.io.loaders.table import check_mapping
-from analysis.io.reading import PARALLEL_MIN, FileReader, read_files
-from analysis.io.schema import TABLES, SchemaError, columns, conform, conform_arrow, ddl, empty, rows_to_arrow
+from referee.io.loaders.table import check_mapping
+from referee.io.reading import PARALLEL_MIN, FileReader, read_files
+from referee.io.schema import TABLES, SchemaError, columns, conform, conform_arrow, ddl, empty, rows_to_arrow
 
 log = logging.getLogger(__name__)
 
-DEFAULT_STORE = Path("data/referee.duckdb")
+from referee.names import DEFAULT_STORE  # noqa: E402
 INFO_KEYS = ("agents", "games", "scenarios", "matches", "results", "events", "quarantined")
 
 
-class IngestError(RuntimeError):
-    """Ingest was refused (strict mode with quarantined records); the store was left as it was."""
-
-
-class StoreError(RuntimeError):
-    """The store cannot be opened: in use by another process, not a DuckDB file, a folder, or another
-    application's database. The message names the file and what to do."""
+from referee.names import IngestError, StoreError  # noqa: E402,F401  (defined light, for the command line)
 
 
 def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
@@ -186,7 +180,7 @@ class Store:
 
     # reading -------------------------------------------------------------------------------------
     def table(self, name: str) -> pd.DataFrame:
-        """Canonical table `name` as a DataFrame (columns as in `analysis.io.schema.TABLES`)."""
+        """Canonical table `name` as a DataFrame (columns as in `referee.io.schema.TABLES`)."""
         if name not in TABLES:
             raise KeyError(f"unknown table {name!r}; tables: {sorted(TABLES)}")
         cols = ", ".join(f'"{c}"' for c in columns(name))
@@ -272,7 +266,7 @@ class Store:
         Parameters
         ----------
         paths : files or directories (read recursively; .json, .jsonl, .csv, .parquet).
-        runner : force one loader: a built-in runner's name (a key of `analysis.io.loaders.RUNNERS`) or a
+        runner : force one loader: a built-in runner's name (a key of `referee.io.loaders.RUNNERS`) or a
             runner mapping file (`.toml`, `data/formats/mapped.md`); default: detect per file, trying the
             next likely runner when a file's first records do not fit the first.
         catalogue : scenario catalogue (TOML path or Catalogue) to validate scenarios against and store.

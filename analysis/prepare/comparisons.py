@@ -14,9 +14,9 @@ for Concordia the (scenario, repetition)), `game`, `kind` ('scenario', 'match' o
 - `parallel_comparisons`: agents that played the same game type and size against identical opponents
   in separate matches, compared across those matches.
 
-Test runs (Concordia's `exclude_from_elo_calculation`, see `analysis.prepare.selection`) never enter a
+Test runs (Concordia's `exclude_from_elo_calculation`, see `referee.prepare.selection`) never enter a
 comparison or a ballot; aborted matches neither; a forfeiting player loses to every other player of its match
-(`analysis.prepare.selection.with_outcomes`).
+(`referee.prepare.selection.with_outcomes`).
 
 A ballots table has one row per (ballot, agent): `ballot`, `agent`, `score` (higher is better); it is
 what the voting methods read.
@@ -33,8 +33,8 @@ import os
 import numpy as np
 import pandas as pd
 
-from analysis.prepare.scores import agent_match_scores
-from analysis.prepare.selection import with_outcomes, without_excluded
+from referee.prepare.scores import agent_match_scores
+from referee.prepare.selection import with_outcomes, without_excluded
 
 COLUMNS = ["a", "b", "outcome", "cluster", "game", "kind", "communication", "time"]
 MAX_PAIRS = 5_000_000  # comparisons built in memory at most (about 0.5 GB with the work of building them)
@@ -48,7 +48,7 @@ class ComparisonBudgetError(ValueError):
 
 def separate_episode_runners() -> set[str]:
     """Runners whose matches are separate episodes of one (scenario, repetition), compared across matches."""
-    from analysis.io.loaders import RUNNERS
+    from referee.io.loaders import RUNNERS
 
     return {name for name, module in RUNNERS.items() if getattr(module, "SEPARATE_EPISODES", False)}
 
@@ -78,7 +78,7 @@ def budget() -> int:
 def _units(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     """One row per (comparison unit, agent) with its score: the unit is the (scenario, repetition) for pooled
     matches and the match otherwise; columns unit, agent, score, game, communication, time, pooled. Test runs
-    (`analysis.prepare.selection.exclusions`) are left out."""
+    (`referee.prepare.selection.exclusions`) are left out."""
     matches, results = with_outcomes(without_excluded(matches), results)
     pooled = matches[_pooled(matches)]
     other = matches[~_pooled(matches)]
@@ -124,7 +124,7 @@ def scenario_comparisons(scores: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     scores : one row per (match, agent) with `scenario`, `repetition`, `agent`, `score`, `game` (e.g.
-        `analysis.prepare.scores.agent_match_scores`); rows without a scenario are ignored. -inf compares as
+        `referee.prepare.scores.agent_match_scores`); rows without a scenario are ignored. -inf compares as
         lowest; equal scores are ties.
 
     Returns
@@ -320,7 +320,7 @@ def comparisons_from_tables(matches: pd.DataFrame, results: pd.DataFrame, parall
             f"these matches imply {n:,} pairwise comparisons (about {n * BYTES_PER_PAIR / 1e9:.1f} GB to build), "
             f"over the budget of {limit:,} (REFEREE_MAX_PAIRS). Bradley-Terry and Elo without a bootstrap need "
             "only win counts, which referee streams in bounded memory (`referee ratings --method bt` or `elo`, "
-            "`analysis.prepare.comparisons.win_counts`); for other methods select fewer matches (--runner) or "
+            "`referee.prepare.comparisons.win_counts`); for other methods select fewer matches (--runner) or "
             "raise REFEREE_MAX_PAIRS if the memory is there")
     parts = []
     for pooled, kind in ((True, "scenario"), (False, "match")):

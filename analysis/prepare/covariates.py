@@ -1,4 +1,4 @@
-"""Player pairs with covariates, for the contextual Bradley-Terry model (`models.ratings.contextual`).
+"""Player pairs with covariates, for the contextual Bradley-Terry model (`referee.models.ratings.contextual`).
 
 `covariate_pairs(matches, results, measures, covariates)` gives one row per pair of players of different agents
 within a match (match_id, a, b, outcome 1 / 0 / 0.5 for a by score, else by rank) with, for every covariate,
@@ -11,7 +11,7 @@ its value for each side (`NAME_a`, `NAME_b`). Covariates:
   times; a pair where either side lacks it is left out, and counted.
 
 Aborted matches and test runs are left out and forfeits lose, as in every rating
-(`analysis.prepare.selection`).
+(`referee.prepare.selection`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.prepare.selection import with_outcomes, without_excluded
+from referee.prepare.selection import with_outcomes, without_excluded
 
 
 def _seats(results: pd.DataFrame) -> pd.Series:

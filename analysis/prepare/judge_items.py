@@ -1,5 +1,5 @@
 """The items an LLM judge rates, built from stored events: one per (match, round, player, other), (match, round,
-player) or (match, player), as a rubric's unit asks (`analysis.io.rubric.UNIT_VARIABLES`).
+player) or (match, player), as a rubric's unit asks (`referee.io.rubric.UNIT_VARIABLES`).
 
 `judge_items(unit, matches, events)` returns one row per item: match_id, player, other, round (NULL where the
 unit has none) and `variables` (a dict: the template's values). Text is read from events: messages (stage

@@ -100,12 +100,12 @@ def normalise(scores: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
 
 
 def normalised_scores(store, scenarios_only: bool = False, phases: list[str] | None = None) -> pd.DataFrame:
-    """`normalise(agent_match_scores(...))` over an open `analysis.io.store.Store`: one row per (match, agent).
+    """`normalise(agent_match_scores(...))` over an open `referee.io.store.Store`: one row per (match, agent).
 
     With `scenarios_only`, only matches that name a scenario (Concordia-style evaluations) are included; with
     `phases`, only matches in those phases (ValueError naming the phases held when one has no match).
     """
-    from analysis.prepare.selection import select_phases
+    from referee.prepare.selection import select_phases
 
     matches = select_phases(store.table("matches"), phases)
     if scenarios_only:

@@ -4,7 +4,7 @@ The 2024 Concordia contest ran in phases (development, evaluation, the finalists
 section 9.2); a match's phase is `matches.phase`. Concordia marks test runs in each record:
 `exclude_from_elo_calculation` (and `disable_language_model`, which the launcher turns into the former); its
 Elo script skips those records. referee keeps them in the store and leaves them out of every rating and
-ranking (`analysis.prepare.comparisons` drops them), counting them with `exclusion_counts`.
+ranking (`referee.prepare.comparisons` drops them), counting them with `exclusion_counts`.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def exclusion_note(matches: pd.DataFrame) -> str | None:
 
 
 def with_outcomes(matches: pd.DataFrame, results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The matches and results that ratings compare, by their recorded outcomes (`analysis.io.schema.OUTCOMES`):
+    """The matches and results that ratings compare, by their recorded outcomes (`referee.io.schema.OUTCOMES`):
     a match where any player's outcome is `aborted` has no result and is left out; a player who forfeited
     (illegal move, timeout) loses to every other player of the match (score -inf, rank last). Tables without an
     outcome column pass unchanged."""

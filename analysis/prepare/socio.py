@@ -74,7 +74,7 @@ def socio_metrics(matches: pd.DataFrame, results: pd.DataFrame, events: pd.DataF
 
     Parameters
     ----------
-    matches, results, events, measures : canonical tables (`analysis.io.schema`), e.g. of the compact runner.
+    matches, results, events, measures : canonical tables (`referee.io.schema`), e.g. of the compact runner.
 
     Returns
     -------

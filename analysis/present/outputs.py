@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.io.loaders.base import file_hash as _sha256
+from referee.io.loaders.base import file_hash as _sha256
 
 STACK = ("numpy", "pandas", "scipy", "pymc", "pytensor", "arviz", "xarray", "nutpie", "statsmodels", "xgboost",
          "matplotlib", "duckdb", "pyarrow", "scikit-learn")
@@ -43,9 +43,7 @@ def lock_file() -> Path | None:
     return path if path.exists() else None
 
 
-def referee_version() -> str:
-    """referee's installed version, or '(not installed)' when run from a source tree never installed."""
-    return versions(("referee",))["referee"] or "(not installed)"
+from referee.names import referee_version  # noqa: E402,F401
 
 
 def jsonable(value):
@@ -231,7 +229,7 @@ class ResultsFolder:
 
     def fit(self, fit, figure=None, figure_name: str = "figure", table: pd.DataFrame | None = None
             ) -> dict[str, Path]:
-        """Write a `models.fit.FitResult`: its table (`table.csv`; `table` when the caller already has
+        """Write a `referee.models.fit.FitResult`: its table (`table.csv`; `table` when the caller already has
         `fit.table()`), summary (`summary.csv` when it has one), diagnostics, notes, idata (when Bayesian)
         and an optional figure. Returns the paths by role."""
         table = fit.table() if table is None else table

@@ -20,13 +20,11 @@ import jinja2
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis.present.outputs import ResultsFolder, rank_sorted, referee_version
-from analysis.run.describe import mean_se
-from models.validity.checks import CHECK_TITLES
-from analysis.present.figures import (
+from referee.present.outputs import ResultsFolder, rank_sorted, referee_version
+from referee.models.validity.checks import CHECK_TITLES
+from referee.present.figures import (
     MAX_ROWS,
     plot_bootstrap_violins,
-    plot_contest_stages,
     plot_decomposition,
     plot_score_vs_outcome,
     plot_capability_profiles,
@@ -36,6 +34,7 @@ from analysis.present.figures import (
     plot_means,
     plot_win_matrices,
 )
+from referee.present.plan_figures import plot_contest_stages
 
 HTML_ROWS = 60  # rows of a table shown on the page; the CSV under tables/ has them all
 
@@ -72,7 +71,7 @@ def _table_markdown(frame: pd.DataFrame) -> str:
 
 
 def write_report(sections: list[Section], folder: "ResultsFolder", title: str = "referee report") -> Path:
-    """Render `sections` into a results folder (`analysis.present.outputs.ResultsFolder`).
+    """Render `sections` into a results folder (`referee.present.outputs.ResultsFolder`).
 
     Writes `figures/{section}-{i}.png` (150 dpi) and `.svg`, `tables/{section}-{i}-{caption}.csv` (sorted by
     rank where there is one), `report.md`, and `index.html` with every figure embedded (a page that opens
@@ -103,11 +102,11 @@ def write_report(sections: list[Section], folder: "ResultsFolder", title: str = 
                            "csv": csv.relative_to(folder.out).as_posix(), "note": note})
         rendered.append({"title": section.title, "anchor": anchor, "text": section.text, "skipped": section.skipped,
                          "warnings": section.warnings, "figures": figures, "tables": tables})
-    env = jinja2.Environment(loader=jinja2.PackageLoader("analysis.present", "templates"),
+    env = jinja2.Environment(loader=jinja2.PackageLoader("referee.present", "templates"),
                              autoescape=jinja2.select_autoescape(["html"]))
     context = {"title": title, "sections": rendered, "version": referee_version(),
                "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
-    markdown = jinja2.Environment(loader=jinja2.PackageLoader("analysis.present", "templates"), trim_blocks=True,
+    markdown = jinja2.Environment(loader=jinja2.PackageLoader("referee.present", "templates"), trim_blocks=True,
                                   lstrip_blocks=True, keep_trailing_newline=True)
     folder.path("report.md").write_text(markdown.get_template("report.md").render(**context), encoding="utf-8")
     index = folder.path("index.html")
@@ -116,7 +115,7 @@ def write_report(sections: list[Section], folder: "ResultsFolder", title: str = 
 
 
 def ingest_section(report) -> Section:
-    """Section for an `analysis.io.store.IngestReport`: totals, per-file counts, reasons, first quarantined records."""
+    """Section for an `referee.io.store.IngestReport`: totals, per-file counts, reasons, first quarantined records."""
     totals = report.as_dict()
     section = Section("Ingest summary", text=[
         f"Read {totals['read']} records: {totals['accepted']} accepted, {totals['quarantined']} quarantined "
@@ -171,10 +170,12 @@ def runners_section(store) -> Section:
     return section
 
 
-def scores_section(scores: pd.DataFrame, warnings: list[str] | None = None) -> Section:
+def scores_section(scores: pd.DataFrame, by_agent: pd.DataFrame, by_scenario: pd.DataFrame,
+                   warnings: list[str] | None = None) -> Section:
     """Section with mean normalised score per agent and per scenario (±1 SE), tables and figures.
 
-    `scores` is `analysis.prepare.scores.normalised_scores(store)` (columns agent, scenario, score_norm, bounds).
+    `scores` is `referee.prepare.scores.normalised_scores(store)` (columns agent, scenario, score_norm, bounds);
+    `by_agent`, `by_scenario` their means with standard errors (`referee.run.describe.scores_by`).
     """
     section = Section("Normalised scores", text=[
         "Raw focal scores are min-max normalised per scenario by the catalogue's theoretical bounds, with "
@@ -182,8 +183,6 @@ def scores_section(scores: pd.DataFrame, warnings: list[str] | None = None) -> S
         f"{len(scores)} (match, agent) scores; overall mean {scores['score_norm'].mean():.3f} "
         f"(SE {scores['score_norm'].std() / max(len(scores), 1) ** 0.5:.3f})."])
     section.warnings += list(warnings or [])
-    by_agent = mean_se(scores, "agent")
-    by_scenario = mean_se(scores.assign(scenario=scores["scenario"].fillna(scores["game"])), "scenario")
     section.tables += [("Mean normalised score per agent", by_agent),
                        ("Mean normalised score per scenario", by_scenario)]
     section.figures += [("Mean normalised score per agent, ±1 SE over matches (contest figure 4).",
@@ -195,7 +194,7 @@ def scores_section(scores: pd.DataFrame, warnings: list[str] | None = None) -> S
 
 def _contest_layout(table: pd.DataFrame, value: str, label: str, status: pd.DataFrame | None = None) -> pd.DataFrame:
     """A ranking in the contest's tables' layout: Rank, Submission, value, then Matches and Status (the one
-    status rule, `analysis.run.rating_labels`) from `status` (indexed by agent) or the table's own columns."""
+    status rule, `referee.run.rating_labels`) from `status` (indexed by agent) or the table's own columns."""
     ordered = table.sort_values("rank")
     out = pd.DataFrame({"Rank": ordered["rank"].to_numpy(), "Submission": ordered["agent"].to_numpy(),
                         label: ordered[value].to_numpy()})
@@ -215,7 +214,7 @@ def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], poole
     """Ratings and rankings in the contest's tables 3-7 layout (Elo, IML, Copeland, ranked pairs, EwA), plus
     Bradley-Terry with bootstrap intervals and its violin figure.
 
-    elo, bt : `analysis.run.ratings.RatingResult` (bt with a bootstrap); votes : method -> `models.voting.vote`
+    elo, bt : `referee.run.ratings.RatingResult` (bt with a bootstrap); votes : method -> `referee.models.voting.vote`
     table; pooled : comparisons and ballots are per (scenario, repetition) (Concordia), else per match.
     """
     unit = "(scenario, repetition)" if pooled else "match"
@@ -254,7 +253,7 @@ def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], poole
 
 
 def contest_section(runner: str, result) -> Section:
-    """The contest's phased evaluation (tables 3, 8-12) from `analysis.run.contest.ContestResult`: the selection Elo
+    """The contest's phased evaluation (tables 3, 8-12) from `referee.run.contest.ContestResult`: the selection Elo
     with the finalists, the finalists' Elo and votes on the final phase, their Elo over the phases combined, and
     the figure of their places across the stages; the result's notes (exclusions, ties, absences) as warnings."""
     section = Section(f"Contest phases ({runner})", text=[
@@ -332,8 +331,8 @@ def beta_regression_section(contrast, contrast_table: pd.DataFrame, tags, tag_ta
                             correlations: pd.DataFrame) -> Section:
     """Figures 2, 3 (right) and 5 of the contest paper with each fit's diagnostics and identifiability notes.
 
-    contrast, tags : `models.scores.beta_regression.FitResult`; the tables from `contrast_table` and `tag_table`;
-    correlations : `analysis.run.describe.feature_correlations`.
+    contrast, tags : `referee.models.scores.beta_regression.FitResult`; the tables from `contrast_table` and `tag_table`;
+    correlations : `referee.run.describe.feature_correlations`.
     """
     section = Section("Beta regressions of normalised scores", text=[
         "Ordered-beta likelihood (exact 0 and 1 allowed). Figure 2: each agent's log-odds difference from the "
@@ -367,7 +366,7 @@ def beta_regression_section(contrast, contrast_table: pd.DataFrame, tags, tag_ta
 
 def layout_section(comparison) -> Section:
     """Measurement Layout profiles (figure 6, agents with test R^2 >= 0.35 only) and the predictive
-    comparison (figure 7), from an `analysis.run.predictive.Comparison`."""
+    comparison (figure 7), from an `referee.run.predictive.Comparison`."""
     layout = comparison.layout
     included = comparison.included_agents()
     section = Section("Measurement Layouts and predictive comparison", text=[
@@ -406,8 +405,8 @@ def layout_section(comparison) -> Section:
 
 
 def socio_figures(result) -> list[tuple[str, str, object]]:
-    """(file name, caption, Figure) of COMPACT figures 4-7 for an `analysis.run.socio.SocioResult`."""
-    from analysis.present.figures import plot_consistency, plot_intervals, plot_roc_curves, plot_similarity_blocks
+    """(file name, caption, Figure) of COMPACT figures 4-7 for an `referee.run.socio.SocioResult`."""
+    from referee.present.figures import plot_consistency, plot_intervals, plot_roc_curves, plot_similarity_blocks
 
     out = [("similarity", "Figure 4: similarity of (agent, category) metric vectors, grouped by agent.",
             plot_similarity_blocks(result.similarity)),
@@ -425,7 +424,7 @@ def socio_figures(result) -> list[tuple[str, str, object]]:
 
 
 def socio_section(runner: str, result) -> Section:
-    """COMPACT's socio-cognitive analysis (an `analysis.run.socio.SocioResult`): consistency (figures 4-5),
+    """COMPACT's socio-cognitive analysis (an `referee.run.socio.SocioResult`): consistency (figures 4-5),
     what predicts winning (figures 6-7) and judge agreement."""
     section = Section(f"Socio-cognitive metrics and what predicts winning ({runner})", text=[
         "Theory of mind, predictability, assertiveness and the LLM judge's influence, amenability, planning and "
@@ -442,7 +441,7 @@ def socio_section(runner: str, result) -> Section:
 
 
 def audit_section(title: str, result, frame: pd.DataFrame, outcome: str) -> Section:
-    """A construct-validity audit (`analysis.run.audit.run_audit`) as a section: verdicts, tables, figures,
+    """A construct-validity audit (`referee.run.audit.run_audit`) as a section: verdicts, tables, figures,
     the Bayesian regression's diagnostics (when it ran) and the audit's notes."""
     section = Section(title, text=[f"Verdict: {result['summary']['verdict']}"])
     for key, name in CHECK_TITLES.items():

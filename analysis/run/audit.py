@@ -3,8 +3,8 @@
 `audit_frame(store, runner, match)` builds the per-player table the checks read: results joined with every
 measure (one column per measure name: counters, recorded components, outcomes) plus a derived `win`
 outcome (sole first place). `run_audit(frame, events, formula, ...)` runs the checks of
-`models.validity.checks` and returns an `AuditResult` (the `models.fit.FitResult` contract; it also reads
-as a mapping of checks); `write_audit(result, frame, folder)` writes `audit.json`, `audit.md` (a verdict per
+`referee.models.validity.checks` and returns an `AuditResult` (the `referee.models.fit.FitResult` contract; it also reads
+as a mapping of checks); `referee.present.audit_report.write_audit(result, frame, folder)` writes `audit.json`, `audit.md` (a verdict per
 check in plain words, with the numbers), the checks table and the figures.
 """
 
@@ -16,14 +16,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from analysis.present.figures import plot_decomposition, plot_score_vs_outcome
-from analysis.present.outputs import ResultsFolder
-from analysis.prepare.selection import outcome_note, with_outcomes
-from models.fit import FitResult, collect_notes
-from models.validity import checks as validity
-from models.validity import season
-from models.validity.checks import CHECK_TITLES
-from models.validity.formula import Formula, load_formula
+from referee.prepare.selection import outcome_note, with_outcomes
+from referee.models.fit import FitResult, collect_notes
+from referee.models.validity import checks as validity
+from referee.models.validity import season
+from referee.models.validity.checks import CHECK_TITLES
+from referee.models.validity.formula import Formula, load_formula
 
 VALIDITY_CHECKS = ("hold_outcome_constant", "failure_at_top", "rank_agreement", "assignment_luck")
 RATIO_LIMIT = 2.0
@@ -34,7 +32,7 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     """(frame, events) for the audit: one row per player (per match), with measures as columns.
 
     When the selection spans several matches, `player` becomes 'match/player'. Recorded outcomes
-    (`analysis.prepare.selection.with_outcomes`): an aborted match has no outcome to audit against and is left
+    (`referee.prepare.selection.with_outcomes`): an aborted match has no outcome to audit against and is left
     out; a player who forfeited ranks last (its score stays as recorded: the score is what is audited);
     `frame.attrs["outcome_note"]` says how many (None when there were none), and `run_audit` adds it to its notes.
     """
@@ -76,7 +74,7 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
 def runner_directions(runners: list[str]) -> dict[str, str]:
     """Outcome directions the runners' formats declare (a loader's OUTCOME_DIRECTIONS, documented in its
     format file): outcome name -> 'higher' or 'lower'. A name two runners declare both ways is left out."""
-    from analysis.io.loaders import RUNNERS
+    from referee.io.loaders import RUNNERS
 
     found: dict[str, str] = {}
     clash: set[str] = set()
@@ -90,13 +88,14 @@ def runner_directions(runners: list[str]) -> dict[str, str]:
 
 @dataclass
 class AuditResult(FitResult):
-    """A construct-validity audit (the `models.fit.FitResult` contract). `checks` maps each check's key to
+    """A construct-validity audit (the `referee.models.fit.FitResult` contract). `checks` maps each check's key to
     its figures (`verdict`, `passed` True/False/None, tables); the result also reads as that mapping
     (`result["summary"]["verdict"]`). `table()`: one row per check: check, title, ran, passed, verdict.
     `diagnostics` holds the Bayesian regression's convergence when it ran."""
 
     checks: dict = field(default_factory=dict)
     model: str = "audit"
+    frame: object | None = None  # the per-player table audited, when the caller keeps it (`referee.audit`)
 
     def __getitem__(self, key):
         return self.checks[key]
@@ -213,8 +212,9 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
     out["directions"] = directions
     out["outcomes"] = [f"{o} ({directions[o]} is better{', assumed' if o in assumed else ''})" for o in outcomes]
     luck = out.get("assignment_luck", {})
-    diagnostics = dict(luck.get("bayes_diagnostics", {"converged": True}))
-    return AuditResult(checks=out, notes=notes, diagnostics=diagnostics)
+    idata = out.pop("_assignment_idata", None)
+    diagnostics = dict(luck.get("bayes_diagnostics", {"converged": True}))  # the audit's only sampled fit
+    return AuditResult(checks=out, notes=notes, diagnostics=diagnostics, idata=idata)
 
 
 def _event_verdict(diag: pd.DataFrame, frame: pd.DataFrame) -> dict:
@@ -422,7 +422,8 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
             verdict += (" The draw of the assignment matters more than the outcome." if worse else
                         " The outcome explains more than the assignment.")
             luck.update(verdict=verdict, passed=not worse)
-            out["assignment_luck"] = luck
+            out["assignment_luck"] = dict(luck.values)  # the JSON-able reading; the posterior is the result's
+            out["_assignment_idata"] = luck.idata
         else:
             skipped["assignment_luck"] = "too few players per assigned role to compare the variance explained"
     else:
@@ -478,37 +479,6 @@ def score_ranks_roles(frame: pd.DataFrame, k: int) -> str:
                                                             else "") for r in top.itertuples())
 
 
-def write_audit(result: AuditResult, frame: pd.DataFrame, folder: ResultsFolder, outcome: str) -> dict:
-    """Write audit.json, audit.md, checks.csv, notes.txt, diagnostics.json and the figures (decomposition,
-    score vs outcome) into the results folder; returns the paths by role."""
-    paths = {"json": folder.json("audit", result.checks), "markdown": folder.path("audit.md")}
-    paths["checks"] = folder.table("checks", result.table())
-    paths["notes"] = folder.notes(result.notes)
-    paths["diagnostics"] = folder.diagnostics(result.diagnostics)
-    titles = CHECK_TITLES
-    lines = [f"# Construct-validity audit{': ' + result['formula'] if result.get('formula') else ''}", "",
-             f"**Verdict:** {result['summary']['verdict']}", "",
-             f"{result['players']} players; outcome measures: {', '.join(result['outcomes'])}. PASS and FAIL mark the "
-             "checks against the outcome (3-6), the reproduction and the spectator check; INFO sections describe.", ""]
-    for key, title in titles.items():
-        if key in result:
-            check = result[key]
-            mark = {True: "PASS", False: "FAIL", None: "INFO"}[check.get("passed")]
-            lines += [f"## {title} ({mark})", "", check["verdict"], ""]
-        else:
-            lines += [f"## {title} (NOT RUN)", "", f"Not run: {result.get('skipped', {}).get(key, 'no data for it')}.", ""]
-    if result.notes:
-        lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
-    paths["markdown"].write_text("\n".join(lines))
-    order = list(frame.sort_values("score", ascending=False)["player"])
-    if "decomposition" in result:
-        paths["decomposition"] = folder.figure("decomposition", plot_decomposition(result["decomposition"]["table"],
-                                                                                     order))
-    if outcome in frame.columns and frame[outcome].notna().any():
-        paths["score_vs_outcome"] = folder.figure("score_vs_outcome", plot_score_vs_outcome(frame, outcome))
-    return paths
-
-
 def default_outcomes(frame: pd.DataFrame, store_measures: pd.DataFrame) -> list[str]:
     """Outcome measures present in the data (kind 'outcome'), power-like first; else the derived `win`."""
     names = sorted(store_measures.loc[store_measures["kind"] == "outcome", "name"].unique())
@@ -518,7 +488,7 @@ def default_outcomes(frame: pd.DataFrame, store_measures: pd.DataFrame) -> list[
 
 def formula_from(path, frame: pd.DataFrame) -> Formula:
     """Load a formula checked against the measures this frame has (plus every AoA counter name)."""
-    from analysis.io.loaders.aoa import COUNTERS
+    from referee.io.loaders.aoa import COUNTERS
 
     inputs = set(COUNTERS) | {c for c in frame.columns if frame[c].dtype.kind in "fi"}
     return load_formula(path, inputs)

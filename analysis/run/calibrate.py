@@ -1,8 +1,8 @@
 """`referee calibrate MODEL --sims N`: simulation-based calibration of a Bayesian model as one sweep.
 
-Each simulation is one task (`models.calibration.simulate_and_rank`) with its own seed from `task_seeds`, so
+Each simulation is one task (`referee.models.calibration.simulate_and_rank`) with its own seed from `task_seeds`, so
 a run gives the same ranks here, in local processes or on a Dask cluster. `calibrate` gathers the ranks,
-tests them per parameter group (`models.calibration.summarise`) and returns a `CalibrationResult`.
+tests them per parameter group (`referee.models.calibration.summarise`) and returns a `CalibrationResult`.
 """
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from analysis.run.executor import Executor, Task, run_tasks, task_seeds
-from models.calibration import FAMILIES, simulate_and_rank, summarise
-from models.fit import FitResult
+from referee.run.executor import Executor, Task, run_tasks, task_seeds
+from referee.models.calibration import FAMILIES, simulate_and_rank, summarise
+from referee.models.fit import FitResult
 
 DRAWS, TUNE, CHAINS = 500, 500, 2  # per simulation: ranks use 99 of the 1,000 draws
 
 
 @dataclass
 class CalibrationResult(FitResult):
-    """A calibration run (the `models.fit.FitResult` contract): `summary` per parameter group (group, ranks,
+    """A calibration run (the `referee.models.fit.FitResult` contract): `summary` per parameter group (group, ranks,
     p_uniform, coverage_50, coverage_94, passed), `ranks` one row per (sim, group, element), `fits` one row
     per simulation with its convergence. `passed` when every group passed. `table()` is the summary."""
 
@@ -50,11 +50,11 @@ def _kind(message: str) -> str:
 
 def calibrate(family: str, sims: int, seed: int = 0, size: int = 0, draws: int = DRAWS, tune: int = TUNE,
               chains: int = CHAINS, sampler: str = "auto", executor: Executor | None = None) -> CalibrationResult:
-    """Run `sims` simulations of `family` (a key of `models.calibration.FAMILIES`) and test the ranks.
+    """Run `sims` simulations of `family` (a key of `referee.models.calibration.FAMILIES`) and test the ranks.
 
     size : the design's size (0: the smallest, for quick checks; larger adds agents). seed : the run's seed (the
     design's, and each simulation's through `task_seeds`). draws, tune, chains, sampler : each fit's sampling.
-    executor : where the simulations run (`analysis.run.executor`; default here).
+    executor : where the simulations run (`referee.run.executor`; default here).
 
     Returns a CalibrationResult; its notes say which groups failed and how many fits missed the convergence
     standard (counted, not repeated: calibration fits are short on purpose).

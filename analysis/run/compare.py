@@ -2,7 +2,7 @@
 their head-to-head record, from one rating method's cluster bootstrap (Miller 2024, "Adding error bars to
 evals": resample the unit the data cluster in, and compare paired).
 
-Every replicate of the bootstrap (`analysis.run.ratings.rate`) rates both agents on the same resampled
+Every replicate of the bootstrap (`referee.run.ratings.rate`) rates both agents on the same resampled
 matches, so the difference is paired: its percentile interval and P(A > B) (the share of replicates in which
 A's rating is higher, ties counted half) come from the same draws. A replicate that drew none of one agent's
 matches has no difference and is left out, counted. Where every replicate gives the same difference (all
@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.run.ratings import RatingResult, rate
+from referee.run.ratings import RatingResult, rate
 
 
 def head_to_head(comparisons: pd.DataFrame, a: str, b: str) -> dict:
@@ -54,8 +54,8 @@ def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", boots
     """P(a is stronger than b), the rating difference a - b (Elo points) with its 95 % paired bootstrap interval,
     and their head-to-head record.
 
-    comparisons : a comparisons table (`analysis.prepare.comparisons`; a `resample` column sets the cluster the
-    bootstrap draws); method : a rating method of `analysis.run.ratings.METHODS` on the Elo scale;
+    comparisons : a comparisons table (`referee.prepare.comparisons`; a `resample` column sets the cluster the
+    bootstrap draws); method : a rating method of `referee.run.ratings.METHODS` on the Elo scale;
     unit : the name of the resample unit, reported. Returns a dict: agent_a, agent_b, method, resample,
     p_better, difference, lower, upper, p_value, interval, replicates, replicates_left_out, matches (matches
     the two met in), wins, losses, ties (a's record against b), matches_a, matches_b, status_a, status_b.
@@ -63,7 +63,7 @@ def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", boots
     known = set(comparisons["a"]) | set(comparisons["b"])
     for agent in (a, b):
         if agent not in known:
-            from models.naming import suggest
+            from referee.models.naming import suggest
 
             raise ValueError(f"agent {agent!r} has no comparison in the store{suggest(agent, sorted(known))}")
     if a == b:

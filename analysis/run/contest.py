@@ -3,7 +3,7 @@
 The contest Elo-ranked every submission on the evaluation phase, took the top six to a cross-play
 tournament, ranked them there by Elo (table 8) and by voting (IML, Copeland, ranked pairs: tables 9-11),
 and recomputed Elo over the evaluation and cross-play phases together (table 12). Every Elo here is the
-contest's (`models.ratings.elo`), centred at 1500 over the agents it rates: the finals and combined tables
+contest's (`referee.models.ratings.elo`), centred at 1500 over the agents it rates: the finals and combined tables
 rate the finalists among themselves (the paper's tables 8 and 12 each average exactly 1500 over the six).
 Test runs (`exclude_from_elo_calculation`) never count; each stage says how many it left out.
 
@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from analysis.prepare.comparisons import ballots_from_tables, comparable_agents, comparisons_from_tables
-from analysis.prepare.selection import exclusion_counts, select_phases
-from analysis.run.ratings import rate
-from models.fit import FitResult, collect_notes
-from models.voting import PreferenceProfile, vote
+from referee.prepare.comparisons import ballots_from_tables, comparable_agents, comparisons_from_tables
+from referee.prepare.selection import exclusion_counts, select_phases
+from referee.run.ratings import rate
+from referee.models.fit import FitResult, collect_notes
+from referee.models.voting import PreferenceProfile, vote
 
 TOP = 6  # the paper's final six (section 9.2)
 SELECTION, FINAL = "evaluation", "cross-play"
@@ -68,7 +68,7 @@ def _elo(compared: list[tuple[pd.DataFrame, list[str]]], among: list[str] | None
 
 def _phase_comparisons(matches: pd.DataFrame, results: pd.DataFrame):
     """phase -> (its comparisons, its comparable agents), each phase built once on first use. Comparison units
-    are per phase (`analysis.prepare.comparisons.pooled_unit`), so several phases' comparisons pool by
+    are per phase (`referee.prepare.comparisons.pooled_unit`), so several phases' comparisons pool by
     concatenation."""
     built: dict[str, tuple[pd.DataFrame, list[str]]] = {}
 

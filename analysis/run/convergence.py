@@ -1,5 +1,5 @@
 """Every shipped Bayesian model at contest scale, on its own simulator: the inputs of the convergence
-standard (`models.fit.diagnose`: R-hat <= 1.01, bulk and tail ESS >= 400, no divergence).
+standard (`referee.models.fit.diagnose`: R-hat <= 1.01, bulk and tail ESS >= 400, no divergence).
 
 The scales are those of the papers' data: the 2024 contest's 12 scenarios with 26 agents and 3 repetitions
 (the beta regressions, the Measurement Layout and the Bayesian Bradley-Terry fitted to the scenario
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.io.catalogue import CONTEST_2024, load_catalogue
-from analysis.simulate.concordia import cells_frame, simulate_concordia
+from referee.io.catalogue import CONTEST_2024, load_catalogue
+from referee.simulate.concordia import cells_frame, simulate_concordia
 
 MODELS = ("tag effects", "tag effects (paper)", "baseline contrast", "measurement layout", "bayes-bt",
           "bayes-bt per game", "audit regression")
@@ -28,7 +28,7 @@ def contest_scores(seed: int = 0, model: str = "additive") -> pd.DataFrame:
     """Simulated normalised scores at contest scale: agent, scenario, repetition, score_norm, game.
 
     26 agents x the 12 contest scenarios x 3 repetitions = 936 rows, drawn by
-    `analysis.simulate.concordia.simulate_concordia` (model 'additive' or 'layout') with `seed`.
+    `referee.simulate.concordia.simulate_concordia` (model 'additive' or 'layout') with `seed`.
     """
     catalogue = load_catalogue(CONTEST_2024)
     sim = simulate_concordia(catalogue, n_agents=AGENTS, repetitions=REPETITIONS, seed=seed, model=model)
@@ -40,7 +40,7 @@ def fit_at_contest_scale(model: str, seed: int = 0, **sampling) -> dict:
     """Fit one of `MODELS` at contest scale and time the fit.
 
     sampling : draws, tune, chains, sampler (default: the model's own defaults). Returns the fit's
-    diagnostics (`models.fit.diagnose`) plus `seconds` (wall time of the fit: building and compiling the
+    diagnostics (`referee.models.fit.diagnose`) plus `seconds` (wall time of the fit: building and compiling the
     model, sampling, summarising; not simulating its data) and `model`; raises ValueError for an unknown model.
     """
     if model not in MODELS:
@@ -57,19 +57,19 @@ def _scores(seed: int) -> dict:
 
 
 def _tag_effects(data: dict, seed: int, sampling: dict, structure: str = "identified") -> dict:
-    from models.scores.beta_regression import fit_tag_effects
+    from referee.models.scores.beta_regression import fit_tag_effects
 
     return fit_tag_effects(data["scores"], data["tags"], seed=seed, structure=structure, **sampling).diagnostics
 
 
 def _contrast(data: dict, seed: int, sampling: dict) -> dict:
-    from models.scores.beta_regression import fit_baseline_contrast
+    from referee.models.scores.beta_regression import fit_baseline_contrast
 
     return fit_baseline_contrast(data["scores"], "rational_agent", seed=seed, **sampling).diagnostics
 
 
 def _layout_data(seed: int) -> dict:
-    from analysis.run.predictive import demand_matrix
+    from referee.run.predictive import demand_matrix
 
     catalogue = load_catalogue(CONTEST_2024)
     scores = contest_scores(seed, model="layout")
@@ -78,7 +78,7 @@ def _layout_data(seed: int) -> dict:
 
 
 def _layout(data: dict, seed: int, sampling: dict) -> dict:
-    from models.scores.measurement_layout import fit_layout
+    from referee.models.scores.measurement_layout import fit_layout
 
     scores, demands = data["scores"], data["demands"]
     X = demands.reindex(scores["scenario"]).to_numpy(float)
@@ -87,22 +87,22 @@ def _layout(data: dict, seed: int, sampling: dict) -> dict:
 
 
 def _comparisons(seed: int) -> dict:
-    from analysis.prepare.comparisons import scenario_comparisons
+    from referee.prepare.comparisons import scenario_comparisons
 
     scores = contest_scores(seed).rename(columns={"score_norm": "score"}).assign(communication=None)
     return {"comparisons": scenario_comparisons(scores)}
 
 
 def _bayes_bt(data: dict, seed: int, sampling: dict, by: str | None = None) -> dict:
-    from analysis.run.ratings import rate
+    from referee.run.ratings import rate
 
     return rate(data["comparisons"], "bayes-bt", by=by, seed=seed, **sampling).diagnostics
 
 
 def _season(seed: int) -> dict:
-    from analysis.io.store import Store
-    from analysis.run.audit import audit_frame
-    from analysis.simulate.aoa import simulate_aoa, write_aoa
+    from referee.io.store import Store
+    from referee.run.audit import audit_frame
+    from referee.simulate.aoa import simulate_aoa, write_aoa
 
     with tempfile.TemporaryDirectory() as folder:
         paths = write_aoa(simulate_aoa(seed=seed, validity=0.5), Path(folder) / "season")
@@ -113,7 +113,7 @@ def _season(seed: int) -> dict:
 
 
 def _audit_regression(data: dict, seed: int, sampling: dict) -> dict:
-    from models.validity.checks import assignment_luck
+    from referee.models.validity.checks import assignment_luck
 
     return assignment_luck(data["frame"], "role", "nation_power", seed=seed, sampling=sampling)["bayes_diagnostics"]
 

@@ -11,7 +11,7 @@ def mean_se(scores: pd.DataFrame, by: str, value: str = "score_norm") -> pd.Data
 
     Parameters
     ----------
-    scores : tidy table with columns `by` and `value` (e.g. `analysis.prepare.scores.normalised_scores`).
+    scores : tidy table with columns `by` and `value` (e.g. `referee.prepare.scores.normalised_scores`).
     by : grouping column (e.g. 'agent', 'scenario').
     value : the numeric column to summarise; NaN rows are dropped.
 
@@ -70,3 +70,9 @@ def ranking_alignment(first: pd.Series, second: pd.Series) -> dict:
             "spearman_rho": float(spearmanr(both["a"], both["b"]).statistic),
             "top_agree": bool(both["a"].idxmax() == both["b"].idxmax())}
 
+
+def scores_by(scores: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(mean normalised score per agent, per scenario) with standard errors (`mean_se`); a row without a
+    scenario is counted under its game."""
+    return mean_se(scores, "agent"), mean_se(scores.assign(scenario=scores["scenario"].fillna(scores["game"])),
+                                             "scenario")

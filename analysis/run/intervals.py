@@ -2,12 +2,12 @@
 cannot be trusted, and which agents' ranks cannot be told apart.
 
 Pure functions on a rating table (agent, rating, lower, upper, rank[, rank_lower, rank_upper, component])
-on the Elo scale and the comparisons it came from (`analysis.prepare.comparisons`).
+on the Elo scale and the comparisons it came from (`referee.prepare.comparisons`).
 
 - One-sided records (`one_sided`): an agent whose every comparison is a loss (never won) has no finite
   lower bound: its likelihood keeps rising as its rating falls. Its interval is open below (`lower` = -inf)
   and, for the Bradley-Terry family, ends above at the 95 % likelihood-ratio bound with the other agents at
-  their estimates (`models.ratings.bradley_terry.profile_bound`); never lost, mirrored. The point rating
+  their estimates (`referee.models.ratings.bradley_terry.profile_bound`); never lost, mirrored. The point rating
   stays the method's own (a MAP value under the stated prior when the MLE does not exist).
 - Bootstrap intervals that cannot be trusted (`finish`): a cluster bootstrap cannot move an estimate whose
   resampled data are always alike (every replicate all losses, all ties) and under-covers for agents with
@@ -29,8 +29,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from models.ratings.bootstrap import MIN_MATCHES
-from models.ratings.bradley_terry import ELO_CENTRE, ELO_SCALE, profile_bound
+from referee.models.ratings.bootstrap import MIN_MATCHES
+from referee.models.ratings.bradley_terry import ELO_CENTRE, ELO_SCALE, profile_bound
 
 # methods whose likelihood is Bradley-Terry's on the Elo scale: a one-sided agent's finite bound is the
 # profile-likelihood bound of that model

@@ -1,9 +1,9 @@
 """`referee judge`: a rubric's items from the store, asked of an LLM endpoint, cached, checked and stored.
 
-For each item of the rubric's unit (`analysis.prepare.judge_items`) the prompt is filled and keyed
+For each item of the rubric's unit (`referee.prepare.judge_items`) the prompt is filled and keyed
 (`Rubric.cache_key`: rubric, version, model, system message, prompt). An answer already in the store's
 `judgments` table under that key with status ok is reused: re-running costs nothing, and a changed rubric or
-item re-asks only what changed. New prompts go to the endpoint (`analysis.io.endpoint`); an answer that does
+item re-asks only what changed. New prompts go to the endpoint (`referee.io.endpoint`); an answer that does
 not fit the rubric's schema is asked again up to `answer_retries` times, then recorded as malformed and set
 aside in the quarantine with its raw text, never guessed. Checked answers become `judge` measures (rater =
 the model; each [store] field its measure), replacing that model's earlier ratings of the same items.
@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.io.endpoint import CallFailed
-from analysis.io.rubric import AnswerError, Rubric, parse_answer
-from analysis.io.schema import columns
-from analysis.prepare.judge_items import judge_items
-from models.fit import FitResult
+from referee.io.endpoint import CallFailed
+from referee.io.rubric import AnswerError, Rubric, parse_answer
+from referee.io.schema import columns
+from referee.prepare.judge_items import judge_items
+from referee.models.fit import FitResult
 
 CHARS_PER_TOKEN = 4  # the dry run's token estimate
 ANSWER_TOKENS = 150  # the dry run's estimate of an answer's length
@@ -111,7 +111,7 @@ def _ask(endpoint, rubric: Rubric, prompts: list[str], concurrency: int, answer_
 
 def run_judge(store, rubric: Rubric, endpoint, items: pd.DataFrame, concurrency: int = 4, answer_retries: int = 2,
               prices: tuple[float, float] | None = None) -> JudgeResult:
-    """Judge `items` (from `plan`) with `endpoint` (an `analysis.io.endpoint.ChatEndpoint`) and write the
+    """Judge `items` (from `plan`) with `endpoint` (an `referee.io.endpoint.ChatEndpoint`) and write the
     store: the judgments (cache and ledger), the ratings as judge measures, the malformed and failed items in
     the quarantine. prices : USD per million tokens (in, out) for the cost in the counts. Returns a JudgeResult."""
     model = endpoint.model

@@ -5,7 +5,7 @@ proposes `budget` matches (pairs, or seatings of `players` agents) with the expe
 runner can execute. First come the matches the data most lacks, each with its reason: a bridge from every
 smaller component of the comparison graph to the largest (ratings across components are not comparable), and
 a match for every agent with fewer than MIN_MATCHES matches against the established agent nearest its
-rating. The rest follow the selection rule (`models.ratings.design`) for the target:
+rating. The rest follow the selection rule (`referee.models.ratings.design`) for the target:
 
 - `adjacent:CONF`: separate adjacent ranks at confidence CONF (e.g. adjacent:0.95): every pair whose order
   is not yet significant, weighted by its share of the expected number of misordered pairs (`contrasts`);
@@ -24,11 +24,11 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from analysis.run.rating_labels import components, matches_per_agent
-from models.fit import FitResult
-from models.ratings.bootstrap import MIN_MATCHES
-from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, Z95, fit_bt, mle_exists, pair_counts
-from models.ratings.design import contrast_gains, covariance, information, select, update
+from referee.run.rating_labels import components, matches_per_agent
+from referee.models.fit import FitResult
+from referee.models.ratings.bootstrap import MIN_MATCHES
+from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, Z95, fit_bt, mle_exists, pair_counts
+from referee.models.ratings.design import contrast_gains, covariance, information, select, update
 
 TARGETS = ("adjacent", "width", "top")
 

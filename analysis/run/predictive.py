@@ -25,9 +25,9 @@ from sklearn.linear_model import LinearRegression
 from sklearn.metrics import mean_squared_error, r2_score
 from xgboost import XGBRegressor
 
-from analysis.run.describe import feature_correlations, scenario_features
-from analysis.run.executor import Executor, Shared, Task, run_tasks, share
-from models.scores.measurement_layout import LayoutFit, fit_layout
+from referee.run.describe import feature_correlations, scenario_features
+from referee.run.executor import Executor, Shared, Task, run_tasks, share
+from referee.models.scores.measurement_layout import LayoutFit, fit_layout
 
 R2_THRESHOLD = 0.35
 FOLDS = 4  # the paper held out a quarter of each agent's scenarios; four folds test every cell once
@@ -129,7 +129,7 @@ def _metrics(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 def compare_predictors(scores: pd.DataFrame, demands: pd.DataFrame | Callable[[pd.DataFrame], pd.DataFrame],
                        folds: int = FOLDS, seed: int = 0, executor: Executor | None = None, **sampling) -> Comparison:
     """Cross-validate the four predictors over each agent's scenarios (module docstring), one sweep task per
-    fold and one for the final layout (`executor`: where they run, `analysis.run.executor`; the same result
+    fold and one for the final layout (`executor`: where they run, `referee.run.executor`; the same result
     on any: fold k's layout is seeded seed + k).
 
     scores : agent, scenario, score_norm (one row per (match, agent)). demands : a demand matrix (index

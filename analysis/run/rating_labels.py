@@ -24,11 +24,12 @@ import pandas as pd
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from models.ratings.bootstrap import MIN_MATCHES
+from referee.models.ratings.bootstrap import MIN_MATCHES
+from referee.models.registry import methods_with
 
 MAX_WIDTH = 200.0  # Elo points: the widest 95 % interval of an established rating
 MAX_SIGMA = 25.0 / 6.0  # TrueSkill / OpenSkill units: half the starting sigma (25/3)
-ANCHORABLE = ("elo", "bt", "bt-davidson", "online-elo", "plackett-luce")  # a free additive constant
+ANCHORABLE = methods_with(anchorable=True)  # a free additive constant (`referee.models.registry`)
 
 
 def parse_anchor(text: str) -> tuple[str, float]:
@@ -108,8 +109,8 @@ RULE = (f"established: at least {MIN_MATCHES} matches, a win and a loss (or a ti
 def reference_status(comparisons: pd.DataFrame) -> pd.DataFrame:
     """agent, matches, status for every compared agent by the module's one rule (see RULE), each connected
     component of the comparison graph fitted on its own. Indexed by agent."""
-    from analysis.run.intervals import one_sided
-    from models.ratings.bradley_terry import ELO_SCALE, Z95, pair_counts, reference_se, robust_se
+    from referee.run.intervals import one_sided
+    from referee.models.ratings.bradley_terry import ELO_SCALE, Z95, pair_counts, reference_se, robust_se
 
     agents = sorted(set(comparisons["a"]) | set(comparisons["b"]))
     parts = components(comparisons, agents)

@@ -1,4 +1,4 @@
-"""Ratings from a comparisons table (`analysis.prepare.comparisons`): one entry point over every rating model.
+"""Ratings from a comparisons table (`referee.prepare.comparisons`): one entry point over every rating model.
 
 `rate(comparisons, method, ...)` returns a `RatingResult` whose `table` has columns
 `agent, rating, lower, upper, rank` (plus `game` first when rated by game, and `rank_lower, rank_upper`
@@ -11,14 +11,14 @@ with a bootstrap). Methods:
   `extra['ties']` gives nu, the tie probability of two equal agents and the observed tie rate;
 - `bt-per-game`: global ratings mu and per-game ratings mu + delta (deviations shrunk, tau in Elo);
   `extra['kendall_tau']` compares each game's ranking with the global one;
-- `bt-md`: multidimensional BT with `dims` dimensions (canonical form, see `models.ratings.bt_multidim`);
+- `bt-md`: multidimensional BT with `dims` dimensions (canonical form, see `referee.models.ratings.bt_multidim`);
 - `online-elo`: sequential Elo in time order with K factor `k`;
 - `bayes-bt`: the PyMC scalar (or, by game, per-game) model; intervals are 94% HDIs and
   `extra['idata']` holds the InferenceData;
 - `plackett-luce`: Plackett-Luce MLE on each match's full ranking (rebuilt from its comparisons; ties by
-  Breslow's rule), not the pairs it implies (`models.ratings.plackett_luce`);
+  Breslow's rule), not the pairs it implies (`referee.models.ratings.plackett_luce`);
 - `trueskill`, `openskill`: the `trueskill` and `openskill` packages fed each match's ranking in time order,
-  on their own scale (mu, sigma; `leaderboard` = mu - 3 sigma) (`models.ratings.skill`).
+  on their own scale (mu, sigma; `leaderboard` = mu - 3 sigma) (`referee.models.ratings.skill`).
 
 `bootstrap=N` resamples clusters (matches) N times, in blocks of BLOCK replicates with seeds derived from
 `seed` (so any `executor` gives the same replicates), and reports percentile intervals and rank intervals;
@@ -33,25 +33,25 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from analysis.prepare.comparisons import comparison_games
-from analysis.run.intervals import finish
-from analysis.run.executor import Executor, Shared, Task, run_tasks, share, task_seeds
-from analysis.run.rating_labels import (ANCHORABLE, anchor_replicates, anchor_shift, components, label_status,
+from referee.prepare.comparisons import comparison_games
+from referee.run.intervals import finish
+from referee.run.executor import Executor, Shared, Task, run_tasks, share, task_seeds
+from referee.run.rating_labels import (ANCHORABLE, anchor_replicates, anchor_shift, components, label_status,
                                         matches_per_agent, rank_within, status_note)
-from models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, summarised_warnings
-from models.ratings.bootstrap import BootstrapResult, bootstrap_bt, bootstrap_generic
-from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt, pair_counts, robust_se, wald_table
-from models.ratings.bt_multidim import fit_bt_multidim
-from models.ratings.davidson import fit_davidson
-from models.ratings.bt_per_game import DEFAULT_TAU_ELO, fit_bt_per_game
-from models.ratings.elo import fit_contest_elo, fit_online_elo
-from models.ratings.plackett_luce import fit_plackett_luce, rankings_from_comparisons
-from models.ratings.skill import fit_openskill, fit_trueskill
+from referee.models.registry import RATING_METHODS, methods_with
+from referee.models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, summarised_warnings
+from referee.models.ratings.bootstrap import BootstrapResult, bootstrap_bt, bootstrap_generic
+from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt, pair_counts, robust_se, wald_table
+from referee.models.ratings.bt_multidim import fit_bt_multidim
+from referee.models.ratings.davidson import fit_davidson
+from referee.models.ratings.bt_per_game import DEFAULT_TAU_ELO, fit_bt_per_game
+from referee.models.ratings.elo import fit_contest_elo, fit_online_elo
+from referee.models.ratings.plackett_luce import fit_plackett_luce, rankings_from_comparisons
+from referee.models.ratings.skill import fit_openskill, fit_trueskill
 
-METHODS = ("elo", "bt", "bt-davidson", "bt-per-game", "bt-md", "online-elo", "bayes-bt", "plackett-luce",
-           "trueskill", "openskill")
-ONLINE = ("online-elo", "trueskill", "openskill")  # fed matches in time order
-SEPARATE_FITS = ("elo", "bt", "bt-davidson", "online-elo", "plackett-luce", "trueskill", "openskill")  # by game: one fit each
+METHODS = tuple(RATING_METHODS)  # names and traits in `referee.models.registry`
+ONLINE = methods_with(online=True)  # fed matches in time order
+SEPARATE_FITS = methods_with(separate_fits=True)  # by game: one fit each
 TABLE = ["agent", "rating", "lower", "upper", "rank"]
 
 
@@ -95,7 +95,7 @@ def encode(comparisons: pd.DataFrame, agents: list[str] | None = None) -> Coded:
 
 @dataclass
 class RatingResult(FitResult):
-    """Ratings of one method (the `models.fit.FitResult` contract): `table()` is the rating table,
+    """Ratings of one method (the `referee.models.fit.FitResult` contract): `table()` is the rating table,
     `bootstrap` the replicates (if any), `fits` the underlying model fits, `extra` method-specific tables
     (`kendall_tau` for bt-per-game, `idata` for bayes-bt); notes and diagnostics gather the fits' own."""
 
@@ -185,7 +185,7 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
 
     Parameters
     ----------
-    comparisons : columns a, b, outcome (1/0/0.5), cluster, game, ... (`analysis.prepare.comparisons`).
+    comparisons : columns a, b, outcome (1/0/0.5), cluster, game, ... (`referee.prepare.comparisons`).
     method : one of METHODS. bootstrap : replicates (0 = none; COMPACT used 200).
     by : None or 'game' (ratings per game). prior : MAP instead of MLE for the BT methods.
     dims : dimensions for bt-md. k : K factor for online-elo. tau_elo : deviation sd for bt-per-game (Elo
@@ -193,21 +193,21 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     seed : seeds every random choice. draws, tune, chains, sampler : for bayes-bt.
     agents : every agent the table should list (e.g. `comparable_agents`): those without a comparison get a
         row without a rating, flagged, and a warning (not by game).
-    executor : where the bootstrap's blocks run (`analysis.run.executor`; default here): the same replicates
+    executor : where the bootstrap's blocks run (`referee.run.executor`; default here): the same replicates
         on any executor.
     anchor : (agent, rating) fixing the scale of a difference-scale method (`rating_labels.ANCHORABLE`) in the
-        point fit and in every bootstrap replicate (`analysis.run.rating_labels`); not by game.
+        point fit and in every bootstrap replicate (`referee.run.rating_labels`); not by game.
 
     Returns
     -------
     RatingResult with `table` (agent, rating, lower, upper, rank[, rank_lower, rank_upper, replicates, flag];
     `game` first when by='game'), on the Elo scale (mean 1500, or the anchor's), and, not by game,
     `rank_lower`, `rank_upper`, `group` (agents whose ranks cannot be told apart at 95 %, 1 = top),
-    `interval` (what the interval is; -inf/+inf where the data leave it open: `analysis.run.intervals`),
+    `interval` (what the interval is; -inf/+inf where the data leave it open: `referee.run.intervals`),
     `matches` and `status` (established / provisional: why), plus `component` when the comparison graph falls
     apart (each component is rated on its own, centred at 1500; ranks, intervals and groups within it), and
     `anchor` when anchored. The resample unit of the bootstrap is the comparisons'
-    `resample` column where present (`analysis.prepare.comparisons.with_resample`), else their cluster.
+    `resample` column where present (`referee.prepare.comparisons.with_resample`), else their cluster.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; methods: {list(METHODS)}")
@@ -309,15 +309,16 @@ def _by_component(comparisons: pd.DataFrame, compared: pd.Series, method: str, a
                           fits=[f for r in results for f in r.fits], notes=notes,
                           diagnostics=_merged_diagnostics([f for r in results for f in r.fits]))
     if boots:
-        result.bootstrap = BootstrapResult([a for b in boots for a in b.agents], np.hstack([b.ratings for b in boots]),
-                                           np.concatenate([b.matches for b in boots]))
+        result.bootstrap = BootstrapResult(agents=[a for b in boots for a in b.agents],
+                                           ratings=np.hstack([b.ratings for b in boots]),
+                                           matches=np.concatenate([b.matches for b in boots]))
     return result
 
 
 def _labelled(result: RatingResult, comparisons: pd.DataFrame, parts: pd.Series | None, agents: list[str] | None,
               method: str) -> RatingResult:
     """The result with unrated agents listed, ranks within the comparison graph's components `parts` (component
-    per agent, `rating_labels.components`) and each agent's status (`analysis.run.rating_labels`); by game
+    per agent, `rating_labels.components`) and each agent's status (`referee.run.rating_labels`); by game
     (`parts` None) the table is left as it is."""
     if parts is None:
         return result
@@ -337,7 +338,7 @@ def _labelled(result: RatingResult, comparisons: pd.DataFrame, parts: pd.Series 
     return result
 
 
-STREAMABLE = ("bt", "elo")  # methods that need only pooled win and tie counts
+STREAMABLE = methods_with(streamable=True)  # methods that need only pooled win and tie counts
 
 
 def with_unrated(table: pd.DataFrame, agents: list[str] | None) -> pd.DataFrame:
@@ -359,7 +360,7 @@ def with_unrated(table: pd.DataFrame, agents: list[str] | None) -> pd.DataFrame:
 def rate_counts(wins: np.ndarray, ties: np.ndarray, names: list[str], method: str, prior: bool = False,
                 agents: list[str] | None = None) -> RatingResult:
     """Rate agents from pooled counts instead of a comparisons table (the bounded-memory path for inputs
-    too large to list every comparison; `analysis.prepare.comparisons.win_counts`).
+    too large to list every comparison; `referee.prepare.comparisons.win_counts`).
 
     wins[i, j] : comparisons i won against j; ties[i, j] = ties[j, i] : ties between them; shape (n, n),
     in the order of `names`. method : 'bt' (ties as half wins) or 'elo' (the contest's strict wins).
@@ -380,7 +381,7 @@ def rate_counts(wins: np.ndarray, ties: np.ndarray, names: list[str], method: st
     return RatingResult(model=method, ratings=table, fits=[fit], notes=notes, diagnostics=dict(fit.diagnostics))
 
 
-BLOCK = 50  # bootstrap replicates per task: a sweep's blocks, whatever runs them (`analysis.run.executor`)
+BLOCK = 50  # bootstrap replicates per task: a sweep's blocks, whatever runs them (`referee.run.executor`)
 SHARED_COLUMNS = ["a", "b", "outcome", "cluster", "game", "kind"]  # what a bootstrap block reads
 
 
@@ -395,7 +396,8 @@ def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicate
              for i, (size, block_seed) in enumerate(zip(sizes, task_seeds(seed, len(sizes))))]
     with summarised_warnings(f"the {replicates} bootstrap replicates' fits"):
         blocks = run_tasks(tasks, executor, "bootstrap")
-    return BootstrapResult(blocks[0].agents, np.vstack([b.ratings for b in blocks]), blocks[0].matches)
+    return BootstrapResult(agents=blocks[0].agents, ratings=np.vstack([b.ratings for b in blocks]),
+                           matches=blocks[0].matches)
 
 
 def bootstrap_block(shared: Shared, method: str, by: str | None, prior: bool, dims: int, k: float,
@@ -421,7 +423,7 @@ def bootstrap_block(shared: Shared, method: str, by: str | None, prior: bool, di
 
 
 def _bayes(comparisons, by, draws, tune, chains, seed, sampler) -> RatingResult:
-    from models.ratings.bayes_bt import fit_bayes_bt
+    from referee.models.ratings.bayes_bt import fit_bayes_bt
 
     coded = encode(comparisons)
     if by:

@@ -15,13 +15,13 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import roc_auc_score
 
-from analysis.prepare.comparisons import comparison_games
-from analysis.run.executor import Executor, Shared, Task, run_tasks, share
-from analysis.run.ratings import encode
-from models.fit import summarised_warnings
-from models.ratings.bradley_terry import fit_bt
-from models.ratings.bt_multidim import fit_bt_multidim
-from models.ratings.bt_per_game import fit_bt_per_game
+from referee.prepare.comparisons import comparison_games
+from referee.run.executor import Executor, Shared, Task, run_tasks, share
+from referee.run.ratings import encode
+from referee.models.fit import summarised_warnings
+from referee.models.ratings.bradley_terry import fit_bt
+from referee.models.ratings.bt_multidim import fit_bt_multidim
+from referee.models.ratings.bt_per_game import fit_bt_per_game
 
 
 def game_folds(comparisons: pd.DataFrame, folds: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -59,7 +59,7 @@ def cross_validate(comparisons: pd.DataFrame, folds: int = 5, dims: range | list
                    models: tuple[str, ...] = ("bt", "bt-per-game", "bt-md"), seed: int = 0,
                    executor: Executor | None = None) -> pd.DataFrame:
     """k-fold ROC-AUC of held-out comparisons, folds of whole games (`game_folds`), one sweep task per fold
-    (`executor`: where they run, `analysis.run.executor`; the same result on any).
+    (`executor`: where they run, `referee.run.executor`; the same result on any).
 
     Returns
     -------

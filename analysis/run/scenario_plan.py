@@ -1,8 +1,8 @@
 """Scenario plans for the Measurement Layout: the store's catalogue as candidate demand profiles for
-`models.scores.layout_design`.
+`referee.models.scores.layout_design`.
 
 A candidate is every catalogue scenario (played ones too: in the layout a replay is more data) and, on request,
-hypothetical profiles. Its demands are those the layout was fitted with (`analysis.run.predictive.demand_matrix`,
+hypothetical profiles. Its demands are those the layout was fitted with (`referee.run.predictive.demand_matrix`,
 chosen on the played scores); a demand the fit merged ('a + b', always present together) is split back into its
 members (`split_merged`), and a demand no played scenario exercises (a substrate not yet played) enters with
 prior draws of its capabilities.
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.run.predictive import demand_matrix
-from models.scores.layout_design import (LayoutDraws, layout_profiles, next_layout_scenarios, split_merged,
+from referee.run.predictive import demand_matrix
+from referee.models.scores.layout_design import (LayoutDraws, layout_profiles, next_layout_scenarios, split_merged,
                                          with_prior_demands)
 
 
@@ -21,7 +21,7 @@ def layout_candidates(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.Da
                       profiles: bool = False, seed: int = 0) -> tuple[pd.DataFrame, LayoutDraws, list[str]]:
     """The candidates' demand profiles over the fit's demands.
 
-    scores, scenarios, tags : `analysis.run.score_models.model_scores`; draws : `layout_draws` of a layout fitted
+    scores, scenarios, tags : `referee.run.score_models.model_scores`; draws : `layout_draws` of a layout fitted
     to these scores. Returns (0/1 table, index scenario or 'profile: ...', columns = the returned draws' demands;
     the draws with merged demands split and unexercised demands added from the prior; notes). Raises ValueError when the posterior names
     a demand the store's data no longer defines (refit it).
@@ -54,7 +54,7 @@ def layout_candidates(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.Da
 def layout_scenario_plan(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.DataFrame, draws: LayoutDraws,
                          budget: int, repeats: int = 1, profiles: bool = False, target: str | None = None,
                          seed: int = 0) -> tuple[pd.DataFrame, list[str]]:
-    """The next `budget` scenarios for the layout (`models.scores.layout_design.next_layout_scenarios`; target:
+    """The next `budget` scenarios for the layout (`referee.models.scores.layout_design.next_layout_scenarios`; target:
     a demand to serve in every pick), each with `scores_so_far` (the store's (match, agent) scores of it so far;
     empty for a hypothetical profile). Returns (table, notes)."""
     candidates, draws, notes = layout_candidates(scores, scenarios, tags, draws, profiles=profiles, seed=seed)

@@ -2,14 +2,14 @@
 
 `model_scores(store)` is the tidy table the beta regressions and Measurement Layouts read (one row per
 (match, agent) of scenario-based matches, with `score_norm` in [0, 1]); `fit_store_layout` fits the Measurement
-Layout to it with the contest paper's demands. Files are written by `analysis.present.outputs.ResultsFolder.fit`.
+Layout to it with the contest paper's demands. Files are written by `referee.present.outputs.ResultsFolder.fit`.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from analysis.prepare.scores import normalised_scores
+from referee.prepare.scores import normalised_scores
 
 
 def model_scores(store, phases: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -23,10 +23,10 @@ def model_scores(store, phases: list[str] | None = None) -> tuple[pd.DataFrame, 
 
 def fit_store_layout(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.DataFrame, seed: int = 0, **sampling):
     """The Measurement Layout fitted to `model_scores`' tables: demands from
-    `analysis.run.predictive.demand_matrix` (negatively correlated tags, substrates, visitor), rows without a
-    normalised score left out. sampling : draws, tune, chains, sampler for `models.fit.sample`. Returns
+    `referee.run.predictive.demand_matrix` (negatively correlated tags, substrates, visitor), rows without a
+    normalised score left out. sampling : draws, tune, chains, sampler for `referee.models.fit.sample`. Returns
     (LayoutFit, the demand matrix, index scenario)."""
-    from analysis.run.predictive import demand_matrix, layout_on
+    from referee.run.predictive import demand_matrix, layout_on
 
     demands = demand_matrix(scores, scenarios, tags)
     return layout_on(scores.dropna(subset=["score_norm"]), demands, seed, sampling), demands

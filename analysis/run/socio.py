@@ -1,5 +1,5 @@
 """The COMPACT paper's second half on a store: socio-cognitive metrics, their consistency, what predicts
-winning, and the agreement of LLM judges (`analysis.prepare.socio`, `models.social`)."""
+winning, and the agreement of LLM judges (`referee.prepare.socio`, `referee.models.social`)."""
 
 from __future__ import annotations
 
@@ -7,27 +7,36 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from analysis.prepare.socio import player_metrics, socio_metrics
-from models.fit import collect_notes
-from models.social.agreement import judge_agreement, paired_ratings
-from models.social.consistency import consistency, metric_vectors, similarity
-from models.social.determinants import Determinants, determinants, pairs
+from referee.prepare.socio import player_metrics, socio_metrics
+from referee.models.fit import FitResult, collect_notes
+from referee.models.social.agreement import judge_agreement, paired_ratings
+from referee.models.social.consistency import consistency, metric_vectors, similarity
+from referee.models.social.determinants import determinants, pairs
 
 
 @dataclass
-class SocioResult:
+class SocioResult(FitResult):
     """metrics (long, `socio_metrics`), players (one row per match and player, with category, framing,
     communication), consistency (summary correlations), similarity (figure 4's matrix), determinants per
     condition ('all games', 'with communication', 'without communication'), agreement (judge pairs, or None)
-    and notes."""
+    and notes. The `referee.models.fit.FitResult` contract: `table()` is the consistency summary;
+    `converged` holds when every condition's determinants converged."""
 
-    metrics: pd.DataFrame
-    players: pd.DataFrame
-    consistency: pd.DataFrame
-    similarity: pd.DataFrame
-    determinants: dict[str, Determinants]
+    metrics: pd.DataFrame = field(default_factory=pd.DataFrame)
+    players: pd.DataFrame = field(default_factory=pd.DataFrame)
+    consistency: pd.DataFrame = field(default_factory=pd.DataFrame)
+    similarity: pd.DataFrame = field(default_factory=pd.DataFrame)
+    determinants: dict = field(default_factory=dict)
     agreement: dict | None = None
-    notes: list[str] = field(default_factory=list)
+    model: str = "socio"
+
+    def __post_init__(self):
+        self.diagnostics = {"converged": all(d.converged for d in self.determinants.values()),
+                            "conditions": len(self.determinants), **self.diagnostics}
+
+    def table(self) -> pd.DataFrame:
+        """The consistency summary (comparison, correlation with its interval)."""
+        return self.consistency
 
     def auc_table(self) -> pd.DataFrame:
         """condition, model, fold_kind, folds, auc, low, high."""

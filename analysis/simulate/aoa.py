@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.io.loaders.aoa import COUNTERS, MISSIONS, REJECTION_REASONS
+from referee.io.loaders.aoa import COUNTERS, MISSIONS, REJECTION_REASONS
 
 NATIONS = ["Crestwyn", "Rivenmarch", "Valdris", "Shadowmere", "Draven", "Vexholm", "Brightspire", "Steelcross",
            "Thornwall", "Frosthal", "Ironmere", "Duskfall"]

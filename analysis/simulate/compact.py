@@ -4,7 +4,7 @@ Each agent has
 - a theory-of-mind accuracy `tom` (the chance its prediction of another player's next action is exactly
   right; otherwise the prediction is a random action),
 - an assertiveness `assertiveness` in (0.15, 0.85): its action's value is round(assertiveness x the game's
-  top value + Normal(0, 0.6)), clipped to the game's range (`analysis.prepare.socio.ACTION_RANGE`),
+  top value + Normal(0, 0.6)), clipped to the game's range (`referee.prepare.socio.ACTION_RANGE`),
 - an influence level (a judge's 0-3 rating of its influence on a chat partner is
   round(1.5 + influence + Normal(0, 0.5)), clipped) and a planning level (the judge's 0-3 planning rating
   per round is round(1.5 + planning + Normal(0, 0.5)), clipped),
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.io.loaders.compact import GAMES
+from referee.io.loaders.compact import GAMES
 
 FRAMINGS = {"coalition": ("merchants", "farmers"), "scheduler": ("friends", "colleagues"),
             "tragedy_of_the_commons": ("fishery", "pasture"), "survivor": ("cowboys", "pirates"),
@@ -36,7 +36,7 @@ ROUNDS = 3
 # what winning depends on: reward weight per realised metric (theory of mind as the share of exact
 # predictions in the game, influence as the mean judge rating / 3); the others have weight 0
 DRIVERS = {"theory_of_mind": 3.0, "influence": 1.5, "assertiveness": 0.0, "planning": 0.0}
-# the simulator's action ranges (lowest, highest value), the same as `analysis.prepare.socio.ACTION_RANGE`
+# the simulator's action ranges (lowest, highest value), the same as `referee.prepare.socio.ACTION_RANGE`
 TOP = {"survivor": 3, "scheduler": 4, "hupi": 10, "coalition": 10, "tragedy_of_the_commons": 10}
 
 

@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.io.catalogue import Catalogue, write_catalogue
-from models.scores.beta_regression import expected_score
+from referee.io.catalogue import Catalogue, write_catalogue
+from referee.models.scores.beta_regression import expected_score
 
 BASELINE = "rational_agent"
 MODEL, EMBEDDER = "gemma-2-9b-it", "all-mpnet-base-v2"
@@ -240,10 +240,10 @@ def simulate_contest_phases(
 
 
 def records_elo(records: dict[str, list[dict]]) -> dict[str, float]:
-    """The contest's Elo (`models.ratings.elo.contest_elo`) computed straight from ScenarioResult records (agent ->
+    """The contest's Elo (`referee.models.ratings.elo.contest_elo`) computed straight from ScenarioResult records (agent ->
     list), without referee's loaders or store: strict wins of focal per-capita scores within each (scenario,
     repetition), records marked `exclude_from_elo_calculation` left out. Returns agent -> Elo."""
-    from models.ratings.elo import contest_elo
+    from referee.models.ratings.elo import contest_elo
 
     agents = sorted(records)
     units: dict[tuple[str, str], list[tuple[int, float]]] = {}

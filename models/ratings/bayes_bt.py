@@ -25,9 +25,9 @@ import arviz as az
 import numpy as np
 import pandas as pd
 
-from models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, sample
+from referee.models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, sample
 
-from models.ratings.bradley_terry import ELO_CENTRE, ELO_SCALE, add_rank
+from referee.models.ratings.bradley_terry import ELO_CENTRE, ELO_SCALE, add_rank
 
 
 # comparisons (wins, losses and ties, counted once each) from which an agent's strength is centred
@@ -78,7 +78,7 @@ def build_model(W: np.ndarray, agents: list[str], Wk: np.ndarray | None = None, 
 
 @dataclass
 class BayesBTFit(FitResult):
-    """A sampled Bayesian BT model (the `models.fit.FitResult` contract); `table()` is `rating_table` of
+    """A sampled Bayesian BT model (the `referee.models.fit.FitResult` contract); `table()` is `rating_table` of
     `rating` (scalar) or `game_rating` (per game), 94% HDIs."""
 
     var: str = "rating"
@@ -92,7 +92,7 @@ class BayesBTFit(FitResult):
 def fit_bayes_bt(W: np.ndarray, agents: list[str], Wk: np.ndarray | None = None, games: list[str] | None = None,
                  draws: int = DRAWS, tune: int = TUNE, chains: int = CHAINS, seed: int = 0, sampler: str = "auto"
                  ) -> BayesBTFit:
-    """Sample the scalar (or, with `Wk`, per-game) Bayesian BT model through `models.fit.sample`.
+    """Sample the scalar (or, with `Wk`, per-game) Bayesian BT model through `referee.models.fit.sample`.
 
     sampler : 'auto', 'pymc' or 'nutpie'. Returns a BayesBTFit whose idata posterior holds `rating` (agent)
     and, per game, `game_rating` (game, agent) on the Elo scale; diagnostics cover sigma, mu (and tau, delta).

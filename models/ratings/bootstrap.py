@@ -5,7 +5,7 @@ contributions are exchangeable, so a replicate is fully described by how many ti
 contribution ("signature") is drawn: a Multinomial(n_clusters, signature frequencies) vector. For arena
 data, where each cluster is one comparison, there are at most 3 n^2 signatures however many comparisons
 there are, so a replicate costs O(n^2), not O(comparisons). Replicates' count matrices are then fitted
-together by a batched Newton solve (`models.ratings.bradley_terry.fit_bt_batch`).
+together by a batched Newton solve (`referee.models.ratings.bradley_terry.fit_bt_batch`).
 
 `bootstrap_generic` resamples clusters and calls any fitting function (for Elo, per-game and
 multidimensional models).
@@ -13,28 +13,39 @@ multidimensional models).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_CENTRE, ELO_SCALE, fit_bt_batch, mle_exists
+from referee.models.fit import FitResult
+from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_CENTRE, ELO_SCALE, fit_bt_batch, mle_exists
 
 
 MIN_MATCHES = 10  # an agent seen in fewer matches (clusters) gets its interval flagged
 
 
 @dataclass
-class BootstrapResult:
-    """Replicate ratings (r, n) on the Elo scale, with the agents' names. A replicate that drew none of an
-    agent's matches has NaN for it: the agent is absent from that replicate's quantiles, not given the
-    prior mean. `matches` (optional, shape (n,)) counts the clusters each agent appears in."""
+class BootstrapResult(FitResult):
+    """Replicate ratings (r, n) on the Elo scale, with the agents' names (the `referee.models.fit.FitResult`
+    contract: `table()` is the percentile summary; a bootstrap has no convergence of its own, so
+    `diagnostics` says `converged` True with the replicate count). A replicate that drew none of an agent's
+    matches has NaN for it: the agent is absent from that replicate's quantiles, not given the prior mean.
+    `matches` (optional, shape (n,)) counts the clusters each agent appears in."""
 
-    agents: list[str]
-    ratings: np.ndarray
+    agents: list[str] = field(default_factory=list)
+    ratings: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     matches: np.ndarray | None = None
+    model: str = "bootstrap"
+
+    def __post_init__(self):
+        self.diagnostics = {"converged": True, "replicates": int(len(self.ratings)), **self.diagnostics}
+
+    def table(self) -> pd.DataFrame:
+        """The percentile summary (`summary()`)."""
+        return self.summary()
 
     def summary(self, level: float = 0.95, groups: np.ndarray | None = None) -> pd.DataFrame:
         """agent, lower, upper (percentile interval), rank_lower, rank_upper (percentile interval of ranks),
@@ -169,7 +180,7 @@ def bootstrap_bt(a, b, outcome, cluster, agents: list[str], theta0: np.ndarray, 
 
     Parameters
     ----------
-    a, b, outcome, cluster : integer-coded comparisons (see `models.ratings.bradley_terry.pair_counts`) and the
+    a, b, outcome, cluster : integer-coded comparisons (see `referee.models.ratings.bradley_terry.pair_counts`) and the
         cluster (match) of each.
     agents : the n names; theta0 : the full-data fit, the batched Newton's starting point.
     replicates : number of bootstrap replicates; seed : their generator's seed.
@@ -186,7 +197,7 @@ def bootstrap_bt(a, b, outcome, cluster, agents: list[str], theta0: np.ndarray, 
     if second is not None and (np.asarray(second) != np.asarray(cluster)).any():
         theta = _weighted_bt(np.asarray(a), np.asarray(b), np.asarray(outcome, float), np.asarray(cluster),
                              np.asarray(second), n, theta0, replicates, seed, prior_sd, chunk)
-        return BootstrapResult(list(agents), ELO_CENTRE + ELO_SCALE * theta, matches_per_agent(a, b, cluster, n))
+        return BootstrapResult(agents=list(agents), ratings=ELO_CENTRE + ELO_SCALE * theta, matches=matches_per_agent(a, b, cluster, n))
     S, counts = cluster_signatures(a, b, outcome, cluster, n)
     total = int(counts.sum())
     rng = np.random.default_rng(seed)
@@ -198,7 +209,7 @@ def bootstrap_bt(a, b, outcome, cluster, agents: list[str], theta0: np.ndarray, 
         draws = rng.multinomial(total, pvals, size=size) if len(pvals) > 1 else np.full((size, 1), total)
         Ws = (St @ draws.T.astype(float)).T.reshape(size, n, n)
         out.append(ELO_CENTRE + ELO_SCALE * _fit_replicates(Ws, theta0, prior_sd))
-    return BootstrapResult(list(agents), np.vstack(out), matches_per_agent(a, b, cluster, n))
+    return BootstrapResult(agents=list(agents), ratings=np.vstack(out), matches=matches_per_agent(a, b, cluster, n))
 
 
 def bootstrap_generic(comparisons: pd.DataFrame, fit: Callable[[pd.DataFrame], pd.Series], agents: list[str],
@@ -208,7 +219,7 @@ def bootstrap_generic(comparisons: pd.DataFrame, fit: Callable[[pd.DataFrame], p
     counts as often as both its games were drawn) and refit with `fit`.
 
     `fit(comparisons) -> Series` of Elo-scale ratings indexed by agent; agents missing from a replicate
-    get NaN. `games` : the (first, second) game of each row (`analysis.prepare.comparisons.comparison_games`;
+    get NaN. `games` : the (first, second) game of each row (`referee.prepare.comparisons.comparison_games`;
     default: its cluster, twice). Returns a BootstrapResult (replicates, n).
     """
     if games is None:
@@ -233,4 +244,4 @@ def bootstrap_generic(comparisons: pd.DataFrame, fit: Callable[[pd.DataFrame], p
         ratings = fit(sample)
         rows[r] = ratings.reindex(agents).to_numpy(float)
     names_only = [k[-1] if isinstance(k, tuple) else k for k in agents]
-    return BootstrapResult(list(agents), rows, per_agent.reindex(names_only).fillna(0).to_numpy())
+    return BootstrapResult(agents=list(agents), ratings=rows, matches=per_agent.reindex(names_only).fillna(0).to_numpy())

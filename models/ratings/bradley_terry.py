@@ -22,7 +22,7 @@ import pandas as pd
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from models.fit import FitResult, collect_notes, iterative_diagnostics
+from referee.models.fit import FitResult, collect_notes, iterative_diagnostics
 
 ELO_SCALE = 400.0 / math.log(10.0)  # Elo points per unit of natural-log strength
 ELO_CENTRE = 1500.0
@@ -36,7 +36,7 @@ class RatingWarning(UserWarning):
 
 @dataclass
 class BTFit(FitResult):
-    """A fitted scalar Bradley-Terry model (the `models.fit.FitResult` contract).
+    """A fitted scalar Bradley-Terry model (the `referee.models.fit.FitResult` contract).
 
     agents : names, in the order of every array.
     theta : centred natural-log strengths, shape (n,).
@@ -296,7 +296,7 @@ def fit_bt(W: np.ndarray, agents: list[str], prior_sd: float | None = None, tol:
 def reference_se(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, float | None]:
     """(theta, se, prior_sd): theta and se (n,) of scalar Bradley-Terry on pair counts W (n, n): the MLE where it exists, else MAP
     under the default prior, without a warning: the reference fit behind the status labels that every rating
-    table shares (`analysis.run.rating_labels`), whose own rating fit says what it did."""
+    table shares (`referee.run.rating_labels`), whose own rating fit says what it did."""
     W = np.asarray(W, float)
     prior = None if mle_exists(W) else DEFAULT_PRIOR_SD
     theta, se, _, _ = _newton(W, np.zeros(W.shape[0]), prior, 1e-10, 100)

@@ -21,13 +21,13 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
-from models.fit import FitResult, collect_notes, iterative_diagnostics, lbfgs_converged
-from models.ratings.bradley_terry import add_rank, to_elo
+from referee.models.fit import FitResult, collect_notes, iterative_diagnostics, lbfgs_converged
+from referee.models.ratings.bradley_terry import add_rank, to_elo
 
 
 @dataclass
 class MultiDimFit(FitResult):
-    """Fitted multidimensional BT in canonical form (the `models.fit.FitResult` contract): W (n, D),
+    """Fitted multidimensional BT in canonical form (the `referee.models.fit.FitResult` contract): W (n, D),
     G (K, D), their names, and the log-likelihood."""
 
     agents: list[str] = field(default_factory=list)

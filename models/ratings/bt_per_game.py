@@ -18,15 +18,15 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.stats import kendalltau
 
-from models.fit import FitResult, collect_notes, iterative_diagnostics, lbfgs_converged
-from models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, RatingWarning, add_rank, mle_exists, to_elo
+from referee.models.fit import FitResult, collect_notes, iterative_diagnostics, lbfgs_converged
+from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, RatingWarning, add_rank, mle_exists, to_elo
 
-DEFAULT_TAU_ELO = 100.0
+from referee.models.registry import DEFAULT_TAU_ELO  # noqa: E402  (the registry's, for the command line)
 
 
 @dataclass
 class PerGameFit(FitResult):
-    """Fitted per-game Bradley-Terry (the `models.fit.FitResult` contract): agents, games, mu (n,),
+    """Fitted per-game Bradley-Terry (the `referee.models.fit.FitResult` contract): agents, games, mu (n,),
     delta (K, n), both natural-log units; `table()` is the global table."""
 
     agents: list[str] = field(default_factory=list)

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 
-from models.fit import FitResult, collect_notes
-from models.ratings.bradley_terry import ELO_SCALE, Z95, add_rank, to_elo, wald_table
+from referee.models.fit import FitResult, collect_notes
+from referee.models.ratings.bradley_terry import ELO_SCALE, Z95, add_rank, to_elo, wald_table
 
 
 @dataclass

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
-from models.fit import FitResult, iterative_diagnostics
-from models.ratings.bradley_terry import (DEFAULT_PRIOR_SD, Z95, RatingWarning, centred_se, mle_exists, to_elo,
+from referee.models.fit import FitResult, iterative_diagnostics
+from referee.models.ratings.bradley_terry import (DEFAULT_PRIOR_SD, Z95, RatingWarning, centred_se, mle_exists, to_elo,
                                           wald_table)
 
 

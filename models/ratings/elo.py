@@ -9,11 +9,11 @@ starting at 1, 50 sweeps updating in place
 dividing all by their geometric mean after each sweep, then Elo = round(400 log10 pi - mean + 1500).
 W counts strict wins only (ties count for neither). Where that computation gives NaN or infinity (an
 agent with no wins or no losses, a disconnected comparison graph), `contest_elo` warns and returns the
-MAP Bradley-Terry estimate with the stated weak prior (`models.ratings.bradley_terry.DEFAULT_PRIOR_SD`) instead.
+MAP Bradley-Terry estimate with the stated weak prior (`referee.models.ratings.bradley_terry.DEFAULT_PRIOR_SD`) instead.
 
 `online_elo(a, b, outcome, k)` updates ratings one comparison at a time, in the order given.
 
-`fit_contest_elo` and `fit_online_elo` wrap both in the `models.fit.FitResult` contract (`EloFit`).
+`fit_contest_elo` and `fit_online_elo` wrap both in the `referee.models.fit.FitResult` contract (`EloFit`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from models.fit import FitResult, collect_notes
-from models.ratings.bradley_terry import (
+from referee.models.fit import FitResult, collect_notes
+from referee.models.ratings.bradley_terry import (
     DEFAULT_PRIOR_SD,
     RatingWarning,
     add_rank,
@@ -37,7 +37,7 @@ from models.ratings.bradley_terry import (
 
 @dataclass
 class EloFit(FitResult):
-    """Elo ratings (the `models.fit.FitResult` contract): agents and their ratings, shape (n,).
+    """Elo ratings (the `referee.models.fit.FitResult` contract): agents and their ratings, shape (n,).
     `table()`: agent, rating, lower, upper (NaN: Elo has no interval; use the bootstrap), rank."""
 
     agents: list[str] = field(default_factory=list)

@@ -9,7 +9,7 @@ sum_{i in tier} theta_i - d log sum_{j in R} exp(theta_j); this holds for a tied
 tier of one agent adds nothing (it is chosen with probability 1). With two agents per match this is
 Bradley-Terry where a win adds log P(winner) and a tie adds log P(a) + log P(b), one win each way.
 
-Ratings are on the Elo scale (`models.ratings.bradley_terry.to_elo`: mean 1500, 400 points per factor 10 of
+Ratings are on the Elo scale (`referee.models.ratings.bradley_terry.to_elo`: mean 1500, 400 points per factor 10 of
 strength). The MLE exists when every agent has won a stage against and lost a stage to the rest in a
 strongly connected way (as for Bradley-Terry); otherwise the fit warns and uses MAP with independent
 Normal(0, prior_sd^2) priors (default 400 Elo points), the same stated fallback as `fit_bt`.
@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from models.fit import FitResult, iterative_diagnostics
-from models.ratings.bradley_terry import (DEFAULT_PRIOR_SD, Z95, RatingWarning, centred_se, mle_exists, to_elo,
+from referee.models.fit import FitResult, iterative_diagnostics
+from referee.models.ratings.bradley_terry import (DEFAULT_PRIOR_SD, Z95, RatingWarning, centred_se, mle_exists, to_elo,
                                           wald_table)
 
 Ranking = list[list[int]]  # tiers of agent indices, best first
@@ -33,7 +33,7 @@ Ranking = list[list[int]]  # tiers of agent indices, best first
 
 @dataclass
 class PLFit(FitResult):
-    """A fitted Plackett-Luce model (the `models.fit.FitResult` contract).
+    """A fitted Plackett-Luce model (the `referee.models.fit.FitResult` contract).
 
     agents : names; theta : centred log-strengths, shape (n,); se : standard errors from the observed
     information (NaN where not identified); method : 'mle' or 'map'; prior_sd : the MAP prior sd.

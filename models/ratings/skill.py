@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from models.fit import FitResult
-from models.ratings.bradley_terry import Z95, add_rank
-from models.ratings.plackett_luce import Ranking
+from referee.models.fit import FitResult
+from referee.models.ratings.bradley_terry import Z95, add_rank
+from referee.models.ratings.plackett_luce import Ranking
 
 
 @dataclass
 class SkillFit(FitResult):
-    """Online skill ratings (the `models.fit.FitResult` contract): mu and sigma per agent, shape (n,), in the
+    """Online skill ratings (the `referee.models.fit.FitResult` contract): mu and sigma per agent, shape (n,), in the
     package's own units; `system` is 'trueskill' or 'openskill'; `matches` how many rankings were fed."""
 
     agents: list[str] = field(default_factory=list)

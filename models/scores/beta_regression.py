@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, sample, summary_table
+from referee.models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, sample, summary_table
 
 LIKELIHOODS = ("ordered", "squeeze")
 STRUCTURES = ("identified", "paper")
@@ -88,9 +88,9 @@ class Priors:
 
 @dataclass
 class ScoreFit(FitResult):
-    """A fitted beta regression (the `models.fit.FitResult` contract): `model` is 'tag-effects' or
+    """A fitted beta regression (the `referee.models.fit.FitResult` contract): `model` is 'tag-effects' or
     'baseline-contrast', `idata` its posterior, `summary` every parameter's posterior summary
-    (`models.fit.summary_table`), `diagnostics` and `notes` (identifiability, warnings raised while fitting).
+    (`referee.models.fit.summary_table`), `diagnostics` and `notes` (identifiability, warnings raised while fitting).
     `table()` is `tag_table` or `contrast_table`."""
 
     summary: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -374,7 +374,7 @@ def fit_tag_effects(scores: pd.DataFrame, tags: pd.DataFrame, draws: int = TAG_D
     Parameters
     ----------
     scores : agent, scenario, score_norm in [0, 1] (one row per match and agent); tags : scenario, tag.
-    draws, tune, chains, seed, sampler : for `models.fit.sample` (the defaults meet R-hat <= 1.01 and ESS >= 400
+    draws, tune, chains, seed, sampler : for `referee.models.fit.sample` (the defaults meet R-hat <= 1.01 and ESS >= 400
         at contest scale, issue 15). likelihood : 'ordered' or 'squeeze'. priors : `Priors`.
     structure : 'identified' (default: agent slopes only on tags present in and absent from at least
         `min_slope_scenarios` scenarios) or 'paper' (agent slopes on every tag, as the contest paper).

@@ -1,6 +1,6 @@
 """Which scenarios to run next to learn the Measurement Layout's capabilities best.
 
-In the layout (`models.scores.measurement_layout`) an agent's expected score in a scenario with demand
+In the layout (`referee.models.scores.measurement_layout`) an agent's expected score in a scenario with demand
 profile x is E[y] = m(mu) with mu = b + (1 - b) prod_d c_d ^ x_d, m the ordered-beta mean (cutpoints k1 < k2,
 precision nu). One more episode of that scenario tells the agent's capabilities c (D,) about as much as its
 Fisher information about its log-capabilities l_d = log c_d, linearised on the response scale: g g' / Var[y],
@@ -34,8 +34,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from models.scores.measurement_layout import LayoutPriors, success_mean
-from models.scores.scenario_design import hypothetical_profiles
+from referee.models.scores.measurement_layout import LayoutPriors, success_mean
+from referee.models.scores.scenario_design import hypothetical_profiles
 
 MAX_DRAWS = 400  # posterior draws the expected information averages over (evenly thinned)
 

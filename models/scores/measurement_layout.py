@@ -6,7 +6,7 @@ is the product of the present demands' capabilities; a guess floor ("base chance
 
     mu_as = b_a + (1 - b_a) * prod_d c_ad ^ x_sd
 
-and the normalised score follows the ordered-beta likelihood of `models.scores.beta_regression` with logit-mean
+and the normalised score follows the ordered-beta likelihood of `referee.models.scores.beta_regression` with logit-mean
 logit(mu_as) and the agent's concentration nu_a ("sample size") as Beta precision, so exact 0 and 1 are
 allowed. (For a graded demand level x in the design the factor would be sigmoid(theta - x); the demands
 used here are binary.)
@@ -27,8 +27,8 @@ import arviz as az
 import numpy as np
 import pandas as pd
 
-from models.fit import CHAINS, LAYOUT_DRAWS, LAYOUT_TUNE, FitResult, collect_notes, sample, summary_table
-from models.scores.beta_regression import Priors, aliased_tags, score_likelihood
+from referee.models.fit import CHAINS, LAYOUT_DRAWS, LAYOUT_TUNE, FitResult, collect_notes, sample, summary_table
+from referee.models.scores.beta_regression import Priors, aliased_tags, score_likelihood
 
 
 DIAGNOSED = ["capability", "base_chance", "sample_size", "demand_mean"]  # the variables convergence is judged on
@@ -55,7 +55,7 @@ class LayoutPriors:
 
 @dataclass
 class LayoutFit(FitResult):
-    """A fitted layout (the `models.fit.FitResult` contract): InferenceData, summary, diagnostics, notes,
+    """A fitted layout (the `referee.models.fit.FitResult` contract): InferenceData, summary, diagnostics, notes,
     and the agents and demands it was fitted with. `table()` is `capabilities()`."""
 
     summary: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -161,8 +161,8 @@ def fit_layout(agents_obs: pd.Series, X_obs: np.ndarray, y: np.ndarray, demands:
     agents_obs : agent name per row (n,); X_obs : demand matrix (n, D) in {0, 1}; y : scores in [0, 1] (n,);
     demands : the D demand names. Demands that are always present together are fitted as one ('a + b',
     see `merge_identical_demands`), and a demand whose column is a linear combination of the others'
-    (`models.scores.beta_regression.aliased_tags` without intercept) is left out; the notes name both. draws, tune, chains, seed, sampler : for
-    `models.fit.sample` (the defaults converge at contest scale). Returns a LayoutFit whose capabilities
+    (`referee.models.scores.beta_regression.aliased_tags` without intercept) is left out; the notes name both. draws, tune, chains, seed, sampler : for
+    `referee.models.fit.sample` (the defaults converge at contest scale). Returns a LayoutFit whose capabilities
     table has one row per agent and fitted demand.
     """
     agents = sorted(pd.unique(agents_obs))

@@ -1,6 +1,6 @@
 """Which scenarios to run next to learn the tag effects best: a normal approximation of the tag-effects model.
 
-In the tag-effects regression (`models.scores.beta_regression`) a tag's population coefficient beta_t is
+In the tag-effects regression (`referee.models.scores.beta_regression`) a tag's population coefficient beta_t is
 learnt between scenarios: each scenario has its own effect u_s, so another repetition of a scenario already
 played tells little about beta, and a new scenario with tag profile x tells as much as its profile allows.
 On the logit scale of the scenario's mean score, a scenario's mean is x' beta + u_s + noise; with
@@ -21,7 +21,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from models.scores.beta_regression import Priors, tag_matrix
+from referee.models.scores.beta_regression import Priors, tag_matrix
 
 PRIOR_SD = Priors().coef_sd  # the tag-effects model's prior sd of beta (and of the intercept's spread here)
 

@@ -24,7 +24,7 @@ COMPARISONS = ("intra-agent, across categories", "inter-agent, same category",
 def metric_vectors(players: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Mean metric per `keys` group (e.g. agent, category), z-scored per metric; metric columns only.
 
-    players : `analysis.prepare.socio.player_metrics` plus the key columns. Metrics with no spread are
+    players : `referee.prepare.socio.player_metrics` plus the key columns. Metrics with no spread are
     dropped (their z-score is undefined); missing means stay NaN and are skipped pairwise.
     """
     metrics = [c for c in players.columns if c not in {"match_id", "player", "agent", "game", "category", "framing"}]

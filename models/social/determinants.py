@@ -5,7 +5,7 @@ For every two players i, j of a match with different scores (ties left out), y =
     logit P(y = 1) = (m_i - m_j) . g            ('metrics'), or
     logit P(y = 1) = (m_i - m_j) . g_game       ('metrics per game'),
 
-where m is the player's metric vector in that match (`analysis.prepare.socio.player_metrics`), each metric
+where m is the player's metric vector in that match (`referee.prepare.socio.player_metrics`), each metric
 standardised by its sd over players; a metric a match lacks (influence without communication) contributes 0.
 There is no intercept: the model is symmetric in i and j. Fitted by L2-regularised logistic regression
 (scikit-learn, C = 1).
@@ -26,6 +26,8 @@ import numpy as np
 import pandas as pd
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score, roc_curve
+
+from referee.models.fit import FitResult
 
 MODELS = ("metrics", "metrics per game", "metrics + identity", "metrics per game + identity", "elo")
 IDENTITY_FOLDS = 4
@@ -98,7 +100,7 @@ def _logistic(X: np.ndarray, y: np.ndarray) -> LogisticRegression:
 
 
 def _elo_predict(train: pd.DataFrame, test: pd.DataFrame) -> np.ndarray:
-    from models.ratings.bradley_terry import fit_bt
+    from referee.models.ratings.bradley_terry import fit_bt
 
     agents = sorted(set(train["agent_i"]) | set(train["agent_j"]) | set(test["agent_i"]) | set(test["agent_j"]))
     index = {a: k for k, a in enumerate(agents)}
@@ -111,13 +113,24 @@ def _elo_predict(train: pd.DataFrame, test: pd.DataFrame) -> np.ndarray:
 
 
 @dataclass
-class Determinants:
-    """Cross-validated AUCs per model, feature weights with bootstrap intervals, out-of-fold predictions."""
+class Determinants(FitResult):
+    """Cross-validated AUCs per model, feature weights with bootstrap intervals, out-of-fold predictions (the
+    `referee.models.fit.FitResult` contract: `table()` is the AUC table; `diagnostics` counts the fits and
+    says `converged` False when any logistic fit warned that it did not converge)."""
 
-    auc: pd.DataFrame  # model, folds, auc, low, high, fold_kind
-    weights: pd.DataFrame  # model, feature, weight, low, high
-    predictions: pd.DataFrame  # model, y, p (out of fold, averaged over the folds a row was tested in)
-    notes: list[str] = field(default_factory=list)
+    auc: pd.DataFrame = field(default_factory=pd.DataFrame)  # model, folds, auc, low, high, fold_kind
+    weights: pd.DataFrame = field(default_factory=pd.DataFrame)  # model, feature, weight, low, high
+    predictions: pd.DataFrame = field(default_factory=pd.DataFrame)  # model, y, p (out of fold, averaged)
+    model: str = "determinants"
+
+    def __post_init__(self):
+        unconverged = [n for n in self.notes if n.startswith("ConvergenceWarning")]
+        self.diagnostics = {"converged": not unconverged, "models": int(self.auc["model"].nunique())
+                            if "model" in self.auc else 0, **self.diagnostics}
+
+    def table(self) -> pd.DataFrame:
+        """The cross-validated AUC per model (model, folds, auc, low, high, fold_kind)."""
+        return self.auc
 
     def roc(self, model: str) -> pd.DataFrame:
         """fpr, tpr of one model's out-of-fold predictions."""

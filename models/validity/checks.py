@@ -2,17 +2,19 @@
 
 Every function takes a tidy per-player table `frame` (one row per player: `player`, `role`, `team`,
 `score` (the recorded score), and one column per measure: counters, recorded components, outcomes) and
-returns plain tables or dicts; `analysis.run.audit` runs them, writes the outputs and words the verdicts.
+returns plain tables or dicts; `referee.run.audit` runs them, writes the outputs and words the verdicts.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from models.fit import CHAINS, TUNE, sample, summarised_warnings
-from models.validity.formula import Formula
+from referee.models.fit import CHAINS, TUNE, FitResult, sample, summarised_warnings
+from referee.models.validity.formula import Formula
 
 
 # the audit's checks in report order, with their titles (one vocabulary for the audit files and the report)
@@ -237,15 +239,42 @@ def rank_agreement(frame: pd.DataFrame, outcome: str, k: int = 3, n_boot: int = 
     return out
 
 
+@dataclass
+class AssignmentLuck(FitResult):
+    """`assignment_luck`'s result (the `referee.models.fit.FitResult` contract), read like a mapping of its
+    `values` (n, r2_assignment, r2_outcome, partial eta squared, p_outcome_slope_positive, bayes_diagnostics,
+    ...). `idata` holds the Bayesian regression's posterior (coords `assignment_level`: the levels against the
+    first); `diagnostics` its convergence, or the OLS fits' (always converged) without `bayes`."""
+
+    values: dict = field(default_factory=dict)
+    model: str = "assignment-luck"
+
+    def __getitem__(self, key):
+        return self.values[key]
+
+    def __contains__(self, key) -> bool:
+        return key in self.values
+
+    def get(self, key, default=None):
+        return self.values.get(key, default)
+
+    def update(self, **more) -> None:
+        self.values.update(more)
+
+    def table(self) -> pd.DataFrame:
+        """One row: the variance explained by the assignment and by the outcome (and the Bayesian reading)."""
+        return pd.DataFrame([{k: v for k, v in self.values.items() if not isinstance(v, dict)}])
+
+
 def assignment_luck(frame: pd.DataFrame, assignment: str, outcome: str, seed: int = 0, bayes: bool = True,
-                    sampling: dict | None = None) -> dict:
+                    sampling: dict | None = None) -> AssignmentLuck:
     """How much of the score's variance a randomly assigned factor explains, compared with the outcome.
 
     statsmodels OLS: R^2 of score ~ C(assignment) and of score ~ outcome, and partial eta^2 of each in the
     joint model (type II ANOVA). With `bayes`, a PyMC regression of the standardised score on the
     standardised outcome and assignment dummies gives the posterior probability that the outcome slope is
     positive, and `bayes_diagnostics` its convergence (R-hat, ESS, divergences). `sampling` holds the
-    sampler's options (draws, tune, chains, sampler) for `models.fit.sample`.
+    sampler's options (draws, tune, chains, sampler) for `referee.models.fit.sample`.
     """
     import statsmodels.formula.api as smf
     from statsmodels.stats.anova import anova_lm
@@ -254,7 +283,7 @@ def assignment_luck(frame: pd.DataFrame, assignment: str, outcome: str, seed: in
                                                                                assignment: "_assign"})
     out = {"assignment": assignment, "outcome": outcome, "n": len(data)}
     if len(data) < 4 or data["_assign"].nunique() < 2:
-        return out
+        return AssignmentLuck(values=out, diagnostics={"converged": False, "reason": "too few players"})
     r2_assign = smf.ols("score ~ C(_assign)", data).fit().rsquared
     r2_outcome = smf.ols("score ~ _outcome", data).fit().rsquared
     joint = smf.ols("score ~ _outcome + C(_assign)", data).fit()
@@ -263,9 +292,10 @@ def assignment_luck(frame: pd.DataFrame, assignment: str, outcome: str, seed: in
     eta = {term: table.loc[term, "sum_sq"] / (table.loc[term, "sum_sq"] + resid) for term in table.index[:-1]}
     out.update(r2_assignment=float(r2_assign), r2_outcome=float(r2_outcome),
                partial_eta2_assignment=float(eta["C(_assign)"]), partial_eta2_outcome=float(eta["_outcome"]))
-    if bayes:
-        out["p_outcome_slope_positive"], out["bayes_diagnostics"] = _bayes_slope(data, seed, **(sampling or {}))
-    return out
+    if not bayes:
+        return AssignmentLuck(values=out, diagnostics={"converged": True, "fit": "ols"})
+    out["p_outcome_slope_positive"], out["bayes_diagnostics"], idata = _bayes_slope(data, seed, **(sampling or {}))
+    return AssignmentLuck(values=out, diagnostics=dict(out["bayes_diagnostics"]), idata=idata)
 
 
 # The regression is tiny (a few dozen players) and nearly free per draw with nutpie, whose compile time
@@ -274,15 +304,17 @@ def assignment_luck(frame: pd.DataFrame, assignment: str, outcome: str, seed: in
 AUDIT_DRAWS = 5000
 
 
-def build_assignment_regression(x: np.ndarray, dummies: np.ndarray, y: np.ndarray):
+def build_assignment_regression(x: np.ndarray, dummies: np.ndarray, y: np.ndarray, levels: list[str] | None = None):
     """The assignment-luck regression as a PyMC model: y ~ Normal(intercept + slope x + dummies @ assignment,
     sigma), Normal(0, 1) priors on intercept, slope and the assignment effects, HalfNormal(1) on sigma.
-    x, y : (n,); dummies : (n, k) indicators of the assignments (one left out)."""
+    x, y : (n,); dummies : (n, k) indicators of the assignments (one left out); levels : their k names (the
+    `assignment_level` coordinate of the posterior)."""
     import pymc as pm
 
-    with pm.Model() as model:
+    levels = list(levels) if levels is not None else [f"level_{k}" for k in range(dummies.shape[1])]
+    with pm.Model(coords={"assignment_level": levels}) as model:
         slope = pm.Normal("slope", 0.0, 1.0)
-        effects = pm.Normal("assignment", 0.0, 1.0, shape=dummies.shape[1])
+        effects = pm.Normal("assignment", 0.0, 1.0, dims="assignment_level")
         intercept = pm.Normal("intercept", 0.0, 1.0)
         sigma = pm.HalfNormal("sigma", 1.0)
         pm.Normal("y", intercept + slope * x + pm.math.dot(dummies, effects), sigma, observed=y)
@@ -290,15 +322,16 @@ def build_assignment_regression(x: np.ndarray, dummies: np.ndarray, y: np.ndarra
 
 
 def _bayes_slope(data: pd.DataFrame, seed: int, draws: int = AUDIT_DRAWS, tune: int = TUNE, chains: int = CHAINS,
-                 sampler: str = "auto") -> tuple[float, dict]:
+                 sampler: str = "auto") -> tuple[float, dict, object]:
     z = lambda v: (v - v.mean()) / (v.std() or 1.0)  # noqa: E731
     y = z(data["score"].astype(float)).to_numpy()
     x = z(data["_outcome"].astype(float)).to_numpy()
-    dummies = pd.get_dummies(data["_assign"], drop_first=True).to_numpy(float)
-    model = build_assignment_regression(x, dummies, y)
+    indicators = pd.get_dummies(data["_assign"], drop_first=True)
+    dummies = indicators.to_numpy(float)
+    model = build_assignment_regression(x, dummies, y, [str(c) for c in indicators.columns])
     idata, diagnostics = sample(model, ["slope", "assignment", "intercept", "sigma"], draws, tune, chains, seed,
                                 sampler)
-    return float((idata.posterior["slope"] > 0).mean()), diagnostics
+    return float((idata.posterior["slope"] > 0).mean()), diagnostics, idata
 
 
 def two_scores(frame: pd.DataFrame, telemetry: str, outcome: str) -> pd.DataFrame:

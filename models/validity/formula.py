@@ -42,7 +42,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from models.naming import suggest
+from referee.models.naming import suggest
 
 FUNCTIONS = {
     "min": min,

@@ -7,7 +7,7 @@
 - `spectator_input`: whether anything in the log came from a spectator or another non-agent source (EVAL 01:
   all 2,835 message events carry an agent's attribution; no spectator-channel event).
 
-Both take canonical events (`analysis.io.schema`: stage, actor, type, value, time, status) and return plain
+Both take canonical events (`referee.io.schema`: stage, actor, type, value, time, status) and return plain
 dicts; each says what the data does not carry instead of guessing.
 """
 

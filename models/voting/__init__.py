@@ -16,8 +16,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from models.voting import copeland, ewa, lotteries, ranked_pairs
-from models.voting.profile import PreferenceProfile
+from referee.models.voting import copeland, ewa, lotteries, ranked_pairs
+from referee.models.voting.profile import PreferenceProfile
 
 METHODS = {
     "copeland": copeland.run,
@@ -26,7 +26,7 @@ METHODS = {
     "iml": lotteries.run_iml,
     "ewa": ewa.run,
 }
-MIN_BALLOTS = 10  # an agent on fewer ballots (games) is listed apart, not ranked
+from referee.models.registry import MIN_BALLOTS  # noqa: E402,F401  (an agent on fewer ballots is listed apart)
 
 
 class SparseSupportWarning(UserWarning):
@@ -41,7 +41,7 @@ def vote(profile: PreferenceProfile, method: str, min_ballots: float = MIN_BALLO
     ----------
     profile : the ballots. method : a key of METHODS. min_ballots : the least number of ballots (weighted)
         an agent must appear on to be ranked (default MIN_BALLOTS). seed : passed to the method.
-    options : the method's own options (`ewa`: reading='runs' | 'flat' | 'run-points', see `models.voting.ewa`).
+    options : the method's own options (`ewa`: reading='runs' | 'flat' | 'run-points', see `referee.models.voting.ewa`).
 
     Returns
     -------

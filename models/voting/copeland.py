@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from models.voting.profile import PreferenceProfile
+from referee.models.voting.profile import PreferenceProfile
 
 
 def run(profile: PreferenceProfile, seed: int = 0) -> pd.DataFrame:

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from models.voting.lotteries import run_iml
-from models.voting.profile import PreferenceProfile
+from referee.models.voting.lotteries import run_iml
+from referee.models.voting.profile import PreferenceProfile
 
 READINGS = ("runs", "flat", "run-points")
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linprog
 
-from models.voting.profile import PreferenceProfile
+from referee.models.voting.profile import PreferenceProfile
 
 TOLERANCE = 1e-6
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from models.voting.profile import PreferenceProfile
+from referee.models.voting.profile import PreferenceProfile
 
 
 def _closure(graph: np.ndarray) -> np.ndarray:

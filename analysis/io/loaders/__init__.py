@@ -9,13 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from analysis.io.loaders import (aoa, arena, clembench, compact, concordia, concordia_log, gtbench, kaggle, ranked,
+from referee.io.loaders import (aoa, arena, clembench, compact, concordia, concordia_log, gtbench, kaggle, ranked,
                                  records, table, textarena)
-from analysis.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError
-from analysis.io.loaders.detect import Detection, detection
-from analysis.io.loaders.mapped import KEYS as MAPPED_KEYS
-from analysis.io.loaders.mapped import STAGES as MAPPED_STAGES
-from analysis.io.loaders.mapped import RunnerMap, read_runner_map
+from referee.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError
+from referee.io.loaders.detect import Detection, detection
+from referee.io.loaders.mapped import KEYS as MAPPED_KEYS
+from referee.io.loaders.mapped import STAGES as MAPPED_STAGES
+from referee.io.loaders.mapped import RunnerMap, read_runner_map
 
 # ties in detection keep this order; the table runner is the tabular fallback and scores lowest
 RUNNERS: dict[str, ModuleType] = {m.NAME: m for m in (concordia, concordia_log, records, aoa, compact, arena, ranked,

@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from analysis.io.loaders.base import (
+from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
     RecordError,
@@ -32,9 +32,9 @@ from analysis.io.loaders.base import (
     require,
     score_value,
 )
-from analysis.io.loaders.detect import share
-from analysis.io.loaders.jsonl import not_in, read_records, repeated_keys, screen
-from analysis.io.schema import columns
+from referee.io.loaders.detect import share
+from referee.io.loaders.jsonl import not_in, read_records, repeated_keys, screen
+from referee.io.schema import columns
 
 NAME = "aoa"
 GAME = "age_of_agents"

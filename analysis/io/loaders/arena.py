@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.io.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder, file_key
-from analysis.io.loaders.table import read_rows
+from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder, file_key
+from referee.io.loaders.table import read_rows
 
 NAME = "arena"
 ALIASES = {

@@ -28,7 +28,7 @@ import json
 import math
 from pathlib import Path
 
-from analysis.io.loaders.base import (
+from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
     NotThisRunner,
@@ -37,7 +37,7 @@ from analysis.io.loaders.base import (
     parse_time,
     read_json,
 )
-from analysis.io.loaders.detect import share
+from referee.io.loaders.detect import share
 
 NAME = "clembench"
 PRIMARY = "interactions.json"

@@ -16,9 +16,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from analysis.io.loaders.base import LoadOptions, LoadResult, ResultBuilder
-from analysis.io.loaders.detect import share
-from analysis.io.loaders.jsonl import not_in, read_records, repeated_keys, screen, split_invalid
+from referee.io.loaders.base import LoadOptions, LoadResult, ResultBuilder
+from referee.io.loaders.detect import share
+from referee.io.loaders.jsonl import not_in, read_records, repeated_keys, screen, split_invalid
 
 NAME = "compact"
 GAMES = ("coalition", "scheduler", "tragedy_of_the_commons", "survivor", "hupi")

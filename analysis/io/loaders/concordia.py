@@ -19,7 +19,7 @@ import json
 import math
 from pathlib import Path
 
-from analysis.io.loaders.base import (
+from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
     NotThisRunner,

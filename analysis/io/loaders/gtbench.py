@@ -22,7 +22,7 @@ import json
 import math
 from pathlib import Path
 
-from analysis.io.loaders.base import (
+from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
     RecordError,
@@ -30,7 +30,7 @@ from analysis.io.loaders.base import (
     parse_time,
     ranks_from_scores,
 )
-from analysis.io.loaders.detect import share
+from referee.io.loaders.detect import share
 
 NAME = "gtbench"
 REQUIRED = ("agents", "game")

@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 from tqdm.auto import tqdm
 
-from analysis.io.loaders.base import PROBE, RecordError, ResultBuilder, json_lines, parse_time
+from referee.io.loaders.base import PROBE, RecordError, ResultBuilder, json_lines, parse_time
 
 _BLOCK = 1 << 24  # 16 MiB Arrow read blocks
 _BLANK = re.compile(rb"\n[ \t\r]*\n")

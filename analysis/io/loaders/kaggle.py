@@ -22,7 +22,7 @@ import json
 import math
 from pathlib import Path
 
-from analysis.io.loaders.base import (
+from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
     NotThisRunner,
@@ -31,7 +31,7 @@ from analysis.io.loaders.base import (
     read_json,
     ranks_from_scores,
 )
-from analysis.io.loaders.detect import share
+from referee.io.loaders.detect import share
 
 NAME = "kaggle"
 KEYS = ("name", "steps", "rewards", "statuses")  # what every replay carries

@@ -34,7 +34,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis.io.loaders.base import (
+from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
     RecordError,
@@ -54,8 +54,7 @@ TOP = ("name", "game", "keys", "events")
 EXTENSIONS = (".jsonl", ".json", ".ndjson", ".log")
 
 
-class MappingError(ValueError):
-    """A runner mapping file is malformed; the message names the file and the key."""
+from referee.names import MappingError  # noqa: E402,F401  (defined light, for the command line)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from analysis.io.loaders.base import (
+from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
     RecordError,
@@ -31,8 +31,8 @@ from analysis.io.loaders.base import (
     ranks_from_scores,
     score_value,
 )
-from analysis.io.loaders.detect import share
-from analysis.io.loaders.jsonl import not_in, read_records, repeated_keys, screen
+from referee.io.loaders.detect import share
+from referee.io.loaders.jsonl import not_in, read_records, repeated_keys, screen
 
 NAME = "ranked"
 GAME_KEYS = {"game_id", "game", "started_at", "phase", "variant", "participants"}

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analysis.io.loaders.base import (
+from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
     RecordError,
@@ -33,7 +33,7 @@ from analysis.io.loaders.base import (
     read_json,
     score_value,
 )
-from analysis.io.loaders.detect import share
+from referee.io.loaders.detect import share
 
 NAME = "records"
 META = ("game", "scenario", "phase", "variant", "repetition")

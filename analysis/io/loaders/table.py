@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from analysis.io.loaders.base import (
+from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
     NotThisRunner,
@@ -32,8 +32,8 @@ from analysis.io.loaders.base import (
     json_lines,
     parse_time,
 )
-from analysis.io.loaders.detect import share
-from analysis.io.schema import MEASURE_KINDS, OUTCOMES
+from referee.io.loaders.detect import share
+from referee.io.schema import MEASURE_KINDS, OUTCOMES
 
 NAME = "table"
 REQUIRED = ("match", "agent", "score")

@@ -1,4 +1,4 @@
-"""TextArena games, as `analysis.io.recorders.record_textarena` writes them: one JSON line per game.
+"""TextArena games, as `referee.io.recorders.record_textarena` writes them: one JSON line per game.
 
 TextArena (`textarena` on PyPI) has no log format of its own: a harness plays `env.step` until done, then
 `env.close()` returns the rewards per player id and each player's game info (role, invalid_move, turn_count,
@@ -21,7 +21,7 @@ import json
 import math
 from pathlib import Path
 
-from analysis.io.loaders.base import (
+from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
     RecordError,
@@ -29,7 +29,7 @@ from analysis.io.loaders.base import (
     parse_time,
     ranks_from_scores,
 )
-from analysis.io.loaders.detect import share
+from referee.io.loaders.detect import share
 
 NAME = "textarena"
 FORMAT = "referee-textarena/1"

@@ -8,20 +8,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analysis.run.audit import audit_frame, default_outcomes, formula_from, run_audit
-from analysis.prepare.comparisons import (
+from referee.run.audit import audit_frame, default_outcomes, formula_from, run_audit
+from referee.prepare.comparisons import (
     ballots_from_tables,
     comparable_agents,
     comparisons_from_tables,
     separate_episode_runners,
 )
-from analysis.prepare.selection import exclusion_note, outcome_note
-from analysis.run.contest import FINAL, SELECTION, run_contest
-from analysis.run.describe import feature_correlations, mean_se, ranking_alignment, scenario_features
-from analysis.run.predictive import compare_predictors, training_demands
-from analysis.run.ratings import rate
-from analysis.run.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
-from analysis.present.report import (
+from referee.prepare.selection import exclusion_note, outcome_note
+from referee.run.contest import FINAL, SELECTION, run_contest
+from referee.run.describe import feature_correlations, mean_se, scores_by, ranking_alignment, scenario_features
+from referee.run.predictive import compare_predictors, training_demands
+from referee.run.ratings import rate
+from referee.run.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
+from referee.present.report import (
     Section,
     audit_section,
     is_status_note,
@@ -39,14 +39,14 @@ from analysis.present.report import (
     store_section,
     write_report,
 )
-from models.scores import beta_regression as br
-from models.voting import MIN_BALLOTS, vote
-from models.voting import PreferenceProfile
-from analysis.prepare.scores import normalised_scores
-from analysis.io.resources import shipped
-from analysis.io.store import IngestReport, Store
-from analysis.present.outputs import ResultsFolder
-from models.fit import collect_notes
+from referee.models.scores import beta_regression as br
+from referee.models.voting import MIN_BALLOTS, vote
+from referee.models.voting import PreferenceProfile
+from referee.prepare.scores import normalised_scores
+from referee.io.resources import shipped
+from referee.io.store import IngestReport, Store
+from referee.present.outputs import ResultsFolder
+from referee.models.fit import collect_notes
 
 SAMPLE = shipped("sample")
 
@@ -85,7 +85,7 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
 
     Writes `index.html` (self-contained), `report.md`, `figures/` (PNG and SVG), `tables/` (CSV, sorted by
     rank where there is one), `provenance.json` and `manifest.json`. `sampling` (draws, tune, chains,
-    sampler) overrides the models' own defaults, which converge at contest scale (`models.fit`).
+    sampler) overrides the models' own defaults, which converge at contest scale (`referee.models.fit`).
     """
     folder = ResultsFolder(out, command=command, seed=seed, store=store)
     sections: list[Section] = []
@@ -98,7 +98,7 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     with collect_notes(notes):
         scores = normalised_scores(store, scenarios_only=True)
     if len(scores):
-        sections.append(scores_section(scores, notes))
+        sections.append(scores_section(scores, *scores_by(scores), notes))
     sections += rating_sections(store, seed=seed, scores=scores)
     sections += _guarded("Socio-cognitive metrics", socio_sections, store, seed=seed)
     sections += audit_sections(store, bayes=fit_models, seed=seed, sampling=sampling)
@@ -125,7 +125,7 @@ FORMULAS = shipped("formulas")
 def audit_sections(store: Store, bayes: bool = True, seed: int = 0, sampling: dict | None = None
                    ) -> list[Section]:
     """A construct-validity audit per runner whose matches record an outcome measure apart from the score
-    (`analysis.run.audit`), and one per Age-of-Agents season with the EVAL 01 formula; a runner without an
+    (`referee.run.audit`), and one per Age-of-Agents season with the EVAL 01 formula; a runner without an
     outcome gets a section that says so."""
     matches, measures = store.table("matches"), store.table("measures")
     sections, without = [], []
@@ -174,7 +174,7 @@ def _outcome_audit(store: Store, runner: str, title: str, bayes: bool, seed: int
 def layout_sections(scores, scenarios, tags, seed: int = 0, sampling: dict | None = None) -> Section:
     """Fit the Measurement Layout on training cells, compare predictors, and build the figures 6-7 section.
 
-    scores, scenarios, tags : `analysis.run.score_models.model_scores(store)`.
+    scores, scenarios, tags : `referee.run.score_models.model_scores(store)`.
     """
     comparison = compare_predictors(scores, training_demands(scores, scenarios, tags), seed=seed, **(sampling or {}))
     return layout_section(comparison)
@@ -288,9 +288,9 @@ def _prediction(runner: str, group, results, seed: int) -> Section:
 
 
 def socio_sections(store: Store, bootstrap: int = 200, seed: int = 0) -> list[Section]:
-    """COMPACT's socio-cognitive analysis (`analysis.run.socio`) for every runner whose matches hold
+    """COMPACT's socio-cognitive analysis (`referee.run.socio`) for every runner whose matches hold
     predictions or judge ratings; a store with neither gets a section that says so."""
-    from analysis.run.socio import socio_analysis
+    from referee.run.socio import socio_analysis
 
     matches, events, measures = store.table("matches"), store.table("events"), store.table("measures")
     with_metrics = set(events.loc[events["stage"] == "predict", "match_id"]) | set(

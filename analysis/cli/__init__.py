@@ -1,0 +1,101 @@
+"""The `referee` command line: parse, check every argument, call one function, print or write its result.
+
+Every command accepts `--json` (one JSON object on stdout instead of text) and writes its files through one
+writer (`referee.present.outputs.ResultsFolder`: tables, figures, notes, diagnostics, manifest and
+provenance). Warnings raised while a command works are printed once each as `warning: ...` on stderr (and
+listed under "warnings" with `--json`); a fit's notes are printed as `note: ...`.
+
+Exit codes: 0 success; 1 a handled error (bad input, bad arguments found while working, a refused strict
+ingest); 2 a usage error found by argument parsing; 3 an unexpected internal error (a one-line message with
+a hint to report it; `--debug` shows the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import warnings
+
+from referee.cli import audit, fits, ingest, plan, ratings, report, simulate, social
+from referee.names import HANDLED, referee_version
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+GROUPS = (ingest, simulate, ratings, plan, social, fits, audit, report)  # in the order `--help` lists them
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser for all referee commands."""
+    parser = argparse.ArgumentParser(
+        prog="referee", description="Bayesian analysis of multi-agent gameplay traces.",
+        epilog="Exit codes: 0 success; 1 handled error (message names the cause); 2 usage error; "
+               "3 unexpected internal error (rerun with --debug and report it).")
+    parser.add_argument("--version", action="version", version=f"referee {referee_version()}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    for group in GROUPS:
+        group.add_parsers(sub)
+    return parser
+
+
+def _check(args) -> None:
+    """Argument checks that need more than one argument or the file system, before any work starts."""
+    if getattr(args, "command", None) in ("ratings-cv", "compare-predictors") and args.folds < 2:
+        raise ValueError("--folds must be at least 2 (one fold to test, the others to train)")
+    if getattr(args, "command", None) == "plan" and args.model != "measurement-layout" and (
+            args.posterior or args.repeats != 1 or args.demand):
+        raise ValueError("--posterior, --repeats and --demand are for --scenarios N --model measurement-layout")
+    out = getattr(args, "out", None)
+    if out is not None and args.command not in ("simulate",):
+        from referee.present.outputs import check_writable
+
+        check_writable(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `referee` command; returns the exit code (module docstring)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
+    args.argv = argv
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s: %(message)s")
+    json_mode = getattr(args, "json", False)
+    os.environ["REFEREE_PROGRESS"] = "1" if (not json_mode and sys.stderr.isatty()) else "0"
+    code, payload, error = EXIT_OK, {}, None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            _check(args)
+            payload = args.func(args) or {}
+            if getattr(args, "failure", None):  # the command finished, and its result says it did not succeed
+                code, error = EXIT_ERROR, args.failure
+        except HANDLED as exc:
+            code, error = EXIT_ERROR, str(exc).strip("'\"")
+        except Exception as exc:  # noqa: BLE001 - the top level never shows a raw traceback unless asked
+            if args.debug:
+                raise
+            code = EXIT_INTERNAL
+            error = (f"unexpected {type(exc).__name__}: {exc} (this is a bug in referee: rerun with --debug and "
+                     "report the traceback)")
+    shown = []
+    for w in caught:
+        text = f"{w.category.__name__}: {w.message}" if w.category is not UserWarning else str(w.message)
+        if text not in shown:
+            shown.append(text)
+    if json_mode:
+        payload = dict(payload, warnings=shown)
+        if error:
+            payload["error"] = error
+        print(json.dumps(payload, default=str))
+    for text in shown:
+        print(f"warning: {text}", file=sys.stderr)
+    if error:
+        print(f"referee {args.command}: error: {error}", file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

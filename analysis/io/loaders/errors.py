@@ -1,0 +1,45 @@
+"""A loader's record-level and file-level errors, and the limits of what a quarantine keeps and the format probe
+reads (`referee.io.loaders.base` re-exports them for the loaders)."""
+
+from __future__ import annotations
+
+DATA_TABLES = ("matches", "results", "measures", "events")
+RAW_CAP = 1 << 20  # raw text kept in quarantine per source file: at most 1 MiB (the source keeps the rest)
+FILE_RAW_CAP = 64 << 10  # a file set aside whole keeps its first 64 KiB as raw text (it stays at its path)
+PROBE = 10  # a file whose first PROBE records all fail the same way (FORMAT_REASONS) is not this runner
+FORMAT_REASONS = ("unexpected field", "missing field", "wrong type", "not JSON lines", "not this runner")
+_SYNTAX = ("malformed JSON", "truncated line", "truncated file")
+
+
+def _way(reason: str, field: str | None) -> tuple[str, str | None]:
+    """How a record failed, for the format probe: JSON syntax errors, and values that are not objects,
+    are one way (the file is not JSON lines)."""
+    if reason in _SYNTAX + ("not UTF-8", "too deeply nested") or (reason == "wrong type" and field is None):
+        return "not JSON lines", None
+    return reason, field
+
+
+class RecordError(ValueError):
+    """One record is bad input: `reason` is a short category, `field` the offending field (or None)."""
+
+    def __init__(self, reason: str, field: str | None, detail: str):
+        super().__init__(detail)
+        self.reason = reason
+        self.field = field
+        self.detail = detail
+
+
+class NotThisRunner(ValueError):
+    """The file is not in this loader's format (it may be another runner's).
+
+    `runner` is the loader that gave up, `reason`/`field` how its first records failed, `detail` the
+    sentence; the store tries the next candidate runner and, when none fits, quarantines the file once.
+    """
+
+    def __init__(self, detail: str, runner: str | None = None, reason: str = "not this runner",
+                 field: str | None = None):
+        super().__init__(detail)
+        self.detail = detail
+        self.runner = runner
+        self.reason = reason
+        self.field = field

@@ -1,0 +1,191 @@
+"""Reading a runner's files: text with a cap, JSON and JSON lines with the record-level errors a quarantine
+names (line, field, reason), content hashes, and the fault finder for values JSON allows but a record cannot
+use (`referee.io.loaders.base` re-exports them for the loaders)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+from referee.io.loaders.errors import FILE_RAW_CAP, RecordError
+
+
+def file_text(path: Path, cap: int = FILE_RAW_CAP) -> str:
+    """A file's text (UTF-8, undecodable bytes replaced) up to `cap` bytes, with a note of what was cut:
+    the raw text of a file set aside whole (the file itself, named with its sha256, holds the rest)."""
+    with open(path, "rb") as fh:
+        data = fh.read(cap + 1)
+    text = data[:cap].decode("utf-8", errors="replace")
+    if len(data) > cap:
+        size = path.stat().st_size
+        text += (f"[... {size - cap} more bytes not kept: a file set aside whole keeps its first {cap >> 10} KiB "
+                 "as raw text; the source file holds the rest]")
+    return text
+
+
+def json_error(exc: json.JSONDecodeError, text: str, last: bool = True) -> RecordError:
+    """A RecordError for JSON that does not parse: 'truncated file' when the text ends inside a value and it
+    is the end of the file (`last`), 'truncated line' when a line other than the last ends early, else
+    'malformed JSON'; the detail names the line and column."""
+    cut = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")  # the text stops mid-value
+    kind = ("truncated file" if last else "truncated line") if cut else "malformed JSON"
+    return RecordError(kind, None, f"{exc.msg}: line {exc.lineno}, column {exc.colno}" if exc.lineno > 1
+                       else f"{exc.msg}: column {exc.colno}")
+
+
+def parse_json_line(line: str, last: bool = False) -> Any:
+    """One JSON-lines record, strictly (duplicate keys raise); raises RecordError via `json_error`, or
+    'too deeply nested' for nesting Python's parser cannot follow."""
+    line = line.rstrip("\r\n")
+    try:
+        return json.loads(line, object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        raise json_error(exc, line, last) from exc
+    except RecursionError as exc:
+        raise RecordError("too deeply nested", None, "the JSON nests deeper than referee reads") from exc
+
+
+class Line(str):
+    """One line of a JSON-lines file: its text (a str, without the line end), `number` (1-based), and
+    either `value` (the parsed JSON) or `error` (the RecordError that set it aside)."""
+
+    number: int
+    value: Any
+    error: RecordError | None
+
+    def parsed(self) -> Any:
+        """The parsed JSON, or raise the line's RecordError."""
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def _decode(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError("not UTF-8", None, f"byte {raw[exc.start]:#04x} at column {exc.start + 1} is not "
+                          "UTF-8 text") from exc
+
+
+def json_lines(path: Path, parse: bool = True) -> Iterator[Line]:
+    """The non-blank lines of a JSON-lines file, each decoded strictly as UTF-8 (a bad byte sets that line
+    aside as 'not UTF-8', never a replacement character) and, with `parse`, parsed by `parse_json_line`
+    (duplicate keys, truncation, nesting). A UTF-8 byte-order mark at the start is skipped."""
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if not raw.strip():
+                continue
+            value, error = None, None
+            try:
+                text = _decode(raw.rstrip(b"\r\n"))
+            except RecordError as exc:
+                text, error = raw.rstrip(b"\r\n").decode("utf-8", errors="replace"), exc
+            if error is None and parse:
+                try:
+                    value = parse_json_line(text, last=not raw.endswith(b"\n"))
+                except RecordError as exc:
+                    error = exc
+            line = Line(text)
+            line.number, line.value, line.error = number, value, error
+            yield line
+
+
+def file_key(path: Path, content_hash: str) -> str:
+    """A file's name for match ids it makes up: its stem and the first 8 hex digits of its sha256, so that two
+    files of one name in different folders never collide (and the same file always gives the same ids)."""
+    return f"{path.stem}-{content_hash[:8]}"
+
+
+def file_hash(path: Path) -> str:
+    """sha256 hex digest of a file's bytes, read in 1 MiB blocks."""
+    return hash_and_head(path)[0]
+
+
+def hash_and_head(path: Path, head: int = 65536) -> tuple[str, str]:
+    """(sha256 hex digest, the first `head` bytes as text) in one read of the file: what ingest needs
+    before it parses (the digest for idempotence, the head for detection)."""
+    digest, first = hashlib.sha256(), b""
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            if len(first) < head:
+                first += block[:head - len(first)]
+            digest.update(block)
+    return digest.hexdigest(), first.decode("utf-8", errors="replace")
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise RecordError("duplicate key", key, f"key {key!r} appears twice in one object")
+        seen[key] = value
+    return seen
+
+
+class _Marked(dict):
+    """A JSON object that repeated a key (the first repeated key in `duplicate`; the last value kept)."""
+
+    duplicate: str | None = None
+
+
+def _lenient_pairs(pairs: list[tuple[str, Any]]) -> dict:
+    out = _Marked()
+    for key, value in pairs:
+        if key in out and out.duplicate is None:
+            out.duplicate = key
+        out[key] = value
+    return out if out.duplicate is not None else dict(out)
+
+
+def record_fault(record: Any, path: str = "") -> RecordError | None:
+    """What makes one parsed record unusable although its file parsed: a repeated key or a byte that is not
+    UTF-8 anywhere inside it (found by `read_json`, which reads on past both); None when there is none."""
+    if isinstance(record, _Marked):
+        key = f"{path}.{record.duplicate}" if path else record.duplicate
+        return RecordError("duplicate key", key, f"key {record.duplicate!r} appears twice in one object")
+    if isinstance(record, str):
+        bad = next((i for i, ch in enumerate(record) if "\udc80" <= ch <= "\udcff"), None)
+        if bad is not None:
+            return RecordError("not UTF-8", path or None, f"byte {ord(record[bad]) - 0xdc00:#04x} in the text "
+                               f"{record[:bad]!r}... is not UTF-8")
+        return None
+    items = record.items() if isinstance(record, dict) else enumerate(record) if isinstance(record, list) else ()
+    for key, value in items:
+        inner = record_fault(key, path) if isinstance(key, str) else None
+        inner = inner or record_fault(value, f"{path}.{key}" if path else str(key))
+        if inner is not None:
+            return inner
+    return None
+
+
+def read_json(path: Path) -> Any:
+    """Parse a JSON file, reading on past faults that belong to one record: a repeated key or a byte that is
+    not UTF-8 inside an array element leaves the element marked, and `record_fault` names it, so one bad
+    record does not cost its neighbours. -Infinity is allowed (Concordia writes it); a byte-order mark is
+    skipped.
+
+    Raises RecordError('empty file' | 'malformed JSON' | 'truncated file' | 'too deeply nested', or the
+    fault of a top-level object) for the whole file, with line and column.
+    """
+    data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    text = data.decode("utf-8", errors="surrogateescape")  # bad bytes become marked characters, found per record
+    if not text.strip():
+        raise RecordError("empty file", None, "the file is empty")
+    try:
+        doc = json.loads(text, object_pairs_hook=_lenient_pairs)
+    except json.JSONDecodeError as exc:
+        raise json_error(exc, text) from exc
+    except RecursionError as exc:
+        raise RecordError("too deeply nested", None, "the JSON nests deeper than referee reads") from exc
+    if not isinstance(doc, list):
+        fault = record_fault(doc)
+        if fault is not None:
+            raise fault
+    return doc

@@ -1,0 +1,47 @@
+"""Names, errors and defaults of the data layer, in one light module (no pandas, no DuckDB): what the command
+line needs before any heavy import, and what the io modules define their errors and constants from.
+
+The exception classes are the ones `referee.io.store`, `referee.io.catalogue` and `referee.io.loaders.mapped`
+raise (they re-export them); the runner names are those `referee.io.loaders.RUNNERS` registers (a test holds
+the two lists equal).
+"""
+
+from __future__ import annotations
+
+from importlib import metadata
+from pathlib import Path
+
+DEFAULT_STORE = Path("data/referee.duckdb")
+MEASURE_KINDS = ("outcome", "telemetry", "component", "judge")
+OUTCOMES = ("win", "loss", "tie", "forfeit", "aborted")
+RUNNER_NAMES = ("concordia", "concordia-log", "compact", "aoa", "arena", "ranked", "records", "textarena", "kaggle",
+                "clembench", "gtbench", "table")
+
+
+class IngestError(RuntimeError):
+    """Ingest was refused (strict mode with quarantined records); the store was left as it was."""
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened: in use by another process, not a DuckDB file, a folder, or another
+    application's database. The message names the file and what to do."""
+
+
+class CatalogueError(ValueError):
+    """A catalogue file is malformed; the message names the file, the scenario and the key."""
+
+
+class MappingError(ValueError):
+    """A runner mapping file is malformed; the message names the file and the key."""
+
+
+HANDLED = (IngestError, StoreError, CatalogueError, MappingError, FileNotFoundError, FileExistsError, ValueError,
+           KeyError)  # what the command line reports as a plain error (exit 1), never a traceback
+
+
+def referee_version() -> str:
+    """referee's installed version, or '(not installed)' when run from a source tree never installed."""
+    try:
+        return metadata.version("referee")
+    except metadata.PackageNotFoundError:
+        return "(not installed)"

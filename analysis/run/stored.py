@@ -1,0 +1,33 @@
+"""The matches and results an analysis reads from a store: one runner's, in the chosen phases, meeting the
+chosen conditions. Shared by the command line and the notebook API (`referee.api`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from referee.prepare.comparisons import select_matches
+from referee.prepare.selection import select_phases
+
+
+def one_runner(matches: pd.DataFrame, runner: str | None) -> pd.DataFrame:
+    """The matches of `runner` (None: the store's only runner). ValueError naming the runners when the store
+    holds several and none was chosen, when the runner has no match, or when the store is empty."""
+    runners = sorted(matches["runner"].unique())
+    if runner is None and len(runners) > 1:
+        raise ValueError(f"the store holds matches of runners {runners}; choose one with --runner")
+    if runner is not None:
+        if runner not in runners:
+            raise ValueError(f"no matches of runner {runner!r} in the store (runners: {runners})")
+        matches = matches[matches["runner"] == runner]
+    if matches.empty:
+        raise ValueError("the store holds no matches; run `referee ingest` first")
+    return matches
+
+
+def stored_tables(store, runner: str | None = None, phases: list[str] | None = None,
+                  where: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(matches, results) of a store (`referee.io.store.Store`): the runner's matches in `phases` meeting every
+    `where` condition ('column=value'), and their results."""
+    matches = select_matches(select_phases(one_runner(store.table("matches"), runner), phases), where or [])
+    results = store.table("results")
+    return matches, results[results["match_id"].isin(matches["match_id"])]

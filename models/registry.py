@@ -1,0 +1,57 @@
+"""The model families' names, traits and defaults, in one light module (no numpy, no PyMC): what the command
+line offers and validates before any heavy import, and what the fitting modules read their defaults from.
+
+- `RATING_METHODS`: every rating method with its traits (`Method`): fed matches in time order (online),
+  rateable from pooled win counts alone (streamable), with a free additive constant an anchor can fix
+  (anchorable), fitted once per game when rated by game (separate_fits), on the Elo scale (elo_scale).
+- `VOTING_METHODS`, `MIN_BALLOTS`; `PLAN_RULES`; `CALIBRATION_FAMILIES`; the sampling defaults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Method:
+    """A rating method's traits (see the module docstring) and a one-line description."""
+
+    name: str
+    description: str
+    online: bool = False
+    streamable: bool = False
+    anchorable: bool = False
+    separate_fits: bool = False
+    elo_scale: bool = True
+
+
+RATING_METHODS: dict[str, Method] = {m.name: m for m in (
+    Method("elo", "the 2024 Concordia contest's Elo (strict wins, Newman iteration)", streamable=True,
+           anchorable=True, separate_fits=True),
+    Method("bt", "Bradley-Terry by maximum likelihood, ties as half wins", streamable=True, anchorable=True,
+           separate_fits=True),
+    Method("bt-davidson", "Bradley-Terry with Davidson's tie parameter", anchorable=True, separate_fits=True),
+    Method("bt-per-game", "global ratings plus shrunk per-game deviations"),
+    Method("bt-md", "multidimensional Bradley-Terry"),
+    Method("online-elo", "sequential Elo in time order", online=True, anchorable=True, separate_fits=True),
+    Method("bayes-bt", "the PyMC Bradley-Terry model"),
+    Method("plackett-luce", "Plackett-Luce on each match's full ranking", anchorable=True, separate_fits=True),
+    Method("trueskill", "the trueskill package, matches in time order", online=True, separate_fits=True,
+           elo_scale=False),
+    Method("openskill", "the openskill package, matches in time order", online=True, separate_fits=True,
+           elo_scale=False),
+)}
+
+
+def methods_with(**traits: bool) -> tuple[str, ...]:
+    """The rating methods whose traits equal every one given, e.g. `methods_with(online=True)`."""
+    return tuple(n for n, m in RATING_METHODS.items() if all(getattr(m, k) == v for k, v in traits.items()))
+
+
+VOTING_METHODS = ("copeland", "ranked-pairs", "maximal-lotteries", "iml", "ewa")
+MIN_BALLOTS = 10  # an agent on fewer ballots (games) is listed apart, not ranked
+PLAN_RULES = ("c-optimal", "a-optimal", "d-optimal", "arena", "active", "uniform")
+CALIBRATION_FAMILIES = ("bayes-bt", "tag-effects", "baseline-contrast", "measurement-layout", "audit-regression")
+CHAINS, DRAWS, TUNE = 4, 1250, 500  # sampling defaults of every Bayesian fit
+LAYOUT_TUNE, LAYOUT_DRAWS = 1000, 2000  # the Measurement Layout's (it needs more to converge)
+DEFAULT_TAU_ELO = 100.0  # bt-per-game: prior sd of the per-game deviations, Elo points

@@ -1,0 +1,140 @@
+"""The house: one installed name (`referee`), a notebook API on it, a command line that starts without the numerical
+stack, modules of at most 600 lines, layers that import only downward, one registry per family, and every result
+under the FitResult contract. (The non-editable install's shadowing check is in tests/test_install.py.)"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+LAYERS = {"analysis": "referee", "models": "referee.models"}
+
+
+def _python(code: str, cwd: Path | None = None) -> str:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
+
+
+def test_import_referee_and_the_help_load_no_numerical_stack():
+    found = _python("import sys, referee; from referee.cli import build_parser; build_parser().format_help(); "
+                    "print(sorted(m for m in ('pandas', 'numpy', 'scipy', 'pymc', 'duckdb') if m in sys.modules))")
+    assert found == "[]"
+
+
+def test_referee_imports_from_a_folder_with_its_own_models_and_analysis(tmp_path):
+    for name in ("models", "analysis"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text("MINE = True\n")
+    found = _python("import models, analysis, referee, referee.models.ratings.bradley_terry as bt, referee.api; "
+                    "print(models.MINE, analysis.MINE, callable(referee.ratings), 'referee' in bt.__name__)",
+                    cwd=tmp_path)
+    assert found == "True True True True"
+
+
+def _modules(top: str) -> list[Path]:
+    return sorted((REPO / top).rglob("*.py"))
+
+
+def test_no_module_over_600_lines():
+    long = {str(p.relative_to(REPO)): n for top in LAYERS for p in _modules(top)
+            if (n := len(p.read_text().splitlines())) > 600}
+    assert long == {}
+
+
+def _imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+    return names
+
+
+def test_layers_import_only_downward():
+    present = {str(p.relative_to(REPO)): sorted(n for n in _imports(p) if n.startswith("referee.run"))
+               for p in _modules("analysis/present")}
+    assert {k: v for k, v in present.items() if v} == {}
+    run = {str(p.relative_to(REPO)): sorted(n for n in _imports(p) if n.startswith("referee.present.figures")
+                                             or n.startswith("referee.present.plan_figures"))
+           for p in _modules("analysis/run")}
+    assert {k: v for k, v in run.items() if v} == {}
+    models = {str(p.relative_to(REPO)): sorted(n for n in _imports(p) if n.startswith("referee.")
+                                                and not n.startswith("referee.models"))
+              for p in _modules("models")}
+    assert {k: v for k, v in models.items() if v} == {}
+
+
+def test_one_registry_per_family_agrees_with_the_implementations():
+    from referee.io.loaders import RUNNERS
+    from referee.models.calibration import FAMILIES
+    from referee.models.registry import CALIBRATION_FAMILIES, RATING_METHODS, VOTING_METHODS, methods_with
+    from referee.models.voting import METHODS as VOTING
+    from referee.names import RUNNER_NAMES
+    from referee.run.rating_labels import ANCHORABLE
+    from referee.run.ratings import METHODS, ONLINE, STREAMABLE
+
+    assert set(RUNNERS) == set(RUNNER_NAMES)
+    assert tuple(VOTING) == VOTING_METHODS and tuple(FAMILIES) == CALIBRATION_FAMILIES
+    assert METHODS == tuple(RATING_METHODS) and ONLINE == methods_with(online=True)
+    assert STREAMABLE == ("elo", "bt") and "plackett-luce" in ANCHORABLE and "bt-md" not in ANCHORABLE
+    source = (REPO / "analysis" / "run" / "ratings.py").read_text()
+    assert "ONLINE = (" not in source and "SEPARATE_FITS = (" not in source  # derived, not listed again
+
+
+def test_every_result_type_is_a_fit_result_and_silence_is_not_convergence():
+    from referee.models.fit import FitResult
+    from referee.models.ratings.bootstrap import BootstrapResult
+    from referee.models.social.determinants import Determinants
+    from referee.models.validity.checks import AssignmentLuck, assignment_luck
+    from referee.run.socio import SocioResult
+
+    for kind in (BootstrapResult, Determinants, SocioResult, AssignmentLuck):
+        assert issubclass(kind, FitResult)
+    assert FitResult(model="x").converged is False  # a fit that reports nothing is not taken as converged
+    boot = BootstrapResult(agents=["a", "b"], ratings=np.array([[1500.0, 1400.0], [1510.0, 1390.0]]))
+    assert boot.converged and list(boot.table()["agent"]) == ["a", "b"]
+    frame = pd.DataFrame({"score": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "role": list("aabbcc"),
+                          "outcome": [1.0, 2.0, 2.5, 4.0, 5.5, 6.0]})
+    luck = assignment_luck(frame, "role", "outcome", bayes=False)
+    assert luck.converged and luck["n"] == 6 and "r2_assignment" in luck and len(luck.table()) == 1
+
+
+@pytest.fixture(scope="module")
+def concordia():
+    import referee
+
+    return referee.open(referee.sample("concordia", "logs"), catalogue=referee.sample("concordia", "catalogue.toml"))
+
+
+def test_the_notebook_api_matches_the_command_line(concordia, tmp_path):
+    import referee
+    from referee.cli import main
+
+    found = referee.ratings(concordia, "bt", bootstrap=40, seed=3)
+    assert {"agent", "rating", "lower", "upper", "group", "status"} <= set(found.table().columns)
+    assert "<table" in found._repr_html_() and found.plot().get_axes()
+    store = tmp_path / "s.duckdb"
+    assert main(["ingest", str(referee.sample("concordia", "logs")), "--store", str(store), "--catalogue",
+                 str(referee.sample("concordia", "catalogue.toml"))]) == 0
+    assert main(["ratings", "--store", str(store), "--method", "bt", "--bootstrap", "40", "--seed", "3",
+                 "--out", str(tmp_path / "r")]) == 0
+    cli = pd.read_csv(tmp_path / "r" / "ratings.csv").set_index("agent")
+    api = found.table().set_index("agent")
+    assert np.allclose(cli.loc[api.index, "rating"], api["rating"]) and np.allclose(cli.loc[api.index, "upper"],
+                                                                                     api["upper"])
+    pair = referee.compare(concordia, "agent_01", "rational_agent", bootstrap=100).table().iloc[0]
+    assert 0 <= pair["p_better"] <= 1 and pair["matches"] > 0
+    votes = referee.rank(concordia, "copeland").table()
+    assert {"agent", "score", "rank", "matches", "status"} <= set(votes.columns)
+    with pytest.raises(AttributeError):
+        referee.no_such_call
