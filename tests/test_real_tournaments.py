@@ -197,7 +197,7 @@ def _audit_frame(tmp_path, seed=7):
 
 
 def test_audit_refuses_circular_outcomes_and_unknown_names(tmp_path):
-    from referee.run.audit import run_audit
+    from referee.run.audit import UndeclaredDirection, run_audit
 
     frame, events = _audit_frame(tmp_path)
     for outcome in ("win", "rank"):
@@ -210,17 +210,20 @@ def test_audit_refuses_circular_outcomes_and_unknown_names(tmp_path):
 
 
 def test_audit_directions_zero_spread_groups_and_every_check_accounted_for(tmp_path):
-    from referee.run.audit import run_audit
+    from referee.run.audit import UndeclaredDirection, run_audit
 
     frame, events = _audit_frame(tmp_path)
-    # a recorded placement (lower is better) that agrees with the score: read the right way round it agrees
-    result = run_audit(frame, events, None, ["placement"], [], None, bayes=False)
+    # a recorded placement (lower is better) that agrees with the score: undeclared, the audit refuses to guess;
+    # declared, read the right way round it agrees
+    with pytest.raises(UndeclaredDirection, match="placement:lower"):
+        run_audit(frame, events, None, ["placement"], [], None, bayes=False)
+    result = run_audit(frame, events, None, ["placement"], [], None, bayes=False, directions={"placement": "lower"})
     assert result["directions"] == {"placement": "lower"} and result["outcomes"] == ["placement (lower is better)"]
     assert result["rank_agreement"]["by_outcome"]["placement"]["spearman"] > 0.5
     flipped = run_audit(frame, events, None, ["placement"], [], None, bayes=False, directions={"placement": "higher"})
     assert flipped["rank_agreement"]["by_outcome"]["placement"]["spearman"] < -0.5
     # groups whose scores are all equal (matches nobody scored in) pass; the failing group is the one named
-    result = run_audit(frame, events, None, ["coop"], ["match_id"], None, bayes=False)
+    result = run_audit(frame, events, None, ["coop"], ["match_id"], None, bayes=False, directions={"coop": "higher"})
     held = result["hold_outcome_constant"]["table"]
     zero = held[held["max"] == held["min"]]
     assert len(zero) > 0 and not zero["fails"].any()

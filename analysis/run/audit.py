@@ -194,7 +194,7 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
             "apart from the score: an outcome column of a table (`referee ingest --measure NAME=outcome`), or the "
             "outcome measures a runner's logs carry (data/formats/), and name it with --outcome")
     directions = {**frame.attrs.get("directions", {}), **(directions or {})}  # the runner's, then the user's
-    declared = outcome_directions(outcomes, formula, directions)
+    declared = outcome_directions(outcomes, formula, directions, assume)
     assumed = [o for o in outcomes if declared[o] == assume and not (
         directions.get(o) or (formula.outcomes if formula else {}).get(o) or SCHEMA_DIRECTIONS.get(o))]
     directions = declared
