@@ -101,3 +101,22 @@ def test_a_failing_section_shows_its_error_and_the_rest_builds(tmp_path, monkeyp
     md = (out / "report.md").read_text()
     assert "This section could not be built: RuntimeError: a bug in one section" in md
     assert "## Store" in md and "## Runners" in md and "Not run: every match is one game" in md
+
+
+def test_the_ratings_section_states_one_count_and_every_table_has_status(tmp_path):
+    """Issue: the section printed "0 agent(s) established" (Elo, no interval) beside "75 established" (BT) and
+    opened with five warning boxes; now one rule gives one count, stated once, and every ranking table of the
+    section carries the same Status column (rare agents provisional)."""
+    data, store, out = tmp_path / "ffa.csv", tmp_path / "ffa.duckdb", tmp_path / "report"
+    _csv(data, n_agents=30, n_matches=900, rare=5, seed=5)
+    assert main(["ingest", str(data), "--store", str(store)]) == 0
+    assert main(["report", "--store", str(store), "--out", str(out), "--no-models"]) == 0
+    md = (out / "report.md").read_text()
+    section = md.split("## Ratings and rankings (table)")[1].split("\n## ")[0]
+    assert section.count("agent(s) established") == 1
+    elo = _table(out, "table-3-layout-elo")
+    bt = _table(out, "bradley-terry")
+    assert "Status" in elo.columns and "status" in bt.columns and "group" in bt.columns
+    by_agent = bt.set_index("agent")["status"]
+    assert (elo.set_index("Submission")["Status"] == by_agent.reindex(elo["Submission"]).to_numpy()).all()
+    assert by_agent.str.startswith("provisional").sum() >= 5 and (by_agent == "established").sum() >= 20
