@@ -72,6 +72,25 @@ def test_cli_simulate_writes_truth(tmp_path):
     assert len(list((tmp_path / "o" / "logs").glob("*.json"))) == 3
 
 
+def test_a_simulate_folder_ingests_whole_and_its_own_files_are_companions(tmp_path, capsys):
+    """`referee ingest` of a folder `referee simulate` wrote (logs/ beside provenance.json, manifest.json and
+    truth.json) exits 0: referee's own files are recognised by their content and left out as companions; a
+    user's file that only shares a name (a truth.json of their own) is still read."""
+    out = tmp_path / "o"
+    assert main(["simulate", "concordia", "--agents", "3", "--repetitions", "1", "--seed", "1", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["ingest", str(out), "--store", str(tmp_path / "s.duckdb"), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    by_runner = {(r["runner"], r["status"]): r["files"] for r in found["by_runner"]}
+    assert by_runner == {("concordia", "ingested"): 3, ("referee", "companion"): 3} and not found["failed_files"]
+    (out / "truth.json").write_text(json.dumps({"generator": "my own lab script", "x": 1}))
+    from referee.io.loaders import data_files
+
+    companions: list = []
+    data_files([out], companions)
+    assert {p.name for p, _ in companions} == {"provenance.json", "manifest.json"}
+
+
 def _parsed(logs, catalogue=None) -> dict[str, pd.DataFrame]:
     """The canonical tables of a folder of logs, without file paths and hashes (which differ by folder)."""
     import tempfile

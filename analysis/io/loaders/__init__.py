@@ -86,12 +86,41 @@ def detect(path: Path) -> str | None:
     return detect_runners(path).runner
 
 
+OWN_OUTPUTS = {"provenance.json": "command", "manifest.json": "files", "truth.json": "generator"}
+OWN_MAX_BYTES = 50 << 20  # larger files are never taken for referee's own outputs
+
+
+def own_outputs(files: list[Path]) -> list[Path]:
+    """referee's own output files among `files` (what `referee simulate` and every results folder write beside
+    their logs): a `provenance.json` whose command starts with 'referee', a `manifest.json` listing files with
+    their sha256, a `truth.json` whose generator is referee. A folder ingest leaves them out as companions."""
+    import json
+
+    found = []
+    for f in files:
+        key = OWN_OUTPUTS.get(f.name)
+        if key is None or f.stat().st_size > OWN_MAX_BYTES:
+            continue
+        try:
+            doc = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+        value = doc.get(key) if isinstance(doc, dict) else None
+        if (key == "command" and isinstance(value, list) and value[:1] == ["referee"]) or (
+                key == "generator" and isinstance(value, str) and value.startswith("referee")) or (
+                key == "files" and isinstance(value, list) and all(isinstance(e, dict) and "sha256" in e
+                                                                   for e in value)):
+            found.append(f)
+    return found
+
+
 def data_files(paths: list[str | Path], companions: list[tuple[Path, str]] | None = None) -> list[Path]:
     """Expand files and directories (recursively) into the sorted list of data files to ingest.
 
     A runner may name files it writes beside its records that hold no results (its `companions(files)`:
-    settings, requests, aggregates of the same matches, e.g. clembench's instance.json and raw.csv); found by
-    expanding a folder, they are left out and appended to `companions` when a list is given. A file named
+    settings, requests, aggregates of the same matches, e.g. clembench's instance.json and raw.csv), and
+    referee's own outputs (`own_outputs`: a simulate folder's provenance, manifest and truth) are known too;
+    found by expanding a folder, they are left out and appended to `companions` when a list is given. A file named
     directly is always read. Raises FileNotFoundError naming a path that does not exist.
     """
     found: list[Path] = []
@@ -104,6 +133,7 @@ def data_files(paths: list[str | Path], companions: list[tuple[Path, str]] | Non
             for name, module in RUNNERS.items():
                 if hasattr(module, "companions"):
                     beside.update((f, name) for f in module.companions(inside))
+            beside.update((f, "referee") for f in own_outputs(inside))
             found += [f for f in inside if f not in beside]
             if companions is not None:
                 companions += sorted(beside.items())
