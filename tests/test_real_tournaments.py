@@ -197,7 +197,7 @@ def _audit_frame(tmp_path, seed=7):
 
 
 def test_audit_refuses_circular_outcomes_and_unknown_names(tmp_path):
-    from referee.run.audit import UndeclaredDirection, run_audit
+    from referee.run.audit import run_audit
 
     frame, events = _audit_frame(tmp_path)
     for outcome in ("win", "rank"):
