@@ -75,6 +75,22 @@ class FitResult:
         return bool(self.diagnostics.get("converged", False))
 
 
+class ReadsAsMapping:
+    """Mixin for a result that also reads as the mapping held in the attribute named by `MAPPING`:
+    `result["key"]`, `"key" in result`, `result.get("key", default)`."""
+
+    MAPPING = "values"
+
+    def __getitem__(self, key):
+        return getattr(self, self.MAPPING)[key]
+
+    def __contains__(self, key) -> bool:
+        return key in getattr(self, self.MAPPING)
+
+    def get(self, key, default=None):
+        return getattr(self, self.MAPPING).get(key, default)
+
+
 @contextlib.contextmanager
 def collect_notes(notes: list[str]) -> Iterator[list[str]]:
     """Record every warning raised inside the block into `notes` (as 'Category: message'), then re-raise

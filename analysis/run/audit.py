@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from referee.prepare.selection import outcome_note, with_outcomes
-from referee.models.fit import FitResult, collect_notes
+from referee.models.fit import FitResult, ReadsAsMapping, collect_notes
 from referee.models.validity import checks as validity
 from referee.models.validity import season
 from referee.models.validity.checks import CHECK_TITLES
@@ -87,7 +87,7 @@ def runner_directions(runners: list[str]) -> dict[str, str]:
 
 
 @dataclass
-class AuditResult(FitResult):
+class AuditResult(ReadsAsMapping, FitResult):
     """A construct-validity audit (the `referee.models.fit.FitResult` contract). `checks` maps each check's key to
     its figures (`verdict`, `passed` True/False/None, tables); the result also reads as that mapping
     (`result["summary"]["verdict"]`). `table()`: one row per check: check, title, ran, passed, verdict.
@@ -96,16 +96,7 @@ class AuditResult(FitResult):
     checks: dict = field(default_factory=dict)
     model: str = "audit"
     frame: object | None = None  # the per-player table audited, when the caller keeps it (`referee.audit`)
-
-    def __getitem__(self, key):
-        return self.checks[key]
-
-    def __contains__(self, key) -> bool:
-        return key in self.checks
-
-    def get(self, key, default=None):
-        """`checks.get`."""
-        return self.checks.get(key, default)
+    MAPPING = "checks"  # reads as its checks (`ReadsAsMapping`)
 
     def table(self) -> pd.DataFrame:
         """check, title, ran, passed (True/False/None), verdict, why_not_run, for every check the audit knows."""

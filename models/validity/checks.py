@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from referee.models.fit import CHAINS, TUNE, FitResult, sample, summarised_warnings
+from referee.models.fit import CHAINS, TUNE, FitResult, ReadsAsMapping, sample, summarised_warnings
 from referee.models.validity.formula import Formula
 
 
@@ -240,7 +240,7 @@ def rank_agreement(frame: pd.DataFrame, outcome: str, k: int = 3, n_boot: int = 
 
 
 @dataclass
-class AssignmentLuck(FitResult):
+class AssignmentLuck(ReadsAsMapping, FitResult):
     """`assignment_luck`'s result (the `referee.models.fit.FitResult` contract), read like a mapping of its
     `values` (n, r2_assignment, r2_outcome, partial eta squared, p_outcome_slope_positive, bayes_diagnostics,
     ...). `idata` holds the Bayesian regression's posterior (coords `assignment_level`: the levels against the
@@ -248,15 +248,6 @@ class AssignmentLuck(FitResult):
 
     values: dict = field(default_factory=dict)
     model: str = "assignment-luck"
-
-    def __getitem__(self, key):
-        return self.values[key]
-
-    def __contains__(self, key) -> bool:
-        return key in self.values
-
-    def get(self, key, default=None):
-        return self.values.get(key, default)
 
     def update(self, **more) -> None:
         self.values.update(more)
