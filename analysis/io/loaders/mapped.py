@@ -50,7 +50,11 @@ KEYS = ("match", "player", "agent", "type", "time", "round", "seq", "text", "tar
         "team", "role", "game", "scenario", "phase")
 REQUIRED_KEYS = ("match", "type")
 STAGES = ("message", "action", "vote", "result", "ignore")
-TOP = ("name", "game", "keys", "events")
+TOP = ("name", "game", "keys", "events", "match", "results", "agents")
+RESULT_LAYOUTS = ("scores", "ranks", "order")  # [results]: how one line holds every player's result
+RESULT_KEYS = ("event",) + RESULT_LAYOUTS
+AGENT_KEYS = ("pattern", "table", "constant")
+MATCH_KEYS = ("from",)
 EXTENSIONS = (".jsonl", ".json", ".ndjson", ".log")
 
 
@@ -67,7 +71,13 @@ class RunnerMap:
     keys: dict[str, tuple[tuple[str, ...], ...]]
     stages: dict[str, str]
     source: Path
-
+    match_from_file: bool = False  # [match] from = "file": the file's stem is the match id
+    result_events: tuple[str, ...] = ()  # [results] event: lines holding every player's result
+    result_layout: str | None = None  # 'scores', 'ranks' or 'order'
+    result_key: tuple[tuple[str, ...], ...] = ()
+    agent_pattern: object | None = None  # [agents] pattern: a compiled regex with a group named agent
+    agent_table: tuple[tuple[str, ...], ...] = ()  # [agents] table: key of {player: agent} in a line
+    agent_constant: str | None = None
     # a loader module's interface, so a mapping runs where a built-in runner would (it is only ever forced)
     @property
     def NAME(self) -> str:  # noqa: N802 - mirrors the loader modules' constant
@@ -104,9 +114,11 @@ def read_runner_map(path: str | Path) -> RunnerMap:
         if not isinstance(values, list) or not values or not all(isinstance(v, str) and v for v in values):
             raise MappingError(f"{path}: [keys] {field} must be a JSON key or a list of keys, got {value!r}")
         keys[field] = tuple(tuple(v.split(".")) for v in values)
-    missing = [k for k in REQUIRED_KEYS if k not in keys]
+    extra = _v2_tables(path, doc)
+    missing = [k for k in REQUIRED_KEYS if k not in keys and not (k == "match" and extra["match_from_file"])]
     if missing:
-        raise MappingError(f"{path}: [keys] must name {', '.join(missing)} (required: {list(REQUIRED_KEYS)})")
+        raise MappingError(f"{path}: [keys] must name {', '.join(missing)} (required: {list(REQUIRED_KEYS)}; "
+                           "or [match] from = \"file\" for the match id)")
     events_doc = doc.get("events", {})
     if not isinstance(events_doc, dict):
         raise MappingError(f"{path}: [events] must be a table of stage = [event types]")
@@ -123,10 +135,78 @@ def read_runner_map(path: str | Path) -> RunnerMap:
             stages[t] = stage
     if "result" in stages.values() and not ({"score", "rank"} & set(keys)):
         raise MappingError(f"{path}: [events] lists result events, so [keys] must name score or rank (or both)")
+    both = set(extra["result_events"]) & set(stages)
+    if both:
+        raise MappingError(f"{path}: event type(s) {sorted(both)} are listed in [events] and as [results] event; "
+                           "a game's result line belongs in [results] only")
     game = doc.get("game")
     if game is not None and not isinstance(game, str):
         raise MappingError(f"{path}: 'game' must be text, got {game!r}")
-    return RunnerMap(name=name.strip(), game=game, keys=keys, stages=stages, source=path)
+    return RunnerMap(name=name.strip(), game=game, keys=keys, stages=stages, source=path, **extra)
+
+
+def _table(path: Path, doc: dict, name: str, allowed: tuple[str, ...]) -> dict:
+    """The mapping's table `name` (empty when absent), its keys checked against `allowed`."""
+    table = doc.get(name, {})
+    if not isinstance(table, dict):
+        raise MappingError(f"{path}: [{name}] must be a table")
+    for key in table:
+        if key not in allowed:
+            raise MappingError(f"{path}: [{name}] '{key}' is not a key of [{name}]{suggest(key, allowed)}; "
+                               f"keys: {list(allowed)}")
+    return table
+
+
+def _key_paths(path: Path, where: str, value) -> tuple[tuple[str, ...], ...]:
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list) or not values or not all(isinstance(v, str) and v for v in values):
+        raise MappingError(f"{path}: {where} must be a JSON key or a list of keys, got {value!r}")
+    return tuple(tuple(v.split(".")) for v in values)
+
+
+def _v2_tables(path: Path, doc: dict) -> dict:
+    """[match], [results] and [agents] (format v2: a game's result in one line, agents from the player id or a
+    seat table, match ids from file names) as RunnerMap fields; MappingError naming the key."""
+    import re
+
+    match = _table(path, doc, "match", MATCH_KEYS)
+    if "from" in match and match["from"] != "file":
+        raise MappingError(f"{path}: [match] from must be \"file\" (the file's name is the match id), got "
+                           f"{match['from']!r}")
+    results = _table(path, doc, "results", RESULT_KEYS)
+    layouts = [k for k in RESULT_LAYOUTS if k in results]
+    events: tuple[str, ...] = ()
+    if results:
+        if len(layouts) != 1:
+            raise MappingError(f"{path}: [results] needs exactly one of {list(RESULT_LAYOUTS)} (an object keyed by "
+                               f"player of scores or of ranks, or a list of players best first), got {layouts}")
+        found = results.get("event")
+        found = [found] if isinstance(found, str) else found
+        if not isinstance(found, list) or not found or not all(isinstance(t, str) and t for t in found):
+            raise MappingError(f"{path}: [results] event must name the event type(s) of the result line, got "
+                               f"{results.get('event')!r}")
+        events = tuple(found)
+    agents = _table(path, doc, "agents", AGENT_KEYS)
+    if len(agents) > 1:
+        raise MappingError(f"{path}: [agents] takes one of {list(AGENT_KEYS)}, got {sorted(agents)}")
+    pattern = None
+    if "pattern" in agents:
+        try:
+            pattern = re.compile(agents["pattern"])
+        except (re.error, TypeError) as exc:
+            raise MappingError(f"{path}: [agents] pattern is not a regular expression: {exc}") from exc
+        if "agent" not in pattern.groupindex:
+            raise MappingError(f"{path}: [agents] pattern needs a group named agent, e.g. "
+                               "'^Player\\d+_Game\\d+_(?P<agent>.+)$'")
+    constant = agents.get("constant")
+    if constant is not None and (not isinstance(constant, str) or not constant.strip()):
+        raise MappingError(f"{path}: [agents] constant must be the agent's name, got {constant!r}")
+    return {"match_from_file": match.get("from") == "file", "result_events": events,
+            "result_layout": layouts[0] if layouts else None,
+            "result_key": _key_paths(path, f"[results] {layouts[0]}", results[layouts[0]]) if layouts else (),
+            "agent_pattern": pattern,
+            "agent_table": _key_paths(path, "[agents] table", agents["table"]) if "table" in agents else (),
+            "agent_constant": constant}
 
 
 _MISSING = object()
@@ -225,6 +305,8 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
             if not isinstance(record, dict):
                 raise RecordError("wrong type", None, f"expected a JSON object, got {type(record).__name__}")
             match = read["match"](record)
+            if match is None and mapping.match_from_file:
+                match = path.stem
             if match is None:
                 raise RecordError("missing field", label["match"], f"the match key '{label['match']}' is missing")
             kind = read["type"](record)
@@ -239,6 +321,9 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
                     if v is not None and earlier[f] is not None and v != earlier[f]:
                         raise RecordError("inconsistent", label[f], f"match {match!r} has {f} {earlier[f]!r} "
                                           f"on earlier lines, {v!r} here")
+            table = _seat_table(record, mapping) if mapping.agent_table else None
+            game_rows = _game_results(record, mapping, match, number, seen_results) \
+                if kind in mapping.result_events else None
             if stage == "result":
                 row = _result_row(record, read, label, match, player, agent, number, seen_results, "player" in k)
             elif stage == "ignore":
@@ -263,6 +348,16 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
             slot["players"].add(player)
             if agent is not None:
                 agents.setdefault((match, player), agent)
+        for seat, model in (table or {}).items():
+            agents.setdefault((match, seat), model)
+        if game_rows is not None:
+            for row_ in game_rows:
+                seen_results.add((match, row_["player"]))
+                slot["players"].add(row_["player"])
+            results.extend(game_rows)
+            lines.append((match, number))
+            out.passed()
+            continue
         if stage == "result":
             seen_results.add((match, player))
             results.append(row)
@@ -291,20 +386,82 @@ def _result_row(record, read, label, match, player, agent, number, seen_results,
             "team": read["team"](record), "role": read["role"](record), "_line": number}
 
 
+def _game_results(record: dict, mapping: RunnerMap, match: str, number: int, seen: set) -> list[dict]:
+    """The results rows of a line that holds every player's result ([results]): an object keyed by player of
+    scores or of ranks, or a list of players best first (a nested list: players tied). RecordError naming
+    the key when the value is missing, of the wrong shape, not a number, or lists a player twice."""
+    value = _get(record, mapping.result_key)
+    key = _label(mapping.result_key)
+    if value is None:
+        raise RecordError("missing field", key, f"the result line has no '{key}'")
+    found: list[tuple[str, float | None, float | None]] = []
+    if mapping.result_layout in ("scores", "ranks"):
+        if not isinstance(value, dict) or not value:
+            raise RecordError("wrong type", key, f"expected an object keyed by player, got {value!r}"[:300])
+        for player, number_ in value.items():
+            got = score_value(number_, f"{key}.{player}", allow_neg_inf=False)
+            if mapping.result_layout == "ranks" and got < 1:
+                raise RecordError("wrong value", f"{key}.{player}", f"rank must be 1 or more, got {got}")
+            found.append((player, got, None) if mapping.result_layout == "scores" else (player, None, got))
+    else:
+        if not isinstance(value, list) or not value:
+            raise RecordError("wrong type", key, f"expected a list of players best first, got {value!r}"[:300])
+        position = 1
+        for entry in value:
+            group = entry if isinstance(entry, list) else [entry]
+            if not group or not all(isinstance(p, str) and p for p in group):
+                raise RecordError("wrong type", key, f"expected player ids (text), or a list of tied ones, got "
+                                  f"{entry!r}"[:300])
+            found += [(p, None, float(position)) for p in group]
+            position += len(group)
+    players = [p for p, _, _ in found]
+    twice = sorted({p for p in players if players.count(p) > 1} | {p for p in players if (match, p) in seen})
+    if twice:
+        raise RecordError("player listed twice", key, f"player(s) {twice} have two results in match {match!r}")
+    return [{"match_id": match, "player": p, "agent": None, "score": sc, "rank": rk, "team": None, "role": None,
+             "_line": number} for p, sc, rk in found]
+
+
+def _seat_table(record: dict, mapping: RunnerMap) -> dict | None:
+    """The {player: agent} table a line carries under [agents] table (None when the line has none)."""
+    value = _get(record, mapping.agent_table)
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) and v.strip()
+                                              for k, v in value.items()):
+        raise RecordError("wrong type", _label(mapping.agent_table),
+                          f"expected an object of player -> agent name, got {value!r}"[:300])
+    return value
+
+
+def _named_agent(mapping: RunnerMap, player: str) -> str | None:
+    """A player's agent by [agents] pattern (its group `agent`) or constant; None when neither gives one."""
+    if mapping.agent_pattern is not None:
+        found = mapping.agent_pattern.search(str(player))
+        return found.group("agent") if found and found.group("agent") else None
+    return mapping.agent_constant
+
+
 def _finish(out, path, content_hash, mapping, events, results, lines, agents, meta) -> None:
     """Resolve agents, derive ranks, build matches, and hand everything to the builder."""
-    kept_results = []
+    failed: dict[int, tuple[dict, RecordError]] = {}  # a line whose result has no agent is set aside whole
     for row in results:
-        agent = row["agent"] or agents.get((row["match_id"], row["player"]))
-        if agent is None:
+        agent = row["agent"] or agents.get((row["match_id"], row["player"])) or _named_agent(mapping, row["player"])
+        if agent is not None:
+            row["agent"] = agent
+            continue
+        if mapping.agent_pattern is not None:
+            error = RecordError("missing field", "[agents] pattern", f"the [agents] pattern "
+                                f"{mapping.agent_pattern.pattern!r} finds no agent in player {row['player']!r}")
+        else:
             where = f"'{_label(mapping.keys['agent'])}'" if "agent" in mapping.keys else "(the mapping names no agent key)"
             error = RecordError("missing field", _label(mapping.keys["agent"]) if "agent" in mapping.keys else "agent",
                                 f"no line of match {row['match_id']!r} names the agent of player {row['player']!r} {where}")
-            out.quarantine(str(row["_line"]), error, json.dumps({k: v for k, v in row.items() if k != "_line"}))
-            lines.remove((row["match_id"], row["_line"]))
-            continue
-        row["agent"] = agent
-        kept_results.append(row)
+        failed.setdefault(row["_line"], (row, error))
+    for number, (row, error) in failed.items():
+        out.quarantine(str(number), error, json.dumps({k: v for k, v in row.items() if k != "_line"}))
+        lines.remove((row["match_id"], number))
+    kept_results = [row for row in results if row["_line"] not in failed]
     by_match: dict[str, list[dict]] = {}
     for row in kept_results:
         by_match.setdefault(row["match_id"], []).append(row)
