@@ -28,7 +28,8 @@ from referee.run.rating_labels import components, matches_per_agent
 from referee.models.fit import FitResult
 from referee.models.ratings.bootstrap import MIN_MATCHES
 from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, Z95, fit_bt, mle_exists, pair_counts
-from referee.models.ratings.design import contrast_gains, covariance, information, select, update
+from referee.models.ratings.bradley_terry import information
+from referee.models.ratings.design import contrast_gains, covariance, select, update
 
 TARGETS = ("adjacent", "width", "top")
 

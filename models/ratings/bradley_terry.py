@@ -160,23 +160,35 @@ def _newton(W: np.ndarray, theta: np.ndarray, prior_sd: float | None, tol: float
         if np.abs(scale * step).max() < tol:
             converged = True
             break
-    P = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
-    V = N * P * (1.0 - P)
-    info = np.diag(V.sum(axis=1)) - V + precision * np.eye(n)
+    info = information(theta, N) + precision * np.eye(n)
     # with the gauge sum(theta) = 0 the MLE's covariance is the pseudo-inverse of the information; under a
     # prior the inverse also holds the variance of the common shift, which centred ratings do not have
     cov = np.linalg.inv(info) if prior_sd else np.linalg.pinv(info)
     return theta - theta.mean(), centred_se(cov), it, converged
 
 
+def information(theta: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The Fisher information (n, n) about log-strengths `theta` (n,) of `counts[i, j]` comparisons between i and
+    j (symmetric, any order: the mean of counts and its transpose is used)."""
+    p = win_probability(theta)
+    w = (counts + counts.T) / 2.0 * p * (1 - p)
+    np.fill_diagonal(w, 0.0)
+    return np.diag(w.sum(axis=1)) - w
+
+
+def centred(cov: np.ndarray) -> np.ndarray:
+    """The covariance (n, n) of centred log-strengths theta - mean(theta) from a covariance (n, n) of theta:
+    P cov P with P = I - 11'/n."""
+    cov = np.asarray(cov, float)
+    out = cov - cov.mean(axis=0, keepdims=True)
+    return out - out.mean(axis=1, keepdims=True)
+
+
 def centred_se(cov: np.ndarray) -> np.ndarray:
     """Standard errors (n,) of centred log-strengths theta - mean(theta) from a covariance (n, n) of theta:
     the diagonal of P cov P with P = I - 11'/n. A MAP fit's inverse information also holds the variance of
     the common shift (the prior's alone); a rating centred at 1500 does not carry it."""
-    cov = np.asarray(cov, float)
-    centred = cov - cov.mean(axis=0, keepdims=True)
-    centred = centred - centred.mean(axis=1, keepdims=True)
-    return np.sqrt(np.clip(np.diag(centred), 0, None))
+    return np.sqrt(np.clip(np.diag(centred(cov)), 0, None))
 
 
 def robust_se(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluster: np.ndarray,
@@ -196,9 +208,8 @@ def robust_se(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: np.ndarr
     codes, _ = pd.factorize(pd.Series(cluster))
     G = csr_matrix((np.r_[resid, -resid], (np.r_[codes, codes], np.r_[a, b])), shape=(int(codes.max()) + 1, n))
     meat = (G.T @ G).toarray()
-    V = np.bincount(a * n + b, p * (1 - p), n * n).reshape(n, n)
-    V = V + V.T
-    info = np.diag(V.sum(axis=1)) - V + (np.eye(n) / prior_sd**2 if prior_sd else 0.0)
+    wins = pair_counts(a, b, np.ones(len(a)), n)  # each comparison once, as a win of a
+    info = information(theta, wins + wins.T) + (np.eye(n) / prior_sd**2 if prior_sd else 0.0)
     bread = np.linalg.pinv(info, hermitian=True)
     return centred_se(bread @ meat @ bread)
 

@@ -34,25 +34,15 @@ import math
 
 import numpy as np
 
-from referee.models.ratings.bradley_terry import win_probability
+from referee.models.ratings.bradley_terry import centred, information, win_probability
 
 from referee.models.registry import PLAN_RULES as RULES  # noqa: E402
 RIDGE = 1.0 / math.log(10.0) ** 2  # a weak Normal(0, (400 Elo)^2) prior on theta keeps C finite
 
 
-def information(theta: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """The Fisher information (n, n) of `counts[i, j]` comparisons between i and j (symmetric, any order)."""
-    p = win_probability(theta)
-    w = (counts + counts.T) / 2.0 * p * (1 - p)
-    np.fill_diagonal(w, 0.0)
-    return np.diag(w.sum(axis=1)) - w
-
-
 def covariance(theta: np.ndarray, counts: np.ndarray, ridge: float = RIDGE) -> np.ndarray:
     """Covariance (n, n) of the centred log-strengths: the inverse of information + ridge, centred."""
-    n = len(theta)
-    centre = np.eye(n) - 1.0 / n
-    return centre @ np.linalg.inv(information(theta, counts) + ridge * np.eye(n)) @ centre
+    return centred(np.linalg.inv(information(theta, counts) + ridge * np.eye(len(theta))))
 
 
 def contrast_gains(theta: np.ndarray, C: np.ndarray, contrasts: np.ndarray) -> np.ndarray:
