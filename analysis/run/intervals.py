@@ -30,111 +30,123 @@ import numpy as np
 import pandas as pd
 
 from referee.models.ratings.bootstrap import MIN_MATCHES
-from referee.models.ratings.bradley_terry import ELO_CENTRE, ELO_SCALE, profile_bound
+from referee.models.ratings.bradley_terry import (ELO_CENTRE, ELO_SCALE, pair_counts, profile_bound,
+                                                  unbeaten_and_winless)
 
 # methods whose likelihood is Bradley-Terry's on the Elo scale: a one-sided agent's finite bound is the
 # profile-likelihood bound of that model
 PROFILE_METHODS = ("elo", "bt", "bt-davidson", "plackett-luce")
 WALD = {"bt": "Wald 95 %", "bt-davidson": "Wald 95 %", "plackett-luce": "Wald 95 %", "bayes-bt": "94 % HDI",
-        "trueskill": "mu -/+ 1.96 sigma", "openskill": "mu -/+ 1.96 sigma"}
-
-
-def records(comparisons: pd.DataFrame) -> pd.DataFrame:
-    """wins, losses, ties per agent (strict outcomes) from comparisons (a, b, outcome), indexed by agent."""
-    out = comparisons["outcome"].to_numpy(float)
-    frame = pd.DataFrame({"agent": np.r_[comparisons["a"].to_numpy(), comparisons["b"].to_numpy()],
-                          "score": np.r_[out, 1.0 - out]})
-    return pd.DataFrame({"wins": (frame["score"] == 1.0).groupby(frame["agent"]).sum(),
-                         "losses": (frame["score"] == 0.0).groupby(frame["agent"]).sum(),
-                         "ties": (frame["score"] == 0.5).groupby(frame["agent"]).sum()}).astype(int)
+        "trueskill": "mu -/+ 1.96 sigma", "openskill": "mu -/+ 1.96 sigma"}  # each method's own interval
+ROBUST_WALD = "Wald 95 % (cluster-robust by match, never narrower than the model-based)"
 
 
 def one_sided(comparisons: pd.DataFrame) -> pd.Series:
-    """'never won' (every comparison lost), 'never lost' (every comparison won) or '' per agent."""
-    rec = records(comparisons)
-    side = np.where((rec["wins"] == 0) & (rec["ties"] == 0), "never won",
-                    np.where((rec["losses"] == 0) & (rec["ties"] == 0), "never lost", ""))
-    return pd.Series(side, index=rec.index, name="one_sided")
+    """'never won' (every comparison lost), 'never lost' (every comparison won) or '' per compared agent: the
+    agents `bradley_terry.unbeaten_and_winless` finds in the pair counts (a tie counts half each way)."""
+    agents, counts = _pair_counts(comparisons)
+    never_won, never_lost = unbeaten_and_winless(counts, agents)
+    side = pd.Series("", index=pd.Index(agents, name="agent"), name="one_sided", dtype=object)
+    side[never_won], side[never_lost] = "never won", "never lost"
+    return side
 
 
-def _profile(table: pd.DataFrame, comparisons: pd.DataFrame, agent: str, side: str) -> float:
-    """The finite end (Elo) of a one-sided agent's likelihood-ratio interval, opponents at their ratings."""
-    rating = table.set_index("agent")["rating"]
-    mine = comparisons[(comparisons["a"] == agent) | (comparisons["b"] == agent)]
-    other = np.where(mine["a"] == agent, mine["b"], mine["a"])
-    counts = pd.Series(other).value_counts()
-    theta = (rating.reindex(counts.index).to_numpy(float) - ELO_CENTRE) / ELO_SCALE
-    keep = np.isfinite(theta)
+def _pair_counts(comparisons: pd.DataFrame) -> tuple[list[str], np.ndarray]:
+    """(agents sorted, W (n, n) of `bradley_terry.pair_counts`: wins of row over column, ties as halves)."""
+    agents = sorted(set(comparisons["a"]) | set(comparisons["b"]))
+    index = pd.Index(agents)
+    return agents, pair_counts(index.get_indexer(comparisons["a"]), index.get_indexer(comparisons["b"]),
+                               comparisons["outcome"].to_numpy(float), len(agents))
+
+
+def _profile(rating: pd.Series, agents: list[str], counts: np.ndarray, agent: str, side: str) -> float:
+    """The finite end (Elo) of a one-sided agent's likelihood-ratio interval, opponents held at their ratings
+    (`rating`, by agent); `counts` the pair counts W of `agents`: a never-winner's losses are its column."""
+    k = agents.index(agent)
+    games = counts[:, k] if side == "never won" else counts[k, :]
+    theta = (rating.reindex(agents).to_numpy(float) - ELO_CENTRE) / ELO_SCALE
+    keep = (games > 0) & np.isfinite(theta)
     if not keep.any():
         return np.nan
-    bound = profile_bound(theta[keep], counts.to_numpy(float)[keep], "upper" if side == "never won" else "lower")
+    bound = profile_bound(theta[keep], games[keep], "upper" if side == "never won" else "lower")
     return ELO_CENTRE + ELO_SCALE * bound
 
 
 def finish(table: pd.DataFrame, comparisons: pd.DataFrame, method: str, model: pd.DataFrame | None,
-           replicates: int = 0, fixed: str | None = None) -> tuple[pd.DataFrame, list[str]]:
+           model_interval: str | None, status: pd.DataFrame, replicates: int = 0,
+           fixed: str | None = None) -> tuple[pd.DataFrame, list[str]]:
     """The rating table with honest intervals, rank intervals, tie groups and an `interval` column saying
     what each interval is.
 
-    table : agent, rating, lower, upper, rank[, rank_lower, rank_upper (bootstrap), matches, component];
-        lower/upper are the bootstrap's percentiles when `replicates` > 0, else the model's.
-    model : agent, lower, upper of the method's own (model-based) interval, or None when it has none.
+    table : agent, rating, lower, upper, rank[, rank_lower, rank_upper (bootstrap), component]; lower/upper are
+        the bootstrap's percentiles when `replicates` > 0, else the model's.
+    model : agent, lower, upper of the method's own (model-based) interval, or None when it has none;
+    model_interval : what that interval is (e.g. 'Wald 95 %').
+    status : `rating_labels.reference_status` of the comparisons (matches and one_sided per agent).
     fixed : the anchor agent, whose rating is fixed in every replicate (its zero width is by design).
-    Returns (table with lower/upper (-inf/+inf where open), rank_lower, rank_upper, group, interval; notes).
+    Returns (table with lower/upper (-inf/+inf where open), rank_lower, rank_upper, matches, interval, group;
+    notes).
     """
     out = table.copy()
-    side = out["agent"].map(one_sided(comparisons)).fillna("")
-    matches = out["matches"] if "matches" in out.columns else pd.Series(MIN_MATCHES, index=out.index)
+    side = out["agent"].map(status["one_sided"]).fillna("")
+    matches = out["agent"].map(status["matches"]).fillna(0)
     rated = out["rating"].notna()
-    model_lo = out["agent"].map(model.set_index("agent")["lower"]) if model is not None else pd.Series(np.nan, index=out.index)
-    model_hi = out["agent"].map(model.set_index("agent")["upper"]) if model is not None else pd.Series(np.nan, index=out.index)
+    own = (model.set_index("agent") if model is not None else pd.DataFrame(columns=["lower", "upper"]))
+    model_lo, model_hi = out["agent"].map(own["lower"]), out["agent"].map(own["upper"])
     has_model = model_lo.notna() & model_hi.notna()
     base = (f"bootstrap percentile 95 % ({replicates} replicates)" if replicates else
-            WALD.get(method, "none: a point estimate (--bootstrap N gives intervals)"))
-    if method == "bt" and not replicates and model is not None and model.attrs.get("robust"):
-        base = "Wald 95 % (cluster-robust by match, never narrower than the model-based)"
+            model_interval or "none: a point estimate (--bootstrap N gives intervals)")
     text = pd.Series(np.where(rated, base, "no rating"), index=out.index, dtype=object)
     notes: list[str] = []
-    unmoved = pd.Series(False, index=out.index)
+    unmoved = rated & ((out["upper"] - out["lower"]).abs() < 1e-9) & (out["agent"] != fixed) if replicates \
+        else pd.Series(False, index=out.index)
+    weak = rated & ((matches < MIN_MATCHES) | (side != "") | unmoved)  # a bootstrap not to trust alone
     if replicates:
-        width = out["upper"] - out["lower"]
-        unmoved = rated & (width.abs() < 1e-9) & (out["agent"] != fixed)
-        weak = rated & ((matches < MIN_MATCHES) | (side != "") | unmoved)
         hull = weak & has_model
         out.loc[hull, "lower"] = np.fmin(out.loc[hull, "lower"], model_lo[hull])
         out.loc[hull, "upper"] = np.fmax(out.loc[hull, "upper"], model_hi[hull])
         why = np.where(unmoved, "the bootstrap could not move the estimate (every replicate alike)",
-                       np.where(side != "", side, "fewer than " + str(MIN_MATCHES) + " matches"))
-        text[hull] = [f"hull of the bootstrap's and the model's ({WALD.get(method, 'own')}) intervals: {w}"
+                       np.where(side != "", side, f"fewer than {MIN_MATCHES} matches"))
+        text[hull] = [f"hull of the bootstrap's and the model's ({model_interval}) intervals: {w}"
                       for w in why[hull.to_numpy()]]
         lost = unmoved & ~has_model & (side == "")
         out.loc[lost, ["lower", "upper"]] = np.nan
-        text[lost] = "none: the bootstrap could not move the estimate (every replicate alike) and the method has no model interval"
+        text[lost] = ("none: the bootstrap could not move the estimate (every replicate alike) and the method has "
+                      "no model interval")
         if unmoved.any():
             notes.append(f"the bootstrap could not move {int(unmoved.sum())} agent(s)' estimate(s) (every replicate "
                          "alike, e.g. all ties or all losses): their intervals are not the bootstrap's, see `interval`")
-    for name in ("never won", "never lost"):
+    if (rated & (side != "")).any():
+        notes += _open_sides(out, text, side, matches, rated, comparisons, method)
+    out = rank_bounds(out, keep=~weak if replicates else None)
+    out["matches"] = matches.astype(int).to_numpy()
+    out["interval"] = text.to_numpy()
+    return tie_groups(out), notes
+
+
+def _open_sides(out: pd.DataFrame, text: pd.Series, side: pd.Series, matches: pd.Series, rated: pd.Series,
+                comparisons: pd.DataFrame, method: str) -> list[str]:
+    """Open the interval of every agent that never won (below) or never lost (above), in place in `out` and
+    `text`, its finite end widened to the profile-likelihood bound for PROFILE_METHODS. Returns the notes."""
+    agents, counts = _pair_counts(comparisons) if method in PROFILE_METHODS else ([], None)
+    rating = out.set_index("agent")["rating"]
+    notes = []
+    for name, opened, finite, pick in (("never won", "lower", "upper", np.fmax),
+                                       ("never lost", "upper", "lower", np.fmin)):
         who = rated & (side == name)
         if not who.any():
             continue
-        opened, finite = ("lower", "upper") if name == "never won" else ("upper", "lower")
+        where = "below" if name == "never won" else "above"
         out.loc[who, opened] = -np.inf if name == "never won" else np.inf
-        for k in np.flatnonzero(who.to_numpy()):
-            idx = out.index[k]
-            bound = _profile(out, comparisons, out.at[idx, "agent"], name) if method in PROFILE_METHODS else np.nan
-            current = out.at[idx, finite]
-            pick = np.fmax if name == "never won" else np.fmin
-            out.at[idx, finite] = pick(current, bound) if np.isfinite(bound) else current
-            text[idx] = (f"open {'below' if name == 'never won' else 'above'}: {name} in "
-                         f"{int(matches.iloc[k])} match(es)" + ("; the other end is the 95 % profile-likelihood "
-                                                               "bound, or wider" if np.isfinite(bound) else ""))
-        notes.append(f"{int(who.sum())} agent(s) {name}: their intervals are open "
-                     f"{'below' if name == 'never won' else 'above'} (`interval` column), not the narrow spread of "
-                     "identical estimates")
-    weak_ranks = rated & ((matches < MIN_MATCHES) | (side != "") | unmoved)
-    out = rank_bounds(out, keep=None if not replicates else ~weak_ranks)
-    out["interval"] = text.to_numpy()
-    return tie_groups(out), notes
+        for idx in out.index[who.to_numpy()]:
+            bound = _profile(rating, agents, counts, out.at[idx, "agent"], name) if counts is not None else np.nan
+            if np.isfinite(bound):
+                out.at[idx, finite] = pick(out.at[idx, finite], bound)
+            text[idx] = (f"open {where}: {name} in {int(matches[idx])} match(es)" + (
+                "; the other end is the 95 % profile-likelihood bound, or wider" if np.isfinite(bound) else ""))
+        notes.append(f"{int(who.sum())} agent(s) {name}: their intervals are open {where} (`interval` column), not "
+                     "the narrow spread of identical estimates")
+    return notes
 
 
 def rank_bounds(table: pd.DataFrame, keep: pd.Series | None = None) -> pd.DataFrame:

@@ -25,6 +25,8 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from referee.models.ratings.bootstrap import MIN_MATCHES
+from referee.models.ratings.bradley_terry import ELO_SCALE, Z95, pair_counts, reference_se, robust_se
+from referee.run.intervals import one_sided
 from referee.models.registry import methods_with
 
 MAX_WIDTH = 200.0  # Elo points: the widest 95 % interval of an established rating
@@ -106,14 +108,12 @@ RULE = (f"established: at least {MIN_MATCHES} matches, a win and a loss (or a ti
         "whatever the method")
 
 
-def reference_status(comparisons: pd.DataFrame) -> pd.DataFrame:
-    """agent, matches, status for every compared agent by the module's one rule (see RULE), each connected
-    component of the comparison graph fitted on its own. Indexed by agent."""
-    from referee.run.intervals import one_sided
-    from referee.models.ratings.bradley_terry import ELO_SCALE, Z95, pair_counts, reference_se, robust_se
-
+def reference_status(comparisons: pd.DataFrame, parts: pd.Series | None = None) -> pd.DataFrame:
+    """matches, one_sided ('never won', 'never lost' or '') and status for every compared agent by the
+    module's one rule (see RULE), each connected component of the comparison graph (`parts`, from
+    `components` when not given) fitted on its own. Indexed by agent."""
     agents = sorted(set(comparisons["a"]) | set(comparisons["b"]))
-    parts = components(comparisons, agents)
+    parts = components(comparisons, agents) if parts is None else parts.reindex(agents)
     width = pd.Series(np.nan, index=agents)
     for c in parts.unique():
         names = list(parts.index[parts == c])
@@ -141,17 +141,23 @@ def reference_status(comparisons: pd.DataFrame) -> pd.DataFrame:
         elif width[agent] > MAX_WIDTH:
             why.append(f"interval {width[agent]:.0f} Elo points wide (over {MAX_WIDTH:.0f})")
         status.append("established" if not why else "provisional: " + "; ".join(why))
-    return pd.DataFrame({"matches": n.to_numpy(), "status": status}, index=pd.Index(agents, name="agent"))
+    return pd.DataFrame({"matches": n.to_numpy(), "one_sided": side.to_numpy(), "status": status},
+                        index=pd.Index(agents, name="agent"))
+
+
+def apply_status(table: pd.DataFrame, status: pd.DataFrame) -> pd.DataFrame:
+    """The table (any method: a column `agent`) with `matches` and `status` from `reference_status`; an agent
+    never compared gets 0 matches and 'provisional: not rated'."""
+    n = table["agent"].map(status["matches"]).fillna(0).astype(int)
+    labels = table["agent"].map(status["status"]).fillna("provisional: not rated")
+    return table.assign(matches=n.to_numpy(), status=labels.to_numpy())
 
 
 def label_status(table: pd.DataFrame, comparisons: pd.DataFrame) -> pd.DataFrame:
-    """The table (any method: a column `agent`) with `matches` and `status` ('established' / 'provisional:
-    why') by the module's one rule (`reference_status` of `comparisons`); an agent never compared gets 0
-    matches and 'provisional: not rated'."""
-    found = reference_status(comparisons) if len(comparisons) else pd.DataFrame(columns=["matches", "status"])
-    n = table["agent"].map(found["matches"]).fillna(0).astype(int)
-    status = table["agent"].map(found["status"]).fillna("provisional: not rated")
-    return table.assign(matches=n.to_numpy(), status=status.to_numpy())
+    """`apply_status` with the `reference_status` of `comparisons` (the one rule, for tables rated elsewhere:
+    votes, the report's)."""
+    empty = pd.DataFrame(columns=["matches", "one_sided", "status"])
+    return apply_status(table, reference_status(comparisons) if len(comparisons) else empty)
 
 
 def status_note(table: pd.DataFrame) -> str:

@@ -34,10 +34,10 @@ import numpy as np
 import pandas as pd
 
 from referee.prepare.comparisons import comparison_games
-from referee.run.intervals import finish
+from referee.run.intervals import ROBUST_WALD, WALD, finish
 from referee.run.executor import Executor, Shared, Task, run_tasks, share, task_seeds
-from referee.run.rating_labels import (ANCHORABLE, anchor_replicates, anchor_shift, components, label_status,
-                                        matches_per_agent, rank_within, status_note)
+from referee.run.rating_labels import (ANCHORABLE, anchor_replicates, anchor_shift, apply_status, components,
+                                        rank_within, reference_status, status_note)
 from referee.models.registry import RATING_METHODS, methods_with
 from referee.models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, summarised_warnings
 from referee.models.ratings.bootstrap import BootstrapResult, bootstrap_bt, bootstrap_generic
@@ -137,10 +137,6 @@ def _point(comparisons: pd.DataFrame, method: str, by: str | None, prior: bool, 
     if method == "bt" and by is None:
         fit = fit_bt(coded.counts(), coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
         extra.update(fit=fit, coded=coded)
-        if np.unique(coded.cluster).size < len(coded.cluster):  # matches of several pairs: not independent
-            robust = robust_se(fit.theta, coded.a, coded.b, coded.outcome, coded.cluster, fit.prior_sd)
-            extra["robust"] = True
-            return wald_table(coded.agents, fit.theta, np.fmax(fit.se, robust)), extra, [fit]
         return fit.table(), extra, [fit]
     if method in SEPARATE_FITS:
         if by is None:
@@ -223,34 +219,39 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     # the comparison graph's components, once: bootstrap ranks and the table's ranks are taken within them
     parts = None if by else components(comparisons, sorted(set(comparisons["a"]) | set(comparisons["b"])
                                                             | set(agents or [])))
+    # matches, one-sided records and the one status rule, once for every table and interval below
+    status = None if by else reference_status(comparisons, parts)
     if method == "bayes-bt":
-        return _labelled(_bayes(comparisons, by, draws, tune, chains, seed, sampler), comparisons, parts, agents,
-                         method)
+        return _labelled(_bayes(comparisons, by, draws, tune, chains, seed, sampler), parts, agents, status)
     options = dict(bootstrap=bootstrap, by=by, prior=prior, dims=dims, k=k, tau_elo=tau_elo, seed=seed,
-                   executor=executor)
+                   executor=executor, status=status)
     if parts is not None:
-        compared = parts.reindex(sorted(set(comparisons["a"]) | set(comparisons["b"])))
+        compared = parts.reindex(status.index)
         if compared.nunique() > 1:
-            return _labelled(_by_component(comparisons, compared, method, anchor, options), comparisons, parts,
-                             agents, method)
-    return _labelled(_connected(comparisons, method, anchor=anchor, **options), comparisons, parts, agents, method)
+            return _labelled(_by_component(comparisons, compared, method, anchor, options), parts, agents, status)
+    return _labelled(_connected(comparisons, method, anchor=anchor, **options), parts, agents, status)
 
 
 def _connected(comparisons: pd.DataFrame, method: str, bootstrap: int, by: str | None, prior: bool, dims: int,
                k: float, tau_elo: float | None, seed: int, executor: Executor | None,
-               anchor: tuple[str, float] | None) -> RatingResult:
-    """`rate` on a connected comparison graph (or by game), before the status labels."""
+               anchor: tuple[str, float] | None, status: pd.DataFrame | None) -> RatingResult:
+    """`rate` on a connected comparison graph (or by game), before the status labels; `status` is
+    `rating_labels.reference_status` of the whole table (None by game)."""
     notes: list[str] = []
     with collect_notes(notes):
         table, extra, fits = _point(comparisons, method, by, prior, dims, k, tau_elo, seed)
+    robust = method == "bt" and by is None and pd.Series(extra["coded"].cluster).duplicated().any()
+    if robust:  # matches of several pairs are not independent: the match is the unit (not in bootstrap blocks)
+        fit, coded = extra["fit"], extra["coded"]
+        se = np.fmax(fit.se, robust_se(fit.theta, coded.a, coded.b, coded.outcome, coded.cluster, fit.prior_sd))
+        table = wald_table(coded.agents, fit.theta, se)
     if anchor is not None:
         table = anchor_shift(table, anchor)
     result = RatingResult(model=method, ratings=table, extra=extra, fits=fits, notes=notes,
                           diagnostics=_merged_diagnostics(fits))
-    model = None
-    if by is None and np.isfinite(table[["lower", "upper"]].to_numpy(float)).any():
-        model = table[["agent", "lower", "upper"]].copy()
-        model.attrs["robust"] = bool(extra.get("robust"))
+    has_model = by is None and np.isfinite(table[["lower", "upper"]].to_numpy(float)).any()
+    model = table[["agent", "lower", "upper"]].copy() if has_model else None
+    model_interval = (ROBUST_WALD if robust else WALD.get(method)) if has_model else None
     if bootstrap:
         with collect_notes(result.notes):
             result.bootstrap = _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, bootstrap, executor)
@@ -277,9 +278,8 @@ def _connected(comparisons: pd.DataFrame, method: str, bootstrap: int, by: str |
     if anchor is not None and not bootstrap:
         result.notes.append(f"anchored at {anchor[0]} = {anchor[1]:g}")
     if by is None:
-        result.ratings, said = finish(result.ratings.assign(matches=result.ratings["agent"].map(
-            matches_per_agent(comparisons)).fillna(0).astype(int)), comparisons, method, model, bootstrap,
-            fixed=anchor[0] if anchor is not None else None)
+        result.ratings, said = finish(result.ratings, comparisons, method, model, model_interval, status, bootstrap,
+                                      fixed=anchor[0] if anchor is not None else None)
         result.notes += said
     return result
 
@@ -289,6 +289,8 @@ def _by_component(comparisons: pd.DataFrame, compared: pd.Series, method: str, a
     """Rate each component of a disconnected comparison graph on its own (each centred at 1500, the anchor
     held in its own component only), and join the tables: ratings of different components share no
     evidence and are not comparable; ranks, intervals and groups are within each (`component` column)."""
+    if anchor is not None and anchor[0] not in compared.index:
+        raise ValueError(f"--anchor: {anchor[0]!r} has no rating to anchor")
     results, tables, boots = [], [], []
     for c in sorted(compared.unique()):
         members = set(compared.index[compared == c])
@@ -303,8 +305,6 @@ def _by_component(comparisons: pd.DataFrame, compared: pd.Series, method: str, a
     notes = []
     for r in results:
         notes += [n for n in r.notes if n not in notes]
-    if anchor is not None and not any(anchor[0] in set(compared.index[compared == c]) for c in compared.unique()):
-        raise ValueError(f"--anchor: {anchor[0]!r} has no rating to anchor")
     result = RatingResult(model=method, ratings=pd.concat(tables, ignore_index=True), extra=first.extra,
                           fits=[f for r in results for f in r.fits], notes=notes,
                           diagnostics=_merged_diagnostics([f for r in results for f in r.fits]))
@@ -315,8 +315,8 @@ def _by_component(comparisons: pd.DataFrame, compared: pd.Series, method: str, a
     return result
 
 
-def _labelled(result: RatingResult, comparisons: pd.DataFrame, parts: pd.Series | None, agents: list[str] | None,
-              method: str) -> RatingResult:
+def _labelled(result: RatingResult, parts: pd.Series | None, agents: list[str] | None,
+              status: pd.DataFrame | None) -> RatingResult:
     """The result with unrated agents listed, ranks within the comparison graph's components `parts` (component
     per agent, `rating_labels.components`) and each agent's status (`referee.run.rating_labels`); by game
     (`parts` None) the table is left as it is."""
@@ -333,7 +333,7 @@ def _labelled(result: RatingResult, comparisons: pd.DataFrame, parts: pd.Series 
                             f"{', '.join(f'{c}: {n}' for c, n in sizes.head(8).items())}"
                             f"{' ...' if len(sizes) > 8 else ''}); no comparison links them, so ratings are not "
                             "comparable across components and ranks are within each (`component` column)")
-    result.ratings = label_status(table, comparisons)
+    result.ratings = apply_status(table, status)
     result.notes.append(status_note(result.ratings))
     return result
 
