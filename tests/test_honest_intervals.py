@@ -8,7 +8,6 @@ no compare command, a negative count in `rank`)."""
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pandas as pd
@@ -136,7 +135,6 @@ def test_compare_gives_a_paired_difference_and_the_head_to_head_record():
     table = rate(comparisons, "bt").table().set_index("agent")
     assert found["difference"] == pytest.approx(table.loc[top, "rating"] - table.loc[bottom, "rating"])
     assert found["p_better"] > 0.99 and found["lower"] > 0
-    # the paired interval is close to the Wald difference interval of independent pairs (second route), and
     # the head-to-head record counts the comparisons between the two
     pair = comparisons[comparisons["a"].isin([top, bottom]) & comparisons["b"].isin([top, bottom])]
     assert found["wins"] + found["losses"] + found["ties"] == len(pair)
@@ -147,6 +145,31 @@ def test_compare_gives_a_paired_difference_and_the_head_to_head_record():
     pairs = compare_all(comparisons, bootstrap=200)
     adjacent = pairs[pairs["adjacent"]]
     assert len(adjacent) == 9 and adjacent["p_holm"].ge(adjacent["p_value"] - 1e-12).all()
+
+
+def test_the_paired_bootstrap_agrees_with_the_wald_difference_on_independent_pairs():
+    """Second route: on a tournament of single comparisons (independent pairs, where the model-based covariance is
+    right), the bootstrap's interval for a close pair has the width of the Wald interval of the difference,
+    2 x 1.96 x sqrt(C_ii + C_jj - 2 C_ij) from the inverse information, and P(A > B) = Phi(difference / sd)."""
+    from scipy.stats import norm
+
+    from referee.models.ratings.bradley_terry import fit_bt, information, pair_counts
+
+    comparisons, _, _ = known_skill_tournament(3, common=8, rare=0, matches=1500, size=2)
+    comparisons = comparisons[~comparisons["a"].str.startswith("never") & ~comparisons["b"].str.startswith("never")]
+    agents = sorted(set(comparisons["a"]) | set(comparisons["b"]))
+    index = pd.Index(agents)
+    W = pair_counts(index.get_indexer(comparisons["a"]), index.get_indexer(comparisons["b"]),
+                    comparisons["outcome"].to_numpy(float), len(agents))
+    fit = fit_bt(W, agents)
+    cov = np.linalg.pinv(information(fit.theta, W + W.T))
+    order = np.argsort(fit.theta)
+    i, j = order[len(order) // 2], order[len(order) // 2 - 1]  # two neighbours in the middle: a close pair
+    sd = ELO_SCALE * np.sqrt(cov[i, i] + cov[j, j] - 2 * cov[i, j])
+    found = compare(comparisons, agents[i], agents[j], bootstrap=2000, seed=5)
+    assert found["difference"] == pytest.approx(ELO_SCALE * (fit.theta[i] - fit.theta[j]))
+    assert found["upper"] - found["lower"] == pytest.approx(2 * 1.959964 * sd, rel=0.15)
+    assert found["p_better"] == pytest.approx(norm.cdf(found["difference"] / sd), abs=0.05)
 
 
 def test_compare_command_json(sample_store, tmp_path, capsys):
@@ -183,4 +206,3 @@ def test_never_met_pairs_are_drawn_apart_from_even_pairs():
     assert len(hatched) == 2  # (a, c) and (c, a); the even pair (a, b) is coloured, not hatched
     assert fig.axes[0].images[0].cmap.get_bad()[:3] == pytest.approx(tuple(int(NEVER_MET[i:i + 2], 16) / 255
                                                                            for i in (1, 3, 5)))
-    assert math.isclose(ELO_SCALE, 400 / math.log(10))

@@ -20,13 +20,30 @@ import pandas as pd
 from referee.run.ratings import RatingResult, rate
 
 
-def head_to_head(comparisons: pd.DataFrame, a: str, b: str) -> dict:
-    """A's record against B: wins, losses, ties and the matches (clusters) they met in."""
-    pair = comparisons[((comparisons["a"] == a) & (comparisons["b"] == b)) |
-                       ((comparisons["a"] == b) & (comparisons["b"] == a))]
-    mine = np.where(pair["a"] == a, pair["outcome"], 1.0 - pair["outcome"].to_numpy(float))
-    return {"wins": int((mine == 1.0).sum()), "losses": int((mine == 0.0).sum()), "ties": int((mine == 0.5).sum()),
-            "met_in": int(pair["cluster"].nunique())}
+def pair_records(comparisons: pd.DataFrame) -> pd.DataFrame:
+    """Every pair's record in one pass: indexed by (first, second) with first < second, the first's wins,
+    losses and ties against the second and the matches (clusters) they met in."""
+    a, b = comparisons["a"].to_numpy(), comparisons["b"].to_numpy()
+    swap = a > b
+    score = comparisons["outcome"].to_numpy(float)
+    frame = pd.DataFrame({"first": np.where(swap, b, a), "second": np.where(swap, a, b),
+                          "score": np.where(swap, 1.0 - score, score), "cluster": comparisons["cluster"].to_numpy()})
+    grouped = frame.groupby(["first", "second"])
+    return pd.DataFrame({"wins": grouped["score"].agg(lambda v: int((v == 1.0).sum())),
+                         "losses": grouped["score"].agg(lambda v: int((v == 0.0).sum())),
+                         "ties": grouped["score"].agg(lambda v: int((v == 0.5).sum())),
+                         "met_in": grouped["cluster"].nunique()})
+
+
+def head_to_head(records: pd.DataFrame, a: str, b: str) -> dict:
+    """A's record against B from `pair_records`: wins, losses, ties and the matches they met in (zeros when
+    they never met)."""
+    key, flip = ((a, b), False) if a < b else ((b, a), True)
+    if key not in records.index:
+        return {"wins": 0, "losses": 0, "ties": 0, "met_in": 0}
+    row = records.loc[key]
+    wins, losses = (int(row["losses"]), int(row["wins"])) if flip else (int(row["wins"]), int(row["losses"]))
+    return {"wins": wins, "losses": losses, "ties": int(row["ties"]), "met_in": int(row["met_in"])}
 
 
 def _paired(result: RatingResult, a: str, b: str) -> dict:
@@ -39,9 +56,8 @@ def _paired(result: RatingResult, a: str, b: str) -> dict:
     if used.size == 0:
         return dict(out, p_better=np.nan, lower=np.nan, upper=np.nan, p_value=np.nan,
                     interval="none: no replicate drew both agents")
-    above, below = float((used > 0).mean()), float((used < 0).mean())
-    out["p_better"] = above + 0.5 * (1.0 - above - below)
-    out["p_value"] = min(1.0, 2.0 * min(above + 0.5 * (1 - above - below), below + 0.5 * (1 - above - below)))
+    p = float((used > 0).mean() + 0.5 * (used == 0).mean())  # ties counted half
+    out["p_better"], out["p_value"] = p, min(1.0, 2.0 * min(p, 1.0 - p))
     if np.ptp(used) < 1e-9:
         return dict(out, lower=np.nan, upper=np.nan,
                     interval="none: the bootstrap could not move the difference (every replicate alike)")
@@ -73,7 +89,8 @@ def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", boots
     if "component" in table.columns and table.loc[a, "component"] != table.loc[b, "component"]:
         raise ValueError(f"{a} and {b} are in different components of the comparison graph: no chain of matches "
                          "links them, so their ratings cannot be compared")
-    record = head_to_head(comparisons, a, b)
+    pair = comparisons[comparisons["a"].isin([a, b]) & comparisons["b"].isin([a, b])]
+    record = head_to_head(pair_records(pair), a, b)
     return {"agent_a": a, "agent_b": b, "method": method, "resample": unit, **_paired(result, a, b),
             "matches": record.pop("met_in"), **record,
             "matches_a": int(table.loc[a, "matches"]), "matches_b": int(table.loc[b, "matches"]),
@@ -90,17 +107,16 @@ def compare_all(comparisons: pd.DataFrame, method: str = "bt", bootstrap: int = 
     result = rate(comparisons, method, bootstrap=bootstrap, seed=seed)
     table = result.table()
     table = table[table["rating"].notna()].sort_values("rating", ascending=False).reset_index(drop=True)
-    component = table["component"] if "component" in table.columns else pd.Series(1, index=table.index)
+    component = (table["component"] if "component" in table.columns else pd.Series(1, index=table.index)).to_numpy()
+    records = pair_records(comparisons)
     rows = []
     for i in range(len(table)):
-        for j in range(i + 1, len(table)):
-            if component[i] != component[j]:
-                continue
+        later = [j for j in range(i + 1, len(table)) if component[j] == component[i]]
+        for j in later:  # the first of them is the next agent down the ranking within the component
             a, b = table.at[i, "agent"], table.at[j, "agent"]
-            record = head_to_head(comparisons, a, b)
-            adjacent = not any(component[k] == component[i] for k in range(i + 1, j))
+            record = head_to_head(records, a, b)
             rows.append({"agent_a": a, "agent_b": b, **_paired(result, a, b), "matches": record.pop("met_in"),
-                         **record, "adjacent": adjacent})
+                         **record, "adjacent": j == later[0]})
     out = pd.DataFrame(rows)
     out["p_holm"] = np.nan
     adjacent = out["adjacent"] & out["p_value"].notna()
