@@ -19,12 +19,12 @@ from referee.prepare.selection import exclusion_note, outcome_note
 from referee.run.contest import FINAL, SELECTION, run_contest
 from referee.run.describe import feature_correlations, mean_se, scores_by, ranking_alignment, scenario_features
 from referee.run.predictive import compare_predictors, training_demands
+from referee.run.rating_labels import status_note
 from referee.run.ratings import rate
 from referee.run.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
 from referee.present.report import (
     Section,
     audit_section,
-    is_status_note,
     beta_regression_section,
     calibration_section,
     contest_section,
@@ -244,11 +244,13 @@ def _rankings(runner: str, group, results, bootstrap: int, seed: int, title: str
     profile = PreferenceProfile.from_ballots(ballots_from_tables(group, results))
     supported = int((profile.support >= MIN_BALLOTS).sum())
     votes = {m: vote(profile, m, seed=seed) for m in ("iml", "copeland", "ranked-pairs", "ewa")} if supported >= 2 else {}
-    section = rankings_section(runner, elo, bt, votes, pooled=runner in separate_episode_runners())
+    count = status_note(bt.table())
+    section = rankings_section(runner, elo, bt, votes, pooled=runner in separate_episode_runners(), count=count)
     if not votes:
         section.text.append(f"Voting methods not run: {supported} agent(s) appear on {MIN_BALLOTS:g} or more ballots "
                             f"(the most is {profile.support.max():g}); a ranking by votes needs two.")
-    notes = [n for n in elo.notes + bt.notes if not is_status_note(n)]  # the count is stated once, in the text
+    said = {count, status_note(elo.table())}  # the count is stated once, in the text
+    notes = [n for n in elo.notes + bt.notes if n not in said]
     section.warnings += list(dict.fromkeys(notes))
     if phases and len(phases) > 1:
         rated = sorted(set(group["phase"].dropna()))

@@ -205,17 +205,14 @@ def _contest_layout(table: pd.DataFrame, value: str, label: str, status: pd.Data
     return out
 
 
-def is_status_note(note: str) -> bool:
-    """Whether a rating note is the status count (`rating_labels.status_note`), which a section states once."""
-    return " agent(s) established, " in note
-
-
-def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], pooled: bool = True) -> Section:
+def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], pooled: bool = True,
+                     count: str | None = None) -> Section:
     """Ratings and rankings in the contest's tables 3-7 layout (Elo, IML, Copeland, ranked pairs, EwA), plus
     Bradley-Terry with bootstrap intervals and its violin figure.
 
     elo, bt : `referee.run.ratings.RatingResult` (bt with a bootstrap); votes : method -> `referee.models.voting.vote`
-    table; pooled : comparisons and ballots are per (scenario, repetition) (Concordia), else per match.
+    table; pooled : comparisons and ballots are per (scenario, repetition) (Concordia), else per match;
+    count : the one sentence counting established agents (`referee.run.rating_labels.status_note`), stated once.
     """
     unit = "(scenario, repetition)" if pooled else "match"
     unit_plural = "(scenario, repetition) pairs" if pooled else "matches"
@@ -226,9 +223,8 @@ def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], poole
         f"come from {bt.bootstrap.ratings.shape[0]} bootstrap resamples of {unit_plural}. Voting methods take one "
         f"ballot per {unit}; agents on too few ballots are listed apart, not ranked."])
     status = bt.table().set_index("agent")[["matches", "status"]]
-    counts = [n for n in bt.notes if is_status_note(n)]
-    if counts:
-        section.text.append(counts[0][0].upper() + counts[0][1:] + "; the same status stands in every table below.")
+    if count:
+        section.text.append(count[0].upper() + count[1:] + "; the same status stands in every table below.")
     section.tables.append(("Table 3 layout: Elo", _contest_layout(elo.table(), "rating", "Elo", status)))
     titles = {"iml": ("Table 4 layout: iterative maximal lotteries", "IML"),
               "copeland": ("Table 5 layout: Copeland", "Copeland"),

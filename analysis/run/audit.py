@@ -119,22 +119,29 @@ class UndeclaredDirection(ValueError):
     """An outcome whose better direction nobody declared: the audit never guesses it."""
 
 
+def declared_directions(outcomes: list[str], formula: Formula | None = None,
+                        given: dict[str, str] | None = None) -> dict[str, str | None]:
+    """Which way each outcome is declared better ('higher' or 'lower', None where nobody declared it): as given
+    (`--outcome NAME:higher|lower`, or the runner's format), else as the formula's [outcomes] table declares,
+    else as the schema defines the derived outcomes (win: higher, rank: lower)."""
+    given, declared = given or {}, formula.outcomes if formula else {}
+    return {o: given.get(o) or declared.get(o) or SCHEMA_DIRECTIONS.get(o) for o in outcomes}
+
+
 def outcome_directions(outcomes: list[str], formula: Formula | None = None, given: dict[str, str] | None = None,
                        assume: str | None = None) -> dict[str, str]:
-    """Which way each outcome is better ('higher' or 'lower'): as given (`--outcome NAME:higher|lower`), else as
-    the formula's [outcomes] table declares, else as the schema defines the derived outcomes (win: higher, rank:
-    lower). An outcome declared nowhere raises UndeclaredDirection saying how to declare it, unless `assume`
-    ('higher' or 'lower') is given, which the caller must state beside the result (the report does)."""
-    given, declared = given or {}, formula.outcomes if formula else {}
-    found = {o: given.get(o) or declared.get(o) or SCHEMA_DIRECTIONS.get(o) or assume for o in outcomes}
+    """`declared_directions` with every outcome filled: an outcome declared nowhere raises UndeclaredDirection
+    saying how to declare it, unless `assume` ('higher' or 'lower') is given, which the caller must state
+    beside the result (the report does)."""
+    found = declared_directions(outcomes, formula, given)
     missing = [o for o, way in found.items() if way is None]
-    if missing:
+    if missing and assume is None:
         first = missing[0]
         raise UndeclaredDirection(
             f"which way is better for outcome(s) {missing} is not declared, and the audit does not guess it: say "
             f"--outcome {first}:higher (a higher {first} is better) or --outcome {first}:lower, or declare it in the "
             "scoring formula's [outcomes] table")
-    return found
+    return {o: way or assume for o, way in found.items()}
 
 
 def function_of_score(frame: pd.DataFrame, outcome: str) -> bool:
@@ -185,10 +192,8 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
             "apart from the score: an outcome column of a table (`referee ingest --measure NAME=outcome`), or the "
             "outcome measures a runner's logs carry (data/formats/), and name it with --outcome")
     directions = {**frame.attrs.get("directions", {}), **(directions or {})}  # the runner's, then the user's
-    declared = outcome_directions(outcomes, formula, directions, assume)
-    assumed = [o for o in outcomes if declared[o] == assume and not (
-        directions.get(o) or (formula.outcomes if formula else {}).get(o) or SCHEMA_DIRECTIONS.get(o))]
-    directions = declared
+    assumed = [o for o, way in declared_directions(outcomes, formula, directions).items() if way is None]
+    directions = outcome_directions(outcomes, formula, directions, assume)
     work = frame.copy()
     for o, way in directions.items():
         if way == "lower":
