@@ -142,21 +142,13 @@ def rank(store: Store, method: str | list[str] = "copeland", runner: str | None 
     """`referee rank`: voting-as-evaluation (`referee.models.voting.METHODS`, one or a list, or 'all') with one
     ballot per match or (scenario, repetition); the table (a `method` column first when several) carries
     matches and status (the one rule)."""
-    from referee.models.registry import VOTING_METHODS
-    from referee.models.voting import MIN_BALLOTS, PreferenceProfile, vote
-    from referee.prepare.comparisons import ballots_from_tables, comparisons_from_tables
-    from referee.run.rating_labels import label_status
+    from referee.models.registry import MIN_BALLOTS
+    from referee.run.votes import vote_tables
 
     matches, results = stored_tables(store, runner, phase)
-    profile = PreferenceProfile.from_ballots(ballots_from_tables(matches, results))
-    methods = list(VOTING_METHODS) if method == "all" else [method] if isinstance(method, str) else list(method)
-    tables = [vote(profile, m, min_ballots=MIN_BALLOTS if min_ballots is None else min_ballots, seed=seed)
-              .assign(method=m) for m in methods]
-    table = label_status(pd.concat(tables, ignore_index=True), comparisons_from_tables(matches, results))
-    if len(methods) == 1:
+    table = vote_tables(matches, results, method, MIN_BALLOTS if min_ballots is None else min_ballots, seed)
+    if table["method"].nunique() == 1:
         table = table.drop(columns="method")
-    else:
-        table = table[["method"] + [c for c in table.columns if c != "method"]]
     return Result("rank", table, table)
 
 

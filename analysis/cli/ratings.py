@@ -256,22 +256,14 @@ def cmd_ratings_cv(args) -> dict:
 
 
 def cmd_rank(args) -> dict:
-    import pandas as pd
-    from referee.models.voting import METHODS, PreferenceProfile, vote
-    from referee.prepare.comparisons import ballots_from_tables, comparisons_from_tables
-    from referee.run.rating_labels import label_status
+    from referee.run.votes import vote_tables
 
     matches, results, folder = _stored_tables(args)
-    ballots = ballots_from_tables(matches, results)
     folder.notes(_excluded(args, matches, results))
-    profile = PreferenceProfile.from_ballots(ballots)
-    methods = list(METHODS) if args.method == "all" else [args.method]
-    # each method warns of the agents it sets apart in the same words: the top level prints the warning once
-    tables = [vote(profile, m, min_ballots=args.min_games, seed=args.seed,
-                   **({"reading": args.ewa_reading} if m == "ewa" else {})).assign(method=m) for m in methods]
-    table = pd.concat(tables, ignore_index=True)
-    # the one status rule of every table that ranks agents (referee.run.rating_labels), on the same matches
-    table = label_status(table, comparisons_from_tables(matches, results))
+    methods = "all" if args.method == "all" else [args.method]
+    table = vote_tables(matches, results, methods, min_ballots=args.min_games, seed=args.seed,
+                        ewa_reading=args.ewa_reading)
+    methods = list(table["method"].unique())
     columns = ["agent", "score", "rank", "ballots"] + (["support"] if "support" in table.columns else []) + [
         "matches", "status"]
     columns = (["method"] if args.method == "all" else []) + columns
