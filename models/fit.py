@@ -26,22 +26,15 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
+# the sampling defaults, with their reasons, live in the registry (light, read by the command line)
+from referee.models.registry import CHAINS, DRAWS, TUNE
+from referee.models.registry import LAYOUT_DRAWS, LAYOUT_TUNE  # noqa: F401  (re-exported for the fits)
+
 RHAT_LIMIT = 1.01
 # the standard every Bayesian fit is held to (issue 15): R-hat <= 1.01, bulk and tail ESS >= 400 (100 per
 # chain with 4 chains, Vehtari et al. 2021), no divergent transition
 ESS_LIMIT = 400
 SAMPLERS = ("auto", "pymc", "nutpie")
-# sampling defaults: 4 chains (R-hat is unreliable with 2), 500 tuning steps (nutpie adapts its mass matrix
-# in a few hundred) and 1,250 draws per chain; at contest scale every shipped model meets the standard with
-# them or with its own stated defaults (tag effects, the layout, the audit's regression; see
-# benchmarks/beta_regression.py and tests/test_convergence.py)
-from referee.models.registry import CHAINS, DRAWS, TUNE  # noqa: E402  (one source: the registry)
-# the Measurement Layout mixes at about 0.13 effective draws per draw at contest scale and costs more per draw
-# than the beta regressions: 1,000 draws kept it near 70 s with ESS above 600 at contest scale. On the bundled
-# 8-agent sample, 500 tuning steps and 1,000 draws left figure 7's folds (three quarters of the cells) at R-hat
-# 1.016-1.029, and 1,000 and 1,500 the fit on all cells at R-hat 1.013 (tail ESS 351); 1,000 tuning steps and
-# 2,000 draws converge them (all cells, seeds 0 and 1: R-hat <= 1.005, tail ESS 516 and 416, 31-40 s)
-from referee.models.registry import LAYOUT_DRAWS, LAYOUT_TUNE  # noqa: E402,F401  (re-exported for the fits)
 
 
 class ConvergenceWarning(UserWarning):

@@ -26,13 +26,11 @@ import pandas as pd
 
 from referee.io.resources import shipped
 from referee.io.schema import MODES, conform
+from referee.names import CatalogueError  # noqa: F401  (defined light, for the command line)
 
 CONTEST_2024 = shipped("catalogues", "concordia_contest_2024.toml")
 
 _KEYS = {"game", "background", "mode", "phase", "tags", "score_min", "score_max", "description"}
-
-
-from referee.names import CatalogueError  # noqa: E402,F401  (defined light, for the command line)
 
 
 @dataclass(frozen=True)

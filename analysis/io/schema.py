@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from referee.names import MEASURE_KINDS, OUTCOMES  # (one source, light)
 
-from referee.names import MEASURE_KINDS, OUTCOMES  # noqa: E402  (one source, light)
 GROUPS = ("focal", "background")
 EVENT_STATUSES = ("accepted", "rejected")
 MODES = ("resident", "visitor")

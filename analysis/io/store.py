@@ -37,14 +37,12 @@ from referee.io.loaders.base import (
 from referee.io.loaders.table import check_mapping
 from referee.io.reading import PARALLEL_MIN, FileReader, read_files
 from referee.io.schema import TABLES, SchemaError, columns, conform, conform_arrow, ddl, empty, rows_to_arrow
+from referee.names import DEFAULT_STORE
+from referee.names import IngestError, StoreError  # noqa: F401  (defined light, for the command line)
 
 log = logging.getLogger(__name__)
 
-from referee.names import DEFAULT_STORE  # noqa: E402
 INFO_KEYS = ("agents", "games", "scenarios", "matches", "results", "events", "quarantined")
-
-
-from referee.names import IngestError, StoreError  # noqa: E402,F401  (defined light, for the command line)
 
 
 def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:

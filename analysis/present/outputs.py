@@ -28,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from referee.io.loaders.base import file_hash as _sha256
+from referee.names import referee_version  # noqa: F401
 
 STACK = ("numpy", "pandas", "scipy", "pymc", "pytensor", "arviz", "xarray", "nutpie", "statsmodels", "xgboost",
          "matplotlib", "duckdb", "pyarrow", "scikit-learn")
@@ -41,9 +42,6 @@ def lock_file() -> Path | None:
     root = Path(__file__).resolve().parents[2]
     path = root / LOCK_NAME
     return path if path.exists() else None
-
-
-from referee.names import referee_version  # noqa: E402,F401
 
 
 def jsonable(value):

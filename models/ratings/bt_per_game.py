@@ -20,8 +20,7 @@ from scipy.stats import kendalltau
 
 from referee.models.fit import FitResult, collect_notes, iterative_diagnostics, lbfgs_converged
 from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, RatingWarning, add_rank, mle_exists, to_elo
-
-from referee.models.registry import DEFAULT_TAU_ELO  # noqa: E402  (the registry's, for the command line)
+from referee.models.registry import DEFAULT_TAU_ELO  # (the registry's, for the command line)
 
 
 @dataclass

@@ -35,8 +35,8 @@ import math
 import numpy as np
 
 from referee.models.ratings.bradley_terry import centred, information, win_probability
+from referee.models.registry import PLAN_RULES as RULES
 
-from referee.models.registry import PLAN_RULES as RULES  # noqa: E402
 RIDGE = 1.0 / math.log(10.0) ** 2  # a weak Normal(0, (400 Elo)^2) prior on theta keeps C finite
 
 

@@ -18,6 +18,7 @@ import pandas as pd
 
 from referee.models.voting import copeland, ewa, lotteries, ranked_pairs
 from referee.models.voting.profile import PreferenceProfile
+from referee.models.registry import MIN_BALLOTS  # noqa: F401  (an agent on fewer ballots is listed apart)
 
 METHODS = {
     "copeland": copeland.run,
@@ -26,7 +27,6 @@ METHODS = {
     "iml": lotteries.run_iml,
     "ewa": ewa.run,
 }
-from referee.models.registry import MIN_BALLOTS  # noqa: E402,F401  (an agent on fewer ballots is listed apart)
 
 
 class SparseSupportWarning(UserWarning):

@@ -6,6 +6,8 @@ module for is described by a mapping file instead (`mapped.py`): `resolve("my_ru
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 from types import ModuleType
 
@@ -94,8 +96,6 @@ def own_outputs(files: list[Path]) -> list[Path]:
     """referee's own output files among `files` (what `referee simulate` and every results folder write beside
     their logs): a `provenance.json` whose command starts with 'referee', a `manifest.json` listing files with
     their sha256, a `truth.json` whose generator is referee. A folder ingest leaves them out as companions."""
-    import json
-
     found = []
     for f in files:
         key = OWN_OUTPUTS.get(f.name)

@@ -22,14 +22,13 @@ import pyarrow.compute as pc
 from referee.io.catalogue import Catalogue
 from referee.io.schema import columns, conform, conform_arrow, empty
 from referee.models.naming import suggest  # noqa: F401  (re-exported for the loaders)
-
-Frame = pd.DataFrame | pa.Table
-
-from referee.io.loaders.errors import (  # noqa: E402,F401  (re-exported: every loader imports them from here)
+from referee.io.loaders.errors import (  # noqa: F401  (re-exported: every loader imports them from here)
     DATA_TABLES, FILE_RAW_CAP, FORMAT_REASONS, PROBE, RAW_CAP, NotThisRunner, RecordError, _way)
-from referee.io.loaders.files import (  # noqa: E402,F401
+from referee.io.loaders.files import (  # noqa: F401
     Line, file_hash, file_key, file_text, hash_and_head, json_error, json_lines, parse_json_line, read_json,
     record_fault)
+
+Frame = pd.DataFrame | pa.Table
 
 
 @dataclass

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,7 @@ from referee.io.loaders.base import (
     ranks_from_scores,
     score_value,
 )
+from referee.names import MappingError  # noqa: F401  (defined light, for the command line)
 
 KEYS = ("match", "player", "agent", "type", "time", "round", "seq", "text", "target", "value", "score", "rank",
         "team", "role", "game", "scenario", "phase")
@@ -56,9 +58,6 @@ RESULT_KEYS = ("event",) + RESULT_LAYOUTS
 AGENT_KEYS = ("pattern", "table", "constant")
 MATCH_KEYS = ("from",)
 EXTENSIONS = (".jsonl", ".json", ".ndjson", ".log")
-
-
-from referee.names import MappingError  # noqa: E402,F401  (defined light, for the command line)
 
 
 @dataclass(frozen=True)
@@ -110,10 +109,7 @@ def read_runner_map(path: str | Path) -> RunnerMap:
         if field not in KEYS:
             raise MappingError(f"{path}: [keys] '{field}' is not a canonical field{suggest(field, KEYS)}; "
                                f"fields: {list(KEYS)}")
-        values = [value] if isinstance(value, str) else value
-        if not isinstance(values, list) or not values or not all(isinstance(v, str) and v for v in values):
-            raise MappingError(f"{path}: [keys] {field} must be a JSON key or a list of keys, got {value!r}")
-        keys[field] = tuple(tuple(v.split(".")) for v in values)
+        keys[field] = _key_paths(path, f"[keys] {field}", value)
     extra = _v2_tables(path, doc)
     missing = [k for k in REQUIRED_KEYS if k not in keys and not (k == "match" and extra["match_from_file"])]
     if missing:
@@ -167,8 +163,6 @@ def _key_paths(path: Path, where: str, value) -> tuple[tuple[str, ...], ...]:
 def _v2_tables(path: Path, doc: dict) -> dict:
     """[match], [results] and [agents] (format v2: a game's result in one line, agents from the player id or a
     seat table, match ids from file names) as RunnerMap fields; MappingError naming the key."""
-    import re
-
     match = _table(path, doc, "match", MATCH_KEYS)
     if "from" in match and match["from"] != "file":
         raise MappingError(f"{path}: [match] from must be \"file\" (the file's name is the match id), got "
