@@ -3,7 +3,8 @@ line offers and validates before any heavy import, and what the fitting modules 
 
 - `RATING_METHODS`: every rating method with its traits (`Method`): fed matches in time order (online),
   rateable from pooled win counts alone (streamable), with a free additive constant an anchor can fix
-  (anchorable), fitted once per game when rated by game (separate_fits), on the Elo scale (elo_scale).
+  (anchorable), fitted once per game when rated by game (separate_fits), on the Elo scale (elo_scale), an MCMC
+  posterior rather than a point fit a bootstrap can resample (sampled).
 - `VOTING_METHODS`, `MIN_BALLOTS`; `PLAN_RULES`; `CALIBRATION_FAMILIES`; the sampling defaults.
 """
 
@@ -23,6 +24,7 @@ class Method:
     anchorable: bool = False
     separate_fits: bool = False
     elo_scale: bool = True
+    sampled: bool = False  # an MCMC posterior (no bootstrap)
 
 
 RATING_METHODS: dict[str, Method] = {m.name: m for m in (
@@ -34,7 +36,7 @@ RATING_METHODS: dict[str, Method] = {m.name: m for m in (
     Method("bt-per-game", "global ratings plus shrunk per-game deviations"),
     Method("bt-md", "multidimensional Bradley-Terry"),
     Method("online-elo", "sequential Elo in time order", online=True, anchorable=True, separate_fits=True),
-    Method("bayes-bt", "the PyMC Bradley-Terry model"),
+    Method("bayes-bt", "the PyMC Bradley-Terry model", sampled=True),
     Method("plackett-luce", "Plackett-Luce on each match's full ranking", anchorable=True, separate_fits=True),
     Method("trueskill", "the trueskill package, matches in time order", online=True, separate_fits=True,
            elo_scale=False),

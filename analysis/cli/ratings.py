@@ -29,7 +29,7 @@ from referee.cli.common import (
     _stored_tables,
     _written,
 )
-from referee.models.registry import DEFAULT_TAU_ELO, RATING_METHODS, VOTING_METHODS
+from referee.models.registry import DEFAULT_TAU_ELO, RATING_METHODS, VOTING_METHODS, methods_with
 from referee.models.registry import MIN_BALLOTS as VOTING_MIN
 
 
@@ -317,7 +317,8 @@ def add_parsers(sub) -> None:
     p = sub.add_parser("ratings", help="rate agents: Elo, Bradley-Terry (scalar, Davidson ties, per-game, "
                        "multidimensional, Bayesian), Plackett-Luce, TrueSkill, OpenSkill")
     _data_args(p)
-    p.add_argument("--method", choices=RATING_METHODS, required=True, help="rating model")
+    p.add_argument("--method", choices=RATING_METHODS, required=True, metavar="METHOD",
+                   help="rating model: " + "; ".join(f"{n} ({m.description})" for n, m in RATING_METHODS.items()))
     p.add_argument("--bootstrap", type=_count, default=0, metavar="N",
                    help="resample matches N times (COMPACT used 200) for percentile and rank intervals")
     p.add_argument("--by", choices=["game", "tag", "role", "scenario", "phase"],
@@ -353,7 +354,7 @@ def add_parsers(sub) -> None:
     _data_args(p)
     p.add_argument("agents", nargs="*", metavar="AGENT", help="the two agents to compare (A B)")
     p.add_argument("--all", action="store_true", help="every pair, with Holm's control over adjacent pairs")
-    p.add_argument("--method", choices=[m for m in RATING_METHODS if m not in ("trueskill", "openskill", "bayes-bt")],
+    p.add_argument("--method", choices=methods_with(elo_scale=True, sampled=False),
                    default="bt", help="the rating model (default bt)")
     p.add_argument("--bootstrap", type=_positive_int, default=1000, metavar="N",
                    help="bootstrap replicates (default 1000)")

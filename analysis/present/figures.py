@@ -217,6 +217,9 @@ def plot_win_matrices(matrices: dict[str, pd.DataFrame]) -> Figure:
     return fig
 
 
+OPEN_END = 400.0  # Elo points: how long plot_ratings draws an interval's open end
+
+
 def plot_ratings(table: pd.DataFrame) -> Figure:
     """Each agent's rating with its 95 % interval (a rating table: agent, rating, lower, upper), best on top;
     an open end (an agent that never won or never lost) is drawn OPEN_END Elo points long and named in the
@@ -231,9 +234,6 @@ def plot_ratings(table: pd.DataFrame) -> Figure:
     title = "Ratings with 95 % intervals" + (f" ({open_ends} open end(s) drawn {OPEN_END:.0f} Elo points long)"
                                               if open_ends else "")
     return plot_intervals(frame, "agent", title, "rating (Elo scale)", reference=None)
-
-
-OPEN_END = 400.0  # Elo points: how long plot_ratings draws an interval's open end
 
 
 @styled
