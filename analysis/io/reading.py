@@ -22,6 +22,7 @@ import pyarrow as pa
 from referee.io import loaders
 from referee.io.catalogue import CONTEST_2024, Catalogue, load_catalogue
 from referee.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError, ResultBuilder, hash_and_head
+from referee.io.loaders.errors import HEAD_RAW_CAP
 from referee.io.loaders.detect import read_head, sample_records
 
 PARALLEL_MIN = 256  # files: below this, reading in this process beats starting workers
@@ -144,7 +145,8 @@ def unreadable(path: Path, digest: str, runner: str, exc: BaseException) -> Load
 
 def not_recognised(path: Path, digest: str, tried: list[NotThisRunner], keys: list[str] | None,
                    forced: bool) -> LoadResult:
-    """One quarantine record for a whole file that no runner reads, saying what was seen and tried."""
+    """One quarantine record for a whole file that no runner reads, saying what was seen and tried; its raw
+    text is the file's first HEAD_RAW_CAP bytes (the file stays at its path, named by its sha256)."""
     if keys is None:
         keys = []
         for record in sample_records(path, read_head(path)):
@@ -161,7 +163,7 @@ def not_recognised(path: Path, digest: str, tried: list[NotThisRunner], keys: li
     else:
         error = RecordError("unknown format", None, f"no runner recognises this file; {seen}; {hint}")
         runner = None
-    return ResultBuilder(path, digest, runner).reject_file(error)
+    return ResultBuilder(path, digest, runner).reject_file(error, cap=HEAD_RAW_CAP)
 
 
 def read_files(paths: list[Path], reader: FileReader, workers: int | None = None) -> Iterator[FileRead]:

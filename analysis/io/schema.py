@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 from referee.names import MEASURE_KINDS, OUTCOMES  # (one source, light)
 
 GROUPS = ("focal", "background")
+DIRECTIONS = ("higher", "lower")  # which way an outcome measure is better
 EVENT_STATUSES = ("accepted", "rejected")
 MODES = ("resident", "visitor")
 # how a player's match ended, where the runner says: a forfeit (illegal move, timeout) is not a plain loss, and
@@ -92,6 +93,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("other", "VARCHAR"),  # the other player of a dyadic measure (e.g. the influenced player)
         Column("round", "BIGINT"),  # the round the measure refers to; NULL for the whole match
         Column("rater", "VARCHAR"),  # for judge ratings: the judge (model or person)
+        Column("direction", "VARCHAR", allowed=DIRECTIONS),  # an outcome's better way, where its runner declares it
         Column("content_hash", "VARCHAR"),  # sha256 of the source file (set by the store)
     ),
     # events in long form

@@ -67,8 +67,18 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     events = events[events["match_id"].isin(ids)]
     frame = frame.reset_index(drop=True)
     frame.attrs["outcome_note"] = note
-    frame.attrs["directions"] = runner_directions(sorted(matches["runner"].dropna().unique()))
+    frame.attrs["directions"] = {**runner_directions(sorted(matches["runner"].dropna().unique())),
+                                 **stored_directions(measures)}
     return frame, events
+
+
+def stored_directions(measures: pd.DataFrame) -> dict[str, str]:
+    """Outcome directions stored with the measures (`measures.direction`, e.g. from a mapping file's
+    [measures]): outcome name -> 'higher' or 'lower'; a name stored both ways is left out."""
+    if "direction" not in measures:
+        return {}
+    ways = measures.dropna(subset=["direction"]).groupby("name")["direction"].unique()
+    return {name: found[0] for name, found in ways.items() if len(found) == 1}
 
 
 def runner_directions(runners: list[str]) -> dict[str, str]:

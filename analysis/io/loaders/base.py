@@ -283,15 +283,16 @@ class ResultBuilder:
                         row["match_id"] = mid
             self.accept(rows, label, record)
 
-    def reject_file(self, error: RecordError) -> LoadResult:
-        """The whole file is one bad record (unreadable, empty, another runner's): quarantine it and finish."""
+    def reject_file(self, error: RecordError, cap: int = FILE_RAW_CAP) -> LoadResult:
+        """The whole file is one bad record (unreadable, empty, another runner's): quarantine it, its first
+        `cap` bytes as raw text (the file itself stays at its path, named by its sha256), and finish."""
         self.saw(1)
         self._sequential = False  # one record: nothing to probe
         size = self.path.stat().st_size if self.path.exists() else 0
-        if size > FILE_RAW_CAP:
+        if size > cap:
             error = RecordError(error.reason, error.field, error.detail + f" (raw text kept: the first "
-                                f"{FILE_RAW_CAP >> 10} KiB of {size:,} bytes)")
-        self.quarantine("-", error, file_text(self.path))
+                                f"{cap >> 10} KiB of {size:,} bytes)")
+        self.quarantine("-", error, file_text(self.path, cap))
         return self.build()
 
     def add_records(self, match_ids, labels) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 DATA_TABLES = ("matches", "results", "measures", "events")
 RAW_CAP = 1 << 20  # raw text kept in quarantine per source file: at most 1 MiB (the source keeps the rest)
 FILE_RAW_CAP = 64 << 10  # a file set aside whole keeps its first 64 KiB as raw text (it stays at its path)
+HEAD_RAW_CAP = 4 << 10  # a file no runner recognises keeps its head only: thousands of them stay in bounded memory
 PROBE = 10  # a file whose first PROBE records all fail the same way (FORMAT_REASONS) is not this runner
 FORMAT_REASONS = ("unexpected field", "missing field", "wrong type", "not JSON lines", "not this runner")
 _SYNTAX = ("malformed JSON", "truncated line", "truncated file")

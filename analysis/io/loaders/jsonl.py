@@ -288,6 +288,7 @@ def read_records(path: Path, content_hash: str, runner: str, fields: dict[str, p
     if path.stat().st_size == 0:
         out.reject_file(RecordError("empty file", None, "the file is empty"))
         return out, None
+    out.check_format(probe(path, fields), PROBE)  # another runner's file is refused before it is read whole
     table, bad, _ = read_jsonl(path, fields, progress=progress)
     for b in bad:
         out.quarantine(str(b.line), b.error, b.raw)
@@ -297,6 +298,22 @@ def read_records(path: Path, content_hash: str, runner: str, fields: dict[str, p
         out.check_format([o for _, o in first[:PROBE]], table.num_rows + len(bad))
     out.saw(table.num_rows + len(bad))
     return out, table
+
+
+def probe(path: Path, fields: dict[str, pa.DataType]) -> list[tuple[str, str | None] | None]:
+    """How the first PROBE non-blank lines of a JSON-lines file fare against `fields` (None: the line fits;
+    else (reason, field) as the careful path would set it aside), reading no further than those lines."""
+    kinds = {name: _PY_TYPES[kind] for name, kind in fields.items()}
+    found: list[tuple[str, str | None] | None] = []
+    for line in json_lines(path):
+        try:
+            _check_line(line.parsed(), kinds)
+            found.append(None)
+        except RecordError as exc:
+            found.append((exc.reason, exc.field))
+        if len(found) >= PROBE:
+            break
+    return found
 
 
 def with_times(table: pa.Table, field: str) -> tuple[pa.Table, list[tuple[int, RecordError, dict]]]:

@@ -46,18 +46,32 @@ from referee.io.loaders.base import (
     ranks_from_scores,
     score_value,
 )
-from referee.names import MappingError  # noqa: F401  (defined light, for the command line)
+from referee.io.schema import DIRECTIONS
+from referee.names import MEASURE_KINDS, MappingError  # noqa: F401  (MappingError defined light, for the command line)
 
 KEYS = ("match", "player", "agent", "type", "time", "round", "seq", "text", "target", "value", "score", "rank",
         "team", "role", "game", "scenario", "phase")
 REQUIRED_KEYS = ("match", "type")
 STAGES = ("message", "action", "vote", "result", "ignore")
-TOP = ("name", "game", "keys", "events", "match", "results", "agents")
+TOP = ("name", "game", "keys", "events", "match", "results", "agents", "measures")
 RESULT_LAYOUTS = ("scores", "ranks", "order")  # [results]: how one line holds every player's result
-RESULT_KEYS = ("event",) + RESULT_LAYOUTS
+RESULT_KEYS = ("event", "players") + RESULT_LAYOUTS  # players: a list the scores or ranks list runs parallel to
+MEASURE_FIELDS = ("key", "kind", "direction", "event")  # [measures] NAME = {key, kind, direction, event}
 AGENT_KEYS = ("pattern", "table", "constant")
 MATCH_KEYS = ("from",)
 EXTENSIONS = (".jsonl", ".json", ".ndjson", ".log")
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """One [measures] declaration: the measure's name, its key paths, kind (outcome, telemetry, component,
+    judge), an outcome's better direction ('higher' or 'lower'), and the event types whose lines carry it."""
+
+    name: str
+    key: tuple[tuple[str, ...], ...]
+    kind: str
+    direction: str | None
+    events: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -74,6 +88,8 @@ class RunnerMap:
     result_events: tuple[str, ...] = ()  # [results] event: lines holding every player's result
     result_layout: str | None = None  # 'scores', 'ranks' or 'order'
     result_key: tuple[tuple[str, ...], ...] = ()
+    result_players: tuple[tuple[str, ...], ...] = ()  # [results] players: the list the result list parallels
+    measures: tuple[MeasureSpec, ...] = ()  # [measures]
     agent_pattern: object | None = None  # [agents] pattern: a compiled regex with a group named agent
     agent_table: tuple[tuple[str, ...], ...] = ()  # [agents] table: key of {player: agent} in a line
     agent_constant: str | None = None
@@ -138,7 +154,48 @@ def read_runner_map(path: str | Path) -> RunnerMap:
     game = doc.get("game")
     if game is not None and not isinstance(game, str):
         raise MappingError(f"{path}: 'game' must be text, got {game!r}")
-    return RunnerMap(name=name.strip(), game=game, keys=keys, stages=stages, source=path, **extra)
+    result_types = extra["result_events"] + tuple(t for t, stage in stages.items() if stage == "result")
+    measures = _measures(path, doc, result_types)
+    return RunnerMap(name=name.strip(), game=game, keys=keys, stages=stages, source=path, measures=measures, **extra)
+
+
+def _measures(path: Path, doc: dict, result_types: tuple[str, ...]) -> tuple[MeasureSpec, ...]:
+    """[measures]: NAME = {key = "JSON key", kind = "outcome" | "telemetry" | ..., direction = "higher" |
+    "lower" (required for an outcome, for the audit), event = the event type(s) carrying it (default: the
+    result lines)}; MappingError naming the measure and the key."""
+    table = doc.get("measures", {})
+    if not isinstance(table, dict):
+        raise MappingError(f"{path}: [measures] must be a table of NAME = {{key = ..., kind = ...}}")
+    specs = []
+    for name, spec in table.items():
+        where = f"[measures] {name}"
+        if not isinstance(spec, dict):
+            raise MappingError(f"{path}: {where} must be an inline table {{key = \"JSON key\", kind = \"outcome\", "
+                               f"direction = \"higher\"}}, got {spec!r}")
+        for key in spec:
+            if key not in MEASURE_FIELDS:
+                raise MappingError(f"{path}: {where}: '{key}' is not a key of a measure{suggest(key, MEASURE_FIELDS)}; "
+                                   f"keys: {list(MEASURE_FIELDS)}")
+        if "key" not in spec:
+            raise MappingError(f"{path}: {where} needs key (the JSON key holding it)")
+        kind = spec.get("kind")
+        if kind not in MEASURE_KINDS:
+            raise MappingError(f"{path}: {where}: kind must be one of {list(MEASURE_KINDS)}, got {kind!r}"
+                               + (suggest(kind, MEASURE_KINDS) if isinstance(kind, str) else ""))
+        direction = spec.get("direction")
+        if kind == "outcome" and direction not in DIRECTIONS:
+            raise MappingError(f"{path}: {where} is an outcome: direction must say which way is better, one of "
+                               f"{list(DIRECTIONS)}, got {direction!r}")
+        if kind != "outcome" and direction is not None:
+            raise MappingError(f"{path}: {where}: direction is declared for outcomes only (kind is {kind!r})")
+        events = spec.get("event", list(result_types))
+        events = [events] if isinstance(events, str) else events
+        if not isinstance(events, list) or not events or not all(isinstance(t, str) and t for t in events):
+            raise MappingError(f"{path}: {where}: event must name the event type(s) whose lines carry it (default: "
+                               f"the result lines, and this mapping has none), got {spec.get('event')!r}")
+        specs.append(MeasureSpec(str(name), _key_paths(path, f"{where} key", spec["key"]), kind, direction,
+                                 tuple(events)))
+    return tuple(specs)
 
 
 def _table(path: Path, doc: dict, name: str, allowed: tuple[str, ...]) -> dict:
@@ -180,6 +237,9 @@ def _v2_tables(path: Path, doc: dict) -> dict:
             raise MappingError(f"{path}: [results] event must name the event type(s) of the result line, got "
                                f"{results.get('event')!r}")
         events = tuple(found)
+        if "players" in results and layouts == ["order"]:
+            raise MappingError(f"{path}: [results] players goes with scores or ranks (lists parallel to it); order "
+                               "is itself a list of players")
     agents = _table(path, doc, "agents", AGENT_KEYS)
     if len(agents) > 1:
         raise MappingError(f"{path}: [agents] takes one of {list(AGENT_KEYS)}, got {sorted(agents)}")
@@ -198,6 +258,7 @@ def _v2_tables(path: Path, doc: dict) -> dict:
     return {"match_from_file": match.get("from") == "file", "result_events": events,
             "result_layout": layouts[0] if layouts else None,
             "result_key": _key_paths(path, f"[results] {layouts[0]}", results[layouts[0]]) if layouts else (),
+            "result_players": _key_paths(path, "[results] players", results["players"]) if "players" in results else (),
             "agent_pattern": pattern,
             "agent_table": _key_paths(path, "[agents] table", agents["table"]) if "table" in agents else (),
             "agent_constant": constant}
@@ -287,7 +348,7 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
     label = {f: _label(k[f]) if f in k else f for f in KEYS}
     read = _readers(mapping)
     info_fields = [f for f in ("game", "scenario", "phase") if f in k]
-    events, results, lines = [], [], []
+    events, results, lines, measures = [], [], [], []
     agents: dict[tuple[str, str], str] = {}
     meta: dict[str, dict] = {}
     seen_results: set[tuple[str, str]] = set()
@@ -318,6 +379,9 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
             table = _seat_table(record, mapping) if mapping.agent_table else None
             game_rows = _game_results(record, mapping, match, number, seen_results) \
                 if kind in mapping.result_events else None
+            found = [m for spec in mapping.measures if kind in spec.events
+                     for m in _measure_rows(record, spec, match, player,
+                                            [r["player"] for r in game_rows] if game_rows else None, number)]
             if stage == "result":
                 row = _result_row(record, read, label, match, player, agent, number, seen_results, "player" in k)
             elif stage == "ignore":
@@ -344,6 +408,7 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
                 agents.setdefault((match, player), agent)
         for seat, model in (table or {}).items():
             agents.setdefault((match, seat), model)
+        measures += found
         if game_rows is not None:
             for row_ in game_rows:
                 seen_results.add((match, row_["player"]))
@@ -359,7 +424,7 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
             events.append(row)
         lines.append((match, number))
         out.passed()
-    _finish(out, path, content_hash, mapping, events, results, lines, agents, meta)
+    _finish(out, path, content_hash, mapping, events, results, lines, agents, meta, measures)
     return out.build()
 
 
@@ -389,7 +454,9 @@ def _game_results(record: dict, mapping: RunnerMap, match: str, number: int, see
     if value is None:
         raise RecordError("missing field", key, f"the result line has no '{key}'")
     found: list[tuple[str, float | None, float | None]] = []
-    if mapping.result_layout in ("scores", "ranks"):
+    if mapping.result_players:
+        pass
+    elif mapping.result_layout in ("scores", "ranks"):
         if not isinstance(value, dict) or not value:
             raise RecordError("wrong type", key, f"expected an object keyed by player, got {value!r}"[:300])
         for player, number_ in value.items():
@@ -408,12 +475,52 @@ def _game_results(record: dict, mapping: RunnerMap, match: str, number: int, see
                                   f"{entry!r}"[:300])
             found += [(p, None, float(position)) for p in group]
             position += len(group)
+    if mapping.result_players:  # parallel lists: players[i] scored (or ranked) value[i]
+        found = _parallel(record, mapping, value, key)
     players = [p for p, _, _ in found]
     twice = sorted({p for p in players if players.count(p) > 1} | {p for p in players if (match, p) in seen})
     if twice:
         raise RecordError("player listed twice", key, f"player(s) {twice} have two results in match {match!r}")
     return [{"match_id": match, "player": p, "agent": None, "score": sc, "rank": rk, "team": None, "role": None,
              "_line": number} for p, sc, rk in found]
+
+
+def _parallel(record: dict, mapping: RunnerMap, value, key: str) -> list[tuple[str, float | None, float | None]]:
+    """(player, score, rank) from [results] players and a scores or ranks list of the same length."""
+    names, names_key = _get(record, mapping.result_players), _label(mapping.result_players)
+    if not isinstance(names, list) or not names or not all(isinstance(p, str) and p for p in names):
+        raise RecordError("wrong type", names_key, f"expected a list of player ids, got {names!r}"[:300])
+    if not isinstance(value, list) or len(value) != len(names):
+        raise RecordError("wrong type", key, f"expected a list of {len(names)} values parallel to "
+                          f"'{names_key}', got {value!r}"[:300])
+    found = []
+    for player, number_ in zip(names, value):
+        got = score_value(number_, f"{key}[{len(found)}]", allow_neg_inf=False)
+        if mapping.result_layout == "ranks" and got < 1:
+            raise RecordError("wrong value", f"{key}[{len(found)}]", f"rank must be 1 or more, got {got}")
+        found.append((player, got, None) if mapping.result_layout == "scores" else (player, None, got))
+    return found
+
+
+def _measure_rows(record: dict, spec: MeasureSpec, match: str, player: str | None, listed: list[str] | None,
+                  number: int) -> list[dict]:
+    """The measures rows one line carries for `spec`: an object keyed by player (one row per player), a list
+    parallel to the result line's players (`listed`), or one number (the line's player, else the match).
+    Absent: none. RecordError naming the key when a value is not a finite number or the shape does not fit."""
+    value, key = _get(record, spec.key), _label(spec.key)
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        pairs = list(value.items())
+    elif isinstance(value, list):
+        if listed is None or len(value) != len(listed):
+            raise RecordError("wrong type", key, f"measure {spec.name!r}: a list needs the result line's players "
+                              f"([results] players) of the same length, got {value!r}"[:300])
+        pairs = list(zip(listed, value))
+    else:
+        pairs = [(player, value)]
+    return [{"match_id": match, "player": who, "name": spec.name, "value": _number(v, f"{key}.{who}" if who else key),
+             "kind": spec.kind, "direction": spec.direction, "_line": number} for who, v in pairs if v is not None]
 
 
 def _seat_table(record: dict, mapping: RunnerMap) -> dict | None:
@@ -436,7 +543,7 @@ def _named_agent(mapping: RunnerMap, player: str) -> str | None:
     return mapping.agent_constant
 
 
-def _finish(out, path, content_hash, mapping, events, results, lines, agents, meta) -> None:
+def _finish(out, path, content_hash, mapping, events, results, lines, agents, meta, measures) -> None:
     """Resolve agents, derive ranks, build matches, and hand everything to the builder."""
     failed: dict[int, tuple[dict, RecordError]] = {}  # a line whose result has no agent is set aside whole
     for row in results:
@@ -472,7 +579,8 @@ def _finish(out, path, content_hash, mapping, events, results, lines, agents, me
     for e in events:
         if e["seq"] is None:
             e["seq"] = e["_line"]
-    for row in kept_results + events:
+    measures = [row for row in measures if row["_line"] not in failed]
+    for row in kept_results + events + measures:
         del row["_line"]
-    out.accept_bulk(len(lines), matches=matches, results=kept_results, events=events)
+    out.accept_bulk(len(lines), matches=matches, results=kept_results, events=events, measures=measures or None)
     out.add_records([m for m, _ in lines], [n for _, n in lines])
