@@ -5,9 +5,16 @@
    under 1 GB resident);
 2. many small files: 5,000 one-match event logs of a runner with no built-in loader (`tavern`, read through
    its mapping file), referee's ingest against pandas reading each file with `read_json(lines=True)`
-   (issue 12's target: at least 500 files per second and under 1 GB on 2 cores).
+   (issue 12's target: at least 500 files per second and under 1 GB on 2 cores);
+3. game files of the shape public benchmarks write (issue 34): 2,000 and 6,000 3-player games ending in one
+   object of points keyed by player ids that embed the model (`referee.simulate.benchmark_shapes`), read
+   through the mapping `referee map` drafts (the draft's time shown apart), against pandas reading each file;
+   target: 2,000 files in under 30 s;
+4. 6,000 files of the 6-player shape (a seat table, a best-first list of seats) without a mapping: every file
+   refused as no runner's; target under 20 s and 500 MB.
 
 Run: .venv/bin/python benchmarks/ingest.py [--events 1000000] [--files 5000] [--seed 0] [--skip-events]
+     [--games 2000 6000] [--only games]
 
 Logs are simulated in a child process, so that the simulation's memory does not count; then referee and
 pandas run side by side in this process. referee's time covers hashing, detection or the mapping, parsing,
@@ -97,15 +104,66 @@ def small_files(tmp: Path, files: int, seed: int) -> None:
     print(f"  ratio referee/pandas: {pandas_s / referee_s:.1f}x (target: >= 500 files/s, under 1 GB)")
 
 
+def game_files(tmp: Path, counts: list[int], seed: int) -> None:
+    """Cases 3 and 4: benchmark-shaped game files read through a drafted mapping, then refused without one."""
+    from referee.io.mapping_draft import draft_mapping
+
+    for n in counts:
+        logs = tmp / f"games-{n}"
+        _simulate("from referee.simulate.benchmark_shapes import points_logs; "
+                  f"points_logs({str(logs)!r}, {n}, {seed})")
+        paths = sorted(logs.glob("*.jsonl"))
+        lines = sum(1 for p in paths for _ in open(p))
+        t0 = time.perf_counter()
+        draft = draft_mapping([logs])
+        draft_s = time.perf_counter() - t0
+        mapping = tmp / f"games-{n}.toml"
+        mapping.write_text(draft.text)
+        before = _peak_mb()
+        t0 = time.perf_counter()
+        with Store(tmp / f"games-{n}.duckdb") as store:
+            report = store.ingest([logs], runner=mapping)
+            stored = store.query("SELECT count(*) AS n FROM matches")["n"][0]
+        referee_s = time.perf_counter() - t0
+        peak = _peak_mb()
+        assert report.quarantined == 0 and stored == n, (report.quarantined, stored)
+        t0 = time.perf_counter()
+        frames = [pd.read_json(p, lines=True) for p in paths]
+        pandas_s = time.perf_counter() - t0
+        assert sum(len(f) for f in frames) == lines
+        print(f"[game files, mapping drafted by referee map] {n:,} files, {lines:,} lines; draft from "
+              f"{len(draft.files)} sampled files in {draft_s:.2f} s")
+        print(f"  referee ingest      {n / referee_s:8,.0f} files/s  ({referee_s:.2f} s; peak RSS {peak:.0f} MB, "
+              f"{before:.0f} MB before)")
+        print(f"  pandas.read_json    {n / pandas_s:8,.0f} files/s  ({pandas_s:.2f} s; parsing only)")
+        print(f"  ratio referee/pandas: {pandas_s / referee_s:.1f}x (target: 2,000 files in under 30 s)")
+    logs = tmp / "seats"  # the 6-player shape: no built-in runner reads any line of it
+    _simulate(f"from referee.simulate.benchmark_shapes import seat_logs; seat_logs({str(logs)!r}, {max(counts)}, {seed})")
+    t0 = time.perf_counter()
+    with Store(tmp / "refused.duckdb") as store:
+        report = store.ingest([logs])
+    refused_s = time.perf_counter() - t0
+    assert report.accepted == 0  # (a file byte-identical to another is skipped as already read, not refused twice)
+    print(f"[unknown files refused] {max(counts):,} files without a mapping: {refused_s:.2f} s "
+          f"({max(counts) / refused_s:,.0f} files/s; peak RSS {_peak_mb():.0f} MB here, reader processes' "
+          f"{_peak_mb(resource.RUSAGE_CHILDREN):.0f} MB; target under 20 s and 500 MB); "
+          f"{len(report.by_reason)} reason(s): {sorted(r for _, r in report.by_reason)}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--files", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--skip-events", action="store_true", help="run only the many-small-files case")
+    parser.add_argument("--skip-events", action="store_true", help="leave out the one-large-log case")
+    parser.add_argument("--games", type=int, nargs="+", default=[2000, 6000], help="game-file counts (case 3)")
+    parser.add_argument("--only", choices=["games"], help="run only the benchmark-shaped game files (cases 3, 4)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        small_files(Path(tmp), args.files, args.seed)  # first: its peak RSS is not the large case's
+        game_files(Path(tmp), args.games, args.seed)
+        if args.only == "games":
+            return 0
+        small_files(Path(tmp), args.files, args.seed)  # before the large case: its peak RSS is not the large case's
         if not args.skip_events:
             large_log(Path(tmp), args.events, args.seed)
     return 0

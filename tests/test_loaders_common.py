@@ -63,3 +63,37 @@ def test_binary_garbage(tmp_path, runner):
     with Store(tmp_path / "s.duckdb") as store:
         report = store.ingest([path], runner=runner)
     assert report.accepted == 0 and report.read == report.quarantined >= 1
+
+
+def test_files_no_runner_reads_are_refused_whole_each_keeping_only_its_head(tmp_path):
+    """Many unknown files: each one quarantine record (read = accepted + quarantined holds), one reason, and
+    raw text capped at the head (4 KiB), so thousands of refusals stay in bounded memory."""
+    import json
+
+    from referee.io.loaders.errors import HEAD_RAW_CAP
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for i in range(40):
+        line = json.dumps({"tick": i, "who": "x", "blob": "y" * 500})
+        (logs / f"{i}.jsonl").write_text((line + "\n") * 100)  # ~50 KB each
+    with Store(tmp_path / "s.duckdb") as store:
+        report = store.ingest([logs])
+        raw = store.query("SELECT length(raw) AS n, message FROM quarantine")
+    assert report.read == 40 and report.accepted == 0 and report.quarantined == 40
+    assert len(report.failed_files) == 40 and list(report.by_reason.values()) == [40]
+    assert raw["n"].max() < HEAD_RAW_CAP + 200 and raw["message"].str.contains("raw text kept: the first 4 KiB").all()
+
+
+def test_the_format_probe_reads_only_the_first_lines(tmp_path):
+    """Another runner's JSON lines are refused after PROBE lines: the probe never reaches a later line."""
+    import pyarrow as pa
+
+    from referee.io.loaders.errors import PROBE
+    from referee.io.loaders.jsonl import probe
+
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'{"a": 1}\n' * PROBE + b"\xff\xfe not json at all\n" * 1000)
+    found = probe(path, {"b": pa.int64()})
+    assert found == [("unexpected field", "a")] * PROBE
+    assert probe(path, {"a": pa.int64()}) == [None] * PROBE

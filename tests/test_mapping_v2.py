@@ -15,44 +15,10 @@ from scipy.stats import spearmanr
 
 from referee.cli import main
 from referee.io.loaders.mapped import MappingError, read_runner_map
+from referee.simulate import benchmark_shapes as shapes
 
-MODELS = [f"model-{c}" for c in "abcdefgh"]
-
-
-def _skills(seed: int) -> dict[str, float]:
-    return dict(zip(MODELS, np.random.default_rng(seed).normal(0, 1, len(MODELS))))
-
-
-def _points_logs(folder, games: int, seed: int) -> dict[str, float]:
-    """Shape 1: 3-player games; moves, then one `final` line of points keyed by player ids embedding the model."""
-    rng, skill = np.random.default_rng(seed), _skills(seed)
-    folder.mkdir()
-    for g in range(games):
-        who = rng.choice(MODELS, 3, replace=False)
-        ids = [f"Player{k + 1}_Game{g}_{m}" for k, m in enumerate(who)]
-        points = np.round(10 * (np.array([skill[m] for m in who]) + rng.gumbel(size=3)), 1)
-        lines = [{"game_id": f"G{g}", "type": "move", "player": p, "turn": t} for t in range(3) for p in ids]
-        lines.append({"game_id": f"G{g}", "type": "final", "final_positions": dict(zip(ids, points.tolist()))})
-        (folder / f"game_{g:04d}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return skill
-
-
-def _seat_logs(folder, games: int, seed: int) -> dict[str, float]:
-    """Shape 2: 6-player games with no match id in the lines: a setup line maps seats to models, the last line
-    ranks the seats best first (a nested list: seats tied)."""
-    rng, skill = np.random.default_rng(seed), _skills(seed)
-    folder.mkdir()
-    for g in range(games):
-        who = rng.choice(MODELS, 6, replace=False)
-        seats = [f"s{k}" for k in range(6)]
-        perf = np.array([skill[m] for m in who]) + rng.gumbel(size=6)
-        order = [seats[k] for k in np.argsort(-perf)]
-        ranking = [order[0], [order[1], order[2]], order[3], order[4], order[5]] if g % 5 == 0 else order
-        lines = [{"event": "setup", "seats": dict(zip(seats, who.tolist()))}]
-        lines += [{"event": "act", "seat": s, "round": r} for r in range(2) for s in seats]
-        lines.append({"event": "end", "ranking": ranking})
-        (folder / f"table-{g:04d}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return skill
+MODELS = list(shapes.MODELS)
+_skills, _points_logs, _seat_logs = shapes.skills, shapes.points_logs, shapes.seat_logs
 
 
 POINTS_MAP = """name = "points-bench"
@@ -128,6 +94,13 @@ def test_each_shape_is_stored_whole_and_bradley_terry_recovers_the_skills(tmp_pa
     ("[agents]\npattern = \"x\"\nconstant = \"y\"\n", "takes one of"),
     ("[match]\nfrom = \"name\"\n", "from must be"),
     ("[events]\nresult = [\"final\"]\n[results]\nevent = \"final\"\nscores = \"a\"\n", "listed in [events]"),
+    ("[results]\nevent = \"final\"\nplayers = \"p\"\norder = \"b\"\n", "players goes with scores or ranks"),
+    ("[measures]\nalive = { key = \"a\", kind = \"outcome\" }\n", "direction must say which way"),
+    ("[measures]\nalive = { key = \"a\", kynd = \"outcome\" }\n", "did you mean 'kind'"),
+    ("[measures]\nalive = { key = \"a\", kind = \"outcom\", direction = \"higher\" }\n", "did you mean 'outcome'"),
+    ("[measures]\nkills = { key = \"k\", kind = \"telemetry\", direction = \"higher\" }\n", "for outcomes only"),
+    ("[measures]\nkills = \"k\"\n", "must be an inline table"),
+    ("[measures]\nkills = { kind = \"telemetry\" }\n", "needs key"),
 ])
 def test_malformed_mappings_of_each_new_kind_are_refused_naming_the_key(tmp_path, table, message):
     path = tmp_path / "m.toml"
@@ -157,3 +130,62 @@ def test_a_bad_result_value_is_set_aside_with_its_line_and_the_counts_add_up(tmp
         quarantine = store.query("SELECT * FROM quarantine")
     assert len(quarantine) == 1 and quarantine.iloc[0].astype(str).str.contains("final_positions").any()
     assert quarantine.iloc[0].astype(str).str.contains("game_0003").any()
+
+
+PARALLEL_MAP = """name = "arena-bench"
+[keys]
+match = "id"
+type = "kind"
+[events]
+action = ["move"]
+[results]
+event = "result"
+players = "names"
+scores = "pts"
+[agents]
+pattern = '^p\\d+-(?P<agent>.+)$'
+[measures]
+kills = { key = "kills", kind = "telemetry" }
+alive = { key = "alive", kind = "outcome", direction = "higher" }
+"""
+
+
+def test_parallel_lists_and_declared_measures_are_stored_and_the_audit_reads_the_direction(tmp_path, capsys):
+    """Shape 3: players and points in parallel lists, a telemetry counter keyed by player and an outcome in a list
+    parallel to the players; the outcome's declared direction reaches the audit without --outcome."""
+    rng, skill = np.random.default_rng(3), _skills(3)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for g in range(200):
+        who = rng.choice(MODELS, 4, replace=False)
+        names = [f"p{k}-{m}" for k, m in enumerate(who)]
+        perf = np.array([skill[m] for m in who]) + rng.gumbel(size=4)
+        line = {"id": f"m{g}", "kind": "result", "names": names, "pts": np.round(perf * 10, 1).tolist(),
+                "kills": {n: int(k) for n, k in zip(names, rng.poisson(2, 4))},
+                "alive": [int(x) for x in perf > np.median(perf)]}
+        (logs / f"m{g}.jsonl").write_text(json.dumps({"id": f"m{g}", "kind": "move"}) + "\n" + json.dumps(line) + "\n")
+    table, store = _ingest_and_rate(tmp_path, logs, PARALLEL_MAP, "parallel")
+    assert spearmanr(table["rating"], [skill[a] for a in table.index]).statistic >= 0.9
+    from referee.io.store import Store
+    from referee.run.audit import audit_frame
+
+    with Store(store, read_only=True) as s:
+        measures = s.table("measures")
+        frame, _ = audit_frame(s)
+    assert len(measures) == 200 * 4 * 2
+    assert set(measures.loc[measures["name"] == "alive", "direction"]) == {"higher"}
+    assert measures.loc[measures["name"] == "kills", "direction"].isna().all()
+    assert set(measures["kind"]) == {"telemetry", "outcome"}
+    assert frame.attrs["directions"]["alive"] == "higher" and "kills" not in frame.attrs["directions"]
+    # a list that does not run parallel to the players sets its line aside, naming the key
+    bad = logs / "m7.jsonl"
+    lines = bad.read_text().splitlines()
+    last = json.loads(lines[-1])
+    last["alive"] = [1, 0]
+    bad.write_text(lines[0] + "\n" + json.dumps(last) + "\n")
+    assert main(["ingest", str(bad), "--runner", str(tmp_path / "parallel.toml"), "--store",
+                 str(tmp_path / "bad.duckdb"), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert found["read"] == 2 and found["accepted"] == 1 and found["quarantined"] == 1
+    with Store(tmp_path / "bad.duckdb", read_only=True) as s:
+        assert s.query("SELECT field FROM quarantine")["field"].tolist() == ["alive"]

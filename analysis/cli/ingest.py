@@ -1,4 +1,5 @@
-"""`referee ingest, formats, info and export`: logs into the store, what it reads, what it holds, Parquet out. Each
+"""`referee ingest, map, formats, info and export`: logs into the store, a drafted mapping for logs no runner reads,
+what it reads, what it holds, Parquet out. Each
 command's parser and what it runs; heavy modules are imported inside the commands, so that `referee --help` starts
 at once."""
 
@@ -8,7 +9,7 @@ import os
 import warnings
 from pathlib import Path
 
-from referee.cli.common import _common, _open_store, _pairs, _say, _store_arg
+from referee.cli.common import _common, _open_store, _pairs, _positive_int, _say, _store_arg
 from referee.names import MEASURE_KINDS, RUNNER_NAMES
 
 
@@ -53,6 +54,65 @@ def cmd_ingest(args) -> dict:
     elif not len(report.files):
         args.failure = f"no data files ({', '.join(loaders.DATA_SUFFIXES)}) under {', '.join(map(str, args.paths))}"
     return totals
+
+
+def cmd_map(args) -> dict:
+    from referee.io.mapping_draft import draft_mapping, sample_files
+
+    out: Path = args.out
+    drafted = None
+    if out.exists() and not args.force:
+        if not args.check:
+            args.failure = f"{out} exists: pass --check to check it as it is, or --force to draft it again"
+            return {"mapping": str(out), "drafted": False}
+        _say(args, f"{out} exists: checking it as it is (--force drafts it again)")
+    else:
+        drafted = draft_mapping(args.paths, name=args.name, limit=args.files)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(drafted.text, encoding="utf-8")
+        _say(args, f"drafted {out} from {len(drafted.files)} sampled file(s):")
+        _say(args, "\n".join("  " + line for line in drafted.text.splitlines() if line and not line.startswith("#")))
+        for problem in drafted.problems:
+            _say(args, f"problem: {problem}")
+        if drafted.problems:
+            args.failure = f"the draft is incomplete: {drafted.problems[0]}"
+    summary = {"mapping": str(out), "drafted": drafted is not None,
+               "problems": drafted.problems if drafted else [], "guesses": drafted.guesses if drafted else {}}
+    if args.check:
+        from referee.io import loaders
+
+        files = drafted.files if drafted else sample_files(loaders.data_files(args.paths), args.files)
+        summary["check"] = _check_mapping(args, out, files)
+    return summary
+
+
+def _check_mapping(args, mapping: Path, files: list[Path]) -> dict:
+    """Ingest `files` with `mapping` into a throwaway store and print what would be stored."""
+    import tempfile
+
+    from referee.io.store import Store
+
+    with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "check.duckdb") as store:
+        report = store.ingest(files, runner=mapping)
+        counts = store.query("SELECT (SELECT count(*) FROM matches) AS matches, (SELECT count(*) FROM results) AS results,"
+                             " (SELECT count(DISTINCT agent) FROM results) AS agents, (SELECT count(*) FROM events) AS "
+                             "events, (SELECT count(*) FROM measures) AS measures").iloc[0].to_dict()
+        agents = store.query("SELECT agent, count(*) AS n FROM results GROUP BY agent ORDER BY n DESC, agent LIMIT 8")
+    counts = {k: int(v) for k, v in counts.items()}
+    _say(args, f"check: {len(files)} sampled file(s) read with {mapping}: read {report.read:,} = accepted "
+               f"{report.accepted:,} + set aside {report.quarantined:,}")
+    _say(args, f"  would store {counts['matches']:,} matches, {counts['results']:,} results of {counts['agents']} "
+               f"agents, {counts['events']:,} events, {counts['measures']:,} measures")
+    if len(agents):
+        _say(args, "  agents (results): " + ", ".join(f"{a} ({n})" for a, n in zip(agents["agent"], agents["n"]))
+             + (" ..." if counts["agents"] > len(agents) else ""))
+    for (_, reason), n in sorted(report.by_reason.items()):
+        example = report.quarantine.loc[report.quarantine["reason"] == reason, "message"].head(1).tolist()
+        _say(args, f"  set aside, {reason}: {n}" + (f"; e.g. {example[0]}" if example else ""))
+    if not counts["results"]:
+        args.failure = f"{mapping} stores no results from the sample: ratings would have nothing to compare"
+    return {**counts, "read": report.read, "accepted": report.accepted, "quarantined": report.quarantined,
+            "set_aside": {reason: n for (_, reason), n in report.by_reason.items()}}
 
 
 def cmd_formats(args) -> dict:
@@ -108,7 +168,7 @@ def cmd_export(args) -> dict:
 
 
 def add_parsers(sub) -> None:
-    """Add the parsers of ingest, formats, info, export to the subparsers `sub`."""
+    """Add the parsers of ingest, map, formats, info, export to the subparsers `sub`."""
     p = sub.add_parser(
         "ingest", help="read match logs into the store",
         description="Read match logs into the store in one transaction. Each file's runner is detected (the "
@@ -143,6 +203,27 @@ def add_parsers(sub) -> None:
                    help="one line per file (runner, how it was detected, counts) besides the summary")
     _common(p)
     p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser(
+        "map", help="draft a mapping file for JSON-lines logs no built-in runner reads",
+        description="Read a bounded sample of the logs (the first lines and the end of up to --files files) and "
+                    "draft a runner mapping (data/formats/mapped.md): the match, event type, player, time and round "
+                    "keys, which event ends a game and how its result is laid out, and where each player's agent "
+                    "comes from. Every guess is commented with its evidence. --check ingests the sampled files "
+                    "with the mapping into a throwaway store and prints what would be stored.",
+        epilog="Exit codes: 0 drafted (and, with --check, results would be stored); 1 the draft is incomplete (no "
+               "result line or no agent found: it says so), the file exists (without --check or --force), or "
+               "the check stores no results; 2 usage error; 3 internal error.")
+    p.add_argument("paths", nargs="+", help="log files or folders (read recursively)")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE.toml", help="the mapping file to write (or check)")
+    p.add_argument("--check", action="store_true",
+                   help="ingest the sampled files with the mapping and print what would be stored; an existing "
+                        "FILE.toml is checked as it is (your edits kept) unless --force")
+    p.add_argument("--force", action="store_true", help="draft again over an existing FILE.toml")
+    p.add_argument("--name", help="the runner's name in the draft (default: the logs' folder name)")
+    p.add_argument("--files", type=_positive_int, default=300, metavar="N", help="files sampled (default 300)")
+    _common(p)
+    p.set_defaults(func=cmd_map)
 
     p = sub.add_parser("formats", help="list the runners referee reads, or print one runner's format document")
     p.add_argument("runner", nargs="?", help="a runner (e.g. table, records, mapped)")

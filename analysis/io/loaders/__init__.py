@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from types import ModuleType
 
-from referee.io.loaders import (aoa, arena, clembench, compact, concordia, concordia_log, gtbench, kaggle, ranked,
-                                 records, table, textarena)
+from referee.io.loaders import (aoa, arena, clembench, compact, concordia, concordia_log, gtbench, kaggle, mapped,
+                                 ranked, records, table, textarena)
 from referee.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError
 from referee.io.loaders.detect import Detection, detection
 from referee.io.loaders.mapped import KEYS as MAPPED_KEYS
@@ -73,7 +73,9 @@ def runner_fields() -> dict[str, dict[str, list[str]]]:
                    "agents": ["info.TeamNames", "info.Agents[].Name"]},
         "table": {"required (--map)": list(table.REQUIRED), "optional (--map)": list(table.OPTIONAL),
                   "extra columns": ["--measure COLUMN=KIND, else kept in results.attrs"]},
-        "mapped": {"[keys]": list(MAPPED_KEYS), "[events]": list(MAPPED_STAGES)},
+        "mapped": {"[keys]": list(MAPPED_KEYS), "[events]": list(MAPPED_STAGES), "[results]": list(mapped.RESULT_KEYS),
+                   "[agents]": list(mapped.AGENT_KEYS), "[match]": list(mapped.MATCH_KEYS),
+                   "[measures] NAME = {...}": list(mapped.MEASURE_FIELDS)},
     }
 
 

@@ -1,0 +1,82 @@
+"""Where the model hides in a player id: a regular expression with a group `agent` learnt from the ids of
+sampled games (`referee map`'s `[agents] pattern`). Ids such as 'Player3_Game17_gpt-5' or 'gpt-5:0:a12' are
+split on a separator; the tokens that change from game to game on one side (literal tokens, or letters then
+digits that vary) are stripped until what is left recurs across games."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+
+SEPARATORS = ("_", "-", ":", "|", "/", ".", " ")
+
+
+def id_pattern(ids_by_file: list[set[str]]) -> tuple[str | None, str]:
+    """A regular expression with a group `agent` that strips the parts of the player ids that change from
+    game to game (e.g. 'Player3_Game17_' of 'Player3_Game17_gpt-5'), so that the agents recur across files.
+
+    `ids_by_file`: per sampled file, the player ids its results name. Returns (regex, evidence sentence), or
+    (None, "") when no prefix or suffix of separator-delimited tokens (literal, or letters then varying
+    digits) leaves agents that recur. Ids that already recur across files are their own agents."""
+    ids = sorted({p for f in ids_by_file for p in f})
+    if not ids:
+        return None, ""
+    in_files = Counter(p for f in ids_by_file for p in f)
+    if sum(1 for c in in_files.values() if c > 1) >= 0.5 * len(ids):
+        return "^(?P<agent>.+)$", "the same player ids recur across files: each id is taken as the agent"
+    for sep in SEPARATORS:
+        if not all(sep in p for p in ids):
+            continue
+        tokens = [p.split(sep) for p in ids]
+        shortest = min(len(t) for t in tokens)
+        for side in ("prefix", "suffix"):
+            fits = {k: _strip(ids_by_file, tokens, sep, side, k) for k in range(1, shortest)}
+            ks = [k for k, fit in fits.items() if fit is not None]
+            if not ks:
+                continue
+            k = ks[0]  # the fewest tokens stripped that make agents recur, then on while the next token varies too
+            while fits.get(k + 1) is not None and fits[k + 1][0][-1].endswith(r"\d+") \
+                    and len(set(fits[k + 1][1])) <= len(set(fits[k][1])):
+                k += 1
+            regex, agents = fits[k][2], fits[k][1]
+            stripped = sep.join(tokens[0][:k] if side == "prefix" else tokens[0][-k:])
+            return regex, (f"{len(ids):,} player ids, {len(set(agents))} agents once the {side} '{stripped}' "
+                           f"(and its like) is stripped, e.g. {ids[0]!r} -> {agents[0]!r}")
+    return None, ""
+
+
+def _strip(ids_by_file: list[set[str]], tokens: list[list[str]], sep: str, side: str, k: int):
+    """(token patterns, agents, regex) when stripping `k` tokens from the `side` of every id leaves agents that
+    recur (at most half as many as ids, one seen in two files or more), else None."""
+    ids = [sep.join(t) for t in tokens]
+    parts = [t[:k] if side == "prefix" else t[-k:] for t in tokens]
+    pieces = [_generalise([p[j] for p in parts]) for j in range(k)]
+    if any(x is None for x in pieces):
+        return None
+    agents = [sep.join(t[k:] if side == "prefix" else t[:-k]) for t in tokens]
+    of = dict(zip(ids, agents))
+    files_of = defaultdict(set)
+    for i, f in enumerate(ids_by_file):
+        for p in f:
+            files_of[of[p]].add(i)
+    if len(set(agents)) > len(ids) / 2 or not any(len(v) > 1 for v in files_of.values()):
+        return None
+    s = re.escape(sep)
+    regex = ("^" + s.join(pieces) + s + "(?P<agent>.+)$" if side == "prefix"
+             else "^(?P<agent>.+?)" + s + s.join(pieces) + "$")
+    compiled = re.compile(regex)
+    if not all((m := compiled.search(p)) and m.group("agent") == a for p, a in zip(ids, agents)):
+        return None
+    return (pieces if side == "prefix" else pieces[::-1]), agents, regex
+
+
+def _generalise(values: list[str]) -> str | None:
+    """A regular expression for one token position: the literal when every id has the same token, letters
+    followed by digits that vary ('Game\\d+'), or None."""
+    if len(set(values)) == 1:
+        return re.escape(values[0])
+    shapes = {re.fullmatch(r"([A-Za-z]*)(\d+)", v).group(1) if re.fullmatch(r"([A-Za-z]*)(\d+)", v) else None
+              for v in values}
+    if len(shapes) == 1 and None not in shapes:
+        return re.escape(shapes.pop()) + r"\d+"
+    return None

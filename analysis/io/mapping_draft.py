@@ -1,0 +1,539 @@
+"""Drafting a runner mapping (`data/formats/mapped.md`) from a sample of a runner's JSON-lines logs.
+
+`draft_mapping(paths)` reads a bounded sample (the first HEAD_LINES lines and the last TAIL_BYTES of up to
+SAMPLE_FILES files, spread over the sorted list) and guesses, each guess with its evidence:
+
+- the event type: a text key on (nearly) every line with a few distinct values;
+- how a game's result is laid out: an object keyed by player of scores or of ranks, a list of players best
+  first, parallel lists of players and scores, or one result line per player; it is looked for in the
+  event types that end the files;
+- the player: the key whose values are the players the results name;
+- the agent: a seat table (an object player -> model in some line of every match), a key beside the player,
+  a pattern that strips the parts of the player id that change from game to game, or the player id itself;
+- the match: a key constant within each file and different between files, else the file's name;
+- time, round, text and target, and each other event type's stage (message, vote, action).
+
+A `Draft` holds the mapping as TOML text with every guess commented, and the problems that leave it
+incomplete (no result line found: then ratings have nothing to read, and the draft says so).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from referee.io.id_patterns import id_pattern
+
+SAMPLE_FILES = 300  # files sampled, spread over the sorted list
+HEAD_LINES = 200  # lines read from the start of each sampled file
+TAIL_BYTES = 32 << 10  # bytes read from the end of each sampled file (results are usually last)
+SUFFIXES = (".jsonl", ".ndjson", ".log", ".json")
+
+TYPE_NAMES = ("type", "event", "event_type", "kind", "action_type", "msg_type", "record_type")
+MATCH_NAMES = ("match", "match_id", "game_id", "episode", "episode_id", "game", "run_id", "session", "session_id")
+PLAYER_NAMES = ("player", "player_id", "seat", "actor", "speaker", "sender", "agent_id", "agent", "name")
+AGENT_NAMES = ("model", "agent", "model_name", "policy", "submission", "llm")
+TIME_NAMES = ("ts", "time", "timestamp", "created_at", "datetime", "date")
+ROUND_NAMES = ("round", "turn", "step", "tick", "iteration", "move_number")
+TEXT_NAMES = ("text", "content", "message", "utterance", "msg", "body")
+TARGET_NAMES = ("to", "target", "receiver", "recipient", "for", "addressee")
+RANK_WORDS = ("rank", "place", "position", "standing", "order", "finish")
+SCORE_WORDS = ("score", "point", "reward", "return", "payoff", "utility", "chips", "money")
+MESSAGE_WORDS = ("say", "message", "chat", "talk", "speak", "utter", "broadcast", "whisper")
+
+
+@dataclass
+class Sampled:
+    """One sampled file: its path and the JSON objects of its head and tail, in file order (`last` is the
+    file's last object, when the tail was read whole into one)."""
+
+    path: Path
+    records: list[dict]
+    last: dict | None
+
+
+@dataclass
+class Draft:
+    """A drafted mapping: `text` (TOML, every guess commented with its evidence), `problems` (what leaves it
+    incomplete), `files` (the sampled files) and `guesses` (field -> chosen key, for tests and --json)."""
+
+    text: str
+    problems: list[str]
+    files: list[Path]
+    guesses: dict = field(default_factory=dict)
+
+
+def _objects(lines: list[str]) -> list[dict]:
+    found = []
+    for line in lines:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+    return found
+
+
+def sample_file(path: Path) -> Sampled:
+    """The first HEAD_LINES lines and the last TAIL_BYTES of `path`, parsed (lines that are not JSON objects
+    are skipped); never more than HEAD_LINES lines plus TAIL_BYTES read."""
+    size = path.stat().st_size
+    head: list[str] = []
+    with open(path, "rb") as fh:
+        for _ in range(HEAD_LINES):
+            raw = fh.readline()
+            if not raw:
+                break
+            head.append(raw.decode("utf-8", errors="replace"))
+        at = fh.tell()
+        tail: list[str] = []
+        if at < size:
+            fh.seek(max(at, size - TAIL_BYTES))
+            chunk = fh.read().decode("utf-8", errors="replace")
+            tail = chunk.split("\n")[0 if size - TAIL_BYTES <= at else 1:]  # drop a partial first line
+    head_objects, tail_objects = _objects(head), _objects(tail)
+    records = head_objects + tail_objects
+    return Sampled(path, records, records[-1] if records else None)
+
+
+def sample_files(paths: list[Path], limit: int = SAMPLE_FILES) -> list[Path]:
+    """Up to `limit` of `paths` (JSON-lines suffixes), spread evenly over the sorted list."""
+    found = sorted(p for p in paths if p.suffix.lower() in SUFFIXES)
+    if len(found) <= limit:
+        return found
+    step = len(found) / limit
+    return [found[int(i * step)] for i in range(limit)]
+
+
+def _paths(record: dict) -> dict[str, object]:
+    """Top-level keys and keys one object down ('payload.text'), with their values."""
+    out = {}
+    for key, value in record.items():
+        out[key] = value
+        if isinstance(value, dict) and len(value) <= 12:
+            for inner, v in value.items():
+                if isinstance(inner, str):
+                    out[f"{key}.{inner}"] = v
+    return out
+
+
+def _named(path: str, names: tuple[str, ...]) -> bool:
+    last = path.split(".")[-1].lower()
+    return last in names
+
+
+def _mentions(path: str, words: tuple[str, ...]) -> bool:
+    last = path.split(".")[-1].lower()
+    return any(w in last for w in words)
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _example(record: dict, limit: int = 160) -> str:
+    text = json.dumps(record, ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def _quote(text: str) -> str:
+    """A TOML string: literal ('...') for regular expressions and keys without a single quote, else basic."""
+    return f"'{text}'" if "'" not in text and "\n" not in text else json.dumps(text)
+
+
+class _Evidence:
+    """The sample, indexed: every record's flattened paths, per file."""
+
+    def __init__(self, sampled: list[Sampled]):
+        self.files = [s for s in sampled if s.records]
+        self.flat = [[_paths(r) for r in s.records] for s in self.files]
+        self.n = sum(len(f) for f in self.flat)
+
+    def coverage(self, path: str, kinds=(str,)) -> float:
+        hits = sum(1 for f in self.flat for r in f if isinstance(r.get(path), kinds) and not isinstance(r.get(path), bool))
+        return hits / max(1, self.n)
+
+    def candidates(self, kinds=(str,), least: float = 0.0) -> list[str]:
+        seen: Counter = Counter()
+        for f in self.flat:
+            for r in f:
+                for p, v in r.items():
+                    if isinstance(v, kinds) and not isinstance(v, bool):
+                        seen[p] += 1
+        return [p for p, c in seen.items() if c / max(1, self.n) >= least]
+
+
+def _type_key(ev: _Evidence) -> tuple[str | None, str]:
+    best, why, score_best = None, "", -1.0
+    for path in ev.candidates((str,), least=0.8):
+        values = Counter(r[path] for f in ev.flat for r in f if isinstance(r.get(path), str))
+        if not 2 <= len(values) <= 60:
+            continue
+        varies = sum(1 for f in ev.flat if len({r.get(path) for r in f}) > 1) / len(ev.flat)
+        score = ev.coverage(path) + varies + (1.0 if _named(path, TYPE_NAMES) else 0.0) - (0.5 if len(values) > 30 else 0)
+        if score > score_best:
+            common = ", ".join(f"{v} ({c:,})" for v, c in values.most_common(6))
+            best, score_best = path, score
+            why = f"{len(values)} values on {ev.coverage(path):.0%} of sampled lines: {common}"
+    return best, why
+
+
+@dataclass
+class _Layout:
+    event: str
+    layout: str  # scores / ranks / order / parallel-scores / parallel-ranks / per-player
+    key: str
+    players_key: str | None
+    players: list[set[str]]  # per file, the players the results name
+    ends: float  # share of files whose last line is this event type
+    example: dict
+    why: str
+    rank_key: str | None = None  # per-player lines: the rank beside the score
+
+
+def _result_layouts(ev: _Evidence, type_key: str) -> list[_Layout]:
+    """Every way a game's result could be laid out in one line, best first."""
+    by_type: dict[str, list[tuple[int, dict, dict]]] = defaultdict(list)
+    for i, (s, f) in enumerate(zip(ev.files, ev.flat)):
+        for record, flat in zip(s.records, f):
+            kind = record.get(type_key)
+            if isinstance(kind, str):
+                by_type[kind].append((i, record, flat))
+    last = Counter(s.last.get(type_key) for s in ev.files if s.last)
+    found = []
+    for kind, rows in by_type.items():
+        ends = last.get(kind, 0) / len(ev.files)
+        files = {i for i, _, _ in rows}
+        once = Counter(Counter(i for i, _, _ in rows).values())[1] / len(files)
+        if once < 0.8:  # a game's result line comes once per match; several a file are per-player lines
+            continue
+        shapes: dict[tuple[str, str, str | None], dict[int, set[str]]] = defaultdict(dict)
+        examples: dict = {}
+        numbers: dict[tuple, list[list]] = defaultdict(list)
+        for i, record, flat in rows:
+            strings = {p: v for p, v in flat.items() if isinstance(v, list) and len(v) >= 2
+                       and all(isinstance(x, str) or (isinstance(x, list) and x and all(isinstance(y, str) for y in x))
+                               for x in v)}
+            for p, v in flat.items():
+                if isinstance(v, dict) and len(v) >= 2 and all(_is_number(x) for x in v.values()):
+                    shape = (p, "keyed", None)
+                    shapes[shape].setdefault(i, set()).update(v)
+                    numbers[shape].append(list(v.values()))
+                elif p in strings:
+                    shape = (p, "order", None)
+                    shapes[shape].setdefault(i, set()).update(x for e in v for x in (e if isinstance(e, list) else [e]))
+                elif isinstance(v, list) and len(v) >= 2 and all(_is_number(x) for x in v):
+                    for q, names in strings.items():
+                        if len(names) == len(v) and all(isinstance(x, str) for x in names):
+                            shape = (p, "parallel", q)
+                            shapes[shape].setdefault(i, set()).update(names)
+                            numbers[shape].append(v)
+                examples.setdefault((p,), record)
+        for (p, shape, q), per_file in shapes.items():
+            share = len(per_file) / len(files)
+            if share < 0.8:
+                continue
+            ranks = _looks_like_ranks(p, numbers[(p, shape, q)]) if shape != "order" else False
+            layout = {"keyed": "ranks" if ranks else "scores", "order": "order",
+                      "parallel": "parallel-ranks" if ranks else "parallel-scores"}[shape]
+            why = (f"'{kind}' lines end {ends:.0%} of the sampled files; '{p}' holds "
+                   + {"keyed": f"an object keyed by player of {'ranks' if ranks else 'points'}",
+                      "order": "a list of players (read as best first; a nested list: players tied)",
+                      "parallel": f"a list of {'ranks' if ranks else 'points'} parallel to the players in '{q}'"}[shape]
+                   + f" in {len(per_file)} of {len(files)} files")
+            players = [per_file.get(i, set()) for i in range(len(ev.files))]
+            found.append(_Layout(kind, layout, p, q, players, ends, examples[(p,)], why))
+    order = {"scores": 0, "ranks": 0, "order": 1, "parallel-scores": 2, "parallel-ranks": 2}
+    found.sort(key=lambda x: (-x.ends, order[x.layout], -_mentions(x.key, RANK_WORDS + SCORE_WORDS)))
+    return found
+
+
+def _looks_like_ranks(path: str, lines: list[list]) -> bool:
+    """Ranks when every line's values are whole numbers 1..n (n players) and the key says rank, place or
+    position and not score or points; points otherwise."""
+    whole = all(all(float(x).is_integer() and 1 <= x <= len(v) for x in v) and min(v) == 1 for v in lines)
+    return whole and _mentions(path, RANK_WORDS) and not _mentions(path, SCORE_WORDS)
+
+
+def _per_player_results(ev: _Evidence, type_key: str, player_key: str) -> _Layout | None:
+    """One result line per player: an event type near the files' ends whose lines carry the player and a
+    number named like a score or a rank, once per player."""
+    best = None
+    last = Counter(s.last.get(type_key) for s in ev.files if s.last)
+    for kind in {r.get(type_key) for f in ev.flat for r in f if isinstance(r.get(type_key), str)}:
+        rows = [(i, r) for i, f in enumerate(ev.flat) for r in f if r.get(type_key) == kind and isinstance(r.get(player_key), str)]
+        if not rows:
+            continue
+        keys = Counter(p for _, r in rows for p, v in r.items() if _is_number(v) and _mentions(p, SCORE_WORDS + RANK_WORDS))
+        scores = Counter({p: c for p, c in keys.items() if _mentions(p, SCORE_WORDS)})
+        ranks = Counter({p: c for p, c in keys.items() if p not in scores})
+        if not keys:
+            continue
+        key, hits = (scores or ranks).most_common(1)[0]
+        rank_key = ranks.most_common(1)[0][0] if scores and ranks and ranks.most_common(1)[0][1] >= 0.8 * len(rows) else None
+        per_file: dict[int, list[str]] = defaultdict(list)
+        for i, r in rows:
+            per_file[i].append(r[player_key])
+        once = sum(1 for names in per_file.values() if len(names) == len(set(names))) / len(per_file)
+        if hits / len(rows) < 0.8 or once < 0.9:
+            continue
+        ends = last.get(kind, 0) / len(ev.files)
+        layout = _Layout(kind, "per-player", key, None, [set(per_file.get(i, [])) for i in range(len(ev.files))], ends,
+                         next(r for _, r in rows), f"'{kind}' lines carry the player and '{key}' "
+                         f"({'points' if scores else 'a rank'}), one per player, in {len(per_file)} files")
+        layout.players_key = "score" if scores else "rank"
+        layout.rank_key = rank_key
+        if best is None or ends > best.ends:
+            best = layout
+    return best
+
+
+def _player_key(ev: _Evidence, type_key: str, result: _Layout | None) -> tuple[str | None, str]:
+    best, why, top = None, "", 0.0
+    for path in ev.candidates((str,), least=0.05):
+        if path == type_key:
+            continue
+        if result is not None:
+            inside = total = 0
+            for i, f in enumerate(ev.flat):
+                for r in f:
+                    v = r.get(path)
+                    if isinstance(v, str):
+                        total += 1
+                        inside += v in result.players[i]
+            fit = inside / total if total else 0.0
+            score = fit + ev.coverage(path) + (0.2 if _named(path, PLAYER_NAMES) else 0.0)
+            if fit >= 0.9 and score > top:
+                best, top = path, score
+                why = f"its values are the players the results name on {fit:.0%} of the {total:,} lines that carry it"
+        elif _named(path, PLAYER_NAMES):
+            per_file = [len({r.get(path) for r in f if isinstance(r.get(path), str)}) for f in ev.flat]
+            if per_file and max(per_file) >= 2 and ev.coverage(path) > top:
+                best, top = path, ev.coverage(path)
+                why = f"named like a player; {max(per_file)} distinct values in a file at most"
+    return best, why
+
+
+def _match_key(ev: _Evidence, exclude: set[str]) -> tuple[str | None, str]:
+    if len(ev.files) < 2:
+        for path in ev.candidates((str, int), least=0.95):
+            if path not in exclude and _named(path, MATCH_NAMES):
+                return path, "named like a match id (one file sampled: constancy between files not checked)"
+        return None, "one file sampled and no key named like a match id"
+    best, why, top = None, "", 0.0
+    for path in ev.candidates((str, int), least=0.9):
+        if path in exclude:
+            continue
+        values = [[r.get(path) for r in f if r.get(path) is not None] for f in ev.flat]
+        runs = sum(sum(1 for a, b in zip(v, v[1:]) if a != b) + (1 if v else 0) for v in values)
+        distinct = {x for v in values for x in v}
+        constant = all(len(set(v)) <= 1 for v in values)
+        contiguous = runs == sum(len(set(v)) for v in values)  # each value in one run: several matches per file
+        if len(distinct) < 2 or not contiguous or (not constant and not _named(path, MATCH_NAMES)):
+            continue
+        score = ev.coverage(path, (str, int)) + (1.0 if constant else 0.0) + (0.5 if _named(path, MATCH_NAMES) else 0.0)
+        if score > top:
+            best, top = path, score
+            why = (f"constant within each of the {len(ev.files)} sampled files and {len(distinct)} distinct between "
+                   "them" if constant else f"named like a match id; each value in one run of lines ({len(distinct)} matches)")
+    return best, why or "no key is constant within each file and different between files"
+
+
+def _seat_table(ev: _Evidence, type_key: str, result: _Layout) -> tuple[str | None, str | None, str]:
+    """A key holding an object player -> agent name in some line of each match (a setup or join line)."""
+    hits: Counter = Counter()
+    kinds: dict[str, Counter] = defaultdict(Counter)
+    for i, (s, f) in enumerate(zip(ev.files, ev.flat)):
+        for record, flat in zip(s.records, f):
+            for p, v in flat.items():
+                if isinstance(v, dict) and len(v) >= 2 and all(isinstance(x, str) and x for x in v.values()) \
+                        and result.players[i] and result.players[i] <= set(v):
+                    hits[p] += 1
+                    kinds[p][record.get(type_key)] += 1
+    for p, c in hits.most_common():
+        files = sum(1 for i, f in enumerate(ev.flat) if any(isinstance(r.get(p), dict) for r in f))
+        if files >= 0.8 * len(ev.files):
+            kind = kinds[p].most_common(1)[0][0]
+            return p, kind, (f"'{p}' in '{kind}' lines maps every player the results name to a name, in {files} of "
+                             f"{len(ev.files)} files")
+    return None, None, ""
+
+
+def _agent_key(ev: _Evidence, player_key: str, exclude: set[str]) -> tuple[str | None, str]:
+    for path in ev.candidates((str,), least=0.01):
+        if path in exclude or not _named(path, AGENT_NAMES):
+            continue
+        pairs = defaultdict(set)
+        for i, f in enumerate(ev.flat):
+            for r in f:
+                if isinstance(r.get(player_key), str) and isinstance(r.get(path), str):
+                    pairs[(i, r[player_key])].add(r[path])
+        if pairs and all(len(v) == 1 for v in pairs.values()):
+            return path, f"one value per player in each file, on the lines that name the player ({len(pairs):,} players)"
+    return None, ""
+
+
+def _scalar_key(ev: _Evidence, names: tuple[str, ...], test, exclude: set[str]) -> tuple[str | None, str]:
+    for path in ev.candidates((str, int, float), least=0.05):
+        if path in exclude or not _named(path, names):
+            continue
+        values = [r[path] for f in ev.flat for r in f if r.get(path) is not None]
+        ok = sum(1 for v in values if test(v))
+        if values and ok / len(values) >= 0.95:
+            return path, f"named '{path.split('.')[-1]}', on {ev.coverage(path, (str, int, float)):.0%} of lines"
+    return None, ""
+
+
+def _iso(v) -> bool:
+    if not isinstance(v, str):
+        return False
+    try:
+        datetime.fromisoformat(v.replace("Z", "+00:00"))
+        return True
+    except ValueError:
+        return False
+
+
+def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int = SAMPLE_FILES) -> Draft:
+    """Draft a mapping for the JSON-lines logs under `paths` (files or folders) from a bounded sample.
+
+    Returns a Draft (TOML text with each guess's evidence as comments, problems, the sampled files).
+    Raises ValueError naming the paths when no JSON-lines file with JSON objects is found."""
+    from referee.io.loaders import data_files
+
+    files = sample_files([p for p in data_files(paths)], limit)
+    sampled = [sample_file(p) for p in files]
+    ev = _Evidence(sampled)
+    if not ev.files:
+        raise ValueError(f"no JSON-lines file with JSON objects under {', '.join(map(str, paths))} "
+                         f"(looked at {len(files)} file(s) ending in {', '.join(SUFFIXES)})")
+    problems: list[str] = []
+    lines: list[str] = []
+    type_key, type_why = _type_key(ev)
+    if type_key is None:
+        raise ValueError(f"no key holds an event type in {len(ev.files)} sampled file(s) ({ev.n:,} lines): a mapping "
+                         "needs one key on every line with a few distinct values (e.g. 'type' or 'event')")
+    layouts = _result_layouts(ev, type_key)
+    result = layouts[0] if layouts else None
+    player_key, player_why = _player_key(ev, type_key, result)
+    if result is None and player_key is not None:
+        result = _per_player_results(ev, type_key, player_key)
+    used = {type_key} | ({player_key} if player_key else set())
+    match_key, match_why = _match_key(ev, used)
+    used |= {match_key} if match_key else set()
+    title = name or (ev.files[0].path.parent.name or "my-runner")
+    total_lines = ev.n
+    lines += [f"# Drafted by `referee map` from {len(ev.files)} sampled file(s) ({total_lines:,} lines: the first "
+              f"{HEAD_LINES} and the last {TAIL_BYTES >> 10} KiB of each).",
+              "# Every guess below says why; correct what is wrong, then `referee map LOGS --out THIS.toml --check`",
+              "# or `referee ingest LOGS --runner THIS.toml`. Format: data/formats/mapped.md",
+              f"name = {json.dumps(title)}", ""]
+    keys = [f"type = {_quote(type_key)}  # {type_why}"]
+    if match_key:
+        keys.insert(0, f"match = {_quote(match_key)}  # {match_why}")
+    if player_key:
+        keys.append(f"player = {_quote(player_key)}  # {player_why}")
+    time_key, why = _scalar_key(ev, TIME_NAMES, _iso, used)
+    if time_key:
+        keys.append(f"time = {_quote(time_key)}  # ISO 8601 times, {why}")
+        used.add(time_key)
+    round_key, why = _scalar_key(ev, ROUND_NAMES, lambda v: _is_number(v) and float(v).is_integer(), used)
+    if round_key:
+        keys.append(f"round = {_quote(round_key)}  # whole numbers, {why}")
+        used.add(round_key)
+    text_key, why = _scalar_key(ev, TEXT_NAMES, lambda v: isinstance(v, str), used)
+    if text_key:
+        keys.append(f"text = {_quote(text_key)}  # {why}")
+        used.add(text_key)
+    target_key, why = _scalar_key(ev, TARGET_NAMES, lambda v: isinstance(v, str), used)
+    if target_key:
+        keys.append(f"target = {_quote(target_key)}  # {why}")
+        used.add(target_key)
+    agents: list[str] = []
+    ignore: list[str] = []
+    seat_kind = None
+    if result is not None:
+        if result.layout == "per-player":
+            keys.append(f"{result.players_key} = {_quote(result.key)}  # {result.why}")
+            if result.rank_key:
+                keys.append(f"rank = {_quote(result.rank_key)}  # on the same lines, named like a rank")
+            used |= {result.key, result.rank_key}
+        table, seat_kind, why = _seat_table(ev, type_key, result)
+        if table:
+            agents = [f"table = {_quote(table)}  # {why}"]
+            if seat_kind is not None and seat_kind != result.event:
+                ignore.append(seat_kind)
+        else:
+            agent_key, why = _agent_key(ev, player_key, used) if player_key else (None, "")
+            if agent_key:
+                keys.append(f"agent = {_quote(agent_key)}  # {why}")
+            else:
+                regex, why = id_pattern(result.players)
+                if regex:
+                    agents = [f"pattern = {_quote(regex)}  # {why}"]
+                else:
+                    problems.append("no agent found: no seat table, no model key beside the player, and no pattern "
+                                    "on the player ids makes the agents recur across games; add [agents] by hand")
+    else:
+        problems.append(f"no line in the {len(ev.files)} sampled file(s) holds a game's result (an object keyed by "
+                        "player of points or ranks, a list of players best first, parallel lists, or one line per "
+                        "player with a score or rank): the draft reads events only, and ratings will have nothing "
+                        "to compare; add [results] by hand if the logs carry results under another shape")
+    kinds = Counter(r.get(type_key) for f in ev.flat for r in f if isinstance(r.get(type_key), str))
+    stages: dict[str, list[str]] = defaultdict(list)
+    for kind, count in kinds.most_common():
+        if result is not None and kind == result.event:
+            continue
+        if kind in ignore:
+            stages["ignore"].append(kind)
+        elif any(w in kind.lower() for w in MESSAGE_WORDS) or (text_key and any(
+                r.get(type_key) == kind and _get_path(r, text_key) is not None for s in ev.files for r in s.records)):
+            stages["message"].append(kind)
+        elif "vote" in kind.lower():
+            stages["vote"].append(kind)
+        else:
+            stages["action"].append(kind)
+    if result is not None and result.layout == "per-player":
+        stages["result"].append(result.event)
+    if match_key is None:
+        lines += ["[match]", f'from = "file"  # {match_why}: each file\'s name is its match id', ""]
+    lines += ["[keys]"] + keys + [""]
+    lines += ["[events]  # stage = event types (counts in the sample); types not listed are kept with no stage"]
+    for stage in ("message", "action", "vote", "result", "ignore"):
+        if stages.get(stage):
+            counted = ", ".join(f"{k} {kinds[k]:,}" for k in stages[stage])
+            lines.append(f"{stage} = {json.dumps(stages[stage])}  # {counted}"
+                         + ("; setup lines, read for the seat table" if stage == "ignore" and seat_kind else ""))
+    lines.append("")
+    if result is not None and result.layout != "per-player":
+        layout = {"scores": "scores", "ranks": "ranks", "order": "order", "parallel-scores": "scores",
+                  "parallel-ranks": "ranks"}[result.layout]
+        lines += ["[results]", f"# {result.why}", f"# e.g. {_example(result.example)}", f"event = {_quote(result.event)}"]
+        if result.players_key:
+            lines.append(f"players = {_quote(result.players_key)}")
+        lines += [f"{layout} = {_quote(result.key)}", ""]
+    elif result is None:
+        lines += ["# [results]  # no result line found in the sample (see the problems above the draft)",
+                  '# event = "EVENT TYPE OF THE LAST LINE"', '# scores = "KEY OF {player: points}"', ""]
+    if agents:
+        lines += ["[agents]"] + agents + [""]
+    if problems:
+        lines = [f"# PROBLEM: {p}" for p in problems] + lines
+    guesses = {"type": type_key, "match": match_key or "(file name)", "player": player_key,
+               "result": None if result is None else {"event": result.event, "layout": result.layout, "key": result.key},
+               "agents": agents[0].split(" = ")[0] if agents else ("key" if "agent = " in "\n".join(keys) else None)}
+    return Draft("\n".join(lines).rstrip() + "\n", problems, [s.path for s in ev.files], guesses)
+
+
+def _get_path(record: dict, path: str):
+    value = record
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value

@@ -1,0 +1,58 @@
+"""Simulated logs in the shapes public multiplayer benchmarks write, with known skills, for the mapping file
+(`data/formats/mapped.md`), `referee map` and the ingest benchmark.
+
+- `points_logs`: 3-player games, one file each; `move` lines, then one `final` line holding every player's
+  points in an object keyed by player ids that embed the model (`Player2_Game17_model-c`).
+- `seat_logs`: 6-player games, one file each, no match id in any line; a `setup` line maps seats to models,
+  `act` lines, and an `end` line ranks the seats best first (every fifth game two seats tie: a nested list).
+
+In both, a player's performance is its model's skill plus a standard Gumbel draw, so the finishing order is
+Plackett-Luce with weights exp(skill): Bradley-Terry on the stored results recovers the skills' order.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+MODELS = tuple(f"model-{c}" for c in "abcdefgh")
+
+
+def skills(seed: int, models: tuple[str, ...] = MODELS) -> dict[str, float]:
+    """The generating skill of each model: standard normal draws (logit scale), seeded."""
+    return dict(zip(models, np.random.default_rng(seed).normal(0, 1, len(models))))
+
+
+def points_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ...] = MODELS) -> dict[str, float]:
+    """Write `games` files `game_NNNN.jsonl` of 3-player games into a new `folder`; returns the skills."""
+    folder = Path(folder)
+    rng, skill = np.random.default_rng(seed), skills(seed, models)
+    folder.mkdir(parents=True)
+    for g in range(games):
+        who = rng.choice(models, 3, replace=False)
+        ids = [f"Player{k + 1}_Game{g}_{m}" for k, m in enumerate(who)]
+        points = np.round(10 * (np.array([skill[m] for m in who]) + rng.gumbel(size=3)), 1)
+        lines = [{"game_id": f"G{g}", "type": "move", "player": p, "turn": t} for t in range(3) for p in ids]
+        lines.append({"game_id": f"G{g}", "type": "final", "final_positions": dict(zip(ids, points.tolist()))})
+        (folder / f"game_{g:04d}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return skill
+
+
+def seat_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ...] = MODELS) -> dict[str, float]:
+    """Write `games` files `table-NNNN.jsonl` of 6-player games into a new `folder`; returns the skills."""
+    folder = Path(folder)
+    rng, skill = np.random.default_rng(seed), skills(seed, models)
+    folder.mkdir(parents=True)
+    for g in range(games):
+        who = rng.choice(models, 6, replace=False)
+        seats = [f"s{k}" for k in range(6)]
+        perf = np.array([skill[m] for m in who]) + rng.gumbel(size=6)
+        order = [seats[k] for k in np.argsort(-perf)]
+        ranking = [order[0], [order[1], order[2]], order[3], order[4], order[5]] if g % 5 == 0 else order
+        lines = [{"event": "setup", "seats": dict(zip(seats, who.tolist()))}]
+        lines += [{"event": "act", "seat": s, "round": r} for r in range(2) for s in seats]
+        lines.append({"event": "end", "ranking": ranking})
+        (folder / f"table-{g:04d}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return skill

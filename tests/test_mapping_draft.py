@@ -1,0 +1,123 @@
+"""`referee map` drafts a mapping from a sample of logs no built-in runner reads (data/formats/mapped.md). On
+generated logs of the shapes real benchmarks write, with known skills, the unedited draft stores every game and
+Bradley-Terry recovers the skills; on logs without a result line the draft says so and the command fails; the
+draft's guesses (ranks or points, the pattern on player ids, per-player result lines) are checked against the
+generating truth."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from scipy.stats import spearmanr
+
+from referee.cli import main
+from referee.io.id_patterns import id_pattern
+from referee.io.mapping_draft import _looks_like_ranks, draft_mapping
+from referee.io.store import Store
+from referee.simulate.benchmark_shapes import points_logs as _points_logs
+from referee.simulate.benchmark_shapes import seat_logs as _seat_logs
+
+
+@pytest.mark.parametrize("shape, make, players", [("points", _points_logs, 3), ("seats", _seat_logs, 6)])
+def test_the_unedited_draft_stores_every_game_and_ratings_recover_the_skills(tmp_path, shape, make, players, capsys):
+    logs, games = tmp_path / "logs", 400  # more files than the sample: the draft reads 300 of them
+    skill = make(logs, games, seed=11)
+    draft = tmp_path / f"{shape}.toml"
+    assert main(["map", str(logs), "--out", str(draft), "--check"]) == 0
+    said = capsys.readouterr().out
+    assert "from 300 sampled file(s)" in said and "+ set aside 0" in said
+    store = tmp_path / "s.duckdb"
+    assert main(["ingest", str(logs), "--runner", str(draft), "--store", str(store)]) == 0
+    with Store(store, read_only=True) as s:
+        assert s.query("SELECT count(*) AS n FROM matches")["n"][0] == games
+        assert s.query("SELECT count(*) AS n FROM results")["n"][0] == games * players
+        assert s.query("SELECT count(*) AS n FROM quarantine")["n"][0] == 0
+    assert main(["ratings", "--store", str(store), "--method", "bt", "--out", str(tmp_path / "r")]) == 0
+    table = pd.read_csv(tmp_path / "r" / "ratings.csv").set_index("agent")
+    assert sorted(table.index) == sorted(skill)
+    assert spearmanr(table["rating"], [skill[a] for a in table.index]).statistic >= 0.9
+    text = draft.read_text()
+    if shape == "points":  # the pattern strips the per-game prefix; the match is the line's game_id
+        assert "pattern = '^Player\\d+_Game\\d+_(?P<agent>.+)$'" in text and "match = 'game_id'" in text
+    else:  # the seat table in the setup line, match ids from the file names
+        assert "table = 'seats'" in text and 'from = "file"' in text and "order = 'ranking'" in text
+
+
+def test_per_player_result_lines_and_a_model_key_are_drafted_as_the_shipped_mapping_reads_them(tmp_path, capsys):
+    assert main(["simulate", "tavern", "--out", str(tmp_path / "sim"), "--games", "60"]) == 0
+    draft = tmp_path / "draft.toml"
+    assert main(["map", str(tmp_path / "sim" / "logs"), "--out", str(draft)]) == 0
+    text = draft.read_text()
+    assert "score = 'payload.points'" in text and "rank = 'payload.place'" in text and "agent = 'model'" in text
+    counts = {}
+    for name, mapping in (("draft", draft), ("shipped", tmp_path / "sim" / "tavern.toml")):
+        with Store(tmp_path / f"{name}.duckdb") as store:
+            store.ingest([tmp_path / "sim" / "logs"], runner=mapping)
+            counts[name] = store.query("SELECT match_id, player, agent, score, rank FROM results ORDER BY ALL")
+    pd.testing.assert_frame_equal(counts["draft"], counts["shipped"])
+
+
+def test_a_draft_on_logs_with_no_result_line_says_so_and_fails(tmp_path, capsys):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for g in range(5):
+        lines = [{"game": f"g{g}", "type": t, "player": f"p{k}"} for t in ("move", "chat") for k in range(3)]
+        (logs / f"{g}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    draft = tmp_path / "d.toml"
+    assert main(["map", str(logs), "--out", str(draft)]) == 1
+    said = capsys.readouterr()
+    assert "holds a game's result" in said.out and "the draft is incomplete" in said.err
+    assert draft.read_text().startswith("# PROBLEM: no line in the 5 sampled file(s) holds a game's result")
+    # the draft still reads the events; checked, it says ratings would have nothing to compare
+    assert main(["map", str(logs), "--out", str(draft), "--check"]) == 1
+    said = capsys.readouterr()
+    assert "would store 5 matches, 0 results" in said.out and "stores no results" in said.err
+
+
+def test_an_existing_mapping_is_checked_as_it_is_and_never_overwritten_without_force(tmp_path, capsys):
+    logs = tmp_path / "logs"
+    _points_logs(logs, 12, seed=2)
+    draft = tmp_path / "d.toml"
+    draft.write_text("name = \"mine\"\n[keys]\nmatch = \"game_id\"\ntype = \"type\"\n")
+    assert main(["map", str(logs), "--out", str(draft)]) == 1
+    assert "exists" in capsys.readouterr().err and "mine" in draft.read_text()
+    assert main(["map", str(logs), "--out", str(draft), "--check"]) == 1  # events only: no results
+    assert "would store 12 matches, 0 results" in capsys.readouterr().out and "mine" in draft.read_text()
+    assert main(["map", str(logs), "--out", str(draft), "--force"]) == 0
+    assert "final_positions" in draft.read_text()
+
+
+def test_ranks_keyed_by_player_are_drafted_as_ranks_and_points_as_scores(tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for g in range(6):
+        ids = [f"{m}_seat{k}_g{g}" for k, m in enumerate(["gpt-5", "o3-mini", "qwen3-32b"])]
+        lines = [{"match": f"m{g}", "type": "turn", "who": i} for i in ids]
+        lines.append({"match": f"m{g}", "type": "over", "final_ranks": dict(zip(ids, [2, 1, 3]))})
+        (logs / f"{g}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    draft = draft_mapping([logs])
+    assert draft.guesses["result"] == {"event": "over", "layout": "ranks", "key": "final_ranks"} and not draft.problems
+    # the model leads the id here: the pattern strips the seat and game that follow it
+    assert "pattern = '^(?P<agent>.+?)_seat\\d+_g\\d+$'" in draft.text
+    (tmp_path / "d.toml").write_text(draft.text)
+    with Store(tmp_path / "s.duckdb") as store:
+        store.ingest([logs], runner=tmp_path / "d.toml")
+        first = store.query("SELECT DISTINCT agent FROM results WHERE rank = 1")["agent"].tolist()
+    assert first == ["o3-mini"]  # read as ranks (1 best), not as points
+    assert not _looks_like_ranks("final_positions", [[12, 9.5, 3]]) and not _looks_like_ranks("points", [[2, 1, 3]])
+
+
+@pytest.mark.parametrize("ids, pattern, agent", [
+    ([{"Player1_Game1_qwen3-32b", "Player2_Game1_gpt-5"}, {"Player1_Game2_gpt-5", "Player2_Game2_qwen3-32b"}],
+     r"^Player\d+_Game\d+_(?P<agent>.+)$", "qwen3-32b"),
+    ([{"gpt-5:0:a1", "o3:1:a1"}, {"o3:0:a2", "gpt-5:1:a2"}], r"^(?P<agent>.+?):\d+:a\d+$", "gpt-5"),
+    ([{"gpt-5", "o3"}, {"o3", "gpt-5"}], "^(?P<agent>.+)$", "gpt-5"),
+])
+def test_the_pattern_on_player_ids_strips_what_changes_between_games(ids, pattern, agent):
+    import re
+
+    found, why = id_pattern(ids)
+    assert found == pattern, (found, why)
+    assert any(re.search(found, p).group("agent") == agent for f in ids for p in f)
