@@ -14,7 +14,7 @@ export MPLBACKEND := Agg
 # runners that cannot share referee's environment (they pin pandas<3 and openai<3): each is played in a venv
 # of its own from its own hash lock (requirements/runners/NAME.txt), as a researcher runs a runner apart and
 # hands referee its logs; tests/test_runners.py plays their real games there
-RUNNER_ENVS := kaggle clem
+RUNNER_ENVS := kaggle clem inspect
 RUNNER_STAMPS := $(RUNNER_ENVS:%=.cache/runners/%/.installed)
 # pytest workers: both cores of the reference machine (CI: 2 cores)
 JOBS ?= 2

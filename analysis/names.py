@@ -15,7 +15,7 @@ DEFAULT_STORE = Path("data/referee.duckdb")
 MEASURE_KINDS = ("outcome", "telemetry", "component", "judge")
 OUTCOMES = ("win", "loss", "tie", "forfeit", "aborted")
 RUNNER_NAMES = ("concordia", "concordia-log", "compact", "aoa", "arena", "ranked", "records", "textarena", "kaggle",
-                "clembench", "gtbench", "table")
+                "clembench", "gtbench", "inspect", "table")
 
 
 class IngestError(RuntimeError):

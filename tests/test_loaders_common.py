@@ -23,10 +23,11 @@ SAMPLES = {
     / "instance_00000" / "scores.json",
     "concordia-log": SAMPLE / "concordia_log" / "simulation.json",
     "gtbench": SAMPLE / "gtbench" / "logs" / "matches.jsonl",
+    "inspect": SAMPLE / "inspect" / "logs" / "addition_weak.eval",
 }
 SUFFIX = {"concordia": ".json", "records": ".json", "aoa": ".json", "compact": ".jsonl", "arena": ".csv",
           "ranked": ".jsonl", "table": ".csv", "textarena": ".jsonl", "kaggle": ".json", "clembench": ".json",
-          "concordia-log": ".json", "gtbench": ".jsonl"}
+          "concordia-log": ".json", "gtbench": ".jsonl", "inspect": ".eval"}
 
 
 def _load(runner, path):

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from types import ModuleType
 
-from referee.io.loaders import (aoa, arena, clembench, compact, concordia, concordia_log, gtbench, kaggle, mapped,
-                                 ranked, records, table, textarena)
+from referee.io.loaders import (aoa, arena, clembench, compact, concordia, concordia_log, gtbench, inspect_log,
+                                 kaggle, mapped, ranked, records, table, textarena)
 from referee.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError
 from referee.io.loaders.detect import Detection, detection
 from referee.io.loaders.mapped import KEYS as MAPPED_KEYS
@@ -21,9 +21,9 @@ from referee.io.loaders.mapped import RunnerMap, read_runner_map
 
 # ties in detection keep this order; the table runner is the tabular fallback and scores lowest
 RUNNERS: dict[str, ModuleType] = {m.NAME: m for m in (concordia, concordia_log, records, aoa, compact, arena, ranked,
-                                                       textarena, kaggle, clembench, gtbench, table)}
+                                                       textarena, kaggle, clembench, gtbench, inspect_log, table)}
 
-DATA_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet")
+DATA_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet", ".eval")
 
 __all__ = ["RUNNERS", "LoadOptions", "LoadResult", "NotThisRunner", "RecordError", "Detection", "detect",
            "detect_runners", "get", "resolve", "runner_fields", "data_files"]
@@ -71,6 +71,9 @@ def runner_fields() -> dict[str, dict[str, list[str]]]:
                       "scores.json": ["episode scores", "round scores"], "left out beside them": list(clembench.COMPANIONS)},
         "kaggle": {"replay (required)": list(kaggle.KEYS), "replay (optional)": list(kaggle.OPTIONAL),
                    "agents": ["info.TeamNames", "info.Agents[].Name"]},
+        "inspect": {"log (.eval: header.json; .json: the EvalLog)": ["eval.task", "eval.model", "eval.model_roles",
+                                                                     "eval.eval_id", "results.headline.scorer"],
+                    "sample (samples/*.json or samples[])": list(inspect_log.SAMPLE_KEYS)},
         "table": {"required (--map)": list(table.REQUIRED), "optional (--map)": list(table.OPTIONAL),
                   "extra columns": ["--measure COLUMN=KIND, else kept in results.attrs"]},
         "mapped": {"[keys]": list(MAPPED_KEYS), "[events]": list(MAPPED_STAGES), "[results]": list(mapped.RESULT_KEYS),

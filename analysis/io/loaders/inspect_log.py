@@ -1,0 +1,256 @@
+"""Inspect AI eval logs (UK AISI's `inspect_ai`): `.eval` files (a ZIP of `header.json` and one
+`samples/{id}_epoch_{n}.json` per sample; members zstd-compressed since inspect 0.3.206, deflated before) and
+`.json` files (one `EvalLog`: `version`, `status`, `eval`, `results`, `samples`). Both are read sample by
+sample: one ZIP member at a time, or the JSON's `samples` array streamed with ijson, so a log of any size is
+never read whole. Format document: `data/formats/inspect.md`.
+
+Canonical: each sample epoch of a log is a match, `{eval_id}:{sample id}:{epoch}`, with game = the task,
+scenario = `{task}/{sample id}` and repetition = the epoch. Inspect writes one log per model, so two models'
+runs of one task are separate episodes of one (scenario, repetition), compared sample by sample across logs
+(`SEPARATE_EPISODES`, as Concordia's focal agents). Its players: the model (player `model`, agent = the
+log's model), or in a multi-agent log one player per model role (agent = the role's model). The score is the
+primary scorer's value (the headline scorer, else the first) as Inspect's `value_to_float` reads it: C 1,
+P 0.5, I 0, N 0, yes/true 1, no/false 0, numbers as they are; a value keyed by role scores each role, any
+other object scores the mean of its values. Every scorer's value is a measure (kind outcome; an object's
+keys as `scorer.key`), tokens and working time telemetry. A sample with an `error` is `aborted` (no score:
+left out of ratings, counted); one that hit a `limit` is a `forfeit` (it loses to every model that finished).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import struct
+import zipfile
+from pathlib import Path
+from typing import Any, Iterator
+
+from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder, file_key, parse_time
+
+NAME = "inspect"
+SEPARATE_EPISODES = True  # one log per model: a sample epoch of each is one episode, compared across logs
+ZSTD = 93  # the ZIP compression method of zstd members
+VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0, "yes": 1.0, "no": 0.0, "true": 1.0, "false": 0.0}
+SAMPLE_KEYS = ("id", "epoch", "scores", "model_usage", "role_usage", "error", "limit", "total_time", "working_time")
+MAX_MEMBER = 1 << 30  # a single sample's JSON larger than this is set aside, not inflated
+
+
+def sniff(path: Path, head: str, sample: list) -> float:
+    """1 for a ZIP named .eval, or a .json whose head opens an EvalLog (`version`, `eval` with a `task`)."""
+    suffix = path.suffix.lower()
+    if suffix == ".eval":
+        return 1.0 if head.startswith("PK") else 0.0
+    if suffix != ".json":
+        return 0.0
+    start = head.lstrip()[:4096]
+    return 1.0 if start.startswith("{") and '"version"' in start and '"eval"' in start and '"task"' in head else 0.0
+
+
+def _member(archive: zipfile.ZipFile, raw: io.BufferedReader, info: zipfile.ZipInfo) -> bytes:
+    """One ZIP member's bytes: zstd members decompressed here (zipfile cannot), others through zipfile."""
+    if info.file_size > MAX_MEMBER:
+        raise RecordError("too large", None, f"{info.filename} inflates to {info.file_size:,} bytes")
+    if info.compress_type != ZSTD:
+        return archive.read(info)
+    import zstandard
+
+    raw.seek(info.header_offset)
+    local = raw.read(30)
+    if local[:4] != b"PK\x03\x04":
+        raise RecordError("malformed file", None, f"{info.filename}: no local ZIP header at its offset")
+    name_len, extra_len = struct.unpack("<HH", local[26:30])
+    raw.seek(info.header_offset + 30 + name_len + extra_len)
+    with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw.read(info.compress_size))) as reader:
+        data = reader.read(info.file_size + 1)
+    if len(data) != info.file_size:
+        raise RecordError("truncated file", None, f"{info.filename}: {len(data):,} bytes inflated, "
+                          f"{info.file_size:,} recorded")
+    return data
+
+
+def _json(data: bytes, where: str) -> Any:
+    try:
+        return json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise RecordError("malformed JSON", None, f"{where}: {exc}") from exc
+
+
+def _eval_members(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
+    """(header, (member name, sample) pairs) of a .eval log; the samples are read one member at a time."""
+    archive = zipfile.ZipFile(path)
+    raw = open(path, "rb")
+    names = {i.filename: i for i in archive.infolist()}
+    head_name = "header.json" if "header.json" in names else "_journal/start.json"
+    if head_name not in names:
+        raw.close()
+        archive.close()
+        raise RecordError("missing field", "header.json", "the .eval log has neither header.json nor _journal/start.json")
+    header = _json(_member(archive, raw, names[head_name]), head_name)
+
+    def samples() -> Iterator[tuple[str, Any]]:
+        try:
+            for name, info in names.items():
+                if name.startswith("samples/") and name.endswith(".json"):
+                    try:
+                        yield name, _json(_member(archive, raw, info), name)
+                    except RecordError as exc:
+                        yield name, exc
+        finally:
+            raw.close()
+            archive.close()
+
+    return header, samples()
+
+
+def _json_log(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
+    """(header, (samples[i], sample) pairs) of a .json EvalLog, its samples streamed (ijson), never read whole."""
+    import ijson
+
+    header: dict = {}
+    for key in ("version", "status", "eval", "results"):
+        with open(path, "rb") as fh:
+            try:
+                header[key] = next(ijson.items(fh, key, use_float=True), None)
+            except ijson.JSONError as exc:
+                raise RecordError("malformed JSON", key, f"the log does not parse: {exc}") from exc
+
+    def samples() -> Iterator[tuple[str, Any]]:
+        with open(path, "rb") as fh:
+            try:
+                for i, sample in enumerate(ijson.items(fh, "samples.item", use_float=True)):
+                    yield f"samples[{i}]", sample
+            except ijson.JSONError as exc:
+                yield "samples[...]", RecordError("truncated file", "samples", f"the samples stop parsing: {exc}")
+
+    return header, samples()
+
+
+def to_float(value: Any, field: str) -> float:
+    """A score value as Inspect's value_to_float reads it (C/P/I/N, yes/no, true/false, numbers); RecordError
+    naming the field otherwise."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            raise RecordError("wrong value", field, f"expected a finite score, got {value!r}")
+        return float(value)
+    if isinstance(value, str):
+        key = value.strip()
+        if key in VALUES or key.lower() in VALUES:
+            return VALUES.get(key, VALUES.get(key.lower()))
+        try:
+            number = float(key)
+        except ValueError:
+            number = math.nan
+        if math.isfinite(number):
+            return number
+    raise RecordError("wrong value", field, f"expected C, P, I, N, yes/no, true/false or a number, got {value!r}"[:200])
+
+
+class _Log:
+    """What every sample of one log shares: task, model, roles, primary scorer, the log's id."""
+
+    def __init__(self, header: dict, path: Path, content_hash: str):
+        ev = header.get("eval")
+        if not isinstance(ev, dict) or not isinstance(ev.get("task"), str):
+            raise RecordError("missing field", "eval.task", "an Inspect log names its task in eval.task")
+        self.task = ev["task"]
+        self.model = ev.get("model") if isinstance(ev.get("model"), str) else None
+        roles = ev.get("model_roles") or {}
+        self.roles = {r: (m.get("model") if isinstance(m, dict) else m) for r, m in roles.items()} \
+            if isinstance(roles, dict) else {}
+        self.roles = {r: m for r, m in self.roles.items() if isinstance(m, str) and m}
+        if self.model is None and not self.roles:
+            raise RecordError("missing field", "eval.model", "an Inspect log names its model (eval.model)")
+        results = header.get("results") if isinstance(header.get("results"), dict) else {}
+        headline = results.get("headline") if isinstance(results.get("headline"), dict) else {}
+        scorers = [s.get("name") for s in ev.get("scorers") or [] if isinstance(s, dict)]
+        self.primary = headline.get("scorer") or next((s for s in scorers if isinstance(s, str)), None)
+        self.log_id = ev.get("eval_id") or ev.get("run_id") or file_key(path, content_hash)
+        self.created = ev.get("created")
+        self.status = header.get("status")
+
+    def players(self) -> list[tuple[str, str]]:
+        """(player, agent) of every sample: the model roles, else the model."""
+        return list(self.roles.items()) if self.roles else [("model", self.model)]
+
+
+def parse_sample(sample: Any, log: _Log) -> dict[str, list[dict]]:
+    """Canonical rows of one sample epoch (match id set by the caller); RecordError naming the field."""
+    if isinstance(sample, RecordError):
+        raise sample
+    if not isinstance(sample, dict):
+        raise RecordError("wrong type", None, f"expected a sample object, got {type(sample).__name__}")
+    if sample.get("id") is None or isinstance(sample.get("id"), (dict, list, bool)):
+        raise RecordError("missing field", "id", "a sample carries its id (text or a number)")
+    epoch = sample.get("epoch", 1)
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+        raise RecordError("wrong value", "epoch", f"expected an epoch 1 or more, got {epoch!r}")
+    scores = sample.get("scores") or {}
+    if not isinstance(scores, dict):
+        raise RecordError("wrong type", "scores", f"expected an object of scorer -> score, got {scores!r}"[:200])
+    players = log.players()
+    primary = log.primary if log.primary in scores else next(iter(scores), None)
+    error, limit = sample.get("error"), sample.get("limit")
+    measures, score_of = [], {p: None for p, _ in players}
+    for scorer, entry in scores.items():
+        value = entry.get("value") if isinstance(entry, dict) else entry
+        field = f"scores.{scorer}.value"
+        if isinstance(value, dict):
+            per = {k: to_float(v, f"{field}.{k}") for k, v in value.items() if v is not None}
+            by_role = set(per) >= set(score_of) and log.roles
+            for k, v in per.items():
+                measures.append({"player": k if by_role else None, "name": scorer if by_role else f"{scorer}.{k}",
+                                 "value": v, "kind": "outcome"})
+            if scorer == primary and per:
+                score_of = {p: per[p] for p in score_of} if by_role else {p: sum(per.values()) / len(per) for p in score_of}
+        elif value is not None:
+            v = to_float(value, field)
+            measures += [{"player": p, "name": scorer, "value": v, "kind": "outcome"} for p in score_of]
+            if scorer == primary:
+                score_of = {p: v for p in score_of}
+    usage = sample.get("role_usage") if log.roles else sample.get("model_usage")
+    for key, spent in (usage or {}).items() if isinstance(usage, dict) else ():
+        player = key if log.roles else ("model" if key == log.model or len(usage) == 1 else None)
+        tokens = spent.get("total_tokens") if isinstance(spent, dict) else None
+        if player in score_of and isinstance(tokens, (int, float)) and not isinstance(tokens, bool) and math.isfinite(tokens):
+            measures.append({"player": player, "name": "tokens", "value": float(tokens), "kind": "telemetry"})
+    working = sample.get("working_time")
+    if isinstance(working, (int, float)) and not isinstance(working, bool) and math.isfinite(working):
+        measures += [{"player": p, "name": "working_time", "value": float(working), "kind": "telemetry"} for p in score_of]
+    outcome = "aborted" if error else ("forfeit" if limit else None)
+    sample_id = str(sample["id"])
+    attrs = {"sample_id": sample_id, "epoch": epoch}
+    if error:
+        attrs["error"] = (error.get("message") if isinstance(error, dict) else str(error))[:500]
+    if limit:
+        attrs["limit"] = limit.get("type") if isinstance(limit, dict) else str(limit)
+    match = {"runner": NAME, "game": log.task, "scenario": f"{log.task}/{sample_id}", "repetition": str(epoch),
+             "n_players": len(players), "started_at": parse_time(sample.get("started_at") or log.created, "started_at"),
+             "attrs": json.dumps(attrs)}
+    results = [{"player": p, "agent": a, "score": None if error else score_of[p], "rank": None, "outcome": outcome,
+                "attrs": None} for p, a in players]
+    return {"matches": [match], "results": results, "measures": measures}
+
+
+def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
+    """Read an Inspect `.eval` or `.json` log, sample by sample; a bad sample is set aside by its member name
+    (`samples/q3_epoch_2.json`) or index (`samples[7]`) and field."""
+    out = ResultBuilder(path, content_hash, NAME)
+    if path.stat().st_size == 0:
+        return out.reject_file(RecordError("empty file", None, "the file is empty"))
+    try:
+        header, samples = _eval_members(path) if path.suffix.lower() == ".eval" else _json_log(path)
+        log = _Log(header, path, content_hash)
+    except zipfile.BadZipFile as exc:
+        return out.reject_file(RecordError("malformed file", None, f"not a readable ZIP: {exc}"))
+    except RecordError as exc:
+        return out.reject_file(exc)
+    out.accept_records(samples, lambda sample: parse_sample(sample, log),
+                       lambda match, label: f"{log.log_id}:{json.loads(match['attrs'])['sample_id']}:"
+                                            f"{match['repetition']}")
+    if out.read == 0:
+        return out.reject_file(RecordError("empty file", "samples", f"the log holds no samples (status "
+                                           f"{log.status!r}; a log written with log_samples=False has none to rate)"))
+    return out.build()
