@@ -15,7 +15,7 @@ DEFAULT_STORE = Path("data/referee.duckdb")
 MEASURE_KINDS = ("outcome", "telemetry", "component", "judge")
 OUTCOMES = ("win", "loss", "tie", "forfeit", "aborted")
 RUNNER_NAMES = ("concordia", "concordia-log", "compact", "aoa", "arena", "ranked", "records", "textarena", "kaggle",
-                "clembench", "gtbench", "inspect", "table")
+                "clembench", "gtbench", "inspect", "sotopia", "meltingpot", "table")
 
 
 class IngestError(RuntimeError):

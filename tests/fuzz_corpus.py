@@ -92,6 +92,7 @@ def _line_bases() -> list[tuple[str, str, list[str], str, list[Path]]]:
         ("table-lines", "table", _table_lines(), "score", []),
         ("textarena", "textarena", _textarena_lines(), "reward", []),
         ("gtbench", "gtbench", _lines(SAMPLE / "gtbench" / "logs" / "matches.jsonl", 12), "scores", []),
+        ("sotopia", "sotopia", _lines(SAMPLE / "sotopia" / "logs" / "episodes.jsonl", 12), "goal", []),
     ]
 
 
@@ -169,10 +170,19 @@ def build_corpus(out: Path, seed: int = 0) -> list[Mutant]:
         add(name, runner, "garbage", source.name, rng.bytes(3000), [], None, None)
         add(name, runner, "empty", source.name, "", [], None, None)
 
+    # ZIP logs: an Inspect .eval log cut short, overwritten with noise, emptied
+    log = SAMPLE / "inspect" / "logs" / "addition_weak.eval"
+    data = log.read_bytes()
+    add("inspect", "inspect", "truncated", log.name, data[: len(data) // 2], [], None, None)
+    add("inspect", "inspect", "garbage", log.name, b"PK\x03\x04" + rng.bytes(3000), [], None, None)
+    add("inspect", "inspect", "empty", log.name, b"", [], None, None)
+
     # CSV: an arena and a long table
     arena = _lines(SAMPLE / "arena" / "logs" / "judgments.csv", 41)
     table = ["match,agent,score"] + [f"t{i // 2},x{i % 2},{i}" for i in range(20)]
-    for name, runner, rows in (("arena", "arena", arena), ("table-csv", "table", table)):
+    meltingpot = _lines(SAMPLE / "meltingpot" / "logs" / "results.csv", 41)
+    for name, runner, rows in (("arena", "arena", arena), ("table-csv", "table", table),
+                               ("meltingpot", "meltingpot", meltingpot)):
         n = len(rows) - 1
         body = "\n".join(rows) + "\n"
         add(name, runner, "bom", f"{name}.csv", b"\xef\xbb\xbf" + body.encode(), [], 0, n)

@@ -270,7 +270,8 @@ def test_formats_lists_every_runner_and_what_can_be_mapped(capsys):
     listing = json.loads(out)
     assert code == 0 and set(listing["runners"]) == {"aoa", "arena", "compact", "concordia", "ranked", "records",
                                                      "table", "textarena", "kaggle", "clembench", "concordia-log",
-                                                     "gtbench", "inspect", "mapped"}
+                                                     "gtbench", "inspect", "sotopia", "meltingpot",
+                                                     "mapped"}
     assert listing["table"]["required"] == ["match", "agent", "score"] and "started_at" in listing["table"]["optional"]
     assert set(listing["fields"]) == set(listing["runners"])  # every runner's fields are listed
     assert "participants" in listing["fields"]["ranked"]["game line"] and "score" in listing["fields"]["mapped"]["[keys]"]

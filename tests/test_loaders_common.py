@@ -24,10 +24,13 @@ SAMPLES = {
     "concordia-log": SAMPLE / "concordia_log" / "simulation.json",
     "gtbench": SAMPLE / "gtbench" / "logs" / "matches.jsonl",
     "inspect": SAMPLE / "inspect" / "logs" / "addition_weak.eval",
+    "sotopia": SAMPLE / "sotopia" / "logs" / "episodes.jsonl",
+    "meltingpot": SAMPLE / "meltingpot" / "logs" / "results.csv",
 }
 SUFFIX = {"concordia": ".json", "records": ".json", "aoa": ".json", "compact": ".jsonl", "arena": ".csv",
           "ranked": ".jsonl", "table": ".csv", "textarena": ".jsonl", "kaggle": ".json", "clembench": ".json",
-          "concordia-log": ".json", "gtbench": ".jsonl", "inspect": ".eval"}
+          "concordia-log": ".json", "gtbench": ".jsonl", "inspect": ".eval",
+          "sotopia": ".jsonl", "meltingpot": ".csv"}
 
 
 def _load(runner, path):

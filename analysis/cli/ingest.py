@@ -26,7 +26,8 @@ def cmd_ingest(args) -> dict:
         with Store(args.store) as store:
             report = store.ingest(args.paths, runner=args.runner, catalogue=args.catalogue, mapping=mapping,
                                   measures=measures, strict=args.strict, replace=args.replace,
-                                  progress=os.environ.get("REFEREE_PROGRESS") == "1", phase=args.phase)
+                                  progress=os.environ.get("REFEREE_PROGRESS") == "1", phase=args.phase,
+                                  score=args.score)
     except BaseException:
         if not existed:  # a refused or failed ingest into a new store leaves no file behind
             for leftover in (args.store, Path(f"{args.store}.wal")):
@@ -195,6 +196,8 @@ def add_parsers(sub) -> None:
     p.add_argument("--mapping", type=Path, help="table runner: TOML file with [columns] and [measures] tables")
     p.add_argument("--phase", help="the contest phase of every match read (e.g. development, evaluation, cross-play); "
                    "default: the catalogue's phase of the scenario, if any")
+    p.add_argument("--score", help="sotopia: the SOTOPIA-EVAL dimension that is the score (default goal; e.g. "
+                                   "overall_score); the other dimensions stay measures")
     p.add_argument("--strict", action="store_true", help="fail, writing nothing, if any record is quarantined")
     p.add_argument("--replace", action="store_true",
                    help="remove each file's earlier contribution (rows, quarantine, source; by path or content) "

@@ -62,6 +62,7 @@ class FileReader:
     skip: frozenset[str] = frozenset()  # sha256s not to read
     progress: bool = False
     phase: str | None = None  # every match read is in this phase (overrides what the file or catalogue says)
+    score: str | None = None  # which of a runner's scores is the score (Sotopia: a SOTOPIA-EVAL dimension)
 
     def options(self, runner: str) -> LoadOptions:
         """Load options for `runner` (Concordia defaults to the 2024 contest catalogue)."""
@@ -69,7 +70,7 @@ class FileReader:
         if cat is None and runner == "concordia":
             cat = default_catalogue()
         return LoadOptions(catalogue=cat, mapping=self.mapping, measures=self.measures, progress=self.progress,
-                           phase=self.phase)
+                           phase=self.phase, score=self.score)
 
     def __call__(self, path: Path) -> FileRead:
         digest, head = hash_and_head(path)  # one read for the digest and the head detection samples

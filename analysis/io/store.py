@@ -258,6 +258,7 @@ class Store:
         progress: bool = False,
         workers: int | None = None,
         phase: str | None = None,
+        score: str | None = None,
     ) -> IngestReport:
         """Read logs into the store, atomically (one transaction; rows written in batches of files).
 
@@ -282,6 +283,8 @@ class Store:
         phase : the contest phase of every match read (e.g. 'evaluation', 'cross-play'); it overrides what a
             file or the catalogue says. A file already ingested is skipped whatever the phase: re-ingest it
             under another phase with `replace`.
+        score : for a runner that records several scores, which one is the score (Sotopia: a SOTOPIA-EVAL
+            dimension, default goal; the others stay measures).
 
         Returns
         -------
@@ -305,7 +308,7 @@ class Store:
         known_ids = {r[0] for r in self.con.execute("SELECT match_id FROM matches").fetchall()}
         reader = FileReader(runner=None if runner is None else str(runner), catalogue=catalogue, mapping=mapping,
                             measures=measures, skip=frozenset() if replace else frozenset(done),
-                            progress=progress and len(files) < PARALLEL_MIN, phase=_phase_name(phase))
+                            progress=progress and len(files) < PARALLEL_MIN, phase=_phase_name(phase), score=score)
         job = _Ingest(self, reader)
         for path, runner_name in beside:
             job.companion(path, runner_name)

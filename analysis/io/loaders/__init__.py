@@ -12,7 +12,7 @@ from pathlib import Path
 from types import ModuleType
 
 from referee.io.loaders import (aoa, arena, clembench, compact, concordia, concordia_log, gtbench, inspect_log,
-                                 kaggle, mapped, ranked, records, table, textarena)
+                                 kaggle, mapped, meltingpot, ranked, records, sotopia, table, textarena)
 from referee.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError
 from referee.io.loaders.detect import Detection, detection
 from referee.io.loaders.mapped import KEYS as MAPPED_KEYS
@@ -21,7 +21,8 @@ from referee.io.loaders.mapped import RunnerMap, read_runner_map
 
 # ties in detection keep this order; the table runner is the tabular fallback and scores lowest
 RUNNERS: dict[str, ModuleType] = {m.NAME: m for m in (concordia, concordia_log, records, aoa, compact, arena, ranked,
-                                                       textarena, kaggle, clembench, gtbench, inspect_log, table)}
+                                                       textarena, kaggle, clembench, gtbench, inspect_log, sotopia,
+                                                       meltingpot, table)}
 
 DATA_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet", ".eval")
 
@@ -74,6 +75,10 @@ def runner_fields() -> dict[str, dict[str, list[str]]]:
         "inspect": {"log (.eval: header.json; .json: the EvalLog)": ["eval.task", "eval.model", "eval.model_roles",
                                                                      "eval.eval_id", "results.headline.scorer"],
                     "sample (samples/*.json or samples[])": list(inspect_log.SAMPLE_KEYS)},
+        "sotopia": {"episode (JSON-lines export)": list(sotopia.EXPORT_KEYS), "EpisodeLog": list(sotopia.LOG_KEYS),
+                    "dimensions (measures, kind judge)": list(sotopia.DIMENSIONS) + [sotopia.OVERALL]},
+        "meltingpot": {"required": list(meltingpot.REQUIRED), "population (one of)": list(meltingpot.POPULATION),
+                       "optional": list(meltingpot.OPTIONAL)},
         "table": {"required (--map)": list(table.REQUIRED), "optional (--map)": list(table.OPTIONAL),
                   "extra columns": ["--measure COLUMN=KIND, else kept in results.attrs"]},
         "mapped": {"[keys]": list(MAPPED_KEYS), "[events]": list(MAPPED_STAGES), "[results]": list(mapped.RESULT_KEYS),

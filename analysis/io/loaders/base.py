@@ -41,6 +41,7 @@ class LoadOptions:
     measures: dict[str, str] = field(default_factory=dict)  # file column -> measure kind (table runner)
     progress: bool = False
     phase: str | None = None  # the contest phase every match read belongs to (ingest --phase)
+    score: str | None = None  # which of a runner's several scores is the score (ingest --score; Sotopia's dimension)
 
 
 Part = pd.DataFrame | pa.Table | list  # a piece of one table: a DataFrame, an Arrow table, or a list of row dicts

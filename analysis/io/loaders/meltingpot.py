@@ -1,0 +1,141 @@
+"""Melting Pot evaluation results (DeepMind; the Concordia contest descends from it): one row per episode of an
+evaluated population on a scenario, as `meltingpot.utils.evaluation` returns them (`focal_player_names`,
+`focal_player_returns`, `focal_per_capita_return`, and the same for the background population), with the
+columns a results table adds: `scenario`, the evaluated population (`population`, `mapla` or
+`training_run`), and optionally `substrate` and `episode`. CSV or Parquet. Format document:
+`data/formats/meltingpot.md`.
+
+Canonical: each row is a match (one episode), game = the substrate (else the scenario without its `_N`
+suffix), scenario = the scenario, repetition = the episode (else the row's count within its scenario and
+population); one focal result: agent = the population, score = focal per-capita return. Each population plays
+its own episodes of a scenario, so populations are compared across episodes of one (scenario, repetition)
+(`SEPARATE_EPISODES`), and per-scenario min-max normalisation over the compared populations is Melting Pot's
+own normalisation of focal per-capita return. The background per-capita return is a measure (an outcome,
+higher better: the welfare of the others); the focal player returns are kept in the match's attrs.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+
+from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder, file_key
+from referee.io.loaders.table import read_rows
+
+NAME = "meltingpot"
+SEPARATE_EPISODES = True  # each population plays its own episodes of a scenario: compared across them
+POPULATION = ("population", "mapla", "training_run", "focal_population")
+REQUIRED = ("scenario", "focal_per_capita_return")
+OPTIONAL = ("substrate", "episode", "background_per_capita_return", "focal_player_names", "focal_player_returns",
+            "background_player_names", "background_player_returns", "video_path")
+OUTCOME_DIRECTIONS = {"background_per_capita_return": "higher"}  # what the audit reads as better
+
+
+def _columns(path: Path, head: str) -> list[str]:
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        first = head.lstrip("\ufeff").split("\n", 1)[0]
+        return next(csv.reader([first]), [])
+    if suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            return pq.read_schema(path).names
+        except Exception:  # noqa: BLE001 - not a readable Parquet file: not this runner
+            return []
+    return []
+
+
+def sniff(path: Path, head: str, sample: list) -> float:
+    """1 for a CSV or Parquet table with a scenario, a population column and focal per-capita return."""
+    names = set(_columns(path, head))
+    return 1.0 if set(REQUIRED) <= names and names & set(POPULATION) else 0.0
+
+
+def _numbers(value, field: str) -> list[float]:
+    """A list of returns: a list or array (Parquet), or its text in a CSV ('[1.0 2.5]', '[1.0, 2.5]')."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or (isinstance(value, str) and not value.strip()):
+        return []
+    if isinstance(value, str):
+        found = re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf", value)
+        value = [float(x) for x in found]
+    values = [float(x) for x in np.asarray(value, dtype=float).ravel()]
+    if not all(math.isfinite(x) for x in values):
+        raise RecordError("wrong value", field, f"expected finite returns, got {value!r}"[:200])
+    return values
+
+
+def _number(value, field: str, required: bool) -> float | None:
+    if value is None or (isinstance(value, str) and not value.strip()) or (isinstance(value, float) and math.isnan(value)):
+        if required:
+            raise RecordError("missing field", field, f"'{field}' is empty")
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as exc:
+        raise RecordError("wrong type", field, f"expected a number, got {value!r}") from exc
+    if not math.isfinite(number):
+        raise RecordError("wrong value", field, f"expected a finite number, got {value!r}")
+    return number
+
+
+def _names(value) -> list[str]:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return []
+    if isinstance(value, str):
+        return [a or b for a, b in re.findall(r"'([^']*)'|\"([^\"]*)\"", value)]
+    return [str(x) for x in np.asarray(value).ravel()]
+
+
+def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
+    """Read one Melting Pot results table; a bad row is set aside by its line (CSV) or row (Parquet) and column."""
+    out = ResultBuilder(path, content_hash, NAME)
+    try:
+        frame, labels = read_rows(path, out)
+    except RecordError as exc:
+        return out.reject_file(exc)
+    population = next((c for c in POPULATION if c in frame.columns), None)
+    missing = [c for c in REQUIRED if c not in frame.columns] + ([] if population else [POPULATION[0]])
+    if missing:
+        return out.reject_file(RecordError("missing field", missing[0], f"a Melting Pot results table needs columns "
+                                           f"{list(REQUIRED)} and one of {list(POPULATION)}; it has {list(frame.columns)}"))
+    counts: dict[tuple[str, str], int] = {}
+    key = file_key(path, content_hash)
+    records = frame.to_dict("records")
+
+    def parse(row: dict) -> dict[str, list[dict]]:
+        scenario, who = row.get("scenario"), row.get(population)
+        if not isinstance(scenario, str) or not scenario.strip():
+            raise RecordError("missing field", "scenario", "the row names no scenario")
+        if who is None or (isinstance(who, float) and math.isnan(who)) or not str(who).strip():
+            raise RecordError("missing field", population, "the row names no evaluated population")
+        scenario, who = scenario.strip(), str(who).strip()
+        score = _number(row.get("focal_per_capita_return"), "focal_per_capita_return", required=True)
+        background = _number(row.get("background_per_capita_return"), "background_per_capita_return", required=False)
+        focal = _numbers(row.get("focal_player_returns"), "focal_player_returns")
+        if focal and abs(np.mean(focal) - score) > 1e-6 * max(1.0, abs(score)):
+            raise RecordError("inconsistent", "focal_per_capita_return", f"{score} is not the mean of the focal "
+                              f"player returns {focal}")
+        episode = row.get("episode")
+        if episode is None or (isinstance(episode, float) and math.isnan(episode)) or episode == "":
+            counts[(scenario, who)] = counts.get((scenario, who), 0) + 1
+            episode = counts[(scenario, who)] - 1
+        substrate = row.get("substrate")
+        game = substrate.strip() if isinstance(substrate, str) and substrate.strip() else re.sub(r"_\d+$", "", scenario)
+        names = _names(row.get("focal_player_names"))
+        match = {"runner": NAME, "game": game, "scenario": scenario, "repetition": str(episode),
+                 "n_players": max(1, len(focal), len(names)),
+                 "attrs": json.dumps({"focal_player_returns": focal, "focal_player_names": names})}
+        results = [{"player": "focal", "agent": who, "group": "focal", "score": score}]
+        measures = [] if background is None else [
+            {"player": "focal", "name": "background_per_capita_return", "value": background, "kind": "outcome",
+             "direction": "higher"}]
+        return {"matches": [match], "results": results, "measures": measures}
+
+    out.accept_records(((label, row) for label, row in zip(labels, records)), parse, lambda match, label: f"meltingpot:{key}:{label}")
+    return out.build()

@@ -1,0 +1,169 @@
+"""Sotopia episodes (CMU's social-intelligence benchmark): the published JSON-lines export, one episode per line
+(`episode_id`, `environment_id`, `agent_ids`, `experiment_tag`, `experiment_model_name_pairs` = [environment
+model, agent 1 model, agent 2 model], `raw_messages`, `raw_rewards`, `codename`, ...), or `EpisodeLog` JSON
+(`pk`, `environment`, `agents`, `tag`, `models`, `messages`, `rewards`), one object or a list of them.
+Format document: `data/formats/sotopia.md`.
+
+Canonical: one match per episode (`sotopia:{episode id}`; game `sotopia`, scenario = the environment id); one
+result per agent (player = its character id, agent = its model), score = its SOTOPIA-EVAL `goal` unless
+`--score` names another dimension; the seven dimensions and `overall_score` are measures of kind `judge`
+rated by the environment model; messages are events (sender, receiver, text; the environment's
+observations as type `observation`). A dimension outside its range (believability 0..10, relationship
+-5..5, knowledge 0..10, secret -10..0, social_rules -10..0, financial_and_material_benefits -5..5, goal
+0..10) sets the episode aside naming it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from referee.io.loaders.base import (LoadOptions, LoadResult, RecordError, ResultBuilder, file_key, json_lines,
+                                     ranks_from_scores)
+from referee.io.loaders.detect import share
+from referee.io.loaders.files import read_json
+
+NAME = "sotopia"
+DIMENSIONS = {"believability": (0, 10), "relationship": (-5, 5), "knowledge": (0, 10), "secret": (-10, 0),
+              "social_rules": (-10, 0), "financial_and_material_benefits": (-5, 5), "goal": (0, 10)}
+OVERALL = "overall_score"  # the unweighted mean of the seven
+OVERALL_RANGE = (sum(lo for lo, _ in DIMENSIONS.values()) / 7, sum(hi for _, hi in DIMENSIONS.values()) / 7)
+DEFAULT_SCORE = "goal"
+EXPORT_KEYS = ("episode_id", "environment_id", "agent_ids", "experiment_tag", "experiment_model_name_pairs",
+               "raw_messages", "raw_rewards")
+LOG_KEYS = ("pk", "environment", "agents", "tag", "models", "messages", "rewards")
+ALIASES = {"episode": ("episode_id", "pk"), "environment": ("environment_id", "environment"),
+           "agents": ("agent_ids", "agents"), "tag": ("experiment_tag", "tag"),
+           "models": ("experiment_model_name_pairs", "models"), "messages": ("raw_messages", "messages"),
+           "rewards": ("raw_rewards", "rewards")}
+
+
+def _fits(record: dict) -> bool:
+    return ("experiment_model_name_pairs" in record and "raw_rewards" in record) or (
+        "environment" in record and "models" in record and "rewards" in record and "agents" in record)
+
+
+def sniff(path: Path, head: str, sample: list) -> float:
+    """The share of sampled records that carry a Sotopia episode's models and rewards."""
+    if path.suffix.lower() not in (".jsonl", ".json"):
+        return 0.0
+    if not sample and path.suffix.lower() == ".json":  # one large EpisodeLog: its head names the keys
+        return 1.0 if '"models"' in head and '"rewards"' in head and '"environment"' in head else 0.0
+    return share(sample, _fits)
+
+
+def _get(record: dict, name: str):
+    for key in ALIASES[name]:
+        if key in record:
+            return record[key], key
+    return None, ALIASES[name][0]
+
+
+def _reward(entry, i: int, key: str) -> dict[str, float]:
+    """{dimension: value} of one agent's reward: (overall, {dimension: value}) or a bare overall number."""
+    where = f"{key}[{i}]"
+    if isinstance(entry, (int, float)) and not isinstance(entry, bool):
+        values = {OVERALL: entry}
+    elif isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], dict):
+        values = {OVERALL: entry[0], **entry[1]}
+    elif isinstance(entry, dict):
+        values = dict(entry)
+    else:
+        raise RecordError("wrong type", where, f"expected (overall, {{dimension: score}}), got {entry!r}"[:200])
+    out = {}
+    for name, value in values.items():
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise RecordError("wrong type", f"{where}.{name}", f"expected a finite number, got {value!r}")
+        lo, hi = DIMENSIONS.get(name, OVERALL_RANGE if name == OVERALL else (-math.inf, math.inf))
+        if not lo - 1e-9 <= value <= hi + 1e-9:
+            raise RecordError("wrong value", f"{where}.{name}", f"{name} {value} is outside its range {lo:g}..{hi:g}")
+        out[name] = float(value)
+    return out
+
+
+def parse_episode(record, score_name: str) -> dict[str, list[dict]]:
+    """Canonical rows of one episode (match id set by the caller); RecordError naming the field."""
+    if not isinstance(record, dict):
+        raise RecordError("wrong type", None, f"expected an episode object, got {type(record).__name__}")
+    agents, agents_key = _get(record, "agents")
+    models, models_key = _get(record, "models")
+    rewards, rewards_key = _get(record, "rewards")
+    if not isinstance(models, list) or len(models) < 3 or not all(isinstance(m, str) and m.strip() for m in models):
+        raise RecordError("missing field" if models is None else "wrong type", models_key,
+                          "expected [environment model, agent 1 model, agent 2 model, ...]")
+    n = len(models) - 1
+    if agents is None:
+        agents = [f"agent{i + 1}" for i in range(n)]
+    if not isinstance(agents, list) or len(agents) != n or not all(isinstance(a, str) and a for a in agents):
+        raise RecordError("wrong type", agents_key, f"expected {n} agent ids, one per agent model")
+    if len(set(agents)) != n:
+        raise RecordError("wrong value", agents_key, f"an agent id appears twice: {agents}")
+    if not isinstance(rewards, list) or len(rewards) != n:
+        raise RecordError("missing field" if rewards is None else "wrong type", rewards_key,
+                          f"expected {n} rewards, one per agent")
+    values = [_reward(r, i, rewards_key) for i, r in enumerate(rewards)]
+    if any(score_name not in v for v in values):
+        raise RecordError("missing field", f"{rewards_key}[{next(i for i, v in enumerate(values) if score_name not in v)}]"
+                          f".{score_name}", f"the score dimension '{score_name}' is missing (--score names another)")
+    scores = [v[score_name] for v in values]
+    ranks = ranks_from_scores(scores)
+    environment, _ = _get(record, "environment")
+    tag, _ = _get(record, "tag")
+    rater = models[0].strip()
+    results = [{"player": agents[i], "agent": models[i + 1].strip(), "score": scores[i], "rank": ranks[i]}
+               for i in range(n)]
+    measures = [{"player": agents[i], "name": name, "value": value, "kind": "judge", "rater": rater}
+                for i in range(n) for name, value in values[i].items()]
+    events = _events(_get(record, "messages")[0])
+    attrs = {k: record[k] for k in ("codename",) if isinstance(record.get(k), str)}
+    if isinstance(tag, str):
+        attrs["tag"] = tag
+    match = {"runner": NAME, "game": "sotopia", "scenario": environment if isinstance(environment, str) else None,
+             "n_players": n, "given_id": _get(record, "episode")[0], "attrs": json.dumps(attrs)}
+    return {"matches": [match], "results": results, "measures": measures, "events": events}
+
+
+def _events(messages) -> list[dict]:
+    """Events from raw_messages: turns, each a list of (sender, receiver, text)."""
+    events: list[dict] = []
+    if not isinstance(messages, list):
+        return events
+    for turn, entries in enumerate(messages):
+        for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, list) and len(entry) == 3 and all(isinstance(x, str) for x in entry):
+                sender, receiver, text = entry
+                kind = "observation" if sender == "Environment" else "message"
+                events.append({"seq": len(events), "round": turn, "stage": None if kind == "observation" else "message",
+                               "actor": sender, "type": kind, "target": receiver, "text": text})
+    return events
+
+
+def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
+    """Read Sotopia episodes (JSON lines, or one EpisodeLog or a list of them in a .json file); a bad episode
+    is set aside by its line or index and field."""
+    out = ResultBuilder(path, content_hash, NAME)
+    if path.stat().st_size == 0:
+        return out.reject_file(RecordError("empty file", None, "the file is empty"))
+    score_name = options.score or DEFAULT_SCORE
+    if score_name not in DIMENSIONS and score_name != OVERALL:
+        return out.reject_file(RecordError("wrong value", "--score", f"Sotopia scores are one of "
+                                           f"{list(DIMENSIONS) + [OVERALL]}, got {score_name!r}"))
+
+    def match_id(match: dict, label: str) -> str:
+        given = match.pop("given_id", None)
+        return f"sotopia:{given}" if isinstance(given, str) and given else f"sotopia:{file_key(path, content_hash)}:{label}"
+
+    if path.suffix.lower() == ".jsonl":
+        out.accept_records(((line.number, line) for line in json_lines(path)),
+                           lambda line: parse_episode(line.parsed(), score_name), match_id)
+        return out.build()
+    try:
+        doc = read_json(path)
+    except RecordError as exc:
+        return out.reject_file(exc)
+    out.accept_records(doc if isinstance(doc, list) else [doc], lambda record: parse_episode(record, score_name),
+                       match_id)
+    return out.build()
