@@ -128,3 +128,10 @@ def test_the_bundled_samples_ingest_whole(tmp_path):
         runners = store.query("SELECT runner, count(*) AS n FROM matches GROUP BY runner ORDER BY runner")
     assert report.quarantined == 0
     assert runners.to_dict("records") == [{"runner": "meltingpot", "n": 120}, {"runner": "sotopia", "n": 60}]
+
+
+@pytest.mark.parametrize("runner, heading", [("inspect", "# Inspect AI eval logs"), ("sotopia", "# Sotopia episodes"),
+                                             ("meltingpot", "# Melting Pot results")])
+def test_formats_prints_each_new_runners_format(capsys, runner, heading):
+    assert main(["formats", runner]) == 0
+    assert capsys.readouterr().out.startswith(heading)
