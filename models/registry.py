@@ -5,7 +5,7 @@ line offers and validates before any heavy import, and what the fitting modules 
   rateable from pooled win counts alone (streamable), with a free additive constant an anchor can fix
   (anchorable), fitted once per game when rated by game (separate_fits), on the Elo scale (elo_scale), an MCMC
   posterior rather than a point fit a bootstrap can resample (sampled).
-- `VOTING_METHODS`, `MIN_BALLOTS`; `PLAN_RULES`; `CALIBRATION_FAMILIES`; the sampling defaults.
+- `VOTING_METHODS`, `GAME_METHODS`, `MIN_BALLOTS`; `PLAN_RULES`; `CALIBRATION_FAMILIES`; the sampling defaults.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ def methods_with(**traits: bool) -> tuple[str, ...]:
 
 
 VOTING_METHODS = ("copeland", "ranked-pairs", "maximal-lotteries", "iml", "ewa")
+GAME_METHODS = ("nash", "alpha-rank")  # game-theoretic rankings on the meta-game (referee.models.game_theory)
 MIN_BALLOTS = 10  # an agent on fewer ballots (games) is listed apart, not ranked
 PLAN_RULES = ("c-optimal", "a-optimal", "d-optimal", "arena", "active", "uniform")
 CALIBRATION_FAMILIES = ("bayes-bt", "tag-effects", "baseline-contrast", "measurement-layout", "audit-regression")

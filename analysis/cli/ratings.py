@@ -29,7 +29,7 @@ from referee.cli.common import (
     _stored_tables,
     _written,
 )
-from referee.models.registry import DEFAULT_TAU_ELO, RATING_METHODS, VOTING_METHODS, methods_with
+from referee.models.registry import DEFAULT_TAU_ELO, GAME_METHODS, RATING_METHODS, VOTING_METHODS, methods_with
 from referee.models.registry import MIN_BALLOTS as VOTING_MIN
 
 
@@ -255,8 +255,38 @@ def cmd_ratings_cv(args) -> dict:
     return {"auc": summary.to_dict("records"), "written": _written(folder)}
 
 
+def cmd_game_rank(args) -> dict:
+    from referee.prepare.comparisons import comparisons_from_tables
+    from referee.run.game_theory import game_ranking
+
+    matches, results, folder = _stored_tables(args)
+    folder.notes(_excluded(args, matches, results))
+    found = game_ranking(comparisons_from_tables(matches, results), args.method, alpha=args.alpha,
+                         bootstrap=args.bootstrap, seed=args.seed)
+    folder.notes(found.notes)
+    folder.table("rankings", found.table)
+    folder.table("payoffs", found.payoffs)
+    folder.table("intransitivity", found.cyclic)
+    folder.close()
+    _say(args, found.table.to_string(index=False))
+    for row in found.cyclic.itertuples():
+        interval = "" if math.isnan(row.lower) else f" (95 % bootstrap {row.lower:.2f}-{row.upper:.2f})"
+        _say(args, f"group {row.component}: cyclic share {row.cyclic_share:.2f}{interval} of the game is what one "
+                   f"axis (Bradley-Terry, Elo) cannot hold; {row.cyclic_triads} cyclic triad(s)"
+                   + (f", e.g. {row.strongest_triads}" if row.cyclic_triads else "")
+                   + (f"; Nash support: {row.support}" if args.method == "nash" else ""))
+    for note in found.notes:
+        _say(args, f"note: {note}")
+    _say(args, f"wrote {args.out}/rankings.csv, payoffs.csv, intransitivity.csv")
+    return {"rankings": found.table.to_dict("records"), "intransitivity": found.cyclic.to_dict("records"),
+            "written": _written(folder)}
+
+
 def cmd_rank(args) -> dict:
     from referee.run.votes import vote_tables
+
+    if args.method in GAME_METHODS:
+        return cmd_game_rank(args)
 
     matches, results, folder = _stored_tables(args)
     folder.notes(_excluded(args, matches, results))
@@ -374,9 +404,17 @@ def add_parsers(sub) -> None:
     _common(p)
     p.set_defaults(func=cmd_ratings_cv)
 
-    p = sub.add_parser("rank", help="voting-as-evaluation: one ballot per (scenario, repetition) or match")
+    p = sub.add_parser("rank", help="voting-as-evaluation (one ballot per (scenario, repetition) or match), or "
+                                    "game-theoretic rankings on the meta-game (Nash averaging, alpha-Rank)")
     _data_args(p)
-    p.add_argument("--method", choices=list(VOTING_METHODS) + ["all"], required=True, help="voting method")
+    p.add_argument("--method", choices=list(VOTING_METHODS) + ["all"] + list(GAME_METHODS), required=True,
+                   help="a voting method, all of them, or nash (Nash averaging: skill against the maximum-entropy "
+                        "equilibrium of the log-odds meta-game) or alpha-rank (alpha-Rank's stationary mass)")
+    p.add_argument("--alpha", type=_positive_float, default=100.0,
+                   help="alpha-rank: ranking intensity (default 100, OpenSpiel's; population 50)")
+    p.add_argument("--bootstrap", type=_count, default=0, metavar="N",
+                   help="nash, alpha-rank: N resamples of the matches for 95 %% intervals of the scores and the "
+                        "cyclic share (default 0)")
     p.add_argument("--ewa-reading", choices=["runs", "flat", "run-points"], default="runs",
                    help="how evaluation without aggregation combines runs (the paper under-specifies it; see "
                         "models/voting/ewa.py): runs (default: an IML election per run, then one over the runs' "
