@@ -25,28 +25,35 @@ def skills(seed: int, models: tuple[str, ...] = MODELS) -> dict[str, float]:
     return dict(zip(models, np.random.default_rng(seed).normal(0, 1, len(models))))
 
 
-def points_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ...] = MODELS) -> dict[str, float]:
-    """Write `games` files `game_NNNN.jsonl` of 3-player games into a new `folder`; returns the skills."""
+def _write_games(folder, games: int, seed: int, models: tuple[str, ...], size: int, name: str, game) -> dict[str, float]:
+    """Write `games` files `{name}{g:04d}.jsonl` into a new `folder`, each the lines `game(g, rng, who, skill)`
+    returns for `size` distinct models; returns the skills."""
     folder = Path(folder)
     rng, skill = np.random.default_rng(seed), skills(seed, models)
     folder.mkdir(parents=True)
     for g in range(games):
-        who = rng.choice(models, 3, replace=False)
+        lines = game(g, rng, rng.choice(models, size, replace=False), skill)
+        (folder / f"{name}{g:04d}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return skill
+
+
+def points_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ...] = MODELS) -> dict[str, float]:
+    """Write `games` files `game_NNNN.jsonl` of 3-player games into a new `folder`; returns the skills."""
+
+    def game(g, rng, who, skill):
         ids = [f"Player{k + 1}_Game{g}_{m}" for k, m in enumerate(who)]
         points = np.round(10 * (np.array([skill[m] for m in who]) + rng.gumbel(size=3)), 1)
         lines = [{"game_id": f"G{g}", "type": "move", "player": p, "turn": t} for t in range(3) for p in ids]
         lines.append({"game_id": f"G{g}", "type": "final", "final_positions": dict(zip(ids, points.tolist()))})
-        (folder / f"game_{g:04d}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return skill
+        return lines
+
+    return _write_games(folder, games, seed, models, 3, "game_", game)
 
 
 def seat_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ...] = MODELS) -> dict[str, float]:
     """Write `games` files `table-NNNN.jsonl` of 6-player games into a new `folder`; returns the skills."""
-    folder = Path(folder)
-    rng, skill = np.random.default_rng(seed), skills(seed, models)
-    folder.mkdir(parents=True)
-    for g in range(games):
-        who = rng.choice(models, 6, replace=False)
+
+    def game(g, rng, who, skill):
         seats = [f"s{k}" for k in range(6)]
         perf = np.array([skill[m] for m in who]) + rng.gumbel(size=6)
         order = [seats[k] for k in np.argsort(-perf)]
@@ -54,5 +61,6 @@ def seat_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ...]
         lines = [{"event": "setup", "seats": dict(zip(seats, who.tolist()))}]
         lines += [{"event": "act", "seat": s, "round": r} for r in range(2) for s in seats]
         lines.append({"event": "end", "ranking": ranking})
-        (folder / f"table-{g:04d}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return skill
+        return lines
+
+    return _write_games(folder, games, seed, models, 6, "table-", game)

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder, file_key
-from referee.io.loaders.table import read_rows
+from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, file_key
+from referee.io.loaders.table import open_rows
 
 NAME = "arena"
 ALIASES = {
@@ -66,11 +66,9 @@ def _time(values: pd.Series) -> pd.Series:
 
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read one file of pairwise judgments; bad rows are quarantined by line and column."""
-    out = ResultBuilder(path, content_hash, NAME)
-    try:
-        frame, labels = read_rows(path, out)
-    except RecordError as exc:
-        return out.reject_file(exc)
+    out, frame, labels = open_rows(path, content_hash, NAME)
+    if frame is None:
+        return out.build()
     cols = {name: _column(frame, name, options.mapping) for name in ALIASES}
     for name in ("first", "second", "winner"):
         if cols[name] is None or cols[name] not in frame.columns:

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder, file_key
-from referee.io.loaders.table import read_rows
+from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, file_key
+from referee.io.loaders.table import open_rows
 
 NAME = "meltingpot"
 SEPARATE_EPISODES = True  # each population plays its own episodes of a scenario: compared across them
@@ -94,11 +94,9 @@ def _names(value) -> list[str]:
 
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read one Melting Pot results table; a bad row is set aside by its line (CSV) or row (Parquet) and column."""
-    out = ResultBuilder(path, content_hash, NAME)
-    try:
-        frame, labels = read_rows(path, out)
-    except RecordError as exc:
-        return out.reject_file(exc)
+    out, frame, labels = open_rows(path, content_hash, NAME)
+    if frame is None:
+        return out.build()
     population = next((c for c in POPULATION if c in frame.columns), None)
     missing = [c for c in REQUIRED if c not in frame.columns] + ([] if population else [POPULATION[0]])
     if missing:

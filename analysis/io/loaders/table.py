@@ -140,6 +140,18 @@ def read_rows(path: Path, out: ResultBuilder) -> tuple[pd.DataFrame, list[str]]:
     return frame, [str(i + 2) for i in range(len(frame))]
 
 
+def open_rows(path: Path, content_hash: str, runner: str) -> tuple[ResultBuilder, pd.DataFrame | None, list[str]]:
+    """Start a loader of one table file: its ResultBuilder and `read_rows`' frame and labels; the frame is None
+    when the file cannot be read as a table (then it is set aside whole in the builder, ready to build)."""
+    out = ResultBuilder(path, content_hash, runner)
+    try:
+        frame, labels = read_rows(path, out)
+    except RecordError as exc:
+        out.reject_file(exc)
+        return out, None, []
+    return out, frame, labels
+
+
 def _text(value) -> str | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
