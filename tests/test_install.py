@@ -102,7 +102,7 @@ def test_each_runner_lock_was_resolved_from_its_requirements():
     from packaging.requirements import Requirement
 
     envs = re.search(r"^RUNNER_ENVS := (.+)$", (REPO / "Makefile").read_text(), re.M).group(1).split()
-    assert envs == ["kaggle", "clem"]
+    assert envs == ["kaggle", "clem", "inspect"]
     for name in envs:
         source = REPO / "requirements" / "runners" / f"{name}.in"
         lock = (REPO / "requirements" / "runners" / f"{name}.txt").read_text()
