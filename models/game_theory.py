@@ -21,11 +21,13 @@ learning in symmetric zero-sum games").
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy.optimize import linprog, minimize
+from scipy.special import logsumexp
 
 
 @dataclass
@@ -56,22 +58,15 @@ def payoff_table(comparisons: pd.DataFrame, agents: list[str] | None = None) -> 
     Pairs that never met are filled with Bradley-Terry's predicted win rate (fitted on all comparisons) and
     flagged in `filled`; the notes say how many. Raises ValueError when the comparison graph is not connected
     (rate each component apart: `components`)."""
-    from referee.models.ratings.bradley_terry import fit_bt
+    from referee.models.ratings.bradley_terry import disconnected_groups, fit_bt
 
     agents = sorted(set(comparisons["a"]) | set(comparisons["b"])) if agents is None else list(agents)
-    index = {a: k for k, a in enumerate(agents)}
-    n = len(agents)
-    if len(components(comparisons)) > 1:
+    won = _wins(comparisons, agents)
+    counts = won + won.T
+    if disconnected_groups(counts, agents):
         raise ValueError("the comparisons split into separate groups of agents that never met: a meta-game needs "
                          "one connected group (see components)")
-    i = comparisons["a"].map(index).to_numpy()
-    j = comparisons["b"].map(index).to_numpy()
-    y = comparisons["outcome"].to_numpy(dtype=float)
-    won, counts = np.zeros((n, n)), np.zeros((n, n))
-    np.add.at(won, (i, j), y)
-    np.add.at(won, (j, i), 1 - y)
-    np.add.at(counts, (i, j), 1)
-    np.add.at(counts, (j, i), 1)
+    n = len(agents)
     filled = (counts == 0) & ~np.eye(n, dtype=bool)
     smoothed = (won + 0.5) / (counts + 1)
     notes = []
@@ -89,18 +84,22 @@ def payoff_table(comparisons: pd.DataFrame, agents: list[str] | None = None) -> 
     return PayoffTable(agents, wins, counts, filled, log_odds, notes)
 
 
+def _wins(comparisons: pd.DataFrame, agents: list[str]) -> np.ndarray:
+    """Bradley-Terry's pair counts (ties half a win each) of the comparisons among `agents`."""
+    from referee.models.ratings.bradley_terry import pair_counts
+
+    index = {a: k for k, a in enumerate(agents)}
+    return pair_counts(comparisons["a"].map(index).to_numpy(), comparisons["b"].map(index).to_numpy(),
+                       comparisons["outcome"].to_numpy(dtype=float), len(agents))
+
+
 def components(comparisons: pd.DataFrame) -> list[list[str]]:
     """The connected groups of agents of a comparisons table (agents linked when they met), largest first."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
+    from referee.models.ratings.bradley_terry import disconnected_groups
 
     agents = sorted(set(comparisons["a"]) | set(comparisons["b"]))
-    index = {a: k for k, a in enumerate(agents)}
-    graph = coo_matrix((np.ones(len(comparisons)), (comparisons["a"].map(index), comparisons["b"].map(index))),
-                       shape=(len(agents), len(agents)))
-    _, labels = connected_components(graph, directed=False)
-    groups = [[a for a, lab in zip(agents, labels) if lab == k] for k in np.unique(labels)]
-    return sorted(groups, key=len, reverse=True)
+    won = _wins(comparisons, agents)
+    return disconnected_groups(won + won.T, agents) or [agents]
 
 
 @dataclass
@@ -115,8 +114,9 @@ class NashAverage:
 
     def table(self) -> pd.DataFrame:
         """agent, rank (1 best by skill; ties share), score (the skill), mass, in rank order."""
-        frame = pd.DataFrame({"agent": self.agents, "score": self.skill, "mass": self.mass})
-        frame["rank"] = frame["score"].round(9).rank(ascending=False, method="min").astype(int)
+        from referee.models.ratings.bradley_terry import add_rank
+
+        frame = add_rank(pd.DataFrame({"agent": self.agents, "score": self.skill, "mass": self.mass}), by="score")
         return frame.sort_values(["rank", "agent"])[["agent", "rank", "score", "mass"]].reset_index(drop=True)
 
 
@@ -158,16 +158,11 @@ def nash_average(log_odds: np.ndarray, agents: list[str] | None = None, tol: flo
     return NashAverage(agents, p, skill, support)
 
 
-def _log_expm1(z: np.ndarray) -> np.ndarray:
-    """log(|exp(z) - 1|) without overflow (z != 0)."""
-    z = np.asarray(z, dtype=float)
-    big = np.abs(z) > 30
-    out = np.empty_like(z)
-    pos, neg = big & (z > 0), big & (z <= 0)
-    out[pos] = z[pos]
-    out[neg] = np.log1p(-np.exp(z[neg]))
-    out[~big] = np.log(np.abs(np.expm1(z[~big])))
-    return out
+def _log_abs_expm1(z: float) -> float:
+    """log |e^z - 1| without overflow (z != 0)."""
+    if z > 30:
+        return z
+    return math.log1p(-math.exp(z)) if z < -30 else math.log(abs(math.expm1(z)))
 
 
 def fixation(u: float, m: int) -> float:
@@ -175,7 +170,7 @@ def fixation(u: float, m: int) -> float:
     (1 - e^-u) / (1 - e^-mu), and 1/m when u is 0."""
     if abs(u) < 1e-14:
         return 1.0 / m
-    return float(np.exp(_log_expm1(np.array([-u]))[0] - _log_expm1(np.array([-m * u]))[0]))
+    return math.exp(_log_abs_expm1(-u) - _log_abs_expm1(-m * u))
 
 
 def alpha_rank(payoffs: np.ndarray, alpha: float = 100.0, m: int = 50, local: bool = True) -> np.ndarray:
@@ -204,9 +199,8 @@ def alpha_rank(payoffs: np.ndarray, alpha: float = 100.0, m: int = 50, local: bo
             else:
                 fr = ((k - 1) * mtx[r, r] + (m - k) * mtx[r, s]) / (m - 1)
                 fs = ((m - k - 1) * mtx[s, s] + k * mtx[s, r]) / (m - 1)
-                exponents = np.cumsum(-alpha * (fr - fs))
-                top = np.max(exponents)
-                rho = 0.0 if top > 700 else 1.0 / (1.0 + np.sum(np.exp(exponents)))
+                # 1 / (1 + sum_l exp(E_l)) = exp(-log(1 + sum_l exp(E_l))), stable for any E
+                rho = math.exp(-np.logaddexp(0.0, logsumexp(np.cumsum(-alpha * (fr - fs)))))
             chain[s, r] = rho / (n - 1)
         chain[s, s] = 1.0 - chain[s].sum()
     values, vectors = np.linalg.eig(chain.T)

@@ -12,6 +12,7 @@ import pandas as pd
 
 from referee.models.game_theory import (alpha_rank, components, cyclic_share, cyclic_triads, nash_average,
                                         payoff_table)
+from referee.models.ratings.bradley_terry import add_rank
 from referee.models.registry import GAME_METHODS
 
 
@@ -74,10 +75,10 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
             rows = {c: np.flatnonzero(clusters == c) for c in ids}
             for _ in range(bootstrap):
                 take = np.concatenate([rows[c] for c in rng.choice(ids, len(ids))])
-                sample = part.iloc[take]
-                if len(components(sample)) > 1 or set(sample["a"]) | set(sample["b"]) != set(agents):
-                    continue  # a resample where some agents never met: not the same game
-                again, s, _, _ = _solve(sample, agents, method, alpha, m)
+                try:
+                    again, s, _, _ = _solve(part.iloc[take], agents, method, alpha, m)
+                except ValueError:  # a resample where some agents never met: not the same game
+                    continue
                 draws.append(s)
                 shares.append(cyclic_share(again.log_odds))
             if len(draws) < 0.9 * bootstrap:
@@ -85,10 +86,8 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
                              "and were dropped from the intervals")
         lower, upper = (np.percentile(draws, [2.5, 97.5], axis=0) if len(draws) >= 20
                         else (np.full(len(agents), np.nan), np.full(len(agents), np.nan)))
-        frame = pd.DataFrame({"agent": agents, "score": score, "mass": mass, "lower": lower, "upper": upper,
-                              "component": k})
-        frame["rank"] = frame["score"].round(9).rank(ascending=False, method="min").astype(int)
-        tables.append(frame)
+        tables.append(add_rank(pd.DataFrame({"agent": agents, "score": score, "mass": mass, "lower": lower,
+                                             "upper": upper, "component": k}), by="score"))
         payoffs.append(game.frame().assign(component=k))
         interval = np.percentile(shares, [2.5, 97.5]) if len(shares) >= 20 else (np.nan, np.nan)
         triads = cyclic_triads(game.wins, agents)
