@@ -103,17 +103,39 @@ def _eval_members(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
     return header, samples()
 
 
+HEADER_KEYS = ("version", "status", "eval", "results")  # what a .json log's header holds for referee
+
+
+def _json_header(path: Path) -> dict:
+    """The EvalLog's top-level HEADER_KEYS, in one pass that stops where `samples` begins (Inspect writes the
+    header first), so a log of any size is read only up to its samples."""
+    import ijson
+
+    header: dict = {}
+    builder, key = None, None
+    with open(path, "rb") as fh:
+        try:
+            for prefix, event, value in ijson.parse(fh, use_float=True):
+                if prefix == "" and event in ("map_key", "end_map"):
+                    if builder is not None:
+                        header[key] = builder.value
+                    key, builder = value, None
+                    if event == "end_map" or value == "samples":
+                        break
+                    if value in HEADER_KEYS:
+                        builder = ijson.ObjectBuilder()
+                elif builder is not None:
+                    builder.event(event, value)
+        except ijson.JSONError as exc:
+            raise RecordError("malformed JSON", key, f"the log does not parse: {exc}") from exc
+    return header
+
+
 def _json_log(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
     """(header, (samples[i], sample) pairs) of a .json EvalLog, its samples streamed (ijson), never read whole."""
     import ijson
 
-    header: dict = {}
-    for key in ("version", "status", "eval", "results"):
-        with open(path, "rb") as fh:
-            try:
-                header[key] = next(ijson.items(fh, key, use_float=True), None)
-            except ijson.JSONError as exc:
-                raise RecordError("malformed JSON", key, f"the log does not parse: {exc}") from exc
+    header = _json_header(path)
 
     def samples() -> Iterator[tuple[str, Any]]:
         with open(path, "rb") as fh:
