@@ -26,6 +26,7 @@ from datetime import datetime
 from pathlib import Path
 
 from referee.io.id_patterns import id_pattern
+from referee.io.loaders.mapped import value_at
 
 SAMPLE_FILES = 300  # files sampled, spread over the sorted list
 HEAD_LINES = 200  # lines read from the start of each sampled file
@@ -156,6 +157,10 @@ class _Evidence:
         self.flat = [[_paths(r) for r in s.records] for s in self.files]
         self.n = sum(len(f) for f in self.flat)
 
+    def ends(self, type_key: str) -> Counter:
+        """How many sampled files end with a line of each event type."""
+        return Counter(s.last.get(type_key) for s in self.files if s.last)
+
     def coverage(self, path: str, kinds=(str,)) -> float:
         hits = sum(1 for f in self.flat for r in f if isinstance(r.get(path), kinds) and not isinstance(r.get(path), bool))
         return hits / max(1, self.n)
@@ -206,7 +211,7 @@ def _result_layouts(ev: _Evidence, type_key: str) -> list[_Layout]:
             kind = record.get(type_key)
             if isinstance(kind, str):
                 by_type[kind].append((i, record, flat))
-    last = Counter(s.last.get(type_key) for s in ev.files if s.last)
+    last = ev.ends(type_key)
     found = []
     for kind, rows in by_type.items():
         ends = last.get(kind, 0) / len(ev.files)
@@ -266,7 +271,7 @@ def _per_player_results(ev: _Evidence, type_key: str, player_key: str) -> _Layou
     """One result line per player: an event type near the files' ends whose lines carry the player and a
     number named like a score or a rank, once per player."""
     best = None
-    last = Counter(s.last.get(type_key) for s in ev.files if s.last)
+    last = ev.ends(type_key)
     for kind in {r.get(type_key) for f in ev.flat for r in f if isinstance(r.get(type_key), str)}:
         rows = [(i, r) for i, f in enumerate(ev.flat) for r in f if r.get(type_key) == kind and isinstance(r.get(player_key), str)]
         if not rows:
@@ -457,6 +462,7 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
         keys.append(f"target = {_quote(target_key)}  # {why}")
         used.add(target_key)
     agents: list[str] = []
+    agent_source = None  # where the draft takes each player's agent from: table, key, pattern
     ignore: list[str] = []
     seat_kind = None
     if result is not None:
@@ -467,17 +473,18 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
             used |= {result.key, result.rank_key}
         table, seat_kind, why = _seat_table(ev, type_key, result)
         if table:
-            agents = [f"table = {_quote(table)}  # {why}"]
+            agents, agent_source = [f"table = {_quote(table)}  # {why}"], "table"
             if seat_kind is not None and seat_kind != result.event:
                 ignore.append(seat_kind)
         else:
             agent_key, why = _agent_key(ev, player_key, used) if player_key else (None, "")
             if agent_key:
                 keys.append(f"agent = {_quote(agent_key)}  # {why}")
+                agent_source = "key"
             else:
                 regex, why = id_pattern(result.players)
                 if regex:
-                    agents = [f"pattern = {_quote(regex)}  # {why}"]
+                    agents, agent_source = [f"pattern = {_quote(regex)}  # {why}"], "pattern"
                 else:
                     problems.append("no agent found: no seat table, no model key beside the player, and no pattern "
                                     "on the player ids makes the agents recur across games; add [agents] by hand")
@@ -494,7 +501,7 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
         if kind in ignore:
             stages["ignore"].append(kind)
         elif any(w in kind.lower() for w in MESSAGE_WORDS) or (text_key and any(
-                r.get(type_key) == kind and _get_path(r, text_key) is not None for s in ev.files for r in s.records)):
+                r.get(type_key) == kind and value_at(r, (tuple(text_key.split(".")),)) is not None for s in ev.files for r in s.records)):
             stages["message"].append(kind)
         elif "vote" in kind.lower():
             stages["vote"].append(kind)
@@ -528,12 +535,6 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
         lines = [f"# PROBLEM: {p}" for p in problems] + lines
     guesses = {"type": type_key, "match": match_key or "(file name)", "player": player_key,
                "result": None if result is None else {"event": result.event, "layout": result.layout, "key": result.key},
-               "agents": agents[0].split(" = ")[0] if agents else ("key" if "agent = " in "\n".join(keys) else None)}
+               "agents": agent_source}
     return Draft("\n".join(lines).rstrip() + "\n", problems, [s.path for s in ev.files], guesses)
 
-
-def _get_path(record: dict, path: str):
-    value = record
-    for part in path.split("."):
-        value = value.get(part) if isinstance(value, dict) else None
-    return value

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -272,10 +273,12 @@ def _getter(paths: tuple[tuple[str, ...], ...]):
     if len(paths) == 1 and len(paths[0]) == 1:
         key = paths[0][0]
         return lambda record: record.get(key)
-    return lambda record: _get(record, paths)
+    return lambda record: value_at(record, paths)
 
 
-def _get(record: dict, paths: tuple[tuple[str, ...], ...]):
+def value_at(record: dict, paths: tuple[tuple[str, ...], ...]):
+    """The first non-null value among `paths` (each a key path: ("payload", "text") reads
+    record["payload"]["text"]), or None."""
     for path in paths:
         value = record
         for part in path:
@@ -449,56 +452,61 @@ def _game_results(record: dict, mapping: RunnerMap, match: str, number: int, see
     """The results rows of a line that holds every player's result ([results]): an object keyed by player of
     scores or of ranks, or a list of players best first (a nested list: players tied). RecordError naming
     the key when the value is missing, of the wrong shape, not a number, or lists a player twice."""
-    value = _get(record, mapping.result_key)
+    value = value_at(record, mapping.result_key)
     key = _label(mapping.result_key)
     if value is None:
         raise RecordError("missing field", key, f"the result line has no '{key}'")
-    found: list[tuple[str, float | None, float | None]] = []
-    if mapping.result_players:
-        pass
-    elif mapping.result_layout in ("scores", "ranks"):
-        if not isinstance(value, dict) or not value:
-            raise RecordError("wrong type", key, f"expected an object keyed by player, got {value!r}"[:300])
-        for player, number_ in value.items():
-            got = score_value(number_, f"{key}.{player}", allow_neg_inf=False)
-            if mapping.result_layout == "ranks" and got < 1:
-                raise RecordError("wrong value", f"{key}.{player}", f"rank must be 1 or more, got {got}")
-            found.append((player, got, None) if mapping.result_layout == "scores" else (player, None, got))
-    else:
-        if not isinstance(value, list) or not value:
-            raise RecordError("wrong type", key, f"expected a list of players best first, got {value!r}"[:300])
-        position = 1
-        for entry in value:
-            group = entry if isinstance(entry, list) else [entry]
-            if not group or not all(isinstance(p, str) and p for p in group):
-                raise RecordError("wrong type", key, f"expected player ids (text), or a list of tied ones, got "
-                                  f"{entry!r}"[:300])
-            found += [(p, None, float(position)) for p in group]
-            position += len(group)
-    if mapping.result_players:  # parallel lists: players[i] scored (or ranked) value[i]
-        found = _parallel(record, mapping, value, key)
-    players = [p for p, _, _ in found]
-    twice = sorted({p for p in players if players.count(p) > 1} | {p for p in players if (match, p) in seen})
+    if mapping.result_layout == "order":
+        found = _best_first(value, key)
+    else:  # scores or ranks, keyed by player or in a list parallel to [results] players
+        pairs = _parallel(record, mapping, value, key) if mapping.result_players else _keyed(value, key)
+        found = [_result_value(mapping.result_layout, player, raw, field) for player, raw, field in pairs]
+    listed = Counter(p for p, _, _ in found)
+    twice = sorted({p for p, n in listed.items() if n > 1 or (match, p) in seen})
     if twice:
         raise RecordError("player listed twice", key, f"player(s) {twice} have two results in match {match!r}")
     return [{"match_id": match, "player": p, "agent": None, "score": sc, "rank": rk, "team": None, "role": None,
              "_line": number} for p, sc, rk in found]
 
 
-def _parallel(record: dict, mapping: RunnerMap, value, key: str) -> list[tuple[str, float | None, float | None]]:
-    """(player, score, rank) from [results] players and a scores or ranks list of the same length."""
-    names, names_key = _get(record, mapping.result_players), _label(mapping.result_players)
+def _keyed(value, key: str) -> list[tuple[str, object, str]]:
+    """(player, raw value, field) of an object keyed by player."""
+    if not isinstance(value, dict) or not value:
+        raise RecordError("wrong type", key, f"expected an object keyed by player, got {value!r}"[:300])
+    return [(player, raw, f"{key}.{player}") for player, raw in value.items()]
+
+
+def _parallel(record: dict, mapping: RunnerMap, value, key: str) -> list[tuple[str, object, str]]:
+    """(player, raw value, field) from [results] players and a scores or ranks list of the same length."""
+    names, names_key = value_at(record, mapping.result_players), _label(mapping.result_players)
     if not isinstance(names, list) or not names or not all(isinstance(p, str) and p for p in names):
         raise RecordError("wrong type", names_key, f"expected a list of player ids, got {names!r}"[:300])
     if not isinstance(value, list) or len(value) != len(names):
         raise RecordError("wrong type", key, f"expected a list of {len(names)} values parallel to "
                           f"'{names_key}', got {value!r}"[:300])
-    found = []
-    for player, number_ in zip(names, value):
-        got = score_value(number_, f"{key}[{len(found)}]", allow_neg_inf=False)
-        if mapping.result_layout == "ranks" and got < 1:
-            raise RecordError("wrong value", f"{key}[{len(found)}]", f"rank must be 1 or more, got {got}")
-        found.append((player, got, None) if mapping.result_layout == "scores" else (player, None, got))
+    return [(player, raw, f"{key}[{i}]") for i, (player, raw) in enumerate(zip(names, value))]
+
+
+def _result_value(layout: str, player: str, raw, field: str) -> tuple[str, float | None, float | None]:
+    """(player, score, rank) of one player's value under `layout` ('scores' or 'ranks'; a rank is 1 or more)."""
+    got = score_value(raw, field, allow_neg_inf=False)
+    if layout == "ranks" and got < 1:
+        raise RecordError("wrong value", field, f"rank must be 1 or more, got {got}")
+    return (player, got, None) if layout == "scores" else (player, None, got)
+
+
+def _best_first(value, key: str) -> list[tuple[str, float | None, float | None]]:
+    """(player, None, rank) of a list of players best first; a nested list holds players tied."""
+    if not isinstance(value, list) or not value:
+        raise RecordError("wrong type", key, f"expected a list of players best first, got {value!r}"[:300])
+    found, position = [], 1
+    for entry in value:
+        group = entry if isinstance(entry, list) else [entry]
+        if not group or not all(isinstance(p, str) and p for p in group):
+            raise RecordError("wrong type", key, f"expected player ids (text), or a list of tied ones, got "
+                              f"{entry!r}"[:300])
+        found += [(p, None, float(position)) for p in group]
+        position += len(group)
     return found
 
 
@@ -507,7 +515,7 @@ def _measure_rows(record: dict, spec: MeasureSpec, match: str, player: str | Non
     """The measures rows one line carries for `spec`: an object keyed by player (one row per player), a list
     parallel to the result line's players (`listed`), or one number (the line's player, else the match).
     Absent: none. RecordError naming the key when a value is not a finite number or the shape does not fit."""
-    value, key = _get(record, spec.key), _label(spec.key)
+    value, key = value_at(record, spec.key), _label(spec.key)
     if value is None:
         return []
     if isinstance(value, dict):
@@ -525,7 +533,7 @@ def _measure_rows(record: dict, spec: MeasureSpec, match: str, player: str | Non
 
 def _seat_table(record: dict, mapping: RunnerMap) -> dict | None:
     """The {player: agent} table a line carries under [agents] table (None when the line has none)."""
-    value = _get(record, mapping.agent_table)
+    value = value_at(record, mapping.agent_table)
     if value is None:
         return None
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) and v.strip()
