@@ -51,6 +51,7 @@ def methods_with(**traits: bool) -> tuple[str, ...]:
 
 
 VOTING_METHODS = ("copeland", "ranked-pairs", "maximal-lotteries", "iml", "ewa")
+DIRECTIONS = ("higher", "lower")  # which way an outcome is better (measures.direction, --outcome NAME:WAY, formulas)
 GAME_METHODS = ("nash", "alpha-rank")  # game-theoretic rankings on the meta-game (referee.models.game_theory)
 MIN_BALLOTS = 10  # an agent on fewer ballots (games) is listed apart, not ranked
 PLAN_RULES = ("c-optimal", "a-optimal", "d-optimal", "arena", "active", "uniform")

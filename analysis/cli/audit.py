@@ -18,12 +18,13 @@ from referee.cli.common import (
     _store_arg,
     _written,
 )
+from referee.models.registry import DIRECTIONS
 
 
 def _outcome_arg(text: str) -> tuple[str, str | None]:
     """'NAME' or 'NAME:higher' / 'NAME:lower' -> (name, direction or None)."""
     name, sep, way = text.partition(":")
-    if sep and way not in ("higher", "lower"):
+    if sep and way not in DIRECTIONS:
         raise ValueError(f"--outcome takes NAME, NAME:higher or NAME:lower (which is better), got {text!r}")
     return name, way or None
 

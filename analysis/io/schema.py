@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from referee.models.registry import DIRECTIONS
 from referee.names import MEASURE_KINDS, OUTCOMES  # (one source, light)
 
 GROUPS = ("focal", "background")
-DIRECTIONS = ("higher", "lower")  # which way an outcome measure is better
 EVENT_STATUSES = ("accepted", "rejected")
 MODES = ("resident", "visitor")
 # how a player's match ended, where the runner says: a forfeit (illegal move, timeout) is not a plain loss, and

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.models.naming import suggest
+from referee.models.registry import DIRECTIONS
 
 FUNCTIONS = {
     "min": min,
@@ -338,7 +339,7 @@ def load_formula(path: str | Path, inputs: set[str]) -> Formula:
     used = set().union(*[e.names for c in components.values()
                          for e in (c.values() if isinstance(c, dict) else [c])], total.names)
     outcomes = {str(k): str(v) for k, v in doc.get("outcomes", {}).items()}
-    bad = [k for k, v in outcomes.items() if v not in ("higher", "lower")]
+    bad = [k for k, v in outcomes.items() if v not in DIRECTIONS]
     if bad:
         raise FormulaError(f"{where('outcomes')}: outcome '{bad[0]}' must be \"higher\" or \"lower\" (which is better), "
                            f"got {outcomes[bad[0]]!r}")

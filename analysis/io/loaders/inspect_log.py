@@ -26,7 +26,8 @@ import zipfile
 from pathlib import Path
 from typing import Any, Iterator
 
-from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder, file_key, parse_time
+from referee.io.loaders.base import (LoadOptions, LoadResult, RecordError, ResultBuilder, file_key, parse_time,
+                                     score_value)
 
 NAME = "inspect"
 SEPARATE_EPISODES = True  # one log per model: a sample epoch of each is one episode, compared across logs
@@ -154,9 +155,7 @@ def to_float(value: Any, field: str) -> float:
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, (int, float)):
-        if not math.isfinite(value):
-            raise RecordError("wrong value", field, f"expected a finite score, got {value!r}")
-        return float(value)
+        return score_value(value, field, allow_neg_inf=False)
     if isinstance(value, str):
         key = value.strip()
         if key in VALUES or key.lower() in VALUES:

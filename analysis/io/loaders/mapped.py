@@ -47,7 +47,7 @@ from referee.io.loaders.base import (
     ranks_from_scores,
     score_value,
 )
-from referee.io.schema import DIRECTIONS
+from referee.models.registry import DIRECTIONS
 from referee.names import MEASURE_KINDS, MappingError  # noqa: F401  (MappingError defined light, for the command line)
 
 KEYS = ("match", "player", "agent", "type", "time", "round", "seq", "text", "target", "value", "score", "rank",

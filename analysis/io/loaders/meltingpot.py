@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, file_key
-from referee.io.loaders.table import open_rows
+from referee.io.loaders.table import number_cell, open_rows
 
 NAME = "meltingpot"
 SEPARATE_EPISODES = True  # each population plays its own episodes of a scenario: compared across them
@@ -33,7 +33,6 @@ POPULATION = ("population", "mapla", "training_run", "focal_population")
 REQUIRED = ("scenario", "focal_per_capita_return")
 OPTIONAL = ("substrate", "episode", "background_per_capita_return", "focal_player_names", "focal_player_returns",
             "background_player_names", "background_player_returns", "video_path")
-OUTCOME_DIRECTIONS = {"background_per_capita_return": "higher"}  # what the audit reads as better
 
 
 def _columns(path: Path, head: str) -> list[str]:
@@ -71,16 +70,13 @@ def _numbers(value, field: str) -> list[float]:
 
 
 def _number(value, field: str, required: bool) -> float | None:
-    if value is None or (isinstance(value, str) and not value.strip()) or (isinstance(value, float) and math.isnan(value)):
-        if required:
-            raise RecordError("missing field", field, f"'{field}' is empty")
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError) as exc:
-        raise RecordError("wrong type", field, f"expected a number, got {value!r}") from exc
-    if not math.isfinite(number):
-        raise RecordError("wrong value", field, f"expected a finite number, got {value!r}")
+    """A finite number of one cell (the table runner's rule); a blank cell or a Parquet null is None, and an
+    error when `required`."""
+    if isinstance(value, float) and math.isnan(value):  # a Parquet null
+        value = None
+    number = number_cell(value, field, allow_neg_inf=False)
+    if number is None and required:
+        raise RecordError("missing field", field, f"'{field}' is empty")
     return number
 
 

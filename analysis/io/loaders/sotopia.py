@@ -20,7 +20,7 @@ import math
 from pathlib import Path
 
 from referee.io.loaders.base import (LoadOptions, LoadResult, RecordError, ResultBuilder, file_key, json_lines,
-                                     ranks_from_scores)
+                                     ranks_from_scores, score_value)
 from referee.io.loaders.detect import share
 from referee.io.loaders.files import read_json
 
@@ -75,8 +75,7 @@ def _reward(entry, i: int, key: str) -> dict[str, float]:
     for name, value in values.items():
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise RecordError("wrong type", f"{where}.{name}", f"expected a finite number, got {value!r}")
+        value = score_value(value, f"{where}.{name}", allow_neg_inf=False)
         lo, hi = DIMENSIONS.get(name, OVERALL_RANGE if name == OVERALL else (-math.inf, math.inf))
         if not lo - 1e-9 <= value <= hi + 1e-9:
             raise RecordError("wrong value", f"{where}.{name}", f"{name} {value} is outside its range {lo:g}..{hi:g}")

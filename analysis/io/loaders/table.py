@@ -159,7 +159,9 @@ def _text(value) -> str | None:
     return text or None
 
 
-def _number(value, name: str, allow_neg_inf: bool) -> float | None:
+def number_cell(value, name: str, allow_neg_inf: bool) -> float | None:
+    """One table cell as a number: blank is None; a bool, text that is not a number, NaN, +inf (and -inf unless
+    `allow_neg_inf`) raise RecordError naming the column `name`."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, bool):
@@ -215,10 +217,10 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
             for c in ("match", "agent"):
                 if _text(values[c]) is None:
                     raise RecordError("missing value", source[c], f"'{source[c]}' is empty")
-            score = _number(values["score"], source["score"], allow_neg_inf=True)
+            score = number_cell(values["score"], source["score"], allow_neg_inf=True)
             if score is None:
                 raise RecordError("missing value", source["score"], f"'{source['score']}' is empty")
-            rank = _number(values["rank"], source["rank"], allow_neg_inf=False)
+            rank = number_cell(values["rank"], source["rank"], allow_neg_inf=False)
             outcome = (_text(values["outcome"]) or "").lower() or None
             if outcome is not None and outcome not in OUTCOMES:
                 raise RecordError("wrong value", source["outcome"], f"outcome {values['outcome']!r} is not one of {list(OUTCOMES)}")
@@ -239,7 +241,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
                     if earlier[c] != meta[c]:
                         raise RecordError("inconsistent", source[c],
                                           f"match {match_id!r} has {c} {earlier[c]!r} on earlier rows, {meta[c]!r} here")
-            row_measures = [(name, _number(record.get(name), name, allow_neg_inf=False), kind)
+            row_measures = [(name, number_cell(record.get(name), name, allow_neg_inf=False), kind)
                             for name, kind in measures.items()]
         except RecordError as exc:
             out.quarantine(label, exc, json.dumps(record, default=str))
