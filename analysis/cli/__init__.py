@@ -50,7 +50,7 @@ def _check(args) -> None:
             args.posterior or args.repeats != 1 or args.demand):
         raise ValueError("--posterior, --repeats and --demand are for --scenarios N --model measurement-layout")
     out = getattr(args, "out", None)
-    if out is not None and args.command not in ("simulate", "map"):  # map writes one file, not a folder
+    if out is not None and getattr(args, "out_is_folder", True):  # a command whose --out is not a results folder says so
         from referee.present.outputs import check_writable
 
         check_writable(out)

@@ -226,7 +226,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--name", help="the runner's name in the draft (default: the logs' folder name)")
     p.add_argument("--files", type=_positive_int, default=300, metavar="N", help="files sampled (default 300)")
     _common(p)
-    p.set_defaults(func=cmd_map)
+    p.set_defaults(func=cmd_map, out_is_folder=False)  # --out is the mapping file
 
     p = sub.add_parser("formats", help="list the runners referee reads, or print one runner's format document")
     p.add_argument("runner", nargs="?", help="a runner (e.g. table, records, mapped)")

@@ -73,7 +73,7 @@ def add_parsers(sub) -> None:
         _seed_arg(c)
         c.add_argument("--out", type=Path, required=True, help="folder: logs/ and truth.json are written there")
         _common(c)
-        c.set_defaults(func=cmd_simulate)
+        c.set_defaults(func=cmd_simulate, out_is_folder=False)  # the simulator writes and checks its own folder
         if name == "concordia":
             c.add_argument("--repetitions", type=_positive_int, default=3,
                            help="repetitions per agent and scenario (default 3)")
