@@ -78,28 +78,24 @@ def _json(data: bytes, where: str) -> Any:
 
 
 def _eval_members(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
-    """(header, (member name, sample) pairs) of a .eval log; the samples are read one member at a time."""
-    archive = zipfile.ZipFile(path)
-    raw = open(path, "rb")
-    names = {i.filename: i for i in archive.infolist()}
-    head_name = "header.json" if "header.json" in names else "_journal/start.json"
-    if head_name not in names:
-        raw.close()
-        archive.close()
-        raise RecordError("missing field", "header.json", "the .eval log has neither header.json nor _journal/start.json")
-    header = _json(_member(archive, raw, names[head_name]), head_name)
+    """(header, (member name, sample) pairs) of a .eval log; the samples are read one member at a time, the
+    archive opened again only when they are iterated (nothing stays open if the header is refused)."""
+    with zipfile.ZipFile(path) as archive, open(path, "rb") as raw:
+        names = {i.filename: i for i in archive.infolist()}
+        head_name = "header.json" if "header.json" in names else "_journal/start.json"
+        if head_name not in names:
+            raise RecordError("missing field", "header.json",
+                              "the .eval log has neither header.json nor _journal/start.json")
+        header = _json(_member(archive, raw, names[head_name]), head_name)
 
     def samples() -> Iterator[tuple[str, Any]]:
-        try:
+        with zipfile.ZipFile(path) as archive, open(path, "rb") as raw:
             for name, info in names.items():
                 if name.startswith("samples/") and name.endswith(".json"):
                     try:
                         yield name, _json(_member(archive, raw, info), name)
                     except RecordError as exc:
                         yield name, exc
-        finally:
-            raw.close()
-            archive.close()
 
     return header, samples()
 
