@@ -22,10 +22,10 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from referee.io.id_patterns import id_pattern
+from referee.io.loaders.base import RecordError, parse_time
 from referee.io.loaders.mapped import value_at
 
 SAMPLE_FILES = 300  # files sampled, spread over the sorted list
@@ -397,12 +397,10 @@ def _scalar_key(ev: _Evidence, names: tuple[str, ...], test, exclude: set[str]) 
 
 
 def _iso(v) -> bool:
-    if not isinstance(v, str):
-        return False
+    """Whether the mapping's time reader (parse_time) reads `v` as an ISO 8601 time."""
     try:
-        datetime.fromisoformat(v.replace("Z", "+00:00"))
-        return True
-    except ValueError:
+        return parse_time(v, "time") is not None
+    except RecordError:
         return False
 
 
