@@ -30,6 +30,7 @@ from referee.present.report import (
     contest_section,
     ingest_section,
     layout_section,
+    one_axis_section,
     prediction_section,
     rankings_section,
     runners_section,
@@ -193,6 +194,7 @@ def beta_regression_sections(scores, scenarios, tags, seed: int = 0, baseline: s
 
 
 MIN_PREDICTION_MATCHES = 10  # cross-validated prediction needs a few matches per fold
+ONE_AXIS_BOOTSTRAP = 100  # resamples of the matches for the cyclic share's and Nash skills' intervals
 
 
 def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0, scores=None) -> list[Section]:
@@ -210,8 +212,10 @@ def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0, scores=No
         phases = set(group["phase"].dropna())
         rated = group[group["phase"] == SELECTION] if SELECTION in phases and len(phases) > 1 else group
         runner_scores = None if scores is None else scores[scores["match_id"].isin(rated["match_id"])]
+        computed: dict = {}  # the comparisons and Elo table the rankings computed, for the one-axis section
         sections += _guarded(title, _rankings, runner, rated, runner_results, bootstrap, seed, title, runner_scores,
-                             phases=sorted(phases))
+                             phases=sorted(phases), computed=computed)
+        sections += _guarded(f"Is there one axis? ({runner})", _one_axis, runner, computed, seed)
         if {SELECTION, FINAL} <= phases:
             sections += _guarded(f"Contest phases ({runner})", _contest, runner, group, runner_results, seed)
         if group["scenario"].notna().any():
@@ -234,12 +238,14 @@ def _contest(runner: str, group, results, seed: int) -> Section:
 
 
 def _rankings(runner: str, group, results, bootstrap: int, seed: int, title: str, scores=None,
-              phases: list[str] | None = None) -> Section:
+              phases: list[str] | None = None, computed: dict | None = None) -> Section:
     results = results[results["match_id"].isin(group["match_id"])]
     comparisons = comparisons_from_tables(group, results)
     if not len(comparisons):
         return skipped(title, "no two players share a match (or a scenario's repetition) with comparable scores")
     elo = rate(comparisons, "elo", seed=seed)
+    if computed is not None:
+        computed.update(comparisons=comparisons, elo=elo.table())
     bt = rate(comparisons, "bt", bootstrap=bootstrap, seed=seed, agents=comparable_agents(group, results))
     profile = PreferenceProfile.from_ballots(ballots_from_tables(group, results))
     supported = int((profile.support >= MIN_BALLOTS).sum())
@@ -268,6 +274,21 @@ def _rankings(runner: str, group, results, bootstrap: int, seed: int, title: str
             f"closely align): Kendall tau {found['kendall_tau']:.2f}, Spearman rho {found['spearman_rho']:.2f}; "
             + ("both put the same agent first." if found["top_agree"] else "they put different agents first."))
     return section
+
+
+def _one_axis(runner: str, computed: dict, seed: int) -> Section:
+    """The one-axis section from the comparisons and Elo table the rankings section computed (`computed`)."""
+    from referee.run.game_theory import game_ranking
+
+    title = f"Is there one axis? ({runner})"
+    if "comparisons" not in computed:
+        return skipped(title, "the rankings above were not computed")
+    comparisons = computed["comparisons"]
+    agents = set(comparisons["a"]) | set(comparisons["b"])
+    if len(agents) < 3:
+        return skipped(title, f"{len(agents)} agent(s) compared; a cycle needs three")
+    nash = game_ranking(comparisons, "nash", bootstrap=ONE_AXIS_BOOTSTRAP, seed=seed)
+    return one_axis_section(runner, computed["elo"], nash, game_ranking(comparisons, "alpha-rank", seed=seed))
 
 
 def _prediction(runner: str, group, results, seed: int) -> Section:

@@ -1,7 +1,7 @@
 """Game-theoretic evaluation of a population where "better" may not be one number: the meta-game of agent
-against agent, Nash averaging (Balduzzi et al. 2018, "Re-evaluating evaluation"), alpha-Rank (Omidshafiei et
-al. 2019) and the share of the game that is cyclic (the Hodge decomposition of Balduzzi et al. 2019, "Open-ended
-learning in symmetric zero-sum games").
+against agent (and of agent against scenario), Nash averaging (Balduzzi et al. 2018, "Re-evaluating
+evaluation") and the share of the game that is cyclic (the Hodge decomposition of Balduzzi et al. 2019,
+"Open-ended learning in symmetric zero-sum games"). alpha-Rank lives in `referee.models.alpha_rank`.
 
 - `payoff_table(comparisons)`: agents x agents win rates P (ties count one half), counts, and the
   antisymmetric log-odds matrix A = logit(P) (win rates smoothed by half a win, (w + 1/2) / (n + 1), so that
@@ -10,31 +10,30 @@ learning in symmetric zero-sum games").
 - `nash_average(A)`: the maximum-entropy Nash equilibrium p of the symmetric zero-sum game A (A p <= 0,
   the game's value being 0) and each agent's Nash-averaged skill, A p: its expected log-odds against the
   equilibrium. Copies of an agent share its mass and leave everyone's skill unchanged.
-- `alpha_rank(M, alpha, m)`: the stationary distribution of the single-population response graph over
-  agents, with payoffs M (win rates), ranking intensity `alpha` and population size `m` (OpenSpiel's
-  defaults: alpha = 100, m = 50, its local selection model; `alpha_sweep` shows the distribution over a range
-  of alpha). The multi-population form (asymmetric games) is not implemented.
+- `agent_task_nash(S)`: the agent-vs-task game of Balduzzi et al. on an agents x scenarios score table: the
+  agent player picks an agent, the task player a scenario, the agent player wins S; both maximum-entropy
+  equilibria, each agent's skill against the scenario equilibrium and each scenario's score against the
+  agent equilibrium. Copies of a scenario share its mass and leave the agents' skills unchanged.
 - `cyclic_share(A)`: the share of A's squared norm in its cyclic part, A minus its best gradient
   (r_i - r_j with r = row means): 0 when one axis (Bradley-Terry) explains every pair, 1 for rock-paper-scissors;
-  `cyclic_triads` counts the triads whose majority relation is a cycle.
+  `strongest_cycles` lists the triads whose majority relation is a cycle, strongest first.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy.optimize import linprog, minimize
-from scipy.special import logsumexp
 
 
 @dataclass
 class PayoffTable:
     """A meta-game: `agents` (n), `wins` (n x n: P(row beats column), ties one half, 0.5 on the diagonal),
     `counts` (comparisons per pair), `filled` (pairs that never met, filled from Bradley-Terry) and the
-    antisymmetric log-odds matrix `log_odds` (n x n)."""
+    antisymmetric log-odds matrix `log_odds` (n x n); `strength` (n): Bradley-Terry's strengths (log-odds
+    units) of the same comparisons, which fill the pairs that never met."""
 
     agents: list[str]
     wins: np.ndarray
@@ -42,6 +41,7 @@ class PayoffTable:
     filled: np.ndarray
     log_odds: np.ndarray
     notes: list[str] = field(default_factory=list)
+    strength: np.ndarray | None = None
 
     def frame(self) -> pd.DataFrame:
         """One row per ordered pair: agent, opponent, win_rate, log_odds, comparisons, filled."""
@@ -55,10 +55,11 @@ class PayoffTable:
 def payoff_table(comparisons: pd.DataFrame, agents: list[str] | None = None) -> PayoffTable:
     """The agent x agent meta-game of a comparisons table (columns a, b, outcome: 1 a won, 0 b won, 0.5 tie).
 
-    Pairs that never met are filled with Bradley-Terry's predicted win rate (fitted on all comparisons) and
+    Pairs that never met are filled with Bradley-Terry's predicted win rate (fitted on all comparisons, MAP
+    with the default Normal(0, (400 Elo)^2) prior so that it exists whoever never lost) and
     flagged in `filled`; the notes say how many. Raises ValueError when the comparison graph is not connected
     (rate each component apart: `components`)."""
-    from referee.models.ratings.bradley_terry import disconnected_groups, fit_bt
+    from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, disconnected_groups, fit_bt
 
     agents = sorted(set(comparisons["a"]) | set(comparisons["b"])) if agents is None else list(agents)
     won = _wins(comparisons, agents)
@@ -68,20 +69,49 @@ def payoff_table(comparisons: pd.DataFrame, agents: list[str] | None = None) -> 
                          "one connected group (see components)")
     n = len(agents)
     filled = (counts == 0) & ~np.eye(n, dtype=bool)
-    smoothed = (won + 0.5) / (counts + 1)
+    strength = fit_bt(won, agents, prior_sd=DEFAULT_PRIOR_SD).theta  # MAP: exists whatever the wins
     notes = []
     if filled.any():
-        strength = fit_bt(won, agents).theta
-        predicted = 1 / (1 + np.exp(-(strength[:, None] - strength[None, :])))
-        smoothed = np.where(filled, predicted, smoothed)
         notes.append(f"{int(filled.sum()) // 2} pair(s) never met: their win rates are Bradley-Terry's prediction "
                      "(flagged in the payoff table), not observed")
+    smoothed = _smoothed(won, counts, strength)
     wins = np.where(counts > 0, won / np.maximum(counts, 1), smoothed)
     np.fill_diagonal(wins, 0.5)
+    return PayoffTable(agents, wins, counts, filled, _antisymmetric_log_odds(smoothed), notes, strength)
+
+
+def _bt_win(strength: np.ndarray) -> np.ndarray:
+    """Bradley-Terry's P(row beats column) for strengths (n,) in log-odds units: an n x n matrix."""
+    return 1 / (1 + np.exp(-(strength[:, None] - strength[None, :])))
+
+
+def _smoothed(won: np.ndarray, counts: np.ndarray, strength: np.ndarray) -> np.ndarray:
+    """Win rates smoothed by half a win, (w + 1/2) / (n + 1); pairs that never met take Bradley-Terry's
+    prediction from `strength`; one half on the diagonal."""
+    smoothed = np.where(counts > 0, (won + 0.5) / (counts + 1), _bt_win(strength))
     np.fill_diagonal(smoothed, 0.5)
+    return smoothed
+
+
+def _antisymmetric_log_odds(smoothed: np.ndarray) -> np.ndarray:
     log_odds = np.log(smoothed) - np.log1p(-smoothed)
-    log_odds = (log_odds - log_odds.T) / 2  # exactly antisymmetric
-    return PayoffTable(agents, wins, counts, filled, log_odds, notes)
+    return (log_odds - log_odds.T) / 2  # exactly antisymmetric
+
+
+def cyclic_share_by_chance(game: PayoffTable, draws: int = 200, seed: int = 0) -> np.ndarray:
+    """The cyclic shares (draws,) of games that have no cycle at all, drawn with the same comparisons: each
+    pair's wins ~ Binomial(its comparisons, Bradley-Terry's win probability from `game.strength`), pairs that
+    never met filled as in `payoff_table`. The spread is how cyclic noise alone makes a one-axis game look:
+    an observed share inside it is no evidence of cycles."""
+    rng = np.random.default_rng(seed)
+    counts = np.rint(np.triu(game.counts, 1)).astype(int)
+    p = _bt_win(game.strength)
+    shares = np.empty(draws)
+    for k in range(draws):
+        upper = rng.binomial(counts, p)
+        won = upper + (counts - upper).T
+        shares[k] = cyclic_share(_antisymmetric_log_odds(_smoothed(won, game.counts, game.strength)))
+    return shares
 
 
 def _wins(comparisons: pd.DataFrame, agents: list[str]) -> np.ndarray:
@@ -120,24 +150,26 @@ class NashAverage:
         return frame.sort_values(["rank", "agent"])[["agent", "rank", "score", "mass"]].reset_index(drop=True)
 
 
-def nash_average(log_odds: np.ndarray, agents: list[str] | None = None, tol: float = 1e-9) -> NashAverage:
-    """Nash averaging of an antisymmetric payoff matrix (n x n; e.g. `PayoffTable.log_odds`).
+def _minimiser(payoffs: np.ndarray, tol: float = 1e-9) -> tuple[np.ndarray, float]:
+    """The maximum-entropy optimal strategy y (m, sums to 1) of the column player, who pays `payoffs`
+    (n x m) to the row player, and the game's value v = max_i (payoffs y)_i.
 
-    The equilibria of a symmetric zero-sum game form a polytope {p in the simplex: A p <= 0}; the one of
-    maximum entropy is unique and treats copies of an agent alike (Balduzzi et al. 2018). Found by a linear
-    program (any equilibrium) and then entropy maximisation over the polytope (SLSQP); raises RuntimeError
-    when the solver fails."""
-    a = np.asarray(log_odds, dtype=float)
-    n = len(a)
-    agents = list(agents) if agents is not None else [str(k) for k in range(n)]
-    if n == 1:
-        return NashAverage(agents, np.ones(1), np.zeros(1), agents)
-    lp = linprog(np.zeros(n), A_ub=a, b_ub=np.zeros(n), A_eq=np.ones((1, n)), b_eq=[1.0], bounds=[(0, 1)] * n,
+    A linear program finds the value and one optimal y; the optimal strategies form the polytope
+    {y in the simplex: payoffs y <= v}, and entropy is maximised over it (SLSQP), which picks the unique one
+    that treats copies of a strategy alike. Falls back to the linear program's y when SLSQP fails."""
+    a = np.asarray(payoffs, dtype=float)
+    n, m = a.shape
+    if m == 1:
+        return np.ones(1), float(a[:, 0].max())
+    # variables (y, w): minimise w subject to a y - w <= 0, sum y = 1, y >= 0
+    lp = linprog(np.r_[np.zeros(m), 1.0], A_ub=np.c_[a, -np.ones(n)], b_ub=np.zeros(n),
+                 A_eq=np.r_[np.ones(m), 0.0][None, :], b_eq=[1.0], bounds=[(0, 1)] * m + [(None, None)],
                  method="highs")
     if not lp.success:
         raise RuntimeError(f"Nash averaging: the linear program found no equilibrium ({lp.message})")
-    start = np.clip(0.999 * lp.x + 0.001 / n, 1e-12, 1)
-    slack = max(tol, float(np.max(a @ lp.x)))
+    y0, value = lp.x[:m], float(lp.x[m])
+    bound = value + max(tol, float(np.max(a @ y0)) - value)
+    start = np.clip(0.999 * y0 + 0.001 / m, 1e-12, 1)
 
     def neg_entropy(p):
         q = np.clip(p, 1e-300, None)
@@ -146,71 +178,61 @@ def nash_average(log_odds: np.ndarray, agents: list[str] | None = None, tol: flo
     def grad(p):
         return np.log(np.clip(p, 1e-300, None)) + 1
 
-    best = minimize(neg_entropy, start, jac=grad, method="SLSQP", bounds=[(0, 1)] * n,
-                    constraints=[{"type": "eq", "fun": lambda p: np.sum(p) - 1, "jac": lambda p: np.ones(n)},
-                                 {"type": "ineq", "fun": lambda p: slack - a @ p, "jac": lambda p: -a}],
+    best = minimize(neg_entropy, start, jac=grad, method="SLSQP", bounds=[(0, 1)] * m,
+                    constraints=[{"type": "eq", "fun": lambda p: np.sum(p) - 1, "jac": lambda p: np.ones(m)},
+                                 {"type": "ineq", "fun": lambda p: bound - a @ p, "jac": lambda p: -a}],
                     options={"maxiter": 500, "ftol": 1e-12})
-    p = best.x if best.success and np.max(a @ best.x) <= slack + 1e-6 else lp.x
-    p = np.clip(p, 0, None)
-    p /= p.sum()
-    skill = a @ p
-    support = [ag for ag, m in zip(agents, p) if m > 1e-4]
-    return NashAverage(agents, p, skill, support)
+    y = best.x if best.success and np.max(a @ best.x) <= bound + 1e-6 else y0
+    y = np.where(y < 1e-9, 0.0, y)  # the solver's tolerance, not mass
+    return y / y.sum(), value
 
 
-def _log_abs_expm1(z: float) -> float:
-    """log |e^z - 1| without overflow (z != 0)."""
-    if z > 30:
-        return z
-    return math.log1p(-math.exp(z)) if z < -30 else math.log(abs(math.expm1(z)))
+def nash_average(log_odds: np.ndarray, agents: list[str] | None = None, tol: float = 1e-9) -> NashAverage:
+    """Nash averaging of an antisymmetric payoff matrix (n x n; e.g. `PayoffTable.log_odds`).
+
+    The equilibria of a symmetric zero-sum game form a polytope {p in the simplex: A p <= 0}; the one of
+    maximum entropy is unique and treats copies of an agent alike (Balduzzi et al. 2018). Found by a linear
+    program (any equilibrium) and then entropy maximisation over the polytope (SLSQP); raises RuntimeError
+    when the solver fails."""
+    a = np.asarray(log_odds, dtype=float)
+    agents = list(agents) if agents is not None else [str(k) for k in range(len(a))]
+    p, _ = _minimiser(a, tol)
+    skill = np.where(np.abs(a @ p) < 1e-7, 0.0, a @ p)  # the solver's tolerance, not a skill
+    return NashAverage(agents, p, skill, [ag for ag, m in zip(agents, p) if m > 1e-4])
 
 
-def fixation(u: float, m: int) -> float:
-    """The probability that one mutant with relative fitness advantage u takes over a population of m:
-    (1 - e^-u) / (1 - e^-mu), and 1/m when u is 0."""
-    if abs(u) < 1e-14:
-        return 1.0 / m
-    return math.exp(_log_abs_expm1(-u) - _log_abs_expm1(-m * u))
+@dataclass
+class AgentTaskNash:
+    """The agent-vs-task game's maximum-entropy equilibrium: `agent_mass` (n) and `task_mass` (t), both summing
+    to 1; `skill` (n): each agent's expected score against the task equilibrium, S q; `task_score` (t): each
+    task's expected score under the agent equilibrium, p' S (low = hard for the strongest agents); `value`:
+    the game's value p' S q, in the units of S."""
+
+    agents: list[str]
+    tasks: list[str]
+    agent_mass: np.ndarray
+    task_mass: np.ndarray
+    skill: np.ndarray
+    task_score: np.ndarray
+    value: float
 
 
-def alpha_rank(payoffs: np.ndarray, alpha: float = 100.0, m: int = 50, local: bool = True) -> np.ndarray:
-    """alpha-Rank's stationary distribution (n, sums to 1) for a single population with payoff matrix `payoffs`
-    (n x n: payoffs[i, j] = what i gets against j, e.g. a win rate), as OpenSpiel's `alpharank.compute` with its
-    defaults (alpha = 100, m = 50, the local selection model).
+def agent_task_nash(scores: np.ndarray, agents: list[str], tasks: list[str], tol: float = 1e-9) -> AgentTaskNash:
+    """Nash averaging of an agents x tasks score table S (n x t, e.g. mean normalised score of each agent on
+    each scenario; no missing cells: fill or drop them first).
 
-    A mutant r in a population of m playing s fixes with probability rho(r, s): with the local selection model
-    (fitness against the current opponent only) rho = (1 - e^-u) / (1 - e^-mu), u = alpha (M[r,s] - M[s,r]);
-    without it, rho = 1 / (1 + sum_{l=1}^{m-1} prod_{k=1}^{l} exp(-alpha (f_r(k) - f_s(k)))) with k mutants,
-    f_r(k) = ((k-1) M[r,r] + (m-k) M[r,s]) / (m-1), f_s(k) = ((m-k-1) M[s,s] + k M[s,r]) / (m-1). The Markov chain
-    moves from s to r with probability rho / (n-1) (Omidshafiei et al. 2019); its stationary distribution is
-    returned."""
-    mtx = np.asarray(payoffs, dtype=float)
-    n = len(mtx)
-    if n == 1:
-        return np.ones(1)
-    k = np.arange(1, m)
-    chain = np.zeros((n, n))
-    for s in range(n):
-        for r in range(n):
-            if r == s:
-                continue
-            if local:
-                rho = fixation(alpha * (mtx[r, s] - mtx[s, r]), m)
-            else:
-                fr = ((k - 1) * mtx[r, r] + (m - k) * mtx[r, s]) / (m - 1)
-                fs = ((m - k - 1) * mtx[s, s] + k * mtx[s, r]) / (m - 1)
-                # 1 / (1 + sum_l exp(E_l)) = exp(-log(1 + sum_l exp(E_l))), stable for any E
-                rho = math.exp(-np.logaddexp(0.0, logsumexp(np.cumsum(-alpha * (fr - fs)))))
-            chain[s, r] = rho / (n - 1)
-        chain[s, s] = 1.0 - chain[s].sum()
-    values, vectors = np.linalg.eig(chain.T)
-    stationary = np.abs(np.real(vectors[:, np.argmin(np.abs(values - 1))]))
-    return stationary / stationary.sum()
-
-
-def alpha_sweep(payoffs: np.ndarray, alphas=(0.1, 1, 10, 100), m: int = 50) -> pd.DataFrame:
-    """The stationary distribution at each ranking intensity: one row per alpha, one column per agent index."""
-    return pd.DataFrame([alpha_rank(payoffs, a, m) for a in alphas], index=pd.Index(alphas, name="alpha"))
+    The agent player picks a distribution p over agents and the task player one, q, over tasks; the agent
+    player receives p' S q. Each player's maximum-entropy optimal strategy is found as in `nash_average`.
+    An agent's Nash-averaged skill S q is its score on the tasks that the equilibrium keeps (the ones that find
+    out the strongest agents); tasks that every agent solves alike get little mass."""
+    s = np.asarray(scores, dtype=float)
+    if s.shape != (len(agents), len(tasks)) or not np.isfinite(s).all():
+        raise ValueError(f"agent_task_nash needs a finite {len(agents)} x {len(tasks)} score table "
+                         f"(agents x tasks), got shape {s.shape}"
+                         + ("" if np.isfinite(s).all() else " with missing cells"))
+    q, value = _minimiser(s, tol)
+    p, _ = _minimiser(-s.T, tol)
+    return AgentTaskNash(list(agents), list(tasks), p, q, s @ q, p @ s, value)
 
 
 def cyclic_share(log_odds: np.ndarray) -> float:
@@ -225,16 +247,26 @@ def cyclic_share(log_odds: np.ndarray) -> float:
     return float(np.sum(cyclic ** 2) / total)
 
 
-def cyclic_triads(wins: np.ndarray, agents: list[str]) -> list[tuple[str, str, str]]:
-    """Triads (x, y, z) where x beats y, y beats z and z beats x by majority (win rate above one half)."""
-    beats = np.asarray(wins) > 0.5
+def strongest_cycles(wins: np.ndarray, agents: list[str], log_odds: np.ndarray | None = None) -> pd.DataFrame:
+    """Every cyclic triad as a row (first, second, third: first beats second beats third beats first, by
+    majority), its `strength` (the log-odds summed around the cycle, A[x,y] + A[y,z] + A[z,x]; NaN without
+    `log_odds`) and `weakest` (the smallest of its three win rates); strongest first."""
+    p = np.asarray(wins, dtype=float)
+    a = None if log_odds is None else np.asarray(log_odds, dtype=float)
+    beats = p > 0.5
     n = len(agents)
-    found = []
+    rows = []
     for x in range(n):
         for y in range(x + 1, n):
             for z in range(y + 1, n):
                 if beats[x, y] and beats[y, z] and beats[z, x]:
-                    found.append((agents[x], agents[y], agents[z]))
+                    cycle = (x, y, z)
                 elif beats[y, x] and beats[z, y] and beats[x, z]:
-                    found.append((agents[x], agents[z], agents[y]))
-    return found
+                    cycle = (x, z, y)
+                else:
+                    continue
+                i, j, k = cycle
+                rows.append((agents[i], agents[j], agents[k],
+                             np.nan if a is None else a[i, j] + a[j, k] + a[k, i], min(p[i, j], p[j, k], p[k, i])))
+    frame = pd.DataFrame(rows, columns=["first", "second", "third", "strength", "weakest"])
+    return frame.sort_values(["strength", "weakest"], ascending=False, kind="stable").reset_index(drop=True)

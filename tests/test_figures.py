@@ -80,11 +80,21 @@ def build(kind: str, n: int) -> plt.Figure:
         curve = pd.DataFrame({"fpr": np.linspace(0, 1, 20), "tpr": np.linspace(0, 1, 20) ** 0.5})
         return F.plot_roc_curves({"metrics": curve, "ratings": curve, "both": curve},
                                  {"metrics": 0.7, "ratings": 0.6, "both": 0.75})
+    if kind == "cycles":  # names cycle in threes: every triad of consecutive names is a cycle
+        from referee.present.game_figures import plot_cycles
+
+        pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+        payoffs = pd.DataFrame([{"agent": a, "opponent": b, "win_rate": w, "comparisons": 20}
+                                for a, b in pairs for w in (0.75,)] + [{"agent": b, "opponent": a, "win_rate": 0.25,
+                                                                        "comparisons": 20} for a, b in pairs])
+        cycles = pd.DataFrame([{"first": names[i], "second": names[i + 1], "third": names[i + 2], "strength": 3.0 - i}
+                               for i in range(min(n - 2, 10))])
+        return plot_cycles(cycles, payoffs)
     raise KeyError(kind)
 
 
 KINDS = ["means", "violins", "win_matrices", "intervals", "correlations", "capabilities", "predictors",
-         "decomposition", "score_vs_outcome", "similarity", "consistency", "roc"]
+         "decomposition", "score_vs_outcome", "similarity", "consistency", "roc", "cycles"]
 
 
 @pytest.mark.parametrize("n", SIZES)

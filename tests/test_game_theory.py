@@ -14,7 +14,9 @@ import pytest
 
 from referee.cli import main
 from referee.io.store import Store
-from referee.models.game_theory import alpha_rank, cyclic_share, nash_average, payoff_table
+from referee.models.alpha_rank import alpha_rank, alpha_rank_populations
+from referee.models.game_theory import agent_task_nash, cyclic_share, nash_average, payoff_table
+from referee.run.game_theory import game_ranking, task_ranking
 from referee.models.ratings.bradley_terry import fit_bt, pair_counts, to_elo
 from conftest import REPO, runner_python
 
@@ -90,6 +92,42 @@ def test_alpha_rank_and_nash_on_a_cycle_and_on_a_ranking():
     assert cyclic_share(payoff_table(_tournament(_rps, ["rock", "paper", "scissors"])).log_odds) > 0.99
 
 
+def test_the_cyclic_share_against_what_noise_makes_of_one_axis():
+    """A Bradley-Terry tournament's cyclic share is inside the range that one-axis games with the same
+    comparisons reach by chance; rock-paper-scissors-lizard-Spock at 80 % is far outside it."""
+    skill = np.linspace(1.0, -1.0, 6)
+    names = [f"a{k}" for k in range(6)]
+    ranked = game_ranking(_tournament(lambda a, b: 1 / (1 + np.exp(-(skill[int(a[1])] - skill[int(b[1])]))), names,
+                                      15, seed=4), "nash").cyclic.iloc[0]
+    assert ranked.chance_lower <= ranked.cyclic_share <= ranked.chance_upper and ranked.chance_p > 0.05
+    five = ["rock", "paper", "scissors", "lizard", "spock"]
+    beats = BEATS | {("rock", "lizard"), ("lizard", "spock"), ("spock", "scissors"), ("scissors", "lizard"),
+                     ("lizard", "paper"), ("paper", "spock"), ("spock", "rock")}
+    cyclic = game_ranking(_tournament(lambda a, b: 0.8 if (a, b) in beats else 0.2, five, 20, seed=5), "nash")
+    row = cyclic.cyclic.iloc[0]
+    assert row.cyclic_share > 0.8 and row.chance_p < 0.01 and row.cyclic_triads == len(cyclic.cycles) > 0
+    first = cyclic.cycles.iloc[0]
+    assert ((first["first"], first["second"]) in beats and (first["second"], first["third"]) in beats
+            and (first["third"], first["first"]) in beats)
+    assert cyclic.cycles["strength"].is_monotonic_decreasing
+
+
+def test_the_one_axis_report_section_names_the_disagreement_and_draws_the_cycles():
+    from referee.present.report import one_axis_section
+
+    comparisons = _tournament(_rps, ["rock", "paper", "scissors", "dud"], 30)
+    nash = game_ranking(comparisons, "nash", bootstrap=40)
+    alpha = game_ranking(comparisons, "alpha-rank")
+    elo = pd.DataFrame({"agent": ["rock", "paper", "scissors", "dud"], "rank": [1, 2, 3, 4]})
+    section = one_axis_section("rps", elo, nash, alpha)
+    text = " ".join(section.text)
+    assert "more than noise" in text and "paper > rock > scissors" in text
+    assert "They disagree on the first place: Elo rock; Nash averaging paper, rock, scissors" in text
+    table = section.tables[0][1].set_index("agent")
+    assert table.loc["scissors", "spread"] == 2 and table.loc["dud", "nash_rank"] == 4
+    assert len(section.figures) == 1
+
+
 def test_pairs_that_never_met_are_filled_from_bradley_terry_and_flagged():
     skill = {"a": 1.0, "b": 0.3, "c": -0.3, "d": -1.0}
     comparisons = _tournament(lambda x, y: 1 / (1 + np.exp(-(skill[x] - skill[y]))), list(skill), 40, seed=2)
@@ -101,30 +139,112 @@ def test_pairs_that_never_met_are_filled_from_bradley_terry_and_flagged():
     assert game.notes and "never met" in game.notes[0]
 
 
-@pytest.mark.runners
-def test_alpha_rank_reproduces_openspiels(tmp_path):
-    """OpenSpiel's alpharank.compute (open_spiel 2.0.1, in the kaggle runner venv) on its rock-paper-scissors,
-    a biased rock-paper-scissors and random tables, with and without its local selection model."""
-    rng = np.random.default_rng(0)
-    tables = [[[0, -1, 1], [1, 0, -1], [-1, 1, 0]], [[0, -0.5, 1], [0.5, 0, -0.1], [-1, 0.1, 0]],
-              rng.random((5, 5)).tolist(), rng.random((4, 4)).tolist()]
-    cases = [{"M": t, "m": 50, "alpha": a, "local": local} for t in tables for local in (True, False)
-             for a in (0.5, 10, 100)]
+def _openspiel(cases: list[dict], tmp_path) -> list:
+    """OpenSpiel's alpharank.compute (open_spiel 2.0.1, in the kaggle runner venv) on each case (tables: the
+    payoff tables, one per population; m, alpha, local), its stationary distribution over profiles, or the
+    message of its ValueError when the chain has several."""
     script = tmp_path / "openspiel_alpharank.py"
     script.write_text(
         "import json, sys, types\n"
         "import numpy as np\n"
         "sys.modules['open_spiel.python.egt.alpharank_visualizer'] = types.ModuleType('v')  # needs networkx\n"
         "from open_spiel.python.egt import alpharank\n"
-        "out = [list(map(float, alpharank.compute([np.array(c['M'])], m=c['m'], alpha=c['alpha'],\n"
-        "        use_local_selection_model=c['local'])[2])) for c in json.loads(sys.stdin.read())]\n"
-        "print(json.dumps(out))\n")
+        "def pi(c):\n"
+        "    try:\n"
+        "        return list(map(float, alpharank.compute([np.array(t) for t in c['tables']], m=c['m'],\n"
+        "                    alpha=c['alpha'], use_local_selection_model=c['local'])[2]))\n"
+        "    except ValueError as e:  # several stationary distributions\n"
+        "        return str(e)\n"
+        "print(json.dumps([pi(c) for c in json.loads(sys.stdin.read())]))\n")
     done = subprocess.run([str(runner_python("kaggle")), str(script)], input=json.dumps(cases), capture_output=True,
                           text=True, timeout=300, cwd=REPO)
     assert done.returncode == 0, done.stderr[-2000:]
-    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.runners
+def test_alpha_rank_reproduces_openspiels(tmp_path):
+    """Single population: OpenSpiel's rock-paper-scissors, a biased rock-paper-scissors and random tables, with
+    and without its local selection model. Several populations: its battle of the sexes and random two- and
+    three-population games (OpenSpiel's profiles in row-major order)."""
+    rng = np.random.default_rng(0)
+    tables = [[[0, -1, 1], [1, 0, -1], [-1, 1, 0]], [[0, -0.5, 1], [0.5, 0, -0.1], [-1, 0.1, 0]],
+              rng.random((5, 5)).tolist(), rng.random((4, 4)).tolist()]
+    cases = [{"tables": [t], "m": 50, "alpha": a, "local": local} for t in tables for local in (True, False)
+             for a in (0.5, 10, 100)]
+    for case, pi in zip(cases, _openspiel(cases, tmp_path)):
+        assert alpha_rank(np.array(case["tables"][0]), case["alpha"], case["m"], case["local"]) == pytest.approx(
+            pi, abs=1e-9)
+    sexes = [[[3, 0], [0, 2]], [[2, 0], [0, 3]]]
+    games = [sexes, [rng.random((3, 4)).tolist() for _ in range(2)], [rng.random((2, 3, 2)).tolist() for _ in range(3)]]
+    cases = [{"tables": g, "m": m, "alpha": a, "local": True} for g in games for a in (0.1, 0.5, 5, 100)
+             for m in (5, 50)]
+    theirs = _openspiel(cases, tmp_path)
+    assert 0 < sum(isinstance(pi, str) for pi in theirs) < len(cases) / 2
     for case, pi in zip(cases, theirs):
-        assert alpha_rank(np.array(case["M"]), case["alpha"], case["m"], case["local"]) == pytest.approx(pi, abs=1e-9)
+        if isinstance(pi, str):  # OpenSpiel refuses a chain with two absorbing profiles: so do we
+            with pytest.raises(ValueError, match="absorbing sets"):
+                alpha_rank_populations(case["tables"], case["alpha"], case["m"])
+            continue
+        ours, marginals = alpha_rank_populations(case["tables"], case["alpha"], case["m"])
+        assert ours.ravel() == pytest.approx(pi, abs=1e-9)
+        assert [float(s.sum()) for s in marginals] == pytest.approx([1.0] * len(case["tables"]))
+
+
+def test_multi_population_alpha_rank_finds_a_dominant_profile():
+    """Population 1's first strategy dominates, and population 2's best reply to it is its second: the
+    stationary mass gathers on that profile (closed form: the only sink of the response graph)."""
+    first = np.array([[1.0, 0.9, 0.8], [0.2, 0.1, 0.3]])
+    second = np.array([[0.0, 1.0, 0.5], [0.5, 0.0, 1.0]])
+    pi, (rows, columns) = alpha_rank_populations([first, second], alpha=100, m=50)
+    assert pi[0, 1] > 0.99 and rows[0] > 0.99 and columns[1] > 0.99
+    with pytest.raises(ValueError, match="one table per population"):
+        alpha_rank_populations([first], alpha=1)
+
+
+def test_agent_vs_task_nash_closed_form_and_copies_of_a_task():
+    """Two specialists on two tasks play matching pennies (unique equilibrium: one half each, skill 1/2); a
+    generalist scoring 0.2 everywhere is dominated (mass 0, skill 0.2); a task everyone solves gets no mass.
+    Copying a task leaves every agent's Nash skill unchanged while its plain mean score moves."""
+    s = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.2, 0.2, 1.0]])
+    found = agent_task_nash(s, ["x_expert", "y_expert", "generalist"], ["x", "y", "easy"])
+    assert found.agent_mass == pytest.approx([0.5, 0.5, 0.0], abs=1e-6)
+    assert found.task_mass == pytest.approx([0.5, 0.5, 0.0], abs=1e-6)
+    assert found.skill == pytest.approx([0.5, 0.5, 0.2], abs=1e-6) and found.value == pytest.approx(0.5)
+    copied = agent_task_nash(s[:, [0, 0, 0, 1, 2]], found.agents, ["x", "x2", "x3", "y", "easy"])
+    assert np.abs(copied.skill - found.skill).max() < 0.02
+    assert copied.task_mass[:3].sum() == pytest.approx(0.5, abs=1e-4)
+    assert abs(s[:, [0, 0, 0, 1, 2]].mean(axis=1)[0] - s.mean(axis=1)[0]) > 0.1  # the mean is not invariant
+    with pytest.raises(ValueError, match="missing cells"):
+        agent_task_nash(np.array([[1.0, np.nan], [0.0, 1.0]]), ["a", "b"], ["x", "y"])
+
+
+def _task_scores(seed: int = 3, repeats: int = 6) -> pd.DataFrame:
+    """Normalised scores of three agents on four scenarios with known means, `repeats` matches per scenario."""
+    means = {"x_expert": [0.9, 0.1, 0.6, 0.9], "y_expert": [0.1, 0.9, 0.6, 0.9], "weak": [0.3, 0.3, 0.5, 0.9]}
+    rng = np.random.default_rng(seed)
+    rows = [{"match_id": f"{t}-{r}", "scenario": t, "agent": a, "score_norm": float(np.clip(mu[k] + rng.normal(0, 0.03), 0, 1))}
+            for k, t in enumerate(["x", "y", "both", "easy"]) for r in range(repeats) for a, mu in means.items()]
+    return pd.DataFrame(rows)
+
+
+def test_task_ranking_of_normalised_scores():
+    found = task_ranking(_task_scores(), "nash", bootstrap=40)
+    table = found.table.set_index("agent")
+    assert table.loc["weak", "rank"] == 3 and table.loc["weak", "mass"] < 1e-3
+    tasks = found.tasks.set_index("scenario")
+    assert tasks.loc[["x", "y"], "mass"].sum() > 0.99  # the scenarios hardest for the strongest carry the game
+    assert table.loc[["x_expert", "y_expert"], "score"].to_numpy() == pytest.approx([0.5, 0.5], abs=0.05)
+    assert (table["lower"] <= table["score"]).all() and (table["score"] <= table["upper"]).all()
+    # the skill is the score against the scenario equilibrium, recomputed from the payoffs written
+    payoffs = found.payoffs.pivot(index="agent", columns="scenario", values="score")
+    expected = payoffs[tasks.index].to_numpy() @ tasks["mass"].to_numpy()
+    assert table.loc[payoffs.index, "score"].to_numpy() == pytest.approx(expected, abs=1e-9)
+    sparse = _task_scores()
+    sparse = sparse[~((sparse["agent"] == "weak") & (sparse["scenario"] == "x"))]
+    held = task_ranking(sparse, "alpha-rank")
+    assert held.payoffs["filled"].sum() == 1 and any("never played" in n for n in held.notes)
+    assert held.table["mass"].sum() == pytest.approx(1.0) and held.tasks["mass"].sum() == pytest.approx(1.0)
 
 
 def _store_of(comparisons: pd.DataFrame, path) -> None:
@@ -157,3 +277,28 @@ def test_rank_by_nash_and_alpha_rank_from_the_command_line(tmp_path, capsys):
     assert alpha.groupby("component")["mass"].sum().tolist() == pytest.approx([1.0, 1.0])
     with Store(store, read_only=True) as s:
         assert s.info()["matches"] == len(comparisons) + len(lonely)
+
+
+def test_rank_against_scenarios_and_the_alpha_sweep_from_the_command_line(tmp_path, capsys):
+    sample = REPO / "data" / "sample" / "concordia"
+    store = tmp_path / "c.duckdb"
+    assert main(["ingest", str(sample / "logs"), "--catalogue", str(sample / "catalogue.toml"), "--store", str(store)]) == 0
+    capsys.readouterr()
+    assert main(["rank", "--store", str(store), "--method", "nash", "--against", "scenarios", "--bootstrap", "30",
+                 "--out", str(tmp_path / "t")]) == 0
+    said = capsys.readouterr().out
+    ranked = pd.read_csv(tmp_path / "t" / "rankings.csv").set_index("agent")
+    tasks = pd.read_csv(tmp_path / "t" / "scenarios.csv").set_index("scenario")
+    payoffs = pd.read_csv(tmp_path / "t" / "payoffs.csv").pivot(index="agent", columns="scenario", values="score")
+    assert ranked["mass"].sum() == pytest.approx(1) and tasks["mass"].sum() == pytest.approx(1)
+    assert ranked.loc[payoffs.index, "score"].to_numpy() == pytest.approx(
+        payoffs[tasks.index].to_numpy() @ tasks["mass"].to_numpy(), abs=1e-6)
+    assert "scenarios (score: expected normalised score" in said
+    assert main(["rank", "--store", str(store), "--method", "alpha-rank", "--out", str(tmp_path / "s")]) == 0
+    said = capsys.readouterr().out
+    sweep = pd.read_csv(tmp_path / "s" / "alpha_sweep.csv")
+    assert sorted(sweep["alpha"].unique()) == [0.1, 1.0, 10.0, 100.0] and "by ranking intensity alpha" in said
+    assert sweep.groupby(["component", "alpha"])["mass"].sum().to_numpy() == pytest.approx(1.0)
+    at_100 = sweep[sweep["alpha"] == 100].set_index("agent")["mass"]
+    ranking = pd.read_csv(tmp_path / "s" / "rankings.csv").set_index("agent")["mass"]
+    assert at_100[ranking.index].to_numpy() == pytest.approx(ranking.to_numpy())

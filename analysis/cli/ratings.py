@@ -257,28 +257,67 @@ def cmd_ratings_cv(args) -> dict:
 
 def cmd_game_rank(args) -> dict:
     from referee.prepare.comparisons import comparisons_from_tables
-    from referee.run.game_theory import game_ranking
+    from referee.run.game_theory import chance_reading, game_ranking
 
     matches, results, folder = _stored_tables(args)
     folder.notes(_excluded(args, matches, results))
+    if args.against == "scenarios":
+        return _task_rank(args, matches, results, folder)
     found = game_ranking(comparisons_from_tables(matches, results), args.method, alpha=args.alpha,
                          bootstrap=args.bootstrap, seed=args.seed)
     folder.notes(found.notes)
     folder.table("rankings", found.table)
     folder.table("payoffs", found.payoffs)
     folder.table("intransitivity", found.cyclic)
-    folder.close()
+    written = "rankings.csv, payoffs.csv, intransitivity.csv"
     _say(args, found.table.to_string(index=False))
     for row in found.cyclic.itertuples():
         interval = "" if math.isnan(row.lower) else f" (95 % bootstrap {row.lower:.2f}-{row.upper:.2f})"
         _say(args, f"group {row.component}: cyclic share {row.cyclic_share:.2f}{interval} of the game is what one "
-                   f"axis (Bradley-Terry, Elo) cannot hold; {row.cyclic_triads} cyclic triad(s)"
+                   f"axis (Bradley-Terry, Elo) cannot hold; {chance_reading(row)}; {row.cyclic_triads} cyclic triad(s)"
                    + (f", e.g. {row.strongest_triads}" if row.cyclic_triads else "")
                    + (f"; Nash support: {row.support}" if args.method == "nash" else ""))
+    if found.sweep is not None:
+        folder.table("alpha_sweep", found.sweep)
+        written += ", alpha_sweep.csv"
+        wide = found.sweep.pivot_table(index=["component", "agent"], columns="alpha", values="mass").reset_index()
+        _say(args, f"alpha-Rank's stationary mass by ranking intensity alpha (the ranking above uses alpha "
+                   f"{args.alpha:g}; a ranking that changes with alpha is not settled by the data):")
+        _say(args, wide.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     for note in found.notes:
         _say(args, f"note: {note}")
-    _say(args, f"wrote {args.out}/rankings.csv, payoffs.csv, intransitivity.csv")
+    folder.close()
+    _say(args, f"wrote {args.out}/{written}")
     return {"rankings": found.table.to_dict("records"), "intransitivity": found.cyclic.to_dict("records"),
+            "written": _written(folder)}
+
+
+def _task_rank(args, matches, results, folder) -> dict:
+    """`rank --against scenarios`: the agent-vs-scenario game of normalised scores."""
+    from referee.prepare.scores import agent_match_scores, normalise
+    from referee.run.game_theory import task_ranking
+
+    with _open_store(args) as store:
+        scenarios = store.table("scenarios")
+    scored = matches[matches["scenario"].notna()]
+    if not len(scored):
+        raise ValueError("--against scenarios needs matches that name a scenario; these matches name none "
+                         "(rank --against agents plays agents against one another)")
+    found = task_ranking(normalise(agent_match_scores(scored, results), scenarios), args.method, alpha=args.alpha,
+                         bootstrap=args.bootstrap, seed=args.seed)
+    folder.notes(found.notes)
+    folder.table("rankings", found.table)
+    folder.table("scenarios", found.tasks)
+    folder.table("payoffs", found.payoffs)
+    folder.close()
+    _say(args, found.table.to_string(index=False))
+    _say(args, "scenarios (score: expected normalised score under the agents' equilibrium; mass: the scenarios' "
+               "equilibrium):")
+    _say(args, found.tasks.to_string(index=False))
+    for note in found.notes:
+        _say(args, f"note: {note}")
+    _say(args, f"wrote {args.out}/rankings.csv, scenarios.csv, payoffs.csv")
+    return {"rankings": found.table.to_dict("records"), "scenarios": found.tasks.to_dict("records"),
             "written": _written(folder)}
 
 
@@ -412,6 +451,10 @@ def add_parsers(sub) -> None:
                         "equilibrium of the log-odds meta-game) or alpha-rank (alpha-Rank's stationary mass)")
     p.add_argument("--alpha", type=_positive_float, default=100.0,
                    help="alpha-rank: ranking intensity (default 100, OpenSpiel's; population 50)")
+    p.add_argument("--against", choices=["agents", "scenarios"], default="agents",
+                   help="nash, alpha-rank: the meta-game of agents against agents (default; comparisons within "
+                        "matches) or against scenarios (Balduzzi et al.'s agent-vs-task game of normalised scores; "
+                        "alpha-rank then runs two populations)")
     p.add_argument("--bootstrap", type=_count, default=0, metavar="N",
                    help="nash, alpha-rank: N resamples of the matches for 95 %% intervals of the scores and the "
                         "cyclic share (default 0)")

@@ -400,6 +400,63 @@ def layout_section(comparison) -> Section:
 
 
 
+def one_axis_section(runner: str, elo: pd.DataFrame, nash, alpha) -> Section:
+    """"Is there one axis?": how much of the meta-game one rating axis cannot hold (the cyclic share, with its
+    bootstrap interval), the Nash support, the strongest cycles (figure) and where Elo, Nash averaging and
+    alpha-Rank disagree (a table of the three ranks).
+
+    elo : the Elo table (agent, rank); nash, alpha : `referee.run.game_theory.GameRanking` of the same
+    comparisons by 'nash' (with a bootstrap) and 'alpha-rank'."""
+    from referee.run.game_theory import chance_reading
+
+    section = Section(f"Is there one axis? ({runner})", text=[
+        "Elo and Bradley-Terry place every agent on one line. The meta-game of every pair's log-odds splits into a "
+        "part one line can hold and a cyclic part it cannot (the Hodge decomposition of Balduzzi et al. 2019): the "
+        "cyclic share is near 0 for a ranking and near 1 for rock-paper-scissors. Nash averaging (Balduzzi et al. "
+        "2018) scores each agent against the maximum-entropy equilibrium of the game, and alpha-Rank (Omidshafiei "
+        "et al. 2019, ranking intensity 100, population 50) by the mass an evolutionary process leaves on it; "
+        "neither is moved by copies of an agent."])
+    section.warnings += list(dict.fromkeys(nash.notes + alpha.notes))
+    for row in nash.cyclic.itertuples():
+        where = f"Group {row.component} ({row.agents} agents): " if len(nash.cyclic) > 1 else ""
+        interval = "" if pd.isna(row.lower) else f" (95 % bootstrap {row.lower:.2f}-{row.upper:.2f})"
+        section.text.append(
+            f"{where}cyclic share {row.cyclic_share:.2f}{interval}; {chance_reading(row)}; "
+            f"{row.cyclic_triads} cyclic triad(s)"
+            + (f", the strongest {row.strongest_triads.split('; ')[0]}" if row.cyclic_triads else "")
+            + f"; the Nash equilibrium's support: {row.support}.")
+    ranks = (elo[["agent", "rank"]].rename(columns={"rank": "elo_rank"})
+             .merge(nash.table[["agent", "rank", "score", "mass", "lower", "upper", "component"]]
+                    .rename(columns={"rank": "nash_rank", "score": "nash_skill", "mass": "nash_mass",
+                                     "lower": "skill_lower", "upper": "skill_upper"}), on="agent")
+             .merge(alpha.table[["agent", "rank", "mass"]].rename(columns={"rank": "alpha_rank",
+                                                                          "mass": "alpha_mass"}), on="agent"))
+    spread = ranks[["elo_rank", "nash_rank", "alpha_rank"]]
+    ranks["spread"] = spread.max(axis=1) - spread.min(axis=1)
+    firsts = {label: ", ".join(sorted(ranks.loc[ranks[column] == 1, "agent"]))
+              for label, column in (("Elo", "elo_rank"), ("Nash averaging", "nash_rank"), ("alpha-Rank", "alpha_rank"))}
+    if len(set(firsts.values())) == 1:
+        section.text.append(f"All three put {firsts['Elo']} first.")
+    else:
+        section.text.append("They disagree on the first place: " + "; ".join(f"{k} {v}" for k, v in firsts.items())
+                            + ".")
+    apart = ranks[ranks["spread"] >= 2].sort_values("spread", ascending=False)
+    if len(apart):
+        section.text.append(f"{len(apart)} agent(s) move two places or more between the three rankings: "
+                            + ", ".join(apart["agent"].head(8)) + (" and others" if len(apart) > 8 else "") + ".")
+    section.tables.append(("Elo, Nash averaging and alpha-Rank side by side (nash_skill: expected log-odds against "
+                           "the equilibrium, 0 on its support, with a 95 % bootstrap interval; masses: equilibrium "
+                           "and stationary probabilities; spread: largest rank difference)",
+                           ranks.sort_values(["component", "nash_rank", "elo_rank"])))
+    if nash.cycles is not None and len(nash.cycles):
+        from referee.present.game_figures import plot_cycles
+
+        section.figures.append(("The strongest cyclic triads (log-odds summed around the cycle): each arrow points "
+                                "from an agent to one it beats by majority, labelled with the win rate.",
+                                plot_cycles(nash.cycles, nash.payoffs)))
+    return section
+
+
 def socio_figures(result) -> list[tuple[str, str, object]]:
     """(file name, caption, Figure) of COMPACT figures 4-7 for an `referee.run.socio.SocioResult`."""
     from referee.present.figures import plot_consistency, plot_intervals, plot_roc_curves, plot_similarity_blocks

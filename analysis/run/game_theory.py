@@ -1,7 +1,8 @@
 """Game-theoretic rankings of a store's agents (`referee rank --method nash | alpha-rank`): the meta-game of
 every pair's comparisons, Nash averaging or alpha-Rank on it, the cyclic share (how much of the game one axis
 cannot hold), cyclic triads, and bootstrap intervals over matches. Each connected group of agents (agents
-linked by having met) is solved apart."""
+linked by having met) is solved apart. `task_ranking` plays the agent-vs-scenario game instead (`referee rank
+--against scenarios`): agents against the scenarios' normalised scores."""
 
 from __future__ import annotations
 
@@ -10,25 +11,49 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from referee.models.game_theory import (alpha_rank, components, cyclic_share, cyclic_triads, nash_average,
-                                        payoff_table)
+from referee.models.alpha_rank import alpha_rank, alpha_sweep
+from referee.models.alpha_rank import alpha_rank_populations
+from referee.models.game_theory import (agent_task_nash, components, cyclic_share, cyclic_share_by_chance, nash_average,
+                                        payoff_table, strongest_cycles)
 from referee.models.ratings.bradley_terry import add_rank
 from referee.models.registry import GAME_METHODS
+
+
+ALPHAS = (0.1, 1.0, 10.0, 100.0)  # the ranking intensities every alpha-Rank result is also shown at
+CHANCE_DRAWS = 200  # one-axis games drawn for the cyclic share's chance range
+MIN_CLUSTERS = 10  # matches a bootstrap needs before its intervals mean anything
 
 
 @dataclass
 class GameRanking:
     """One game-theoretic ranking: `table` (agent, rank, score, mass, lower, upper, component: score = the
     Nash-averaged skill in log-odds, or the stationary mass for alpha-Rank; mass = the equilibrium or
-    stationary probability; lower/upper = 95 % bootstrap interval of the score), `payoffs` (one row per ordered
-    pair: win rate, log-odds, comparisons, filled), `cyclic` (per component: cyclic share, its interval, the
-    Nash support, cyclic triads) and `notes`."""
+    stationary probability; lower/upper = 95 % bootstrap interval of the score, none below MIN_CLUSTERS matches), `payoffs` (one row per ordered
+    pair: win rate, log-odds, comparisons, filled), `cyclic` (per component: cyclic share, its bootstrap
+    interval, chance_lower/chance_upper: the 95 % range of the share in one-axis (Bradley-Terry) games with the
+    same comparisons, chance_p: the share of those at or above the observed one, the Nash support, cyclic
+    triads), `notes`, and for the agent-vs-scenario game `tasks` (scenario, score, mass,
+lower, upper: the scenario's expected normalised score under the agents' equilibrium, and its mass) and
+`payoffs` one row per (agent, scenario) cell; for alpha-Rank `sweep` (component, alpha, agent, mass): the
+stationary mass at each ranking intensity of ALPHAS and the one asked for; `cycles` (first, second, third,
+strength, weakest, component): every cyclic triad, strongest first (`strongest_cycles`)."""
 
     method: str
     table: pd.DataFrame
     payoffs: pd.DataFrame
     cyclic: pd.DataFrame
     notes: list[str] = field(default_factory=list)
+    tasks: pd.DataFrame | None = None
+    sweep: pd.DataFrame | None = None
+    cycles: pd.DataFrame | None = None
+
+
+def chance_reading(row) -> str:
+    """One sentence on a cyclic share against its chance range (a `GameRanking.cyclic` row)."""
+    verdict = ("more than noise in a one-axis game explains" if row.chance_p < 0.05
+               else "no evidence of cycles beyond noise")
+    return (f"games with one axis and the same comparisons reach {row.chance_lower:.2f}-{row.chance_upper:.2f} by "
+            f"chance ({'p < 0.005' if row.chance_p < 0.005 else f'p = {row.chance_p:.2f}'}): {verdict}")
 
 
 def _solve(comparisons: pd.DataFrame, agents: list[str], method: str, alpha: float, m: int):
@@ -56,7 +81,7 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
     if method not in GAME_METHODS:
         raise ValueError(f"method must be one of {GAME_METHODS}, got {method!r}")
     rng = np.random.default_rng(seed)
-    tables, payoffs, cyclic, notes = [], [], [], []
+    tables, payoffs, cyclic, notes, sweeps, cycles = [], [], [], [], [], []
     groups = components(comparisons)
     if len(groups) > 1:
         notes.append(f"the agents split into {len(groups)} groups that never met one another: each is ranked apart "
@@ -69,9 +94,12 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
         notes += game.notes
         share = cyclic_share(game.log_odds)
         draws, shares = [], []
-        if bootstrap:
-            clusters = part["cluster"].astype(str).to_numpy()
-            ids = np.unique(clusters)
+        clusters = part["cluster"].astype(str).to_numpy()
+        ids = np.unique(clusters)
+        if bootstrap and len(ids) < MIN_CLUSTERS:
+            notes.append(f"group {k}: {len(ids)} match(es), fewer than {MIN_CLUSTERS}: resampling them says nothing "
+                         "about the uncertainty, so no bootstrap intervals are given")
+        elif bootstrap:
             rows = {c: np.flatnonzero(clusters == c) for c in ids}
             for _ in range(bootstrap):
                 take = np.concatenate([rows[c] for c in rng.choice(ids, len(ids))])
@@ -82,21 +110,108 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
                 draws.append(s)
                 shares.append(cyclic_share(again.log_odds))
             if len(draws) < 0.9 * bootstrap:
-                notes.append(f"group {k}: {bootstrap - len(draws)} of {bootstrap} resamples left some pair unmet "
-                             "and were dropped from the intervals")
+                notes.append(f"group {k}: {bootstrap - len(draws)} of {bootstrap} resamples split the group into "
+                             "agents that never met and were dropped from the intervals")
         lower, upper = (np.percentile(draws, [2.5, 97.5], axis=0) if len(draws) >= 20
                         else (np.full(len(agents), np.nan), np.full(len(agents), np.nan)))
         tables.append(add_rank(pd.DataFrame({"agent": agents, "score": score, "mass": mass, "lower": lower,
                                              "upper": upper, "component": k}), by="score"))
         payoffs.append(game.frame().assign(component=k))
+        if method == "alpha-rank":
+            swept = alpha_sweep(game.wins, sorted(set(ALPHAS) | {alpha}), m)
+            swept.columns = agents
+            sweeps.append(swept.reset_index().melt(id_vars="alpha", var_name="agent", value_name="mass")
+                          .assign(component=k)[["component", "alpha", "agent", "mass"]])
         interval = np.percentile(shares, [2.5, 97.5]) if len(shares) >= 20 else (np.nan, np.nan)
-        triads = cyclic_triads(game.wins, agents)
+        chance = cyclic_share_by_chance(game, CHANCE_DRAWS, seed)
+        triads = strongest_cycles(game.wins, agents, game.log_odds)
+        cycles.append(triads.assign(component=k))
         cyclic.append({"component": k, "agents": len(agents), "cyclic_share": share, "lower": interval[0],
-                       "upper": interval[1], "support": ", ".join(support), "cyclic_triads": len(triads),
-                       "strongest_triads": "; ".join(" > ".join(t) for t in triads[:5])})
+                       "upper": interval[1], "chance_lower": float(np.percentile(chance, 2.5)),
+                       "chance_upper": float(np.percentile(chance, 97.5)),
+                       "chance_p": float(np.mean(chance >= share - 1e-12)), "support": ", ".join(support), "cyclic_triads": len(triads),
+                       "strongest_triads": "; ".join(" > ".join(t) for t in triads.head(5)[["first", "second", "third"]]
+                                                                     .itertuples(index=False))})
     if not tables:
         raise ValueError("no two agents ever met: there is no game to solve")
     table = pd.concat(tables, ignore_index=True).sort_values(["component", "rank", "agent"])
     columns = ["agent", "rank", "score", "mass", "lower", "upper", "component"]
     return GameRanking(method, table[columns].reset_index(drop=True), pd.concat(payoffs, ignore_index=True),
-                       pd.DataFrame(cyclic), notes)
+                       pd.DataFrame(cyclic), notes, sweep=pd.concat(sweeps, ignore_index=True) if sweeps else None,
+                       cycles=pd.concat(cycles, ignore_index=True))
+
+
+def score_table(scores: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The agents x scenarios table of mean normalised scores (`normalised_scores` rows: match_id, agent,
+    scenario, score_norm) and a same-shaped boolean table of the cells no match filled.
+
+    A missing cell is filled with the additive prediction scenario mean + agent effect (the agent's mean
+    difference from the scenario means over the scenarios it played), clipped to [0, 1] and flagged; never read
+    as the scenario's average."""
+    cells = scores.dropna(subset=["score_norm"]).groupby(["agent", "scenario"])["score_norm"].mean().unstack()
+    means = cells.mean(axis=0)
+    missing = cells.isna()
+    effect = (cells - means).mean(axis=1)
+    filled = cells.fillna(pd.DataFrame(np.add.outer(effect.to_numpy(), means.to_numpy()), index=cells.index,
+                                       columns=cells.columns).clip(0, 1))
+    return filled, missing
+
+
+def _task_solve(table: pd.DataFrame, method: str, alpha: float, m: int):
+    s = table.to_numpy(dtype=float)
+    if method == "nash":
+        found = agent_task_nash(s, list(table.index), list(table.columns))
+        return found.skill, found.agent_mass, found.task_score, found.task_mass
+    _, (agent_mass, task_mass) = alpha_rank_populations([s, -s], alpha, m)
+    return agent_mass, agent_mass, task_mass, task_mass
+
+
+def task_ranking(scores: pd.DataFrame, method: str = "nash", alpha: float = 100.0, m: int = 50,
+                 bootstrap: int = 0, seed: int = 0) -> GameRanking:
+    """Rank agents by the agent-vs-scenario game (Balduzzi et al. 2018's agent-vs-task form) of normalised
+    scores: one row per (match, agent) with columns match_id, agent, scenario, score_norm.
+
+    method : 'nash' (score = Nash-averaged skill: the agent's expected normalised score against the scenarios'
+        maximum-entropy equilibrium, which weighs the scenarios the strongest agents find hardest; mass = the
+        agents' equilibrium) or 'alpha-rank' (two populations, agents
+        with payoff S and scenarios with payoff -S; score = mass = the agents' marginal stationary mass).
+    bootstrap : resamples of matches within each scenario for 95 % intervals (0: none).
+    Returns a GameRanking with `tasks` (scenario, score, mass, lower, upper) and `payoffs` (agent, scenario,
+    score: mean normalised score, filled); its `cyclic` table is empty (the game is not symmetric)."""
+    if method not in GAME_METHODS:
+        raise ValueError(f"method must be one of {GAME_METHODS}, got {method!r}")
+    table, missing = score_table(scores)
+    if table.shape[0] < 2 or table.shape[1] < 2:
+        raise ValueError(f"the agent-vs-scenario game needs two agents and two scenarios with normalised scores; "
+                         f"this store has {table.shape[0]} agent(s) and {table.shape[1]} scenario(s)")
+    notes = []
+    if missing.to_numpy().any():
+        notes.append(f"{int(missing.to_numpy().sum())} (agent, scenario) cell(s) were never played: filled with the "
+                     "scenario's mean plus the agent's mean difference from the scenario means (flagged in payoffs.csv), "
+                     "not observed")
+    skill, mass, task_score, task_mass = _task_solve(table, method, alpha, m)
+    draws, task_draws = [], []
+    if bootstrap:
+        rng = np.random.default_rng(seed)
+        matches = [[g for _, g in part.groupby("match_id")] for _, part in scores.groupby("scenario")]
+        for _ in range(bootstrap):
+            again, _ = score_table(pd.concat([rows[k] for rows in matches for k in rng.integers(len(rows), size=len(rows))]))
+            again = again.reindex(index=table.index, columns=table.columns)
+            if again.isna().to_numpy().any():
+                continue
+            found = _task_solve(again, method, alpha, m)
+            draws.append(found[0])
+            task_draws.append(found[2])
+    interval = (lambda d, n: np.percentile(d, [2.5, 97.5], axis=0) if len(d) >= 20
+                else (np.full(n, np.nan), np.full(n, np.nan)))
+    lower, upper = interval(draws, len(table.index))
+    ranked = add_rank(pd.DataFrame({"agent": table.index, "score": skill, "mass": mass, "lower": lower,
+                                    "upper": upper, "component": 1}), by="score")
+    t_lower, t_upper = interval(task_draws, len(table.columns))
+    tasks = pd.DataFrame({"scenario": table.columns, "score": task_score, "mass": task_mass, "lower": t_lower,
+                          "upper": t_upper}).sort_values("mass", ascending=False, kind="stable")
+    payoffs = table.stack().rename("score").reset_index().merge(
+        missing.stack().rename("filled").reset_index(), on=["agent", "scenario"])
+    columns = ["agent", "rank", "score", "mass", "lower", "upper", "component"]
+    return GameRanking(method, ranked.sort_values(["rank", "agent"])[columns].reset_index(drop=True), payoffs,
+                       pd.DataFrame(), notes, tasks.reset_index(drop=True))
