@@ -244,6 +244,8 @@ def test_task_ranking_of_normalised_scores():
     sparse = sparse[~((sparse["agent"] == "weak") & (sparse["scenario"] == "x"))]
     held = task_ranking(sparse, "alpha-rank")
     assert held.payoffs["filled"].sum() == 1 and any("never played" in n for n in held.notes)
+    cell = held.payoffs.set_index(["agent", "scenario"])
+    assert cell.loc[("weak", "x"), "matches"] == 0 and cell.loc[("weak", "y"), "matches"] == 6
     assert held.table["mass"].sum() == pytest.approx(1.0) and held.tasks["mass"].sum() == pytest.approx(1.0)
 
 

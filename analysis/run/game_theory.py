@@ -177,7 +177,7 @@ def task_ranking(scores: pd.DataFrame, method: str = "nash", alpha: float = 100.
         with payoff S and scenarios with payoff -S; score = mass = the agents' marginal stationary mass).
     bootstrap : resamples of matches within each scenario for 95 % intervals (0: none).
     Returns a GameRanking with `tasks` (scenario, score, mass, lower, upper) and `payoffs` (agent, scenario,
-    score: mean normalised score, filled); its `cyclic` table is empty (the game is not symmetric)."""
+    score: mean normalised score, filled, matches); its `cyclic` table is empty (the game is not symmetric)."""
     if method not in GAME_METHODS:
         raise ValueError(f"method must be one of {GAME_METHODS}, got {method!r}")
     table, missing = score_table(scores)
@@ -210,8 +210,10 @@ def task_ranking(scores: pd.DataFrame, method: str = "nash", alpha: float = 100.
     t_lower, t_upper = interval(task_draws, len(table.columns))
     tasks = pd.DataFrame({"scenario": table.columns, "score": task_score, "mass": task_mass, "lower": t_lower,
                           "upper": t_upper}).sort_values("mass", ascending=False, kind="stable")
+    matches = scores.dropna(subset=["score_norm"]).groupby(["agent", "scenario"])["match_id"].nunique()
     payoffs = table.stack().rename("score").reset_index().merge(
         missing.stack().rename("filled").reset_index(), on=["agent", "scenario"])
+    payoffs["matches"] = [int(matches.get((a, t), 0)) for a, t in zip(payoffs["agent"], payoffs["scenario"])]
     columns = ["agent", "rank", "score", "mass", "lower", "upper", "component"]
     return GameRanking(method, ranked.sort_values(["rank", "agent"])[columns].reset_index(drop=True), payoffs,
                        pd.DataFrame(), notes, tasks.reset_index(drop=True))
