@@ -1,6 +1,8 @@
-"""Numbers the contest paper and the EVAL 01 report publish, checked from referee's own definitions (issue 18):
-the mission's share of EVAL 01's score variance against nation power's, the Bayesian regression of the
-assignment-luck check against OLS, and the contest's headline alignment of Elo with the mean-score ranking."""
+"""Statistics referee computes from what the contest paper and the EVAL 01 report publish (issue 18): the
+mission's share of EVAL 01's score variance against nation power's (referee's statistic on the report's table;
+the report does not state it), the Bayesian regression of the assignment-luck check against OLS, and the
+contest's headline alignment of Elo with the mean-score ranking. Numbers the papers themselves state are
+checked against the papers' text in tests/test_paper_command.py."""
 
 from __future__ import annotations
 
@@ -24,9 +26,10 @@ def eval01(tmp_path_factory):
     return frame
 
 
-def test_the_mission_explains_31_percent_of_eval01_score_variance_and_nation_power_none(eval01):
-    """The randomly drawn mission explains 31 % of the final score's variance across the 11 nations with a
-    recorded power; the outcome the score claims to measure, nation power, explains 0 %."""
+def test_referees_mission_share_of_eval01_score_variance_is_31_percent_and_nation_powers_none(eval01):
+    """referee's assignment-luck statistic on the report's table (the report states no such share): the
+    randomly drawn mission explains 31 % of the final score's variance across the 11 nations with a recorded
+    power; the outcome the score claims to measure, nation power, explains 0 %."""
     luck = assignment_luck(eval01, "role", "nation_power", bayes=False)
     # by hand: R^2 of score on mission is the between-mission share of the sum of squares; on power, the
     # squared Pearson correlation

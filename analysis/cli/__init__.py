@@ -19,11 +19,11 @@ import os
 import sys
 import warnings
 
-from referee.cli import audit, fits, ingest, plan, ratings, report, simulate, social
+from referee.cli import audit, fits, ingest, paper, plan, ratings, report, simulate, social
 from referee.names import HANDLED, referee_version
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-GROUPS = (ingest, simulate, ratings, plan, social, fits, audit, report)  # in the order `--help` lists them
+GROUPS = (ingest, simulate, ratings, plan, social, fits, audit, report, paper)  # in the order `--help` lists them
 
 
 def build_parser() -> argparse.ArgumentParser:

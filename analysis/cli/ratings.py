@@ -89,10 +89,12 @@ def cmd_ratings(args) -> dict:
                    f"with probability {ties['tie_probability_equal']:.3f}; observed tie rate "
                    f"{ties['observed_tie_rate']:.3f}")
     if "kendall_tau" in result.extra:
+        from referee.present.readings import kendall_reading
+
         tau = result.extra["kendall_tau"]
         folder.table("kendall_tau", tau)
-        _say(args, f"\nKendall tau of each game's ranking against the global one (mean {tau['kendall_tau'].mean():.2f}; "
-                   "the COMPACT paper reports 0.68):")
+        _say(args, f"\nKendall tau of each game's ranking against the global one "
+                   f"({kendall_reading(tau['kendall_tau'].mean(), args.per_game_prior_sd)}):")
         _say(args, tau.to_string(index=False))
     if result.bootstrap is not None and args.by is None:
         folder.figure("bootstrap", plot_bootstrap_violins(result.bootstrap.long()))
@@ -257,7 +259,8 @@ def cmd_ratings_cv(args) -> dict:
 
 def cmd_game_rank(args) -> dict:
     from referee.prepare.comparisons import comparisons_from_tables
-    from referee.run.game_theory import chance_reading, game_ranking
+    from referee.present.readings import chance_reading
+    from referee.run.game_theory import game_ranking
 
     matches, results, folder = _stored_tables(args)
     folder.notes(_excluded(args, matches, results))

@@ -28,7 +28,8 @@ from referee.io.resources import shipped
 from referee.io.schema import MODES, conform
 from referee.names import CatalogueError  # noqa: F401  (defined light, for the command line)
 
-CONTEST_2024 = shipped("catalogues", "concordia_contest_2024.toml")
+CONTEST_2024 = shipped("catalogues", "concordia_contest_2024.toml")  # tags from the Concordia 1.8.9 code
+CONTEST_2024_PAPER = shipped("catalogues", "concordia_contest_2024_paper.toml")  # the paper's Table 1 tags
 
 _KEYS = {"game", "background", "mode", "phase", "tags", "score_min", "score_max", "description"}
 

@@ -481,8 +481,9 @@ def plot_similarity_blocks(matrix: pd.DataFrame, title: str = "Socio-cognitive s
 
 
 @styled
-def plot_consistency(summary: pd.DataFrame) -> Figure:
-    """COMPACT figure 5: mean correlation per comparison with its bootstrap interval.
+def plot_consistency(summary: pd.DataFrame, interval: str = "95% bootstrap interval") -> Figure:
+    """COMPACT figure 5: mean correlation per comparison with its interval (`interval` names it on the axis,
+    e.g. '±1 SEM over pairs', the paper's error bars).
     summary : comparison, mean_r, low, high. Returns a Figure."""
     fig, ax = _subplots(figsize=(TWO_COLUMNS * 0.85, _height(len(summary), 1.4)))
     y = np.arange(len(summary))
@@ -492,7 +493,7 @@ def plot_consistency(summary: pd.DataFrame) -> Figure:
     ax.axvline(0, color="#666", lw=0.8)
     ax.set_yticks(y, summary["comparison"])
     ax.invert_yaxis()
-    ax.set_xlabel("mean Pearson r of metric vectors (95% bootstrap interval)")
+    ax.set_xlabel(f"mean Pearson r of metric vectors ({interval})")
     return fig
 
 

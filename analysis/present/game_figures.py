@@ -49,5 +49,5 @@ def plot_cycles(cycles: pd.DataFrame, payoffs: pd.DataFrame, k: int = MAX_CYCLES
         ax.set_xticks([])
         ax.set_yticks([])
         ax.set_axis_off()
-    fig.suptitle("Strongest cycles: each agent beats the next (win rate, comparisons)", fontsize=8)
+    fig.suptitle("Strongest cycles (arrow: beats; win rate, n)", fontsize=8)
     return fig

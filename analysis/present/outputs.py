@@ -242,12 +242,14 @@ class ResultsFolder:
             paths["figure"] = self.figure(figure_name, figure)
         return paths
 
-    def close(self) -> dict:
-        """Write provenance.json and manifest.json; returns the manifest."""
+    def close(self, extra: dict | None = None) -> dict:
+        """Write provenance.json and manifest.json (`extra`'s keys, e.g. a paper's items, then `files`: every
+        file written with its size and SHA-256); returns the manifest."""
         prov = self.path("provenance.json")
         prov.write_text(json.dumps(jsonable(self._provenance), indent=1) + "\n")
         manifest_path = self.out / "manifest.json"
-        manifest = {"files": [{"name": p.relative_to(self.out).as_posix(), "bytes": p.stat().st_size,
+        manifest = {**jsonable(extra or {}),
+                    "files": [{"name": p.relative_to(self.out).as_posix(), "bytes": p.stat().st_size,
                                "sha256": _sha256(p)} for p in self.files if p.exists()]}
         manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
         return manifest

@@ -35,6 +35,8 @@ from referee.present.figures import (
     plot_win_matrices,
 )
 from referee.present.plan_figures import plot_contest_stages
+from referee.models.registry import DEFAULT_TAU_ELO
+from referee.present.readings import chance_reading, kendall_reading
 
 HTML_ROWS = 60  # rows of a table shown on the page; the CSV under tables/ has them all
 
@@ -311,8 +313,8 @@ def prediction_section(runner: str, cv_summary: pd.DataFrame, kendall: pd.DataFr
         "oriented at random) for scalar, per-game and multidimensional Bradley-Terry (COMPACT section 2.4)."])
     section.tables.append(("ROC-AUC by model (dims = dimensions of the multidimensional model)", cv_summary))
     if kendall is not None:
-        section.tables.append((f"Kendall tau of each game's ranking against the global ranking (mean "
-                               f"{kendall['kendall_tau'].mean():.2f}; the COMPACT paper reports 0.68)", kendall))
+        section.tables.append((f"Kendall tau of each game's ranking against the global ranking "
+                               f"({kendall_reading(kendall['kendall_tau'].mean(), DEFAULT_TAU_ELO)})", kendall))
     section.figures.append(("P(row beats column) from Bradley-Terry (COMPACT figure 1), each beside the observed share "
                             "of wins; agents in rating order, the top 15 when there are more; blank: never compared.",
                             plot_win_matrices(matrices)))
@@ -407,8 +409,6 @@ def one_axis_section(runner: str, elo: pd.DataFrame, nash, alpha) -> Section:
 
     elo : the Elo table (agent, rank); nash, alpha : `referee.run.game_theory.GameRanking` of the same
     comparisons by 'nash' (with a bootstrap) and 'alpha-rank'."""
-    from referee.run.game_theory import chance_reading
-
     section = Section(f"Is there one axis? ({runner})", text=[
         "Elo and Bradley-Terry place every agent on one line. The meta-game of every pair's log-odds splits into a "
         "part one line can hold and a cyclic part it cannot (the Hodge decomposition of Balduzzi et al. 2019): the "

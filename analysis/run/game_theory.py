@@ -48,14 +48,6 @@ strength, weakest, component): every cyclic triad, strongest first (`strongest_c
     cycles: pd.DataFrame | None = None
 
 
-def chance_reading(row) -> str:
-    """One sentence on a cyclic share against its chance range (a `GameRanking.cyclic` row)."""
-    verdict = ("more than noise in a one-axis game explains" if row.chance_p < 0.05
-               else "no evidence of cycles beyond noise")
-    return (f"games with one axis and the same comparisons reach {row.chance_lower:.2f}-{row.chance_upper:.2f} by "
-            f"chance ({'p < 0.005' if row.chance_p < 0.005 else f'p = {row.chance_p:.2f}'}): {verdict}")
-
-
 def _solve(comparisons: pd.DataFrame, agents: list[str], method: str, alpha: float, m: int):
     game = payoff_table(comparisons, agents)
     if method == "nash":

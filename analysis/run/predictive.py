@@ -127,7 +127,8 @@ def _metrics(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 
 def compare_predictors(scores: pd.DataFrame, demands: pd.DataFrame | Callable[[pd.DataFrame], pd.DataFrame],
-                       folds: int = FOLDS, seed: int = 0, executor: Executor | None = None, **sampling) -> Comparison:
+                       folds: int = FOLDS, seed: int = 0, executor: Executor | None = None,
+                       test_folds: list[int] | None = None, **sampling) -> Comparison:
     """Cross-validate the four predictors over each agent's scenarios (module docstring), one sweep task per
     fold and one for the final layout (`executor`: where they run, `referee.run.executor`; the same result
     on any: fold k's layout is seeded seed + k).
@@ -135,17 +136,18 @@ def compare_predictors(scores: pd.DataFrame, demands: pd.DataFrame | Callable[[p
     scores : agent, scenario, score_norm (one row per (match, agent)). demands : a demand matrix (index
     scenario) used in every fold, or a function of the training rows returning one (`training_demands`: the
     paper's tags chosen on training rows only; picklable when the folds run elsewhere). folds : how many folds
-    (each cell tested once). sampling : draws, tune, chains, sampler for the layouts (default: `fit_layout`'s,
+    (each cell tested once). test_folds : only these folds are held out and scored (e.g. [0]: the contest
+    paper's one train/test split, about 1/folds of each agent's cells tested; default every fold). sampling : draws, tune, chains, sampler for the layouts (default: `fit_layout`'s,
     which converge).
     """
     data = scores.dropna(subset=["score_norm"]).reset_index(drop=True)[["agent", "scenario", "score_norm"]]
     data["fold"] = cell_folds(data, folds, seed)
     shared = share(executor, "scores", data)
     tasks = [Task(f"predictive-fold-{k}", predictive_fold, (shared, k, demands, seed, sampling))
-             for k in range(folds) if (data["fold"] == k).any()]
+             for k in (range(folds) if test_folds is None else test_folds) if (data["fold"] == k).any()]
     tasks.append(Task("final-layout", final_layout, (shared, demands, seed, sampling)))
     *parts, final = run_tasks(tasks, executor, "predictive folds")
-    predictions = pd.concat([p[0] for p in parts]).sort_index()
+    predictions = pd.concat([p[0] for p in parts]).sort_index()  # the rows of the folds scored
     diagnostics = [p[1] for p in parts]
     chosen = [row for p in parts for row in p[2]]
     return Comparison(_metrics(predictions, ["agent"]), _metrics(predictions, []), predictions.reset_index(drop=True),

@@ -164,3 +164,4 @@ def status_note(table: pd.DataFrame) -> str:
     """One sentence: how many agents are established and provisional, and the rule."""
     est = int((table["status"] == "established").sum())
     return f"{est} agent(s) established, {len(table) - est} provisional ({RULE}; see the `status` column)"
+

@@ -22,6 +22,7 @@ from referee.models.fit import summarised_warnings
 from referee.models.ratings.bradley_terry import fit_bt
 from referee.models.ratings.bt_multidim import fit_bt_multidim
 from referee.models.ratings.bt_per_game import fit_bt_per_game
+from referee.models.registry import DEFAULT_TAU_ELO
 
 
 def game_folds(comparisons: pd.DataFrame, folds: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -35,9 +36,10 @@ def game_folds(comparisons: pd.DataFrame, folds: int, seed: int) -> tuple[np.nda
     return fold.reindex(first).to_numpy(), fold.reindex(second).to_numpy()
 
 
-def _strengths(model: str, train: pd.DataFrame, agents: list[str], games: list[str], dims: int, seed: int
-               ) -> np.ndarray:
-    """Strengths per (game, agent), shape (K, n), fitted on `train` (unseen agents/games: 0)."""
+def _strengths(model: str, train: pd.DataFrame, agents: list[str], games: list[str], dims: int, seed: int,
+               tau_elo: float | None = DEFAULT_TAU_ELO) -> np.ndarray:
+    """Strengths per (game, agent), shape (K, n), fitted on `train` (unseen agents/games: 0); `tau_elo` the
+    per-game deviations' prior sd (None: plain maximum likelihood, the COMPACT paper's)."""
     coded = encode(train, agents)
     K, n = len(games), len(agents)
     strengths = np.zeros((K, n))
@@ -46,7 +48,7 @@ def _strengths(model: str, train: pd.DataFrame, agents: list[str], games: list[s
         if model == "bt":
             strengths[:] = fit_bt(coded.counts(), agents).theta  # falls back to MAP itself where no MLE exists
         elif model == "bt-per-game":
-            fit = fit_bt_per_game(coded.game_counts(), agents, coded.games)
+            fit = fit_bt_per_game(coded.game_counts(), agents, coded.games, tau_elo=tau_elo)
             strengths[:] = fit.mu
             strengths[game_index] = fit.theta
         else:
@@ -57,9 +59,10 @@ def _strengths(model: str, train: pd.DataFrame, agents: list[str], games: list[s
 
 def cross_validate(comparisons: pd.DataFrame, folds: int = 5, dims: range | list[int] = range(1, 8),
                    models: tuple[str, ...] = ("bt", "bt-per-game", "bt-md"), seed: int = 0,
-                   executor: Executor | None = None) -> pd.DataFrame:
+                   executor: Executor | None = None, tau_elo: float | None = DEFAULT_TAU_ELO) -> pd.DataFrame:
     """k-fold ROC-AUC of held-out comparisons, folds of whole games (`game_folds`), one sweep task per fold
-    (`executor`: where they run, `referee.run.executor`; the same result on any).
+    (`executor`: where they run, `referee.run.executor`; the same result on any). `tau_elo`: the per-game
+    model's deviation prior sd in Elo points (None: plain maximum likelihood, the COMPACT paper's).
 
     Returns
     -------
@@ -72,12 +75,13 @@ def cross_validate(comparisons: pd.DataFrame, folds: int = 5, dims: range | list
                                                       fold_b=fold_b, flip=flip)
     specs = [(m, 0) for m in models if m != "bt-md"] + [("bt-md", d) for d in (dims if "bt-md" in models else [])]
     shared = share(executor, "cv-comparisons", data)
-    tasks = [Task(f"cv-fold-{f}", cv_fold, (shared, f, specs, seed)) for f in range(folds)]
+    tasks = [Task(f"cv-fold-{f}", cv_fold, (shared, f, specs, seed, tau_elo)) for f in range(folds)]
     rows = [row for part in run_tasks(tasks, executor, "cross-validation folds") for row in part]
     return pd.DataFrame(rows, columns=["model", "dims", "fold", "auc", "n_test"])
 
 
-def cv_fold(shared: Shared, fold: int, specs: list[tuple[str, int]], seed: int) -> list[dict]:
+def cv_fold(shared: Shared, fold: int, specs: list[tuple[str, int]], seed: int,
+            tau_elo: float | None = DEFAULT_TAU_ELO) -> list[dict]:
     """One cross-validation fold (a sweep task): each (model, dims) of `specs` fitted on the other folds and
     scored on this one's decisive comparisons. `shared` holds a, b, outcome, game, cluster, fold_a, fold_b,
     flip.
@@ -98,7 +102,7 @@ def cv_fold(shared: Shared, fold: int, specs: list[tuple[str, int]], seed: int) 
     a, b, label = np.where(tf, b, a), np.where(tf, a, b), np.where(tf, ~label, label)
     rows = []
     for model, d in specs:
-        s = _strengths(model, train, agents, games, d, seed)
+        s = _strengths(model, train, agents, games, d, seed, tau_elo)
         p = 1.0 / (1.0 + np.exp(-(s[g, a] - s[g, b])))
         auc = roc_auc_score(label, p) if 0 < label.sum() < len(label) else np.nan
         rows.append({"model": model, "dims": d, "fold": fold, "auc": auc, "n_test": len(label)})

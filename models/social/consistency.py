@@ -21,8 +21,9 @@ COMPARISONS = ("intra-agent, across categories", "inter-agent, same category",
                "intra-agent, across framings", "inter-agent, same framing")
 
 
-def metric_vectors(players: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Mean metric per `keys` group (e.g. agent, category), z-scored per metric; metric columns only.
+def metric_vectors(players: pd.DataFrame, keys: list[str], standardise: bool = True) -> pd.DataFrame:
+    """Mean metric per `keys` group (e.g. agent, category), z-scored per metric unless `standardise` is False
+    (the COMPACT paper's raw means); metric columns only.
 
     players : `referee.prepare.socio.player_metrics` plus the key columns. Metrics with no spread are
     dropped (their z-score is undefined); missing means stay NaN and are skipped pairwise.
@@ -31,7 +32,7 @@ def metric_vectors(players: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     means = players.groupby(keys)[metrics].mean()
     sd = means.std()
     means = means.loc[:, sd > 0]
-    return (means - means.mean()) / means.std()
+    return (means - means.mean()) / means.std() if standardise else means
 
 
 def _pearson(u: np.ndarray, v: np.ndarray) -> float:
@@ -102,3 +103,59 @@ def consistency(players: pd.DataFrame, n_boot: int = 200, seed: int = 0) -> pd.D
         low, high = (np.percentile(b, [2.5, 97.5]) if len(b) else (np.nan, np.nan))
         rows.append({"comparison": k, "mean_r": value, "low": float(low), "high": float(high), "n_pairs": n})
     return pd.DataFrame(rows)
+
+
+def _pairs(vectors: pd.DataFrame, same: dict[str, bool]) -> np.ndarray:
+    """Pearson r of every pair of rows of `vectors` whose index levels agree (True) or differ (False) as
+    `same` says, e.g. {"agent": True, "category": False}."""
+    sim = similarity(vectors).to_numpy()
+    iu = np.triu_indices(len(sim), 1)
+    keep = np.ones(len(iu[0]), bool)
+    for level, equal in same.items():
+        values = vectors.index.get_level_values(level).to_numpy()
+        keep &= (values[iu[0]] == values[iu[1]]) == equal
+    r = sim[iu][keep]
+    return r[np.isfinite(r)]
+
+
+def paper_consistency(players: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The COMPACT paper's consistency figures (section 3.2) by its own protocol: raw metric means (no
+    z-scores), mean Pearson r with its standard error over the pairs (Figure 5's error bars).
+
+    players : as `consistency` (match_id, player, agent, game, category, framing optional, metric columns).
+    Returns (summary: comparison, mean_r, sem, n_pairs, min_r, max_r, figure; per_agent: agent,
+    self_consistency (mean r of the agent with itself across categories), n_pairs). Comparisons: Figure 4's
+    diagonal blocks (same agent, other category) and off-diagonal (two agents, every pair); same agent across
+    games against two agents in the same game; with framings, the same agent and category across framings
+    against two agents in one framing, and Figure 5 (right): each agent's vector over all games in each
+    framing, the agent against itself across framings and two agents in one framing."""
+    by_category = metric_vectors(players, ["agent", "game", "category"], standardise=False)
+    specs = [("intra-agent, across categories (Figure 4 diagonal blocks)", by_category,
+              {"agent": True, "category": False}, "Figure 4"),
+             ("inter-agent, all pairs (Figure 4 off-diagonal)", by_category, {"agent": False}, "Figure 4"),
+             ("intra-agent, across games", by_category, {"agent": True, "game": False}, "Figure 5 (left)"),
+             ("inter-agent, same game", by_category, {"agent": False, "game": True}, "Figure 5 (left)")]
+    if "framing" in players.columns and players["framing"].nunique() > 1:
+        by_framing = metric_vectors(players, ["agent", "category", "framing"], standardise=False)
+        overall = metric_vectors(players, ["agent", "framing"], standardise=False)
+        specs += [("intra-agent, across framings", by_framing, {"agent": True, "category": True, "framing": False},
+                   "Figure 5 (middle)"),
+                  ("inter-agent, same framing", by_framing, {"agent": False, "category": True, "framing": True},
+                   "Figure 5 (middle)"),
+                  ("intra-agent, across framings, all games", overall, {"agent": True, "framing": False},
+                   "Figure 5 (right)"),
+                  ("inter-agent, same framing, all games", overall, {"agent": False, "framing": True},
+                   "Figure 5 (right)")]
+    rows = []
+    for name, vectors, same, figure in specs:
+        r = _pairs(vectors, same)
+        rows.append({"comparison": name, "mean_r": float(r.mean()) if len(r) else np.nan,
+                     "sem": float(r.std(ddof=1) / np.sqrt(len(r))) if len(r) > 1 else np.nan, "n_pairs": len(r),
+                     "min_r": float(r.min()) if len(r) else np.nan, "max_r": float(r.max()) if len(r) else np.nan,
+                     "figure": figure})
+    per_agent = []
+    for agent in by_category.index.get_level_values("agent").unique():
+        r = _pairs(by_category.xs(agent, level="agent", drop_level=False), {"category": False})
+        per_agent.append({"agent": agent, "self_consistency": float(r.mean()) if len(r) else np.nan,
+                          "n_pairs": len(r)})
+    return pd.DataFrame(rows), pd.DataFrame(per_agent).sort_values("self_consistency", ascending=False)

@@ -1,0 +1,94 @@
+"""The Age of Agents EVAL 01 report by its own protocol: Appendix A.1's table of the twelve agents, the score
+formula's reproduction (section 3.4), the three proofs of section 4 (one nation, a 175-fold spread; second
+with a dead nation; the strongest nation fourth), the score decomposition, activity against rank (section
+5.1), deportation (section 5.4) and the two scores (section 7.1), from one season in a store."""
+
+from __future__ import annotations
+
+import pandas as pd
+from scipy import stats
+
+from referee.paper.items import Item, PaperWriter
+
+TABLE_COLUMNS = ["rank", "agent", "player", "team", "role", "nation_power", "nation_alive", "universal", "bonus",
+                 "score"]
+
+
+def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 0) -> tuple[dict, list[str]]:
+    """Make the EVAL 01 report's tables and findings from one Age of Agents season of the store (`match`,
+    default the first aoa match), into `writer`. Returns (protocol, notes)."""
+    from referee.reporting import FORMULAS
+    from referee.run.audit import audit_frame, default_outcomes, formula_from, run_audit
+
+    matches = store.table("matches")
+    seasons = matches.loc[matches["runner"] == "aoa", "match_id"].tolist()
+    if match is None and not seasons:
+        raise ValueError("the store holds no Age of Agents season (runner 'aoa'); `referee paper aoa` reads one")
+    match = match or seasons[0]
+    frame, events = audit_frame(store, match=match)
+    outcomes = default_outcomes(frame, store.table("measures"))
+    formula = formula_from(FORMULAS / "aoa_eval01.toml", frame)
+    audit = run_audit(frame, events, formula, outcomes, ["team"], "universal", seed=seed, bayes=False,
+                      assume="higher")
+    protocol = {"season": match, "formula": "data/formulas/aoa_eval01.toml (the report's section 3.4)",
+                "outcomes": outcomes, "regressions": "none (the report's findings are counts and ranks)"}
+    notes = list(audit.notes)
+    shown = [c for c in TABLE_COLUMNS if c in frame.columns]
+    writer.table(Item("Appendix A.1", "all agents ranked by final score: universal, bonus, nation power"),
+                 frame[shown].sort_values("rank"))
+    checks = audit.checks
+    for number, title, key in (("Section 3.4", "the score formula recomputed from each agent's counters",
+                                "reproduction"),
+                               ("Section 4.1", "one nation, several agents: the score's spread at one outcome",
+                                "hold_outcome_constant"),
+                               ("Section 4.2", "an agent ranked near the top whose nation failed its outcome",
+                                "failure_at_top"),
+                               ("Section 4.4", "what the score is made of: each component's share",
+                                "decomposition"),
+                               ("Section 7.1", "two scores, never combined: telemetry against outcome",
+                                "two_scores")):
+        item = Item(number, title, protocol={"check": key, "verdict": checks.get(key, {}).get("verdict")})
+        table = checks.get(key, {}).get("table")
+        if isinstance(table, pd.DataFrame) and len(table):
+            writer.table(item, table)
+        else:
+            writer.missing(item, checks.get("skipped", {}).get(key, "the check found nothing to tabulate"))
+    writer.table(Item("Section 4.3", "the strongest nation against the winner: rank by score against rank by "
+                                     "nation power", protocol={"verdict": checks["rank_agreement"]["verdict"]}),
+                 _power_ranks(frame))
+    _activity(writer, frame)
+    _deportation(writer, events)
+    return protocol, notes
+
+
+def _power_ranks(frame: pd.DataFrame) -> pd.DataFrame:
+    """agent, team, score rank, nation power and its rank (1 = strongest; nations without power left blank)."""
+    out = frame[["agent", "team", "rank", "nation_power"]].copy()
+    out["power_rank"] = out["nation_power"].rank(ascending=False, method="min")
+    return out.sort_values("rank")
+
+
+def _activity(writer: PaperWriter, frame: pd.DataFrame) -> None:
+    """Section 5.1: actions against rank, the busiest agent's place, and Spearman's rho."""
+    item = Item("Section 5.1", "activity against rank: does the busiest agent win?",
+                protocol={"activity": "actions_total", "association": "Spearman's rho of actions and final rank"})
+    if "actions_total" not in frame.columns or frame["actions_total"].isna().all():
+        writer.missing(item, "the season records no per-agent action count")
+        return
+    data = frame[["agent", "rank", "actions_total", "votes_cast"]].dropna(subset=["actions_total"])
+    rho = stats.spearmanr(data["actions_total"], data["rank"]).statistic
+    busiest = data.sort_values("actions_total", ascending=False).iloc[0]
+    item.protocol.update(spearman_rho=float(rho), busiest=busiest["agent"], busiest_rank=int(busiest["rank"]))
+    writer.table(item, data.sort_values("actions_total", ascending=False))
+
+
+def _deportation(writer: PaperWriter, events: pd.DataFrame) -> None:
+    """Section 5.4: deport-related events against deportations carried out."""
+    item = Item("Section 5.4", "deportation: deport-related events against deportations carried out")
+    kinds = events["type"].astype(str) if len(events) and "type" in events.columns else pd.Series(dtype=str)
+    related = kinds[kinds.str.contains("deport", case=False)]
+    if not len(related):
+        writer.missing(item, "the store holds no event log with deport-related events for this season (the season "
+                             "file alone carries final statistics)")
+        return
+    writer.table(item, related.value_counts().rename_axis("event").reset_index(name="events"))

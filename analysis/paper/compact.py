@@ -1,0 +1,123 @@
+"""The COMPACT paper ("communicate-predict-act" games) by its own protocol: Figure 1 and Table 1 from the
+per-game Bradley-Terry model by plain maximum likelihood, Figure 2 from 200 bootstrap re-estimations, Table 2
+and Figures 4-7 from the socio-cognitive metrics, consistency on raw metric means over every pair with
+standard errors over pairs (Figure 5's error bars)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from referee.paper.items import Item, PaperWriter
+
+BOOTSTRAP = 200  # Figure 2: "200 subsampled re-estimations"
+PER_GAME = {"model": "Bradley-Terry with per-game deviations", "estimation": "plain maximum likelihood",
+            "constraint": "deviations sum to zero over games (referee's choice; the paper does not say)"}
+PER_GAME_DEFAULT = "deviations shrunk by a Normal(0, 100 Elo) prior, in the fit and in the cross-validation"
+
+
+def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: int = 0) -> tuple[dict, list[str]]:
+    """Make every numbered item of the COMPACT paper the store allows, into `writer`.
+
+    store : an open `referee.io.store.Store` of communicate-predict-act matches (predictions, actions, judge
+    ratings for Table 2 and Figures 4-7). runner : whose matches (default every match). Returns (protocol,
+    notes)."""
+    from referee.prepare.comparisons import comparisons_from_tables
+    from referee.present.figures import plot_bootstrap_violins, plot_win_matrices
+    from referee.run.ratings import rate
+    from referee.run.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
+
+    matches, results = store.table("matches"), store.table("results")
+    if runner:
+        matches = matches[matches["runner"] == runner]
+    results = results[results["match_id"].isin(matches["match_id"])]
+    notes: list[str] = []
+    protocol = {"per-game model": PER_GAME, "bootstrap": f"{BOOTSTRAP} resamples of matches",
+                "consistency": "raw metric means per (agent, game category), no z-scores; mean r ± SEM over pairs",
+                "cross-validation": "5 folds of whole games; per-game model by plain maximum likelihood"}
+    writer.missing(Item("Figure 3", "an example of the judge's influence ratings"),
+                   "an illustration of one judged exchange, not computed from data")
+    comparisons = comparisons_from_tables(matches, results, parallel=True)
+    if not len(comparisons):
+        for number in ("Figure 1", "Table 1", "Figure 2"):
+            writer.missing(Item(number, "ratings"), "no two players share a match with comparable scores")
+    else:
+        split = "communication" if matches["communication"].notna().any() else None
+        writer.figure(Item("Figure 1", "probability that each agent outperforms each other, fitted and observed",
+                           protocol={"model": "scalar Bradley-Terry", "split": split}),
+                      plot_win_matrices(fitted_and_empirical(comparisons, split)))
+        per_game = rate(comparisons, "bt-per-game", tau_elo=None, seed=seed)
+        notes += [f"Table 1: {n}" for n in per_game.notes]
+        fit = per_game.extra["fit"]
+        by_game = fit.game_table().pivot(index="agent", columns="game", values="rating").reset_index()
+        table = fit.global_table()[["agent", "rank", "rating"]].rename(columns={"rating": "global"}).merge(
+            by_game, on="agent")
+        writer.table(Item("Table 1", "Elo scores: each agent's global rating and its rating in each game",
+                          protocol=PER_GAME, referee_default=PER_GAME_DEFAULT), table.sort_values("rank"))
+        kendall = per_game.extra["kendall_tau"]
+        writer.table(Item("Section 2 (Kendall tau)", "each game's ranking against the global one (Kendall tau)",
+                          protocol=PER_GAME, referee_default=PER_GAME_DEFAULT),
+                     kendall if isinstance(kendall, pd.DataFrame) else pd.DataFrame([kendall]))
+        bt = rate(comparisons, "bt", bootstrap=BOOTSTRAP, seed=seed)
+        writer.figure(Item("Figure 2", "bootstrap distribution of the global Elo ratings",
+                           protocol={"model": "scalar Bradley-Terry", "bootstrap": f"{BOOTSTRAP} resamples of matches"}),
+                      plot_bootstrap_violins(bt.bootstrap.long()))
+        if comparisons["game"].nunique() > 1:
+            cv = summarise_cv(cross_validate(comparisons, folds=5, dims=[1, 2], seed=seed, tau_elo=None))
+            writer.table(Item("Section 2 (cross-validated AUC)", "held-out ROC-AUC of the scalar, per-game and "
+                                                                 "two-dimensional models",
+                              protocol={"folds": "5, whole games", **PER_GAME}, referee_default=PER_GAME_DEFAULT), cv)
+        else:
+            writer.missing(Item("Section 2 (cross-validated AUC)", "cross-validation"), "every match is one game")
+    _socio_items(store, writer, matches, results, seed, notes)
+    return protocol, notes
+
+
+def _socio_items(store, writer: PaperWriter, matches, results, seed: int, notes: list[str]) -> None:
+    from referee.models.social.consistency import metric_vectors, paper_consistency, similarity
+    from referee.present.figures import plot_consistency, plot_intervals, plot_roc_curves, plot_similarity_blocks
+    from referee.run.socio import socio_analysis
+
+    ids = set(matches["match_id"])
+    events, measures = (t[t["match_id"].isin(ids)] for t in (store.table("events"), store.table("measures")))
+    try:
+        result = socio_analysis(matches, results, events, measures, n_boot=BOOTSTRAP, seed=seed)
+    except ValueError as exc:
+        for number in ("Table 2", "Figure 4", "Figure 5", "Figure 6", "Figure 7"):
+            writer.missing(Item(number, "socio-cognitive metrics"), str(exc))
+        return
+    notes += [f"socio-cognitive metrics: {n}" for n in result.notes]
+    players = result.players.drop(columns="communication", errors="ignore")
+    metric_names = [c for c in players.columns if c not in {"match_id", "player", "agent", "game", "category", "framing"}]
+    writer.table(Item("Table 2", "socio-cognitive metrics: each agent's mean over its player-matches",
+                      protocol={"unit": "player-match"}), players.groupby("agent")[metric_names].mean().reset_index())
+    raw = {"vectors": "raw metric means per (agent, game category)", "z-scores": "none"}
+    default = "metric means z-scored per metric before correlating, and intervals by a bootstrap over matches"
+    writer.figure(Item("Figure 4", "Pearson correlations of (agent, game category) metric vectors", protocol=raw,
+                       referee_default=default),
+                  plot_similarity_blocks(similarity(metric_vectors(players, ["agent", "category"], standardise=False))))
+    summary, per_agent = paper_consistency(players)
+    item = Item("Figure 5", "intra- against inter-agent correlations (left: games; middle: framings; right: "
+                            "framings over all games)", protocol={**raw, "error bars": "±1 SEM over pairs"},
+                referee_default=default + "; the inter-agent correlation within one game category only")
+    writer.figure(item, plot_consistency(summary.assign(low=summary["mean_r"] - summary["sem"],
+                                                        high=summary["mean_r"] + summary["sem"]), "±1 SEM over pairs"))
+    writer.table(item, summary)
+    writer.table(item, per_agent, suffix="_per_agent")
+    if "framing" not in players.columns or players["framing"].nunique() < 2:
+        notes.append("Figure 5 (middle, right): the matches hold one framing, so the framing comparisons are empty")
+    found = result.determinants.get("all games")
+    if found is None:
+        for number in ("Figure 6", "Figure 7"):
+            writer.missing(Item(number, "what predicts winning"), "no pair of players to predict")
+        return
+    folds = {"folds": "two agents left out of each training fold", "model": "logistic regression on metric "
+                                                                            "differences (equation 5)"}
+    curves = {m: found.roc(m) for m in found.auc["model"]}
+    writer.figure(Item("Figure 6", "ROC curves of each model", protocol=folds),
+                  plot_roc_curves(curves, dict(zip(found.auc["model"], found.auc["auc"]))))
+    writer.table(writer.items[-1], found.auc)
+    weights = found.weights[found.weights["model"] == "metrics"].rename(
+        columns={"weight": "mean", "low": "hdi_low", "high": "hdi_high"})
+    writer.figure(Item("Figure 7", "fixed feature weights (95 % bootstrap interval over matches)", protocol=folds),
+                  plot_intervals(weights, "feature", "What predicts winning", "weight per sd of metric difference"))
+    writer.table(writer.items[-1], found.weights)

@@ -1,0 +1,236 @@
+"""The contest paper ("Evaluating Generalization Capabilities of LLM-Based Agents in Mixed-Motive Scenarios
+Using Concordia") by its own protocol: Table 1 and Table 13 from the paper's catalogue, Tables 3-7 on the
+evaluation phase (Elo and the voting methods), Tables 8-12 on the finalists (the paper's: the top five by
+evaluation Elo plus `rational_agent`), Figures 2-5 (a beta likelihood on squeezed scores, agent slopes on
+every tag, the paper's tags), Figures 6-7 (Measurement Layouts; one train/test split)."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pandas as pd
+
+from referee.io.catalogue import CONTEST_2024_PAPER, load_catalogue
+from referee.paper.items import Item, PaperWriter
+from referee.prepare.selection import select_phases
+
+SELECTION, FINAL = "evaluation", "cross-play"
+BASELINE = "rational_agent"
+PAPER_TOP = 5  # the paper's finalists: its top five by evaluation Elo, and the baseline (Tables 8-12)
+VOTES = {"iml": ("Table 4", "Table 9", "iterative maximal lotteries"), "copeland": ("Table 5", "Table 10", "Copeland"),
+         "ranked-pairs": ("Table 6", "Table 11", "ranked pairs"), "ewa": ("Table 7", None, "evaluation without "
+                                                                                        "aggregation")}
+BETA = {"likelihood": "beta on squeezed scores (Smithson-Verkuilen: (y (n - 1) + 1/2) / n)"}
+ILLUSTRATIONS = {"Figure 1": "an overview diagram of the contest framework, not computed from data",
+                 "Figure 8": "the participants' Likert-scale survey answers, which are not match logs"}
+
+
+def paper_tags(scenarios: list[str]) -> tuple[pd.DataFrame, list[str]]:
+    """The paper catalogue's tags (scenario, tag) for `scenarios`, and the scenarios it does not list."""
+    catalogue = load_catalogue(CONTEST_2024_PAPER)
+    tags = catalogue.tags[catalogue.tags["scenario"].isin(scenarios)]
+    return tags.reset_index(drop=True), sorted(set(scenarios) - set(catalogue.scenarios["scenario"]))
+
+
+def substrate_table() -> pd.DataFrame:
+    """Table 1's substrates with their tags (one row per substrate) and the catalogue scenarios of each."""
+    catalogue = load_catalogue(CONTEST_2024_PAPER)
+    tags = catalogue.tags.merge(catalogue.scenarios[["scenario", "game"]], on="scenario")
+    rows = []
+    for game, group in tags.groupby("game", sort=True):
+        rows.append({"substrate": game, "tags": ", ".join(dict.fromkeys(group["tag"])),
+                     "scenarios": ", ".join(sorted(group["scenario"].unique()))})
+    return pd.DataFrame(rows)
+
+
+def tag_definitions() -> pd.DataFrame:
+    """Table 13: tag, description, from the paper catalogue's [tags] table."""
+    doc = tomllib.loads(CONTEST_2024_PAPER.read_text(encoding="utf-8"))
+    return pd.DataFrame(sorted(doc.get("tags", {}).items()), columns=["tag", "description"])
+
+
+def concordia_paper(store, writer: PaperWriter, finalists: list[str] | None = None, models: bool = True,
+                    sampling: dict | None = None, seed: int = 0) -> tuple[dict, list[str]]:
+    """Make every numbered item of the contest paper the store allows, into `writer`.
+
+    store : an open `referee.io.store.Store` with scenario-based matches (phases 'evaluation' and
+    'cross-play' for Tables 8-12; without phases every match is read as the evaluation phase). finalists :
+    Tables 8-12's agents (default the paper's: top five by evaluation Elo plus rational_agent). models : fit
+    the Bayesian models of Figures 2, 3 (right), 6 and 7. sampling : draws, tune, chains for them.
+    Returns (the protocol, notes)."""
+    from referee.run.contest import run_contest
+
+    matches, results = store.table("matches"), store.table("results")
+    scenario_matches = matches[matches["scenario"].notna()]
+    phases = set(scenario_matches["phase"].dropna())
+    selection = select_phases(scenario_matches, [SELECTION]) if SELECTION in phases else scenario_matches
+    notes = [] if SELECTION in phases else [f"no match is in phase {SELECTION!r}: every scenario match is read as the "
+                                            "evaluation phase"]
+    protocol = {"evaluation phase": SELECTION if SELECTION in phases else "every match",
+                "normalisation": "per scenario, min-max by theoretical bounds where the catalogue gives them, else "
+                                 "by observed bounds (the paper uses theoretical bounds)",
+                "tags": "the paper's Table 1 (data/catalogues/concordia_contest_2024_paper.toml)",
+                "elo": "the contest's Elo over (scenario, repetition) comparisons", **BETA,
+                "tag slopes": "agent slopes on every tag", "baseline": BASELINE,
+                "figure 7": "one train/test split (one fold of five held out per agent's scenarios)"}
+    for number, reason in ILLUSTRATIONS.items():
+        writer.missing(Item(number, "illustration"), reason)
+    writer.table(Item("Table 1", "substrate design: each substrate's tags",
+                      protocol={"source": "the paper's Table 1"}), substrate_table())
+    _evaluation_tables(writer, selection, results, seed)
+    if not len(scenario_matches):
+        for number in ("Table 8", "Table 9", "Table 10", "Table 11", "Table 12"):
+            writer.missing(Item(number, "finals"), "the store holds no scenario-based match")
+    else:
+        contest = run_contest(scenario_matches, results, top=PAPER_TOP if finalists is None else len(finalists),
+                              finalists=finalists or None, seed=seed)
+        picked = finalists or _paper_finalists(contest)
+        if not finalists and picked != contest.finalists:
+            contest = run_contest(scenario_matches, results, finalists=picked, seed=seed)
+        protocol["finalists"] = picked
+        notes += contest.notes
+        _final_tables(writer, contest, picked)
+    _score_figures(store, writer, selection, models, sampling or {}, seed, protocol, notes)
+    writer.table(Item("Table 13", "descriptions of the scenario tags", protocol={"source": "the paper's Table 13"}),
+                 tag_definitions())
+    return protocol, notes
+
+
+def _paper_finalists(contest) -> list[str]:
+    """The top five by evaluation Elo and the baseline (the paper's Tables 8-12), in selection order."""
+    order = contest.selection.sort_values(["rating", "agent"], ascending=[False, True])["agent"].tolist()
+    top = order[:PAPER_TOP]
+    return top + ([BASELINE] if BASELINE in order and BASELINE not in top else [])
+
+
+def _evaluation_tables(writer: PaperWriter, selection, results, seed: int) -> None:
+    from referee.prepare.comparisons import comparisons_from_tables
+    from referee.run.ratings import rate
+    from referee.run.votes import vote_tables
+
+    item = Item("Table 3", "evaluation phase: Elo", protocol={"model": "the contest's Elo"})
+    comparisons = comparisons_from_tables(selection, results) if len(selection) else pd.DataFrame()
+    if not len(comparisons):
+        writer.missing(item, "no two agents share a (scenario, repetition) in the evaluation phase")
+        for method, (number, _, label) in VOTES.items():
+            writer.missing(Item(number, f"evaluation phase: {label}"), "no evaluation-phase comparison")
+        return
+    writer.table(item, rate(comparisons, "elo", seed=seed).table().sort_values("rank"))
+    votes = vote_tables(selection, results, list(VOTES), min_ballots=1, seed=seed)
+    for method, (number, _, label) in VOTES.items():
+        table = votes[votes["method"] == method].drop(columns="method").sort_values("rank")
+        writer.table(Item(number, f"evaluation phase: {label}", protocol={"method": label, "ballots": "one per "
+                                                                          "(scenario, repetition)"}), table)
+
+
+def _final_tables(writer: PaperWriter, contest, picked: list[str]) -> None:
+    finals = {"Table 8": ("finalists' cross-play: Elo", contest.finals),
+              "Table 12": ("Elo over the cross-play and evaluation phases", contest.combined)}
+    for number, (title, table) in finals.items():
+        item = Item(number, title, protocol={"finalists": picked, "model": "the contest's Elo"},
+                    referee_default="`referee contest` takes the top 6 by Elo unless --finalists is given")
+        if len(table):
+            writer.table(item, table.sort_values("rank"))
+        else:
+            writer.missing(item, f"no match is in phase {FINAL!r}")
+    for method, (_, number, label) in VOTES.items():
+        if number is None:
+            continue
+        item = Item(number, f"finalists' cross-play: {label}", protocol={"finalists": picked, "method": label})
+        votes = contest.votes
+        table = votes[votes["method"] == method] if len(votes) else votes
+        if len(table):
+            writer.table(item, table.drop(columns="method").sort_values("rank"))
+        else:
+            writer.missing(item, f"no match is in phase {FINAL!r}")
+
+
+def _score_figures(store, writer: PaperWriter, selection, models: bool, sampling: dict, seed: int, protocol: dict,
+                   notes: list[str]) -> None:
+    """Figures 2-7 from the evaluation phase's normalised scores, re-tagged with the paper's tags."""
+    from referee.models.scores import beta_regression as br
+    from referee.present.figures import (plot_capability_profiles, plot_correlation_heatmap, plot_intervals,
+                                         plot_means, plot_predictor_comparison)
+    from referee.prepare.scores import agent_match_scores, normalise
+    from referee.run.describe import feature_correlations, scenario_features, scores_by
+    from referee.run.predictive import compare_predictors, training_demands
+
+    numbers = ["Figure 2", "Figure 3 (left)", "Figure 3 (right)", "Figure 4", "Figure 5", "Figure 6", "Figure 7"]
+    if not len(selection):
+        for number in numbers:
+            writer.missing(Item(number, "scores"), "the store holds no scenario-based match")
+        return
+    scenarios = store.table("scenarios")
+    scores = normalise(agent_match_scores(selection, store.table("results")), scenarios)
+    bounds = sorted(set(scores["bounds"]))
+    protocol["bounds used"] = bounds
+    if bounds != ["theoretical"]:
+        notes.append("the catalogue gives no theoretical bounds for some scenarios: they are normalised by their "
+                     "observed range, which removes each scenario's level (Figures 2-3 then compare agents within "
+                     "scenarios, not scenarios)")
+    tags, unlisted = paper_tags(sorted(scores["scenario"].unique()))
+    if unlisted:
+        notes.append(f"scenarios the paper's catalogue does not list keep the store's tags: {', '.join(unlisted)}")
+        stored = store.table("scenario_tags")
+        tags = pd.concat([tags, stored[stored["scenario"].isin(unlisted)]], ignore_index=True)
+    by_agent, by_scenario = scores_by(scores)
+    norm = {"normalisation": "per scenario min-max", "bounds": bounds}
+    writer.figure(Item("Figure 3 (left)", "mean normalised score per scenario, ±1 SE", protocol=norm),
+                  plot_means(by_scenario, "scenario"))
+    writer.table(writer.items[-1], by_scenario)
+    writer.figure(Item("Figure 4", "mean normalised score per focal agent, ±1 SE", protocol=norm),
+                  plot_means(by_agent, "agent"))
+    writer.table(writer.items[-1], by_agent)
+    correlations = feature_correlations(scores, scenario_features(scenarios, tags))
+    writer.figure(Item("Figure 5", "Pearson correlations of score, tags, substrates and resident status",
+                       protocol={**norm, "tags": "the paper's"}),
+                  plot_correlation_heatmap(correlations, "Score, tags, substrates, resident"))
+    writer.table(writer.items[-1], correlations.reset_index())
+    if not models:
+        for number in ("Figure 2", "Figure 3 (right)", "Figure 6", "Figure 7"):
+            writer.missing(Item(number, "Bayesian model"), "the Bayesian fits were not asked for (--no-models)")
+        return
+    baseline = BASELINE if BASELINE in set(scores["agent"]) else None
+    item = Item("Figure 2", "each agent's log-odds difference from the baseline (mean, 95 % HDI)",
+                protocol={"model": "mixed-effects beta regression, random intercept per scenario", **BETA,
+                          "baseline": baseline},
+                referee_default="an ordered-beta likelihood, which keeps exact 0 and 1 scores as they are")
+    if baseline is None:
+        writer.missing(item, f"the baseline agent {BASELINE!r} played no evaluation-phase scenario")
+    else:
+        contrast = br.fit_baseline_contrast(scores, baseline, seed=seed, likelihood="squeeze", **sampling)
+        notes += [f"Figure 2: {n}" for n in contrast.notes]
+        item.protocol["converged"] = bool(contrast.diagnostics["converged"])
+        table = br.contrast_table(contrast)
+        writer.figure(item, plot_intervals(table, "agent", "Difference from the baseline", "log-odds difference"))
+        writer.table(item, table)
+    tag_fit = br.fit_tag_effects(scores, tags, seed=seed, likelihood="squeeze", structure="paper", **sampling)
+    notes += [f"Figure 3 (right): {n}" for n in tag_fit.notes]
+    item = Item("Figure 3 (right)", "tag coefficients of the hierarchical beta regression (mean, 94 % HDI)",
+                protocol={"model": "hierarchical beta regression on tags", **BETA, "tag slopes": "every tag",
+                          "tags": "the paper's", "converged": bool(tag_fit.diagnostics["converged"])},
+                referee_default="agent slopes only on tags present in and absent from 3 scenarios or more, and an "
+                                "ordered-beta likelihood")
+    table = br.tag_table(tag_fit)
+    writer.figure(item, plot_intervals(table, "tag", "Tag coefficients", "log-odds effect on score"))
+    writer.table(item, table)
+    comparison = compare_predictors(scores, training_demands(scores, scenarios, tags), seed=seed, test_folds=[0],
+                                    **sampling)
+    split = {"split": "one train/test split: a fifth of each agent's scenarios held out", "tags": "the paper's"}
+    writer.figure(Item("Figure 7", "test R² and RMSE per agent: Measurement Layout, linear regression, XGBoost and "
+                                   "the training mean", protocol=split,
+                       referee_default="five-fold cross-validation, every cell tested once (`compare-predictors`)"),
+                  plot_predictor_comparison(comparison.per_agent))
+    writer.table(writer.items[-1], comparison.per_agent)
+    included = comparison.included_agents()
+    item = Item("Figure 6", "capability profiles (posterior mean, 94 % HDI) of agents whose test R² exceeds 0.35",
+                protocol={**split, "model": "Measurement Layout on every cell", "included": included})
+    if included:
+        layout = comparison.layout
+        caps = layout.capabilities()
+        extras = {n: layout.parameters(n).loc[lambda t: t["agent"].isin(included)]
+                  for n in ("base_chance", "sample_size")}
+        writer.figure(item, plot_capability_profiles(caps[caps["agent"].isin(included)], extras))
+        writer.table(item, caps)
+    else:
+        writer.missing(item, "no agent's Measurement Layout reaches a test R² of 0.35 (the paper shows only those)")

@@ -1,0 +1,84 @@
+"""What every paper module shares: one manifest entry per numbered item of a paper (`Item`), the writer of
+its figures and tables, and the manifest itself (`manifest.json`: every number of the paper with its files, or
+the reason it could not be made from this store, and the protocol each was made by)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import pandas as pd
+
+from referee.present.outputs import ResultsFolder
+
+
+@dataclass
+class Item:
+    """One numbered figure, table or finding of a paper: `number` ('Figure 2', 'Table 3', 'Section 4.1'),
+    `title` (what it shows), `files` (written, relative to the output folder; empty when not made), `reason`
+    (why it was not made from this store), `protocol` (model, likelihood, prior, normalisation, folds,
+    finalists ... as used) and `referee_default` (where referee's default analysis would differ)."""
+
+    number: str
+    title: str
+    files: list[str] = field(default_factory=list)
+    reason: str | None = None
+    protocol: dict = field(default_factory=dict)
+    referee_default: str | None = None
+
+
+KINDS = ("Figure", "Table", "Section", "Appendix")  # the manifest lists items in this order, then by number
+
+
+def paper_order(number: str) -> tuple:
+    """Sort key of an item number: its kind (`KINDS`), then its numbers ('Section 4.10' after 'Section 4.9')."""
+    kind, _, rest = number.partition(" ")
+    digits = "".join(c if c.isdigit() else " " for c in rest.split("(")[0]).split()
+    return (KINDS.index(kind) if kind in KINDS else len(KINDS), [int(d) for d in digits], rest)
+
+
+def file_stem(number: str) -> str:
+    """'Figure 3 (left)' -> 'figure_3_left', 'Table 12' -> 'table_12', 'Section 4.1' -> 'section_4_1'."""
+    return "_".join("".join(c if c.isalnum() else " " for c in number.lower()).split())
+
+
+class PaperWriter:
+    """Writes a paper's items into a results folder: `figure(item, fig)` (PNG and SVG), `table(item, frame)`
+    (CSV), `missing(item, reason)`, then `close(paper, protocol)` writes `manifest.json` and returns it."""
+
+    def __init__(self, folder: ResultsFolder):
+        self.folder = folder
+        self.items: list[Item] = []
+
+    def figure(self, item: Item, fig, suffix: str = "") -> Item:
+        """Write `fig` as NUMBER[SUFFIX].png and .svg and record the item (once)."""
+        stem = file_stem(item.number) + suffix
+        self.folder.figure(stem, fig)
+        item.files += [f"{stem}.png", f"{stem}.svg"]
+        return self._keep(item)
+
+    def table(self, item: Item, frame: pd.DataFrame, suffix: str = "") -> Item:
+        """Write `frame` as NUMBER[SUFFIX].csv and record the item (once)."""
+        stem = file_stem(item.number) + suffix
+        self.folder.table(stem, frame)
+        item.files.append(f"{stem}.csv")
+        return self._keep(item)
+
+    def missing(self, item: Item, reason: str) -> Item:
+        """Record an item this store cannot make, with the reason."""
+        item.reason = reason
+        return self._keep(item)
+
+    def _keep(self, item: Item) -> Item:
+        if not any(kept is item for kept in self.items):
+            self.items.append(item)
+        return item
+
+    def close(self, paper: str, protocol: dict, notes: list[str]) -> dict:
+        """Write `manifest.json` (paper, protocol, notes, made / not_made counts, items as recorded, and the
+        files with their hashes) and the folder's provenance; returns the manifest."""
+        manifest = {"paper": paper, "protocol": protocol, "notes": notes,
+                    "made": sum(bool(i.files) for i in self.items),
+                    "not_made": sum(not i.files for i in self.items),
+                    "items": [asdict(i) for i in sorted(self.items, key=lambda i: paper_order(i.number))]}
+        self.folder.notes(notes)
+        return self.folder.close(extra=manifest)
