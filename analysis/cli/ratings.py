@@ -246,7 +246,8 @@ def cmd_ratings_cv(args) -> dict:
     if args.folds > clusters:
         raise ValueError(f"--folds {args.folds} is more than the {clusters} matches there are to split")
     with _executor(args) as executor:
-        cv = cross_validate(comparisons, folds=args.folds, dims=args.dims, seed=args.seed, executor=executor)
+        cv = cross_validate(comparisons, folds=args.folds, dims=args.dims, seed=args.seed, executor=executor,
+                            tau_elo=args.per_game_prior_sd)
     folder.table("cv_folds", cv)
     summary = summarise_cv(cv)
     folder.table("cv_auc", summary)
@@ -441,6 +442,9 @@ def add_parsers(sub) -> None:
     p.add_argument("--folds", type=_positive_int, default=5, help="cross-validation folds (at least 2; default 5)")
     p.add_argument("--dims", type=_dims_range, default=range(1, 8), help="dimension range for bt-md, e.g. 1-7 or 2")
     p.add_argument("--split", help="a match attribute to split the heatmap by (e.g. communication)")
+    p.add_argument("--per-game-prior-sd", type=_prior_sd, default=DEFAULT_TAU_ELO, metavar="ELO|none",
+                   help=f"bt-per-game in every fold: prior sd of the per-game deviations in Elo points (default "
+                        f"{DEFAULT_TAU_ELO:g}); 'none' for the COMPACT paper's plain maximum likelihood")
     _executor_args(p)
     _out_arg(p)
     _common(p)
