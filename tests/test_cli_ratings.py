@@ -108,3 +108,14 @@ def test_measurement_layout_commands(sample_store, tmp_path, capsys):
     assert main(["plan", "--store", str(sample_store), "--runner", "concordia", "--scenarios", "1", "--model",
                  "measurement-layout", "--posterior", str(tmp_path / "ml"), "--out", str(tmp_path / "sp3")]) == 0
     assert "warning: ConvergenceWarning: NOT CONVERGED" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["local:0", "local:two", "bad address", "tcp://host"])
+def test_a_scheduler_that_cannot_be_is_refused_before_any_work(sample_store, tmp_path, capsys, value):
+    """Issue 39: `--scheduler local:0` once ran past 300 s; every malformed value is now a usage error, raised while
+    the arguments are parsed, before the store is opened."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["ratings", "--store", str(sample_store), "--method", "bt", "--bootstrap", "50", "--scheduler", value,
+              "--out", str(tmp_path / "r")])
+    assert exit_.value.code == 2
+    assert "--scheduler" in capsys.readouterr().err and not (tmp_path / "r").exists()

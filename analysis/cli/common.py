@@ -186,10 +186,27 @@ def _sampling(args) -> dict:
     return {k: getattr(args, k) for k in ("draws", "tune", "chains", "sampler") if getattr(args, k, None) is not None}
 
 
+def _scheduler(text: str) -> str:
+    """A --scheduler value checked before any work: 'local:N' with N a whole number from 1, or a Dask address
+    PROTOCOL://HOST:PORT (or HOST:PORT)."""
+    import re
+
+    if text.startswith("local:"):
+        count = text.split(":", 1)[1]
+        if not count.isdigit() or int(count) < 1:
+            raise argparse.ArgumentTypeError(f"{text!r}: local:N needs N, the number of worker processes, to be a "
+                                             "whole number from 1 (e.g. local:2)")
+        return text
+    if not re.fullmatch(r"(?:[a-z][a-z0-9+.-]*://)?[^\s:/]+:\d{1,5}", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a scheduler address: give tcp://HOST:PORT (an existing Dask "
+                                         "scheduler) or local:N (a local cluster of N processes)")
+    return text
+
+
 def _executor_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("where the sweep runs (bootstrap blocks, folds, simulations; same results anywhere)")
     g.add_argument("--jobs", type=_positive_int, default=1, help="local worker processes (default 1: this process)")
-    g.add_argument("--scheduler", metavar="tcp://HOST:PORT|local:N",
+    g.add_argument("--scheduler", type=_scheduler, metavar="tcp://HOST:PORT|local:N",
                    help="an existing Dask scheduler, or local:N for a Dask LocalCluster of N processes")
     g.add_argument("--exchange", type=Path, metavar="DIR",
                    help="folder the sweep's inputs are written to as Parquet; every worker must reach it "
