@@ -109,6 +109,15 @@ def test_malformed_mappings_of_each_new_kind_are_refused_naming_the_key(tmp_path
         read_runner_map(path)
 
 
+@pytest.mark.parametrize("name", ["concordia", "Inspect", "table"])
+def test_a_mapping_cannot_take_a_built_in_runners_name(tmp_path, name):
+    """Issue 39: a mapping named `concordia` mixed its matches with the built-in runner's."""
+    path = tmp_path / "m.toml"
+    path.write_text(f"name = \"{name}\"\n[keys]\nmatch = \"m\"\ntype = \"t\"\nscore = \"s\"\nplayer = \"p\"\n")
+    with pytest.raises(MappingError, match="built-in runner's name"):
+        read_runner_map(path)
+
+
 def test_a_bad_result_value_is_set_aside_with_its_line_and_the_counts_add_up(tmp_path, capsys):
     logs = tmp_path / "logs"
     _points_logs(logs, 20, seed=1)

@@ -432,6 +432,10 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     match_key, match_why = _match_key(ev, used)
     used |= {match_key} if match_key else set()
     title = name or (ev.files[0].path.parent.name or "my-runner")
+    from referee.names import RUNNER_NAMES
+
+    if title.strip().lower() in RUNNER_NAMES:  # a mapping may not take a built-in runner's name
+        title = f"{title}-mapped"
     total_lines = ev.n
     lines += [f"# Drafted by `referee map` from {len(ev.files)} sampled file(s) ({total_lines:,} lines: the first "
               f"{HEAD_LINES} and the last {TAIL_BYTES >> 10} KiB of each).",

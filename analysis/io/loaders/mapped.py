@@ -118,6 +118,11 @@ def read_runner_map(path: str | Path) -> RunnerMap:
     name = doc.get("name")
     if not isinstance(name, str) or not name.strip():
         raise MappingError(f"{path}: 'name' (the runner's name, text) is required")
+    from referee.names import RUNNER_NAMES
+
+    if name.strip().lower() in RUNNER_NAMES:
+        raise MappingError(f"{path}: 'name' {name.strip()!r} is a built-in runner's name; a mapping's matches would mix "
+                           "with that runner's in the store: choose another name")
     keys_doc = doc.get("keys", {})
     if not isinstance(keys_doc, dict):
         raise MappingError(f"{path}: [keys] must be a table of canonical field = JSON key")
