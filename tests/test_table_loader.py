@@ -95,3 +95,18 @@ def test_bad_jsonl_lines_and_empty_files(tmp_path):
     ragged.write_text("match,agent,score\nm,a,1\nm,b,2,9,9\n")
     result = load(ragged)
     assert result.quarantine.iloc[0].reason == "malformed CSV" and "line 3" in result.quarantine.iloc[0].message
+
+
+def test_a_score_with_digit_separators_is_quarantined_not_read_as_a_thousand(tmp_path, capsys):
+    """Issue 39: `1_000` was read as 1000 (Python's float accepts the separator; no results table means it)."""
+    from referee.cli import main
+
+    path = tmp_path / "sep.csv"
+    path.write_text("match,agent,score\nm1,a,1_000\nm1,b,2\nm2,a,1\nm2,b,0\n")
+    result = load(path)
+    assert (result.read, result.accepted, result.quarantined) == (4, 3, 1)
+    row = result.quarantine.iloc[0]
+    assert (row.record, row.reason, row.field) == ("2", "wrong type", "score") and "1_000" in row.message
+    assert main(["ingest", str(path), "--store", str(tmp_path / "s.duckdb"), "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["quarantined"] == 1

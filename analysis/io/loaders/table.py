@@ -160,12 +160,14 @@ def _text(value) -> str | None:
 
 
 def number_cell(value, name: str, allow_neg_inf: bool) -> float | None:
-    """One table cell as a number: blank is None; a bool, text that is not a number, NaN, +inf (and -inf unless
-    `allow_neg_inf`) raise RecordError naming the column `name`."""
+    """One table cell as a number: blank is None; a bool, text that is not a number (digit separators such as
+    '1_000' included), NaN, +inf (and -inf unless `allow_neg_inf`) raise RecordError naming the column `name`."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, bool):
         raise RecordError("wrong type", name, f"expected a number, got {value!r}")
+    if isinstance(value, str) and "_" in value:  # Python reads '1_000' as 1000; no table means that
+        raise RecordError("wrong type", name, f"expected a number, got {value!r} (digit separators are not read)")
     try:
         number = float(value)
     except (TypeError, ValueError) as exc:
