@@ -77,10 +77,16 @@ def test_formulas_are_checked_and_evaluated_safely(tmp_path):
         'a = "[1, 2]"': "not arithmetic",
         'a = "\\"text\\""': "only numbers",
         'a = "votes_cast +"': "cannot parse",
+        'a = "min(1)"': "min() takes at least 2",  # issue 39: min of one number was a TypeError (exit 3)
+        'min = "votes_cast"': "is a formula function's name",  # issue 39: a component shadowed min()
+        'if = "votes_cast"': "is a formula function's name",
+        '__class__ = "votes_cast"': "reserved",
+        'lambda = "votes_cast"': "cannot be written in an expression",
     }
     for body, needle in cases.items():
         path = tmp_path / "f.toml"
-        path.write_text(f'name = "x"\n[components]\n{body}\n[total]\nexpression = "a"\n')
+        name = body.split(" =")[0]
+        path.write_text(f'name = "x"\n[components]\n{body}\n[total]\nexpression = "{name if name.isidentifier() and name not in ("min", "if", "lambda") else "votes_cast"}"\n')
         with pytest.raises(FormulaError) as err:
             load_formula(path, inputs)
         assert needle in str(err.value) and "line 3" in str(err.value), str(err.value)

@@ -66,7 +66,7 @@ class FormulaError(ValueError):
 MAX_LENGTH = 10_000  # characters in one expression
 MAX_NODES = 2_000  # syntax-tree nodes in one expression
 MAX_DEPTH = 50  # nesting of one expression
-ARITY = {"min": (1, None), "max": (1, None), "abs": (1, 1), "clamp": (3, 3), "if": (3, 3)}
+ARITY = {"min": (2, None), "max": (2, None), "abs": (1, 1), "clamp": (3, 3), "if": (3, 3)}
 
 
 @dataclass
@@ -300,6 +300,20 @@ def _check_layout(doc: dict, path: Path, where) -> None:
             raise FormulaError(f"{where(bad[0], bad[0])}: [{table}] {bad[0]} must be text")
 
 
+def _reserved(name: str) -> str | None:
+    """Why `name` cannot name a component (it would shadow a function or cannot be written in an expression),
+    or None when it can."""
+    import keyword
+
+    if name in FUNCTIONS or name == "if_":
+        return "is a formula function's name"
+    if not name.isidentifier() or keyword.iskeyword(name) or keyword.issoftkeyword(name):
+        return "cannot be written in an expression (letters, digits and _, not a Python keyword)"
+    if name.startswith("__"):
+        return "starts with '__', which is reserved"
+    return None
+
+
 def load_formula(path: str | Path, inputs: set[str]) -> Formula:
     """Read and check a formula file against the names of the available inputs (counters and measures).
 
@@ -317,6 +331,9 @@ def load_formula(path: str | Path, inputs: set[str]) -> Formula:
     known = set(inputs)
     components: dict[str, Expression | dict[str, Expression]] = {}
     for name, value in doc.get("components", {}).items():
+        reserved = _reserved(name)
+        if reserved:
+            raise FormulaError(f"{where(name, name)}: component name {name!r} {reserved}; choose another name")
         if isinstance(value, dict):
             components[name] = {role: parse_expression(expr, known, f"{where(expr, role)}, component '{name}' ({role})")
                                 for role, expr in value.items()}
