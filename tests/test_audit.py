@@ -140,3 +140,14 @@ def test_gamebench_win_is_refused_as_circular(tmp_path):
         run_audit(frame, events, None, ["win"], [], None, bayes=False)
 
 
+
+
+@pytest.mark.parametrize("content, needle", [(None, "no such formula file"), (b"name = \"\xff\"\n", "not UTF-8")])
+def test_a_formula_file_that_cannot_be_read_is_named(tmp_path, content, needle):
+    """Issue 39: a non-UTF-8 or missing formula file ended without naming it."""
+    path = tmp_path / "formula.toml"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(FormulaError, match=needle) as err:
+        load_formula(path, set(COUNTERS))
+    assert str(path) in str(err.value)

@@ -110,3 +110,18 @@ def test_a_score_with_digit_separators_is_quarantined_not_read_as_a_thousand(tmp
     assert main(["ingest", str(path), "--store", str(tmp_path / "s.duckdb"), "--json"]) == 0
     said = json.loads(capsys.readouterr().out)
     assert said["quarantined"] == 1
+
+
+@pytest.mark.parametrize("content, needle", [(None, "no such column mapping file"),
+                                             (b"[columns]\nagent = \"\xff\"\n", "not UTF-8"),
+                                             (b"[columns\n", "invalid TOML")])
+def test_a_column_mapping_that_cannot_be_read_is_named(tmp_path, content, needle):
+    """Issue 39: a missing or non-UTF-8 --mapping file ended in a bare '[Errno 2]' or a decoding trace."""
+    from referee.io.loaders.table import read_mapping
+
+    path = tmp_path / "columns.toml"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(ValueError, match=needle) as err:
+        read_mapping(path)
+    assert str(path) in str(err.value)

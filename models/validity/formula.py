@@ -321,7 +321,14 @@ def load_formula(path: str | Path, inputs: set[str]) -> Formula:
     a non-arithmetic expression, an unknown rounding, or a part that is not a component.
     """
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise FormulaError(f"{path}: no such formula file") from exc
+    except UnicodeDecodeError as exc:
+        raise FormulaError(f"{path}: not UTF-8 text (byte {exc.start}): a formula file is TOML in UTF-8") from exc
+    except OSError as exc:
+        raise FormulaError(f"{path}: cannot read the formula file ({exc.strerror or exc})") from exc
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
