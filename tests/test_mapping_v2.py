@@ -198,3 +198,15 @@ def test_parallel_lists_and_declared_measures_are_stored_and_the_audit_reads_the
     assert found["read"] == 2 and found["accepted"] == 1 and found["quarantined"] == 1
     with Store(tmp_path / "bad.duckdb", read_only=True) as s:
         assert s.query("SELECT field FROM quarantine")["field"].tolist() == ["alive"]
+
+
+@pytest.mark.parametrize("content, needle", [(b"name = \"x\"\na = " + b"{b = " * 5000 + b"1" + b"}" * 5000 + b"\n",
+                                              "nested too deeply"),
+                                             (b"name = \"\xff\"\n", "not UTF-8")])
+def test_a_runner_mapping_nested_5000_deep_or_not_utf8_is_refused_naming_the_file(tmp_path, content, needle):
+    """Issue 39: an inline table nested 5,000 deep was a RecursionError (exit 3)."""
+    path = tmp_path / "m.toml"
+    path.write_bytes(content)
+    with pytest.raises(MappingError, match=needle) as err:
+        read_runner_map(path)
+    assert str(path) in str(err.value)

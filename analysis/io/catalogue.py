@@ -93,6 +93,10 @@ def load_catalogue(path: str | Path) -> Catalogue:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise CatalogueError(f"{path}: invalid TOML: {exc}") from exc
+    except RecursionError as exc:
+        raise CatalogueError(f"{path}: tables nested too deeply to read") from exc
+    except UnicodeDecodeError as exc:
+        raise CatalogueError(f"{path}: not UTF-8 text (byte {exc.start}): a catalogue is TOML in UTF-8") from exc
     table = doc.get("scenarios")
     if not isinstance(table, dict) or not table:
         raise CatalogueError(f"{path}: no [scenarios.NAME] tables")

@@ -333,6 +333,8 @@ def load_formula(path: str | Path, inputs: set[str]) -> Formula:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise FormulaError(f"{path}: invalid TOML: {exc}") from exc
+    except RecursionError as exc:
+        raise FormulaError(f"{path}: tables nested too deeply to read") from exc
     where = lambda needle, key=None: f"{path}, line {_line_of(text, str(needle), key)}"  # noqa: E731
     _check_layout(doc, path, where)
     known = set(inputs)

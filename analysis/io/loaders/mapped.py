@@ -110,6 +110,10 @@ def read_runner_map(path: str | Path) -> RunnerMap:
     path = Path(path)
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise MappingError(f"{path}: not UTF-8 text (byte {exc.start}): a runner mapping is TOML in UTF-8") from exc
+    except RecursionError as exc:
+        raise MappingError(f"{path}: tables nested too deeply to read") from exc
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise MappingError(f"{path}: cannot read the runner mapping: {exc}") from exc
     for key in doc:

@@ -84,6 +84,8 @@ def read_mapping(path: str | Path) -> tuple[dict[str, str], dict[str, str]]:
         raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}): a column mapping is TOML in UTF-8") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{path}: invalid TOML in the column mapping: {exc}") from exc
+    except RecursionError as exc:
+        raise ValueError(f"{path}: tables nested too deeply to read") from exc
     except OSError as exc:
         raise ValueError(f"{path}: cannot read the column mapping ({exc.strerror or exc})") from exc
     unknown = [k for k in doc if k not in ("columns", "measures")]
