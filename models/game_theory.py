@@ -150,26 +150,10 @@ class NashAverage:
         return frame.sort_values(["rank", "agent"])[["agent", "rank", "score", "mass"]].reset_index(drop=True)
 
 
-def _minimiser(payoffs: np.ndarray, tol: float = 1e-9) -> tuple[np.ndarray, float]:
-    """The maximum-entropy optimal strategy y (m, sums to 1) of the column player, who pays `payoffs`
-    (n x m) to the row player, and the game's value v = max_i (payoffs y)_i.
-
-    A linear program finds the value and one optimal y; the optimal strategies form the polytope
-    {y in the simplex: payoffs y <= v}, and entropy is maximised over it (SLSQP), which picks the unique one
-    that treats copies of a strategy alike. Falls back to the linear program's y when SLSQP fails."""
-    a = np.asarray(payoffs, dtype=float)
-    n, m = a.shape
-    if m == 1:
-        return np.ones(1), float(a[:, 0].max())
-    # variables (y, w): minimise w subject to a y - w <= 0, sum y = 1, y >= 0
-    lp = linprog(np.r_[np.zeros(m), 1.0], A_ub=np.c_[a, -np.ones(n)], b_ub=np.zeros(n),
-                 A_eq=np.r_[np.ones(m), 0.0][None, :], b_eq=[1.0], bounds=[(0, 1)] * m + [(None, None)],
-                 method="highs")
-    if not lp.success:
-        raise RuntimeError(f"Nash averaging: the linear program found no equilibrium ({lp.message})")
-    y0, value = lp.x[:m], float(lp.x[m])
-    bound = value + max(tol, float(np.max(a @ y0)) - value)
-    start = np.clip(0.999 * y0 + 0.001 / m, 1e-12, 1)
+def _max_entropy(a: np.ndarray, y0: np.ndarray, bound: float) -> np.ndarray:
+    """The maximum-entropy y in the simplex with a y <= bound (SLSQP from the feasible y0); y0 when SLSQP fails."""
+    m = a.shape[1]
+    start = np.clip(0.999 * y0 / max(y0.sum(), 1e-300) + 0.001 / m, 1e-12, 1)
 
     def neg_entropy(p):
         q = np.clip(p, 1e-300, None)
@@ -182,7 +166,41 @@ def _minimiser(payoffs: np.ndarray, tol: float = 1e-9) -> tuple[np.ndarray, floa
                     constraints=[{"type": "eq", "fun": lambda p: np.sum(p) - 1, "jac": lambda p: np.ones(m)},
                                  {"type": "ineq", "fun": lambda p: bound - a @ p, "jac": lambda p: -a}],
                     options={"maxiter": 500, "ftol": 1e-12})
-    y = best.x if best.success and np.max(a @ best.x) <= bound + 1e-6 else y0
+    return best.x if best.success and np.max(a @ best.x) <= bound + 1e-6 else y0
+
+
+def _minimiser(payoffs: np.ndarray, tol: float = 1e-9) -> tuple[np.ndarray, float]:
+    """The maximum-entropy optimal strategy y (m, sums to 1) of the column player, who pays `payoffs`
+    (n x m) to the row player, and the game's value v = max_i (payoffs y)_i.
+
+    A linear program finds the value and one optimal y; the optimal strategies form the polytope
+    {y in the simplex: payoffs y <= v}, and entropy is maximised over it (SLSQP) among the column player's
+    best replies to the row player's optimal strategy (the program's dual), which picks the unique one that
+    treats copies of a strategy alike. Falls back to the linear program's y when SLSQP fails."""
+    a = np.asarray(payoffs, dtype=float)
+    n, m = a.shape
+    if m == 1:
+        return np.ones(1), float(a[:, 0].max())
+    # variables (y, w): minimise w subject to a y - w <= 0, sum y = 1, y >= 0
+    lp = linprog(np.r_[np.zeros(m), 1.0], A_ub=np.c_[a, -np.ones(n)], b_ub=np.zeros(n),
+                 A_eq=np.r_[np.ones(m), 0.0][None, :], b_eq=[1.0], bounds=[(0, 1)] * m + [(None, None)],
+                 method="highs")
+    if not lp.success:
+        raise RuntimeError(f"Nash averaging: the linear program found no equilibrium ({lp.message})")
+    y0, value = lp.x[:m], float(lp.x[m])
+    bound = value + max(tol, float(np.max(a @ y0)) - value)
+    # every optimal y lives on the column player's best replies to the row player's optimal x (the LP's dual):
+    # entropy is maximised over those strategies only, often a handful of the m
+    x = np.abs(lp.ineqlin.marginals) if lp.ineqlin is not None else np.ones(n)
+    x = x / x.sum() if x.sum() > 0 else np.full(n, 1 / n)
+    candidates = np.flatnonzero(x @ a <= value + 1e-7 * max(1.0, float(np.abs(a).max())))
+    if not len(candidates) or y0[np.setdiff1d(np.arange(m), candidates)].sum() > 1e-6:
+        candidates = np.arange(m)  # the dual did not single them out: keep every strategy
+    y = np.zeros(m)
+    if len(candidates) == 1:
+        y[candidates] = 1.0
+    else:
+        y[candidates] = _max_entropy(a[:, candidates], y0[candidates], bound)
     y = np.where(y < 1e-9, 0.0, y)  # the solver's tolerance, not mass
     return y / y.sum(), value
 

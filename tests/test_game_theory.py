@@ -304,3 +304,20 @@ def test_rank_against_scenarios_and_the_alpha_sweep_from_the_command_line(tmp_pa
     at_100 = sweep[sweep["alpha"] == 100].set_index("agent")["mass"]
     ranking = pd.read_csv(tmp_path / "s" / "rankings.csv").set_index("agent")["mass"]
     assert at_100[ranking.index].to_numpy() == pytest.approx(ranking.to_numpy())
+
+
+def test_entropy_over_best_replies_equals_entropy_over_every_strategy():
+    """The maximum-entropy equilibrium is sought among the best replies to the dual's equilibrium only (the
+    fast path); on random antisymmetric games with many equilibria it matches SLSQP over every strategy."""
+    from referee.models.game_theory import _max_entropy, _minimiser
+
+    rng = np.random.default_rng(7)
+    for _ in range(12):
+        n = int(rng.integers(4, 9))
+        base = np.sign(rng.normal(size=(n, n))) * rng.integers(0, 2, size=(n, n))  # ties make equilibria many
+        a = np.triu(base, 1) - np.triu(base, 1).T
+        fast, value = _minimiser(a)
+        slow = _max_entropy(a, np.full(n, 1 / n) if np.max(a @ np.full(n, 1 / n)) <= 1e-12 else fast, 1e-9)
+        entropy = lambda p: -np.sum(p[p > 0] * np.log(p[p > 0]))  # noqa: E731
+        assert value == pytest.approx(0, abs=1e-9) and np.max(a @ fast) <= 1e-6
+        assert entropy(fast) >= entropy(slow) - 1e-6

@@ -48,7 +48,7 @@ from referee.io.loaders.base import (
     score_value,
 )
 from referee.models.registry import DIRECTIONS
-from referee.names import MEASURE_KINDS, MappingError  # noqa: F401  (MappingError defined light, for the command line)
+from referee.names import MEASURE_KINDS, RUNNER_NAMES, MappingError  # noqa: F401  (MappingError defined light, for the command line)
 
 KEYS = ("match", "player", "agent", "type", "time", "round", "seq", "text", "target", "value", "score", "rank",
         "team", "role", "game", "scenario", "phase")
@@ -122,11 +122,8 @@ def read_runner_map(path: str | Path) -> RunnerMap:
     name = doc.get("name")
     if not isinstance(name, str) or not name.strip():
         raise MappingError(f"{path}: 'name' (the runner's name, text) is required")
-    from referee.names import RUNNER_NAMES
-
-    if name.strip().lower() in RUNNER_NAMES:
-        raise MappingError(f"{path}: 'name' {name.strip()!r} is a built-in runner's name; a mapping's matches would mix "
-                           "with that runner's in the store: choose another name")
+    if name.strip().lower() in RUNNER_NAMES:  # its matches would mix with the built-in runner's in the store
+        raise MappingError(f"{path}: 'name' {name.strip()!r} is a built-in runner's name; choose another name")
     keys_doc = doc.get("keys", {})
     if not isinstance(keys_doc, dict):
         raise MappingError(f"{path}: [keys] must be a table of canonical field = JSON key")
