@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -27,6 +26,7 @@ import pandas as pd
 from referee.io.resources import shipped
 from referee.io.schema import MODES, conform
 from referee.names import CatalogueError  # noqa: F401  (defined light, for the command line)
+from referee.io.toml_file import read_toml
 
 CONTEST_2024 = shipped("catalogues", "concordia_contest_2024.toml")  # tags from the Concordia 1.8.9 code
 CONTEST_2024_PAPER = shipped("catalogues", "concordia_contest_2024_paper.toml")  # the paper's Table 1 tags
@@ -89,14 +89,7 @@ def load_catalogue(path: str | Path) -> Catalogue:
     resident/visitor, a phase that is not a name, non-numeric bounds, or score_min >= score_max.
     """
     path = Path(path)
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise CatalogueError(f"{path}: invalid TOML: {exc}") from exc
-    except RecursionError as exc:
-        raise CatalogueError(f"{path}: tables nested too deeply to read") from exc
-    except UnicodeDecodeError as exc:
-        raise CatalogueError(f"{path}: not UTF-8 text (byte {exc.start}): a catalogue is TOML in UTF-8") from exc
+    doc = read_toml(path, "catalogue", CatalogueError)
     table = doc.get("scenarios")
     if not isinstance(table, dict) or not table:
         raise CatalogueError(f"{path}: no [scenarios.NAME] tables")

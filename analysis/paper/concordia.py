@@ -6,11 +6,10 @@ every tag, the paper's tags), Figures 6-7 (Measurement Layouts; one train/test s
 
 from __future__ import annotations
 
-import tomllib
-
 import pandas as pd
 
 from referee.io.catalogue import CONTEST_2024_PAPER, load_catalogue
+from referee.io.toml_file import read_toml
 from referee.paper.items import Item, PaperWriter
 from referee.prepare.selection import select_phases
 
@@ -45,7 +44,7 @@ def substrate_table() -> pd.DataFrame:
 
 def tag_definitions() -> pd.DataFrame:
     """Table 13: tag, description, from the paper catalogue's [tags] table."""
-    doc = tomllib.loads(CONTEST_2024_PAPER.read_text(encoding="utf-8"))
+    doc = read_toml(CONTEST_2024_PAPER, "catalogue")
     return pd.DataFrame(sorted(doc.get("tags", {}).items()), columns=["tag", "description"])
 
 

@@ -32,7 +32,6 @@ import json
 import math
 import re
 from collections import Counter
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +48,7 @@ from referee.io.loaders.base import (
 )
 from referee.models.registry import DIRECTIONS
 from referee.names import MEASURE_KINDS, RUNNER_NAMES, MappingError  # noqa: F401  (MappingError defined light, for the command line)
+from referee.io.toml_file import read_toml
 
 KEYS = ("match", "player", "agent", "type", "time", "round", "seq", "text", "target", "value", "score", "rank",
         "team", "role", "game", "scenario", "phase")
@@ -108,14 +108,7 @@ def read_runner_map(path: str | Path) -> RunnerMap:
     """Parse and check a runner mapping TOML file; raises MappingError naming the file and the key
     (unknown keys get a close-match suggestion; every missing required key is named at once)."""
     path = Path(path)
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise MappingError(f"{path}: not UTF-8 text (byte {exc.start}): a runner mapping is TOML in UTF-8") from exc
-    except RecursionError as exc:
-        raise MappingError(f"{path}: tables nested too deeply to read") from exc
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise MappingError(f"{path}: cannot read the runner mapping: {exc}") from exc
+    doc = read_toml(path, "runner mapping", MappingError)
     for key in doc:
         if key not in TOP:
             raise MappingError(f"{path}: unknown top-level key '{key}'{suggest(key, TOP)}; keys: {list(TOP)}")

@@ -16,7 +16,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import tomllib
 from pathlib import Path
 
 import pandas as pd
@@ -34,6 +33,7 @@ from referee.io.loaders.base import (
 )
 from referee.io.loaders.detect import share
 from referee.io.schema import MEASURE_KINDS, OUTCOMES
+from referee.io.toml_file import read_toml
 
 NAME = "table"
 REQUIRED = ("match", "agent", "score")
@@ -76,18 +76,7 @@ def check_mapping(mapping: dict[str, str], measures: dict[str, str] | None = Non
 def read_mapping(path: str | Path) -> tuple[dict[str, str], dict[str, str]]:
     """(column mapping, measures) from a TOML file with a `[columns]` table of canonical name = file column
     and an optional `[measures]` table of file column = kind; checked with `check_mapping`."""
-    try:
-        doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise ValueError(f"{path}: no such column mapping file (--mapping)") from exc
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}): a column mapping is TOML in UTF-8") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: invalid TOML in the column mapping: {exc}") from exc
-    except RecursionError as exc:
-        raise ValueError(f"{path}: tables nested too deeply to read") from exc
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read the column mapping ({exc.strerror or exc})") from exc
+    doc = read_toml(path, "column mapping")
     unknown = [k for k in doc if k not in ("columns", "measures")]
     if unknown:
         raise ValueError(f"{path}: unknown table [{unknown[0]}]{suggest(unknown[0], ('columns', 'measures'))}; "
