@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from scipy.optimize import linprog, minimize
+from scipy.special import expit
 
 
 @dataclass
@@ -82,7 +83,7 @@ def payoff_table(comparisons: pd.DataFrame, agents: list[str] | None = None) -> 
 
 def _bt_win(strength: np.ndarray) -> np.ndarray:
     """Bradley-Terry's P(row beats column) for strengths (n,) in log-odds units: an n x n matrix."""
-    return 1 / (1 + np.exp(-(strength[:, None] - strength[None, :])))
+    return expit(strength[:, None] - strength[None, :])
 
 
 def _smoothed(won: np.ndarray, counts: np.ndarray, strength: np.ndarray) -> np.ndarray:

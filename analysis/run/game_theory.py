@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from referee.models.alpha_rank import alpha_rank, alpha_sweep
-from referee.models.alpha_rank import alpha_rank_populations
+from referee.models.alpha_rank import alpha_rank, alpha_rank_populations, alpha_sweep
 from referee.models.game_theory import (agent_task_nash, components, cyclic_share, cyclic_share_by_chance, nash_average,
                                         payoff_table, strongest_cycles)
+from referee.models.ratings.bootstrap import game_weights
 from referee.models.ratings.bradley_terry import add_rank
 from referee.models.registry import GAME_METHODS
 
@@ -26,17 +26,22 @@ MIN_CLUSTERS = 10  # matches a bootstrap needs before its intervals mean anythin
 
 @dataclass
 class GameRanking:
-    """One game-theoretic ranking: `table` (agent, rank, score, mass, lower, upper, component: score = the
-    Nash-averaged skill in log-odds, or the stationary mass for alpha-Rank; mass = the equilibrium or
-    stationary probability; lower/upper = 95 % bootstrap interval of the score, none below MIN_CLUSTERS matches), `payoffs` (one row per ordered
-    pair: win rate, log-odds, comparisons, filled), `cyclic` (per component: cyclic share, its bootstrap
-    interval, chance_lower/chance_upper: the 95 % range of the share in one-axis (Bradley-Terry) games with the
-    same comparisons, chance_p: the share of those at or above the observed one, the Nash support, cyclic
-    triads), `notes`, and for the agent-vs-scenario game `tasks` (scenario, score, mass,
-lower, upper: the scenario's expected normalised score under the agents' equilibrium, and its mass) and
-`payoffs` one row per (agent, scenario) cell; for alpha-Rank `sweep` (component, alpha, agent, mass): the
-stationary mass at each ranking intensity of ALPHAS and the one asked for; `cycles` (first, second, third,
-strength, weakest, component): every cyclic triad, strongest first (`strongest_cycles`)."""
+    """One game-theoretic ranking.
+
+    - `table`: agent, rank, score, mass, lower, upper, component. score = the Nash-averaged skill in log-odds,
+      or the stationary mass for alpha-Rank; mass = the equilibrium or stationary probability; lower/upper =
+      the score's 95 % bootstrap interval (none below MIN_CLUSTERS matches).
+    - `payoffs`: one row per ordered pair (win rate, log-odds, comparisons, filled), or for the
+      agent-vs-scenario game one row per (agent, scenario) cell (score, filled, matches).
+    - `cyclic`: per component, the cyclic share and its bootstrap interval, chance_lower/chance_upper (the 95 %
+      range of the share in one-axis, Bradley-Terry, games with the same comparisons) and chance_p (the share
+      of those at or above the observed one), the Nash support and the cyclic triads; empty for the
+      agent-vs-scenario game.
+    - `notes`; `tasks` (agent-vs-scenario only): scenario, score (its expected normalised score under the
+      agents' equilibrium), mass, lower, upper; `sweep` (alpha-Rank only): component, alpha, agent, mass at
+      each ranking intensity of ALPHAS and the one asked for; `cycles`: first, second, third, strength,
+      weakest, component, every cyclic triad strongest first (`strongest_cycles`).
+    """
 
     method: str
     table: pd.DataFrame
@@ -46,6 +51,14 @@ strength, weakest, component): every cyclic triad, strongest first (`strongest_c
     tasks: pd.DataFrame | None = None
     sweep: pd.DataFrame | None = None
     cycles: pd.DataFrame | None = None
+
+
+def _interval(draws: list, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The 95 % percentile interval (lower, upper; each (n,), or scalars for n = 0) of bootstrap draws, NaN
+    when fewer than 20 draws were kept."""
+    if len(draws) >= 20:
+        return tuple(np.percentile(draws, [2.5, 97.5], axis=0))
+    return (np.nan, np.nan) if n == 0 else (np.full(n, np.nan), np.full(n, np.nan))
 
 
 def _solve(comparisons: pd.DataFrame, agents: list[str], method: str, alpha: float, m: int):
@@ -92,9 +105,9 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
             notes.append(f"group {k}: {len(ids)} match(es), fewer than {MIN_CLUSTERS}: resampling them says nothing "
                          "about the uncertainty, so no bootstrap intervals are given")
         elif bootstrap:
-            rows = {c: np.flatnonzero(clusters == c) for c in ids}
-            for _ in range(bootstrap):
-                take = np.concatenate([rows[c] for c in rng.choice(ids, len(ids))])
+            codes = pd.factorize(clusters)[0]
+            for _ in range(bootstrap):  # whole matches drawn with replacement, as every referee bootstrap
+                take = np.repeat(np.arange(len(part)), game_weights(codes, codes, rng).astype(np.int64))
                 try:
                     again, s, _, _ = _solve(part.iloc[take], agents, method, alpha, m)
                 except ValueError:  # a resample where some agents never met: not the same game
@@ -104,8 +117,7 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
             if len(draws) < 0.9 * bootstrap:
                 notes.append(f"group {k}: {bootstrap - len(draws)} of {bootstrap} resamples split the group into "
                              "agents that never met and were dropped from the intervals")
-        lower, upper = (np.percentile(draws, [2.5, 97.5], axis=0) if len(draws) >= 20
-                        else (np.full(len(agents), np.nan), np.full(len(agents), np.nan)))
+        lower, upper = _interval(draws, len(agents))
         tables.append(add_rank(pd.DataFrame({"agent": agents, "score": score, "mass": mass, "lower": lower,
                                              "upper": upper, "component": k}), by="score"))
         payoffs.append(game.frame().assign(component=k))
@@ -114,14 +126,15 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
             swept.columns = agents
             sweeps.append(swept.reset_index().melt(id_vars="alpha", var_name="agent", value_name="mass")
                           .assign(component=k)[["component", "alpha", "agent", "mass"]])
-        interval = np.percentile(shares, [2.5, 97.5]) if len(shares) >= 20 else (np.nan, np.nan)
+        interval = _interval(shares, 0)
         chance = cyclic_share_by_chance(game, CHANCE_DRAWS, seed)
         triads = strongest_cycles(game.wins, agents, game.log_odds)
         cycles.append(triads.assign(component=k))
         cyclic.append({"component": k, "agents": len(agents), "cyclic_share": share, "lower": interval[0],
                        "upper": interval[1], "chance_lower": float(np.percentile(chance, 2.5)),
                        "chance_upper": float(np.percentile(chance, 97.5)),
-                       "chance_p": float(np.mean(chance >= share - 1e-12)), "support": ", ".join(support), "cyclic_triads": len(triads),
+                       "chance_p": float(np.mean(chance >= share - 1e-12)), "support": ", ".join(support),
+                       "cyclic_triads": len(triads),
                        "strongest_triads": "; ".join(" > ".join(t) for t in triads.head(5)[["first", "second", "third"]]
                                                                      .itertuples(index=False))})
     if not tables:
@@ -194,12 +207,10 @@ def task_ranking(scores: pd.DataFrame, method: str = "nash", alpha: float = 100.
             found = _task_solve(again, method, alpha, m)
             draws.append(found[0])
             task_draws.append(found[2])
-    interval = (lambda d, n: np.percentile(d, [2.5, 97.5], axis=0) if len(d) >= 20
-                else (np.full(n, np.nan), np.full(n, np.nan)))
-    lower, upper = interval(draws, len(table.index))
+    lower, upper = _interval(draws, len(table.index))
     ranked = add_rank(pd.DataFrame({"agent": table.index, "score": skill, "mass": mass, "lower": lower,
                                     "upper": upper, "component": 1}), by="score")
-    t_lower, t_upper = interval(task_draws, len(table.columns))
+    t_lower, t_upper = _interval(task_draws, len(table.columns))
     tasks = pd.DataFrame({"scenario": table.columns, "score": task_score, "mass": task_mass, "lower": t_lower,
                           "upper": t_upper}).sort_values("mass", ascending=False, kind="stable")
     matches = scores.dropna(subset=["score_norm"]).groupby(["agent", "scenario"])["match_id"].nunique()
