@@ -13,7 +13,6 @@ Defaults are OpenSpiel's: ranking intensity alpha = 100, population size m = 50,
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -102,17 +101,15 @@ def alpha_rank_populations(tables: list[np.ndarray], alpha: float = 100.0, m: in
     if len(tables) != len(shape) or any(t.shape != shape for t in tables):
         raise ValueError(f"multi-population alpha-Rank needs one table per population, each of shape "
                          f"(n_1, ..., n_K); got {len(tables)} table(s) of shapes {[t.shape for t in tables]}")
-    profiles = list(itertools.product(*(range(n) for n in shape)))
-    index = {p: i for i, p in enumerate(profiles)}
     eta = 1.0 / sum(n - 1 for n in shape)
-    chain = np.zeros((len(profiles), len(profiles)))
-    for i, s in enumerate(profiles):
+    chain = np.zeros((int(np.prod(shape)), int(np.prod(shape))))
+    for i, s in enumerate(np.ndindex(shape)):  # row-major: profile i is np.unravel_index(i, shape)
         for k, n_k in enumerate(shape):
             for r_k in range(n_k):
                 if r_k == s[k]:
                     continue
                 r = s[:k] + (r_k,) + s[k + 1:]
-                chain[i, index[r]] = eta * fixation(alpha * (tables[k][r] - tables[k][s]), m)
+                chain[i, np.ravel_multi_index(r, shape)] = eta * fixation(alpha * (tables[k][r] - tables[k][s]), m)
         chain[i, i] = 1.0 - chain[i].sum()
     pi = _stationary(chain, unique=True).reshape(shape)
     marginals = [pi.sum(axis=tuple(j for j in range(len(shape)) if j != k)) for k in range(len(shape))]

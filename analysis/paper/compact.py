@@ -5,8 +5,6 @@ standard errors over pairs (Figure 5's error bars)."""
 
 from __future__ import annotations
 
-import pandas as pd
-
 from referee.paper.items import Item, PaperWriter
 
 BOOTSTRAP = 200  # Figure 2: "200 subsampled re-estimations"
@@ -53,10 +51,8 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
             by_game, on="agent")
         writer.table(Item("Table 1", "Elo scores: each agent's global rating and its rating in each game",
                           protocol=PER_GAME, referee_default=PER_GAME_DEFAULT), table.sort_values("rank"))
-        kendall = per_game.extra["kendall_tau"]
         writer.table(Item("Section 2 (Kendall tau)", "each game's ranking against the global one (Kendall tau)",
-                          protocol=PER_GAME, referee_default=PER_GAME_DEFAULT),
-                     kendall if isinstance(kendall, pd.DataFrame) else pd.DataFrame([kendall]))
+                          protocol=PER_GAME, referee_default=PER_GAME_DEFAULT), per_game.extra["kendall_tau"])
         bt = rate(comparisons, "bt", bootstrap=BOOTSTRAP, seed=seed)
         writer.figure(Item("Figure 2", "bootstrap distribution of the global Elo ratings",
                            protocol={"model": "scalar Bradley-Terry", "bootstrap": f"{BOOTSTRAP} resamples of matches"}),
@@ -100,8 +96,8 @@ def _socio_items(store, writer: PaperWriter, matches, results, seed: int, notes:
                             "framings over all games)", protocol={**raw, "error bars": "±1 SEM over pairs"},
                 referee_default=default + "; the inter-agent correlation within one game category only")
     writer.figure(item, plot_consistency(summary.assign(low=summary["mean_r"] - summary["sem"],
-                                                        high=summary["mean_r"] + summary["sem"]), "±1 SEM over pairs"))
-    writer.table(item, summary)
+                                                        high=summary["mean_r"] + summary["sem"]), "±1 SEM over pairs"),
+                  summary)
     writer.table(item, per_agent, suffix="_per_agent")
     if "framing" not in players.columns or players["framing"].nunique() < 2:
         notes.append("Figure 5 (middle, right): the matches hold one framing, so the framing comparisons are empty")
@@ -114,10 +110,9 @@ def _socio_items(store, writer: PaperWriter, matches, results, seed: int, notes:
                                                                             "differences (equation 5)"}
     curves = {m: found.roc(m) for m in found.auc["model"]}
     writer.figure(Item("Figure 6", "ROC curves of each model", protocol=folds),
-                  plot_roc_curves(curves, dict(zip(found.auc["model"], found.auc["auc"]))))
-    writer.table(writer.items[-1], found.auc)
+                  plot_roc_curves(curves, dict(zip(found.auc["model"], found.auc["auc"]))), found.auc)
     weights = found.weights[found.weights["model"] == "metrics"].rename(
         columns={"weight": "mean", "low": "hdi_low", "high": "hdi_high"})
     writer.figure(Item("Figure 7", "fixed feature weights (95 % bootstrap interval over matches)", protocol=folds),
-                  plot_intervals(weights, "feature", "What predicts winning", "weight per sd of metric difference"))
-    writer.table(writer.items[-1], found.weights)
+                  plot_intervals(weights, "feature", "What predicts winning", "weight per sd of metric difference"),
+                  found.weights)

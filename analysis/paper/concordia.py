@@ -6,6 +6,8 @@ every tag, the paper's tags), Figures 6-7 (Measurement Layouts; one train/test s
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 
 from referee.io.catalogue import CONTEST_2024_PAPER, load_catalogue
@@ -24,16 +26,22 @@ ILLUSTRATIONS = {"Figure 1": "an overview diagram of the contest framework, not 
                  "Figure 8": "the participants' Likert-scale survey answers, which are not match logs"}
 
 
+@functools.cache
+def paper_catalogue():
+    """The paper's catalogue (`CONTEST_2024_PAPER`), read once per process."""
+    return load_catalogue(CONTEST_2024_PAPER)
+
+
 def paper_tags(scenarios: list[str]) -> tuple[pd.DataFrame, list[str]]:
     """The paper catalogue's tags (scenario, tag) for `scenarios`, and the scenarios it does not list."""
-    catalogue = load_catalogue(CONTEST_2024_PAPER)
+    catalogue = paper_catalogue()
     tags = catalogue.tags[catalogue.tags["scenario"].isin(scenarios)]
     return tags.reset_index(drop=True), sorted(set(scenarios) - set(catalogue.scenarios["scenario"]))
 
 
 def substrate_table() -> pd.DataFrame:
     """Table 1's substrates with their tags (one row per substrate) and the catalogue scenarios of each."""
-    catalogue = load_catalogue(CONTEST_2024_PAPER)
+    catalogue = paper_catalogue()
     tags = catalogue.tags.merge(catalogue.scenarios[["scenario", "game"]], on="scenario")
     rows = []
     for game, group in tags.groupby("game", sort=True):
@@ -175,16 +183,13 @@ def _score_figures(store, writer: PaperWriter, selection, models: bool, sampling
     by_agent, by_scenario = scores_by(scores)
     norm = {"normalisation": "per scenario min-max", "bounds": bounds}
     writer.figure(Item("Figure 3 (left)", "mean normalised score per scenario, ±1 SE", protocol=norm),
-                  plot_means(by_scenario, "scenario"))
-    writer.table(writer.items[-1], by_scenario)
+                  plot_means(by_scenario, "scenario"), by_scenario)
     writer.figure(Item("Figure 4", "mean normalised score per focal agent, ±1 SE", protocol=norm),
-                  plot_means(by_agent, "agent"))
-    writer.table(writer.items[-1], by_agent)
+                  plot_means(by_agent, "agent"), by_agent)
     correlations = feature_correlations(scores, scenario_features(scenarios, tags))
     writer.figure(Item("Figure 5", "Pearson correlations of score, tags, substrates and resident status",
                        protocol={**norm, "tags": "the paper's"}),
-                  plot_correlation_heatmap(correlations, "Score, tags, substrates, resident"))
-    writer.table(writer.items[-1], correlations.reset_index())
+                  plot_correlation_heatmap(correlations, "Score, tags, substrates, resident"), correlations.reset_index())
     if not models:
         for number in ("Figure 2", "Figure 3 (right)", "Figure 6", "Figure 7"):
             writer.missing(Item(number, "Bayesian model"), "the Bayesian fits were not asked for (--no-models)")
@@ -201,8 +206,7 @@ def _score_figures(store, writer: PaperWriter, selection, models: bool, sampling
         notes += [f"Figure 2: {n}" for n in contrast.notes]
         item.protocol["converged"] = bool(contrast.diagnostics["converged"])
         table = br.contrast_table(contrast)
-        writer.figure(item, plot_intervals(table, "agent", "Difference from the baseline", "log-odds difference"))
-        writer.table(item, table)
+        writer.figure(item, plot_intervals(table, "agent", "Difference from the baseline", "log-odds difference"), table)
     tag_fit = br.fit_tag_effects(scores, tags, seed=seed, likelihood="squeeze", structure="paper", **sampling)
     notes += [f"Figure 3 (right): {n}" for n in tag_fit.notes]
     item = Item("Figure 3 (right)", "tag coefficients of the hierarchical beta regression (mean, 94 % HDI)",
@@ -211,16 +215,14 @@ def _score_figures(store, writer: PaperWriter, selection, models: bool, sampling
                 referee_default="agent slopes only on tags present in and absent from 3 scenarios or more, and an "
                                 "ordered-beta likelihood")
     table = br.tag_table(tag_fit)
-    writer.figure(item, plot_intervals(table, "tag", "Tag coefficients", "log-odds effect on score"))
-    writer.table(item, table)
+    writer.figure(item, plot_intervals(table, "tag", "Tag coefficients", "log-odds effect on score"), table)
     comparison = compare_predictors(scores, training_demands(scores, scenarios, tags), seed=seed, test_folds=[0],
                                     **sampling)
     split = {"split": "one train/test split: a fifth of each agent's scenarios held out", "tags": "the paper's"}
     writer.figure(Item("Figure 7", "test R² and RMSE per agent: Measurement Layout, linear regression, XGBoost and "
                                    "the training mean", protocol=split,
                        referee_default="five-fold cross-validation, every cell tested once (`compare-predictors`)"),
-                  plot_predictor_comparison(comparison.per_agent))
-    writer.table(writer.items[-1], comparison.per_agent)
+                  plot_predictor_comparison(comparison.per_agent), comparison.per_agent)
     included = comparison.included_agents()
     item = Item("Figure 6", "capability profiles (posterior mean, 94 % HDI) of agents whose test R² exceeds 0.35",
                 protocol={**split, "model": "Measurement Layout on every cell", "included": included})
@@ -229,7 +231,6 @@ def _score_figures(store, writer: PaperWriter, selection, models: bool, sampling
         caps = layout.capabilities()
         extras = {n: layout.parameters(n).loc[lambda t: t["agent"].isin(included)]
                   for n in ("base_chance", "sample_size")}
-        writer.figure(item, plot_capability_profiles(caps[caps["agent"].isin(included)], extras))
-        writer.table(item, caps)
+        writer.figure(item, plot_capability_profiles(caps[caps["agent"].isin(included)], extras), caps)
     else:
         writer.missing(item, "no agent's Measurement Layout reaches a test R² of 0.35 (the paper shows only those)")

@@ -42,18 +42,21 @@ def file_stem(number: str) -> str:
 
 
 class PaperWriter:
-    """Writes a paper's items into a results folder: `figure(item, fig)` (PNG and SVG), `table(item, frame)`
+    """Writes a paper's items into a results folder: `figure(item, fig[, table])` (PNG, SVG and its numbers), `table(item, frame)`
     (CSV), `missing(item, reason)`, then `close(paper, protocol)` writes `manifest.json` and returns it."""
 
     def __init__(self, folder: ResultsFolder):
         self.folder = folder
         self.items: list[Item] = []
 
-    def figure(self, item: Item, fig, suffix: str = "") -> Item:
-        """Write `fig` as NUMBER[SUFFIX].png and .svg and record the item (once)."""
-        stem = file_stem(item.number) + suffix
+    def figure(self, item: Item, fig, table: pd.DataFrame | None = None) -> Item:
+        """Write `fig` as NUMBER.png and .svg, and `table` (the numbers it draws) as NUMBER.csv when given;
+        record the item (once)."""
+        stem = file_stem(item.number)
         self.folder.figure(stem, fig)
         item.files += [f"{stem}.png", f"{stem}.svg"]
+        if table is not None:
+            self.table(item, table)
         return self._keep(item)
 
     def table(self, item: Item, frame: pd.DataFrame, suffix: str = "") -> Item:

@@ -148,18 +148,19 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
 
 def score_table(scores: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The agents x scenarios table of mean normalised scores (`normalised_scores` rows: match_id, agent,
-    scenario, score_norm) and a same-shaped boolean table of the cells no match filled.
+    scenario, score_norm) and a same-shaped table of how many matches each cell holds (0: never played).
 
     A missing cell is filled with the additive prediction scenario mean + agent effect (the agent's mean
-    difference from the scenario means over the scenarios it played), clipped to [0, 1] and flagged; never read
-    as the scenario's average."""
-    cells = scores.dropna(subset=["score_norm"]).groupby(["agent", "scenario"])["score_norm"].mean().unstack()
+    difference from the scenario means over the scenarios it played), clipped to [0, 1]; never read as the
+    scenario's average."""
+    grouped = scores.dropna(subset=["score_norm"]).groupby(["agent", "scenario"])
+    cells = grouped["score_norm"].mean().unstack()
+    matches = grouped["match_id"].nunique().unstack().reindex_like(cells).fillna(0).astype(int)
     means = cells.mean(axis=0)
-    missing = cells.isna()
     effect = (cells - means).mean(axis=1)
     filled = cells.fillna(pd.DataFrame(np.add.outer(effect.to_numpy(), means.to_numpy()), index=cells.index,
                                        columns=cells.columns).clip(0, 1))
-    return filled, missing
+    return filled, matches
 
 
 def _task_solve(table: pd.DataFrame, method: str, alpha: float, m: int):
@@ -185,7 +186,8 @@ def task_ranking(scores: pd.DataFrame, method: str = "nash", alpha: float = 100.
     score: mean normalised score, filled, matches); its `cyclic` table is empty (the game is not symmetric)."""
     if method not in GAME_METHODS:
         raise ValueError(f"method must be one of {GAME_METHODS}, got {method!r}")
-    table, missing = score_table(scores)
+    table, matches = score_table(scores)
+    missing = matches == 0
     if table.shape[0] < 2 or table.shape[1] < 2:
         raise ValueError(f"the agent-vs-scenario game needs two agents and two scenarios with normalised scores; "
                          f"this store has {table.shape[0]} agent(s) and {table.shape[1]} scenario(s)")
@@ -198,9 +200,10 @@ def task_ranking(scores: pd.DataFrame, method: str = "nash", alpha: float = 100.
     draws, task_draws = [], []
     if bootstrap:
         rng = np.random.default_rng(seed)
-        matches = [[g for _, g in part.groupby("match_id")] for _, part in scores.groupby("scenario")]
+        by_scenario = [[g for _, g in part.groupby("match_id")] for _, part in scores.groupby("scenario")]
         for _ in range(bootstrap):
-            again, _ = score_table(pd.concat([rows[k] for rows in matches for k in rng.integers(len(rows), size=len(rows))]))
+            again, _ = score_table(pd.concat([rows[k] for rows in by_scenario
+                                              for k in rng.integers(len(rows), size=len(rows))]))
             again = again.reindex(index=table.index, columns=table.columns)
             if again.isna().to_numpy().any():
                 continue
@@ -213,10 +216,8 @@ def task_ranking(scores: pd.DataFrame, method: str = "nash", alpha: float = 100.
     t_lower, t_upper = _interval(task_draws, len(table.columns))
     tasks = pd.DataFrame({"scenario": table.columns, "score": task_score, "mass": task_mass, "lower": t_lower,
                           "upper": t_upper}).sort_values("mass", ascending=False, kind="stable")
-    matches = scores.dropna(subset=["score_norm"]).groupby(["agent", "scenario"])["match_id"].nunique()
-    payoffs = table.stack().rename("score").reset_index().merge(
-        missing.stack().rename("filled").reset_index(), on=["agent", "scenario"])
-    payoffs["matches"] = [int(matches.get((a, t), 0)) for a, t in zip(payoffs["agent"], payoffs["scenario"])]
+    payoffs = pd.DataFrame({"score": table.stack(), "filled": missing.stack(), "matches": matches.stack()}
+                           ).rename_axis(["agent", "scenario"]).reset_index()
     columns = ["agent", "rank", "score", "mass", "lower", "upper", "component"]
     return GameRanking(method, ranked.sort_values(["rank", "agent"])[columns].reset_index(drop=True), payoffs,
                        pd.DataFrame(), notes, tasks.reset_index(drop=True))
