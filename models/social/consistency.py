@@ -55,27 +55,15 @@ def similarity(vectors: pd.DataFrame) -> pd.DataFrame:
 def _pair_means(players: pd.DataFrame) -> dict[str, tuple[float, int]]:
     out = {}
     by_category = metric_vectors(players, ["agent", "category"])
-    sim = similarity(by_category)
-    agents = by_category.index.get_level_values("agent").to_numpy()
-    cats = by_category.index.get_level_values("category").to_numpy()
-    iu = np.triu_indices(len(sim), 1)
-    r = sim.to_numpy()[iu]
-    same_agent = agents[iu[0]] == agents[iu[1]]
-    same_cat = cats[iu[0]] == cats[iu[1]]
-    out[COMPARISONS[0]] = r[same_agent & ~same_cat]
-    out[COMPARISONS[1]] = r[~same_agent & same_cat]
+    sim = similarity(by_category).to_numpy()
+    out[COMPARISONS[0]] = _pairs(by_category, sim, {"agent": True, "category": False})
+    out[COMPARISONS[1]] = _pairs(by_category, sim, {"agent": False, "category": True})
     if "framing" in players.columns and players["framing"].nunique() > 1:
         by_framing = metric_vectors(players, ["agent", "category", "framing"])
         sim = similarity(by_framing).to_numpy()
-        idx = by_framing.index
-        a, c, f = (idx.get_level_values(k).to_numpy() for k in ("agent", "category", "framing"))
-        iu = np.triu_indices(len(sim), 1)
-        r = sim[iu]
-        same_a, same_c, same_f = a[iu[0]] == a[iu[1]], c[iu[0]] == c[iu[1]], f[iu[0]] == f[iu[1]]
-        out[COMPARISONS[2]] = r[same_a & same_c & ~same_f]
-        out[COMPARISONS[3]] = r[~same_a & same_c & same_f]
-    return {k: (float(np.nanmean(v)) if np.isfinite(v).any() else np.nan, int(np.isfinite(v).sum()))
-            for k, v in out.items()}
+        out[COMPARISONS[2]] = _pairs(by_framing, sim, {"agent": True, "category": True, "framing": False})
+        out[COMPARISONS[3]] = _pairs(by_framing, sim, {"agent": False, "category": True, "framing": True})
+    return {k: (float(np.mean(v)) if len(v) else np.nan, len(v)) for k, v in out.items()}
 
 
 def consistency(players: pd.DataFrame, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
@@ -105,15 +93,17 @@ def consistency(players: pd.DataFrame, n_boot: int = 200, seed: int = 0) -> pd.D
     return pd.DataFrame(rows)
 
 
-def _pairs(vectors: pd.DataFrame, same: dict[str, bool]) -> np.ndarray:
-    """Pearson r of every pair of rows of `vectors` whose index levels agree (True) or differ (False) as
-    `same` says, e.g. {"agent": True, "category": False}."""
-    sim = similarity(vectors).to_numpy()
+def _pairs(vectors: pd.DataFrame, sim: np.ndarray, same: dict[str, bool], agent: str | None = None) -> np.ndarray:
+    """The finite Pearson r (from `sim`, `similarity(vectors)` as an array) of every pair of rows of `vectors`
+    whose index levels agree (True) or differ (False) as `same` says, e.g. {"agent": True, "category": False};
+    with `agent`, only pairs whose first row is that agent's."""
     iu = np.triu_indices(len(sim), 1)
     keep = np.ones(len(iu[0]), bool)
     for level, equal in same.items():
         values = vectors.index.get_level_values(level).to_numpy()
         keep &= (values[iu[0]] == values[iu[1]]) == equal
+    if agent is not None:
+        keep &= vectors.index.get_level_values("agent").to_numpy()[iu[0]] == agent
     r = sim[iu][keep]
     return r[np.isfinite(r)]
 
@@ -146,16 +136,18 @@ def paper_consistency(players: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame
                    "Figure 5 (right)"),
                   ("inter-agent, same framing, all games", overall, {"agent": False, "framing": True},
                    "Figure 5 (right)")]
-    rows = []
+    rows, sims = [], {}
     for name, vectors, same, figure in specs:
-        r = _pairs(vectors, same)
+        if id(vectors) not in sims:  # one similarity matrix per set of vectors, for all its comparisons
+            sims[id(vectors)] = similarity(vectors).to_numpy()
+        r = _pairs(vectors, sims[id(vectors)], same)
         rows.append({"comparison": name, "mean_r": float(r.mean()) if len(r) else np.nan,
                      "sem": float(r.std(ddof=1) / np.sqrt(len(r))) if len(r) > 1 else np.nan, "n_pairs": len(r),
                      "min_r": float(r.min()) if len(r) else np.nan, "max_r": float(r.max()) if len(r) else np.nan,
                      "figure": figure})
     per_agent = []
     for agent in by_category.index.get_level_values("agent").unique():
-        r = _pairs(by_category.xs(agent, level="agent", drop_level=False), {"category": False})
+        r = _pairs(by_category, sims[id(by_category)], {"agent": True, "category": False}, agent=agent)
         per_agent.append({"agent": agent, "self_consistency": float(r.mean()) if len(r) else np.nan,
                           "n_pairs": len(r)})
     return pd.DataFrame(rows), pd.DataFrame(per_agent).sort_values("self_consistency", ascending=False)
