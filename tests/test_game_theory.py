@@ -309,6 +309,8 @@ def test_rank_against_scenarios_and_the_alpha_sweep_from_the_command_line(tmp_pa
 def test_entropy_over_best_replies_equals_entropy_over_every_strategy():
     """The maximum-entropy equilibrium is sought among the best replies to the dual's equilibrium only (the
     fast path); on random antisymmetric games with many equilibria it matches SLSQP over every strategy."""
+    from scipy.optimize import linprog
+
     from referee.models.game_theory import _max_entropy, _minimiser
 
     rng = np.random.default_rng(7)
@@ -317,7 +319,10 @@ def test_entropy_over_best_replies_equals_entropy_over_every_strategy():
         base = np.sign(rng.normal(size=(n, n))) * rng.integers(0, 2, size=(n, n))  # ties make equilibria many
         a = np.triu(base, 1) - np.triu(base, 1).T
         fast, value = _minimiser(a)
-        slow = _max_entropy(a, np.full(n, 1 / n) if np.max(a @ np.full(n, 1 / n)) <= 1e-12 else fast, 1e-9)
+        # the second method: SLSQP over every strategy, started from the plain LP's equilibrium (not from `fast`)
+        lp = linprog(np.r_[np.zeros(n), 1.0], A_ub=np.c_[a, -np.ones(n)], b_ub=np.zeros(n),
+                     A_eq=np.r_[np.ones(n), 0.0][None, :], b_eq=[1.0], bounds=[(0, 1)] * n + [(None, None)])
+        slow = _max_entropy(a, lp.x[:n], 1e-9)
         entropy = lambda p: -np.sum(p[p > 0] * np.log(p[p > 0]))  # noqa: E731
         assert value == pytest.approx(0, abs=1e-9) and np.max(a @ fast) <= 1e-6
-        assert entropy(fast) >= entropy(slow) - 1e-6
+        assert entropy(fast) == pytest.approx(entropy(slow), abs=1e-5) and np.abs(fast - slow).max() < 1e-3

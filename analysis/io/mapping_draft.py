@@ -27,6 +27,7 @@ from pathlib import Path
 from referee.io.id_patterns import id_pattern
 from referee.io.loaders.base import RecordError, parse_time
 from referee.io.loaders.mapped import value_at
+from referee.names import RUNNER_NAMES
 
 SAMPLE_FILES = 300  # files sampled, spread over the sorted list
 HEAD_LINES = 200  # lines read from the start of each sampled file
@@ -432,8 +433,6 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     match_key, match_why = _match_key(ev, used)
     used |= {match_key} if match_key else set()
     title = name or (ev.files[0].path.parent.name or "my-runner")
-    from referee.names import RUNNER_NAMES
-
     if title.strip().lower() in RUNNER_NAMES:  # a mapping may not take a built-in runner's name
         title = f"{title}-mapped"
     total_lines = ev.n
