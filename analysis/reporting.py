@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from referee.run.audit import audit_frame, default_outcomes, formula_from, run_audit
+from referee.run.audit import audit_frame, default_outcomes, run_audit, season_audit
 from referee.prepare.comparisons import (
     ballots_from_tables,
     comparable_agents,
@@ -152,11 +152,7 @@ def audit_sections(store: Store, bayes: bool = True, seed: int = 0, sampling: di
 
 
 def _aoa_audit(store: Store, match_id: str, bayes: bool, seed: int, sampling: dict | None) -> Section:
-    frame, events = audit_frame(store, match=match_id)
-    outcomes = default_outcomes(frame, store.table("measures"))
-    formula = formula_from(FORMULAS / "aoa_eval01.toml", frame)
-    result = run_audit(frame, events, formula, outcomes, ["team"], "universal", seed=seed, bayes=bayes,
-                       sampling=sampling, assume="higher")
+    result, frame, _, outcomes = season_audit(store, match_id, bayes=bayes, seed=seed, sampling=sampling)
     return audit_section(f"Construct-validity audit: {match_id}", result, frame, outcomes[0])
 
 

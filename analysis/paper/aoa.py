@@ -17,19 +17,14 @@ TABLE_COLUMNS = ["rank", "agent", "player", "team", "role", "nation_power", "nat
 def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 0) -> tuple[dict, list[str]]:
     """Make the EVAL 01 report's tables and findings from one Age of Agents season of the store (`match`,
     default the first aoa match), into `writer`. Returns (protocol, notes)."""
-    from referee.reporting import FORMULAS
-    from referee.run.audit import audit_frame, default_outcomes, formula_from, run_audit
+    from referee.run.audit import season_audit
 
     matches = store.table("matches")
     seasons = matches.loc[matches["runner"] == "aoa", "match_id"].tolist()
     if match is None and not seasons:
         raise ValueError("the store holds no Age of Agents season (runner 'aoa'); `referee paper aoa` reads one")
     match = match or seasons[0]
-    frame, events = audit_frame(store, match=match)
-    outcomes = default_outcomes(frame, store.table("measures"))
-    formula = formula_from(FORMULAS / "aoa_eval01.toml", frame)
-    audit = run_audit(frame, events, formula, outcomes, ["team"], "universal", seed=seed, bayes=False,
-                      assume="higher")
+    audit, frame, events, outcomes = season_audit(store, match, seed=seed)
     protocol = {"season": match, "formula": "data/formulas/aoa_eval01.toml (the report's section 3.4)",
                 "outcomes": outcomes, "regressions": "none (the report's findings are counts and ranks)"}
     notes = list(audit.notes)
