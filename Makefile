@@ -26,7 +26,7 @@ $(STAMP): $(LOCK) $(BOOTSTRAP) pyproject.toml
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(BOOTSTRAP)
-	$(BIN)/uv pip install --quiet --python $(BIN)/python --require-hashes --no-deps -r $(LOCK)
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --require-hashes --no-deps --compile-bytecode -r $(LOCK)
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps --no-build-isolation -e .
 	$(BIN)/uv pip check --python $(BIN)/python
 	touch $(STAMP)

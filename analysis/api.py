@@ -91,10 +91,11 @@ def open(source: str | Path | list, runner: str | Path | None = None, catalogue:
 
 
 def _comparisons(store: Store, runner, phase, where, parallel):
-    from referee.prepare.comparisons import comparable_agents, comparisons_from_tables
+    from referee.prepare.comparisons import comparisons_and_agents
 
     matches, results = stored_tables(store, runner, phase, where)
-    return comparisons_from_tables(matches, results, parallel=parallel), matches, comparable_agents(matches, results)
+    comparisons, agents = comparisons_and_agents(matches, results, parallel=parallel)
+    return comparisons, matches, agents
 
 
 def ratings(store: Store, method: str = "bt", bootstrap: int = 0, runner: str | None = None,

@@ -48,6 +48,7 @@ from referee.io.resources import shipped
 from referee.io.store import IngestReport, Store
 from referee.present.outputs import ResultsFolder
 from referee.models.fit import collect_notes
+from referee.prepare.membership import agents_in
 
 SAMPLE = shipped("sample")
 
@@ -280,7 +281,7 @@ def _one_axis(runner: str, computed: dict, seed: int) -> Section:
     if "comparisons" not in computed:
         return skipped(title, "the rankings above were not computed")
     comparisons = computed["comparisons"]
-    agents = set(comparisons["a"]) | set(comparisons["b"])
+    agents = set(agents_in(comparisons))
     if len(agents) < 3:
         return skipped(title, f"{len(agents)} agent(s) compared; a cycle needs three")
     nash = game_ranking(comparisons, "nash", bootstrap=ONE_AXIS_BOOTSTRAP, seed=seed)

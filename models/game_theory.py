@@ -62,7 +62,7 @@ def payoff_table(comparisons: pd.DataFrame, agents: list[str] | None = None) -> 
     (rate each component apart: `components`)."""
     from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, disconnected_groups, fit_bt
 
-    agents = sorted(set(comparisons["a"]) | set(comparisons["b"])) if agents is None else list(agents)
+    agents = sorted(set(comparisons["a"].unique()) | set(comparisons["b"].unique())) if agents is None else list(agents)
     won = _wins(comparisons, agents)
     counts = won + won.T
     if disconnected_groups(counts, agents):
@@ -128,7 +128,7 @@ def components(comparisons: pd.DataFrame) -> list[list[str]]:
     """The connected groups of agents of a comparisons table (agents linked when they met), largest first."""
     from referee.models.ratings.bradley_terry import disconnected_groups
 
-    agents = sorted(set(comparisons["a"]) | set(comparisons["b"]))
+    agents = sorted(set(comparisons["a"].unique()) | set(comparisons["b"].unique()))
     won = _wins(comparisons, agents)
     return disconnected_groups(won + won.T, agents) or [agents]
 

@@ -38,7 +38,7 @@ def cmd_ratings(args) -> dict:
     from referee.prepare.comparisons import (
         ComparisonBudgetError,
         comparable_agents,
-        comparisons_from_tables,
+        comparisons_and_agents,
         win_counts,
         with_resample,
     )
@@ -58,14 +58,14 @@ def cmd_ratings(args) -> dict:
         return _covariate_ratings(args, method, matches, results, folder, excluded)
     if args.by not in (None, "game"):
         return _sliced_ratings(args, method, matches, results, folder, excluded, anchor)
-    agents = comparable_agents(matches, results)
     streamed = method in STREAMABLE and not (args.bootstrap or args.by or args.parallel or anchor)
     try:
-        comparisons = comparisons_from_tables(matches, results, parallel=args.parallel)
+        comparisons, agents = comparisons_and_agents(matches, results, parallel=args.parallel)
     except ComparisonBudgetError:
         if not streamed:
             raise
-        comparisons = None  # too many to list: bt and elo need only the win counts, streamed
+        comparisons, agents = None, comparable_agents(matches, results)  # too many to list: bt and elo need
+        # only the win counts, streamed
     if comparisons is None:
         names, wins, ties = win_counts(matches, results)
         result = rate_counts(wins, ties, names, method, prior=args.prior, agents=agents)
@@ -114,11 +114,8 @@ def _sliced_ratings(args, method: str, matches, results, folder, excluded: list[
     """`referee ratings --by tag|role|scenario|phase`: one leaderboard per slice, each rated on its own slice's
     matches, in one table with the slice sizes."""
     import pandas as pd
-    from referee.prepare.comparisons import (
-        comparable_agents,
-        comparisons_from_tables,
-        with_resample,
-    )
+    from referee.prepare.comparisons import comparisons_and_agents, with_resample
+    from referee.prepare.membership import agents_in
     from referee.prepare.slices import slices
     from referee.run.ratings import rate
 
@@ -127,21 +124,21 @@ def _sliced_ratings(args, method: str, matches, results, folder, excluded: list[
     tables, sizes, notes = [], [], list(excluded)
     with _executor(args) as executor:
         for name, m, r in slices(matches, results, tags, args.by):
-            comparisons = comparisons_from_tables(m, r, parallel=args.parallel)
+            comparisons, compared = comparisons_and_agents(m, r, parallel=args.parallel)
             row = {"slice": name, "matches": len(m), "comparisons": len(comparisons),
-                   "agents": len(set(comparisons["a"]) | set(comparisons["b"])) if len(comparisons) else 0}
+                   "agents": len(agents_in(comparisons)) if len(comparisons) else 0}
             sizes.append(row)
             if row["agents"] < 2:
                 notes.append(f"slice {name}: fewer than two agents compared, no leaderboard")
                 continue
             comparisons, _ = with_resample(comparisons, m, args.resample)
-            held = anchor if anchor and anchor[0] in set(comparisons["a"]) | set(comparisons["b"]) else None
+            held = anchor if anchor and anchor[0] in set(agents_in(comparisons)) else None
             if anchor and held is None:
                 notes.append(f"slice {name}: {anchor[0]} did not play in it, so its scale is not anchored")
             try:
                 result = rate(comparisons, method, bootstrap=args.bootstrap, prior=args.prior, k=args.k,
                               dims=args.dims, tau_elo=args.per_game_prior_sd, seed=args.seed,
-                              agents=comparable_agents(m, r), executor=executor, anchor=held, **_sampling(args))
+                              agents=compared, executor=executor, anchor=held, **_sampling(args))
             except ValueError as exc:
                 notes.append(f"slice {name}: not rated ({exc})")
                 continue

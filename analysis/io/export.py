@@ -35,7 +35,7 @@ def export_parquet(store, out: str | Path) -> dict[str, dict]:
     written = {}
     for table in TABLES:
         cols = ", ".join(f't."{c}"' for c in columns(table) if not (table == "matches" and c in ("runner", "game")))
-        rows = int(store.con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+        rows = int(store.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
         if table in PARTITIONED:
             source = (f"SELECT {cols}, m.runner AS runner, coalesce(m.game, '{NO_GAME}') AS game FROM {table} t "
                       f"JOIN matches m USING (match_id)" if table != "matches" else

@@ -34,7 +34,8 @@ import numpy as np
 import pandas as pd
 
 from referee.prepare.scores import agent_match_scores
-from referee.prepare.selection import with_outcomes, without_excluded
+from referee.prepare.selection import ordering_points, with_outcomes, without_excluded
+from referee.prepare.membership import is_in
 
 COLUMNS = ["a", "b", "outcome", "cluster", "game", "kind", "communication", "time"]
 MAX_PAIRS = 5_000_000  # comparisons built in memory at most (about 0.5 GB with the work of building them)
@@ -84,16 +85,15 @@ def _units(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     other = matches[~_pooled(matches)]
     parts = []
     if len(pooled):
-        scores = agent_match_scores(pooled, results[results["match_id"].isin(pooled["match_id"])])
+        scores = agent_match_scores(pooled, results[is_in(results["match_id"], pooled["match_id"])])
         scores = scores[scores["scenario"].notna()]
         parts.append(pd.DataFrame({"unit": pooled_unit(scores),
                                    "agent": scores["agent"], "score": scores["score"], "game": scores["game"],
                                    "communication": scores["communication"], "time": None, "pooled": True}))
     if len(other):
-        data = results[results["match_id"].isin(other["match_id"])].merge(
+        data = results[is_in(results["match_id"], other["match_id"])].merge(
             other[["match_id", "game", "communication", "started_at"]], on="match_id")
-        has_score = data.groupby("match_id")["score"].transform(lambda v: v.notna().all())
-        score = np.where(has_score, pd.to_numeric(data["score"]), -pd.to_numeric(data["rank"]))
+        score = ordering_points(data)
         parts.append(pd.DataFrame({"unit": data["match_id"], "agent": data["agent"], "score": score,
                                    "game": data["game"], "communication": data["communication"],
                                    "time": data["started_at"], "pooled": False}))
@@ -144,8 +144,7 @@ def match_comparisons(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFr
     Returns a comparisons table (kind 'match', cluster = match_id, time = started_at).
     """
     data = results.merge(matches[["match_id", "game", "communication", "started_at"]], on="match_id")
-    has_score = data.groupby("match_id")["score"].transform(lambda s: s.notna().all())
-    data["score"] = np.where(has_score, pd.to_numeric(data["score"]), -pd.to_numeric(data["rank"]))
+    data["score"] = ordering_points(data)
     data = data[data["score"].notna()].rename(columns={"match_id": "cluster", "started_at": "time"})
     return _pairs(data[["cluster", "game", "communication", "time", "agent", "score"]], ["cluster"], "match")
 
@@ -292,7 +291,7 @@ def pair_count(matches: pd.DataFrame, results: pd.DataFrame, parallel: bool = Fa
 def _parallel_input(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame | None:
     """`_parallel_keys` of the matches compared within themselves, or None when there are none."""
     other = matches[~_pooled(matches)]
-    return _parallel_keys(other, results[results["match_id"].isin(other["match_id"])]) if len(other) else None
+    return _parallel_keys(other, results[is_in(results["match_id"], other["match_id"])]) if len(other) else None
 
 
 def _count(units: pd.DataFrame, parallel: pd.DataFrame | None) -> int:
@@ -311,8 +310,17 @@ def comparisons_from_tables(matches: pd.DataFrame, results: pd.DataFrame, parall
     Raises ComparisonBudgetError, before building anything, when `pair_count` exceeds `max_pairs` (default
     `budget()`): the message gives the count and the memory it would take, and points to `win_counts`.
     """
+    return comparisons_and_agents(matches, results, parallel, max_pairs)[0]
+
+
+def comparisons_and_agents(matches: pd.DataFrame, results: pd.DataFrame, parallel: bool = False,
+                           max_pairs: int | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """(`comparisons_from_tables`, `comparable_agents`) of the same tables from one pass over them (the two
+    read the same per-unit scores; at arena scale each pass is seconds). Raises ComparisonBudgetError as
+    `comparisons_from_tables` does."""
     limit = budget() if max_pairs is None else max_pairs
     units = _units(matches, results)
+    agents = sorted(units["agent"].unique())
     keys = _parallel_input(matches, results) if parallel else None
     n = _count(units, keys)
     if n > limit:
@@ -331,8 +339,8 @@ def comparisons_from_tables(matches: pd.DataFrame, results: pd.DataFrame, parall
     if keys is not None:
         parts.append(_parallel_pairs(keys))
     if not parts:
-        return pd.DataFrame(columns=COLUMNS)
-    return pd.concat(parts, ignore_index=True)
+        return pd.DataFrame(columns=COLUMNS), agents
+    return pd.concat(parts, ignore_index=True), agents
 
 
 def win_counts(matches: pd.DataFrame, results: pd.DataFrame, agents: list[str] | None = None,

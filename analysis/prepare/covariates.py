@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from referee.prepare.selection import with_outcomes, without_excluded
+from referee.prepare.selection import ordering_points, with_outcomes, without_excluded
+from referee.prepare.membership import is_in
 
 
 def _seats(results: pd.DataFrame) -> pd.Series:
@@ -34,9 +35,8 @@ def covariate_pairs(matches: pd.DataFrame, results: pd.DataFrame, measures: pd.D
     """(pairs, covariate column names, notes) for `covariates` (see the module docstring); ValueError for an
     unknown covariate or a role covariate where no result has a role."""
     matches, results = with_outcomes(without_excluded(matches), results)
-    players = results[results["match_id"].isin(matches["match_id"])].reset_index(drop=True)
-    players = players.assign(points=np.where(players.groupby("match_id")["score"].transform(lambda v: v.notna().all()),
-                                             pd.to_numeric(players["score"]), -pd.to_numeric(players["rank"])))
+    players = results[is_in(results["match_id"], matches["match_id"])].reset_index(drop=True)
+    players = players.assign(points=ordering_points(players))
     names, notes = [], []
     for cov in covariates:
         if cov == "seat":

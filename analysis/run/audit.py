@@ -56,7 +56,7 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     measures = measures[measures["match_id"].isin(ids) & measures["player"].notna()]
     wide = measures.pivot_table(index=["match_id", "player"], columns="name", values="value", aggfunc="mean")
     frame = results.merge(wide.reset_index(), on=["match_id", "player"], how="left")
-    first = frame.groupby("match_id")["rank"].transform(lambda r: (r == 1).sum())
+    first = (frame["rank"] == 1).groupby(frame["match_id"]).transform("sum")
     size = frame.groupby("match_id")["rank"].transform("size")
     # a shared first place is a tie (1/k each); a match everyone shares first place in has no winner (0)
     frame["win"] = np.where((frame["rank"] == 1) & (first < size), 1.0 / first.clip(lower=1), 0.0)

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from referee.run.ratings import RatingResult, rate
+from referee.prepare.membership import agents_in
 
 
 def pair_records(comparisons: pd.DataFrame) -> pd.DataFrame:
@@ -76,7 +77,7 @@ def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", boots
     p_better, difference, lower, upper, p_value, interval, replicates, replicates_left_out, matches (matches
     the two met in), wins, losses, ties (a's record against b), matches_a, matches_b, status_a, status_b.
     ValueError when either agent has no comparison."""
-    known = set(comparisons["a"]) | set(comparisons["b"])
+    known = set(agents_in(comparisons))
     for agent in (a, b):
         if agent not in known:
             from referee.models.naming import suggest

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from referee.prepare.comparisons import ballots_from_tables, comparable_agents, comparisons_from_tables
+from referee.prepare.comparisons import ballots_from_tables, comparisons_and_agents
 from referee.prepare.selection import exclusion_counts, select_phases
 from referee.run.ratings import rate
 from referee.models.fit import FitResult, collect_notes
@@ -76,7 +76,7 @@ def _phase_comparisons(matches: pd.DataFrame, results: pd.DataFrame):
         if phase not in built:
             chosen = select_phases(matches, [phase])
             mine = results[results["match_id"].isin(chosen["match_id"])]
-            built[phase] = (comparisons_from_tables(chosen, mine), comparable_agents(chosen, mine))
+            built[phase] = comparisons_and_agents(chosen, mine)
         return built[phase]
 
     return compared

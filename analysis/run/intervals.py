@@ -32,6 +32,7 @@ import pandas as pd
 from referee.models.ratings.bootstrap import MIN_MATCHES
 from referee.models.ratings.bradley_terry import (ELO_CENTRE, ELO_SCALE, pair_counts, profile_bound,
                                                   unbeaten_and_winless)
+from referee.prepare.membership import agents_in
 
 # methods whose likelihood is Bradley-Terry's on the Elo scale: a one-sided agent's finite bound is the
 # profile-likelihood bound of that model
@@ -53,7 +54,7 @@ def one_sided(comparisons: pd.DataFrame) -> pd.Series:
 
 def _pair_counts(comparisons: pd.DataFrame) -> tuple[list[str], np.ndarray]:
     """(agents sorted, W (n, n) of `bradley_terry.pair_counts`: wins of row over column, ties as halves)."""
-    agents = sorted(set(comparisons["a"]) | set(comparisons["b"]))
+    agents = agents_in(comparisons)
     index = pd.Index(agents)
     return agents, pair_counts(index.get_indexer(comparisons["a"]), index.get_indexer(comparisons["b"]),
                                comparisons["outcome"].to_numpy(float), len(agents))

@@ -30,6 +30,7 @@ from referee.models.ratings.bootstrap import MIN_MATCHES
 from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, Z95, fit_bt, mle_exists, pair_counts
 from referee.models.ratings.bradley_terry import information
 from referee.models.ratings.design import contrast_gains, covariance, select, update
+from referee.prepare.membership import agents_in
 
 TARGETS = ("adjacent", "width", "top")
 
@@ -109,7 +110,7 @@ def plan(comparisons: pd.DataFrame, budget: int, target: str = "adjacent:0.95", 
     """
     if budget < 1:
         raise ValueError("--budget must be at least 1")
-    names = sorted(set(agents or []) | set(comparisons["a"]) | set(comparisons["b"]))
+    names = sorted(set(agents or []) | set(agents_in(comparisons)))
     if players < 2 or players > len(names):
         raise ValueError(f"--players must be between 2 and the {len(names)} agents there are")
     goal = parse_target(target)
@@ -216,7 +217,7 @@ def power_curve(comparisons: pd.DataFrame, delta_elo: float, pair: tuple[str, st
     level's quantile. Returns matches, power, se (its Monte Carlo standard error), normal (the closed form
     for the pair's own comparisons alone, for reference).
     """
-    names = sorted(set(comparisons["a"]) | set(comparisons["b"]))
+    names = agents_in(comparisons)
     index = pd.Index(names)
     a, b = index.get_indexer(comparisons["a"]), index.get_indexer(comparisons["b"])
     n = len(names)

@@ -28,6 +28,7 @@ from referee.models.ratings.bootstrap import MIN_MATCHES
 from referee.models.ratings.bradley_terry import ELO_SCALE, Z95, pair_counts, reference_se, robust_se
 from referee.run.intervals import one_sided
 from referee.models.registry import methods_with
+from referee.prepare.membership import agents_in, is_in
 
 MAX_WIDTH = 200.0  # Elo points: the widest 95 % interval of an established rating
 MAX_SIGMA = 25.0 / 6.0  # TrueSkill / OpenSkill units: half the starting sigma (25/3)
@@ -112,14 +113,14 @@ def reference_status(comparisons: pd.DataFrame, parts: pd.Series | None = None) 
     """matches, one_sided ('never won', 'never lost' or '') and status for every compared agent by the
     module's one rule (see RULE), each connected component of the comparison graph (`parts`, from
     `components` when not given) fitted on its own. Indexed by agent."""
-    agents = sorted(set(comparisons["a"]) | set(comparisons["b"]))
+    agents = agents_in(comparisons)
     parts = components(comparisons, agents) if parts is None else parts.reindex(agents)
     width = pd.Series(np.nan, index=agents)
     for c in parts.unique():
         names = list(parts.index[parts == c])
         if len(names) < 2:
             continue
-        sub = comparisons[comparisons["a"].isin(names)]
+        sub = comparisons[is_in(comparisons["a"], names)]
         index = pd.Index(names)
         a, b = index.get_indexer(sub["a"]), index.get_indexer(sub["b"])
         outcome = sub["outcome"].to_numpy(float)

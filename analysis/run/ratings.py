@@ -40,7 +40,8 @@ from referee.run.rating_labels import (ANCHORABLE, anchor_replicates, anchor_shi
                                         rank_within, reference_status, status_note)
 from referee.models.registry import RATING_METHODS, methods_with
 from referee.models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, summarised_warnings
-from referee.models.ratings.bootstrap import BootstrapResult, bootstrap_bt, bootstrap_generic
+from referee.models.ratings.bootstrap import (BootstrapResult, BTResampling, bootstrap_generic,
+                                              bt_replicates, bt_resampling)
 from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt, pair_counts, robust_se, wald_table
 from referee.models.ratings.bt_multidim import fit_bt_multidim
 from referee.models.ratings.davidson import fit_davidson
@@ -48,6 +49,7 @@ from referee.models.ratings.bt_per_game import DEFAULT_TAU_ELO, fit_bt_per_game
 from referee.models.ratings.elo import fit_contest_elo, fit_online_elo
 from referee.models.ratings.plackett_luce import fit_plackett_luce, rankings_from_comparisons
 from referee.models.ratings.skill import fit_openskill, fit_trueskill
+from referee.prepare.membership import agents_in, is_in
 
 METHODS = tuple(RATING_METHODS)  # names and traits in `referee.models.registry`
 ONLINE = methods_with(online=True)  # fed matches in time order
@@ -81,7 +83,7 @@ class Coded:
 def encode(comparisons: pd.DataFrame, agents: list[str] | None = None) -> Coded:
     """Integer-code a comparisons table (agents sorted by name unless given)."""
     if agents is None:
-        agents = sorted(set(comparisons["a"]) | set(comparisons["b"]))
+        agents = agents_in(comparisons)
     index = pd.Index(agents)
     games = comparisons["game"].fillna("(all)").astype(str)
     game_names = sorted(games.unique())
@@ -217,7 +219,7 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
         raise ValueError(f"--anchor fixes the free constant of {', '.join(ANCHORABLE)} (not by game); "
                          f"{method} {'by game ' if by else ''}has none to fix")
     # the comparison graph's components, once: bootstrap ranks and the table's ranks are taken within them
-    parts = None if by else components(comparisons, sorted(set(comparisons["a"]) | set(comparisons["b"])
+    parts = None if by else components(comparisons, sorted(set(agents_in(comparisons))
                                                             | set(agents or [])))
     # matches, one-sided records and the one status rule, once for every table and interval below
     status = None if by else reference_status(comparisons, parts)
@@ -254,7 +256,8 @@ def _connected(comparisons: pd.DataFrame, method: str, bootstrap: int, by: str |
     model_interval = (ROBUST_WALD if robust else WALD.get(method)) if has_model else None
     if bootstrap:
         with collect_notes(result.notes):
-            result.bootstrap = _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, bootstrap, executor)
+            result.bootstrap = _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, bootstrap, executor,
+                                          point=extra)
         if anchor is not None:
             result.bootstrap.ratings, dropped = anchor_replicates(result.bootstrap.ratings, result.bootstrap.agents,
                                                                   anchor)
@@ -294,7 +297,7 @@ def _by_component(comparisons: pd.DataFrame, compared: pd.Series, method: str, a
     results, tables, boots = [], [], []
     for c in sorted(compared.unique()):
         members = set(compared.index[compared == c])
-        sub = comparisons[comparisons["a"].isin(members)]
+        sub = comparisons[is_in(comparisons["a"], members)]
         held = anchor if anchor is not None and anchor[0] in members else None
         found = _connected(sub, method, anchor=held, **options)
         results.append(found)
@@ -385,33 +388,52 @@ BLOCK = 50  # bootstrap replicates per task: a sweep's blocks, whatever runs the
 SHARED_COLUMNS = ["a", "b", "outcome", "cluster", "game", "kind"]  # what a bootstrap block reads
 
 
-def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicates, executor=None) -> BootstrapResult:
+def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicates, executor=None, *,
+               point: dict) -> BootstrapResult:
     """Replicates in blocks of BLOCK, block i drawn with `task_seeds(seed, blocks)[i]`: the same replicates
-    whether the blocks run here, in local processes or on a Dask cluster."""
+    whether the blocks run here, in local processes or on a Dask cluster. Scalar Bradley-Terry (`point` holds
+    the point fit's `fit` and `coded`) sends each block only what it draws from (`bt_resampling`, built once:
+    a few thousand cluster signatures however many comparisons); every other method's blocks read the
+    comparisons and refit."""
     sizes = [min(BLOCK, replicates - start) for start in range(0, replicates, BLOCK)]
-    columns = SHARED_COLUMNS + (["resample"] if "resample" in comparisons.columns else [])
-    shared = share(executor, "comparisons", comparisons[columns].assign(cluster=comparisons["cluster"].astype(str)))
-    tasks = [Task(f"bootstrap-block-{i}", bootstrap_block, (shared, method, by, prior, dims, k, tau_elo, seed, size,
-                                                             block_seed))
-             for i, (size, block_seed) in enumerate(zip(sizes, task_seeds(seed, len(sizes))))]
+    seeds = task_seeds(seed, len(sizes))
+    if method == "bt" and by is None:
+        coded, fit = point["coded"], point["fit"]
+        first, second = comparison_games(comparisons)  # whole games are resampled, parallel pairs with both
+        codes, _ = pd.factorize(np.r_[first, second])
+        resampling = bt_resampling(coded.a, coded.b, coded.outcome, codes[: len(first)], len(coded.agents),
+                                   second=codes[len(first):])
+        tasks = [Task(f"bootstrap-block-{i}", bt_bootstrap_block, (resampling, coded.agents, fit.theta, fit.prior_sd,
+                                                                   size, block_seed))
+                 for i, (size, block_seed) in enumerate(zip(sizes, seeds))]
+    else:
+        columns = SHARED_COLUMNS + (["resample"] if "resample" in comparisons.columns else [])
+        shared = share(executor, "comparisons", comparisons[columns].assign(cluster=comparisons["cluster"].astype(str)))
+        tasks = [Task(f"bootstrap-block-{i}", bootstrap_block, (shared, method, by, prior, dims, k, tau_elo, seed,
+                                                                 size, block_seed))
+                 for i, (size, block_seed) in enumerate(zip(sizes, seeds))]
     with summarised_warnings(f"the {replicates} bootstrap replicates' fits"):
         blocks = run_tasks(tasks, executor, "bootstrap")
     return BootstrapResult(agents=blocks[0].agents, ratings=np.vstack([b.ratings for b in blocks]),
                            matches=blocks[0].matches)
 
 
+def bt_bootstrap_block(resampling: BTResampling, agents: list[str], theta0: np.ndarray, prior_sd: float | None,
+                       replicates: int, block_seed: int) -> BootstrapResult:
+    """One block of scalar Bradley-Terry bootstrap replicates (a sweep task) drawn with `block_seed` from
+    `resampling` (`referee.models.ratings.bootstrap.bt_resampling`) around the point fit `theta0` (n,)."""
+    return BootstrapResult(agents=list(agents), ratings=bt_replicates(resampling, theta0, replicates, block_seed,
+                                                                      prior_sd), matches=resampling.matches)
+
+
 def bootstrap_block(shared: Shared, method: str, by: str | None, prior: bool, dims: int, k: float,
                     tau_elo: float | None, seed: int, replicates: int, block_seed: int) -> BootstrapResult:
     """One block of bootstrap replicates (a sweep task): the comparisons read from `shared`, the point fit
-    remade (seed `seed`), then `replicates` replicates drawn with `block_seed`. Returns a BootstrapResult."""
+    remade (seed `seed`), then `replicates` replicates drawn with `block_seed` (every method but scalar
+    Bradley-Terry, whose blocks are `bt_bootstrap_block`). Returns a BootstrapResult."""
     comparisons = shared.load()
     table, extra, _ = _point(comparisons, method, by, prior, dims, k, tau_elo, seed)
     first, second = comparison_games(comparisons)  # whole games are resampled, parallel pairs with both
-    if method == "bt" and by is None:
-        coded, fit = extra["coded"], extra["fit"]  # the point fit's coding and estimate
-        codes, _ = pd.factorize(np.r_[first, second])
-        return bootstrap_bt(coded.a, coded.b, coded.outcome, codes[: len(first)], coded.agents, fit.theta,
-                            replicates=replicates, seed=block_seed, prior_sd=fit.prior_sd, second=codes[len(first):])
     keys = list(zip(table["game"], table["agent"])) if by else list(table["agent"])
 
     def refit(sample: pd.DataFrame) -> pd.Series:

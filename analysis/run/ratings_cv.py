@@ -23,6 +23,7 @@ from referee.models.ratings.bradley_terry import fit_bt
 from referee.models.ratings.bt_multidim import fit_bt_multidim
 from referee.models.ratings.bt_per_game import fit_bt_per_game
 from referee.models.registry import DEFAULT_TAU_ELO
+from referee.prepare.membership import agents_in
 
 
 def game_folds(comparisons: pd.DataFrame, folds: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -87,7 +88,7 @@ def cv_fold(shared: Shared, fold: int, specs: list[tuple[str, int]], seed: int,
     flip.
     Returns rows model, dims, fold, auc, n_test (none when the fold has no test or no training data)."""
     data = shared.load()
-    agents = sorted(set(data["a"]) | set(data["b"]))
+    agents = agents_in(data)
     games = sorted(data["game"].unique())
     fold_a, fold_b = data["fold_a"].to_numpy(), data["fold_b"].to_numpy()
     train = data[(fold_a != fold) & (fold_b != fold)]
@@ -122,7 +123,7 @@ def win_matrix(comparisons: pd.DataFrame, split: str | None = None) -> dict[str,
 
     Agents are ordered by their rating in the pooled fit. Returns {label: DataFrame (n, n)}.
     """
-    agents = sorted(set(comparisons["a"]) | set(comparisons["b"]))
+    agents = agents_in(comparisons)
     with summarised_warnings("the win-probability matrices' fits"):
         pooled = fit_bt(encode(comparisons, agents).counts(), agents)
         order = list(np.array(agents)[np.argsort(-pooled.theta)])

@@ -7,6 +7,7 @@ import pandas as pd
 
 from referee.prepare.comparisons import select_matches
 from referee.prepare.selection import select_phases
+from referee.prepare.membership import is_in
 
 
 def one_runner(matches: pd.DataFrame, runner: str | None) -> pd.DataFrame:
@@ -30,4 +31,4 @@ def stored_tables(store, runner: str | None = None, phases: list[str] | None = N
     `where` condition ('column=value'), and their results."""
     matches = select_matches(select_phases(one_runner(store.table("matches"), runner), phases), where or [])
     results = store.table("results")
-    return matches, results[results["match_id"].isin(matches["match_id"])]
+    return matches, results[is_in(results["match_id"], matches["match_id"])]

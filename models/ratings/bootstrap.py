@@ -21,6 +21,7 @@ import pandas as pd
 from scipy import sparse
 
 from referee.models.fit import FitResult
+from referee.models.threads import one_blas_thread
 from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_CENTRE, ELO_SCALE, fit_bt_batch, mle_exists
 
 
@@ -141,18 +142,13 @@ def game_weights(first: np.ndarray, second: np.ndarray, rng: np.random.Generator
     return weights
 
 
-def _weighted_bt(a, b, outcome, first, second, n, theta0, replicates, seed, prior_sd, chunk) -> np.ndarray:
-    """Bootstrap replicates of scalar BT strengths, shape (replicates, n), resampling whole games; the
-    replicates' pair counts are fitted `chunk` at a time in one batched Newton."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for start in range(0, replicates, chunk):
-        size = min(chunk, replicates - start)
-        w = np.stack([game_weights(first, second, rng) for _ in range(size)])  # (size, comparisons)
-        Ws = np.stack([np.bincount(a * n + b, wr * outcome, n * n) + np.bincount(b * n + a, wr * (1 - outcome), n * n)
-                       for wr in w]).reshape(size, n, n)
-        out.append(_fit_replicates(Ws, theta0, prior_sd))
-    return np.vstack(out)
+def _weighted_counts(resampling: "BTResampling", rng: np.random.Generator, size: int) -> np.ndarray:
+    """`size` replicates' pair counts (size, n, n) drawing whole games (`game_weights`) of parallel comparisons."""
+    a, b, outcome, first, second = resampling.weighted
+    n = resampling.n
+    w = np.stack([game_weights(first, second, rng) for _ in range(size)])  # (size, comparisons)
+    return np.stack([np.bincount(a * n + b, wr * outcome, n * n) + np.bincount(b * n + a, wr * (1 - outcome), n * n)
+                     for wr in w]).reshape(size, n, n)
 
 
 def _fit_replicates(Ws: np.ndarray, theta0: np.ndarray, prior_sd: float | None) -> np.ndarray:
@@ -173,6 +169,58 @@ def _fit_replicates(Ws: np.ndarray, theta0: np.ndarray, prior_sd: float | None) 
     return theta - np.nanmean(theta, axis=1, keepdims=True)
 
 
+@dataclass(frozen=True)
+class BTResampling:
+    """What a scalar Bradley-Terry cluster bootstrap draws from, built once from the comparisons
+    (`bt_resampling`) and small enough to send to every worker of a sweep: n agents, `matches` (n,) clusters
+    per agent, and either the distinct cluster contributions `signatures` (n*n, k, sparse) with their counts
+    (k,), or for parallel comparisons across two games the coded comparisons `weighted` (a, b, outcome, first,
+    second game), each (m,)."""
+
+    n: int
+    matches: np.ndarray
+    signatures: sparse.csr_matrix | None = None
+    counts: np.ndarray | None = None
+    weighted: tuple | None = None
+
+
+def bt_resampling(a, b, outcome, cluster, n: int, second: np.ndarray | None = None) -> BTResampling:
+    """The resampling of integer-coded comparisons a, b, outcome (m,) in clusters `cluster` (m,: integer
+    codes, or any labels without `second`) among n agents; `second` (m,) the second game of parallel
+    comparisons (codes shared with `cluster`), which are then resampled as whole games (`game_weights`)."""
+    a, b, outcome = np.asarray(a, np.int64), np.asarray(b, np.int64), np.asarray(outcome, float)
+    matches = matches_per_agent(a, b, cluster, n)
+    if second is not None and (np.asarray(second) != np.asarray(cluster)).any():
+        return BTResampling(n=n, matches=matches,
+                            weighted=(a, b, outcome, np.asarray(cluster, np.int64), np.asarray(second, np.int64)))
+    S, counts = cluster_signatures(a, b, outcome, cluster, n)
+    return BTResampling(n=n, matches=matches, signatures=S.T.tocsr(), counts=counts)
+
+
+@one_blas_thread
+def bt_replicates(resampling: BTResampling, theta0: np.ndarray, replicates: int, seed: int,
+                  prior_sd: float | None = None, chunk: int = 100) -> np.ndarray:
+    """`replicates` bootstrap replicates of scalar BT log-strengths, Elo scale, shape (replicates, n): each a
+    Multinomial draw of the clusters' signatures (or of whole games), fitted `chunk` at a time by a batched
+    Newton from `theta0` (n,) on one BLAS thread. `seed` seeds the draws; the same seed gives the same
+    replicates whatever the chunk."""
+    rng = np.random.default_rng(seed)
+    n = resampling.n
+    out = []
+    if resampling.weighted is None:
+        total = int(resampling.counts.sum())
+        pvals = resampling.counts / total
+    for start in range(0, replicates, chunk):
+        size = min(chunk, replicates - start)
+        if resampling.weighted is not None:
+            Ws = _weighted_counts(resampling, rng, size)
+        else:
+            draws = rng.multinomial(total, pvals, size=size) if len(pvals) > 1 else np.full((size, 1), total)
+            Ws = (resampling.signatures @ draws.T.astype(float)).T.reshape(size, n, n)
+        out.append(ELO_CENTRE + ELO_SCALE * _fit_replicates(Ws, theta0, prior_sd))
+    return np.vstack(out)
+
+
 def bootstrap_bt(a, b, outcome, cluster, agents: list[str], theta0: np.ndarray, replicates: int = 200,
                  seed: int = 0, prior_sd: float | None = None, chunk: int = 100,
                  second: np.ndarray | None = None) -> BootstrapResult:
@@ -191,25 +239,11 @@ def bootstrap_bt(a, b, outcome, cluster, agents: list[str], theta0: np.ndarray, 
 
     Returns
     -------
-    BootstrapResult of Elo-scale ratings (replicates, n).
+    BootstrapResult of Elo-scale ratings (replicates, n): `bt_resampling` then `bt_replicates`.
     """
-    n = len(agents)
-    if second is not None and (np.asarray(second) != np.asarray(cluster)).any():
-        theta = _weighted_bt(np.asarray(a), np.asarray(b), np.asarray(outcome, float), np.asarray(cluster),
-                             np.asarray(second), n, theta0, replicates, seed, prior_sd, chunk)
-        return BootstrapResult(agents=list(agents), ratings=ELO_CENTRE + ELO_SCALE * theta, matches=matches_per_agent(a, b, cluster, n))
-    S, counts = cluster_signatures(a, b, outcome, cluster, n)
-    total = int(counts.sum())
-    rng = np.random.default_rng(seed)
-    pvals = counts / total
-    St = S.T.tocsr()  # (n*n, signatures): sparse times dense is the fast direction
-    out = []
-    for start in range(0, replicates, chunk):
-        size = min(chunk, replicates - start)
-        draws = rng.multinomial(total, pvals, size=size) if len(pvals) > 1 else np.full((size, 1), total)
-        Ws = (St @ draws.T.astype(float)).T.reshape(size, n, n)
-        out.append(ELO_CENTRE + ELO_SCALE * _fit_replicates(Ws, theta0, prior_sd))
-    return BootstrapResult(agents=list(agents), ratings=np.vstack(out), matches=matches_per_agent(a, b, cluster, n))
+    resampling = bt_resampling(a, b, outcome, cluster, len(agents), second)
+    return BootstrapResult(agents=list(agents), ratings=bt_replicates(resampling, theta0, replicates, seed, prior_sd, chunk),
+                           matches=resampling.matches)
 
 
 def bootstrap_generic(comparisons: pd.DataFrame, fit: Callable[[pd.DataFrame], pd.Series], agents: list[str],

@@ -78,7 +78,7 @@ def fit_contextual_bt(pairs: pd.DataFrame, covariates: list[str]) -> ContextualF
         for every covariate NAME the columns NAME_a and NAME_b (numbers).
     covariates : the covariate names. Returns a ContextualFit; warnings of the GLM reach the result's notes.
     """
-    agents = sorted(set(pairs["a"]) | set(pairs["b"]))
+    agents = sorted(set(pairs["a"].unique()) | set(pairs["b"].unique()))
     if len(agents) < 2:
         raise ValueError("a contextual Bradley-Terry needs comparisons of at least two agents")
     notes: list[str] = []
