@@ -401,9 +401,11 @@ def add_parsers(sub) -> None:
     p.add_argument("--anchor", metavar="AGENT=RATING",
                    help="fix the scale: AGENT gets exactly RATING in the point fit and in every bootstrap replicate "
                    "(elo, bt, bt-davidson, online-elo, plackett-luce)")
-    p.add_argument("--covariate", action="append", default=[], metavar="seat|role|measure:NAME",
-                   help="control Bradley-Terry for a player-level covariate (repeatable): its effect with an "
-                   "interval, ratings controlled for it and each agent's rank change")
+    p.add_argument("--covariate", action="append", default=[], metavar="seat|role|measure:NAME|style:NAME",
+                   help="control Bradley-Terry for a covariate (repeatable): a player's seat, role or measure NAME, "
+                   "or a pair's style feature of measure NAME (Chatbot Arena's style control: the two answers' "
+                   "normalised difference, e.g. style:length); its effect with a match-clustered interval, ratings "
+                   "controlled for it and each agent's rank change")
     p.add_argument("--resample", choices=["match", "scenario", "prompt", "seed"], default="match",
                    help="the cluster the bootstrap draws (default match: a match for every runner, Concordia's "
                    "(scenario, repetition), an arena judgment); scenario, seed (repetition) or prompt (an arena's "

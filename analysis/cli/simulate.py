@@ -8,9 +8,11 @@ from pathlib import Path
 from referee.cli.common import (
     _common,
     _count,
+    _finite_float,
     _folder,
     _positive_float,
     _positive_int,
+    _probability,
     _say,
     _seed_arg,
 )
@@ -38,7 +40,8 @@ def cmd_simulate(args) -> dict:
         sim = simulate.simulate_compact(n_agents=args.agents, n_games=args.games, seed=args.seed)
         paths = simulate.write_compact(sim, args.out)
     elif args.runner == "arena":
-        sim = simulate.simulate_arena(n_agents=args.agents, n_judgments=args.judgments, seed=args.seed)
+        sim = simulate.simulate_arena(n_agents=args.agents, n_judgments=args.judgments, seed=args.seed,
+                                      tie_rate=args.tie_rate, style_effect=args.style_effect)
         paths = simulate.write_arena(sim, args.out)
     elif args.runner == "tavern":
         sim = simulate.simulate_tavern(n_agents=args.agents, n_matches=args.games, seed=args.seed,
@@ -101,3 +104,8 @@ def add_parsers(sub) -> None:
             c.add_argument("--rare-agents", type=_count, default=0, help="agents that play one game each (default 0)")
         if name == "arena":
             c.add_argument("--judgments", type=_positive_int, default=2000, help="number of judgments (default 2000)")
+            c.add_argument("--tie-rate", type=_probability, default=0.1,
+                           help="probability that a judgment is a tie (default 0.1)")
+            c.add_argument("--style-effect", type=_finite_float, default=None, metavar="LOG_ODDS",
+                           help="give each answer a length (length_a, length_b) whose standardised style feature "
+                                "(Chatbot Arena's) moves the odds of winning by this much (default: no lengths)")

@@ -8,7 +8,11 @@ its value for each side (`NAME_a`, `NAME_b`). Covariates:
   `player 1`, `p3`) when every player of the match has one, else its order in the results;
 - `role`: one 0/1 column per role (`role=Mafia` ...), the most common role left out as the reference;
 - `measure:NAME`: the player's measure NAME (e.g. an arena answer's length), its mean when recorded several
-  times; a pair where either side lacks it is left out, and counted.
+  times; a pair where either side lacks it is left out, and counted;
+- `style:NAME`: a property of the pair, not of either player: Chatbot Arena's style feature of the two
+  players' measure NAME, (x_a - x_b) / (x_a + x_b) (0 where both are 0), standardised over the pairs
+  (`style_feature`). It sits in `style:NAME_a`, with `style:NAME_b` 0, so that the model's difference a - b is
+  the feature.
 
 Aborted matches and test runs are left out and forfeits lose, as in every rating
 (`referee.prepare.selection`).
@@ -51,7 +55,7 @@ def covariate_pairs(matches: pd.DataFrame, results: pd.DataFrame, measures: pd.D
                 players[f"role={role}"] = (players["role"] == role).astype(float)
                 names.append(f"role={role}")
             notes.append(f"role effects are against the most common role, {reference!r}")
-        elif cov.startswith("measure:"):
+        elif cov.startswith(("measure:", "style:")):
             name = cov.split(":", 1)[1]
             found = measures[(measures["name"] == name) & measures["player"].notna()] if measures is not None else None
             if found is None or found.empty:
@@ -60,7 +64,7 @@ def covariate_pairs(matches: pd.DataFrame, results: pd.DataFrame, measures: pd.D
             players = players.merge(values, left_on=["match_id", "player"], right_index=True, how="left")
             names.append(cov)
         else:
-            raise ValueError(f"unknown covariate {cov!r}: seat, role or measure:NAME")
+            raise ValueError(f"unknown covariate {cov!r}: seat, role, measure:NAME or style:NAME")
     keep = ["match_id", "player", "agent", "points"] + names
     left = players[keep].rename(columns={"agent": "a", "points": "pa", "player": "player_a"} | {n: f"{n}_a" for n in names})
     right = players[keep].rename(columns={"agent": "b", "points": "pb", "player": "player_b"} | {n: f"{n}_b" for n in names})
@@ -72,4 +76,25 @@ def covariate_pairs(matches: pd.DataFrame, results: pd.DataFrame, measures: pd.D
     lacking = pairs[value_cols].isna().any(axis=1) if value_cols else pd.Series(False, index=pairs.index)
     if lacking.any():
         notes.append(f"{int(lacking.sum())} of {len(pairs)} pairs lack a covariate value and are left out")
-    return pairs[~lacking].reset_index(drop=True), names, notes
+    pairs = pairs[~lacking].reset_index(drop=True)
+    for name in names:
+        if name.startswith("style:"):
+            feature, note = style_feature(pairs[f"{name}_a"].to_numpy(float), pairs[f"{name}_b"].to_numpy(float))
+            pairs[f"{name}_a"], pairs[f"{name}_b"] = feature, 0.0
+            notes.append(f"{name}: {note}")
+    return pairs, names, notes
+
+
+def style_feature(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, str]:
+    """Chatbot Arena's style feature of two sides' measures a, b (m,): (a - b) / (a + b), 0 where a + b is 0,
+    standardised to mean 0 and sd 1 over the m pairs (its effect is then per sd of the feature). Returns the
+    feature (m,) and a sentence giving the mean and sd it was standardised by; ValueError when the feature
+    does not vary (nothing to control for)."""
+    total = a + b
+    share = np.divide(a - b, total, out=np.zeros_like(total, dtype=float), where=total != 0)
+    sd = float(share.std())
+    if not np.isfinite(sd) or sd == 0:
+        raise ValueError("the style feature (a - b) / (a + b) is the same in every pair: nothing to control for")
+    mean = float(share.mean())
+    return (share - mean) / sd, (f"(a - b) / (a + b) standardised by its mean {mean:.4g} and sd {sd:.4g} over "
+                                 f"{len(share)} pairs; its effect is per sd")

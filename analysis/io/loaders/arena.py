@@ -10,6 +10,13 @@ Each judgment is one match (`{file stem}-{first 8 hex digits of the file's sha25
 folders) with two results: the winner scores 1 and the loser 0; a
 tie scores 0.5 each and a both-bad tie 0 each (ranks 1 and 1). `results.role` keeps the position (first or
 second); judge and id go to `matches.attrs`, the prompt or category to `matches.game`.
+
+Per-side numbers (answer length, markdown counts: Chatbot Arena's style features) are read from column pairs
+whose names differ only in the side: `length_a` / `length_b`, `sum_assistant_a_tokens` /
+`sum_assistant_b_tokens`, `len_first` / `len_second` or `len_left` / `len_right`. Each pair becomes a
+telemetry measure of each player named without the side (`length`, `sum_assistant_tokens`), which
+`referee ratings --covariate style:NAME` (or `measure:NAME`) controls for. A blank cell is no measure; a cell
+that is not a finite number (text, NaN, infinity, digit separators) sets its row aside, naming the column.
 """
 
 from __future__ import annotations
@@ -41,6 +48,37 @@ WINNERS = {
     "bothbad": "tie-both-bad",
 }
 SCORES = {"first": (1.0, 0.0), "second": (0.0, 1.0), "tie": (0.5, 0.5), "tie-both-bad": (0.0, 0.0)}
+SIDE_TOKENS = (("a", "b"), ("first", "second"), ("left", "right"))  # how a per-side column names its side
+
+
+def side_columns(columns: list[str], used: set[str]) -> list[tuple[str, str, str]]:
+    """(measure name, first side's column, second side's column) for every pair of `columns` whose names
+    differ only in one '_'-separated side token (SIDE_TOKENS), leaving out the columns in `used`."""
+    present, pairs = set(columns), []
+    for column in columns:
+        if column in used:
+            continue
+        words = column.split("_")
+        for first, second in SIDE_TOKENS:
+            for k, word in enumerate(words):
+                if word.lower() != first or len(words) < 2:
+                    continue
+                partner = "_".join(words[:k] + [second if word == first else second.upper()] + words[k + 1:])
+                if partner in present and partner not in used:
+                    pairs.append(("_".join(words[:k] + words[k + 1:]), column, partner))
+    return pairs
+
+
+def _numbers(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(numbers (NaN where blank), bad mask) of one column's cells: bad where a cell is not blank and not a
+    finite number (text, NaN, infinity, a digit separator '1_000', a boolean)."""
+    text = values.astype("string").str.strip()
+    blank = (text.isna() | (text == "")).to_numpy(bool)
+    number = pd.to_numeric(text.where(~blank), errors="coerce").to_numpy(float)
+    separator = text.str.contains("_", regex=False).fillna(False).to_numpy(bool)
+    boolean = text.str.lower().isin(["true", "false"]).fillna(False).to_numpy(bool)
+    bad = ~blank & (~np.isfinite(number) | separator | boolean)
+    return np.where(blank, np.nan, number), bad
 
 
 def sniff(path: Path, head: str, sample: list) -> float:
@@ -87,6 +125,13 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     times = _time(frame[cols["time"]]) if cols["time"] in frame.columns else None
     if times is not None:
         reasons.append((frame[cols["time"]].notna() & times.isna(), "wrong type", cols["time"], "unreadable time"))
+    sides = side_columns(list(frame.columns), {c for c in cols.values() if c is not None})
+    numbers = {}
+    for _, *pair in sides:
+        for column in pair:
+            numbers[column], bad_cells = _numbers(frame[column])
+            reasons.append((pd.Series(bad_cells, index=frame.index), "wrong type", column,
+                            "a per-side measure must be a finite number"))
     bad = pd.Series(False, index=frame.index)
     for mask, reason, field, detail in reasons:
         mask = mask.fillna(False).astype(bool) & ~bad
@@ -112,13 +157,18 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
             "n_players": 2, "started_at": times[good].to_numpy() if times is not None else None,
             "source_file": str(path), "content_hash": content_hash, "record_index": labels_good, "attrs": attrs})
         tie_rank = np.where(scores[:, 0] == scores[:, 1], 1.0, np.nan)
-        sides = []
+        players = []
         for side, col in ((0, "first"), (1, "second")):
             other = 1 - side
             rank = np.where(np.isnan(tie_rank), np.where(scores[:, side] > scores[:, other], 1.0, 2.0), 1.0)
-            sides.append(pd.DataFrame({
+            players.append(pd.DataFrame({
                 "match_id": match_ids, "player": text[col][good].to_numpy(), "agent": text[col][good].to_numpy(),
                 "role": col, "score": scores[:, side], "rank": rank}))
-        out.accept_bulk(len(good), matches=matches, results=pd.concat(sides, ignore_index=True))
+        measures = [pd.DataFrame({"match_id": match_ids, "player": text[col][good].to_numpy(), "name": name,
+                                  "value": numbers[column][good], "kind": "telemetry"})
+                    for name, first, second in sides for col, column in (("first", first), ("second", second))]
+        measures = pd.concat(measures, ignore_index=True).dropna(subset=["value"]) if measures else None
+        out.accept_bulk(len(good), matches=matches, results=pd.concat(players, ignore_index=True),
+                        measures=measures)
     return out.build()
 
