@@ -11,7 +11,7 @@ Every fitting function returns a `FitResult` (or a subclass that adds what its f
 
 `collect_notes()` is how a fit gathers its warnings: they are recorded into the notes and then raised
 again to the caller, so a warning inside a fit reaches the user as a warning *and* in the result.
-`sample()` is the only place that calls `pm.sample`: it resolves the sampler, samples, and runs the
+`sample()` is the only place that calls `pm.sample` (or nutpie, through `referee.models.compiled`): it resolves the sampler, samples, and runs the
 convergence diagnostics, so no Bayesian model skips them.
 """
 
@@ -154,26 +154,23 @@ def sample(model, var_names: list[str], draws: int = DRAWS, tune: int = TUNE, ch
 
     Returns
     -------
-    (idata, diagnostics): arviz.InferenceData and the dict of `diagnose` (which warns when not converged).
+    (idata, diagnostics): arviz.InferenceData and the dict of `diagnose` (which warns when not converged),
+    plus the sampler, `compile_seconds` and `sampling_seconds` apart and `compiled_model_reused`.
     """
-    import pymc as pm
+    from referee.models.compiled import sample_nutpie, sample_pymc
 
     for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
         if int(value) < (0 if name == "tune" else 1):
             raise ValueError(f"{name} must be at least {0 if name == 'tune' else 1}, got {value}")
     which = resolve_sampler(sampler)
     progress = progress_enabled()
-    with model:
-        if which == "nutpie":
-            kwargs = {"nuts_sampler": "nutpie"}  # PyMC hands `progressbar` on to nutpie
-            if low_rank:
-                kwargs["nuts_sampler_kwargs"] = {"low_rank_modified_mass_matrix": True}
-        else:
-            kwargs = {"target_accept": target_accept}
-        idata = pm.sample(draws=draws, tune=tune, chains=chains, random_seed=seed, progressbar=progress,
-                          compute_convergence_checks=False, **kwargs)
+    if which == "nutpie":  # the compiled model is kept per structure (`referee.models.compiled`)
+        idata, timings = sample_nutpie(model, draws, tune, chains, seed, progress, low_rank)
+    else:
+        idata, timings = sample_pymc(model, draws, tune, chains, seed, progress, target_accept)
     diagnostics = diagnose(idata, var_names)
     diagnostics["sampler"] = which
+    diagnostics.update(timings)
     return idata, diagnostics
 
 
