@@ -230,8 +230,9 @@ def conform(table: str, frame: pd.DataFrame) -> pd.DataFrame:
         try:
             if dtype == "object":
                 values = _as_object(values)
-                bad = values.map(lambda v: v is not None and not isinstance(v, str))
-                if bad.any():
+                # one vectorised look at the kinds held (pandas' C type inference), a pass per value only when
+                # something other than text is there
+                if pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
                     values = values.map(lambda v: None if v is None else str(v))
             elif dtype == "float64":
                 values = pd.to_numeric(values.astype(object), errors="raise").astype("float64")
