@@ -105,6 +105,72 @@ def test_another_applications_database_is_left_alone(tmp_path):
     con.close()
 
 
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "referee.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_a_foreign_duckdb_with_a_sources_table_is_refused_and_left_byte_for_byte_unchanged(tmp_path):
+    import hashlib
+
+    import duckdb
+
+    from referee.io.resources import shipped
+
+    db = tmp_path / "theirs.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE sources (path VARCHAR)")
+    con.execute("INSERT INTO sources VALUES ('x')")
+    con.close()
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    done = _cli("ingest", str(shipped("sample", "arena", "logs")), "--store", str(db))
+    assert done.returncode == 1 and "another application" in done.stderr and "referee_store" in done.stderr
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+
+
+def test_a_store_referee_wrote_carries_its_marker_and_an_unmarked_older_store_is_still_read(tmp_path):
+    import duckdb
+
+    db = tmp_path / "ours.duckdb"
+    Store(db).close()
+    con = duckdb.connect(str(db))
+    assert con.execute("SELECT value FROM referee_store WHERE key = 'format'").fetchall() == [("referee",)]
+    con.execute("DROP TABLE referee_store")  # as an earlier referee wrote it: referee's tables, no marker
+    con.close()
+    Store(db).close()  # its tables and columns are referee's own: read, and marked
+    con = duckdb.connect(str(db))
+    assert con.execute("SELECT count(*) FROM referee_store").fetchall() == [(1,)]
+    con.execute("ALTER TABLE sources ADD COLUMN path VARCHAR")  # a column referee never writes
+    con.execute("DROP TABLE referee_store")
+    con.close()
+    with pytest.raises(StoreError, match="another application"):
+        Store(db)
+
+
+def test_files_that_are_not_duckdb_stores_are_named_and_damaged_stores_are_plain_errors(tmp_path):
+    import sqlite3
+
+    lite = tmp_path / "app.sqlite"
+    sqlite3.connect(lite).execute("CREATE TABLE t (a)").connection.commit()
+    done = _cli("info", "--store", str(lite))
+    assert done.returncode == 1 and "SQLite database" in done.stderr and "extension" not in done.stderr
+    (tmp_path / "p.parquet").write_bytes(b"PAR1" + bytes(100))
+    assert "a Parquet file" in _cli("info", "--store", str(tmp_path / "p.parquet")).stderr
+    good = tmp_path / "good.duckdb"
+    Store(good).close()
+    data = good.read_bytes()
+    (tmp_path / "cut.duckdb").write_bytes(data[:20_000])
+    flipped = bytearray(data)
+    for k in range(4096, len(flipped), 997):
+        flipped[k] ^= 0xFF
+    (tmp_path / "flip.duckdb").write_bytes(bytes(flipped))
+    for name in ("cut.duckdb", "flip.duckdb"):
+        done = _cli("info", "--store", str(tmp_path / name))
+        assert done.returncode == 1 and name in done.stderr and "bug" not in done.stderr, done.stderr
+    (tmp_path / "afile").write_text("x")
+    done = _cli("info", "--store", str(tmp_path / "afile" / "s.duckdb"))
+    assert done.returncode == 1 and "bug" not in done.stderr
+
+
 def _formula_file(tmp_path, text: str):
     """(the formula file's path, FormulaError, load_formula): a formula file written for one test."""
     from referee.models.validity.formula import FormulaError, load_formula

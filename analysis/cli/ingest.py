@@ -31,7 +31,10 @@ def cmd_ingest(args) -> dict:
     except BaseException:
         if not existed:  # a refused or failed ingest into a new store leaves no file behind
             for leftover in (args.store, Path(f"{args.store}.wal")):
-                leftover.unlink(missing_ok=True)
+                try:
+                    leftover.unlink(missing_ok=True)
+                except OSError:  # nothing was made there (a file stands where its folder would be)
+                    pass
         raise
     totals = report.as_dict()
     if args.per_file:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -39,6 +38,7 @@ from referee.io.reading import PARALLEL_MIN, FileReader, read_files
 from referee.io.schema import (TABLES, SchemaError, arrow_schema, columns, conform, conform_arrow, ddl, empty,
                                rows_to_arrow)
 from referee.names import DEFAULT_STORE
+from referee.io.store_file import _connect, mark, referee_marked
 from referee.names import IngestError, StoreError  # noqa: F401  (defined light, for the command line)
 
 log = logging.getLogger(__name__)
@@ -68,25 +68,6 @@ def arrow_frame(table: pa.Table) -> pd.DataFrame:
         elif pa.types.is_boolean(kind):
             frame[column] = frame[column].astype("boolean" if nulls else bool)
     return frame
-
-
-def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection to `path`, or StoreError saying in plain words why not."""
-    if path.is_dir():
-        raise StoreError(f"{path}: is a folder, not a store file; give --store a file name such as {path / 'referee.duckdb'}")
-    try:
-        return duckdb.connect(str(path), read_only=read_only)
-    except duckdb.IOException as exc:
-        text = str(exc)
-        if "lock" in text.lower():
-            pid = re.search(r"PID (\d+)", text)
-            raise StoreError(f"{path}: the store is in use by another process{f' (PID {pid.group(1)})' if pid else ''}; "
-                             "wait for it to finish (an ingest holds the store until it commits), or use another "
-                             "--store") from None
-        if "not a valid DuckDB database" in text:
-            raise StoreError(f"{path}: not a referee store (the file is not a DuckDB database: empty, truncated or "
-                             "another kind of file); point --store at a new file name or at a store referee wrote") from None
-        raise StoreError(f"{path}: cannot open the store: {text}") from None
 
 
 QUARANTINE_SAMPLE = 1000  # quarantine rows an IngestReport keeps in memory (the store keeps them all)
@@ -171,18 +152,14 @@ class Store:
         """Open the store at `path` (created when missing unless `read_only`). Raises StoreError when the file
         is in use, is not a DuckDB database, is a folder, or holds another application's tables."""
         self.path = Path(path)
-        if not read_only:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         self.con = _connect(self.path, read_only)
-        have = {r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-        if have and "sources" not in have:
-            self.con.close()
-            raise StoreError(f"{self.path}: a DuckDB database of another application (tables {sorted(have)[:5]}); "
-                             "referee will not add its tables to it: give --store a new file name")
+        marked = referee_marked(self.con, self.path)
         if not read_only:
             for table in TABLES:
                 self.con.execute(ddl(table))
                 self._add_new_columns(table)
+            if not marked:
+                mark(self.con)
 
     def _add_new_columns(self, table: str) -> None:
         """Bring a store written by an older referee up to the schema: add columns it lacks (as NULL)."""
@@ -207,7 +184,11 @@ class Store:
         if name not in TABLES:
             raise KeyError(f"unknown table {name!r}; tables: {sorted(TABLES)}")
         cols = ", ".join(f'"{c}"' for c in columns(name))
-        return arrow_frame(self.con.sql(f"SELECT {cols} FROM {name}").to_arrow_table())
+        try:
+            return arrow_frame(self.con.sql(f"SELECT {cols} FROM {name}").to_arrow_table())
+        except (duckdb.InternalException, duckdb.SerializationException, duckdb.IOException) as exc:
+            raise StoreError(f"{self.path}: cannot read table {name}: the file is damaged "
+                             f"({type(exc).__name__}: {str(exc).splitlines()[0]})") from None
 
     def query(self, sql: str, params: list | None = None) -> pd.DataFrame:
         """Run a read query against the store and return a DataFrame."""
