@@ -191,6 +191,10 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
                 raise RecordError("duplicate nation", "nation", f"nation {nation['nation']!r} is listed twice")
         except RecordError as exc:
             out.quarantine(f"nations[{i}]", exc, entry)
+            name = entry.get("nation") if isinstance(entry, dict) else None
+            if isinstance(name, str) and name.strip() and name not in nations and exc.reason != "duplicate nation":
+                # the nation is named though its state cannot be read: its agents keep it, with no state
+                nations[name] = {"nation": name, "power": None, "alive": None}
             continue
         nations[nation["nation"]] = nation
         events += _state_events(match_id, nation, "final", ended)
@@ -260,6 +264,7 @@ def load_events(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
         (pc.and_(pc.fill_null(rejected, False), pc.is_null(table["reason"])), "missing field", "reason",
          "a rejected event needs a 'reason'"),
         (pc.is_in(table["_line"], value_set=dup_lines), "duplicate event", "seq", "this season's seq appears on an earlier line"),
+        (pc.is_inf(pc.fill_null(table["value"], 0.0)), "infinite", "value", "'value' is infinite"),
     ]
     good = screen(out, table, checks, "time")
     kind = good["type"]

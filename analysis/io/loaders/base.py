@@ -415,6 +415,17 @@ def frame_rows(frame: Part, ids: set[str]) -> list[dict]:
     return frame[frame["match_id"].isin(ids)].to_dict("records")
 
 
+def given_id(value: object, field: str) -> str | None:
+    """A match id a record names (`field`): None where it names none, else its text (an integer id as its
+    digits); RecordError for anything else (an object, a list, a boolean, an empty text), which would make a
+    match id such as "{'a': 1}"."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or (isinstance(value, str) and not value.strip()):
+        raise RecordError("wrong type", field, f"expected a match id (text or a whole number), got {value!r}")
+    return str(value).strip()
+
+
 def load_match_lines(path: Path, content_hash: str, runner: str, parse: Callable[[Any], dict[str, list[dict]]],
                      prefix: str = "") -> LoadResult:
     """Read a JSON-lines file of one match per line: `parse(record)` gives the line's rows (its match row may

@@ -143,21 +143,60 @@ def outcome(flags: dict[str, int | None]) -> str | None:
     return None
 
 
-def _main_score(path: Path) -> tuple[float | None, dict]:
-    """The sibling scores.json's Main Score (None when missing or NaN) and its episode scores."""
+EPISODE_KEYS = ("results_folder", "game_name", "experiment_name", "game_id")  # what names an episode in `meta`
+
+
+def score_number(value: object, field: str) -> float | None:
+    """One of clem's scores: None where missing or NaN (clem's 'undefined', as an aborted episode's Main
+    Score), else the finite number; RecordError naming `field` for text, a boolean or an infinity (1e400)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise RecordError("wrong type", field, f"expected a number, got {value!r}")
+    if math.isnan(value):
+        return None
+    if math.isinf(value):
+        raise RecordError("infinite", field, f"{field} is {value}")
+    return float(value)
+
+
+def other_episode(meta: object, other: object) -> str | None:
+    """Why two files of one episode folder describe different episodes (the first key of EPISODE_KEYS both
+    name with different values), or None when they agree."""
+    if not isinstance(meta, dict) or not isinstance(other, dict):
+        return None
+    for key in EPISODE_KEYS:
+        if key in meta and key in other and meta[key] != other[key]:
+            return f"meta.{key} is {other[key]!r} here but {meta[key]!r} in its episode's other file"
+    return None
+
+
+def check_flags(flags: dict, where: str) -> None:
+    """RecordError when an episode's flags contradict each other (Success and Lose both 1)."""
+    if flags.get("Success") == 1 and flags.get("Lose") == 1:
+        raise RecordError("contradiction", f"{where}Success", "Success and Lose are both 1: the episode cannot be "
+                          "both won and lost")
+
+
+def _main_score(path: Path, meta: dict) -> tuple[float | None, dict, bool]:
+    """(the sibling scores.json's Main Score, None when missing or NaN; its episode scores; whether the
+    scores are unreadable): a Main Score that is not a number, or a scores.json naming another episode,
+    leaves the score unknown (that file is set aside on its own, naming why)."""
     scores = path.parent / SCORES
     if not scores.exists():
-        return None, {}
+        return None, {}, False
     try:
         doc = read_json(scores)
     except RecordError:
-        return None, {}  # set aside on its own when the folder is ingested
+        return None, {}, True  # set aside on its own when the folder is ingested
     episode = doc.get("episode scores") if isinstance(doc, dict) else None
-    if not isinstance(episode, dict):
-        return None, {}
-    main = episode.get(MAIN)
-    ok = isinstance(main, (int, float)) and not isinstance(main, bool) and math.isfinite(main)
-    return (float(main) if ok else None), episode
+    if not isinstance(episode, dict) or other_episode(meta, doc.get("meta")):
+        return None, {}, True
+    try:
+        check_flags(episode, "episode scores.")
+        return score_number(episode.get(MAIN), f"episode scores.{MAIN}"), episode, False
+    except RecordError:
+        return None, episode, True
 
 
 def _events(turns: object) -> list[dict]:
@@ -192,18 +231,22 @@ def parse_interactions(record: object, path: Path) -> dict[str, list[dict]]:
         raise RecordError("missing field", missing[0], f"clem's interactions.json carries '{missing[0]}'")
     meta = record["meta"] if isinstance(record["meta"], dict) else {}
     flags = {name: _flag(record, name) for name in FLAGS}
+    check_flags(flags, "")
     pair, game, _ = episode_names(record, path)
     players = _players(record["players"], pair)
-    main, episode = _main_score(path)
+    main, episode, unreadable = _main_score(path, meta)
     shared = outcome(flags) or outcome({k: episode.get(k) for k in FLAGS})
+    if unreadable and shared != "aborted":  # scores that cannot be read: the outcome is unknown, never a win
+        shared = None
     if not game:
         raise RecordError("missing field", "meta.game_name", "the episode names no game")
     match = {"runner": NAME, "game": game, "n_players": len(players),
              "repetition": None if meta.get("game_id") is None else str(meta["game_id"]),
              "attrs": json.dumps({k: meta[k] for k in ("experiment_name", "results_folder", "clem_version",
                                                       "round_count") if k in meta})}
-    results = [{**p, "score": None if shared == "aborted" else main, "rank": None if shared == "aborted" else 1.0,
-                "outcome": shared} for p in players]
+    known = shared != "aborted" and not unreadable
+    results = [{**p, "score": main if known else None, "rank": 1.0 if known else None, "outcome": shared}
+               for p in players]
     return {"matches": [match], "results": results, "events": _events(record["turns"])}
 
 
@@ -212,9 +255,11 @@ def _measures(record: dict) -> list[dict]:
     episode = record.get("episode scores")
     if not isinstance(episode, dict):
         raise RecordError("wrong type", "episode scores", "expected an object of episode scores")
+    check_flags(episode, "episode scores.")
     for name, value in episode.items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-            rows.append({"player": None, "name": name, "value": float(value), "round": None,
+        number = score_number(value, f"episode scores.{name}")
+        if number is not None:
+            rows.append({"player": None, "name": name, "value": number, "round": None,
                          "kind": "outcome" if name in OUTCOME_MEASURES else "telemetry"})
     rounds = record.get("round scores", record.get("turn scores")) or {}
     if not isinstance(rounds, dict):
@@ -223,8 +268,9 @@ def _measures(record: dict) -> list[dict]:
         if not isinstance(scores, dict) or not str(index).isdigit():
             raise RecordError("wrong type", f"round scores.{index}", "expected scores under a round number")
         for name, value in scores.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-                rows.append({"player": None, "name": name, "value": float(value), "round": int(index),
+            number = score_number(value, f"round scores.{index}.{name}")
+            if number is not None:
+                rows.append({"player": None, "name": name, "value": number, "round": int(index),
                              "kind": "telemetry"})
     return rows
 
@@ -246,6 +292,16 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         return out.build()
     out.saw(1)
     try:
+        sibling = path.parent / PRIMARY
+        if sibling.exists():
+            try:
+                theirs = read_json(sibling)
+            except RecordError:
+                theirs = None  # set aside on its own
+            why = other_episode(theirs.get("meta") if isinstance(theirs, dict) else None, doc.get("meta"))
+            if why:
+                raise RecordError("wrong value", "meta", f"these scores name another episode than the folder's "
+                                  f"{PRIMARY}: {why}")
         rows = [{**row, "match_id": mid} for row in _measures(doc)]
     except RecordError as exc:
         out.quarantine("0", exc, doc)

@@ -81,6 +81,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         (pc.and_(pc.equal(kind, "game"), not_in(table["game"], GAMES)), "wrong value", "game",
          f"game must be one of {list(GAMES)}"),
         (pc.is_inf(pc.fill_null(table["reward"], 0.0)), "infinite", "reward", "'reward' is infinite"),
+        (pc.is_inf(pc.fill_null(table["value"], 0.0)), "infinite", "value", "'value' is infinite"),
     ]
     good, invalid = split_invalid(table, checks)
     # structural checks: one header per game, each player declared once, every actor a declared player

@@ -75,16 +75,22 @@ def resolve(value: object, store: dict, where: str) -> object:
     return value
 
 
-def _scores(value: object) -> dict[str, float] | None:
-    """The last scores mapping (player -> number) nested anywhere in a game master's step log, or None."""
+def _scores(value: object, where: str = "") -> dict[str, float] | None:
+    """The last scores mapping (player -> number) nested anywhere in a game master's step log, or None;
+    RecordError naming the player's field for a score that is not a finite number (text, NaN, an infinity):
+    a step whose scores cannot be read never falls back to an earlier step's."""
     found = None
     if isinstance(value, dict):
         for k, v in value.items():
-            if k in SCORE_KEYS and isinstance(v, dict) and v and all(
-                    isinstance(x, (int, float)) and not isinstance(x, bool) for x in v.values()):
+            here = f"{where}.{k}" if where else str(k)
+            if k in SCORE_KEYS and isinstance(v, dict) and v:
+                for name, x in v.items():
+                    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+                        raise RecordError("wrong type" if not isinstance(x, float) else "not finite", f"{here}.{name}",
+                                          f"a player's score must be a finite number, got {x!r}")
                 found = {str(name): float(x) for name, x in v.items()}
             else:
-                inner = _scores(v)
+                inner = _scores(v, here)
                 found = inner if inner is not None else found
     return found
 
@@ -138,9 +144,9 @@ def parse_log(doc: dict) -> dict[str, list[dict]]:
         raise RecordError("missing field", "entries", "no entity acted in this log (no entity_action entries)")
     scores: dict[str, float] = {}
     events = []
-    for r in rows:
+    for i, r in enumerate(rows):
         if r["component"] == "game_master":
-            found = _scores(r["data"].get("value"))
+            found = _scores(r["data"].get("value"), f"entries[{i}].deduplicated_data.value")
             scores = found if found is not None else scores
             key = str(r["data"].get("key") or "")
             text = key.split(" --- ", 1)[1] if " --- " in key else r["summary"]

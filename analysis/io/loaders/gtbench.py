@@ -26,6 +26,7 @@ from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
     RecordError,
+    given_id,
     load_match_lines,
     parse_time,
     ranks_from_scores,
@@ -115,13 +116,22 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
         outcome = ["tie"] * len(names)
     else:
         outcome = ["win" if i == winner else "loss" for i in seats]
+    if winner is not None and status == "completed" and scores is not None and None not in scores:
+        top = max(scores)
+        if scores[winner] != top or scores.count(top) > 1:
+            raise RecordError("contradiction", "winner", f"seat {winner} is named the winner but the scores are "
+                              f"{scores}: the winner must have the highest score alone")
     if scores is None:
         scores = [{"win": 1.0, "tie": 0.5}.get(o, 0.0) for o in outcome]
     ranks = ranks_from_scores([math.nan if s is None else s for s in scores])
     who = [f"{models[i].strip()}/{names[i]}" if models else names[i] for i in seats]
+    twice = sorted({w for w in who if who.count(w) > 1})
+    if twice:
+        raise RecordError("self-play", "agents", f"{twice[0]!r} sits in more than one seat: a match compares "
+                          "different agents")
     seed = record.get("seed")
     match = {"runner": NAME, "game": game, "n_players": len(names),
-             "repetition": None if seed is None else str(seed), "given_id": record.get("match_id"),
+             "repetition": None if seed is None else str(seed), "given_id": given_id(record.get("match_id"), "match_id"),
              "started_at": parse_time(record.get("started_at"), "started_at"),
              "attrs": json.dumps({k: record[k] for k in ("status", "notes") if record.get(k)})}
     results = [{"player": f"seat {i}", "agent": who[i], "score": scores[i],

@@ -69,7 +69,12 @@ def _agents(record: dict, seats: int) -> list[str]:
     for i, name in enumerate(names):
         if not isinstance(name, str) or not name.strip():
             raise RecordError("wrong type", f"info.TeamNames[{i}]", f"expected a name, got {name!r}")
-    return [n.strip() for n in names]
+    stripped = [n.strip() for n in names]
+    for i, name in enumerate(stripped):
+        if stripped.index(name) != i:
+            raise RecordError("duplicate value", f"info.TeamNames[{i}]", f"{name!r} names seat {stripped.index(name)} "
+                              f"and seat {i}: each seat is a different agent")
+    return stripped
 
 
 def _reward(value: object, where: str) -> float | None:
@@ -158,6 +163,14 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     rewards = [_reward(r, f"rewards[{i}]") for i, r in enumerate(rewards_raw)]
     if not isinstance(steps, list):
         raise RecordError("wrong type", "steps", "expected a list of steps")
+    if not steps:
+        raise RecordError("missing value", "steps", "the replay has no steps: the game was never played")
+    for t, step in enumerate(steps):
+        if not isinstance(step, list) or len(step) != seats:
+            raise RecordError("wrong type", f"steps[{t}]", f"expected {seats} seat states per step")
+        for i, state in enumerate(step):
+            if not isinstance(state, dict):
+                raise RecordError("wrong type", f"steps[{t}][{i}]", f"expected a seat state object, got {state!r}")
     agents = _agents(record, seats)
     illegal = _illegal_moves(steps, seats)
     seat_outcomes = outcomes(rewards, statuses, illegal)

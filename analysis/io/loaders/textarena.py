@@ -25,6 +25,7 @@ from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
     RecordError,
+    given_id,
     load_match_lines,
     parse_time,
     ranks_from_scores,
@@ -77,6 +78,9 @@ def _player(entry: object, index: int) -> dict:
     role = entry.get("role")
     if role is not None and not isinstance(role, str):
         raise RecordError("wrong type", f"{where}.role", f"expected text, got {role!r}")
+    turns = entry.get("turn_count")
+    if turns is not None and (isinstance(turns, bool) or not isinstance(turns, int) or turns < 0):
+        raise RecordError("wrong value", f"{where}.turn_count", f"expected a whole number of turns >= 0, got {turns!r}")
     return {"player_id": pid, "agent": agent.strip(), "role": role, "reward": float(reward), "invalid_move": invalid,
             "turn_count": entry.get("turn_count"), "reason": entry.get("reason")}
 
@@ -106,7 +110,7 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     seed = record.get("seed")
     match = {"runner": NAME, "game": env_id, "repetition": None if seed is None else str(seed),
              "n_players": len(rows), "started_at": parse_time(record.get("started_at"), "started_at"),
-             "given_id": record.get("game_id"),
+             "given_id": given_id(record.get("game_id"), "game_id"),
              "attrs": json.dumps({"notes": record["notes"]}) if record.get("notes") else None}
     results = [{"player": f"player {r['player_id']}", "agent": r["agent"], "role": r["role"], "score": r["reward"],
                 "rank": rank, "outcome": outcome,
