@@ -173,3 +173,54 @@ def test_aoa_a_nation_whose_state_cannot_be_read_keeps_its_agents(tmp_path):
     quarantine = store.table("quarantine")
     assert quarantine["field"].tolist() == ["alive"]  # the nation's state, and nothing else
     assert (store.table("results")["team"] == nation).sum() == agents_there
+
+
+def test_arena_one_unreadable_unix_time_sets_aside_its_row_not_the_file(tmp_path):
+    path = tmp_path / "battles.csv"
+    path.write_text("model_a,model_b,winner,tstamp\nx,y,model_a,1700000000\nx,y,model_b,NaN\ny,x,tie,1700000100\n"
+                    "x,y,model_a,1e30\n")
+    store, report = _ingest(tmp_path, [path])
+    assert (report.accepted, report.quarantined) == (2, 2)
+    assert store.table("quarantine")["field"].tolist() == ["tstamp", "tstamp"]
+
+
+def test_table_names_with_control_characters_and_a_column_read_twice_are_refused(tmp_path):
+    from referee.io.loaders.table import check_mapping
+
+    path = tmp_path / "t.csv"
+    path.write_text("match,agent,score\nm1,bob,1\nm1,\tbob,2\nm2,bob,1\nm2,\"\ralice\",0\nm3,bob,1\nm3,carol,2\n", newline="")
+    store, report = _ingest(tmp_path, [path], runner="table")
+    assert (report.accepted, report.quarantined) == (4, 2)
+    assert sorted(store.table("results")["agent"].unique()) == ["bob", "carol"]
+    with pytest.raises(ValueError, match="file column 'score' would be read as agent and as score"):
+        check_mapping({"agent": "score"})
+    check_mapping({"agent": "model", "score": "points"})  # distinct columns are fine
+
+
+@pytest.mark.parametrize("sample", ["kaggle/replays/connectx-random-vs-negamax.json", None])
+def test_a_byte_order_mark_does_not_hide_a_runner_from_detection(tmp_path, sample):
+    if sample is None:  # a records file (JSON lines) of the generic records runner
+        text = "\n".join(json.dumps({"game": "g", "match": f"r{i}", "a": float(i % 3), "b": 1.0}) for i in range(6))
+        name = "records.jsonl"
+    else:
+        text, name = (SAMPLE / sample).read_text(encoding="utf-8"), Path(sample).name
+    path = tmp_path / name
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    store, report = _ingest(tmp_path, [path])  # no --runner
+    assert report.accepted > 0 and report.quarantined == 0
+
+
+def test_formula_errors_for_operators_quote_the_expression(tmp_path):
+    from referee.models.validity.formula import FormulaError, parse_expression
+
+    for text, symbol in (("not x", "not"), ("~x", "~"), ("x % 2", "%"), ("x // 2", "//")):
+        with pytest.raises(FormulaError, match=f"the operator '{symbol}'.*in '{text}'"):
+            parse_expression(text, {"x"}, "f.toml line 2")
+
+
+def test_trueskill_imports_without_a_warning():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-W", "error", "-c", "import trueskill"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -59,6 +59,11 @@ _COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.
 ROUNDING = ("half-up", "half-even", "none")
 
 
+# operators a formula may not use, by the symbol a person wrote (their AST node has no source text of its own)
+OPERATOR_SYMBOLS = {ast.Not: "not", ast.Invert: "~", ast.Mod: "%", ast.FloorDiv: "//", ast.BitAnd: "&", ast.BitOr: "|",
+                    ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>", ast.MatMult: "@", ast.And: "and", ast.Or: "or"}
+
+
 class FormulaError(ValueError):
     """A formula file is malformed; the message names the file, the line and the offending name."""
 
@@ -186,7 +191,10 @@ def parse_expression(text: str, allowed: set[str], where: str) -> Expression:
                 raise FormulaError(f"{where}: only numbers are allowed as constants, got {node.value!r}")
         elif not isinstance(node, (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Load, ast.USub, ast.UAdd,
                                    *_BINARY, *_COMPARE)):
-            raise FormulaError(f"{where}: '{type(node).__name__}' is not arithmetic ({ast.unparse(node)!r})")
+            operator = OPERATOR_SYMBOLS.get(type(node))
+            shown = f"the operator {operator!r}" if operator else f"'{type(node).__name__}'"
+            raise FormulaError(f"{where}: {shown} is not arithmetic referee evaluates, in {text!r} (allowed: + - * / ** "
+                               "and comparisons, with the functions)")
     # names used as function heads were collected as Names too: drop them
     called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call)}
     names -= called

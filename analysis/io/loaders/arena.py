@@ -95,10 +95,19 @@ def _column(frame: pd.DataFrame, name: str, mapping: dict[str, str]) -> str | No
     return next((c for c in ALIASES[name] if c in frame.columns), None)
 
 
+UNIX_MAX = 1e11  # seconds: a Unix time past the year 5000 is not a time (pandas' range ends in 2262)
+
+
 def _time(values: pd.Series) -> pd.Series:
-    numeric = pd.to_numeric(values, errors="coerce")
-    if numeric.notna().all():
-        return pd.to_datetime(numeric, unit="s")
+    """Each cell as a time (NaT where it cannot be read, which the caller sets aside by row): a column mostly
+    of numbers is Unix seconds, one cell that is not (NaN, 1e30, text) unreadable on its own, never the
+    whole column; anything else is ISO 8601."""
+    text = values.astype("string").str.strip()
+    filled = text.notna() & (text != "")
+    numeric = pd.to_numeric(text.where(filled), errors="coerce")
+    if numeric.notna().sum() * 2 > filled.sum():
+        seconds = numeric.where(np.isfinite(numeric) & (numeric.abs() < UNIX_MAX))
+        return pd.to_datetime(seconds, unit="s")
     return pd.to_datetime(values, errors="coerce", utc=True, format="ISO8601").dt.tz_localize(None)
 
 

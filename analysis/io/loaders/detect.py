@@ -53,9 +53,10 @@ class Detection:
 
 
 def read_head(path: Path, size: int = HEAD) -> str:
-    """The first `size` bytes of a file as text (undecodable bytes replaced)."""
+    """The first `size` bytes of a file as text (undecodable bytes replaced, a UTF-8 byte-order mark left out,
+    as the loaders leave it out: detection sees what they read)."""
     with open(path, "rb") as fh:
-        return fh.read(size).decode("utf-8", errors="replace")
+        return fh.read(size).decode("utf-8", errors="replace").removeprefix("\ufeff")
 
 
 def sample_records(path: Path, head: str, limit: int = SAMPLE) -> list:

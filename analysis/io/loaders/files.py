@@ -115,7 +115,7 @@ def hash_and_head(path: Path, head: int = 65536) -> tuple[str, str]:
             if len(first) < head:
                 first += block[:head - len(first)]
             digest.update(block)
-    return digest.hexdigest(), first.decode("utf-8", errors="replace")
+    return digest.hexdigest(), first.decode("utf-8", errors="replace").removeprefix("\ufeff")  # as `read_head`
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -60,10 +61,16 @@ def sniff(path: Path, head: str, sample: list) -> float:
 
 
 def check_mapping(mapping: dict[str, str], measures: dict[str, str] | None = None, where: str = "--map") -> None:
-    """Refuse a column mapping that names an unknown canonical column, or measures of an unknown kind,
-    naming every offender with a close-match suggestion (ValueError)."""
+    """Refuse a column mapping that names an unknown canonical column, reads one file column as two canonical
+    columns (`agent = "score"` beside the default `score`), or declares measures of an unknown kind, naming
+    every offender with a close-match suggestion (ValueError)."""
     problems = [f"'{k}' is not a canonical column{suggest(k, REQUIRED + OPTIONAL)}"
                 for k in mapping if k not in REQUIRED + OPTIONAL]
+    read_from: dict[str, list[str]] = {}
+    for canonical in REQUIRED + tuple(k for k in mapping if k in OPTIONAL):
+        read_from.setdefault(mapping.get(canonical, canonical), []).append(canonical)
+    problems += [f"file column '{column}' would be read as {' and as '.join(names)}"
+                 for column, names in read_from.items() if len(names) > 1]
     problems += [f"measure '{name}' has kind '{kind}', not one of {list(MEASURE_KINDS)}{suggest(kind, MEASURE_KINDS)}"
                  for name, kind in (measures or {}).items() if kind not in MEASURE_KINDS]
     clash = [name for name in (measures or {}) if name in mapping.values()]
@@ -152,11 +159,22 @@ def open_rows(path: Path, content_hash: str, runner: str) -> tuple[ResultBuilder
     return out, frame, labels
 
 
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def _text(value) -> str | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     text = str(value).strip()
     return text or None
+
+
+def _name(value, field: str) -> str | None:
+    """A match, agent or player name: `_text`, but a control character anywhere (a leading TAB or carriage
+    return would be stripped silently and merge two names) is a RecordError naming `field`."""
+    if isinstance(value, str) and CONTROL.search(value):
+        raise RecordError("wrong value", field, f"the name {value!r} holds a control character")
+    return _text(value)
 
 
 def number_cell(value, name: str, allow_neg_inf: bool) -> float | None:
@@ -226,8 +244,8 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
             outcome = (_text(values["outcome"]) or "").lower() or None
             if outcome is not None and outcome not in OUTCOMES:
                 raise RecordError("wrong value", source["outcome"], f"outcome {values['outcome']!r} is not one of {list(OUTCOMES)}")
-            match_id, agent = _text(values["match"]), _text(values["agent"])
-            player = _text(values["player"]) or agent
+            match_id, agent = _name(values["match"], source["match"]), _name(values["agent"], source["agent"])
+            player = _name(values["player"], source["player"]) or agent
             if (match_id, player) in seen_players:
                 raise RecordError("player listed twice", source["player"] if source["player"] in frame.columns
                                   else source["agent"], f"player {player!r} appears twice in match {match_id!r}")
