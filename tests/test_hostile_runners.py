@@ -224,3 +224,28 @@ def test_trueskill_imports_without_a_warning():
 
     done = subprocess.run([sys.executable, "-W", "error", "-c", "import trueskill"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_byte_identical_copy_in_another_folder_is_named_and_the_first_kept(tmp_path):
+    folder = _clem_episode(tmp_path)
+    copy = tmp_path / "results" / "mock--programmatic" / "guessnumber" / "easy-copy" / "instance_00000"
+    copy.mkdir(parents=True)
+    shutil.copy(folder / "interactions.json", copy / "interactions.json")
+    store, report = _ingest(tmp_path, [folder / "interactions.json", copy / "interactions.json"])
+    files = report.files.set_index("source_file")
+    row = files.loc[str(copy / "interactions.json")]
+    assert row["status"] == "already ingested" and str(folder / "interactions.json") in row["detected"]
+    assert len(store.table("matches")) == 1 and store.table("results")["score"].notna().all()  # the original's score
+
+
+def test_ranked_a_turn_by_a_player_not_in_the_game_is_set_aside(tmp_path):
+    logs = tmp_path / "logs"
+    shutil.copytree(SAMPLE / "ranked" / "logs", logs)
+    turns = (logs / "turns.jsonl").read_text().splitlines()
+    first = json.loads(turns[0])
+    turns[0] = json.dumps(dict(first, player="p99"))
+    (logs / "turns.jsonl").write_text("\n".join(turns) + "\n")
+    store, report = _ingest(tmp_path, [logs])
+    quarantine = store.table("quarantine")
+    assert quarantine["field"].tolist() == ["player"] and quarantine["reason"].tolist() == ["unknown player"]
+    assert report.quarantined == 1

@@ -320,13 +320,13 @@ class Store:
             job.companion(path, runner_name)
         self.con.execute("BEGIN TRANSACTION")
         try:
-            seen: set[str] = set()
+            seen: dict[str, Path] = {}  # content hash -> the first file of those bytes in this ingest
             reads = read_files(files, reader, workers)
             for read in tqdm(reads, total=len(files), desc="ingest", unit="file", disable=not progress or len(files) < 2):
                 if read.result is None or read.digest in seen:
-                    job.skipped(read.path)
+                    job.skipped(read.path, seen.get(read.digest))
                     continue
-                seen.add(read.digest)
+                seen[read.digest] = read.path
                 earlier = (by_path.get(str(read.path), set()) | {read.digest}) if replace else ({read.digest} & rejected)
                 known_ids -= self._remove_sources(earlier)
                 result = _set_aside_duplicates(read.result, known_ids)
@@ -373,10 +373,12 @@ class _Ingest:
         self.by_reason: dict[tuple[str, str], int] = {}
         self.now = datetime.now(timezone.utc).replace(tzinfo=None)
 
-    def skipped(self, path: Path) -> None:
-        """Record a file already ingested (not read again)."""
-        self.rows.append({"source_file": str(path), "runner": None, "detected": None, "status": "already ingested",
-                          "read": 0, "accepted": 0, "quarantined": 0, "whole": False})
+    def skipped(self, path: Path, same_as: Path | None = None) -> None:
+        """Record a file already ingested (not read again): in the store, or earlier in this ingest as `same_as`,
+        a file of the same bytes in another folder (the first one read is kept, and the report names it)."""
+        self.rows.append({"source_file": str(path), "runner": None,
+                          "detected": None if same_as is None else f"the same bytes as {same_as}",
+                          "status": "already ingested", "read": 0, "accepted": 0, "quarantined": 0, "whole": False})
 
     def companion(self, path: Path, runner: str) -> None:
         """Record a file that `runner` left out as a companion (settings or aggregates beside its records)."""

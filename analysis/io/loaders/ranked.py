@@ -16,6 +16,7 @@ Games become matches (`match_id` = game_id), participants results; turns become 
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pyarrow as pa
@@ -142,6 +143,15 @@ def load_turns(path: Path, content_hash: str, options: LoadOptions) -> LoadResul
         (pc.is_in(table["_line"], value_set=repeated_keys(table, ["game_id", "seq"])), "duplicate event", "seq",
          "this game's seq appears on an earlier line"),
     ]
+    known = _sibling_players(path)
+    if known:  # a turn of a game the folder's games file lists must be by one of its players
+        games = pa.array(sorted({g for g, _ in known}))
+        key = pc.binary_join_element_wise(pc.cast(table["game_id"], pa.string()), pc.cast(table["player"], pa.string()),
+                                          "\x1f")
+        listed = pa.array(sorted(f"{g}\x1f{p}" for g, p in known))
+        stranger = pc.and_(pc.is_in(table["game_id"], value_set=games), pc.invert(pc.is_in(key, value_set=listed)))
+        checks.append((pc.fill_null(stranger, False), "unknown player", "player",
+                       "this player is not a participant of the game in the folder's games file"))
     good = screen(out, table, checks, "time")
     out.accept_bulk(good.num_rows, events=pa.table({
         "match_id": good["game_id"], "seq": good["seq"], "round": good["turn"], "time": good["_t"],
@@ -149,6 +159,44 @@ def load_turns(path: Path, content_hash: str, options: LoadOptions) -> LoadResul
         "text": good["text"], "value": good["value"]}))
     out.add_records(good["game_id"], good["_line"])
     return out.build()
+
+
+def _sibling_players(path: Path) -> set[tuple[str, str]]:
+    """(game_id, player) of every participant in the games files (JSON lines whose first line lists
+    `participants`) beside the turn log `path`; unreadable lines are skipped (their file is checked on its own).
+    Read once per folder (and its modification time) however many turn logs it holds."""
+    try:
+        stamp = path.parent.stat().st_mtime_ns
+    except OSError:
+        return set()
+    return _folder_players(str(path.parent), stamp)
+
+
+@functools.lru_cache(maxsize=16)
+def _folder_players(folder: str, stamp: int) -> frozenset[tuple[str, str]]:
+    import json
+
+    pairs: set[tuple[str, str]] = set()
+    for other in sorted(Path(folder).glob("*.jsonl")):
+        try:
+            with open(other, encoding="utf-8-sig", errors="replace") as fh:
+                lines = iter(fh)
+                first = next((line for line in lines if line.strip()), "")
+                if '"participants"' not in first:
+                    continue
+                for line in [first, *lines]:
+                    try:
+                        game = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(game, dict) and isinstance(game.get("participants"), list):
+                        for p in game["participants"]:
+                            if isinstance(p, dict):
+                                who = p.get("player", p.get("agent"))
+                                pairs.add((str(game.get("game_id")), str(who)))
+        except OSError:
+            continue
+    return frozenset(pairs)
 
 
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
