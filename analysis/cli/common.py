@@ -60,34 +60,27 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
 
 
-def _positive_float(text: str) -> float:
+def _float_where(text: str, ok, what: str) -> float:
+    """`text` as a float for which `ok(value)` holds, else argparse's error saying it must be `what`."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
     return value
+
+
+def _positive_float(text: str) -> float:
+    return _float_where(text, lambda v: math.isfinite(v) and v > 0, "a positive finite number")
 
 
 def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"must be a probability in [0, 1), got {text}")
-    return value
+    return _float_where(text, lambda v: 0 <= v < 1, "a probability in [0, 1)")
 
 
 def _finite_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
-    return value
+    return _float_where(text, math.isfinite, "a finite number")
 
 
 def _dims_range(text: str) -> range:
