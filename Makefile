@@ -10,6 +10,8 @@ BOOTSTRAP := requirements/bootstrap.txt
 # the extras resolved into the lock: tests, nutpie, the benchmarks' peers, the runners the tests play
 EXTRAS := --extra test --extra fast --extra bench --extra runners
 export PYTENSOR_FLAGS ?= base_compiledir=$(CURDIR)/.cache/pytensor
+# numba's on-disk cache (nutpie, PyTensor's numba backend) in one writable folder every process shares
+export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
 export MPLBACKEND := Agg
 # runners that cannot share referee's environment (they pin pandas<3 and openai<3): each is played in a venv
 # of its own from its own hash lock (requirements/runners/NAME.txt), as a researcher runs a runner apart and

@@ -1,7 +1,8 @@
 """Bradley-Terry speed: referee vs evalica (Rust) vs scikit-learn logistic regression, 100 agents.
 
-Run: .venv/bin/python benchmarks/ratings.py [--sizes 1000000 5000000] [--bootstrap 1000]
-(needs `pip install -e '.[bench]'` for evalica.)
+Run: .venv/bin/python -m benchmarks.ratings [--sizes 1000000 5000000] [--bootstrap 1000] [--under-load]
+(needs `pip install -e '.[bench]'` for evalica.) `--under-load` times referee's fit and bootstrap again beside
+two busy processes (`benchmarks.load.busy`) and prints the ratio to the quiet run.
 
 All three start from the same in-memory comparisons (two arrays of agent names and the outcome) and fit
 Bradley-Terry with ties as half wins; the printed difference is the largest rating difference in Elo
@@ -84,6 +85,7 @@ def main() -> int:
     parser.add_argument("--agents", type=int, default=100)
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--skip-sklearn", action="store_true")
+    parser.add_argument("--under-load", action="store_true", help="also time referee beside two busy processes")
     args = parser.parse_args()
     for n in args.sizes:
         xs, ys, outcome = simulate(args.agents, n)
@@ -100,12 +102,23 @@ def main() -> int:
             sk, t_sk = timed(sklearn_bt, xs, ys, outcome)
             diff = (ours - sk.reindex(ours.index)).abs().max()
             print(f"  scikit-learn {t_sk:7.2f} s   referee is {t_sk / t_ours:5.1f}x faster; max |diff| {diff:.4f} Elo")
+        if args.under_load:
+            from benchmarks.load import busy
+
+            with busy(2):
+                _, t_loaded = timed(referee_bt, xs, ys, outcome)
+            print(f"  referee bt   {t_loaded:7.2f} s beside two busy processes ({t_loaded / t_ours:.2f}x the quiet run)")
         if n == 1_000_000 and args.bootstrap:
             cluster = np.arange(n)
             boot, t_boot = timed(bootstrap_bt, a, b, outcome, cluster, fit.agents, fit.theta, args.bootstrap, 0, None)
             se_boot = boot.ratings.std(axis=0).mean()
             print(f"  bootstrap    {t_boot:7.2f} s for {args.bootstrap} replicates (target < 5 s); "
                   f"mean bootstrap sd {se_boot:.2f} Elo vs Wald {(fit.se * ELO_SCALE).mean():.2f}")
+            if args.under_load:
+                with busy(2):
+                    _, t_loaded = timed(bootstrap_bt, a, b, outcome, cluster, fit.agents, fit.theta, args.bootstrap, 0,
+                                        None)
+                print(f"  bootstrap    {t_loaded:7.2f} s beside two busy processes ({t_loaded / t_boot:.2f}x the quiet run)")
     return 0
 
 

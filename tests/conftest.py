@@ -15,6 +15,7 @@ from referee.io.store import Store
 REPO = Path(__file__).resolve().parent.parent
 os.environ.setdefault("PYTENSOR_FLAGS", f"base_compiledir={REPO / '.cache' / 'pytensor'}")
 os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ.setdefault("NUMBA_CACHE_DIR", str(REPO / ".cache" / "numba"))
 SHARED = Path(os.environ.get("REFEREE_SHARED", REPO.parent / "shared"))
 
 
