@@ -106,6 +106,10 @@ def _units(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
 def _pairs(frame: pd.DataFrame, group: list[str], kind: str) -> pd.DataFrame:
     """All within-group pairs (i < j, different agents) of a (group..., agent, score, ...) table."""
     frame = frame.reset_index(drop=True).assign(_row=lambda d: np.arange(len(d)))
+    if len(group) == 1 and len(frame):
+        codes, _ = pd.factorize(frame[group[0]])
+        if (np.bincount(codes) == 2).all():  # every group a pair (arena judgments): no self-merge needed
+            return _two_row_pairs(frame, codes, kind)
     left = frame.rename(columns={"agent": "a", "score": "score_a", "_row": "row_a"})
     right = frame[group + ["agent", "score", "_row"]].rename(columns={"agent": "b", "score": "score_b", "_row": "row_b"})
     pairs = left.merge(right, on=group)
@@ -116,6 +120,24 @@ def _pairs(frame: pd.DataFrame, group: list[str], kind: str) -> pd.DataFrame:
         if col not in out.columns:
             out[col] = None
     return out[COLUMNS].reset_index(drop=True)
+
+
+def _two_row_pairs(frame: pd.DataFrame, codes: np.ndarray, kind: str) -> pd.DataFrame:
+    """`_pairs` where every group has exactly two rows (`codes` (n,): each row's group): the earlier row of
+    each group is a, the later b, as the self-merge orders them; pairs of one agent with itself are left out."""
+    order = np.lexsort((np.arange(len(codes)), codes))  # by group, then by row
+    first, second = order[0::2], order[1::2]
+    left, right = frame.iloc[first].reset_index(drop=True), frame.iloc[second].reset_index(drop=True)
+    keep = (left["agent"].to_numpy() != right["agent"].to_numpy())
+    left, right = left[keep].reset_index(drop=True), right[keep].reset_index(drop=True)
+    score_a, score_b = left["score"].to_numpy(float), right["score"].to_numpy(float)
+    out = left.rename(columns={"agent": "a"}).assign(
+        b=right["agent"].to_numpy(), outcome=np.where(score_a > score_b, 1.0, np.where(score_a < score_b, 0.0, 0.5)),
+        kind=kind)
+    for col in COLUMNS:
+        if col not in out.columns:
+            out[col] = None
+    return out[COLUMNS]
 
 
 def scenario_comparisons(scores: pd.DataFrame) -> pd.DataFrame:
