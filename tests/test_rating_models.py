@@ -102,3 +102,18 @@ def test_every_method_orders_well_separated_agents(method):
     data = simulate(strengths, ["g"], 6000, seed=10)
     table = rate(data, method, dims=1).table().sort_values("agent")
     assert table["rank"].tolist() == [5, 4, 3, 2, 1]
+
+
+def test_bt_replicates_do_not_depend_on_the_chunk_they_are_fitted_in():
+    from referee.models.ratings.bootstrap import bt_replicates, bt_resampling
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 5, 2000)
+    b = (a + rng.integers(1, 5, 2000)) % 5
+    outcome = (rng.random(2000) < 0.5).astype(float)
+    for second in (None, (np.arange(2000) + 1) % 300):  # one comparison per cluster; parallel across two games
+        cluster = np.arange(2000) if second is None else np.arange(2000) % 300
+        resampling = bt_resampling(a, b, outcome, cluster, 5, second=second)
+        whole = bt_replicates(resampling, np.zeros(5), 60, 3, chunk=60)
+        assert np.allclose(whole, bt_replicates(resampling, np.zeros(5), 60, 3, chunk=7), atol=1e-9)
+        assert not np.allclose(whole, bt_replicates(resampling, np.zeros(5), 60, 4, chunk=60))  # the seed matters

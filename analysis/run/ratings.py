@@ -40,8 +40,7 @@ from referee.run.rating_labels import (ANCHORABLE, anchor_replicates, anchor_shi
                                         rank_within, reference_status, status_note)
 from referee.models.registry import RATING_METHODS, methods_with
 from referee.models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, summarised_warnings
-from referee.models.ratings.bootstrap import (BootstrapResult, BTResampling, bootstrap_generic,
-                                              bt_replicates, bt_resampling)
+from referee.models.ratings.bootstrap import BootstrapResult, bootstrap_generic, bootstrap_resampled, bt_resampling
 from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt, pair_counts, robust_se, wald_table
 from referee.models.ratings.bt_multidim import fit_bt_multidim
 from referee.models.ratings.davidson import fit_davidson
@@ -403,8 +402,8 @@ def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicate
         codes, _ = pd.factorize(np.r_[first, second])
         resampling = bt_resampling(coded.a, coded.b, coded.outcome, codes[: len(first)], len(coded.agents),
                                    second=codes[len(first):])
-        tasks = [Task(f"bootstrap-block-{i}", bt_bootstrap_block, (resampling, coded.agents, fit.theta, fit.prior_sd,
-                                                                   size, block_seed))
+        tasks = [Task(f"bootstrap-block-{i}", bootstrap_resampled, (resampling, coded.agents, fit.theta,
+                                                                    fit.prior_sd, size, block_seed))
                  for i, (size, block_seed) in enumerate(zip(sizes, seeds))]
     else:
         columns = SHARED_COLUMNS + (["resample"] if "resample" in comparisons.columns else [])
@@ -418,19 +417,11 @@ def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicate
                            matches=blocks[0].matches)
 
 
-def bt_bootstrap_block(resampling: BTResampling, agents: list[str], theta0: np.ndarray, prior_sd: float | None,
-                       replicates: int, block_seed: int) -> BootstrapResult:
-    """One block of scalar Bradley-Terry bootstrap replicates (a sweep task) drawn with `block_seed` from
-    `resampling` (`referee.models.ratings.bootstrap.bt_resampling`) around the point fit `theta0` (n,)."""
-    return BootstrapResult(agents=list(agents), ratings=bt_replicates(resampling, theta0, replicates, block_seed,
-                                                                      prior_sd), matches=resampling.matches)
-
-
 def bootstrap_block(shared: Shared, method: str, by: str | None, prior: bool, dims: int, k: float,
                     tau_elo: float | None, seed: int, replicates: int, block_seed: int) -> BootstrapResult:
     """One block of bootstrap replicates (a sweep task): the comparisons read from `shared`, the point fit
     remade (seed `seed`), then `replicates` replicates drawn with `block_seed` (every method but scalar
-    Bradley-Terry, whose blocks are `bt_bootstrap_block`). Returns a BootstrapResult."""
+    Bradley-Terry, whose blocks are `bootstrap_resampled`). Returns a BootstrapResult."""
     comparisons = shared.load()
     table, extra, _ = _point(comparisons, method, by, prior, dims, k, tau_elo, seed)
     first, second = comparison_games(comparisons)  # whole games are resampled, parallel pairs with both

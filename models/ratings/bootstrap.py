@@ -241,7 +241,15 @@ def bootstrap_bt(a, b, outcome, cluster, agents: list[str], theta0: np.ndarray, 
     -------
     BootstrapResult of Elo-scale ratings (replicates, n): `bt_resampling` then `bt_replicates`.
     """
-    resampling = bt_resampling(a, b, outcome, cluster, len(agents), second)
+    return bootstrap_resampled(bt_resampling(a, b, outcome, cluster, len(agents), second), agents, theta0,
+                               prior_sd, replicates, seed, chunk)
+
+
+def bootstrap_resampled(resampling: BTResampling, agents: list[str], theta0: np.ndarray, prior_sd: float | None,
+                        replicates: int, seed: int, chunk: int = 100) -> BootstrapResult:
+    """A BootstrapResult of `replicates` replicates (`bt_replicates`, seeded by `seed`) drawn from `resampling`
+    around the point fit `theta0` (n,) of the n `agents`: `bootstrap_bt`'s second half, and the task a sweep's
+    scalar Bradley-Terry bootstrap blocks run."""
     return BootstrapResult(agents=list(agents), ratings=bt_replicates(resampling, theta0, replicates, seed, prior_sd, chunk),
                            matches=resampling.matches)
 
