@@ -104,40 +104,35 @@ def _units(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
 
 
 def _pairs(frame: pd.DataFrame, group: list[str], kind: str) -> pd.DataFrame:
-    """All within-group pairs (i < j, different agents) of a (group..., agent, score, ...) table."""
-    frame = frame.reset_index(drop=True).assign(_row=lambda d: np.arange(len(d)))
-    if len(group) == 1 and len(frame):
-        codes, _ = pd.factorize(frame[group[0]])
-        if (np.bincount(codes) == 2).all():  # every group a pair (arena judgments): no self-merge needed
-            return _two_row_pairs(frame, codes, kind)
-    left = frame.rename(columns={"agent": "a", "score": "score_a", "_row": "row_a"})
-    right = frame[group + ["agent", "score", "_row"]].rename(columns={"agent": "b", "score": "score_b", "_row": "row_b"})
-    pairs = left.merge(right, on=group)
-    pairs = pairs[(pairs["row_a"] < pairs["row_b"]) & (pairs["a"] != pairs["b"])]
-    outcome = np.where(pairs["score_a"] > pairs["score_b"], 1.0, np.where(pairs["score_a"] < pairs["score_b"], 0.0, 0.5))
-    out = pairs.assign(outcome=outcome, kind=kind)
-    for col in COLUMNS:
-        if col not in out.columns:
-            out[col] = None
-    return out[COLUMNS].reset_index(drop=True)
-
-
-def _two_row_pairs(frame: pd.DataFrame, codes: np.ndarray, kind: str) -> pd.DataFrame:
-    """`_pairs` where every group has exactly two rows (`codes` (n,): each row's group): the earlier row of
-    each group is a, the later b, as the self-merge orders them; pairs of one agent with itself are left out."""
-    order = np.lexsort((np.arange(len(codes)), codes))  # by group, then by row
-    first, second = order[0::2], order[1::2]
-    left, right = frame.iloc[first].reset_index(drop=True), frame.iloc[second].reset_index(drop=True)
-    keep = (left["agent"].to_numpy() != right["agent"].to_numpy())
-    left, right = left[keep].reset_index(drop=True), right[keep].reset_index(drop=True)
-    score_a, score_b = left["score"].to_numpy(float), right["score"].to_numpy(float)
+    """All within-group pairs (i < j, different agents) of a (group..., agent, score, ...) table, a the earlier
+    row: the rows of each pair from a self-merge on the group, or, where every group is two rows (arena
+    judgments), by position alone (same rows, same order, no merge)."""
+    frame = frame.reset_index(drop=True)
+    codes = pd.factorize(frame[group[0]])[0] if len(group) == 1 and len(frame) else None
+    if codes is not None and (np.bincount(codes) == 2).all():
+        order = np.lexsort((np.arange(len(codes)), codes))  # by group (in order of first row), then by row
+        row_a, row_b = order[0::2], order[1::2]
+    else:
+        rows = frame[group].assign(_row=np.arange(len(frame)))
+        pairs = rows.merge(rows, on=group, suffixes=("_a", "_b"))
+        pairs = pairs[pairs["_row_a"] < pairs["_row_b"]]
+        row_a, row_b = pairs["_row_a"].to_numpy(), pairs["_row_b"].to_numpy()
+    agent = frame["agent"].to_numpy()
+    keep = agent[row_a] != agent[row_b]
+    row_a, row_b = row_a[keep], row_b[keep]
+    left = frame.iloc[row_a].reset_index(drop=True)
     out = left.rename(columns={"agent": "a"}).assign(
-        b=right["agent"].to_numpy(), outcome=np.where(score_a > score_b, 1.0, np.where(score_a < score_b, 0.0, 0.5)),
+        b=agent[row_b], outcome=outcome_of(left["score"].to_numpy(float), frame["score"].to_numpy(float)[row_b]),
         kind=kind)
     for col in COLUMNS:
         if col not in out.columns:
             out[col] = None
     return out[COLUMNS]
+
+
+def outcome_of(score_a: np.ndarray, score_b: np.ndarray) -> np.ndarray:
+    """The comparison's outcome for a, shape (m,): 1 where a scored higher, 0 where lower, 0.5 where equal."""
+    return np.where(score_a > score_b, 1.0, np.where(score_a < score_b, 0.0, 0.5))
 
 
 def scenario_comparisons(scores: pd.DataFrame) -> pd.DataFrame:
@@ -191,7 +186,7 @@ def _parallel_pairs(data: pd.DataFrame) -> pd.DataFrame:
         columns={"agent": "b", "score": "score_b", "match_id": "match_b"})
     pairs = left.merge(right, on=PARALLEL_KEY)
     pairs = pairs[(pairs["match_a"] < pairs["match_b"]) & (pairs["a"] != pairs["b"])]
-    outcome = np.where(pairs["score_a"] > pairs["score_b"], 1.0, np.where(pairs["score_a"] < pairs["score_b"], 0.0, 0.5))
+    outcome = outcome_of(pairs["score_a"].to_numpy(float), pairs["score_b"].to_numpy(float))
     out = pairs.assign(outcome=outcome, kind="parallel", cluster=pairs["match_a"] + "|" + pairs["match_b"], time=None)
     out["communication"] = out["communication"].where(out["communication"] != "\x00none", None)
     return out[COLUMNS].reset_index(drop=True)

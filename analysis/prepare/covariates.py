@@ -25,6 +25,7 @@ import pandas as pd
 
 from referee.prepare.selection import ordering_points, with_outcomes, without_excluded
 from referee.prepare.membership import is_in
+from referee.prepare.comparisons import outcome_of
 
 
 def _seats(results: pd.DataFrame) -> pd.Series:
@@ -71,7 +72,7 @@ def covariate_pairs(matches: pd.DataFrame, results: pd.DataFrame, measures: pd.D
     pairs = left.merge(right, on="match_id")
     pairs = pairs[(pairs["player_a"] < pairs["player_b"]) & (pairs["a"] != pairs["b"]) & pairs["pa"].notna()
                   & pairs["pb"].notna()]
-    pairs = pairs.assign(outcome=np.where(pairs["pa"] > pairs["pb"], 1.0, np.where(pairs["pa"] < pairs["pb"], 0.0, 0.5)))
+    pairs = pairs.assign(outcome=outcome_of(pairs["pa"].to_numpy(float), pairs["pb"].to_numpy(float)))
     value_cols = [f"{n}_{side}" for n in names for side in "ab"]
     lacking = pairs[value_cols].isna().any(axis=1) if value_cols else pd.Series(False, index=pairs.index)
     if lacking.any():
