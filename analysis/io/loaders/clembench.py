@@ -36,6 +36,7 @@ from referee.io.loaders.base import (
     ResultBuilder,
     parse_time,
     read_json,
+    score_value,
 )
 from referee.io.loaders.detect import share
 
@@ -148,16 +149,10 @@ EPISODE_KEYS = ("results_folder", "game_name", "experiment_name", "game_id")  # 
 
 def score_number(value: object, field: str) -> float | None:
     """One of clem's scores: None where missing or NaN (clem's 'undefined', as an aborted episode's Main
-    Score), else the finite number; RecordError naming `field` for text, a boolean or an infinity (1e400)."""
-    if value is None:
+    Score), else `score_value`'s finite number; RecordError naming `field` for text, a boolean or an infinity."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise RecordError("wrong type", field, f"expected a number, got {value!r}")
-    if math.isnan(value):
-        return None
-    if math.isinf(value):
-        raise RecordError("infinite", field, f"{field} is {value}")
-    return float(value)
+    return score_value(value, field, allow_neg_inf=False)
 
 
 def other_episode(meta: object, other: object) -> str | None:
@@ -169,6 +164,18 @@ def other_episode(meta: object, other: object) -> str | None:
         if key in meta and key in other and meta[key] != other[key]:
             return f"meta.{key} is {other[key]!r} here but {meta[key]!r} in its episode's other file"
     return None
+
+
+def _meta_of(path: Path) -> object:
+    """The `meta` object of an interactions.json, streamed (clem writes it first: the turns are not parsed);
+    None where the file has none or cannot be read (it is set aside on its own)."""
+    import ijson
+
+    try:
+        with open(path, "rb") as fh:
+            return next(ijson.items(fh, "meta", use_float=True), None)
+    except (ijson.JSONError, OSError, ValueError):
+        return None
 
 
 def check_flags(flags: dict, where: str) -> None:
@@ -294,11 +301,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     try:
         sibling = path.parent / PRIMARY
         if sibling.exists():
-            try:
-                theirs = read_json(sibling)
-            except RecordError:
-                theirs = None  # set aside on its own
-            why = other_episode(theirs.get("meta") if isinstance(theirs, dict) else None, doc.get("meta"))
+            why = other_episode(_meta_of(sibling), doc.get("meta"))
             if why:
                 raise RecordError("wrong value", "meta", f"these scores name another episode than the folder's "
                                   f"{PRIMARY}: {why}")

@@ -38,6 +38,7 @@ from referee.io.loaders.base import (
     parse_time,
     ranks_from_scores,
     read_json,
+    score_value,
 )
 
 NAME = "concordia-log"
@@ -84,11 +85,7 @@ def _scores(value: object, where: str = "") -> dict[str, float] | None:
         for k, v in value.items():
             here = f"{where}.{k}" if where else str(k)
             if k in SCORE_KEYS and isinstance(v, dict) and v:
-                for name, x in v.items():
-                    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
-                        raise RecordError("wrong type" if not isinstance(x, float) else "not finite", f"{here}.{name}",
-                                          f"a player's score must be a finite number, got {x!r}")
-                found = {str(name): float(x) for name, x in v.items()}
+                found = {str(name): score_value(x, f"{here}.{name}", allow_neg_inf=False) for name, x in v.items()}
             else:
                 inner = _scores(v, here)
                 found = inner if inner is not None else found
