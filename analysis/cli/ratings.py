@@ -64,8 +64,8 @@ def cmd_ratings(args) -> dict:
     except ComparisonBudgetError:
         if not streamed:
             raise
-        comparisons, agents = None, comparable_agents(matches, results)  # too many to list: bt and elo need
-        # only the win counts, streamed
+        # too many to list: bt and elo need only the win counts, streamed
+        comparisons, agents = None, comparable_agents(matches, results)
     if comparisons is None:
         names, wins, ties = win_counts(matches, results)
         result = rate_counts(wins, ties, names, method, prior=args.prior, agents=agents)
@@ -132,7 +132,7 @@ def _sliced_ratings(args, method: str, matches, results, folder, excluded: list[
                 notes.append(f"slice {name}: fewer than two agents compared, no leaderboard")
                 continue
             comparisons, _ = with_resample(comparisons, m, args.resample)
-            held = anchor if anchor and anchor[0] in set(agents_in(comparisons)) else None
+            held = anchor if anchor and anchor[0] in agents_in(comparisons) else None
             if anchor and held is None:
                 notes.append(f"slice {name}: {anchor[0]} did not play in it, so its scale is not anchored")
             try:

@@ -38,7 +38,7 @@ from referee.io.reading import PARALLEL_MIN, FileReader, read_files
 from referee.io.schema import (TABLES, SchemaError, arrow_schema, columns, conform, conform_arrow, ddl, empty,
                                rows_to_arrow)
 from referee.names import DEFAULT_STORE
-from referee.io.store_file import _connect, mark, referee_marked
+from referee.io.store_file import connect, mark, referee_marked
 from referee.names import IngestError, StoreError  # noqa: F401  (defined light, for the command line)
 
 log = logging.getLogger(__name__)
@@ -152,7 +152,7 @@ class Store:
         """Open the store at `path` (created when missing unless `read_only`). Raises StoreError when the file
         is in use, is not a DuckDB database, is a folder, or holds another application's tables."""
         self.path = Path(path)
-        self.con = _connect(self.path, read_only)
+        self.con = connect(self.path, read_only)
         marked = referee_marked(self.con, self.path)
         if not read_only:
             for table in TABLES:

@@ -37,7 +37,7 @@ def _file_kind(path: Path) -> str | None:
     return next((what for magic, what in FOREIGN_MAGIC if head.startswith(magic)), "not a DuckDB database")
 
 
-def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+def connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection to `path`, or StoreError saying in plain words why not."""
     if path.is_dir():
         raise StoreError(f"{path}: is a folder, not a store file; give --store a file name such as {path / 'referee.duckdb'}")

@@ -32,7 +32,8 @@ from scipy import sparse
 
 from referee.models.fit import FitResult, collect_notes, iterative_diagnostics
 from referee.models.ratings.bradley_terry import (DEFAULT_PRIOR_SD, ELO_SCALE, Z95, RatingWarning, add_rank,
-                                                  mle_exists, pair_counts, to_elo, wald_table, why_no_mle)
+                                                  centred_se, mle_exists, pair_counts, to_elo, wald_table,
+                                                  why_no_mle)
 from referee.models.threads import blas_limit
 
 
@@ -155,12 +156,12 @@ def _robust_cov(c: Comparisons, coef: np.ndarray, info: np.ndarray, p: int) -> n
 
 
 def _thetas(params: np.ndarray, cov: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Centred theta (n,) and its standard errors from the first n-1 coefficients (theta_0 = 0)."""
+    """Centred theta (n,) and its standard errors (`bradley_terry.centred_se`) from the first n-1 coefficients
+    (theta_0 = 0, so its row and column of the covariance are zero)."""
     full = np.r_[0.0, params[: n - 1]]
-    centre = np.eye(n) - 1.0 / n
-    lift = np.vstack([np.zeros(n - 1), np.eye(n - 1)])  # theta = lift @ coefficients
-    cov_theta = centre @ lift @ cov[: n - 1, : n - 1] @ lift.T @ centre.T
-    return centre @ full, np.sqrt(np.clip(np.diag(cov_theta), 0, None))
+    padded = np.zeros((n, n))
+    padded[1:, 1:] = cov[: n - 1, : n - 1]
+    return full - full.mean(), centred_se(padded)
 
 
 def fit_contextual_bt(pairs: pd.DataFrame, covariates: list[str], tol: float = 1e-9, max_iter: int = 100

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from referee.io.loaders.files import head_text
+
 HEAD = 65536  # bytes of a file read for detection
 SAMPLE = 50  # records parsed for detection
 
@@ -53,10 +55,9 @@ class Detection:
 
 
 def read_head(path: Path, size: int = HEAD) -> str:
-    """The first `size` bytes of a file as text (undecodable bytes replaced, a UTF-8 byte-order mark left out,
-    as the loaders leave it out: detection sees what they read)."""
+    """The first `size` bytes of a file as text (`files.head_text`)."""
     with open(path, "rb") as fh:
-        return fh.read(size).decode("utf-8", errors="replace").removeprefix("\ufeff")
+        return head_text(fh.read(size))
 
 
 def sample_records(path: Path, head: str, limit: int = SAMPLE) -> list:

@@ -115,7 +115,13 @@ def hash_and_head(path: Path, head: int = 65536) -> tuple[str, str]:
             if len(first) < head:
                 first += block[:head - len(first)]
             digest.update(block)
-    return digest.hexdigest(), first.decode("utf-8", errors="replace").removeprefix("\ufeff")  # as `read_head`
+    return digest.hexdigest(), head_text(first)
+
+
+def head_text(first: bytes) -> str:
+    """A file's first bytes as the text detection samples: undecodable bytes replaced, a UTF-8 byte-order mark
+    left out (as the loaders leave it out, so detection sees what they read)."""
+    return first.decode("utf-8", errors="replace").removeprefix("\ufeff")
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:
