@@ -123,11 +123,13 @@ def test_style_control_recovers_a_known_length_effect_from_simulated_arena_logs(
     effect = pd.read_csv(out / "covariates.csv").set_index("covariate").loc["style:length"]
     assert effect["lower"] < 0.4 < effect["upper"] and effect["upper"] - effect["lower"] < 0.2
     ratings = pd.read_csv(out / "ratings.csv").set_index("agent")
-    truth = pd.Series(sim.truth["ratings"])
-    # controlled ratings recover the generating strengths; uncontrolled ones carry the length advantage
-    controlled = (ratings["rating"] - truth[ratings.index]).abs().max()
-    uncontrolled = (ratings["rating_uncontrolled"] - truth[ratings.index]).abs().max()
-    assert controlled < 40 and uncontrolled > controlled
+    truth = pd.Series(sim.truth["ratings"])[ratings.index]
+    # controlled ratings recover the generating strengths within their own 95 % intervals (all but at most one
+    # of the 12, as 95 % coverage allows); uncontrolled ones carry the length advantage
+    covered = ((ratings["lower"] <= truth) & (truth <= ratings["upper"])).sum()
+    assert covered >= len(truth) - 1
+    controlled = (ratings["rating"] - truth).abs().max()
+    assert (ratings["rating_uncontrolled"] - truth).abs().max() > controlled
 
 
 def test_style_feature_is_fastchats_normalised_difference():
