@@ -15,6 +15,7 @@ Reading gives a `Catalogue` of two canonical tables (`scenarios`, `scenario_tags
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from referee.io.toml_file import read_toml
 
 CONTEST_2024 = shipped("catalogues", "concordia_contest_2024.toml")  # tags from the Concordia 1.8.9 code
 CONTEST_2024_PAPER = shipped("catalogues", "concordia_contest_2024_paper.toml")  # the paper's Table 1 tags
+# the scenarios Concordia 1.8.0-1.8.8 defined that the contest's 1.8.9 list does not (its result files name them)
+CONCORDIA_EARLIER = shipped("catalogues", "concordia_1.8.0_scenarios.toml")
 
 _KEYS = {"game", "background", "mode", "phase", "tags", "score_min", "score_max", "description"}
 
@@ -153,3 +156,15 @@ def write_catalogue(catalogue: Catalogue, path: str | Path, header: str = "") ->
         lines.append(f"tags = {_toml_value(tags.get(row['scenario'], []))}")
     path.write_text("\n".join(lines).lstrip("\n") + "\n", encoding="utf-8")
     return path
+
+
+@functools.cache
+def contest_catalogue() -> Catalogue:
+    """The 2024 contest catalogue (read once per process)."""
+    return load_catalogue(CONTEST_2024)
+
+
+@functools.cache
+def earlier_catalogue() -> Catalogue:
+    """Concordia's scenarios of 1.8.0-1.8.8 that the contest's list lacks (read once per process)."""
+    return load_catalogue(CONCORDIA_EARLIER)

@@ -20,10 +20,11 @@ from pathlib import Path
 import pyarrow as pa
 
 from referee.io import loaders
-from referee.io.catalogue import CONTEST_2024, Catalogue, load_catalogue
+from referee.io.catalogue import Catalogue, contest_catalogue
 from referee.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError, ResultBuilder, hash_and_head
 from referee.io.loaders.errors import HEAD_RAW_CAP
 from referee.io.loaders.detect import read_head, sample_records
+from referee.io.loaders.files import is_document
 
 PARALLEL_MIN = 256  # files: below this, reading in this process beats starting workers
 WINDOW = 512  # files handed to the workers at a time (bounds memory: one window of results in flight)
@@ -93,10 +94,9 @@ def in_phase(part, phase: str):
     return part.assign(phase=phase)
 
 
-@functools.cache
 def default_catalogue() -> Catalogue:
     """The 2024 contest catalogue (read once per process)."""
-    return load_catalogue(CONTEST_2024)
+    return contest_catalogue()
 
 
 def _mtime(runner: str) -> float | None:
@@ -148,12 +148,16 @@ def not_recognised(path: Path, digest: str, tried: list[NotThisRunner], keys: li
                    forced: bool) -> LoadResult:
     """One quarantine record for a whole file that no runner reads, saying what was seen and tried; its raw
     text is the file's first HEAD_RAW_CAP bytes (the file stays at its path, named by its sha256)."""
+    head = read_head(path)
     if keys is None:
         keys = []
-        for record in sample_records(path, read_head(path)):
+        for record in sample_records(path, head):
             if isinstance(record, dict):
                 keys += [k for k in record if k not in keys]
-    seen = f"keys seen in its first records: {keys}" if keys else "no JSON records seen in its head"
+    if is_document(path, head) and keys:
+        seen = f"valid JSON, no runner's keys: one JSON document whose top-level keys are {keys}"
+    else:
+        seen = f"keys seen in its first records: {keys}" if keys else "no JSON records seen in its head"
     hint = ("describe this runner's logs in a mapping file and pass it with --runner FILE.toml "
             "(data/formats/mapped.md), or force a built-in runner with --runner "
             f"({', '.join(sorted(loaders.RUNNERS))})")

@@ -19,6 +19,7 @@ import json
 import math
 from pathlib import Path
 
+from referee.io.catalogue import contest_catalogue, earlier_catalogue
 from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
@@ -36,6 +37,8 @@ SEPARATE_EPISODES = True  # each focal agent plays its own episode of a (scenari
 
 REQUIRED = ("scenario", "repetition_idx", "focal_agent", "focal_is_resident", "simulation_outcome",
             "focal_per_capita_score")
+EARLIER = "simulation_outcomes"  # v1.8.0-v1.8.9: a list of outcomes, one per repetition, and no repetition_idx
+PER_CAPITA = "mean"  # the repetition of a v1.8.0-v1.8.9 result kept without its outcomes (per-capita scores only)
 OPTIONAL = ("background_agent", "background_per_capita_score", "ungrouped_per_capita_score", "api_type",
             "model", "embedder", "disable_language_model", "exclude_from_elo_calculation")
 OUTCOME_KEYS = {"resident_scores", "visitor_scores", "metadata"}
@@ -72,6 +75,59 @@ def _agrees(recorded: float, scores: list[float]) -> bool:
     return abs(recorded - mean) <= _TOLERANCE * (1 + abs(recorded))
 
 
+def earlier_records(record: object) -> list[tuple[str, object]]:
+    """A v1.8.0-v1.8.9 ScenarioResult (`simulation_outcomes`, no `repetition_idx`) in the v1.8.10 shape: one
+    record per repetition (label suffix `.simulation_outcomes[k]`, repetition k), each carrying that repetition's
+    per-capita means (Concordia's evaluation script averaged them over the repetitions into the recorded
+    ones, which must agree). A result whose outcomes were left out (an empty list) keeps its per-capita scores
+    as one match of repetition 'mean': a focal and a background row. Any other record is returned as it is."""
+    if not isinstance(record, dict) or EARLIER not in record or "repetition_idx" in record:
+        return [("", record)]
+    base = {k: v for k, v in record.items() if k != EARLIER}
+    outcomes = record[EARLIER]
+    if not isinstance(outcomes, list):
+        return [("", {**base, "__error__": ("wrong type", EARLIER, f"expected a list of outcomes, got {outcomes!r}")})]
+    if not outcomes:
+        return [("", {**base, "repetition_idx": PER_CAPITA, "__per_capita__": True})]
+    out, means = [], {"focal_per_capita_score": [], "background_per_capita_score": [], "ungrouped_per_capita_score": []}
+    resident = base.get("focal_is_resident")
+    for k, outcome in enumerate(outcomes):
+        rec = {**base, "repetition_idx": str(k), "simulation_outcome": outcome}
+        try:
+            residents = _scores(outcome, "resident_scores") if isinstance(outcome, dict) else None
+            visitors = _scores(outcome, "visitor_scores") if isinstance(outcome, dict) else None
+        except RecordError:
+            residents = visitors = None  # the repetition is set aside on its own, naming the field
+        if residents is not None and visitors is not None and isinstance(resident, bool):
+            focal, background = (residents, visitors) if resident else (visitors, residents)
+            groups = {"focal_per_capita_score": list(focal.values()),
+                      "background_per_capita_score": list(background.values()),
+                      "ungrouped_per_capita_score": list(focal.values()) + list(background.values())}
+            for name, scores in groups.items():
+                mean = sum(scores) / len(scores) if scores else None
+                rec[name] = mean
+                means[name].append(mean)
+        out.append((f".{EARLIER}[{k}]", rec))
+    for name, values in means.items():
+        recorded = base.get(name)
+        if len(values) == len(outcomes) and None not in values and isinstance(recorded, (int, float)) \
+                and not isinstance(recorded, bool) and not _agrees(float(recorded), values):
+            error = ("inconsistent", name, f"recorded {recorded} differs from the mean over the repetitions")
+            return [(label, {**rec, "__error__": error}) for label, rec in out]
+    return out
+
+
+def _per_capita_rows(record: dict, focal: str, background: str | None) -> list[dict]:
+    """A v1.8.0-v1.8.9 result without outcomes: the focal and background per-capita scores as two rows."""
+    rows = [("focal", focal, "focal", _per_capita(record, "focal_per_capita_score"))]
+    score = _per_capita(record, "background_per_capita_score")
+    if score is not None:
+        rows.append(("background", background or "background", "background", score))
+    ranks = ranks_from_scores([r[3] for r in rows])
+    return [{"player": p, "agent": a, "group": g, "score": sc, "rank": r,
+             "attrs": json.dumps({"per_capita": True})} for (p, a, g, sc), r in zip(rows, ranks)]
+
+
 def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     """Turn one ScenarioResult object into canonical rows (match_id and provenance filled by the caller).
 
@@ -81,15 +137,21 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     """
     if not isinstance(record, dict):
         raise RecordError("wrong type", None, f"expected a ScenarioResult object, got {type(record).__name__}")
+    if "__error__" in record:
+        raise RecordError(*record["__error__"])
+    per_capita_only = bool(record.get("__per_capita__"))
+    if per_capita_only:
+        record = {k: v for k, v in record.items() if k != "__per_capita__"}
+        record["simulation_outcome"] = {"resident_scores": {}, "visitor_scores": {}}
     unexpected = set(record) - set(REQUIRED) - set(OPTIONAL)
     if unexpected:
         name = sorted(unexpected)[0]
         raise RecordError("unexpected field", name, f"field '{name}' is not part of a ScenarioResult")
     scenario = require(record, "scenario", (str,), "a scenario name")
     repetition = require(record, "repetition_idx", (str, int), "a repetition index (string)")
-    if isinstance(repetition, str) and not repetition.strip().lstrip("-").isdigit():
+    if isinstance(repetition, str) and not per_capita_only and not repetition.strip().lstrip("-").isdigit():
         raise RecordError("wrong type", "repetition_idx", f"expected an integer string, got {repetition!r}")
-    repetition = str(int(repetition))
+    repetition = PER_CAPITA if per_capita_only else str(int(repetition))
     focal = require(record, "focal_agent", (str,), "an agent name")
     focal_is_resident = require(record, "focal_is_resident", (bool,), "true or false")
     background = record.get("background_agent")
@@ -106,10 +168,14 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     if twice:
         raise RecordError("player listed twice", "simulation_outcome.visitor_scores",
                           f"player {twice[0]!r} is both a resident and a visitor")
-    if options.catalogue is not None and scenario not in options.catalogue.names:
+    earlier = earlier_catalogue()
+    if options.catalogue is not None and scenario not in options.catalogue.names and not (
+            options.catalogue.names == contest_catalogue().names and scenario in earlier.names):
         raise RecordError("unknown scenario", "scenario", f"scenario {scenario!r} is not in the catalogue")
     focal_scores, background_scores = (residents, visitors) if focal_is_resident else (visitors, residents)
-    if not focal_scores:
+    if per_capita_only:
+        focal_scores = {}
+    elif not focal_scores:
         raise RecordError("missing field", "simulation_outcome", "no focal player has a score")
     per_capita = {name: _per_capita(record, name) for name in
                   ("focal_per_capita_score", "background_per_capita_score", "ungrouped_per_capita_score")}
@@ -127,25 +193,30 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     players = [(p, s, "focal", focal) for p, s in focal_scores.items()]
     players += [(p, s, "background", background or "background") for p, s in background_scores.items()]
     ranks = ranks_from_scores([p[1] for p in players])
+    if per_capita_only:
+        per_capita_rows = _per_capita_rows(record, focal, background)
     attrs = {k: record[k] for k in OPTIONAL if k in record and k != "background_agent"}
     attrs.update({k: v for k, v in per_capita.items() if v is not None and not math.isinf(v)})
     attrs["background_agent"] = background
     attrs["focal_is_resident"] = focal_is_resident
     if outcome.get("metadata") is not None:
         attrs["outcome_metadata"] = outcome["metadata"]
+    if per_capita_only:
+        attrs["per_capita_only"] = True  # Concordia 1.8.0-1.8.9 result kept without its outcomes
     games = options.catalogue.games if options.catalogue else {}
+    game = games.get(scenario) or earlier.games.get(scenario)
     phase = options.phase or (options.catalogue.phases.get(scenario) if options.catalogue else None)
     match = {
         "runner": NAME,
-        "game": games.get(scenario),
+        "game": game,
         "scenario": scenario,
         "phase": phase,
         "repetition": repetition,
-        "n_players": len(players),
+        "n_players": len(per_capita_rows) if per_capita_only else len(players),
         "attrs": json.dumps(attrs, default=str),
         "focal": focal,
     }
-    results = [
+    results = per_capita_rows if per_capita_only else [
         {"player": p, "agent": agent, "group": group, "score": s, "rank": r}
         for (p, s, group, agent), r in zip(players, ranks)
     ]
@@ -171,5 +242,6 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         phase = f"{match['phase']}:" if match["phase"] else ""  # one scenario's repetition 0 exists in each phase
         return f"concordia:{phase}{match['scenario']}:{match['repetition']}:{match.pop('focal')}"
 
-    out.accept_records(records, lambda record: parse_record(record, options), match_id)
+    expanded = ((f"{i}{suffix}", part) for i, record in enumerate(records) for suffix, part in earlier_records(record))
+    out.accept_records(expanded, lambda record: parse_record(record, options), match_id)
     return out.build()

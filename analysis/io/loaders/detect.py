@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from referee.io.loaders.files import head_text
+from referee.io.loaders.files import head_text, is_document, skeleton
 
 HEAD = 65536  # bytes of a file read for detection
 SAMPLE = 50  # records parsed for detection
@@ -65,6 +65,8 @@ def sample_records(path: Path, head: str, limit: int = SAMPLE) -> list:
     JSON array for .json (a lone object counts as one record when the head holds all of it); [] otherwise."""
     suffix = path.suffix.lower()
     out: list = []
+    if suffix in (".json", ".jsonl") and is_document(path, head):
+        return document_sample(path, head, limit)
     if suffix == ".jsonl":
         lines = head.split("\n")
         if path.stat().st_size > HEAD:
@@ -100,6 +102,22 @@ def sample_records(path: Path, head: str, limit: int = SAMPLE) -> list:
         except json.JSONDecodeError:
             pass
     return out
+
+
+def document_sample(path: Path, head: str, limit: int = SAMPLE) -> list:
+    """The sample of a file that is one JSON document: the document itself when the head holds all of it,
+    else its `skeleton` (streamed, bounded memory); a top-level array gives its first `limit` elements."""
+    doc = None
+    if path.stat().st_size <= HEAD:
+        try:
+            doc = json.loads(head)
+        except (json.JSONDecodeError, RecursionError):
+            doc = None
+    if doc is None:
+        doc = skeleton(path, items=limit)
+    if isinstance(doc, list):
+        return doc[:limit]
+    return [] if doc is None else [doc]
 
 
 def share(sample: list, fits: Callable[[dict], bool]) -> float:

@@ -195,3 +195,120 @@ def read_json(path: Path) -> Any:
         if fault is not None:
             raise fault
     return doc
+
+
+SKELETON_ITEMS = 3  # elements of each array a skeleton keeps
+SKELETON_TEXT = 256  # characters of each string a skeleton keeps
+SKELETON_BYTES = 16 << 20  # bytes of one document a skeleton reads at most (what it saw by then is kept)
+
+
+class _Budget:
+    """A binary file that reads as ended after `left` bytes (a skeleton of a huge document stops there)."""
+
+    def __init__(self, fh, left: int):
+        self.fh, self.left = fh, left
+
+    def read(self, size: int = -1) -> bytes:
+        if self.left <= 0:
+            return b""
+        data = self.fh.read(self.left if size < 0 else min(size, self.left))
+        self.left -= len(data)
+        return data
+
+
+def skeleton(path: Path, items: int = SKELETON_ITEMS, text: int = SKELETON_TEXT,
+             budget: int = SKELETON_BYTES) -> Any:
+    """The shape of a file that is one JSON document, streamed in bounded memory: every object with all its
+    keys, every array cut to its first `items` elements, every string to `text` characters; reading stops
+    after `budget` bytes and keeps what it saw. None when the file does not open as JSON (its first value
+    is not an object or array, or the bytes are not JSON at all).
+
+    What detection samples from a pretty-printed document larger than its head (a 2.5 MB replay, a GTBench
+    run file), so that a runner is recognised by its keys, not by a text search of the first 64 KiB."""
+    import ijson
+
+    root: Any = None
+    stack: list = []  # open containers
+    keys: list = []  # per open object, the key its next value goes under
+    skip = 0  # depth inside an array element past `items` (not kept)
+
+    def put(value: Any) -> None:
+        nonlocal root
+        if not stack:
+            root = value
+        elif isinstance(stack[-1], dict):
+            stack[-1][keys[-1]] = value
+        else:
+            stack[-1].append(value)
+
+    def full() -> bool:
+        return bool(stack) and isinstance(stack[-1], list) and len(stack[-1]) >= items
+
+    with open(path, "rb") as fh:
+        if fh.read(3) != b"\xef\xbb\xbf":
+            fh.seek(0)
+        try:
+            for event, value in ijson.basic_parse(_Budget(fh, budget), use_float=True):
+                if skip:
+                    skip += 1 if event in ("start_map", "start_array") else -1 if event in ("end_map", "end_array") else 0
+                    continue
+                if event in ("start_map", "start_array"):
+                    if full():
+                        skip = 1
+                        continue
+                    container: Any = {} if event == "start_map" else []
+                    put(container)
+                    stack.append(container)
+                    if event == "start_map":
+                        keys.append(None)
+                elif event in ("end_map", "end_array"):
+                    if isinstance(stack.pop(), dict):
+                        keys.pop()
+                elif event == "map_key":
+                    keys[-1] = value
+                elif not full():
+                    put(value[:text] if isinstance(value, str) else value)
+        except (ijson.JSONError, ValueError, OSError):
+            pass  # a document cut by the budget or broken further on: what was seen is kept
+    return root if isinstance(root, (dict, list)) else None
+
+
+def is_document(path: Path, head: str) -> bool:
+    """Whether a .json or .jsonl file reads as one JSON document rather than JSON lines: it opens with { or [
+    and its first non-blank line is not a complete JSON value (a pretty-printed object or array)."""
+    text = head.lstrip()
+    if not text.startswith(("{", "[")):
+        return False
+    first = text.split("\n", 1)[0].strip()
+    try:
+        json.loads(first)
+    except (json.JSONDecodeError, RecursionError):
+        return True
+    return False
+
+
+def json_records(path: Path) -> Iterator[Line]:
+    """The records of a JSON-lines file (`json_lines`), or of a file that is one pretty-printed JSON document
+    written under either suffix (GTBench writes its run as one indented object in a .jsonl): the document as
+    one record (line 1), or each element of a top-level array as a record numbered from 1. A document that
+    does not parse is one record carrying its error."""
+    with open(path, "rb") as fh:
+        head = head_text(fh.read(4096))
+    if not is_document(path, head):
+        yield from json_lines(path)
+        return
+    try:
+        doc = read_json(path)
+    except RecordError as exc:
+        line = Line(head)
+        line.number, line.value, line.error = 1, None, exc
+        yield line
+        return
+    for number, value in enumerate(doc if isinstance(doc, list) else [doc], start=1):
+        fault = record_fault(value)
+        line = Line(json.dumps(value, default=str)[:RAW_LINE_CAP] if fault is None else str(value)[:RAW_LINE_CAP])
+        line.number, line.value, line.error = number, (None if fault else value), fault
+        yield line
+
+
+RAW_LINE_CAP = 1 << 20  # characters of a document record's text kept beside its parsed value

@@ -8,7 +8,9 @@ A replay is one JSON object per episode, as `env.toJSON()` writes it and Kaggle 
 
 Canonical: one match per file (match_id = the replay's `id`, else `info.EpisodeId`; game = `name`), one result
 per seat (player = 'seat {i}', agent = `info.TeamNames[i]`, else `info.Agents[i].Name`; score = the final
-reward; rank from the rewards). Outcome per seat: `forfeit` for a seat whose final status is INVALID, TIMEOUT
+reward; rank from the rewards). A model may play itself (Game Arena's self-play episodes name one model in both
+seats): the match is stored whole, its moves and illegal-move forfeits included, with `self_play` in its attrs,
+and gives no comparison (a pair is two different agents). Outcome per seat: `forfeit` for a seat whose final status is INVALID, TIMEOUT
 or ERROR (Kaggle nulls its reward), and, in Game Arena's OpenSpiel games, for the seat whose last submitted
 move was not applied while the game was not over (illegal-move forfeit: Kaggle then marks every seat DONE
 and pays -1 / +1); `aborted` for every seat when no seat ended DONE (the episode has no result, as Kaggle
@@ -69,12 +71,7 @@ def _agents(record: dict, seats: int) -> list[str]:
     for i, name in enumerate(names):
         if not isinstance(name, str) or not name.strip():
             raise RecordError("wrong type", f"info.TeamNames[{i}]", f"expected a name, got {name!r}")
-    stripped = [n.strip() for n in names]
-    for i, name in enumerate(stripped):
-        if stripped.index(name) != i:
-            raise RecordError("duplicate value", f"info.TeamNames[{i}]", f"{name!r} names seat {stripped.index(name)} "
-                              f"and seat {i}: each seat is a different agent")
-    return stripped
+    return [n.strip() for n in names]
 
 
 def _reward(value: object, where: str) -> float | None:
@@ -181,8 +178,8 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     match = {"runner": NAME, "game": game, "n_players": seats, "given_id": None if given is None else str(given),
              "attrs": json.dumps({k: v for k, v in {
                  "version": record.get("version"), "module_version": record.get("module_version"),
-                 "open_spiel_game": config.get("openSpielGameString"), "steps": len(steps)}.items()
-                 if v is not None})}
+                 "open_spiel_game": config.get("openSpielGameString"), "steps": len(steps),
+                 "self_play": len(set(agents)) < seats or None}.items() if v is not None})}
     results = [{"player": f"seat {i}", "agent": agents[i], "score": rewards[i],
                 "rank": None if math.isnan(ranks[i]) else ranks[i], "outcome": seat_outcomes[i],
                 "attrs": json.dumps({"status": statuses[i]} | ({"illegal_move": True} if i in illegal else {}))}
