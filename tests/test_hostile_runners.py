@@ -54,14 +54,31 @@ def test_clem_main_score_that_is_not_a_number_leaves_the_outcome_unknown_and_set
     assert quarantine["field"].tolist() == [field] and quarantine["source_file"].str.endswith("scores.json").all()
 
 
-def test_clem_success_and_lose_both_set_is_a_contradiction(tmp_path):
+def test_clem_success_and_lose_both_set_is_stored_as_clem_counts_it_with_no_outcome(tmp_path):
     def change(doc):
         doc["episode scores"]["Lose"] = 1
 
     folder = _clem_episode(tmp_path, scores=change)
-    store, _ = _ingest(tmp_path, [folder])
-    assert "episode scores.Success" in store.table("quarantine")["field"].tolist()
-    assert store.table("results")["outcome"].isna().all()  # the scores could not be read: no win
+    store, report = _ingest(tmp_path, [folder])
+    assert report.quarantined == 0  # clem's own output: played, scored by its Main Score
+    measures = store.table("measures").set_index("name")
+    assert measures.loc["Success", "value"] == 1 and measures.loc["Lose", "value"] == 1
+    assert store.table("results")["outcome"].isna().all()  # neither a win nor a loss
+    assert "Success and Lose both 1" in store.table("matches")["attrs"].iloc[0]
+
+
+def test_clem_a_text_or_list_episode_score_is_set_aside_alone(tmp_path):
+    def change(doc):
+        doc["episode scores"]["Moves"] = ["a1", "b2"]
+        doc["episode scores"]["experiment variable"] = "easy"
+
+    folder = _clem_episode(tmp_path, scores=change)
+    store, report = _ingest(tmp_path, [folder])
+    quarantine = store.table("quarantine")
+    assert sorted(quarantine["field"]) == ["episode scores.Moves", "episode scores.experiment variable"]
+    names = set(store.table("measures")["name"])
+    assert {"Main Score", "Success", "Aborted"} <= names  # the file's other scores are kept
+    assert store.table("results")["score"].notna().all()
 
 
 def test_clem_scores_naming_another_episode_are_not_attached(tmp_path):

@@ -75,6 +75,7 @@ class FileReader:
 
     def __call__(self, path: Path) -> FileRead:
         digest, head = hash_and_head(path)  # one read for the digest and the head detection samples
+        digest = loaders.file_identity(digest, path)  # byte-identical files of different episodes stay apart
         if digest in self.skip:
             return FileRead(path, digest, None, None)
         result, detected = load_file(path, digest, self, head)

@@ -368,6 +368,7 @@ class _Ingest:
         self.catalogues: list[Catalogue] = [] if reader.catalogue is None else [reader.catalogue]
         self.written_catalogues: list[Catalogue] = []
         self.warnings: list[str] = []
+        self.notes: dict[str, int] = {}  # caveat -> records stored with it, over every file
         self.sample: list[dict] = []
         self.sampled = 0
         self.by_reason: dict[tuple[str, str], int] = {}
@@ -390,6 +391,8 @@ class _Ingest:
         checked = self.reader.options(result.runner).catalogue  # the catalogue the file was checked against
         if checked is not None and all(checked is not c for c in self.catalogues):
             self.catalogues.append(checked)
+        for text, n in result.notes.items():
+            self.notes[text] = self.notes.get(text, 0) + n
         orphans = _orphan_ids(result, known_ids)
         (self.pending if orphans else self.batch).append(result)
         self.rows.append({"source_file": result.source_file, "runner": result.runner, "detected": detected,
@@ -429,7 +432,7 @@ class _Ingest:
             "accepted": r.accepted, "quarantined": r.quarantined, "ingested_at": self.now} for r in self.batch]))
         for r in self.batch:
             whole = r.read == 1 and r.accepted == 0 and len(r.bad) == 1 and r.bad[0]["record"] == "-"
-            status[r.source_file] = {"status": "ingested" if r.accepted else "rejected", "read": r.read,
+            status[r.source_file] = {"status": "ingested" if r.accepted or (r.read == 0 and r.notes) else "rejected", "read": r.read,
                                      "accepted": r.accepted, "quarantined": r.quarantined, "runner": r.runner,
                                      "whole": whole}
             for row in r.bad:
@@ -484,7 +487,7 @@ class _Ingest:
                                                    "accepted", "quarantined", "whole"]),
             quarantine=conform("quarantine", pd.DataFrame(self.sample, columns=columns("quarantine")))
             if self.sample else empty("quarantine"),
-            warnings=self.warnings, by_reason=self.by_reason)
+            warnings=self.warnings + [f"{n:,} {text}" for text, n in self.notes.items()], by_reason=self.by_reason)
 
 
 def _checked(result: LoadResult) -> LoadResult:

@@ -87,6 +87,26 @@ def runner_fields() -> dict[str, dict[str, list[str]]]:
     }
 
 
+def identity(path: Path) -> str | None:
+    """What besides its bytes names a file as a record (a runner's `identity(path)`, e.g. clem's episode folder
+    for its byte-identical scores.json), or None: a file is then its bytes alone."""
+    for module in RUNNERS.values():
+        if hasattr(module, "identity"):
+            found = module.identity(path)
+            if found is not None:
+                return found
+    return None
+
+
+def file_identity(digest: str, path: Path) -> str:
+    """A file's identity in the store (`sources.content_hash`): the sha256 of its bytes, or for a file whose
+    runner names it by its place too (`identity`), the sha256 of that digest and the place."""
+    import hashlib
+
+    place = identity(path)
+    return digest if place is None else hashlib.sha256(f"{digest}:{place}".encode()).hexdigest()
+
+
 def detect_runners(path: Path, head: str | None = None) -> Detection:
     """Every built-in runner that may have written `path`, best first, with how sure (see `detect.py`);
     `head`, the file's first 64 KiB as text, spares a read when the caller has it."""

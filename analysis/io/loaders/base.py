@@ -68,6 +68,7 @@ class LoadResult:
     read: int
     accepted: int
     records: pa.Table | None = None  # (match_id, record) per accepted record; None: one record per match
+    notes: dict[str, int] = field(default_factory=dict)  # what the loader stored with a caveat -> how many records
     _tables: dict[str, Frame] | None = field(default=None, repr=False)
     _quarantine: pd.DataFrame | None = field(default=None, repr=False)
 
@@ -152,6 +153,7 @@ class ResultBuilder:
         self.match_ids: set[str] = set()
         self._read = 0
         self._accepted = 0
+        self._notes: dict[str, int] = {}
 
     @property
     def read(self) -> int:
@@ -177,6 +179,11 @@ class ResultBuilder:
                 continue
             self._parts[name].append(frame)
         self._accepted += int(records)
+
+    def note(self, text: str, n: int = 1) -> None:
+        """Count a record stored with a caveat the user should hear of (e.g. 'Inspect sample(s) no scorer ran
+        on: stored without a score'); the ingest reports each caveat once with its count over all files."""
+        self._notes[text] = self._notes.get(text, 0) + n
 
     def passed(self) -> None:
         """Note that the next record in file order passed its checks (a sequential loader that hands its rows
@@ -300,12 +307,16 @@ class ResultBuilder:
         """Note which match each accepted record (line or row label) belongs to (row-per-record runners)."""
         self._records.append(pa.table({"match_id": _strings(match_ids), "record": _strings(labels)}))
 
-    def build(self) -> LoadResult:
-        """The LoadResult of everything collected, every table conformed to the canonical schema.
+    def build(self, empty: str | None = None) -> LoadResult:
+        """The LoadResult of everything collected, every table conformed to the canonical schema. `empty`:
+        what a file of this runner that holds no records legitimately is (a cancelled Inspect log), noted
+        instead of set aside.
 
         Raises NotThisRunner when a file of fewer than PROBE records had every record fail alike (see
         `check_format`), and LoaderCountError when read != accepted + quarantined."""
-        if self._read == 0:  # nothing but blank lines or an empty container: still one record, set aside
+        if self._read == 0 and empty:
+            self.note(empty)
+        elif self._read == 0:  # nothing but blank lines or an empty container: still one record, set aside
             self._sequential = False
             self.saw(1)
             self.quarantine("-", RecordError("empty file", None, "the file holds no records"), file_text(self.path))
@@ -323,6 +334,7 @@ class ResultBuilder:
             bad=self._bad,
             read=self._read,
             accepted=self._accepted,
+            notes=dict(self._notes),
             records=None if self._records is None else (
                 pa.concat_tables(self._records) if self._records
                 else pa.table({"match_id": pa.array([], pa.string()), "record": pa.array([], pa.string())})),

@@ -43,14 +43,14 @@ from referee.io.loaders.detect import share
 NAME = "clembench"
 PRIMARY = "interactions.json"
 SCORES = "scores.json"
-INTERACTION_KEYS = ("meta", "players", "turns")
+INTERACTION_KEYS = ("players", "turns")  # clemcore adds `meta`; the clembench of 2023-2024 (v0.9-v2.0) wrote none
 SCORE_KEYS = ("episode scores",)
 FLAGS = ("Aborted", "Lose", "Success")
 MAIN = "Main Score"
 OUTCOME_MEASURES = FLAGS + (MAIN,)
 # files clem writes beside its records that hold no results of their own (settings, requests, aggregates)
-COMPANIONS = ("instance.json", "experiment.json", "run.json", "completed.json", "error.json", "*.requests.json",
-              "requests.json", "raw.csv", "results.csv")
+COMPANIONS = ("instance.json", "experiment.json", "experiment_*.json", "run.json", "completed.json", "error.json",
+              "*.requests.json", "requests.json", "raw.csv", "results.csv", "results.html")
 TEXT_CAP = 4000  # characters of an action's content kept in its event
 
 
@@ -80,6 +80,25 @@ def companions(files: list[Path]) -> set[Path]:
             roots.update(f.parent.parents)
             roots.add(f.parent)
     return {f for f in files if f.parent in roots and is_companion(f)}
+
+
+def identity(path: Path) -> str | None:
+    """What, besides its bytes, makes an episode file the record it is: its episode (`episode_key`). clem
+    writes byte-identical scores.json for different episodes (4,053 in one clemcore run); each belongs to its
+    own episode, never skipped as a copy, while a copy of one episode's file elsewhere names the same episode."""
+    if path.name not in (PRIMARY, SCORES):
+        return None
+    return episode_key(path)
+
+
+def episode_key(path: Path) -> str:
+    """The match id of the episode an interactions.json or scores.json belongs to: from the file's own `meta`
+    (clemcore writes it), else its sibling interactions.json's `meta`, else the folder names (the clembench of
+    2023-2024 wrote no meta). A run folder renamed after the run keeps its episodes' ids where meta names them."""
+    meta = _meta_of(path)
+    if not isinstance(meta, dict) and path.name == SCORES and (path.parent / PRIMARY).exists():
+        meta = _meta_of(path.parent / PRIMARY)
+    return match_key({"meta": meta} if isinstance(meta, dict) else {}, path)
 
 
 def episode_names(record: dict, path: Path) -> tuple[str, str, str]:
@@ -125,10 +144,13 @@ def _players(players: object, pair: str) -> list[dict]:
 
 
 def _flag(record: dict, name: str) -> int | None:
+    """An episode flag as 0 or 1: clem writes 0/1, and JSON booleans in interactions.json (`Aborted: true`)."""
     value = record.get(name)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value not in (0, 1):
+    if isinstance(value, bool):
+        return int(value)
+    if not isinstance(value, (int, float)) or value not in (0, 1):
         raise RecordError("wrong type", name, f"expected 0 or 1, got {value!r}")
     return int(value)
 
@@ -178,11 +200,11 @@ def _meta_of(path: Path) -> object:
         return None
 
 
-def check_flags(flags: dict, where: str) -> None:
-    """RecordError when an episode's flags contradict each other (Success and Lose both 1)."""
-    if flags.get("Success") == 1 and flags.get("Lose") == 1:
-        raise RecordError("contradiction", f"{where}Success", "Success and Lose are both 1: the episode cannot be "
-                          "both won and lost")
+def contradicts(flags: dict) -> bool:
+    """Whether an episode's flags say both Success and Lose (clem's own output does, e.g. 119 clean_up episodes
+    of a clemcore 3.7 run): clem counts such an episode as played and scores it by its Main Score; referee
+    stores it so, with the outcome unknown (neither a win nor a loss) and a note in the match's attrs."""
+    return _flag(flags, "Success") == 1 and _flag(flags, "Lose") == 1
 
 
 def _main_score(path: Path, meta: dict) -> tuple[float | None, dict, bool]:
@@ -200,7 +222,6 @@ def _main_score(path: Path, meta: dict) -> tuple[float | None, dict, bool]:
     if not isinstance(episode, dict) or other_episode(meta, doc.get("meta")):
         return None, {}, True
     try:
-        check_flags(episode, "episode scores.")
         return score_number(episode.get(MAIN), f"episode scores.{MAIN}"), episode, False
     except RecordError:
         return None, episode, True
@@ -236,35 +257,51 @@ def parse_interactions(record: object, path: Path) -> dict[str, list[dict]]:
     missing = [k for k in INTERACTION_KEYS if k not in record]
     if missing:
         raise RecordError("missing field", missing[0], f"clem's interactions.json carries '{missing[0]}'")
-    meta = record["meta"] if isinstance(record["meta"], dict) else {}
+    meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
     flags = {name: _flag(record, name) for name in FLAGS}
-    check_flags(flags, "")
-    pair, game, _ = episode_names(record, path)
+    pair, game, experiment = episode_names(record, path)
     players = _players(record["players"], pair)
     main, episode, unreadable = _main_score(path, meta)
-    shared = outcome(flags) or outcome({k: episode.get(k) for k in FLAGS})
-    if unreadable and shared != "aborted":  # scores that cannot be read: the outcome is unknown, never a win
+    both = contradicts(flags) or contradicts(episode)
+    shared = outcome(flags) or outcome({k: _flag_or_none(episode, k) for k in FLAGS})
+    if (unreadable or both) and shared != "aborted":  # scores unreadable or contradicting: never a win
         shared = None
     if not game:
         raise RecordError("missing field", "meta.game_name", "the episode names no game")
     match = {"runner": NAME, "game": game, "n_players": len(players),
              "repetition": None if meta.get("game_id") is None else str(meta["game_id"]),
-             "attrs": json.dumps({k: meta[k] for k in ("experiment_name", "results_folder", "clem_version",
-                                                      "round_count") if k in meta})}
+             "attrs": json.dumps({"experiment_name": experiment, "results_folder": pair,
+                                  "episode": path.parent.name}
+                                 | {k: meta[k] for k in ("clem_version", "round_count") if k in meta}
+                                 | ({"note": "Success and Lose both 1 (clem's own output): counted as played, "
+                                     "outcome unknown"} if both else {}))}
     known = shared != "aborted" and not unreadable
     results = [{**p, "score": main if known else None, "rank": 1.0 if known else None, "outcome": shared}
                for p in players]
     return {"matches": [match], "results": results, "events": _events(record["turns"])}
 
 
-def _measures(record: dict) -> list[dict]:
-    rows = []
+def _flag_or_none(record: dict, name: str) -> int | None:
+    try:
+        return _flag(record, name)
+    except RecordError:
+        return None
+
+
+def _measures(record: dict) -> tuple[list[dict], list[tuple[RecordError, object]]]:
+    """(measure rows, the values set aside one at a time with their errors): a score that is not a number
+    (clem writes text or lists among the episode scores, e.g. `Moves`) is set aside alone, never its file."""
+    rows, aside = [], []
     episode = record.get("episode scores")
     if not isinstance(episode, dict):
         raise RecordError("wrong type", "episode scores", "expected an object of episode scores")
-    check_flags(episode, "episode scores.")
     for name, value in episode.items():
-        number = score_number(value, f"episode scores.{name}")
+        value = int(value) if isinstance(value, bool) and name in FLAGS else value
+        try:
+            number = score_number(value, f"episode scores.{name}")
+        except RecordError as exc:
+            aside.append((exc, {name: value}))
+            continue
         if number is not None:
             rows.append({"player": None, "name": name, "value": number, "round": None,
                          "kind": "outcome" if name in OUTCOME_MEASURES else "telemetry"})
@@ -275,11 +312,15 @@ def _measures(record: dict) -> list[dict]:
         if not isinstance(scores, dict) or not str(index).isdigit():
             raise RecordError("wrong type", f"round scores.{index}", "expected scores under a round number")
         for name, value in scores.items():
-            number = score_number(value, f"round scores.{index}.{name}")
+            try:
+                number = score_number(value, f"round scores.{index}.{name}")
+            except RecordError as exc:
+                aside.append((exc, {name: value}))
+                continue
             if number is not None:
                 rows.append({"player": None, "name": name, "value": number, "round": int(index),
                              "kind": "telemetry"})
-    return rows
+    return rows, aside
 
 
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
@@ -293,22 +334,27 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
             raise NotThisRunner(f"the file has none of clem's keys {list(keys)}", runner=NAME, field=keys[0])
     except RecordError as exc:
         return out.reject_file(exc)
-    mid = match_key(doc, path)
+    sibling = path.parent / PRIMARY
+    sibling_meta = _meta_of(sibling) if scores and sibling.exists() else None
+    # an episode's two files name one match: the scores take the interactions' meta where they carry none
+    mid = match_key(doc if isinstance(doc.get("meta"), dict) or not isinstance(sibling_meta, dict)
+                    else {"meta": sibling_meta}, path)
     if not scores:
         out.accept_records([doc], lambda record: parse_interactions(record, path), lambda match, label: mid)
         return out.build()
     out.saw(1)
     try:
-        sibling = path.parent / PRIMARY
-        if sibling.exists():
-            why = other_episode(_meta_of(sibling), doc.get("meta"))
-            if why:
-                raise RecordError("wrong value", "meta", f"these scores name another episode than the folder's "
-                                  f"{PRIMARY}: {why}")
-        rows = [{**row, "match_id": mid} for row in _measures(doc)]
+        why = other_episode(sibling_meta, doc.get("meta"))
+        if why:
+            raise RecordError("wrong value", "meta", f"these scores name another episode than the folder's "
+                              f"{PRIMARY}: {why}")
+        rows, aside = _measures(doc)
     except RecordError as exc:
         out.quarantine("0", exc, doc)
         return out.build()
-    out.accept_bulk(1, measures=rows)
+    out.accept_bulk(1, measures=[{**row, "match_id": mid} for row in rows])
     out.add_records([mid], ["0"])
+    for k, (error, raw) in enumerate(aside, start=1):  # each value set aside is a record of its own
+        out.saw(1)
+        out.quarantine(f"0.{error.field}", error, raw)
     return out.build()

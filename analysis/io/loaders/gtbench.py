@@ -26,12 +26,14 @@ from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
     RecordError,
+    ResultBuilder,
+    file_key,
     given_id,
-    load_match_lines,
     parse_time,
     ranks_from_scores,
 )
 from referee.io.loaders.detect import share
+from referee.io.loaders.files import json_records
 
 NAME = "gtbench"
 REQUIRED = ("agents", "game")
@@ -40,12 +42,140 @@ STATUSES = ("completed", "forfeit", "aborted")
 NOBODY = (None, "draw", "tie", -1)
 
 
+RUN_KEYS = ("game_config", "agents_config", "models_config", "matches")  # what GTBench's runner writes per run
+RUN_OPTIONAL = ("win_rate", "token_size")
+MATCH_KEYS = ("winner", "agents", "steps", "status", "agents_at_fault", "winner_score", "loser_score", "token_size")
+NORMAL = "Normal"  # GTBench's status of a match played to its end; any other is re-run by GTBench and left out
+
+
+def is_run(record: object) -> bool:
+    """Whether a record is GTBench's own run object (game_config, agents_config, models_config, matches)."""
+    return isinstance(record, dict) and all(k in record for k in RUN_KEYS)
+
+
 def sniff(path: Path, head: str, sample: list) -> float:
-    """The share of sampled JSON lines that carry `game`, a list of `agents` and a `winner` or `scores`."""
-    if path.suffix.lower() != ".jsonl":
+    """The share of sampled records that are GTBench run objects, or (JSON lines) referee-shaped match lines
+    carrying `game`, a list of `agents` and a `winner` or `scores`."""
+    if path.suffix.lower() not in (".jsonl", ".json"):
         return 0.0
+    runs = share(sample, is_run)
+    if runs or path.suffix.lower() != ".jsonl":
+        return runs
     return share(sample, lambda r: "game" in r and isinstance(r.get("agents"), list)
                  and ("winner" in r or "scores" in r) and "participants" not in r and "format" not in r)
+
+
+def _seats(run: dict) -> list[dict]:
+    """One seat per (agent config, model config) pair, in order: GTBench's participant key `{agent}_{nick}`
+    (what its `winner` and `win_rate` name), the agent (reasoning method) and the model behind it."""
+    agents, models = run["agents_config"], run["models_config"]
+    if not isinstance(agents, list) or not isinstance(models, list) or len(agents) != len(models) or len(agents) < 2:
+        raise RecordError("wrong type", "agents_config", "expected one agent config per model config, two or more")
+    seats = []
+    for i, (agent, model) in enumerate(zip(agents, models)):
+        name = agent.get("agent_name") if isinstance(agent, dict) else None
+        nick = model.get("nick_name") if isinstance(model, dict) else None
+        if not isinstance(name, str) or not name.strip():
+            raise RecordError("missing field", f"agents_config[{i}].agent_name", "a seat's agent needs a name")
+        if not isinstance(nick, str) or not nick.strip():
+            raise RecordError("missing field", f"models_config[{i}].nick_name", "a seat's model needs its nick_name")
+        path = model.get("llm_model_path")
+        seats.append({"key": f"{name.strip()}_{nick.strip()}", "agent": name.strip(), "nick": nick.strip(),
+                      "model": path if isinstance(path, str) else None})
+    keys = [s["key"] for s in seats]
+    if len(set(keys)) < len(keys):
+        raise RecordError("duplicate value", "models_config", f"two seats share the participant {keys}: GTBench "
+                          "names each seat by agent and model nick_name")
+    return seats
+
+
+def _run_score(value: object, field: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise RecordError("wrong type", field, f"expected a finite number, got {value!r}")
+    return float(value)
+
+
+def parse_run_match(run: dict, k: int, options: LoadOptions) -> dict[str, list[dict]]:
+    """Canonical rows for match `k` of a GTBench run object (the runner's own output); RecordError naming the
+    field. Outcome: `win` for the seat `winner` names and `loss` for the others (score winner_score and
+    loser_score), `tie` for every seat when `winner` is empty; a match whose status is not Normal is `aborted`
+    for every seat (GTBench re-runs such matches and leaves them out of its win rate), its agents at fault kept."""
+    game_config = run["game_config"]
+    game = game_config.get("game_name") if isinstance(game_config, dict) else None
+    if not isinstance(game, str) or not game.strip():
+        raise RecordError("missing field", "game_config.game_name", "the run names no game")
+    seats = _seats(run)
+    match = run["matches"][k]
+    where = f"matches[{k}]"
+    if not isinstance(match, dict):
+        raise RecordError("wrong type", where, f"expected a match object, got {type(match).__name__}")
+    extra = sorted(set(match) - set(MATCH_KEYS))
+    if extra:
+        raise RecordError("unexpected field", f"{where}.{extra[0]}", f"field '{extra[0]}' is not part of a GTBench match")
+    status = match.get("status", NORMAL)
+    if not isinstance(status, str):
+        raise RecordError("wrong type", f"{where}.status", f"expected a status, got {status!r}")
+    keys = [s["key"] for s in seats]
+    winner = match.get("winner", "")
+    if winner is None:
+        winner = ""
+    if not isinstance(winner, str) or (winner and winner not in keys):
+        raise RecordError("wrong value", f"{where}.winner", f"expected one of {keys} or an empty winner (a draw), "
+                          f"got {winner!r}")
+    high = _run_score(match.get("winner_score"), f"{where}.winner_score")
+    low = _run_score(match.get("loser_score"), f"{where}.loser_score")
+    if winner and high is not None and low is not None and high < low:
+        raise RecordError("contradiction", f"{where}.winner_score", f"the winner's score {high} is below the "
+                          f"loser's {low}")
+    fault = match.get("agents_at_fault") or []
+    if not isinstance(fault, list):
+        raise RecordError("wrong type", f"{where}.agents_at_fault", f"expected a list of agents, got {fault!r}")
+    seat_range = range(len(seats))
+    if status != NORMAL:
+        outcome, scores = ["aborted"] * len(seats), [None] * len(seats)
+    elif not winner:
+        outcome = ["tie"] * len(seats)
+        scores = [high if high == low else 0.5] * len(seats) if high is not None else [0.5] * len(seats)
+    else:
+        outcome = ["win" if keys[i] == winner else "loss" for i in seat_range]
+        scores = [(high if o == "win" else low) for o in outcome]
+        if None in scores:
+            scores = [1.0 if o == "win" else 0.0 for o in outcome]
+    ranks = ranks_from_scores([math.nan if v is None else v for v in scores])
+    steps = match.get("steps") or []
+    if not isinstance(steps, list):
+        raise RecordError("wrong type", f"{where}.steps", "expected a list of steps")
+    events = []
+    for t, step in enumerate(steps):
+        if not isinstance(step, dict):
+            raise RecordError("wrong type", f"{where}.steps[{t}]", "expected a step object")
+        move = step.get("move")
+        actor = f"{step.get('agent')}_{step.get('model_name')}"
+        events.append({"seq": t, "round": t, "actor": f"seat {keys.index(actor)}" if actor in keys else actor,
+                       "type": "move", "text": None if move is None else str(move)[:2000]})
+    attrs = {"status": status, "agents_at_fault": fault or None, "gtbench_run": True}
+    row = {"runner": NAME, "game": game.strip(), "n_players": len(seats), "repetition": None,
+           "attrs": json.dumps({a: v for a, v in attrs.items() if v is not None})}
+    results = [{"player": f"seat {i}", "agent": keys[i], "score": scores[i],
+                "rank": None if math.isnan(ranks[i]) else ranks[i], "outcome": outcome[i],
+                "attrs": json.dumps({"agent": seats[i]["agent"], "nick_name": seats[i]["nick"]}
+                                    | ({"model": seats[i]["model"]} if seats[i]["model"] else {}))}
+               for i in seat_range]
+    return {"matches": [row], "results": results, "events": events}
+
+
+def _records(path: Path, content_hash: str):
+    """(label, value) per match: each line (or the one pretty-printed document) of the file; a GTBench run
+    object gives one record per element of its `matches` (label 'LINE.matches[k]')."""
+    for line in json_records(path):
+        if line.error is None and is_run(line.value) and isinstance(line.value["matches"], list):
+            extra = sorted(set(line.value) - set(RUN_KEYS) - set(RUN_OPTIONAL))
+            for k in range(len(line.value["matches"])):
+                yield f"{line.number}.matches[{k}]", (line.value, k, extra)
+        else:
+            yield line.number, line
 
 
 def _seat(value: object, agents: list[str], field: str) -> int | None:
@@ -142,5 +272,24 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
 
 
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
-    """Read a GTBench-style match file (JSON lines); a bad line is quarantined by line number and field."""
-    return load_match_lines(path, content_hash, NAME, lambda record: parse_record(record, options), prefix="gtbench:")
+    """Read GTBench's own output (a run object per line, or one pretty-printed run object: every match of its
+    `matches` a record) or a referee-shaped match file (JSON lines); a bad record is quarantined by its line
+    (and match) and field."""
+    out = ResultBuilder(path, content_hash, NAME)
+    if path.stat().st_size == 0:
+        return out.reject_file(RecordError("empty file", None, "the file is empty"))
+
+    def parse(value):
+        if isinstance(value, tuple):
+            run, k, extra = value
+            if extra:
+                raise RecordError("unexpected field", extra[0], f"field '{extra[0]}' is not part of a GTBench run")
+            return parse_run_match(run, k, options)
+        return parse_record(value.parsed(), options)
+
+    def match_id(match: dict, label: str) -> str:
+        given = match.pop("given_id", None)
+        return f"gtbench:{given}" if given is not None else f"gtbench:{file_key(path, content_hash)}:{label}"
+
+    out.accept_records(_records(path, content_hash), parse, match_id)
+    return out.build()

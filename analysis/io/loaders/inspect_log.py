@@ -34,7 +34,17 @@ SEPARATE_EPISODES = True  # one log per model: a sample epoch of each is one epi
 ZSTD = 93  # the ZIP compression method of zstd members
 VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0, "yes": 1.0, "no": 0.0, "true": 1.0, "false": 0.0}
 SAMPLE_KEYS = ("id", "epoch", "scores", "model_usage", "role_usage", "error", "limit", "total_time", "working_time")
+UNSCORED = "no scorer ran on this sample"  # stored without a score, left out of ratings, counted at ingest
+COMPANION_NAMES = ("eval-set.json", "logs.json")  # an eval-set folder's spec and its index of log headers
 MAX_MEMBER = 1 << 30  # a single sample's JSON larger than this is set aside, not inflated
+
+
+def companions(files: list[Path]) -> set[Path]:
+    """An `inspect eval-set` folder's own files beside its logs: `eval-set.json` (the set's tasks and models)
+    and `logs.json` (an index of the folder's log headers), where the folder holds a log (.eval or .json)."""
+    folders = {f.parent for f in files if f.suffix.lower() == ".eval" or (f.suffix.lower() == ".json"
+                                                                         and f.name not in COMPANION_NAMES)}
+    return {f for f in files if f.name in COMPANION_NAMES and f.parent in folders}
 
 
 def sniff(path: Path, head: str, sample: list) -> float:
@@ -239,6 +249,8 @@ def parse_sample(sample: Any, log: _Log) -> dict[str, list[dict]]:
     outcome = "aborted" if error else ("forfeit" if limit else None)
     sample_id = str(sample["id"])
     attrs = {"sample_id": sample_id, "epoch": epoch}
+    if not error and not limit and all(score_of[p] is None for p in score_of):
+        attrs["unscored"] = UNSCORED
     if error:
         attrs["error"] = (error.get("message") if isinstance(error, dict) else str(error))[:500]
     if limit:
@@ -264,10 +276,14 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         return out.reject_file(RecordError("malformed file", None, f"not a readable ZIP: {exc}"))
     except RecordError as exc:
         return out.reject_file(exc)
-    out.accept_records(samples, lambda sample: parse_sample(sample, log),
+    def parse(sample):
+        rows = parse_sample(sample, log)
+        if UNSCORED in rows["matches"][0]["attrs"]:
+            out.note(f"Inspect sample(s) stored without a score: {UNSCORED} (left out of ratings)")
+        return rows
+
+    out.accept_records(samples, parse,
                        lambda match, label: f"{log.log_id}:{json.loads(match['attrs'])['sample_id']}:"
                                             f"{match['repetition']}")
-    if out.read == 0:
-        return out.reject_file(RecordError("empty file", "samples", f"the log holds no samples (status "
-                                           f"{log.status!r}; a log written with log_samples=False has none to rate)"))
-    return out.build()
+    return out.build(empty=f"Inspect log(s) with no samples (status {log.status!r}; a log written with "
+                           "log_samples=False, or cancelled before a sample ended, has none to rate)")

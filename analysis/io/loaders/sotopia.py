@@ -15,6 +15,7 @@ observations as type `observation`). A dimension outside its range (believabilit
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 from pathlib import Path
@@ -39,17 +40,69 @@ ALIASES = {"episode": ("episode_id", "pk"), "environment": ("environment_id", "e
            "rewards": ("raw_rewards", "rewards")}
 
 
+TOURNAMENT_KEYS = ("pk", "model_mapping", "rewards", "turns")  # the tournament examples' episode logs (werewolves)
+
+
 def _fits(record: dict) -> bool:
     return ("experiment_model_name_pairs" in record and "raw_rewards" in record) or (
-        "environment" in record and "models" in record and "rewards" in record and "agents" in record)
+        "environment" in record and "models" in record and "rewards" in record and "agents" in record) or (
+        all(k in record for k in TOURNAMENT_KEYS))
+
+
+def _literal(value, field: str, kind: type):
+    """A value the tournament logs write as a Python literal's text (`str(dict)`, `str(list)`), or as JSON."""
+    if isinstance(value, str):
+        try:
+            value = ast.literal_eval(value)
+        except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
+            raise RecordError("wrong type", field, f"expected a {kind.__name__} literal, got {value[:120]!r}") from exc
+    if not isinstance(value, kind):
+        raise RecordError("wrong type", field, f"expected a {kind.__name__}, got {type(value).__name__}")
+    return value
+
+
+def parse_tournament(record: dict) -> dict[str, list[dict]]:
+    """Canonical rows of one episode of Sotopia's tournament examples (the werewolves Elo tournament: `pk`,
+    `tag`, `model_mapping` = the text of {character: model}, `rewards` = the text of one reward per character
+    in that order, `turns` = [{turn_number, agent_name, model_name, prompt, response}]): one result per
+    character (agent = its model, score = its reward: +1 for the winning side, -1 for the losing), game = the
+    tag (the tournament), every turn's response an event."""
+    mapping = _literal(record["model_mapping"], "model_mapping", dict)
+    rewards = _literal(record["rewards"], "rewards", list)
+    if not mapping or not all(isinstance(k, str) and k and isinstance(v, str) and v.strip() for k, v in mapping.items()):
+        raise RecordError("wrong value", "model_mapping", "expected {character: model}, each a non-empty name")
+    if len(rewards) != len(mapping):
+        raise RecordError("wrong value", "rewards", f"expected {len(mapping)} rewards (one per character of "
+                          f"model_mapping), got {len(rewards)}")
+    scores = [score_value(r, f"rewards[{i}]", allow_neg_inf=False) for i, r in enumerate(rewards)]
+    ranks = ranks_from_scores(scores)
+    top, tied = max(scores), len(set(scores)) == 1
+    players = list(mapping)
+    results = [{"player": name, "agent": mapping[name].strip(), "score": scores[i], "rank": ranks[i],
+                "outcome": "tie" if tied else ("win" if scores[i] == top else "loss")} for i, name in enumerate(players)]
+    turns = record["turns"]
+    if not isinstance(turns, list):
+        raise RecordError("wrong type", "turns", "expected a list of turns")
+    events = []
+    for k, turn in enumerate(turns):
+        if not isinstance(turn, dict):
+            raise RecordError("wrong type", f"turns[{k}]", "expected a turn object")
+        number = turn.get("turn_number")
+        round_ = int(number) if isinstance(number, (int, str)) and str(number).strip().isdigit() else None
+        text = turn.get("response")
+        events.append({"seq": k, "round": round_, "actor": turn.get("agent_name"), "type": "message",
+                       "text": None if text is None else str(text)[:4000]})
+    tag = record.get("tag")
+    match = {"runner": NAME, "game": tag if isinstance(tag, str) and tag else "sotopia", "scenario": None,
+             "n_players": len(players), "given_id": record.get("pk"),
+             "attrs": json.dumps({"tag": tag, "log": "tournament"} if isinstance(tag, str) else {"log": "tournament"})}
+    return {"matches": [match], "results": results, "events": events}
 
 
 def sniff(path: Path, head: str, sample: list) -> float:
     """The share of sampled records that carry a Sotopia episode's models and rewards."""
     if path.suffix.lower() not in (".jsonl", ".json"):
         return 0.0
-    if not sample and path.suffix.lower() == ".json":  # one large EpisodeLog: its head names the keys
-        return 1.0 if '"models"' in head and '"rewards"' in head and '"environment"' in head else 0.0
     return share(sample, _fits)
 
 
@@ -87,6 +140,8 @@ def parse_episode(record, score_name: str) -> dict[str, list[dict]]:
     """Canonical rows of one episode (match id set by the caller); RecordError naming the field."""
     if not isinstance(record, dict):
         raise RecordError("wrong type", None, f"expected an episode object, got {type(record).__name__}")
+    if all(k in record for k in TOURNAMENT_KEYS) and "models" not in record:
+        return parse_tournament(record)
     agents, agents_key = _get(record, "agents")
     models, models_key = _get(record, "models")
     rewards, rewards_key = _get(record, "rewards")

@@ -1,0 +1,76 @@
+"""clembench's own leaderboard numbers, computed clem's way from the episodes referee stored.
+
+clem (clembench's `evaluation/bencheval.py`, and clemcore's `clem eval` after it) turns each episode's scores
+into one long table, `raw.csv` (game, model, experiment, episode, metric, value), adds `Played = 1 - Aborted`,
+and writes `results.csv`:
+
+- per (game, model): `% Played` = 100 x the mean of Played, `Quality Score` = the mean of `Main Score` over the
+  episodes that have one (clem's NaN for an aborted episode is skipped, as pandas' mean skips it) and its
+  sample standard deviation `Quality Score (std)`, each rounded to 2 decimals;
+- per model: `Average % Played` and `Average Quality Score`, the means of the rounded per-game values over
+  the games it played, rounded to 2 decimals, and `clemscore` = Average % Played / 100 x Average Quality
+  Score, rounded to 2 decimals.
+
+"model" is clem's results folder: the model pair (`gpt-4o-t0.0--programmatic-t0.0`). An episode without a
+scores.json is not in clem's table (clem never scored it), and neither is it here. `clem_episodes` builds the
+long table from referee's canonical tables; `clem_results` is clem's aggregation of it, column for column.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+ABORTED, PLAYED, MAIN = "Aborted", "Played", "Main Score"
+EPISODE_COLUMNS = ["game", "model", "experiment", "episode", "metric", "value"]
+
+
+def clem_episodes(matches: pd.DataFrame, measures: pd.DataFrame) -> pd.DataFrame:
+    """clem's raw table (game, model, experiment, episode, metric, value) of the clembench episodes referee
+    stored: every match-level episode score of each episode whose scores.json was read.
+
+    Parameters
+    ----------
+    matches : canonical `matches` (clembench's carry results_folder, experiment_name and episode in attrs).
+    measures : canonical `measures`.
+    """
+    clem = matches[matches["runner"] == "clembench"]
+    if clem.empty:
+        return pd.DataFrame(columns=EPISODE_COLUMNS)
+    attrs = clem["attrs"].map(lambda a: json.loads(a) if isinstance(a, str) and a else {})
+    names = pd.DataFrame({"match_id": clem["match_id"].to_numpy(), "game": clem["game"].to_numpy(),
+                          "model": attrs.map(lambda a: a.get("results_folder")).to_numpy(),
+                          "experiment": attrs.map(lambda a: a.get("experiment_name")).to_numpy(),
+                          "episode": attrs.map(lambda a: a.get("episode")).to_numpy()})
+    episode = measures[measures["player"].isna() & measures["round"].isna()]
+    long = episode[["match_id", "name", "value"]].rename(columns={"name": "metric"}).merge(names, on="match_id")
+    return long[EPISODE_COLUMNS].reset_index(drop=True)
+
+
+def clem_results(episodes: pd.DataFrame) -> pd.DataFrame:
+    """clem's results table from its raw long table (see the module docstring): one row per model, columns
+    named as clem names them ('-, clemscore', 'all, Average % Played', 'all, Average Quality Score', then per
+    game 'GAME, % Played', 'GAME, Quality Score', 'GAME, Quality Score (std)'); percentages in [0, 100],
+    quality scores on the game's Main Score scale (0-100), all rounded to 2 decimals as clem prints them."""
+    data = episodes[episodes["metric"].isin([ABORTED, MAIN])].copy()
+    data["value"] = pd.to_numeric(data["value"], errors="coerce")
+    played = data[data["metric"] == ABORTED].assign(metric=PLAYED, value=lambda d: 1 - d["value"])
+    data = pd.concat([data[data["metric"] == MAIN], played], ignore_index=True)
+    mean = data.groupby(["game", "model", "metric"])["value"].mean().unstack("metric")
+    std = data[data["metric"] == MAIN].groupby(["game", "model"])["value"].std()
+    per_game = pd.DataFrame({"% Played": (mean[PLAYED] * 100).round(2),
+                             "Quality Score": mean.get(MAIN, pd.Series(np.nan, index=mean.index)).round(2),
+                             "Quality Score (std)": std.reindex(mean.index).round(2)})
+    overall = per_game[["% Played", "Quality Score"]].groupby(level="model").mean().round(2)
+    out = pd.DataFrame(index=overall.index)
+    out["-, clemscore"] = (overall["% Played"] / 100 * overall["Quality Score"]).round(2)
+    out["all, Average % Played"] = overall["% Played"]
+    out["all, Average Quality Score"] = overall["Quality Score"]
+    for game, block in per_game.groupby(level="game"):
+        block = block.droplevel("game")
+        for column in per_game.columns:
+            out[f"{game}, {column}"] = block[column]
+    out.index.name = None
+    return out
