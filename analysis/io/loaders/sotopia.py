@@ -63,8 +63,8 @@ def _literal(value, field: str, kind: type):
 
 def parse_tournament(record: dict) -> dict[str, list[dict]]:
     """Canonical rows of one episode of Sotopia's tournament examples (the werewolves Elo tournament: `pk`,
-    `tag`, `model_mapping` = the text of {character: model}, `rewards` = the text of one reward per character
-    in that order, `turns` = [{turn_number, agent_name, model_name, prompt, response}]): one result per
+    `tag`, `model_mapping` = {character: model}, `rewards` = one reward per character (either as JSON or as a Python literal's text)
+    in model_mapping's order, `turns` = [{turn_number, agent_name, model_name, prompt, response}]): one result per
     character (agent = its model, score = its reward: +1 for the winning side, -1 for the losing), game = the
     tag (the tournament), every turn's response an event."""
     mapping = _literal(record["model_mapping"], "model_mapping", dict)

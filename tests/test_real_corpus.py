@@ -1,0 +1,194 @@
+"""Real runner output, as the runners wrote it (issue 45): every folder of ../shared/data/real/ ingests with exit 0,
+and what referee stored equals the files' own numbers, checked here against the files themselves (parsed with
+the standard library, not referee's readers) and, for clembench, against clem's own results table.
+
+Records set aside must be set aside for a reason the source would agree with; each one allowed is named in
+ALLOWED below. Skipped, with the reason, where ../shared is absent (a fresh clone has none)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from referee.cli import main
+from referee.io.store import Store
+from referee.prepare.clem_table import clem_episodes, clem_results
+from referee.prepare.comparisons import comparisons_and_agents
+
+from conftest import shared_file
+
+# (folder, reason) -> why the source agrees that the record cannot be stored as a match of its own
+ALLOWED = {
+    ("inspect", "duplicate match id"): "log_formats.json and log_formats.eval are one eval written in both of "
+                                       "Inspect's formats: the same eval_id and samples",
+}
+
+
+def _ingest(folder: str, tmp_path: Path, capsys) -> tuple[Store, dict]:
+    root = shared_file("real", folder)
+    db = tmp_path / f"{folder}.duckdb"
+    code = main(["ingest", str(root), "--store", str(db), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0, out
+    for reason in out["by_reason"]:
+        assert (folder, reason) in ALLOWED, f"{folder}: records set aside as {reason!r}"
+    return Store(db, read_only=True), out
+
+
+def _json(path: Path):
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_concordia_1_8_0_results_are_read_with_their_per_capita_scores(tmp_path, capsys):
+    store, out = _ingest("concordia-1.8.0", tmp_path, capsys)
+    files = sorted(shared_file("real", "concordia-1.8.0").glob("*.json"))
+    assert out["read"] == out["accepted"] == len(files) == 11
+    with store:
+        matches, results = store.table("matches"), store.table("results")
+    assert set(results.loc[results["group"] == "focal", "agent"]) == {"observe_recall_prompt_agent"}
+    for f in files:
+        doc = _json(f)
+        match = matches[matches["scenario"] == doc["scenario"]]
+        assert len(match) == 1 and match["repetition"].iloc[0] == "mean"
+        rows = results[results["match_id"] == match["match_id"].iloc[0]].set_index("group")
+        assert rows.loc["focal", "score"] == doc["focal_per_capita_score"]
+        assert rows.loc["background", "score"] == doc["background_per_capita_score"]
+        assert rows.loc["background", "agent"] == doc["background_agent"]
+    games = dict(zip(matches["scenario"], matches["game"]))
+    assert games["labor_collective_action__rational_boss_0"] == "labor_collective_action"  # Concordia 1.8.0's list
+    assert games["pub_coordination_friendships_0"] == "pub_coordination"
+
+
+def test_concordia_1_8_0_files_rate_their_agent_as_concordias_own_elo_compares_them(tmp_path, capsys):
+    """Beside a second agent's results of the same shape (made here from the real ones), the real agent is
+    rated, and each comparison is Concordia's own rule (calculate_ratings.py): the two focal per-capita scores
+    of one scenario, the higher wins."""
+    real = shared_file("real", "concordia-1.8.0")
+    other = tmp_path / "other"
+    other.mkdir()
+    truth = {}
+    for i, f in enumerate(sorted(real.glob("*.json"))):
+        doc = _json(f)
+        doc["focal_agent"] = "made_up_agent"
+        doc["focal_per_capita_score"] = doc["focal_per_capita_score"] + (1.0 if i % 3 == 0 else -0.5)
+        doc["ungrouped_per_capita_score"] = None
+        truth[doc["scenario"]] = (_json(f)["focal_per_capita_score"], doc["focal_per_capita_score"])
+        (other / f.name).write_text(json.dumps(doc))
+    db = tmp_path / "both.duckdb"
+    assert main(["ingest", str(real), str(other), "--store", str(db)]) == 0
+    capsys.readouterr()
+    with Store(db, read_only=True) as store:
+        comparisons, agents = comparisons_and_agents(store.table("matches"), store.table("results"))
+    assert {"observe_recall_prompt_agent", "made_up_agent"} <= set(agents)
+    pairs = comparisons[comparisons[["a", "b"]].isin(["observe_recall_prompt_agent", "made_up_agent"]).all(axis=1)]
+    assert len(pairs) == len(truth)
+    wins = sum((p["outcome"] == 1.0) == (p["a"] == "observe_recall_prompt_agent") for _, p in pairs.iterrows())
+    expected = sum(real_score > made for real_score, made in truth.values())
+    assert wins == expected
+    code = main(["ratings", "--store", str(db), "--method", "bt", "--out", str(tmp_path / "r"), "--json"])
+    capsys.readouterr()
+    assert code == 0
+    table = pd.read_csv(tmp_path / "r" / "ratings.csv").set_index("agent")
+    assert math.isfinite(table.loc["observe_recall_prompt_agent", "rating"])
+
+
+def test_gtbench_runs_are_read_as_gtbench_writes_them(tmp_path, capsys):
+    store, out = _ingest("gtbench", tmp_path, capsys)
+    doc = _json(shared_file("real", "gtbench", "json_example.jsonl"))
+    with store:
+        matches, results, events = store.table("matches"), store.table("results"), store.table("events")
+    assert len(matches) == len(doc["matches"]) == out["accepted"]
+    match = doc["matches"][0]
+    assert matches["game"].iloc[0] == doc["game_config"]["game_name"]
+    keys = [f"{a['agent_name']}_{m['nick_name']}" for a, m in zip(doc["agents_config"], doc["models_config"])]
+    assert results["agent"].tolist() == keys
+    won = results.set_index("agent")
+    assert won.loc[match["winner"], "outcome"] == "win" and won.loc[match["winner"], "score"] == match["winner_score"]
+    loser = next(k for k in keys if k != match["winner"])
+    assert won.loc[loser, "score"] == match["loser_score"] and won.loc[loser, "outcome"] == "loss"
+    assert len(events) == len(match["steps"])
+    assert doc["win_rate"] == {match["winner"]: 1.0}  # the run's own win rate agrees with the stored winner
+
+
+def test_kaggle_replays_self_play_and_a_large_pretty_printed_replay_are_read(tmp_path, capsys):
+    store, out = _ingest("kaggle", tmp_path, capsys)
+    files = sorted(shared_file("real", "kaggle").glob("*.json"))
+    assert out["read"] == out["accepted"] == len(files) == 6
+    with store:
+        matches, results, events = store.table("matches"), store.table("results"), store.table("events")
+    for f in files:
+        doc = _json(f)
+        mid = f"kaggle:{doc.get('id') or doc['info']['EpisodeId']}"
+        rows = results[results["match_id"] == mid].sort_values("player")
+        assert rows["agent"].tolist() == [n.strip() for n in doc["info"]["TeamNames"]], f.name
+        assert rows["score"].tolist() == [float(r) if r is not None else None for r in doc["rewards"]], f.name
+        attrs = json.loads(matches.set_index("match_id").loc[mid, "attrs"])
+        self_play = len(set(doc["info"]["TeamNames"])) < len(doc["info"]["TeamNames"])
+        assert bool(attrs.get("self_play")) == self_play, f.name
+        if self_play:  # its moves are kept, and it gives no comparison
+            assert (events["match_id"] == mid).sum() > 0
+    comparisons, _ = comparisons_and_agents(matches, results)
+    selfplay = [json.loads(a).get("self_play") for a in matches["attrs"]]
+    assert sum(bool(s) for s in selfplay) == 2  # connect_four and go: one model in both seats
+    assert not comparisons["a"].eq(comparisons["b"]).any()
+
+
+def test_inspect_logs_and_an_eval_set_folder_with_unscored_samples_counted(tmp_path, capsys):
+    store, out = _ingest("inspect", tmp_path, capsys)
+    root = shared_file("real", "inspect")
+    with store:
+        matches = store.table("matches")
+        sources = store.table("sources")
+    assert not any(s.endswith(("eval-set.json", "logs.json")) for s in sources["source_file"])  # companions
+    unscored = matches["attrs"].str.contains("no scorer ran").sum()
+    assert any(f"{unscored:,} Inspect sample(s) stored without a score" in w for w in out["warnings"])
+    assert any("Inspect log(s) with no samples" in w for w in out["warnings"])
+    header = _json(root / "tests_analysis_test_logs" / "2025-05-12T20-28-13-04-00_popularity.json")
+    ids = {str(s["id"]) for s in header["samples"]}
+    stored = matches[matches["match_id"].str.startswith(header["eval"]["eval_id"])]
+    assert {json.loads(a)["sample_id"] for a in stored["attrs"]} == ids
+
+
+def test_clembench_before_clemcore_is_read_and_reproduces_clems_own_table(tmp_path, capsys):
+    store, out = _ingest("clembench-ludo", tmp_path, capsys)
+    root = shared_file("real", "clembench-ludo")
+    episodes = sorted(root.glob("*/*/*/episode_*/interactions.json"))
+    scored = [e for e in episodes if (e.parent / "scores.json").exists()]
+    assert out["accepted"] == len(episodes) + len(scored) and out["quarantined"] == 0
+    with store:
+        stored = clem_episodes(store.table("matches"), store.table("measures"))
+        results = store.table("results")
+    # every episode score equals clem's own raw.csv for the same episode
+    raw = pd.read_csv(root / "raw.csv", index_col=0)
+    keys = ["game", "model", "experiment", "episode", "metric"]
+    both = stored.merge(raw, on=keys, suffixes=("", "_clem"))
+    assert len(both) == len(stored) and (both["value"] - both["value_clem"]).abs().max() == 0
+    # clem's aggregation, done by referee, equals results.csv on clem's whole run ...
+    published = pd.read_csv(root / "results.csv", index_col=0)
+    mine = clem_results(raw)
+    assert (mine[published.columns] - published).abs().max().max() == 0
+    # ... and on the episodes in this (trimmed) folder, referee's numbers from its own store equal clem's
+    here = raw.merge(stored[["model", "experiment", "episode"]].drop_duplicates(), on=["model", "experiment", "episode"])
+    pd.testing.assert_frame_equal(clem_results(stored), clem_results(here))
+    assert "programmatic" in set(results["agent"])  # clem's scripted partner, listed as its player
+
+
+def test_sotopia_tournament_episode_logs_are_read(tmp_path, capsys):
+    store, out = _ingest("sotopia-werewolves", tmp_path, capsys)
+    files = sorted(shared_file("real", "sotopia-werewolves").glob("*.json"))
+    assert out["read"] == out["accepted"] == len(files)
+    with store:
+        results = store.table("results")
+    import ast
+
+    for f in files:
+        doc = _json(f)
+        rows = results[results["match_id"] == f"sotopia:{doc['pk']}"]
+        mapping, rewards = (v if not isinstance(v, str) else ast.literal_eval(v)
+                            for v in (doc["model_mapping"], doc["rewards"]))
+        assert rows["player"].tolist() == list(mapping) and rows["agent"].tolist() == list(mapping.values())
+        assert rows["score"].tolist() == [float(r) for r in rewards]
