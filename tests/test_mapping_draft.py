@@ -121,3 +121,60 @@ def test_the_pattern_on_player_ids_strips_what_changes_between_games(ids, patter
     found, why = id_pattern(ids)
     assert found == pattern, (found, why)
     assert any(re.search(found, p).group("agent") == agent for f in ids for p in f)
+
+
+def _episode_documents(folder, n_files: int = 30, seed: int = 4):
+    """One pretty-printed JSON document per episode: seats {P1: model}, a list of steps, and the result one
+    object down (`data.final_payoff_map`), as many runners write an episode; models of known strength."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    skill = {f"model_{k}": 0.6 * k for k in range(5)}
+    truth = {}
+    for i in range(n_files):
+        models = list(rng.choice(list(skill), size=3, replace=False))
+        seats = {f"P{j + 1}": m for j, m in enumerate(models)}
+        payoff = {seat: float(round(skill[m] + rng.normal(0, 0.8), 3)) for seat, m in seats.items()}
+        steps = [{"player": seat, "kind": "bid", "amount": int(rng.integers(1, 9)), "step": t}
+                 for t in range(4) for seat in seats]
+        doc = {"meta": {"episode": f"ep{i}", "env": "auction"}, "seats": seats, "steps": steps,
+               "data": {"rounds": 4, "final_payoff_map": payoff}}
+        (folder / f"ep{i:03d}.json").write_text(json.dumps(doc, indent=2))
+        truth[f"ep{i:03d}"] = {seat: (seats[seat], payoff[seat]) for seat in seats}
+    return truth, skill
+
+
+def test_a_folder_of_pretty_printed_episode_documents_is_drafted_and_ingested_without_edits(tmp_path, capsys):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    truth, skill = _episode_documents(logs)
+    mapping = tmp_path / "auction.toml"
+    assert main(["map", str(logs), "--out", str(mapping), "--check"]) == 0, capsys.readouterr()
+    text = mapping.read_text()
+    assert "data.final_payoff_map" in text and "table = 'seats'" in text
+    db = tmp_path / "s.duckdb"
+    assert main(["ingest", str(logs), "--runner", str(mapping), "--store", str(db)]) == 0
+    capsys.readouterr()
+    with Store(db, read_only=True) as store:
+        results = store.table("results")
+    assert len(results) == sum(len(v) for v in truth.values())
+    for _, row in results.iterrows():
+        agent, score = truth[row["match_id"].split(":")[-1]][row["player"]]
+        assert (row["agent"], row["score"]) == (agent, score)
+
+
+def test_the_real_sotopia_tournament_documents_are_drafted_into_a_mapping_that_matches_the_native_reader(
+        tmp_path, capsys):
+    from conftest import shared_file
+
+    folder = shared_file("real", "sotopia-werewolves")
+    mapping = tmp_path / "ww.toml"
+    assert main(["map", str(folder), "--out", str(mapping), "--check"]) == 0, capsys.readouterr()
+    mapped, native = tmp_path / "m.duckdb", tmp_path / "n.duckdb"
+    assert main(["ingest", str(folder), "--runner", str(mapping), "--store", str(mapped)]) == 0
+    assert main(["ingest", str(folder), "--store", str(native)]) == 0
+    capsys.readouterr()
+    with Store(mapped, read_only=True) as a, Store(native, read_only=True) as b:
+        ra, rb = a.table("results"), b.table("results")
+    key = ["agent", "score"]
+    assert sorted(map(tuple, ra[key].to_numpy())) == sorted(map(tuple, rb[key].to_numpy()))

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from referee.io.id_patterns import id_pattern
 from referee.io.loaders.base import RecordError, parse_time
+from referee.io.loaders.files import document_lines, head_text, is_document
 from referee.io.loaders.mapped import value_at
 from referee.names import RUNNER_NAMES
 
@@ -55,6 +56,7 @@ class Sampled:
     path: Path
     records: list[dict]
     last: dict | None
+    document: bool = False  # one JSON document, read as event lines (`document_lines`)
 
 
 @dataclass
@@ -85,7 +87,15 @@ def _objects(lines: list[str]) -> list[dict]:
 
 def sample_file(path: Path) -> Sampled:
     """The first HEAD_LINES lines and the last TAIL_BYTES of `path`, parsed (lines that are not JSON objects
-    are skipped); never more than HEAD_LINES lines plus TAIL_BYTES read."""
+    are skipped); never more than HEAD_LINES lines plus TAIL_BYTES read. A file that is one JSON document
+    (an episode per file, pretty-printed) is read as the mapped loader reads it (`document_lines`): its
+    lists of event objects, then its own line (`@record` = 'document'), the first HEAD_LINES and the last."""
+    with open(path, "rb") as fh:
+        head = head_text(fh.read(4096))
+    if is_document(path, head):
+        lines = [line.value for line in document_lines(path, head) if isinstance(line.value, dict)]
+        records = lines[:HEAD_LINES] + lines[max(HEAD_LINES, len(lines) - HEAD_LINES):]
+        return Sampled(path, records, records[-1] if records else None, document=True)
     size = path.stat().st_size
     head: list[str] = []
     with open(path, "rb") as fh:
@@ -114,15 +124,21 @@ def sample_files(paths: list[Path], limit: int = SAMPLE_FILES) -> list[Path]:
     return [found[int(i * step)] for i in range(limit)]
 
 
-def _paths(record: dict) -> dict[str, object]:
-    """Top-level keys and keys one object down ('payload.text'), with their values."""
+PATH_DEPTH = 3  # objects a key path reaches down ('data.result.final_payoff_map')
+PATH_KEYS = 64  # keys of one object a path reaches into; a larger object (keyed by something else) is a value
+
+
+def _paths(record: dict, prefix: str = "", depth: int = PATH_DEPTH) -> dict[str, object]:
+    """Top-level keys and the keys of objects down to PATH_DEPTH levels ('payload.text',
+    'data.final_payoff_map'), with their values: a result or a seat table nested in the record is found."""
     out = {}
     for key, value in record.items():
-        out[key] = value
-        if isinstance(value, dict) and len(value) <= 12:
-            for inner, v in value.items():
-                if isinstance(inner, str):
-                    out[f"{key}.{inner}"] = v
+        if not isinstance(key, str):
+            continue
+        path = f"{prefix}{key}"
+        out[path] = value
+        if depth > 1 and isinstance(value, dict) and len(value) <= PATH_KEYS:
+            out.update(_paths(value, f"{path}.", depth - 1))
     return out
 
 
@@ -227,6 +243,8 @@ def _result_layouts(ev: _Evidence, type_key: str) -> list[_Layout]:
             strings = {p: v for p, v in flat.items() if isinstance(v, list) and len(v) >= 2
                        and all(isinstance(x, str) or (isinstance(x, list) and x and all(isinstance(y, str) for y in x))
                                for x in v)}
+            seats = {p: list(v) for p, v in flat.items() if isinstance(v, dict) and len(v) >= 2
+                     and all(isinstance(x, str) for x in v.values())}  # a seat table: its keys are the players
             for p, v in flat.items():
                 if isinstance(v, dict) and len(v) >= 2 and all(_is_number(x) for x in v.values()):
                     shape = (p, "keyed", None)
@@ -236,7 +254,7 @@ def _result_layouts(ev: _Evidence, type_key: str) -> list[_Layout]:
                     shape = (p, "order", None)
                     shapes[shape].setdefault(i, set()).update(x for e in v for x in (e if isinstance(e, list) else [e]))
                 elif isinstance(v, list) and len(v) >= 2 and all(_is_number(x) for x in v):
-                    for q, names in strings.items():
+                    for q, names in {**strings, **seats}.items():
                         if len(names) == len(v) and all(isinstance(x, str) for x in names):
                             shape = (p, "parallel", q)
                             shapes[shape].setdefault(i, set()).update(names)
@@ -436,8 +454,11 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     if title.strip().lower() in RUNNER_NAMES:  # a mapping may not take a built-in runner's name
         title = f"{title}-mapped"
     total_lines = ev.n
-    lines += [f"# Drafted by `referee map` from {len(ev.files)} sampled file(s) ({total_lines:,} lines: the first "
-              f"{HEAD_LINES} and the last {TAIL_BYTES >> 10} KiB of each).",
+    documents = sum(1 for s in ev.files if s.document)
+    how = (f"the first {HEAD_LINES} and the last {TAIL_BYTES >> 10} KiB of each" if not documents else
+           f"{documents} of them one JSON document each, read as event lines: its lists of objects "
+           f"(@record = the list's key), then its own keys (@record = 'document')")
+    lines += [f"# Drafted by `referee map` from {len(ev.files)} sampled file(s) ({total_lines:,} lines: {how}).",
               "# Every guess below says why; correct what is wrong, then `referee map LOGS --out THIS.toml --check`",
               "# or `referee ingest LOGS --runner THIS.toml`. Format: data/formats/mapped.md",
               f"name = {json.dumps(title)}", ""]
@@ -523,7 +544,10 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     if result is not None and result.layout != "per-player":
         layout = {"scores": "scores", "ranks": "ranks", "order": "order", "parallel-scores": "scores",
                   "parallel-ranks": "ranks"}[result.layout]
-        lines += ["[results]", f"# {result.why}", f"# e.g. {_example(result.example)}", f"event = {_quote(result.event)}"]
+        others = [o for o in layouts if o is not result][:4]
+        seen = [f"#   also seen, not chosen: {o.layout} in '{o.key}' of '{o.event}' lines ({o.why})" for o in others]
+        lines += ["[results]", f"# chosen: {result.why}", f"# e.g. {_example(result.example)}"] + seen + [
+            f"event = {_quote(result.event)}"]
         if result.players_key:
             lines.append(f"players = {_quote(result.players_key)}")
         lines += [f"{layout} = {_quote(result.key)}", ""]

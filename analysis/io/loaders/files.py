@@ -312,3 +312,46 @@ def json_records(path: Path) -> Iterator[Line]:
 
 
 RAW_LINE_CAP = 1 << 20  # characters of a document record's text kept beside its parsed value
+
+
+RECORD_KEY = "@record"  # the key a document's flattened lines carry: which part of the document each came from
+SUMMARY = "document"  # the value of RECORD_KEY on a document's own line (its keys that are not lists of objects)
+
+
+def _is_event_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+def document_lines(path: Path, head: str | None = None) -> Iterator[Line]:
+    """A file read as event lines, whether it is JSON lines (`json_lines`) or one JSON document per file
+    (`is_document`): a document object becomes one line per element of each of its top-level lists of objects
+    (the turns, steps or events of an episode; `@record` says which list), then one line of its own other
+    keys (`@record` = 'document': the episode's result, seats and settings), so that a mapping reads an
+    episode file as it reads a log of event lines; a top-level array gives one line per element. Line
+    numbers count these lines from 1; a document that does not parse is one line carrying its error."""
+    if head is None:
+        with open(path, "rb") as fh:
+            head = head_text(fh.read(4096))
+    if not is_document(path, head):
+        yield from json_lines(path)
+        return
+    try:
+        doc = read_json(path)
+    except RecordError as exc:
+        line = Line(head)
+        line.number, line.value, line.error = 1, None, exc
+        yield line
+        return
+    if isinstance(doc, list):
+        parts = [(None, v) for v in doc]
+    else:
+        parts = [({RECORD_KEY: key}, v) for key, value in doc.items() if _is_event_list(value) for v in value]
+        parts.append(({RECORD_KEY: SUMMARY}, {k: v for k, v in doc.items() if not _is_event_list(v)}))
+    for number, (tag, value) in enumerate(parts, start=1):
+        if tag is not None and isinstance(value, dict):
+            value = {**value, **tag}
+        fault = record_fault(value)
+        text = json.dumps(value, default=str) if fault is None else str(value)
+        line = Line(text[:RAW_LINE_CAP])
+        line.number, line.value, line.error = number, (None if fault else value), fault
+        yield line

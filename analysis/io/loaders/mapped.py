@@ -41,11 +41,11 @@ from referee.io.loaders.base import (
     RecordError,
     ResultBuilder,
     suggest,
-    json_lines,
     parse_time,
     ranks_from_scores,
     score_value,
 )
+from referee.io.loaders.files import document_lines
 from referee.models.registry import DIRECTIONS
 from referee.names import MEASURE_KINDS, RUNNER_NAMES, MappingError  # noqa: F401  (MappingError defined light, for the command line)
 from referee.io.toml_file import read_toml
@@ -354,7 +354,7 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
     agents: dict[tuple[str, str], str] = {}
     meta: dict[str, dict] = {}
     seen_results: set[tuple[str, str]] = set()
-    for line in json_lines(path):
+    for line in document_lines(path):
         number = line.number
         out.saw()
         try:
@@ -478,6 +478,8 @@ def _keyed(value, key: str) -> list[tuple[str, object, str]]:
 def _parallel(record: dict, mapping: RunnerMap, value, key: str) -> list[tuple[str, object, str]]:
     """(player, raw value, field) from [results] players and a scores or ranks list of the same length."""
     names, names_key = value_at(record, mapping.result_players), _label(mapping.result_players)
+    if isinstance(names, dict):  # a seat table {player: agent}: its keys, in order, are the players
+        names = list(names)
     if not isinstance(names, list) or not names or not all(isinstance(p, str) and p for p in names):
         raise RecordError("wrong type", names_key, f"expected a list of player ids, got {names!r}"[:300])
     if not isinstance(value, list) or len(value) != len(names):
