@@ -187,7 +187,7 @@ def add_parsers(sub) -> None:
     p.add_argument("paths", nargs="+", help="files or directories (read recursively)")
     p.add_argument("--runner", metavar="NAME|FILE.toml",
                    help=f"force a loader instead of detecting per file: one of {', '.join(sorted(RUNNER_NAMES))}, "
-                        "or a runner mapping file describing another runner's JSON-lines logs")
+                        "or a runner mapping file describing another runner's JSON logs (lines, or one document per file)")
     _store_arg(p)
     p.add_argument("--catalogue", type=Path, help="scenario catalogue TOML (Concordia default: the 2024 contest's)")
     p.add_argument("--map", action="append", default=[], metavar="CANONICAL=COLUMN",
@@ -211,7 +211,7 @@ def add_parsers(sub) -> None:
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser(
-        "map", help="draft a mapping file for JSON-lines logs no built-in runner reads",
+        "map", help="draft a mapping file for JSON logs (lines, or one document per file) no built-in runner reads",
         description="Read a bounded sample of the logs (the first lines and the end of up to --files files) and "
                     "draft a runner mapping (data/formats/mapped.md): the match, event type, player, time and round "
                     "keys, which event ends a game and how its result is laid out, and where each player's agent "
