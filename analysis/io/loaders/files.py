@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from referee.io.loaders.errors import FILE_RAW_CAP, RecordError
 
@@ -287,48 +287,22 @@ def is_document(path: Path, head: str) -> bool:
     return False
 
 
-def json_records(path: Path) -> Iterator[Line]:
-    """The records of a JSON-lines file (`json_lines`), or of a file that is one pretty-printed JSON document
-    written under either suffix (GTBench writes its run as one indented object in a .jsonl): the document as
-    one record (line 1), or each element of a top-level array as a record numbered from 1. A document that
-    does not parse is one record carrying its error."""
-    with open(path, "rb") as fh:
-        head = head_text(fh.read(4096))
-    if not is_document(path, head):
-        yield from json_lines(path)
-        return
-    try:
-        doc = read_json(path)
-    except RecordError as exc:
-        line = Line(head)
-        line.number, line.value, line.error = 1, None, exc
-        yield line
-        return
-    for number, value in enumerate(doc if isinstance(doc, list) else [doc], start=1):
-        fault = record_fault(value)
-        line = Line(json.dumps(value, default=str)[:RAW_LINE_CAP] if fault is None else str(value)[:RAW_LINE_CAP])
-        line.number, line.value, line.error = number, (None if fault else value), fault
-        yield line
-
-
 RAW_LINE_CAP = 1 << 20  # characters of a document record's text kept beside its parsed value
-
-
 RECORD_KEY = "@record"  # the key a document's flattened lines carry: which part of the document each came from
 SUMMARY = "document"  # the value of RECORD_KEY on a document's own line (its keys that are not lists of objects)
 
 
-def _is_event_list(value: Any) -> bool:
-    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+def _record_line(number: int, value: Any) -> Line:
+    """One record of a parsed document as a Line: its JSON text (capped), and its value or its fault."""
+    fault = record_fault(value)
+    line = Line((json.dumps(value, default=str) if fault is None else str(value))[:RAW_LINE_CAP])
+    line.number, line.value, line.error = number, (None if fault else value), fault
+    return line
 
 
-def document_lines(path: Path, head: str | None = None) -> Iterator[Line]:
-    """A file read as event lines, whether it is JSON lines (`json_lines`) or one JSON document per file
-    (`is_document`): a document object becomes one line per element of each of its top-level lists of objects
-    (the turns, steps or events of an episode; `@record` says which list), then one line of its own other
-    keys (`@record` = 'document': the episode's result, seats and settings), so that a mapping reads an
-    episode file as it reads a log of event lines; a top-level array gives one line per element. Line
-    numbers count these lines from 1; a document that does not parse is one line carrying its error."""
+def _document_records(path: Path, head: str | None, split: Callable[[Any], list]) -> Iterator[Line]:
+    """JSON lines as they are, or one JSON document's records as `split(document)` lists them (numbered from 1);
+    a document that does not parse is one line carrying its error."""
     if head is None:
         with open(path, "rb") as fh:
             head = head_text(fh.read(4096))
@@ -342,16 +316,36 @@ def document_lines(path: Path, head: str | None = None) -> Iterator[Line]:
         line.number, line.value, line.error = 1, None, exc
         yield line
         return
+    for number, value in enumerate(split(doc), start=1):
+        yield _record_line(number, value)
+
+
+def json_records(path: Path, head: str | None = None) -> Iterator[Line]:
+    """The records of a JSON-lines file (`json_lines`), or of a file that is one pretty-printed JSON document
+    written under either suffix (GTBench writes its run as one indented object in a .jsonl): the document as
+    one record (line 1), or each element of a top-level array as a record numbered from 1. A document that
+    does not parse is one record carrying its error."""
+    return _document_records(path, head, lambda doc: doc if isinstance(doc, list) else [doc])
+
+
+def _is_event_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+def _event_lines(doc: Any) -> list:
+    """A document's event lines: each element of each top-level list of objects tagged with its list's name,
+    then the document's other keys tagged 'document'; a top-level array's elements as they are."""
     if isinstance(doc, list):
-        parts = [(None, v) for v in doc]
-    else:
-        parts = [({RECORD_KEY: key}, v) for key, value in doc.items() if _is_event_list(value) for v in value]
-        parts.append(({RECORD_KEY: SUMMARY}, {k: v for k, v in doc.items() if not _is_event_list(v)}))
-    for number, (tag, value) in enumerate(parts, start=1):
-        if tag is not None and isinstance(value, dict):
-            value = {**value, **tag}
-        fault = record_fault(value)
-        text = json.dumps(value, default=str) if fault is None else str(value)
-        line = Line(text[:RAW_LINE_CAP])
-        line.number, line.value, line.error = number, (None if fault else value), fault
-        yield line
+        return doc
+    lines = [{**v, RECORD_KEY: key} for key, value in doc.items() if _is_event_list(value) for v in value]
+    return lines + [{**{k: v for k, v in doc.items() if not _is_event_list(v)}, RECORD_KEY: SUMMARY}]
+
+
+def document_lines(path: Path, head: str | None = None) -> Iterator[Line]:
+    """A file read as event lines, whether it is JSON lines (`json_lines`) or one JSON document per file
+    (`is_document`): a document object becomes one line per element of each of its top-level lists of objects
+    (the turns, steps or events of an episode; `@record` says which list), then one line of its own other
+    keys (`@record` = 'document': the episode's result, seats and settings), so that a mapping reads an
+    episode file as it reads a log of event lines; a top-level array gives one line per element. Line
+    numbers count these lines from 1; a document that does not parse is one line carrying its error."""
+    return _document_records(path, head, _event_lines)
