@@ -111,3 +111,18 @@ def test_table_runner_duplicate_match_counts_each_row(store, tmp_path):
     report = store.ingest([tmp_path / "two.csv"])
     assert (report.read, report.accepted, report.quarantined) == (2, 0, 2)
     assert store.info()["results"] == 2
+
+
+def test_every_quarantine_reason_keeps_an_example_past_the_reports_sample(tmp_path):
+    """Past the report's first QUARANTINE_SAMPLE rows, the first record of a new reason is still shown."""
+    import json as _json
+
+    from referee.io.store import QUARANTINE_SAMPLE
+
+    lines = [{"game": "g", "agents": ["a", "b"], "winner": 5}] * (QUARANTINE_SAMPLE + 5)  # wrong value
+    lines += [{"game": "g", "agents": ["a"]}]  # wrong type: one seat
+    path = tmp_path / "m.jsonl"
+    path.write_text("".join(_json.dumps(r) + "\n" for r in lines))
+    report = Store(tmp_path / "s.duckdb").ingest([str(path)], runner="gtbench")
+    reasons = set(report.quarantine["reason"])
+    assert {reason for _, reason in report.by_reason} == reasons == {"wrong value", "wrong type"}

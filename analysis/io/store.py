@@ -87,7 +87,8 @@ class IngestReport:
         writes beside its records with no results of its own, left out of a folder: `loaders.data_files`,
         read 0); `detected` says how the
         runner was chosen and how sure detection was.
-    quarantine : the first QUARANTINE_SAMPLE quarantine rows written by this call (the store holds all).
+    quarantine : the first QUARANTINE_SAMPLE quarantine rows written by this call, and the first of every
+        (runner, reason) past them, so that each reason has an example (the store holds all).
     by_reason : quarantined records per (runner, reason), over the whole call.
     warnings : human-readable warnings (catalogue changes, observed-bound fallbacks ...).
     """
@@ -435,12 +436,14 @@ class _Ingest:
             status[r.source_file] = {"status": "ingested" if r.accepted or (r.read == 0 and r.notes) else "rejected", "read": r.read,
                                      "accepted": r.accepted, "quarantined": r.quarantined, "runner": r.runner,
                                      "whole": whole}
-            for row in r.bad:
+            room = max(QUARANTINE_SAMPLE - self.sampled, 0)
+            self.sample += r.bad[:room]
+            self.sampled += len(r.bad[:room])
+            for k, row in enumerate(r.bad):
                 key = (r.runner or "(none)", row["reason"])
+                if key not in self.by_reason and k >= room:
+                    self.sample.append(row)  # every reason keeps an example, past the sample's size too
                 self.by_reason[key] = self.by_reason.get(key, 0) + 1
-            if self.sampled < QUARANTINE_SAMPLE and r.bad:
-                self.sample += r.bad[:QUARANTINE_SAMPLE - self.sampled]
-                self.sampled = len(self.sample)
         for row in self.rows:
             if row["status"] is None and row["source_file"] in status:
                 row.update(status[row["source_file"]])
