@@ -178,3 +178,27 @@ def test_the_real_sotopia_tournament_documents_are_drafted_into_a_mapping_that_m
         ra, rb = a.table("results"), b.table("results")
     key = ["agent", "score"]
     assert sorted(map(tuple, ra[key].to_numpy())) == sorted(map(tuple, rb[key].to_numpy()))
+
+
+def test_a_winners_list_is_drafted_as_winners_tied_first_and_the_others_tied_below(tmp_path, capsys):
+    """A result given only as who won (a team game's `winners`): the winners share rank 1, the rest the next."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for i in range(20):
+        seats = {f"p{j}": f"model_{(i + j) % 5}" for j in range(4)}
+        winners = [f"p{i % 4}", f"p{(i + 1) % 4}"] if i % 2 else [f"p{i % 4}"]
+        doc = {"id": f"g{i}", "turns": [{"who": s, "act": "move", "n": t} for t in range(2) for s in seats],
+               "outcome": {"seats": seats, "winners": winners, "length": 8}}
+        (logs / f"g{i:02d}.json").write_text(json.dumps(doc, indent=1))
+    mapping = tmp_path / "w.toml"
+    assert main(["map", str(logs), "--out", str(mapping), "--check"]) == 0, capsys.readouterr()
+    assert "winners = 'outcome.winners'" in mapping.read_text()
+    db = tmp_path / "s.duckdb"
+    assert main(["ingest", str(logs), "--runner", str(mapping), "--store", str(db)]) == 0
+    capsys.readouterr()
+    with Store(db, read_only=True) as store:
+        results = store.table("results")
+    one = results[results["match_id"].str.endswith("g01")].set_index("player")["rank"]
+    assert one.to_dict() == {"p0": 3.0, "p1": 1.0, "p2": 1.0, "p3": 3.0}
+    two = results[results["match_id"].str.endswith("g02")].set_index("player")["rank"]
+    assert two.to_dict() == {"p0": 2.0, "p1": 2.0, "p2": 1.0, "p3": 2.0}

@@ -45,6 +45,7 @@ TEXT_NAMES = ("text", "content", "message", "utterance", "msg", "body")
 TARGET_NAMES = ("to", "target", "receiver", "recipient", "for", "addressee")
 RANK_WORDS = ("rank", "place", "position", "standing", "order", "finish")
 SCORE_WORDS = ("score", "point", "reward", "return", "payoff", "utility", "chips", "money")
+WINNER_WORDS = ("winner", "winning", "won")
 MESSAGE_WORDS = ("say", "message", "chat", "talk", "speak", "utter", "broadcast", "whisper")
 
 
@@ -250,6 +251,13 @@ def _result_layouts(ev: _Evidence, type_key: str) -> list[_Layout]:
                     shape = (p, "keyed", None)
                     shapes[shape].setdefault(i, set()).update(v)
                     numbers[shape].append(list(v.values()))
+                elif _mentions(p, WINNER_WORDS) and (isinstance(v, str) or (isinstance(v, list) and v and all(
+                        isinstance(x, str) for x in v))):
+                    named = {v} if isinstance(v, str) else set(v)
+                    for q, names in {**strings, **seats}.items():
+                        if q != p and all(isinstance(x, str) for x in names) and named <= set(names):
+                            shape = (p, "winners", q)
+                            shapes[shape].setdefault(i, set()).update(names)
                 elif p in strings:
                     shape = (p, "order", None)
                     shapes[shape].setdefault(i, set()).update(x for e in v for x in (e if isinstance(e, list) else [e]))
@@ -264,17 +272,18 @@ def _result_layouts(ev: _Evidence, type_key: str) -> list[_Layout]:
             share = len(per_file) / len(files)
             if share < 0.8:
                 continue
-            ranks = _looks_like_ranks(p, numbers[(p, shape, q)]) if shape != "order" else False
-            layout = {"keyed": "ranks" if ranks else "scores", "order": "order",
+            ranks = _looks_like_ranks(p, numbers[(p, shape, q)]) if shape not in ("order", "winners") else False
+            layout = {"keyed": "ranks" if ranks else "scores", "order": "order", "winners": "winners",
                       "parallel": "parallel-ranks" if ranks else "parallel-scores"}[shape]
             why = (f"'{kind}' lines end {ends:.0%} of the sampled files; '{p}' holds "
                    + {"keyed": f"an object keyed by player of {'ranks' if ranks else 'points'}",
                       "order": "a list of players (read as best first; a nested list: players tied)",
+                      "winners": f"the winners among the players in '{q}' (winners tied first, the others tied below)",
                       "parallel": f"a list of {'ranks' if ranks else 'points'} parallel to the players in '{q}'"}[shape]
                    + f" in {len(per_file)} of {len(files)} files")
             players = [per_file.get(i, set()) for i in range(len(ev.files))]
             found.append(_Layout(kind, layout, p, q, players, ends, examples[(p,)], why))
-    order = {"scores": 0, "ranks": 0, "order": 1, "parallel-scores": 2, "parallel-ranks": 2}
+    order = {"scores": 0, "ranks": 0, "order": 1, "parallel-scores": 2, "parallel-ranks": 2, "winners": 3}
     found.sort(key=lambda x: (-x.ends, order[x.layout], -_mentions(x.key, RANK_WORDS + SCORE_WORDS)))
     return found
 
@@ -543,7 +552,7 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     lines.append("")
     if result is not None and result.layout != "per-player":
         layout = {"scores": "scores", "ranks": "ranks", "order": "order", "parallel-scores": "scores",
-                  "parallel-ranks": "ranks"}[result.layout]
+                  "parallel-ranks": "ranks", "winners": "winners"}[result.layout]
         others = [o for o in layouts if o is not result][:4]
         seen = [f"#   also seen, not chosen: {o.layout} in '{o.key}' of '{o.event}' lines ({o.why})" for o in others]
         lines += ["[results]", f"# chosen: {result.why}", f"# e.g. {_example(result.example)}"] + seen + [

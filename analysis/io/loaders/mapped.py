@@ -55,7 +55,7 @@ KEYS = ("match", "player", "agent", "type", "time", "round", "seq", "text", "tar
 REQUIRED_KEYS = ("match", "type")
 STAGES = ("message", "action", "vote", "result", "ignore")
 TOP = ("name", "game", "keys", "events", "match", "results", "agents", "measures")
-RESULT_LAYOUTS = ("scores", "ranks", "order")  # [results]: how one line holds every player's result
+RESULT_LAYOUTS = ("scores", "ranks", "order", "winners")  # [results]: how one line holds every player's result
 RESULT_KEYS = ("event", "players") + RESULT_LAYOUTS  # players: a list the scores or ranks list runs parallel to
 MEASURE_FIELDS = ("key", "kind", "direction", "event")  # [measures] NAME = {key, kind, direction, event}
 AGENT_KEYS = ("pattern", "table", "constant")
@@ -87,7 +87,7 @@ class RunnerMap:
     source: Path
     match_from_file: bool = False  # [match] from = "file": the file's stem is the match id
     result_events: tuple[str, ...] = ()  # [results] event: lines holding every player's result
-    result_layout: str | None = None  # 'scores', 'ranks' or 'order'
+    result_layout: str | None = None  # 'scores', 'ranks', 'order' or 'winners'
     result_key: tuple[tuple[str, ...], ...] = ()
     result_players: tuple[tuple[str, ...], ...] = ()  # [results] players: the list the result list parallels
     measures: tuple[MeasureSpec, ...] = ()  # [measures]
@@ -240,6 +240,9 @@ def _v2_tables(path: Path, doc: dict) -> dict:
         if "players" in results and layouts == ["order"]:
             raise MappingError(f"{path}: [results] players goes with scores or ranks (lists parallel to it); order "
                                "is itself a list of players")
+        if "players" not in results and layouts == ["winners"]:
+            raise MappingError(f"{path}: [results] winners needs players (the list, or seat table, of everyone in "
+                               "the game): the winners are tied first and every other player tied below them")
     agents = _table(path, doc, "agents", AGENT_KEYS)
     if len(agents) > 1:
         raise MappingError(f"{path}: [agents] takes one of {list(AGENT_KEYS)}, got {sorted(agents)}")
@@ -457,6 +460,8 @@ def _game_results(record: dict, mapping: RunnerMap, match: str, number: int, see
         raise RecordError("missing field", key, f"the result line has no '{key}'")
     if mapping.result_layout == "order":
         found = _best_first(value, key)
+    elif mapping.result_layout == "winners":
+        found = _winners(record, mapping, value, key)
     else:  # scores or ranks, keyed by player or in a list parallel to [results] players
         pairs = _parallel(record, mapping, value, key) if mapping.result_players else _keyed(value, key)
         found = [_result_value(mapping.result_layout, player, raw, field) for player, raw, field in pairs]
@@ -494,6 +499,24 @@ def _result_value(layout: str, player: str, raw, field: str) -> tuple[str, float
     if layout == "ranks" and got < 1:
         raise RecordError("wrong value", field, f"rank must be 1 or more, got {got}")
     return (player, got, None) if layout == "scores" else (player, None, got)
+
+
+def _winners(record: dict, mapping: RunnerMap, value, key: str) -> list[tuple[str, float | None, float | None]]:
+    """(player, None, rank) of a winners list: the winners (a list of player ids, or one) tied at rank 1 and
+    every other player of [results] players tied at the rank after them. RecordError naming the key for a
+    winner who is not among the players."""
+    names, names_key = value_at(record, mapping.result_players), _label(mapping.result_players)
+    names = list(names) if isinstance(names, dict) else names
+    if not isinstance(names, list) or not names or not all(isinstance(p, str) and p for p in names):
+        raise RecordError("wrong type", names_key, f"expected a list (or seat table) of player ids, got {names!r}"[:300])
+    winners = [value] if isinstance(value, str) else value
+    if not isinstance(winners, list) or not all(isinstance(w, str) and w for w in winners):
+        raise RecordError("wrong type", key, f"expected the winners' player ids, got {value!r}"[:300])
+    strangers = [w for w in winners if w not in names]
+    if strangers:
+        raise RecordError("unknown player", key, f"winner {strangers[0]!r} is not one of the players {names}"[:300])
+    below = float(len(set(winners)) + 1)
+    return [(p, None, 1.0 if p in winners else below) for p in names]
 
 
 def _best_first(value, key: str) -> list[tuple[str, float | None, float | None]]:
