@@ -202,3 +202,27 @@ def test_a_winners_list_is_drafted_as_winners_tied_first_and_the_others_tied_bel
     assert one.to_dict() == {"p0": 3.0, "p1": 1.0, "p2": 1.0, "p3": 3.0}
     two = results[results["match_id"].str.endswith("g02")].set_index("player")["rank"]
     assert two.to_dict() == {"p0": 2.0, "p1": 2.0, "p2": 1.0, "p3": 2.0}
+
+
+def test_seats_named_by_different_keys_on_different_lines_are_merged_into_one_player_key(tmp_path, capsys):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for i in range(12):
+        players = [f"s{j}" for j in range(3)]
+        lines = [{"kind": "join", "agent_id": p, "model": f"m{(i + j) % 4}"} for j, p in enumerate(players)]
+        lines += [{"kind": "bid", "player_id": p, "amount": j} for j, p in enumerate(players)]
+        lines += [{"kind": "talk", "seat_id": p, "text": "hi"} for p in players]
+        lines += [{"kind": "end", "points": {p: float((i + j) % 3) for j, p in enumerate(players)}}]
+        (logs / f"g{i}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    draft = draft_mapping([logs])
+    assert draft.guesses["player"] == "agent_id"
+    line = next(l for l in draft.text.splitlines() if l.startswith("player ="))
+    assert all(k in line.split("#")[0] for k in ("agent_id", "player_id", "seat_id")), line
+    mapping = tmp_path / "m.toml"
+    mapping.write_text(draft.text)
+    db = tmp_path / "s.duckdb"
+    assert main(["ingest", str(logs), "--runner", str(mapping), "--store", str(db)]) == 0
+    capsys.readouterr()
+    with Store(db, read_only=True) as store:
+        events = store.table("events")
+    assert events["actor"].notna().all() and set(events["actor"]) == {"s0", "s1", "s2"}

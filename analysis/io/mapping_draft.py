@@ -354,6 +354,28 @@ def _player_key(ev: _Evidence, type_key: str, result: _Layout | None) -> tuple[s
     return best, why
 
 
+def _other_player_keys(ev: _Evidence, type_key: str, result: _Layout | None, best: str) -> list[str]:
+    """Keys that name the players on lines where `best` is absent (runners that call a seat `agent_id` in one
+    kind of line and `player_id` or `seat_id` in another): each one's string values are the players the results
+    name on 90 % of the lines that carry it and lack `best`."""
+    if result is None:
+        return []
+    found = []
+    for path in ev.candidates((str,), least=0.01):
+        if path in (type_key, best) or "." in path:
+            continue
+        inside = total = 0
+        for i, f in enumerate(ev.flat):
+            for r in f:
+                v = r.get(path)
+                if isinstance(v, str) and not isinstance(r.get(best), str):
+                    total += 1
+                    inside += v in result.players[i]
+        if total and inside / total >= 0.9:
+            found.append(path)
+    return found
+
+
 def _match_key(ev: _Evidence, exclude: set[str]) -> tuple[str | None, str]:
     if len(ev.files) < 2:
         for path in ev.candidates((str, int), least=0.95):
@@ -456,7 +478,8 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     player_key, player_why = _player_key(ev, type_key, result)
     if result is None and player_key is not None:
         result = _per_player_results(ev, type_key, player_key)
-    used = {type_key} | ({player_key} if player_key else set())
+    also = _other_player_keys(ev, type_key, result, player_key) if player_key else []
+    used = {type_key} | ({player_key} if player_key else set()) | set(also)
     match_key, match_why = _match_key(ev, used)
     used |= {match_key} if match_key else set()
     title = name or (ev.files[0].path.parent.name or "my-runner")
@@ -474,7 +497,10 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     keys = [f"type = {_quote(type_key)}  # {type_why}"]
     if match_key:
         keys.insert(0, f"match = {_quote(match_key)}  # {match_why}")
-    if player_key:
+    if player_key and also:
+        keys.append(f"player = {json.dumps([player_key] + also)}  # {player_why}; on lines without it, "
+                    + ", ".join(f"'{k}'" for k in also) + " names the player (each key tried in turn)")
+    elif player_key:
         keys.append(f"player = {_quote(player_key)}  # {player_why}")
     time_key, why = _scalar_key(ev, TIME_NAMES, _iso, used)
     if time_key:
