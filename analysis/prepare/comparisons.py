@@ -413,3 +413,27 @@ def ballots_from_tables(matches: pd.DataFrame, results: pd.DataFrame) -> pd.Data
     ballots = scores.groupby(["ballot", "agent"], as_index=False).agg(score=("score", "mean"),
                                                                       repetition=("repetition", "first"))
     return ballots
+
+
+def no_comparisons_reason(matches: pd.DataFrame, results: pd.DataFrame) -> str:
+    """Why the tables give no comparison, in one sentence a user can act on: no rated match; or one agent
+    only; or, for separate-episode runners (Concordia's focal agents, Inspect's models), no (scenario,
+    repetition) that two agents both played."""
+    if matches.empty or results.empty:
+        return "no comparisons to rate: the store holds no match with results"
+    agents = sorted(results["agent"].dropna().unique())
+    pooled = matches[_pooled(matches)]
+    if len(pooled):
+        focal = results[is_in(results["match_id"], pooled["match_id"])]
+        if "group" in focal.columns and focal["group"].notna().any():
+            focal = focal[focal["group"].isna() | (focal["group"] == "focal")]
+        names = sorted(focal["agent"].dropna().unique())
+        if len(names) < 2:
+            return (f"no comparisons to rate: {', '.join(pooled['runner'].unique())} compares the agents that play "
+                    f"the same (scenario, repetition) in separate episodes, and the store holds one such agent "
+                    f"({', '.join(names) or 'none'}); ingest other agents' results of the same scenarios")
+        return ("no comparisons to rate: no (scenario, repetition) was played by two of the agents "
+                f"{names[:5]}{' ...' if len(names) > 5 else ''}")
+    if len(agents) < 2:
+        return f"no comparisons to rate: the store's matches have one agent only ({', '.join(agents) or 'none'})"
+    return "no comparisons to rate: no match has players of two different agents with a result"
