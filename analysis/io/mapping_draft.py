@@ -27,7 +27,7 @@ from pathlib import Path
 from referee.io.id_patterns import id_pattern
 from referee.io.loaders.base import RecordError, parse_time
 from referee.io.loaders.files import document_lines, head_text, is_document
-from referee.io.loaders.mapped import value_at
+from referee.io.loaders.mapped_results import value_at
 from referee.names import RUNNER_NAMES
 
 SAMPLE_FILES = 300  # files sampled, spread over the sorted list

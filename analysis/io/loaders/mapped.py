@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +45,7 @@ from referee.io.loaders.base import (
     score_value,
 )
 from referee.io.loaders.files import document_lines
+from referee.io.loaders.mapped_results import game_results, key_getter, key_label, value_at
 from referee.models.registry import DIRECTIONS
 from referee.names import MEASURE_KINDS, RUNNER_NAMES, MappingError  # noqa: F401  (MappingError defined light, for the command line)
 from referee.io.toml_file import read_toml
@@ -267,35 +267,6 @@ def _v2_tables(path: Path, doc: dict) -> dict:
             "agent_constant": constant}
 
 
-_MISSING = object()
-
-
-def _getter(paths: tuple[tuple[str, ...], ...]):
-    """A function record -> value for a field's candidate key paths (plain `dict.get` for one plain key)."""
-    if len(paths) == 1 and len(paths[0]) == 1:
-        key = paths[0][0]
-        return lambda record: record.get(key)
-    return lambda record: value_at(record, paths)
-
-
-def value_at(record: dict, paths: tuple[tuple[str, ...], ...]):
-    """The first non-null value among `paths` (each a key path: ("payload", "text") reads
-    record["payload"]["text"]), or None."""
-    for path in paths:
-        value = record
-        for part in path:
-            value = value.get(part, _MISSING) if isinstance(value, dict) else _MISSING
-            if value is _MISSING:
-                break
-        if value is not _MISSING and value is not None:
-            return value
-    return None
-
-
-def _label(paths: tuple[tuple[str, ...], ...]) -> str:
-    return ".".join(paths[0])
-
-
 def _text(value, field: str) -> str | None:
     if value is None or type(value) is str:
         return value
@@ -339,7 +310,7 @@ def _readers(mapping: RunnerMap) -> dict:
         if f not in mapping.keys:
             readers[f] = lambda record: None
             continue
-        get, label, convert = _getter(mapping.keys[f]), _label(mapping.keys[f]), _KINDS.get(f, _text)
+        get, label, convert = key_getter(mapping.keys[f]), key_label(mapping.keys[f]), _KINDS.get(f, _text)
         readers[f] = lambda record, get=get, label=label, convert=convert: convert(get(record), label)
     return readers
 
@@ -350,7 +321,7 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
     if path.stat().st_size == 0:
         return out.reject_file(RecordError("empty file", None, "the file is empty"))
     k = mapping.keys
-    label = {f: _label(k[f]) if f in k else f for f in KEYS}
+    label = {f: key_label(k[f]) if f in k else f for f in KEYS}
     read = _readers(mapping)
     info_fields = [f for f in ("game", "scenario", "phase") if f in k]
     events, results, lines, measures = [], [], [], []
@@ -382,7 +353,7 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
                         raise RecordError("inconsistent", label[f], f"match {match!r} has {f} {earlier[f]!r} "
                                           f"on earlier lines, {v!r} here")
             table = _seat_table(record, mapping) if mapping.agent_table else None
-            game_rows = _game_results(record, mapping, match, number, seen_results) \
+            game_rows = game_results(record, mapping, match, number, seen_results) \
                 if kind in mapping.result_events else None
             found = [m for spec in mapping.measures if kind in spec.events
                      for m in _measure_rows(record, spec, match, player,
@@ -450,96 +421,12 @@ def _result_row(record, read, label, match, player, agent, number, seen_results,
             "team": read["team"](record), "role": read["role"](record), "_line": number}
 
 
-def _game_results(record: dict, mapping: RunnerMap, match: str, number: int, seen: set) -> list[dict]:
-    """The results rows of a line that holds every player's result ([results]): an object keyed by player of
-    scores or of ranks, or a list of players best first (a nested list: players tied). RecordError naming
-    the key when the value is missing, of the wrong shape, not a number, or lists a player twice."""
-    value = value_at(record, mapping.result_key)
-    key = _label(mapping.result_key)
-    if value is None:
-        raise RecordError("missing field", key, f"the result line has no '{key}'")
-    if mapping.result_layout == "order":
-        found = _best_first(value, key)
-    elif mapping.result_layout == "winners":
-        found = _winners(record, mapping, value, key)
-    else:  # scores or ranks, keyed by player or in a list parallel to [results] players
-        pairs = _parallel(record, mapping, value, key) if mapping.result_players else _keyed(value, key)
-        found = [_result_value(mapping.result_layout, player, raw, field) for player, raw, field in pairs]
-    listed = Counter(p for p, _, _ in found)
-    twice = sorted({p for p, n in listed.items() if n > 1 or (match, p) in seen})
-    if twice:
-        raise RecordError("player listed twice", key, f"player(s) {twice} have two results in match {match!r}")
-    return [{"match_id": match, "player": p, "agent": None, "score": sc, "rank": rk, "team": None, "role": None,
-             "_line": number} for p, sc, rk in found]
-
-
-def _keyed(value, key: str) -> list[tuple[str, object, str]]:
-    """(player, raw value, field) of an object keyed by player."""
-    if not isinstance(value, dict) or not value:
-        raise RecordError("wrong type", key, f"expected an object keyed by player, got {value!r}"[:300])
-    return [(player, raw, f"{key}.{player}") for player, raw in value.items()]
-
-
-def _parallel(record: dict, mapping: RunnerMap, value, key: str) -> list[tuple[str, object, str]]:
-    """(player, raw value, field) from [results] players and a scores or ranks list of the same length."""
-    names, names_key = value_at(record, mapping.result_players), _label(mapping.result_players)
-    if isinstance(names, dict):  # a seat table {player: agent}: its keys, in order, are the players
-        names = list(names)
-    if not isinstance(names, list) or not names or not all(isinstance(p, str) and p for p in names):
-        raise RecordError("wrong type", names_key, f"expected a list of player ids, got {names!r}"[:300])
-    if not isinstance(value, list) or len(value) != len(names):
-        raise RecordError("wrong type", key, f"expected a list of {len(names)} values parallel to "
-                          f"'{names_key}', got {value!r}"[:300])
-    return [(player, raw, f"{key}[{i}]") for i, (player, raw) in enumerate(zip(names, value))]
-
-
-def _result_value(layout: str, player: str, raw, field: str) -> tuple[str, float | None, float | None]:
-    """(player, score, rank) of one player's value under `layout` ('scores' or 'ranks'; a rank is 1 or more)."""
-    got = score_value(raw, field, allow_neg_inf=False)
-    if layout == "ranks" and got < 1:
-        raise RecordError("wrong value", field, f"rank must be 1 or more, got {got}")
-    return (player, got, None) if layout == "scores" else (player, None, got)
-
-
-def _winners(record: dict, mapping: RunnerMap, value, key: str) -> list[tuple[str, float | None, float | None]]:
-    """(player, None, rank) of a winners list: the winners (a list of player ids, or one) tied at rank 1 and
-    every other player of [results] players tied at the rank after them. RecordError naming the key for a
-    winner who is not among the players."""
-    names, names_key = value_at(record, mapping.result_players), _label(mapping.result_players)
-    names = list(names) if isinstance(names, dict) else names
-    if not isinstance(names, list) or not names or not all(isinstance(p, str) and p for p in names):
-        raise RecordError("wrong type", names_key, f"expected a list (or seat table) of player ids, got {names!r}"[:300])
-    winners = [value] if isinstance(value, str) else value
-    if not isinstance(winners, list) or not all(isinstance(w, str) and w for w in winners):
-        raise RecordError("wrong type", key, f"expected the winners' player ids, got {value!r}"[:300])
-    strangers = [w for w in winners if w not in names]
-    if strangers:
-        raise RecordError("unknown player", key, f"winner {strangers[0]!r} is not one of the players {names}"[:300])
-    below = float(len(set(winners)) + 1)
-    return [(p, None, 1.0 if p in winners else below) for p in names]
-
-
-def _best_first(value, key: str) -> list[tuple[str, float | None, float | None]]:
-    """(player, None, rank) of a list of players best first; a nested list holds players tied."""
-    if not isinstance(value, list) or not value:
-        raise RecordError("wrong type", key, f"expected a list of players best first, got {value!r}"[:300])
-    found, position = [], 1
-    for entry in value:
-        group = entry if isinstance(entry, list) else [entry]
-        if not group or not all(isinstance(p, str) and p for p in group):
-            raise RecordError("wrong type", key, f"expected player ids (text), or a list of tied ones, got "
-                              f"{entry!r}"[:300])
-        found += [(p, None, float(position)) for p in group]
-        position += len(group)
-    return found
-
-
 def _measure_rows(record: dict, spec: MeasureSpec, match: str, player: str | None, listed: list[str] | None,
                   number: int) -> list[dict]:
     """The measures rows one line carries for `spec`: an object keyed by player (one row per player), a list
     parallel to the result line's players (`listed`), or one number (the line's player, else the match).
     Absent: none. RecordError naming the key when a value is not a finite number or the shape does not fit."""
-    value, key = value_at(record, spec.key), _label(spec.key)
+    value, key = value_at(record, spec.key), key_label(spec.key)
     if value is None:
         return []
     if isinstance(value, dict):
@@ -562,7 +449,7 @@ def _seat_table(record: dict, mapping: RunnerMap) -> dict | None:
         return None
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) and v.strip()
                                               for k, v in value.items()):
-        raise RecordError("wrong type", _label(mapping.agent_table),
+        raise RecordError("wrong type", key_label(mapping.agent_table),
                           f"expected an object of player -> agent name, got {value!r}"[:300])
     return value
 
@@ -587,8 +474,8 @@ def _finish(out, path, content_hash, mapping, events, results, lines, agents, me
             error = RecordError("missing field", "[agents] pattern", f"the [agents] pattern "
                                 f"{mapping.agent_pattern.pattern!r} finds no agent in player {row['player']!r}")
         else:
-            where = f"'{_label(mapping.keys['agent'])}'" if "agent" in mapping.keys else "(the mapping names no agent key)"
-            error = RecordError("missing field", _label(mapping.keys["agent"]) if "agent" in mapping.keys else "agent",
+            where = f"'{key_label(mapping.keys['agent'])}'" if "agent" in mapping.keys else "(the mapping names no agent key)"
+            error = RecordError("missing field", key_label(mapping.keys["agent"]) if "agent" in mapping.keys else "agent",
                                 f"no line of match {row['match_id']!r} names the agent of player {row['player']!r} {where}")
         failed.setdefault(row["_line"], (row, error))
     for number, (row, error) in failed.items():

@@ -1,0 +1,127 @@
+"""Values out of one line of a mapped runner's log: key paths (`value_at`: dots reach into objects, a list of
+paths tries each in turn) and a game's result laid out in one line ([results]: an object keyed by player of
+scores or ranks, a list parallel to the players, a list of players best first, or the winners among them).
+Used by the mapped loader (`mapped.py`) and the mapping drafter."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from referee.io.loaders.errors import RecordError
+from referee.io.loaders.base import score_value
+
+
+_MISSING = object()
+
+
+def key_getter(paths: tuple[tuple[str, ...], ...]):
+    """A function record -> value for a field's candidate key paths (plain `dict.get` for one plain key)."""
+    if len(paths) == 1 and len(paths[0]) == 1:
+        key = paths[0][0]
+        return lambda record: record.get(key)
+    return lambda record: value_at(record, paths)
+
+
+def value_at(record: dict, paths: tuple[tuple[str, ...], ...]):
+    """The first non-null value among `paths` (each a key path: ("payload", "text") reads
+    record["payload"]["text"]), or None."""
+    for path in paths:
+        value = record
+        for part in path:
+            value = value.get(part, _MISSING) if isinstance(value, dict) else _MISSING
+            if value is _MISSING:
+                break
+        if value is not _MISSING and value is not None:
+            return value
+    return None
+
+
+def key_label(paths: tuple[tuple[str, ...], ...]) -> str:
+    return ".".join(paths[0])
+
+
+
+def game_results(record: dict, mapping, match: str, number: int, seen: set) -> list[dict]:
+    """The results rows of a line that holds every player's result ([results]): an object keyed by player of
+    scores or of ranks, or a list of players best first (a nested list: players tied). RecordError naming
+    the key when the value is missing, of the wrong shape, not a number, or lists a player twice."""
+    value = value_at(record, mapping.result_key)
+    key = key_label(mapping.result_key)
+    if value is None:
+        raise RecordError("missing field", key, f"the result line has no '{key}'")
+    if mapping.result_layout == "order":
+        found = _best_first(value, key)
+    elif mapping.result_layout == "winners":
+        found = _winners(record, mapping, value, key)
+    else:  # scores or ranks, keyed by player or in a list parallel to [results] players
+        pairs = _parallel(record, mapping, value, key) if mapping.result_players else _keyed(value, key)
+        found = [_result_value(mapping.result_layout, player, raw, field) for player, raw, field in pairs]
+    listed = Counter(p for p, _, _ in found)
+    twice = sorted({p for p, n in listed.items() if n > 1 or (match, p) in seen})
+    if twice:
+        raise RecordError("player listed twice", key, f"player(s) {twice} have two results in match {match!r}")
+    return [{"match_id": match, "player": p, "agent": None, "score": sc, "rank": rk, "team": None, "role": None,
+             "_line": number} for p, sc, rk in found]
+
+
+def _keyed(value, key: str) -> list[tuple[str, object, str]]:
+    """(player, raw value, field) of an object keyed by player."""
+    if not isinstance(value, dict) or not value:
+        raise RecordError("wrong type", key, f"expected an object keyed by player, got {value!r}"[:300])
+    return [(player, raw, f"{key}.{player}") for player, raw in value.items()]
+
+
+def _parallel(record: dict, mapping, value, key: str) -> list[tuple[str, object, str]]:
+    """(player, raw value, field) from [results] players and a scores or ranks list of the same length."""
+    names, names_key = value_at(record, mapping.result_players), key_label(mapping.result_players)
+    if isinstance(names, dict):  # a seat table {player: agent}: its keys, in order, are the players
+        names = list(names)
+    if not isinstance(names, list) or not names or not all(isinstance(p, str) and p for p in names):
+        raise RecordError("wrong type", names_key, f"expected a list of player ids, got {names!r}"[:300])
+    if not isinstance(value, list) or len(value) != len(names):
+        raise RecordError("wrong type", key, f"expected a list of {len(names)} values parallel to "
+                          f"'{names_key}', got {value!r}"[:300])
+    return [(player, raw, f"{key}[{i}]") for i, (player, raw) in enumerate(zip(names, value))]
+
+
+def _result_value(layout: str, player: str, raw, field: str) -> tuple[str, float | None, float | None]:
+    """(player, score, rank) of one player's value under `layout` ('scores' or 'ranks'; a rank is 1 or more)."""
+    got = score_value(raw, field, allow_neg_inf=False)
+    if layout == "ranks" and got < 1:
+        raise RecordError("wrong value", field, f"rank must be 1 or more, got {got}")
+    return (player, got, None) if layout == "scores" else (player, None, got)
+
+
+def _winners(record: dict, mapping, value, key: str) -> list[tuple[str, float | None, float | None]]:
+    """(player, None, rank) of a winners list: the winners (a list of player ids, or one) tied at rank 1 and
+    every other player of [results] players tied at the rank after them. RecordError naming the key for a
+    winner who is not among the players."""
+    names, names_key = value_at(record, mapping.result_players), key_label(mapping.result_players)
+    names = list(names) if isinstance(names, dict) else names
+    if not isinstance(names, list) or not names or not all(isinstance(p, str) and p for p in names):
+        raise RecordError("wrong type", names_key, f"expected a list (or seat table) of player ids, got {names!r}"[:300])
+    winners = [value] if isinstance(value, str) else value
+    if not isinstance(winners, list) or not all(isinstance(w, str) and w for w in winners):
+        raise RecordError("wrong type", key, f"expected the winners' player ids, got {value!r}"[:300])
+    strangers = [w for w in winners if w not in names]
+    if strangers:
+        raise RecordError("unknown player", key, f"winner {strangers[0]!r} is not one of the players {names}"[:300])
+    below = float(len(set(winners)) + 1)
+    return [(p, None, 1.0 if p in winners else below) for p in names]
+
+
+def _best_first(value, key: str) -> list[tuple[str, float | None, float | None]]:
+    """(player, None, rank) of a list of players best first; a nested list holds players tied."""
+    if not isinstance(value, list) or not value:
+        raise RecordError("wrong type", key, f"expected a list of players best first, got {value!r}"[:300])
+    found, position = [], 1
+    for entry in value:
+        group = entry if isinstance(entry, list) else [entry]
+        if not group or not all(isinstance(p, str) and p for p in group):
+            raise RecordError("wrong type", key, f"expected player ids (text), or a list of tied ones, got "
+                              f"{entry!r}"[:300])
+        found += [(p, None, float(position)) for p in group]
+        position += len(group)
+    return found
+
+
