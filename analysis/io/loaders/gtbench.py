@@ -31,6 +31,7 @@ from referee.io.loaders.base import (
     given_id,
     parse_time,
     ranks_from_scores,
+    score_value,
 )
 from referee.io.loaders.detect import share
 from referee.io.loaders.files import json_records
@@ -90,11 +91,8 @@ def _seats(run: dict) -> list[dict]:
 
 
 def _run_score(value: object, field: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise RecordError("wrong type", field, f"expected a finite number, got {value!r}")
-    return float(value)
+    """A match's winner_score or loser_score: None where absent, else a finite number (`score_value`)."""
+    return None if value is None else score_value(value, field, allow_neg_inf=False)
 
 
 def parse_run_match(run: dict, k: int, options: LoadOptions) -> dict[str, list[dict]]:
