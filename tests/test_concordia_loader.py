@@ -131,3 +131,35 @@ def test_detection(tmp_path, record):
     assert detect(write_json(tmp_path / "b.json", record())) == "concordia"
     assert detect(write_json(tmp_path / "c.json", [{"game": "g", "x": 1, "y": 0}])) == "records"
     assert detect(write_json(tmp_path / "d.json", {"hello": 1})) is None
+
+
+def _earlier(record, outcomes, **per_capita):
+    """A Concordia 1.8.0-1.8.9 ScenarioResult: `simulation_outcomes` (a list) and no repetition_idx."""
+    rec = {k: v for k, v in record().items() if k not in ("repetition_idx", "simulation_outcome")}
+    return {**rec, "simulation_outcomes": outcomes, **per_capita}
+
+
+def test_a_v1_8_0_result_is_one_match_per_repetition_checked_against_its_averages(tmp_path, record, contest):
+    first = {"resident_scores": {"Ann": 1.0, "Ben": 3.0}, "visitor_scores": {"Dov": 5.0}, "metadata": {}}
+    second = {"resident_scores": {"Ann": 4.0, "Ben": 6.0}, "visitor_scores": {"Dov": 1.0}, "metadata": {}}
+    # Concordia averages each repetition's focal mean: (2 + 5) / 2; background (5 + 1) / 2; ungrouped (3 + 11/3) / 2
+    good = _earlier(record, [first, second], focal_per_capita_score=3.5, background_per_capita_score=3.0,
+                    ungrouped_per_capita_score=(3.0 + 11 / 3) / 2)
+    bad = dict(good, scenario="haggling_1", focal_per_capita_score=9.0)
+    result = load(write_json(tmp_path / "alpha__m__e.json", [good, bad]), contest)
+    assert (result.read, result.accepted, result.quarantined) == (4, 2, 2)
+    matches = result.tables["matches"].set_index("repetition")
+    assert sorted(matches.index) == ["0", "1"] and set(matches["scenario"]) == {"haggling_0"}
+    scores = result.tables["results"].set_index(["match_id", "player"])["score"]
+    assert scores[("concordia:haggling_0:1:alpha_agent", "Ann")] == 4.0
+    assert set(result.quarantine["reason"]) == {"inconsistent"}
+    assert set(result.quarantine["record"]) == {"1.simulation_outcomes[0]", "1.simulation_outcomes[1]"}
+
+
+def test_a_v1_8_0_result_without_its_outcomes_keeps_its_per_capita_scores(tmp_path, record, contest):
+    rec = _earlier(record, [], focal_per_capita_score=1.5, background_per_capita_score=2.0)
+    result = load(write_json(tmp_path / "alpha__m__e.json", rec), contest)
+    rows = result.tables["results"].set_index("group")
+    assert result.tables["matches"]["repetition"].tolist() == ["mean"]
+    assert (rows.loc["focal", "score"], rows.loc["background", "score"]) == (1.5, 2.0)
+    assert (rows.loc["focal", "rank"], rows.loc["background", "rank"]) == (2.0, 1.0)

@@ -69,7 +69,7 @@ class FileReader:
         """Load options for `runner` (Concordia defaults to the 2024 contest catalogue)."""
         cat = self.catalogue
         if cat is None and runner == "concordia":
-            cat = default_catalogue()
+            cat = contest_catalogue()
         return LoadOptions(catalogue=cat, mapping=self.mapping, measures=self.measures, progress=self.progress,
                            phase=self.phase, score=self.score)
 
@@ -93,11 +93,6 @@ def in_phase(part, phase: str):
         index = part.schema.get_field_index("phase")
         return part.set_column(index, "phase", column) if index >= 0 else part.append_column("phase", column)
     return part.assign(phase=phase)
-
-
-def default_catalogue() -> Catalogue:
-    """The 2024 contest catalogue (read once per process)."""
-    return contest_catalogue()
 
 
 def _mtime(runner: str) -> float | None:

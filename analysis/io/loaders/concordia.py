@@ -20,6 +20,7 @@ import math
 from pathlib import Path
 
 from referee.io.catalogue import contest_catalogue, earlier_catalogue
+from referee.io.loaders.files import Faulty
 from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
@@ -80,15 +81,17 @@ def earlier_records(record: object) -> list[tuple[str, object]]:
     record per repetition (label suffix `.simulation_outcomes[k]`, repetition k), each carrying that repetition's
     per-capita means (Concordia's evaluation script averaged them over the repetitions into the recorded
     ones, which must agree). A result whose outcomes were left out (an empty list) keeps its per-capita scores
-    as one match of repetition 'mean': a focal and a background row. Any other record is returned as it is."""
+    as one match of repetition 'mean': a focal and a background row. Any other record is returned as it is; a
+    record found unusable here comes back `Faulty` (set aside with its error, its neighbours read on)."""
     if not isinstance(record, dict) or EARLIER not in record or "repetition_idx" in record:
         return [("", record)]
     base = {k: v for k, v in record.items() if k != EARLIER}
     outcomes = record[EARLIER]
     if not isinstance(outcomes, list):
-        return [("", {**base, "__error__": ("wrong type", EARLIER, f"expected a list of outcomes, got {outcomes!r}")})]
+        error = RecordError("wrong type", EARLIER, f"expected a list of outcomes, got {outcomes!r}")
+        return [("", Faulty(record, error))]
     if not outcomes:
-        return [("", {**base, "repetition_idx": PER_CAPITA, "__per_capita__": True})]
+        return [("", {**base, "repetition_idx": PER_CAPITA})]
     out, means = [], {"focal_per_capita_score": [], "background_per_capita_score": [], "ungrouped_per_capita_score": []}
     resident = base.get("focal_is_resident")
     for k, outcome in enumerate(outcomes):
@@ -112,8 +115,8 @@ def earlier_records(record: object) -> list[tuple[str, object]]:
         recorded = base.get(name)
         if len(values) == len(outcomes) and None not in values and isinstance(recorded, (int, float)) \
                 and not isinstance(recorded, bool) and not _agrees(float(recorded), values):
-            error = ("inconsistent", name, f"recorded {recorded} differs from the mean over the repetitions")
-            return [(label, {**rec, "__error__": error}) for label, rec in out]
+            error = RecordError("inconsistent", name, f"recorded {recorded} differs from the mean over the repetitions")
+            return [(label, Faulty(rec, error)) for label, rec in out]
     return out
 
 
@@ -137,12 +140,7 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     """
     if not isinstance(record, dict):
         raise RecordError("wrong type", None, f"expected a ScenarioResult object, got {type(record).__name__}")
-    if "__error__" in record:
-        raise RecordError(*record["__error__"])
-    per_capita_only = bool(record.get("__per_capita__"))
-    if per_capita_only:
-        record = {k: v for k, v in record.items() if k != "__per_capita__"}
-        record["simulation_outcome"] = {"resident_scores": {}, "visitor_scores": {}}
+    per_capita_only = record.get("repetition_idx") == PER_CAPITA and "simulation_outcome" not in record
     unexpected = set(record) - set(REQUIRED) - set(OPTIONAL)
     if unexpected:
         name = sorted(unexpected)[0]
@@ -157,7 +155,8 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     background = record.get("background_agent")
     if background is not None and not isinstance(background, str):
         raise RecordError("wrong type", "background_agent", f"expected an agent name, got {background!r}")
-    outcome = require(record, "simulation_outcome", (dict,), "an object")
+    outcome = {"resident_scores": {}, "visitor_scores": {}} if per_capita_only else \
+        require(record, "simulation_outcome", (dict,), "an object")
     extra = set(outcome) - OUTCOME_KEYS
     if extra:
         name = f"simulation_outcome.{sorted(extra)[0]}"
@@ -173,9 +172,7 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
             options.catalogue.names == contest_catalogue().names and scenario in earlier.names):
         raise RecordError("unknown scenario", "scenario", f"scenario {scenario!r} is not in the catalogue")
     focal_scores, background_scores = (residents, visitors) if focal_is_resident else (visitors, residents)
-    if per_capita_only:
-        focal_scores = {}
-    elif not focal_scores:
+    if not focal_scores and not per_capita_only:
         raise RecordError("missing field", "simulation_outcome", "no focal player has a score")
     per_capita = {name: _per_capita(record, name) for name in
                   ("focal_per_capita_score", "background_per_capita_score", "ungrouped_per_capita_score")}
@@ -190,11 +187,6 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
         if per_capita[name] is not None and not _agrees(per_capita[name], scores):
             raise RecordError("inconsistent", name,
                               f"recorded {per_capita[name]} differs from the mean of the per-player scores")
-    players = [(p, s, "focal", focal) for p, s in focal_scores.items()]
-    players += [(p, s, "background", background or "background") for p, s in background_scores.items()]
-    ranks = ranks_from_scores([p[1] for p in players])
-    if per_capita_only:
-        per_capita_rows = _per_capita_rows(record, focal, background)
     attrs = {k: record[k] for k in OPTIONAL if k in record and k != "background_agent"}
     attrs.update({k: v for k, v in per_capita.items() if v is not None and not math.isinf(v)})
     attrs["background_agent"] = background
@@ -203,6 +195,13 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
         attrs["outcome_metadata"] = outcome["metadata"]
     if per_capita_only:
         attrs["per_capita_only"] = True  # Concordia 1.8.0-1.8.9 result kept without its outcomes
+        results = _per_capita_rows(record, focal, background)
+    else:
+        players = [(p, s, "focal", focal) for p, s in focal_scores.items()]
+        players += [(p, s, "background", background or "background") for p, s in background_scores.items()]
+        ranks = ranks_from_scores([p[1] for p in players])
+        results = [{"player": p, "agent": agent, "group": group, "score": s, "rank": r}
+                   for (p, s, group, agent), r in zip(players, ranks)]
     games = options.catalogue.games if options.catalogue else {}
     game = games.get(scenario) or earlier.games.get(scenario)
     phase = options.phase or (options.catalogue.phases.get(scenario) if options.catalogue else None)
@@ -212,14 +211,10 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
         "scenario": scenario,
         "phase": phase,
         "repetition": repetition,
-        "n_players": len(per_capita_rows) if per_capita_only else len(players),
+        "n_players": len(results),
         "attrs": json.dumps(attrs, default=str),
         "focal": focal,
     }
-    results = per_capita_rows if per_capita_only else [
-        {"player": p, "agent": agent, "group": group, "score": s, "rank": r}
-        for (p, s, group, agent), r in zip(players, ranks)
-    ]
     return {"matches": [match], "results": results}
 
 

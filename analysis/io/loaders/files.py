@@ -148,9 +148,22 @@ def _lenient_pairs(pairs: list[tuple[str, Any]]) -> dict:
     return out if out.duplicate is not None else dict(out)
 
 
+class Faulty(dict):
+    """A record a loader has already found unusable while reshaping it (e.g. one repetition of a Concordia
+    1.8.0 result whose averages disagree): the record as it is, and its `error`, which `record_fault` names,
+    so that it is set aside as its neighbours are accepted, by the one path every record takes."""
+
+    def __init__(self, record: dict, error: RecordError):
+        super().__init__(record)
+        self.error = error
+
+
 def record_fault(record: Any, path: str = "") -> RecordError | None:
     """What makes one parsed record unusable although its file parsed: a repeated key or a byte that is not
-    UTF-8 anywhere inside it (found by `read_json`, which reads on past both); None when there is none."""
+    UTF-8 anywhere inside it (found by `read_json`, which reads on past both), or the error a loader attached
+    (`Faulty`); None when there is none."""
+    if isinstance(record, Faulty):
+        return record.error
     if isinstance(record, _Marked):
         key = f"{path}.{record.duplicate}" if path else record.duplicate
         return RecordError("duplicate key", key, f"key {record.duplicate!r} appears twice in one object")
