@@ -188,23 +188,37 @@ def other_episode(meta: object, other: object) -> str | None:
     return None
 
 
+META_HEAD = 1 << 16  # bytes of an episode file read for its `meta` (clem writes it first)
+
+
 def _meta_of(path: Path) -> object:
-    """The `meta` object of an interactions.json, streamed (clem writes it first: the turns are not parsed);
-    None where the file has none or cannot be read (it is set aside on its own)."""
+    """The `meta` object of an episode file, from its first META_HEAD bytes (clem writes `meta` first: the turns
+    are not parsed; a file whose head names no `meta`, as the clembench of 2023-2024 wrote them, is not read
+    further), streamed on only when `meta` itself runs past the head; None where the file has none or cannot be
+    read (it is set aside on its own)."""
+    import io
+
     import ijson
 
     try:
         with open(path, "rb") as fh:
-            return next(ijson.items(fh, "meta", use_float=True), None)
+            head = fh.read(META_HEAD)
+            if b'"meta"' not in head:
+                return None
+            try:
+                return next(ijson.items(io.BytesIO(head), "meta", use_float=True), None)
+            except ijson.IncompleteJSONError:
+                fh.seek(0)
+                return next(ijson.items(fh, "meta", use_float=True), None)
     except (ijson.JSONError, OSError, ValueError):
         return None
 
 
-def contradicts(flags: dict) -> bool:
-    """Whether an episode's flags say both Success and Lose (clem's own output does, e.g. 119 clean_up episodes
-    of a clemcore 3.7 run): clem counts such an episode as played and scores it by its Main Score; referee
-    stores it so, with the outcome unknown (neither a win nor a loss) and a note in the match's attrs."""
-    return _flag(flags, "Success") == 1 and _flag(flags, "Lose") == 1
+def contradicts(flags: dict[str, int | None]) -> bool:
+    """Whether an episode's parsed flags say both Success and Lose (clem's own output does, e.g. 119 clean_up
+    episodes of a clemcore 3.7 run): clem counts such an episode as played and scores it by its Main Score;
+    referee stores it so, with the outcome unknown (neither a win nor a loss) and a note in the match's attrs."""
+    return flags.get("Success") == 1 and flags.get("Lose") == 1
 
 
 def _main_score(path: Path, meta: dict) -> tuple[float | None, dict, bool]:
@@ -262,8 +276,9 @@ def parse_interactions(record: object, path: Path) -> dict[str, list[dict]]:
     pair, game, experiment = episode_names(record, path)
     players = _players(record["players"], pair)
     main, episode, unreadable = _main_score(path, meta)
-    both = contradicts(flags) or contradicts(episode)
-    shared = outcome(flags) or outcome({k: _flag_or_none(episode, k) for k in FLAGS})
+    scored = {k: _flag_or_none(episode, k) for k in FLAGS}  # the scores.json's flags (bad ones set aside there)
+    both = contradicts(flags) or contradicts(scored)
+    shared = outcome(flags) or outcome(scored)
     if (unreadable or both) and shared != "aborted":  # scores unreadable or contradicting: never a win
         shared = None
     if not game:
@@ -354,7 +369,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         return out.build()
     out.accept_bulk(1, measures=[{**row, "match_id": mid} for row in rows])
     out.add_records([mid], ["0"])
-    for k, (error, raw) in enumerate(aside, start=1):  # each value set aside is a record of its own
+    for error, raw in aside:  # each value set aside is a record of its own
         out.saw(1)
         out.quarantine(f"0.{error.field}", error, raw)
     return out.build()
