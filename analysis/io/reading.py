@@ -122,7 +122,7 @@ def load_file(path: Path, digest: str, reader: FileReader, head: str | None = No
             tried.append(exc)
         except Exception as exc:  # noqa: BLE001 - one file never stops the others: it is set aside whole
             return unreadable(path, digest, module.NAME, exc), detected
-    return not_recognised(path, digest, tried, keys, forced=reader.runner is not None), detected
+    return not_recognised(path, digest, tried, keys, forced=reader.runner is not None, head=head), detected
 
 
 def unreadable(path: Path, digest: str, runner: str, exc: BaseException) -> LoadResult:
@@ -141,10 +141,11 @@ def unreadable(path: Path, digest: str, runner: str, exc: BaseException) -> Load
 
 
 def not_recognised(path: Path, digest: str, tried: list[NotThisRunner], keys: list[str] | None,
-                   forced: bool) -> LoadResult:
+                   forced: bool, head: str | None = None) -> LoadResult:
     """One quarantine record for a whole file that no runner reads, saying what was seen and tried; its raw
-    text is the file's first HEAD_RAW_CAP bytes (the file stays at its path, named by its sha256)."""
-    head = read_head(path)
+    text is the file's first HEAD_RAW_CAP bytes (the file stays at its path, named by its sha256). `head`, the
+    file's first bytes as text, spares a read when the caller has them."""
+    head = read_head(path) if head is None else head
     if keys is None:
         keys = []
         for record in sample_records(path, head):

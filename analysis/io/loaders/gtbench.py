@@ -131,16 +131,15 @@ def parse_run_match(run: dict, k: int, options: LoadOptions) -> dict[str, list[d
     if not isinstance(fault, list):
         raise RecordError("wrong type", f"{where}.agents_at_fault", f"expected a list of agents, got {fault!r}")
     seat_range = range(len(seats))
+    outcome = seat_outcomes(len(seats), keys.index(winner) if winner else None, aborted=status != NORMAL)
     if status != NORMAL:
-        outcome, scores = ["aborted"] * len(seats), [None] * len(seats)
-    elif not winner:
-        outcome = ["tie"] * len(seats)
-        scores = [high if high == low else 0.5] * len(seats) if high is not None else [0.5] * len(seats)
+        scores = [None] * len(seats)
+    elif not winner:  # a draw: the scores GTBench wrote where they agree, else half a win each
+        scores = [high if high is not None and high == low else 0.5] * len(seats)
+    elif high is not None and low is not None:
+        scores = [high if o == "win" else low for o in outcome]
     else:
-        outcome = ["win" if keys[i] == winner else "loss" for i in seat_range]
-        scores = [(high if o == "win" else low) for o in outcome]
-        if None in scores:
-            scores = [1.0 if o == "win" else 0.0 for o in outcome]
+        scores = [1.0 if o == "win" else 0.0 for o in outcome]
     ranks = ranks_from_scores([math.nan if v is None else v for v in scores])
     steps = match.get("steps") or []
     if not isinstance(steps, list):
@@ -164,7 +163,7 @@ def parse_run_match(run: dict, k: int, options: LoadOptions) -> dict[str, list[d
     return {"matches": [row], "results": results, "events": events}
 
 
-def _records(path: Path, content_hash: str):
+def _records(path: Path):
     """(label, value) per match: each line (or the one pretty-printed document) of the file; a GTBench run
     object gives one record per element of its `matches` (label 'LINE.matches[k]')."""
     for line in json_records(path):
@@ -174,6 +173,19 @@ def _records(path: Path, content_hash: str):
                 yield f"{line.number}.matches[{k}]", (line.value, k, extra)
         else:
             yield line.number, line
+
+
+def seat_outcomes(n: int, winner: int | None, aborted: bool = False, forfeit: int | None = None) -> list[str]:
+    """Each of `n` seats' outcome: `aborted` for every seat of an aborted match, `forfeit` for the forfeiting
+    seat and `win` for the others, else `win` for the winner and `loss` for the rest, `tie` for all when nobody
+    wins (both GTBench's run objects and referee's match lines)."""
+    if aborted:
+        return ["aborted"] * n
+    if forfeit is not None:
+        return ["forfeit" if i == forfeit else "win" for i in range(n)]
+    if winner is None:
+        return ["tie"] * n
+    return ["win" if i == winner else "loss" for i in range(n)]
 
 
 def _seat(value: object, agents: list[str], field: str) -> int | None:
@@ -236,14 +248,9 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
         raise RecordError("missing field", "forfeit", "a forfeited match names the seat that forfeited")
     scores = _scores(record.get("scores"), names)
     seats = range(len(names))
+    outcome = seat_outcomes(len(names), winner, aborted=status == "aborted", forfeit=forfeit)
     if status == "aborted":
-        outcome, scores = ["aborted"] * len(names), [None] * len(names)
-    elif forfeit is not None:
-        outcome = ["forfeit" if i == forfeit else "win" for i in seats]
-    elif winner is None:
-        outcome = ["tie"] * len(names)
-    else:
-        outcome = ["win" if i == winner else "loss" for i in seats]
+        scores = [None] * len(names)
     if winner is not None and status == "completed" and scores is not None and None not in scores:
         top = max(scores)
         if scores[winner] != top or scores.count(top) > 1:
@@ -289,5 +296,5 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         given = match.pop("given_id", None)
         return f"gtbench:{given}" if given is not None else f"gtbench:{file_key(path, content_hash)}:{label}"
 
-    out.accept_records(_records(path, content_hash), parse, match_id)
+    out.accept_records(_records(path), parse, match_id)
     return out.build()

@@ -278,7 +278,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         return out.reject_file(exc)
     def parse(sample):
         rows = parse_sample(sample, log)
-        if UNSCORED in rows["matches"][0]["attrs"]:
+        if all(r["score"] is None and r["outcome"] is None for r in rows["results"]):  # no error, no limit
             out.note(f"Inspect sample(s) stored without a score: {UNSCORED} (left out of ratings)")
         return rows
 
