@@ -328,19 +328,26 @@ def _per_player_results(ev: _Evidence, type_key: str, player_key: str) -> _Layou
     return best
 
 
+def _players_named(ev: _Evidence, path: str, result: _Layout, without: str | None = None) -> tuple[int, int]:
+    """(lines whose text value at `path` is a player the results name in that file, lines with a text value at
+    `path`), counting only the lines that hold no text at `without` when it is given."""
+    inside = total = 0
+    for i, f in enumerate(ev.flat):
+        for r in f:
+            v = r.get(path)
+            if isinstance(v, str) and (without is None or not isinstance(r.get(without), str)):
+                total += 1
+                inside += v in result.players[i]
+    return inside, total
+
+
 def _player_key(ev: _Evidence, type_key: str, result: _Layout | None) -> tuple[str | None, str]:
     best, why, top = None, "", 0.0
     for path in ev.candidates((str,), least=0.05):
         if path == type_key:
             continue
         if result is not None:
-            inside = total = 0
-            for i, f in enumerate(ev.flat):
-                for r in f:
-                    v = r.get(path)
-                    if isinstance(v, str):
-                        total += 1
-                        inside += v in result.players[i]
+            inside, total = _players_named(ev, path, result)
             fit = inside / total if total else 0.0
             score = fit + ev.coverage(path) + (0.2 if _named(path, PLAYER_NAMES) else 0.0)
             if fit >= 0.9 and score > top:
@@ -355,22 +362,15 @@ def _player_key(ev: _Evidence, type_key: str, result: _Layout | None) -> tuple[s
 
 
 def _other_player_keys(ev: _Evidence, type_key: str, result: _Layout | None, best: str) -> list[str]:
-    """Keys that name the players on lines where `best` is absent (runners that call a seat `agent_id` in one
-    kind of line and `player_id` or `seat_id` in another): each one's string values are the players the results
-    name on 90 % of the lines that carry it and lack `best`."""
+    """Keys that name the players the results name (on 90 % of the lines without `best`): runners that call a
+    seat `agent_id` on one kind of line and `player_id` or `seat_id` on another."""
     if result is None:
         return []
     found = []
     for path in ev.candidates((str,), least=0.01):
         if path in (type_key, best) or "." in path:
             continue
-        inside = total = 0
-        for i, f in enumerate(ev.flat):
-            for r in f:
-                v = r.get(path)
-                if isinstance(v, str) and not isinstance(r.get(best), str):
-                    total += 1
-                    inside += v in result.players[i]
+        inside, total = _players_named(ev, path, result, without=best)
         if total and inside / total >= 0.9:
             found.append(path)
     return found

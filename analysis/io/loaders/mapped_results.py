@@ -6,9 +6,13 @@ Used by the mapped loader (`mapped.py`) and the mapping drafter."""
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from referee.io.loaders.errors import RecordError
 from referee.io.loaders.base import score_value
+
+if TYPE_CHECKING:  # the mapping's own module imports this one
+    from referee.io.loaders.mapped import RunnerMap
 
 
 _MISSING = object()
@@ -40,8 +44,7 @@ def key_label(paths: tuple[tuple[str, ...], ...]) -> str:
     return ".".join(paths[0])
 
 
-
-def game_results(record: dict, mapping, match: str, number: int, seen: set) -> list[dict]:
+def game_results(record: dict, mapping: RunnerMap, match: str, number: int, seen: set) -> list[dict]:
     """The results rows of a line that holds every player's result ([results]): an object keyed by player of
     scores or of ranks, or a list of players best first (a nested list: players tied). RecordError naming
     the key when the value is missing, of the wrong shape, not a number, or lists a player twice."""
@@ -71,17 +74,24 @@ def _keyed(value, key: str) -> list[tuple[str, object, str]]:
     return [(player, raw, f"{key}.{player}") for player, raw in value.items()]
 
 
-def _parallel(record: dict, mapping, value, key: str) -> list[tuple[str, object, str]]:
+def _parallel(record: dict, mapping: RunnerMap, value, key: str) -> list[tuple[str, object, str]]:
     """(player, raw value, field) from [results] players and a scores or ranks list of the same length."""
-    names, names_key = value_at(record, mapping.result_players), key_label(mapping.result_players)
-    if isinstance(names, dict):  # a seat table {player: agent}: its keys, in order, are the players
-        names = list(names)
-    if not isinstance(names, list) or not names or not all(isinstance(p, str) and p for p in names):
-        raise RecordError("wrong type", names_key, f"expected a list of player ids, got {names!r}"[:300])
+    names, names_key = _players(record, mapping)
     if not isinstance(value, list) or len(value) != len(names):
         raise RecordError("wrong type", key, f"expected a list of {len(names)} values parallel to "
                           f"'{names_key}', got {value!r}"[:300])
     return [(player, raw, f"{key}[{i}]") for i, (player, raw) in enumerate(zip(names, value))]
+
+
+def _players(record: dict, mapping: RunnerMap) -> tuple[list[str], str]:
+    """([results] players of a line, their key): a list of player ids, or a seat table {player: agent} whose
+    keys in order are the players; RecordError naming the key for anything else."""
+    names, names_key = value_at(record, mapping.result_players), key_label(mapping.result_players)
+    names = list(names) if isinstance(names, dict) else names
+    if not isinstance(names, list) or not names or not all(isinstance(p, str) and p for p in names):
+        raise RecordError("wrong type", names_key, f"expected a list (or seat table) of player ids, got "
+                          f"{names!r}"[:300])
+    return names, names_key
 
 
 def _result_value(layout: str, player: str, raw, field: str) -> tuple[str, float | None, float | None]:
@@ -92,14 +102,11 @@ def _result_value(layout: str, player: str, raw, field: str) -> tuple[str, float
     return (player, got, None) if layout == "scores" else (player, None, got)
 
 
-def _winners(record: dict, mapping, value, key: str) -> list[tuple[str, float | None, float | None]]:
+def _winners(record: dict, mapping: RunnerMap, value, key: str) -> list[tuple[str, float | None, float | None]]:
     """(player, None, rank) of a winners list: the winners (a list of player ids, or one) tied at rank 1 and
     every other player of [results] players tied at the rank after them. RecordError naming the key for a
     winner who is not among the players."""
-    names, names_key = value_at(record, mapping.result_players), key_label(mapping.result_players)
-    names = list(names) if isinstance(names, dict) else names
-    if not isinstance(names, list) or not names or not all(isinstance(p, str) and p for p in names):
-        raise RecordError("wrong type", names_key, f"expected a list (or seat table) of player ids, got {names!r}"[:300])
+    names, _ = _players(record, mapping)
     winners = [value] if isinstance(value, str) else value
     if not isinstance(winners, list) or not all(isinstance(w, str) and w for w in winners):
         raise RecordError("wrong type", key, f"expected the winners' player ids, got {value!r}"[:300])
