@@ -91,11 +91,11 @@ def open(source: str | Path | list, runner: str | Path | None = None, catalogue:
 
 
 def _comparisons(store: Store, runner, phase, where, parallel):
-    from referee.prepare.comparisons import comparisons_and_agents
+    from referee.prepare.comparisons import comparisons_and_agents, require_comparisons
 
     matches, results = stored_tables(store, runner, phase, where)
     comparisons, agents = comparisons_and_agents(matches, results, parallel=parallel)
-    return comparisons, matches, agents
+    return require_comparisons(comparisons, matches, results), matches, agents
 
 
 def ratings(store: Store, method: str = "bt", bootstrap: int = 0, runner: str | None = None,

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import referee
 from referee.cli import main
 from referee.io.store import Store
 from referee.prepare.clem_table import clem_episodes, clem_results
@@ -61,6 +62,11 @@ def test_concordia_1_8_0_results_are_read_with_their_per_capita_scores(tmp_path,
     games = dict(zip(matches["scenario"], matches["game"]))
     assert games["labor_collective_action__rational_boss_0"] == "labor_collective_action"  # Concordia 1.8.0's list
     assert games["pub_coordination_friendships_0"] == "pub_coordination"
+    # alone, the files name one focal agent: nothing to compare it with, and both front doors say so
+    agents = {_json(f)["focal_agent"] for f in files}
+    with Store(tmp_path / "concordia-1.8.0.duckdb", read_only=True) as again:
+        with pytest.raises(ValueError, match=rf"one such agent \({agents.pop()}\)"):
+            referee.ratings(again)
 
 
 def test_concordia_1_8_0_files_rate_their_agent_as_concordias_own_elo_compares_them(tmp_path, capsys):

@@ -39,7 +39,7 @@ def cmd_ratings(args) -> dict:
         ComparisonBudgetError,
         comparable_agents,
         comparisons_and_agents,
-        no_comparisons_reason,
+        require_comparisons,
         win_counts,
         with_resample,
     )
@@ -71,8 +71,7 @@ def cmd_ratings(args) -> dict:
         names, wins, ties = win_counts(matches, results)
         result = rate_counts(wins, ties, names, method, prior=args.prior, agents=agents)
     else:
-        if len(comparisons) == 0:
-            raise ValueError(no_comparisons_reason(matches, results))
+        require_comparisons(comparisons, matches, results)
         comparisons, resampled = with_resample(comparisons, matches, args.resample)
         if resampled and not args.bootstrap:
             resampled = f"--resample {args.resample} has no effect without --bootstrap"

@@ -423,11 +423,9 @@ def no_comparisons_reason(matches: pd.DataFrame, results: pd.DataFrame) -> str:
         return "no comparisons to rate: the store holds no match with results"
     agents = sorted(results["agent"].dropna().unique())
     pooled = matches[_pooled(matches)]
-    if len(pooled):
-        focal = results[is_in(results["match_id"], pooled["match_id"])]
-        if "group" in focal.columns and focal["group"].notna().any():
-            focal = focal[focal["group"].isna() | (focal["group"] == "focal")]
-        names = sorted(focal["agent"].dropna().unique())
+    if len(pooled):  # the agents compared across episodes: each match's focal agents (`agent_match_scores`)
+        names = sorted(agent_match_scores(pooled, results[is_in(results["match_id"], pooled["match_id"])])["agent"]
+                       .dropna().unique())
         if len(names) < 2:
             return (f"no comparisons to rate: {', '.join(pooled['runner'].unique())} compares the agents that play "
                     f"the same (scenario, repetition) in separate episodes, and the store holds one such agent "
@@ -437,3 +435,11 @@ def no_comparisons_reason(matches: pd.DataFrame, results: pd.DataFrame) -> str:
     if len(agents) < 2:
         return f"no comparisons to rate: the store's matches have one agent only ({', '.join(agents) or 'none'})"
     return "no comparisons to rate: no match has players of two different agents with a result"
+
+
+def require_comparisons(comparisons: pd.DataFrame, matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """`comparisons`, or ValueError saying why the tables give none (`no_comparisons_reason`): what the command
+    line and the notebook API both raise before a rating is attempted."""
+    if len(comparisons) == 0:
+        raise ValueError(no_comparisons_reason(matches, results))
+    return comparisons
