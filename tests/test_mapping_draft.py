@@ -125,7 +125,7 @@ def test_the_pattern_on_player_ids_strips_what_changes_between_games(ids, patter
 
 def _episode_documents(folder, n_files: int = 30, seed: int = 4):
     """One pretty-printed JSON document per episode: seats {P1: model}, a list of steps, and the result one
-    object down (`data.final_payoff_map`), as many runners write an episode; models of known strength."""
+    object down (`data.final_payoff_map`), as many runners write an episode; returns each file's truth."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -141,13 +141,13 @@ def _episode_documents(folder, n_files: int = 30, seed: int = 4):
                "data": {"rounds": 4, "final_payoff_map": payoff}}
         (folder / f"ep{i:03d}.json").write_text(json.dumps(doc, indent=2))
         truth[f"ep{i:03d}"] = {seat: (seats[seat], payoff[seat]) for seat in seats}
-    return truth, skill
+    return truth
 
 
 def test_a_folder_of_pretty_printed_episode_documents_is_drafted_and_ingested_without_edits(tmp_path, capsys):
     logs = tmp_path / "logs"
     logs.mkdir()
-    truth, skill = _episode_documents(logs)
+    truth = _episode_documents(logs)
     mapping = tmp_path / "auction.toml"
     assert main(["map", str(logs), "--out", str(mapping), "--check"]) == 0, capsys.readouterr()
     text = mapping.read_text()
