@@ -203,7 +203,8 @@ def test_clembench_before_clemcore_is_read_and_reproduces_clems_own_table(tmp_pa
     mine = clem_results(raw)
     assert (mine[published.columns] - published).abs().max().max() == 0
     # ... and on the episodes in this (trimmed) folder, referee's numbers from its own store equal clem's
-    here = raw.merge(stored[["model", "experiment", "episode"]].drop_duplicates(), on=["model", "experiment", "episode"])
+    episode = ["model", "experiment", "episode"]
+    here = raw.merge(stored[episode].drop_duplicates(), on=episode)
     pd.testing.assert_frame_equal(clem_results(stored), clem_results(here))
     assert "programmatic" in set(results["agent"])  # clem's scripted partner, listed as its player
 

@@ -187,7 +187,8 @@ def add_parsers(sub) -> None:
     p.add_argument("paths", nargs="+", help="files or directories (read recursively)")
     p.add_argument("--runner", metavar="NAME|FILE.toml",
                    help=f"force a loader instead of detecting per file: one of {', '.join(sorted(RUNNER_NAMES))}, "
-                        "or a runner mapping file describing another runner's JSON logs (lines, or one document per file)")
+                        "or a runner mapping file describing another runner's JSON logs (lines, or one document "
+                        "per file)")
     _store_arg(p)
     p.add_argument("--catalogue", type=Path, help="scenario catalogue TOML (Concordia default: the 2024 contest's)")
     p.add_argument("--map", action="append", default=[], metavar="CANONICAL=COLUMN",

@@ -433,7 +433,8 @@ class _Ingest:
             "accepted": r.accepted, "quarantined": r.quarantined, "ingested_at": self.now} for r in self.batch]))
         for r in self.batch:
             whole = r.read == 1 and r.accepted == 0 and len(r.bad) == 1 and r.bad[0]["record"] == "-"
-            status[r.source_file] = {"status": "ingested" if r.accepted or (r.read == 0 and r.notes) else "rejected", "read": r.read,
+            ingested = r.accepted or (r.read == 0 and r.notes)  # a file with no records, noted (a cancelled log)
+            status[r.source_file] = {"status": "ingested" if ingested else "rejected", "read": r.read,
                                      "accepted": r.accepted, "quarantined": r.quarantined, "runner": r.runner,
                                      "whole": whole}
             room = max(QUARANTINE_SAMPLE - self.sampled, 0)

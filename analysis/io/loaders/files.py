@@ -263,7 +263,7 @@ def skeleton(path: Path, items: int = SKELETON_ITEMS, text: int = SKELETON_TEXT,
         try:
             for event, value in ijson.basic_parse(_Budget(fh, budget), use_float=True):
                 if skip:
-                    skip += 1 if event in ("start_map", "start_array") else -1 if event in ("end_map", "end_array") else 0
+                    skip += {"start_map": 1, "start_array": 1, "end_map": -1, "end_array": -1}.get(event, 0)
                     continue
                 if event in ("start_map", "start_array"):
                     if full():

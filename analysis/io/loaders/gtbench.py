@@ -111,7 +111,8 @@ def parse_run_match(run: dict, k: int, options: LoadOptions) -> dict[str, list[d
         raise RecordError("wrong type", where, f"expected a match object, got {type(match).__name__}")
     extra = sorted(set(match) - set(MATCH_KEYS))
     if extra:
-        raise RecordError("unexpected field", f"{where}.{extra[0]}", f"field '{extra[0]}' is not part of a GTBench match")
+        raise RecordError("unexpected field", f"{where}.{extra[0]}",
+                          f"field '{extra[0]}' is not part of a GTBench match")
     status = match.get("status", NORMAL)
     if not isinstance(status, str):
         raise RecordError("wrong type", f"{where}.status", f"expected a status, got {status!r}")

@@ -10,10 +10,10 @@ Canonical: one match per file (match_id = the replay's `id`, else `info.EpisodeI
 per seat (player = 'seat {i}', agent = `info.TeamNames[i]`, else `info.Agents[i].Name`; score = the final
 reward; rank from the rewards). A model may play itself (Game Arena's self-play episodes name one model in both
 seats): the match is stored whole, its moves and illegal-move forfeits included, with `self_play` in its attrs,
-and gives no comparison (a pair is two different agents). Outcome per seat: `forfeit` for a seat whose final status is INVALID, TIMEOUT
-or ERROR (Kaggle nulls its reward), and, in Game Arena's OpenSpiel games, for the seat whose last submitted
-move was not applied while the game was not over (illegal-move forfeit: Kaggle then marks every seat DONE
-and pays -1 / +1); `aborted` for every seat when no seat ended DONE (the episode has no result, as Kaggle
+and gives no comparison (a pair is two different agents). Outcome per seat: `forfeit` for a seat whose final
+status is INVALID, TIMEOUT or ERROR (Kaggle nulls its reward), and, in Game Arena's OpenSpiel games, for the
+seat whose last submitted move was not applied while the game was not over (illegal-move forfeit: Kaggle then
+marks every seat DONE and pays -1 / +1); `aborted` for every seat when no seat ended DONE (the episode has no result, as Kaggle
 voids it); otherwise `tie` when every finishing reward is equal, else `win` at the best reward and `loss`
 below it. Each applied or refused move is an event (round = step, status accepted / rejected).
 """

@@ -474,9 +474,10 @@ def _finish(out, path, content_hash, mapping, events, results, lines, agents, me
             error = RecordError("missing field", "[agents] pattern", f"the [agents] pattern "
                                 f"{mapping.agent_pattern.pattern!r} finds no agent in player {row['player']!r}")
         else:
-            where = f"'{key_label(mapping.keys['agent'])}'" if "agent" in mapping.keys else "(the mapping names no agent key)"
-            error = RecordError("missing field", key_label(mapping.keys["agent"]) if "agent" in mapping.keys else "agent",
-                                f"no line of match {row['match_id']!r} names the agent of player {row['player']!r} {where}")
+            key = key_label(mapping.keys["agent"]) if "agent" in mapping.keys else None
+            where = f"'{key}'" if key else "(the mapping names no agent key)"
+            error = RecordError("missing field", key or "agent", f"no line of match {row['match_id']!r} names the "
+                                f"agent of player {row['player']!r} {where}")
         failed.setdefault(row["_line"], (row, error))
     for number, (row, error) in failed.items():
         out.quarantine(str(number), error, json.dumps({k: v for k, v in row.items() if k != "_line"}))

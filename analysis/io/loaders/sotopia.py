@@ -63,13 +63,14 @@ def _literal(value, field: str, kind: type):
 
 def parse_tournament(record: dict) -> dict[str, list[dict]]:
     """Canonical rows of one episode of Sotopia's tournament examples (the werewolves Elo tournament: `pk`,
-    `tag`, `model_mapping` = {character: model}, `rewards` = one reward per character (either as JSON or as a Python literal's text)
-    in model_mapping's order, `turns` = [{turn_number, agent_name, model_name, prompt, response}]): one result per
-    character (agent = its model, score = its reward: +1 for the winning side, -1 for the losing), game = the
-    tag (the tournament), every turn's response an event."""
+    `tag`, `model_mapping` = {character: model}, `rewards` = one reward per character in model_mapping's order
+    (each either JSON or a Python literal's text), `turns` = [{turn_number, agent_name, model_name, prompt,
+    response}]): one result per character (agent = its model, score = its reward: +1 for the winning side, -1
+    for the losing), game = the tag (the tournament), every turn's response an event."""
     mapping = _literal(record["model_mapping"], "model_mapping", dict)
     rewards = _literal(record["rewards"], "rewards", list)
-    if not mapping or not all(isinstance(k, str) and k and isinstance(v, str) and v.strip() for k, v in mapping.items()):
+    if not mapping or not all(isinstance(k, str) and k and isinstance(v, str) and v.strip()
+                              for k, v in mapping.items()):
         raise RecordError("wrong value", "model_mapping", "expected {character: model}, each a non-empty name")
     if len(rewards) != len(mapping):
         raise RecordError("wrong value", "rewards", f"expected {len(mapping)} rewards (one per character of "
@@ -79,7 +80,8 @@ def parse_tournament(record: dict) -> dict[str, list[dict]]:
     top, tied = max(scores), len(set(scores)) == 1
     players = list(mapping)
     results = [{"player": name, "agent": mapping[name].strip(), "score": scores[i], "rank": ranks[i],
-                "outcome": "tie" if tied else ("win" if scores[i] == top else "loss")} for i, name in enumerate(players)]
+                "outcome": "tie" if tied else ("win" if scores[i] == top else "loss")}
+               for i, name in enumerate(players)]
     turns = record["turns"]
     if not isinstance(turns, list):
         raise RecordError("wrong type", "turns", "expected a list of turns")
