@@ -90,28 +90,34 @@ def open(source: str | Path | list, runner: str | Path | None = None, catalogue:
     return opened
 
 
-def _comparisons(store: Store, runner, phase, where, parallel):
+def _comparisons(store: Store, runner, phase, where, parallel, scripted=False):
     from referee.prepare.comparisons import comparisons_and_agents, require_comparisons
 
     matches, results = stored_tables(store, runner, phase, where)
-    comparisons, agents = comparisons_and_agents(matches, results, parallel=parallel)
+    comparisons, agents = comparisons_and_agents(matches, results, parallel=parallel, scripted=scripted)
     return require_comparisons(comparisons, matches, results), matches, agents
 
 
 def ratings(store: Store, method: str = "bt", bootstrap: int = 0, runner: str | None = None,
             phase: list[str] | None = None, where: list[str] | None = None, parallel: bool = False,
-            resample: str = "match", seed: int = 0, **options) -> Result:
+            resample: str = "match", seed: int = 0, rate_scripted: bool = False, **options) -> Result:
     """`referee ratings` in one call: the rating table (agent, rating, lower, upper, rank, rank intervals,
-    group, interval, matches, status; Elo scale) of `method` (`referee.run.ratings.METHODS`); `options` go to
-    `referee.run.ratings.rate` (by, prior, dims, k, anchor, draws, ...). plot(): the bootstrap's violins with a
-    bootstrap, else each rating with its interval."""
+    group, interval, matches, status, and `runner_metric`: the runner's own headline number, computed its way,
+    `referee.run.runner_numbers`; Elo scale) of `method` (`referee.run.ratings.METHODS`); `rate_scripted`
+    rates scripted partners too; `options` go to `referee.run.ratings.rate` (by, prior, dims, k, anchor,
+    draws, ...). plot(): the bootstrap's violins with a bootstrap, else each rating with its interval."""
     from referee.prepare.comparisons import with_resample
     from referee.present.figures import plot_bootstrap_violins, plot_ratings
     from referee.run.ratings import rate
+    from referee.run.runner_numbers import stored_runner_numbers
 
-    comparisons, matches, agents = _comparisons(store, runner, phase, where, parallel)
+    comparisons, matches, agents = _comparisons(store, runner, phase, where, parallel, rate_scripted)
     comparisons, _ = with_resample(comparisons, matches, resample)
     found = rate(comparisons, method, bootstrap=bootstrap, seed=seed, agents=agents, **options)
+    results = store.table("results")
+    found.ratings, said = stored_runner_numbers(store, found.table(), matches,
+                                                results[results["match_id"].isin(matches["match_id"])], comparisons)
+    found.notes += said
     table = found.table()
     figures = {"intervals": lambda: plot_ratings(table)} if "game" not in table.columns else {}
     if found.bootstrap is not None and "game" not in table.columns:

@@ -154,11 +154,16 @@ def cmd_info(args) -> dict:
 
     if not args.store.exists():
         raise FileNotFoundError(f"{args.store}: no store here; run `referee ingest` first")
+    from referee.io.loaders import comparison_unit
+
     with Store(args.store, read_only=True) as store:
         info = store.info()
+        units = {runner: comparison_unit(runner) for runner in store.runners()}
     for key, value in info.items():
         _say(args, f"{key:>12}  {value}")
-    return info
+    for runner, unit in units.items():
+        _say(args, f"{runner}: one comparison is {unit}")
+    return info | {"comparison_units": units}
 
 
 def cmd_export(args) -> dict:

@@ -46,6 +46,7 @@ def cmd_ratings(args) -> dict:
     from referee.present.figures import plot_bootstrap_violins
     from referee.run.rating_labels import parse_anchor
     from referee.run.ratings import STREAMABLE, rate, rate_counts
+    from referee.run.runner_numbers import stored_runner_numbers
 
     method = args.method
     if args.ties == "davidson":
@@ -61,14 +62,15 @@ def cmd_ratings(args) -> dict:
         return _sliced_ratings(args, method, matches, results, folder, excluded, anchor)
     streamed = method in STREAMABLE and not (args.bootstrap or args.by or args.parallel or anchor)
     try:
-        comparisons, agents = comparisons_and_agents(matches, results, parallel=args.parallel)
+        comparisons, agents = comparisons_and_agents(matches, results, parallel=args.parallel,
+                                                     scripted=args.rate_scripted)
     except ComparisonBudgetError:
         if not streamed:
             raise
         # too many to list: bt and elo need only the win counts, streamed
-        comparisons, agents = None, comparable_agents(matches, results)
+        comparisons, agents = None, comparable_agents(matches, results, scripted=args.rate_scripted)
     if comparisons is None:
-        names, wins, ties = win_counts(matches, results)
+        names, wins, ties = win_counts(matches, results, scripted=args.rate_scripted)
         result = rate_counts(wins, ties, names, method, prior=args.prior, agents=agents)
     else:
         require_comparisons(comparisons, matches, results)
@@ -81,6 +83,9 @@ def cmd_ratings(args) -> dict:
                           executor=executor, anchor=anchor, **_sampling(args))
         if resampled:
             result.notes.append(resampled)
+    with _open_store(args) as store:
+        result.ratings, said = stored_runner_numbers(store, result.table(), matches, results, comparisons)
+    result.notes += said
     ratings = result.table()
     folder.table("ratings", ratings)
     _say(args, ratings.to_string(index=False))
@@ -417,6 +422,9 @@ def add_parsers(sub) -> None:
     p.add_argument("--per-game-prior-sd", type=_prior_sd, default=DEFAULT_TAU_ELO, metavar="ELO|none",
                    help=f"bt-per-game: prior sd of the per-game deviations in Elo points (default {DEFAULT_TAU_ELO:g}); "
                    "'none' for the paper's plain maximum likelihood")
+    p.add_argument("--rate-scripted", action="store_true",
+                   help="rate scripted partners too (clem's programmatic, Kaggle's built-in bots, Concordia's "
+                   "background population: results of group background), which are otherwise a role, not an agent")
     _sampling_args(p)
     _executor_args(p)
     _out_arg(p)

@@ -209,6 +209,10 @@ class Store:
             "quarantined": one("SELECT count(*) FROM quarantine"),
         }
 
+    def runners(self) -> list[str]:
+        """The runners whose matches the store holds, sorted."""
+        return sorted(r for (r,) in self.con.execute("SELECT DISTINCT runner FROM matches").fetchall())
+
     # writing -------------------------------------------------------------------------------------
     def _append(self, table: str, frame: Frame) -> None:
         if len(frame):

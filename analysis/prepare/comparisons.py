@@ -14,6 +14,11 @@ for Concordia the (scenario, repetition)), `game`, `kind` ('scenario', 'match' o
 - `parallel_comparisons`: agents that played the same game type and size against identical opponents
   in separate matches, compared across those matches.
 
+Scripted partners (a result of group `background`: Concordia's background population, clem's `programmatic`,
+Kaggle's built-in bots) are a role, not a rated agent: they enter no comparison and no ballot unless asked
+(`scripted=True`), and the comparisons' `attrs['scripted']` names the scripted agents seen (`scripted_agents`),
+so that the rating status can tell an agent that only ever beat a scripted partner.
+
 Test runs (Concordia's `exclude_from_elo_calculation`, see `referee.prepare.selection`) never enter a
 comparison or a ballot; aborted matches neither; a forfeiting player loses to every other player of its match
 (`referee.prepare.selection.with_outcomes`).
@@ -76,11 +81,33 @@ def budget() -> int:
     return int(os.environ.get("REFEREE_MAX_PAIRS", MAX_PAIRS))
 
 
-def _units(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+def scripted_agents(results: pd.DataFrame) -> list[str]:
+    """The agents that play as scripted partners (a result of group `background`), sorted."""
+    if "group" not in results.columns:
+        return []
+    return sorted(results.loc[results["group"] == "background", "agent"].dropna().unique())
+
+
+def with_scripted(results: pd.DataFrame, scripted: bool) -> pd.DataFrame:
+    """The results comparisons read: without scripted partners' rows (group `background`), or, with
+    `scripted`, with them counted as players like any other (group `focal`)."""
+    if "group" not in results.columns:
+        return results
+    background = (results["group"] == "background").to_numpy(bool)
+    if not background.any():
+        return results
+    if scripted:
+        return results.assign(group=results["group"].where(~background, "focal"))
+    return results[~background]
+
+
+def _units(matches: pd.DataFrame, results: pd.DataFrame, scripted: bool = False) -> pd.DataFrame:
     """One row per (comparison unit, agent) with its score: the unit is the (scenario, repetition) for pooled
     matches and the match otherwise; columns unit, agent, score, game, communication, time, pooled. Test runs
-    (`referee.prepare.selection.exclusions`) are left out."""
+    (`referee.prepare.selection.exclusions`) are left out, and scripted partners unless `scripted`
+    (`with_scripted`)."""
     matches, results = with_outcomes(without_excluded(matches), results)
+    results = with_scripted(results, scripted)
     pooled = matches[_pooled(matches)]
     other = matches[~_pooled(matches)]
     parts = []
@@ -293,10 +320,11 @@ def _without(agents: list[str], agent: str) -> list[str]:
     return rest
 
 
-def comparable_agents(matches: pd.DataFrame, results: pd.DataFrame) -> list[str]:
+def comparable_agents(matches: pd.DataFrame, results: pd.DataFrame, scripted: bool = False) -> list[str]:
     """The agents whose results enter comparisons (focal agents for separate-episode runners, every agent with
-    a score or rank otherwise), sorted: those a rating table should list, rated or not."""
-    return sorted(_units(matches, results)["agent"].unique())
+    a score or rank otherwise; scripted partners only with `scripted`), sorted: those a rating table should
+    list, rated or not."""
+    return sorted(_units(matches, results, scripted)["agent"].unique())
 
 
 def pair_count(matches: pd.DataFrame, results: pd.DataFrame, parallel: bool = False) -> int:
@@ -319,26 +347,33 @@ def _count(units: pd.DataFrame, parallel: pd.DataFrame | None) -> int:
 
 
 def comparisons_from_tables(matches: pd.DataFrame, results: pd.DataFrame, parallel: bool = False,
-                            max_pairs: int | None = None) -> pd.DataFrame:
+                            max_pairs: int | None = None, scripted: bool = False) -> pd.DataFrame:
     """All comparisons a store's tables imply: across matches of one (scenario, repetition) for runners that
     declare separate-episode matches (Concordia), within each match for every other runner (whatever its
     scenario column holds), plus parallel-game comparisons when `parallel` is true.
 
     Raises ComparisonBudgetError, before building anything, when `pair_count` exceeds `max_pairs` (default
     `budget()`): the message gives the count and the memory it would take, and points to `win_counts`.
+    Scripted partners are compared only with `scripted`; `attrs['scripted']` names them either way.
     """
-    return comparisons_and_agents(matches, results, parallel, max_pairs)[0]
+    return comparisons_and_agents(matches, results, parallel, max_pairs, scripted)[0]
 
 
 def comparisons_and_agents(matches: pd.DataFrame, results: pd.DataFrame, parallel: bool = False,
-                           max_pairs: int | None = None) -> tuple[pd.DataFrame, list[str]]:
+                           max_pairs: int | None = None, scripted: bool = False) -> tuple[pd.DataFrame, list[str]]:
     """(`comparisons_from_tables`, `comparable_agents`) of the same tables from one pass over them (the two
     read the same per-unit scores; at arena scale each pass is seconds). Raises ComparisonBudgetError as
     `comparisons_from_tables` does."""
+    out, agents = _comparisons_and_agents(matches, results, parallel, max_pairs, scripted)
+    out.attrs["scripted"] = scripted_agents(results)
+    return out, agents
+
+
+def _comparisons_and_agents(matches, results, parallel, max_pairs, scripted):
     limit = budget() if max_pairs is None else max_pairs
-    units = _units(matches, results)
+    units = _units(matches, results, scripted)
     agents = sorted(units["agent"].unique())
-    keys = _parallel_input(matches, results) if parallel else None
+    keys = _parallel_input(matches, with_scripted(results, scripted)) if parallel else None
     n = _count(units, keys)
     if n > limit:
         raise ComparisonBudgetError(
@@ -361,15 +396,15 @@ def comparisons_and_agents(matches: pd.DataFrame, results: pd.DataFrame, paralle
 
 
 def win_counts(matches: pd.DataFrame, results: pd.DataFrame, agents: list[str] | None = None,
-               block: int = 1 << 20) -> tuple[list[str], np.ndarray, np.ndarray]:
+               block: int = 1 << 20, scripted: bool = False) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Pooled strict-win and tie counts of the comparisons the tables imply, in bounded memory.
 
     Units (matches, or pooled (scenario, repetition)) are taken a block of about `block` pairs at a time;
     a unit larger than that is compared in row blocks. Returns (agents, W, T): W[i, j] = comparisons agent i
     won against j, T[i, j] = T[j, i] = ties between them (same definitions as `comparisons_from_tables`;
-    pairs of one agent with itself are not comparisons).
+    pairs of one agent with itself are not comparisons; scripted partners only with `scripted`).
     """
-    units = _units(matches, results)
+    units = _units(matches, results, scripted)
     agents = sorted(units["agent"].unique()) if agents is None else list(agents)
     n = len(agents)
     W, T = np.zeros((n, n)), np.zeros((n, n))
@@ -395,11 +430,13 @@ def win_counts(matches: pd.DataFrame, results: pd.DataFrame, agents: list[str] |
     return agents, W, T
 
 
-def ballots_from_tables(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+def ballots_from_tables(matches: pd.DataFrame, results: pd.DataFrame, scripted: bool = False) -> pd.DataFrame:
     """One ballot per (scenario, repetition) ranking agents by focal score for separate-episode runners
     (Concordia; within its phase), else one per match (agents' mean score; negated rank when scores are
-    missing). Test runs are left out. Returns columns ballot, agent, score, repetition."""
+    missing). Test runs are left out, and scripted partners unless `scripted`. Returns columns ballot, agent,
+    score, repetition."""
     matches, results = with_outcomes(without_excluded(matches), results)
+    results = with_scripted(results, scripted)
     scores = agent_match_scores(matches, results)
     missing = scores["score"].isna()
     if missing.any():

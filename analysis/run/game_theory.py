@@ -17,6 +17,7 @@ from referee.models.game_theory import (agent_task_nash, components, cyclic_shar
 from referee.models.ratings.bootstrap import game_weights
 from referee.models.ratings.bradley_terry import add_rank
 from referee.models.registry import GAME_METHODS
+from referee.run.rating_labels import information_note, without_information
 
 
 ALPHAS = (0.1, 1.0, 10.0, 100.0)  # the ranking intensities every alpha-Rank result is also shown at
@@ -82,11 +83,17 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
         'alpha-rank' (score = stationary mass at ranking intensity `alpha`, population `m`).
     bootstrap : resamples of the comparison clusters (matches) for 95 % intervals of the scores and of the
         cyclic share (0: none).
+
+    Agents without information (`rating_labels.without_information`) are left out of the game (no score, rank
+    or mass) and named in the notes.
     """
     if method not in GAME_METHODS:
         raise ValueError(f"method must be one of {GAME_METHODS}, got {method!r}")
     rng = np.random.default_rng(seed)
     tables, payoffs, cyclic, notes, sweeps, cycles = [], [], [], [], [], []
+    total = comparisons
+    comparisons, uninformed = without_information(comparisons, comparisons.attrs.get("scripted", ()))
+    notes.append(information_note(total, uninformed))
     groups = components(comparisons)
     if len(groups) > 1:
         notes.append(f"the agents split into {len(groups)} groups that never met one another: each is ranked apart "

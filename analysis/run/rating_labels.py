@@ -15,6 +15,11 @@ comparisons it came from and, for anchors, the bootstrap replicates.
   interval under Bradley-Terry on the same comparisons (Wald, cluster-robust by match; MAP under the stated
   prior where the MLE does not exist) is at most MAX_WIDTH Elo points wide; otherwise `provisional`, with the
   reason. So the same agent has the same status in every table of a report.
+- No information (`without_information`): an agent whose comparisons are all ties, or whose every decided
+  comparison is against one scripted partner (`referee.prepare.comparisons.scripted_agents`), or who has no
+  comparison at all, carries no information on its strength. It is never fitted, ranked, given a voting mass
+  or called established: its status is `no information: why` (`NO_INFORMATION`), and the ratings say how many
+  comparisons carried information (`information_note`).
 """
 
 from __future__ import annotations
@@ -146,23 +151,85 @@ def reference_status(comparisons: pd.DataFrame, parts: pd.Series | None = None) 
                         index=pd.Index(agents, name="agent"))
 
 
-def apply_status(table: pd.DataFrame, status: pd.DataFrame) -> pd.DataFrame:
-    """The table (any method: a column `agent`) with `matches` and `status` from `reference_status`; an agent
-    never compared gets 0 matches and 'provisional: not rated'."""
+NO_INFORMATION = "no information"  # the status of an agent whose comparisons say nothing of its strength
+NEVER_COMPARED = f"{NO_INFORMATION}: no comparison with another agent"
+
+
+def _uninformed(comparisons: pd.DataFrame, scripted: set) -> dict[str, str]:
+    """{agent: why} of the agents of `comparisons` without information (see `without_information`), one pass."""
+    decided = comparisons[comparisons["outcome"].to_numpy(float) != 0.5]
+    sides = pd.concat([decided[["a", "b"]].set_axis(["agent", "other"], axis=1),
+                       decided[["b", "a"]].set_axis(["agent", "other"], axis=1)])
+    opponents = sides.groupby("agent")["other"].unique()
+    total = pd.concat([comparisons["a"], comparisons["b"]]).value_counts()
+    out = {}
+    for agent in agents_in(comparisons):
+        if agent in scripted:
+            continue
+        met = opponents.get(agent)
+        if met is None:
+            out[agent] = f"{NO_INFORMATION}: all {int(total[agent])} comparison(s) are ties"
+        elif len(met) == 1 and met[0] in scripted:
+            out[agent] = f"{NO_INFORMATION}: every decided comparison is against the scripted partner {met[0]}"
+    return out
+
+
+def without_information(comparisons: pd.DataFrame, scripted=()) -> tuple[pd.DataFrame, dict[str, str]]:
+    """(the comparisons without the agents that carry no information, {agent: status}).
+
+    An agent carries no information when every comparison it is in is a tie (outcome 0.5), or when every decided
+    comparison it is in is against one scripted partner (`scripted`: agent names, e.g.
+    `referee.prepare.comparisons.scripted_agents`; scripted partners themselves are never labelled here). Its
+    comparisons are dropped, and the rule applied again to what is left, until no such agent remains: a tie
+    against an agent of unknown strength says nothing either."""
+    scripted = set(scripted)
+    found: dict[str, str] = {}
+    while len(comparisons):
+        blind = _uninformed(comparisons, scripted)
+        if not blind:
+            break
+        found.update(blind)
+        comparisons = comparisons[~(is_in(comparisons["a"], blind) | is_in(comparisons["b"], blind))]
+    return comparisons, found
+
+
+def information_note(comparisons: pd.DataFrame, uninformed: dict[str, str]) -> str:
+    """One sentence: how many comparisons carried information (were decided, not ties) and which agents have
+    none."""
+    decided = int((comparisons["outcome"].to_numpy(float) != 0.5).sum())
+    text = (f"{decided:,} of {len(comparisons):,} comparison(s) carried information (a win or a loss; "
+            f"{len(comparisons) - decided:,} tie(s))")
+    if uninformed:
+        names = sorted(uninformed)
+        text += (f"; {len(names)} agent(s) have no information on their strength and are listed without a "
+                 f"rating, a rank or a mass: {', '.join(names[:8])}{' ...' if len(names) > 8 else ''} (`status`)")
+    return text
+
+
+def apply_status(table: pd.DataFrame, status: pd.DataFrame, uninformed: dict[str, str] | None = None) -> pd.DataFrame:
+    """The table (any method: a column `agent`) with `matches` and `status` from `reference_status`; an agent in
+    `uninformed` ({agent: status}, `without_information`) gets that status, and one never compared gets 0
+    matches and NEVER_COMPARED."""
     n = table["agent"].map(status["matches"]).fillna(0).astype(int)
-    labels = table["agent"].map(status["status"]).fillna("provisional: not rated")
+    known = table["agent"].map(status["status"]).astype(object)
+    blind = table["agent"].map(pd.Series(uninformed or {}, dtype=object)).astype(object)
+    labels = blind.where(blind.notna(), known).where(lambda v: v.notna(), NEVER_COMPARED)
     return table.assign(matches=n.to_numpy(), status=labels.to_numpy())
 
 
 def label_status(table: pd.DataFrame, comparisons: pd.DataFrame) -> pd.DataFrame:
     """`apply_status` with the `reference_status` of `comparisons` (the one rule, for tables rated elsewhere:
-    votes, the report's)."""
+    votes, the report's), agents without information (`without_information`, scripted partners from the
+    comparisons' `attrs['scripted']`) labelled so."""
     empty = pd.DataFrame(columns=["matches", "one_sided", "status"])
-    return apply_status(table, reference_status(comparisons) if len(comparisons) else empty)
+    informed, uninformed = without_information(comparisons, comparisons.attrs.get("scripted", ()))
+    return apply_status(table, reference_status(informed) if len(informed) else empty, uninformed)
 
 
 def status_note(table: pd.DataFrame) -> str:
-    """One sentence: how many agents are established and provisional, and the rule."""
+    """One sentence: how many agents are established, provisional and without information, and the rule."""
     est = int((table["status"] == "established").sum())
-    return f"{est} agent(s) established, {len(table) - est} provisional ({RULE}; see the `status` column)"
+    blind = int(table["status"].astype(str).str.startswith(NO_INFORMATION).sum())
+    return (f"{est} agent(s) established, {len(table) - est - blind} provisional"
+            + (f", {blind} without information" if blind else "") + f" ({RULE}; see the `status` column)")
 

@@ -36,8 +36,9 @@ import pandas as pd
 from referee.prepare.comparisons import comparison_games
 from referee.run.intervals import ROBUST_WALD, WALD, finish
 from referee.run.executor import Executor, Shared, Task, run_tasks, share, task_seeds
-from referee.run.rating_labels import (ANCHORABLE, anchor_replicates, anchor_shift, apply_status, components,
-                                        rank_within, reference_status, status_note)
+from referee.run.rating_labels import (ANCHORABLE, NO_INFORMATION, anchor_replicates, anchor_shift, apply_status,
+                                        components, information_note, rank_within, reference_status, status_note,
+                                        without_information)
 from referee.models.registry import RATING_METHODS, methods_with
 from referee.models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, summarised_warnings
 from referee.models.ratings.bootstrap import BootstrapResult, bootstrap_generic, bootstrap_resampled, bt_resampling
@@ -212,25 +213,34 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
         raise ValueError("by must be None or 'game'")
     if len(comparisons) == 0:
         raise ValueError("no comparisons to rate")
+    total = comparisons
+    comparisons, uninformed = without_information(comparisons, comparisons.attrs.get("scripted", ()))
+    if len(comparisons) == 0:
+        raise ValueError(f"no comparison carries information: {information_note(total, uninformed)}; a rating "
+                         "needs wins and losses between agents (for a benchmark whose models play the same "
+                         "instances apart, see `referee formats RUNNER`: its comparison unit)")
     if method in ONLINE and "time" in comparisons.columns and comparisons["time"].notna().any():
         comparisons = comparisons.sort_values("time", kind="stable")
     if anchor is not None and (method not in ANCHORABLE or by is not None):
         raise ValueError(f"--anchor fixes the free constant of {', '.join(ANCHORABLE)} (not by game); "
                          f"{method} {'by game ' if by else ''}has none to fix")
     # the comparison graph's components, once: bootstrap ranks and the table's ranks are taken within them
+    agents = None if agents is None else [a for a in agents if a not in uninformed]
     parts = None if by else components(comparisons, sorted(set(agents_in(comparisons))
                                                             | set(agents or [])))
     # matches, one-sided records and the one status rule, once for every table and interval below
     status = None if by else reference_status(comparisons, parts)
+    labelled = dict(parts=parts, agents=agents, status=status, uninformed=uninformed,
+                    said=information_note(total, uninformed))
     if method == "bayes-bt":
-        return _labelled(_bayes(comparisons, by, draws, tune, chains, seed, sampler), parts, agents, status)
+        return _labelled(_bayes(comparisons, by, draws, tune, chains, seed, sampler), **labelled)
     options = dict(bootstrap=bootstrap, by=by, prior=prior, dims=dims, k=k, tau_elo=tau_elo, seed=seed,
                    executor=executor, status=status)
     if parts is not None:
         compared = parts.reindex(status.index)
         if compared.nunique() > 1:
-            return _labelled(_by_component(comparisons, compared, method, anchor, options), parts, agents, status)
-    return _labelled(_connected(comparisons, method, anchor=anchor, **options), parts, agents, status)
+            return _labelled(_by_component(comparisons, compared, method, anchor, options), **labelled)
+    return _labelled(_connected(comparisons, method, anchor=anchor, **options), **labelled)
 
 
 def _connected(comparisons: pd.DataFrame, method: str, bootstrap: int, by: str | None, prior: bool, dims: int,
@@ -318,15 +328,22 @@ def _by_component(comparisons: pd.DataFrame, compared: pd.Series, method: str, a
 
 
 def _labelled(result: RatingResult, parts: pd.Series | None, agents: list[str] | None,
-              status: pd.DataFrame | None) -> RatingResult:
+              status: pd.DataFrame | None, uninformed: dict[str, str], said: str) -> RatingResult:
     """The result with unrated agents listed, ranks within the comparison graph's components `parts` (component
-    per agent, `rating_labels.components`) and each agent's status (`referee.run.rating_labels`); by game
-    (`parts` None) the table is left as it is."""
+    per agent, `rating_labels.components`), each agent's status (`referee.run.rating_labels`), the agents
+    without information (`uninformed`, {agent: status}) listed last without a rating and `said` (how many
+    comparisons carried information) among the notes; by game (`parts` None) the table is left as it is."""
+    result.notes.append(said)
     if parts is None:
         return result
     with collect_notes(result.notes):
         if agents is not None:
             result.ratings = with_unrated(result.ratings, agents)
+    if uninformed:
+        rows = pd.DataFrame({"agent": sorted(uninformed), "rating": np.nan, "lower": np.nan, "upper": np.nan,
+                             "rank": pd.NA, "flag": NO_INFORMATION})
+        rated = result.ratings if "flag" in result.ratings.columns else result.ratings.assign(flag="")
+        result.ratings = pd.concat([rated, rows], ignore_index=True)
     table = result.ratings
     if parts.max() > 1:
         table = rank_within(table, parts)
@@ -335,7 +352,7 @@ def _labelled(result: RatingResult, parts: pd.Series | None, agents: list[str] |
                             f"{', '.join(f'{c}: {n}' for c, n in sizes.head(8).items())}"
                             f"{' ...' if len(sizes) > 8 else ''}); no comparison links them, so ratings are not "
                             "comparable across components and ranks are within each (`component` column)")
-    result.ratings = apply_status(table, status)
+    result.ratings = apply_status(table, status, uninformed)
     result.notes.append(status_note(result.ratings))
     return result
 

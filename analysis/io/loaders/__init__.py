@@ -27,7 +27,7 @@ RUNNERS: dict[str, ModuleType] = {m.NAME: m for m in (concordia, concordia_log, 
 DATA_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet", ".eval")
 
 __all__ = ["RUNNERS", "LoadOptions", "LoadResult", "NotThisRunner", "RecordError", "Detection", "detect",
-           "detect_runners", "get", "resolve", "runner_fields", "data_files"]
+           "detect_runners", "get", "resolve", "runner_fields", "data_files", "comparison_unit"]
 
 
 def get(name: str) -> ModuleType:
@@ -37,6 +37,17 @@ def get(name: str) -> ModuleType:
     except KeyError:
         raise KeyError(f"unknown runner {name!r}; known runners: {sorted(RUNNERS)}, or a runner mapping "
                        "file (NAME.toml, data/formats/mapped.md)") from None
+
+
+MATCH_UNIT = ("the match: every two players of different agents in it (scripted partners, group `background`, "
+              "are not rated)")
+
+
+def comparison_unit(name: str) -> str:
+    """What one comparison is for runner `name`, in words: its loader's `COMPARISON_UNIT` (runners whose models
+    play the same instance in separate episodes), else MATCH_UNIT; a runner referee has no module for (a mapping
+    file's) compares within the match."""
+    return getattr(RUNNERS.get(name), "COMPARISON_UNIT", MATCH_UNIT)
 
 
 def resolve(runner: str | Path) -> ModuleType | RunnerMap:

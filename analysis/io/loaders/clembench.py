@@ -7,11 +7,19 @@
 ({"GM": ..., "Player 1": {"game_role": ..., "model_name": ...}, ...}; older records write "Player 1": "Role,
 model"), `turns` (a list per round of actions {from, to, timestamp, action: {type, content}}) and the episode's
 `Aborted` / `Lose` / `Success` flags. Canonical: match_id = 'clembench:<model pair>/<game>/<experiment>/<episode>',
-game = game_name, scenario-free; one result per player (not the GM): agent = the model, role = the game role,
-score = the episode's `Main Score` from the sibling scores.json (clembench's main score, shared by the players;
-missing when the episode was not scored or was aborted), outcome `aborted` when Aborted is 1 (never a zero
+game = game_name, scenario = '<game>/<experiment>', repetition = the instance (meta's game_id, else the episode
+folder's name); one result per player (not the GM): agent = the model, role = the game role, group `background`
+for clem's scripted partner (`programmatic`: a role, not a rated agent) and `focal` for a model; score = the
+episode's `Main Score` from the sibling scores.json (clembench's main score, shared by the players; missing when
+the episode was not scored or was aborted), outcome `forfeit` when Aborted is 1 (the model broke the game's
+rules, which clem counts against its % played: it loses to every model that played the instance, never a zero
 score), else `win` for every player on Success and `loss` on Lose (clembench's games are played together);
 every action is an event (round = the turn index, actor = from, target = to, type = the action's type).
+
+Comparison unit (`COMPARISON_UNIT`): clem plays every model on the same instances in separate episodes (its
+self-play and single-player games have no second model in the episode; two-player games pair a model with
+itself or with the scripted partner), so the models are compared instance by instance across episodes
+(`SEPARATE_EPISODES`), each model's score against each other's, as clem's own table compares them.
 
 `scores.json` adds the episode's scores (`episode scores`: Aborted, Lose, Success, Main Score as outcome
 measures, the request counts and any other as telemetry) and the per-round scores (`round scores`/`turn
@@ -41,6 +49,11 @@ from referee.io.loaders.base import (
 from referee.io.loaders.detect import share
 
 NAME = "clembench"
+SEPARATE_EPISODES = True  # every model plays the same instances in its own episodes: compared instance by instance
+COMPARISON_UNIT = ("the instance (game, experiment, instance id): each model's episode score against every other "
+                   "model's on the same instance; clem's episodes hold one model (self-play, single-player, or "
+                   "against its scripted partner), so within an episode there is nothing to compare")
+SCRIPTED = ("programmatic",)  # clem's scripted partner: stored as group `background`, not rated
 PRIMARY = "interactions.json"
 SCORES = "scores.json"
 INTERACTION_KEYS = ("players", "turns")  # clemcore adds `meta`; the clembench of 2023-2024 (v0.9-v2.0) wrote none
@@ -137,7 +150,9 @@ def _players(players: object, pair: str) -> list[dict]:
             model = models[index] if index < len(models) else None
         if not model:
             raise RecordError("missing field", f"players.{name}.model_name", "a player needs the model that played it")
-        out.append({"player": name, "agent": model.strip(), "role": role})
+        model = model.strip()
+        out.append({"player": name, "agent": model, "role": role,
+                    "group": "background" if model in SCRIPTED else "focal"})
     if not out:
         raise RecordError("missing field", "players", "the episode has no players besides the game master")
     return out
@@ -156,9 +171,10 @@ def _flag(record: dict, name: str) -> int | None:
 
 
 def outcome(flags: dict[str, int | None]) -> str | None:
-    """The players' shared outcome from the episode flags: aborted, win (Success), loss (Lose), else None."""
+    """The players' shared outcome from the episode flags: forfeit (Aborted: the model broke the game's rules), win
+    (Success), loss (Lose), else None."""
     if flags.get("Aborted") == 1:
-        return "aborted"
+        return "forfeit"
     if flags.get("Success") == 1:
         return "win"
     if flags.get("Lose") == 1:
@@ -279,18 +295,19 @@ def parse_interactions(record: object, path: Path) -> dict[str, list[dict]]:
     scored = {k: _flag_or_none(episode, k) for k in FLAGS}  # the scores.json's flags (bad ones set aside there)
     both = contradicts(flags) or contradicts(scored)
     shared = outcome(flags) or outcome(scored)
-    if (unreadable or both) and shared != "aborted":  # scores unreadable or contradicting: never a win
+    if (unreadable or both) and shared != "forfeit":  # scores unreadable or contradicting: never a win
         shared = None
     if not game:
         raise RecordError("missing field", "meta.game_name", "the episode names no game")
-    match = {"runner": NAME, "game": game, "n_players": len(players),
-             "repetition": None if meta.get("game_id") is None else str(meta["game_id"]),
+    instance = path.parent.name if meta.get("game_id") is None else str(meta["game_id"])
+    match = {"runner": NAME, "game": game, "scenario": f"{game}/{experiment}", "n_players": len(players),
+             "repetition": instance,
              "attrs": json.dumps({"experiment_name": experiment, "results_folder": pair,
                                   "episode": path.parent.name}
                                  | {k: meta[k] for k in ("clem_version", "round_count") if k in meta}
                                  | ({"note": "Success and Lose both 1 (clem's own output): counted as played, "
                                      "outcome unknown"} if both else {}))}
-    known = shared != "aborted" and not unreadable
+    known = shared != "forfeit" and not unreadable
     results = [{**p, "score": main if known else None, "rank": 1.0 if known else None, "outcome": shared}
                for p in players]
     return {"matches": [match], "results": results, "events": _events(record["turns"])}

@@ -35,6 +35,9 @@ from referee.io.loaders.base import (
 
 NAME = "concordia"
 SEPARATE_EPISODES = True  # each focal agent plays its own episode of a (scenario, repetition): compare across them
+COMPARISON_UNIT = ("the (phase, scenario, repetition): each focal agent's per-capita score against every other focal "
+                   "agent's in the same scenario and repetition (the contest's own Elo comparisons); the background "
+                   "population is scripted and not rated")
 
 REQUIRED = ("scenario", "repetition_idx", "focal_agent", "focal_is_resident", "simulation_outcome",
             "focal_per_capita_score")

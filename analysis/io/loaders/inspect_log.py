@@ -31,6 +31,9 @@ from referee.io.loaders.base import (LoadOptions, LoadResult, RecordError, Resul
 
 NAME = "inspect"
 SEPARATE_EPISODES = True  # one log per model: a sample epoch of each is one episode, compared across logs
+COMPARISON_UNIT = ("the sample (task, sample id, epoch): each model's score against every other model's on the "
+                   "same sample and epoch; Inspect writes one log per model, so there is nothing to compare "
+                   "within a log")
 ZSTD = 93  # the ZIP compression method of zstd members
 VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0, "yes": 1.0, "no": 0.0, "true": 1.0, "false": 0.0}
 SAMPLE_KEYS = ("id", "epoch", "scores", "model_usage", "role_usage", "error", "limit", "total_time", "working_time")
@@ -194,6 +197,7 @@ class _Log:
         headline = results.get("headline") if isinstance(results.get("headline"), dict) else {}
         scorers = [s.get("name") for s in ev.get("scorers") or [] if isinstance(s, dict)]
         self.primary = headline.get("scorer") or next((s for s in scorers if isinstance(s, str)), None)
+        self.stated, self.reducer, self.cluster = stated_metrics(results, self.primary)
         self.log_id = ev.get("eval_id") or ev.get("run_id") or file_key(path, content_hash)
         self.created = ev.get("created")
         self.status = header.get("status")
@@ -201,6 +205,26 @@ class _Log:
     def players(self) -> list[tuple[str, str]]:
         """(player, agent) of every sample: the model roles, else the model."""
         return list(self.roles.items()) if self.roles else [("model", self.model)]
+
+
+def stated_metrics(results: dict, primary: str | None) -> tuple[dict[str, float], str | None, str | None]:
+    """(the primary scorer's metrics as the log header states them {name: value}, its epoch reducer, the
+    sample-metadata key its `stderr` clusters on): what Inspect itself printed for the log, kept beside the
+    samples so that referee's recomputation can be checked against it (`referee.prepare.inspect_table`)."""
+    entries = [s for s in results.get("scores") or [] if isinstance(s, dict)]
+    entry = next((s for s in entries if s.get("name") == primary), entries[0] if entries else None)
+    if entry is None or not isinstance(entry.get("metrics"), dict):
+        return {}, None, None
+    stated, cluster = {}, None
+    for name, metric in entry["metrics"].items():
+        value = metric.get("value") if isinstance(metric, dict) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            stated[name] = float(value)
+        params = metric.get("params") if isinstance(metric, dict) else None
+        if name == "stderr" and isinstance(params, dict) and isinstance(params.get("cluster"), str):
+            cluster = params["cluster"]
+    reducer = entry.get("reducer") if isinstance(entry.get("reducer"), str) else None
+    return stated, reducer, cluster
 
 
 def parse_sample(sample: Any, log: _Log) -> dict[str, list[dict]]:
@@ -248,7 +272,12 @@ def parse_sample(sample: Any, log: _Log) -> dict[str, list[dict]]:
         measures += [{"player": p, "name": "working_time", "value": float(working), "kind": "telemetry"} for p in score_of]
     outcome = "aborted" if error else ("forfeit" if limit else None)
     sample_id = str(sample["id"])
-    attrs = {"sample_id": sample_id, "epoch": epoch}
+    attrs = {"sample_id": sample_id, "epoch": epoch, "log": log.log_id}
+    if log.stated:
+        attrs |= {"stated": log.stated} | ({"reducer": log.reducer} if log.reducer else {})
+    if log.cluster:
+        metadata = sample.get("metadata") if isinstance(sample.get("metadata"), dict) else {}
+        attrs["cluster"] = None if metadata.get(log.cluster) is None else str(metadata[log.cluster])
     if not error and not limit and all(score_of[p] is None for p in score_of):
         attrs["unscored"] = UNSCORED
     if error:

@@ -29,6 +29,8 @@ from referee.io.loaders.table import number_cell, open_rows
 
 NAME = "meltingpot"
 SEPARATE_EPISODES = True  # each population plays its own episodes of a scenario: compared across them
+COMPARISON_UNIT = ("the (scenario, episode): each focal population's per-capita return against every other "
+                   "population's on the same scenario and episode; the background bots are scripted and not rated")
 POPULATION = ("population", "mapla", "training_run", "focal_population")
 REQUIRED = ("scenario", "focal_per_capita_return")
 OPTIONAL = ("substrate", "episode", "background_per_capita_return", "focal_player_names", "focal_player_returns",

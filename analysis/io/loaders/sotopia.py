@@ -4,7 +4,8 @@ model, agent 1 model, agent 2 model], `raw_messages`, `raw_rewards`, `codename`,
 (`pk`, `environment`, `agents`, `tag`, `models`, `messages`, `rewards`), one object or a list of them.
 Format document: `data/formats/sotopia.md`.
 
-Canonical: one match per episode (`sotopia:{episode id}`; game `sotopia`, scenario = the environment id); one
+Canonical: one match per episode (`sotopia:{episode id}`; game `sotopia`, scenario = the environment id,
+repetition = the agent profile ids in order, joined by '+': the instance, see `COMPARISON_UNIT`); one
 result per agent (player = its character id, agent = its model), score = its SOTOPIA-EVAL `goal` unless
 `--score` names another dimension; the seven dimensions and `overall_score` are measures of kind `judge`
 rated by the environment model; messages are events (sender, receiver, text; the environment's
@@ -26,6 +27,11 @@ from referee.io.loaders.detect import share
 from referee.io.loaders.files import read_json
 
 NAME = "sotopia"
+SEPARATE_EPISODES = True  # episodes of one environment and agent profiles are one instance, compared across models
+COMPARISON_UNIT = ("the instance (environment and agent profiles, in order): every model's score against every "
+                   "other model's that played it, in the same episode (its partner, when a different model) or "
+                   "in another; episodes without profile ids, and the tournament logs, are compared within "
+                   "the episode")
 DIMENSIONS = {"believability": (0, 10), "relationship": (-5, 5), "knowledge": (0, 10), "secret": (-10, 0),
               "social_rules": (-10, 0), "financial_and_material_benefits": (-5, 5), "goal": (0, 10)}
 OVERALL = "overall_score"  # the unweighted mean of the seven
@@ -151,6 +157,7 @@ def parse_episode(record, score_name: str) -> dict[str, list[dict]]:
         raise RecordError("missing field" if models is None else "wrong type", models_key,
                           "expected [environment model, agent 1 model, agent 2 model, ...]")
     n = len(models) - 1
+    profiles = agents is not None
     if agents is None:
         agents = [f"agent{i + 1}" for i in range(n)]
     if not isinstance(agents, list) or len(agents) != n or not all(isinstance(a, str) and a for a in agents):
@@ -177,8 +184,9 @@ def parse_episode(record, score_name: str) -> dict[str, list[dict]]:
     attrs = {k: record[k] for k in ("codename",) if isinstance(record.get(k), str)}
     if isinstance(tag, str):
         attrs["tag"] = tag
-    match = {"runner": NAME, "game": "sotopia", "scenario": environment if isinstance(environment, str) else None,
-             "n_players": n, "given_id": _get(record, "episode")[0], "attrs": json.dumps(attrs)}
+    environment = environment if isinstance(environment, str) else None
+    match = {"runner": NAME, "game": "sotopia", "scenario": environment,
+             "repetition": "+".join(agents) if profiles and environment else None, "n_players": n, "given_id": _get(record, "episode")[0], "attrs": json.dumps(attrs)}
     return {"matches": [match], "results": results, "measures": measures, "events": events}
 
 

@@ -1,0 +1,96 @@
+"""Inspect's own headline numbers, computed Inspect's way from the samples referee stored, beside what each
+log's header states.
+
+Inspect (`inspect_ai.scorer`) scores a log per scorer: each sample's score value becomes a number by
+`value_to_float` (C 1, P 0.5, I 0, N 0; the loader stores it so), the epochs of a sample are reduced to one
+value by the scorer's reducer (`mean` unless the header names another), and the metrics run over the reduced
+samples: `accuracy` and `mean` are the mean; `stderr` is the sample standard deviation (ddof 1) over the square
+root of the number of samples, 0 for a single sample, or, where the header's `stderr` names a metadata key to
+cluster on, the clustered standard error with Inspect's finite-cluster correction: sqrt(C / (C - 1) * sum over
+clusters of (sum of (value - mean))^2) / n. A sample that ended in an error has no score and is not counted (as
+Inspect leaves it unscored).
+
+`inspect_metrics` gives one row per (log, model, metric): task, computed value, the header's `stated` value and
+`samples`; `stated` is what Inspect printed, so the two agree to Inspect's printed precision where the log holds
+every sample its header scored.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+REDUCERS = {"mean": np.mean, "median": np.median, "max": np.max, "min": np.min}  # Inspect's reducer names
+MEANS = ("accuracy", "mean")  # metrics that are the mean of the reduced values
+COLUMNS = ["log", "task", "agent", "metric", "value", "stated", "samples", "note"]
+
+
+def _attrs(frame: pd.DataFrame) -> pd.DataFrame:
+    parsed = frame["attrs"].map(lambda a: json.loads(a) if isinstance(a, str) and a else {})
+    return pd.DataFrame({key: parsed.map(lambda a, k=key: a.get(k)) for key in
+                         ("log", "sample_id", "epoch", "stated", "reducer", "cluster")}, index=frame.index)
+
+
+def clustered_stderr(values: np.ndarray, clusters: np.ndarray) -> float:
+    """Inspect's clustered standard error of the mean of `values` (n,) grouped by `clusters` (n,): the
+    cluster-robust variance of the mean with the finite-cluster correction C / (C - 1); NaN for one cluster."""
+    mean = values.mean()
+    sums = pd.Series(values - mean).groupby(clusters).sum().to_numpy()
+    c = len(sums)
+    return float(np.sqrt((sums ** 2).sum() * c / (c - 1)) / len(values)) if c > 1 else float("nan")
+
+
+def _metric(name: str, values: np.ndarray, clusters: np.ndarray | None) -> float:
+    if name in MEANS:
+        return float(values.mean())
+    if name == "stderr":
+        if clusters is not None:
+            return clustered_stderr(values, clusters)
+        return float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0
+    if name == "std":
+        return float(values.std(ddof=1)) if len(values) > 1 else 0.0
+    return float("nan")
+
+
+def inspect_metrics(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """Inspect's metrics of each (log, model), computed from the stored samples, beside the header's.
+
+    Parameters
+    ----------
+    matches, results : canonical tables (Inspect's matches carry `log`, `sample_id`, `epoch`, `stated`,
+        `reducer`, `cluster` in their attrs, `referee.io.loaders.inspect_log`).
+
+    Returns
+    -------
+    COLUMNS: log, task, agent, metric (each metric the header states: accuracy, mean, stderr, std), value
+    (computed; NaN where Inspect's way cannot be followed, `note` says why), stated (the header's), samples
+    (reduced samples counted), note.
+    """
+    mine = matches[matches["runner"] == "inspect"]
+    if mine.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    info = _attrs(mine).assign(match_id=mine["match_id"].to_numpy(), task=mine["game"].to_numpy())
+    scored = results[["match_id", "agent", "score"]].merge(info, on="match_id")
+    rows = []
+    for (log, agent), block in info.merge(results[["match_id", "agent"]], on="match_id").groupby(["log", "agent"]):
+        stated = next((s for s in block["stated"] if isinstance(s, dict)), {})
+        reducer = next((r for r in block["reducer"] if isinstance(r, str)), None) or "mean"
+        task = block["task"].iloc[0]
+        samples = scored[(scored["log"] == log) & (scored["agent"] == agent) & scored["score"].notna()]
+        note = ""
+        if reducer not in REDUCERS:
+            note = f"epochs reduced by {reducer!r}, which referee does not recompute"
+        elif samples.empty:
+            note = "the log holds no scored sample"
+        reduced = (samples.groupby("sample_id").agg(score=("score", REDUCERS.get(reducer, np.mean)),
+                                                     cluster=("cluster", "first")) if not note else None)
+        values = reduced["score"].to_numpy(float) if reduced is not None else np.array([])
+        clusters = reduced["cluster"].astype(str).to_numpy() if reduced is not None and reduced["cluster"].notna().any() else None
+        for name, value in stated.items():
+            computed = _metric(name, values, clusters) if not note else float("nan")
+            rows.append({"log": log, "task": task, "agent": agent, "metric": name, "value": computed,
+                         "stated": value, "samples": len(values),
+                         "note": note or ("" if np.isfinite(computed) else f"Inspect's {name!r} is not recomputed")})
+    return pd.DataFrame(rows, columns=COLUMNS)
