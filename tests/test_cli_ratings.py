@@ -14,7 +14,7 @@ def test_ratings_bt_with_bootstrap(sample_store, tmp_path):
                  "--bootstrap", "40", "--out", str(out)]) == 0
     table = pd.read_csv(out / "ratings.csv")
     assert list(table.columns) == ["agent", "rating", "lower", "upper", "rank", "rank_lower", "rank_upper",
-                                   "replicates", "flag", "matches", "interval", "group", "status"]
+                                   "replicates", "flag", "matches", "interval", "group", "status", "runner_metric"]
     assert len(table) == 8 and sorted(table["rank"]) == list(range(1, 9))
     assert (table["lower"] <= table["rating"]).all() and (table["rating"] <= table["upper"]).all()
     assert (out / "bootstrap.png").stat().st_size > 5000

@@ -12,7 +12,7 @@ import pytest
 
 from referee.cli import main
 from referee.io.store import Store
-from referee.prepare.comparisons import comparisons_from_tables
+from referee.prepare.comparisons import comparisons_from_tables, no_comparisons_reason
 from conftest import play_runner
 
 pytestmark = pytest.mark.runners
@@ -41,9 +41,11 @@ def test_every_episode_is_a_match_scored_and_flagged_as_clem_reported(played):
         mine = results[results["match_id"] == mid]
         assert len(mine) == 2 and set(mine["agent"]) == set(pair.split("--"))
         assert set(mine["role"]) == {"Describer", "Guesser"}
-        expected = "aborted" if row["Aborted"] == 1 else "win" if row["Success"] == 1 else "loss"
+        expected = "forfeit" if row["Aborted"] == 1 else "win" if row["Success"] == 1 else "loss"
         assert set(mine["outcome"]) == {expected}
-        if expected == "aborted":  # a missing main score, never a zero
+        assert set(mine.loc[mine["agent"] == "programmatic", "group"]) == {"background"}  # clem's scripted partner
+        assert set(mine.loc[mine["agent"] != "programmatic", "group"]) == {"focal"}
+        if expected == "forfeit":  # a missing main score, never a zero
             assert math.isnan(row["Main Score"]) and mine["score"].isna().all()
         else:
             assert (mine["score"] == row["Main Score"]).all()
@@ -52,7 +54,7 @@ def test_every_episode_is_a_match_scored_and_flagged_as_clem_reported(played):
             if metric != "Played" and not math.isnan(value):
                 assert stored[metric] == value
         assert len(events[events["match_id"] == mid]) >= 4
-    assert {"win", "loss", "aborted"} == set(results["outcome"])
+    assert {"win", "loss", "forfeit"} == set(results["outcome"])
     # scores.json files were read as records of the same matches; clem's other files were left out and said so
     assert (sources["source_file"].str.endswith("scores.json")).sum() == 10
 
@@ -72,10 +74,15 @@ def test_companion_files_are_left_out_and_counted(played):
     assert report.quarantined == 0
 
 
-def test_aborted_episodes_have_no_comparison(played):
+def test_one_model_against_the_scripted_partner_gives_no_comparison_and_says_why(played):
     store, _, _ = played
     with Store(store, read_only=True) as s:
         matches, results = s.table("matches"), s.table("results")
-    comparisons = comparisons_from_tables(matches, results)
-    aborted = set(results.loc[results["outcome"] == "aborted", "match_id"])
-    assert len(aborted) == 2 and not aborted & set(comparisons["cluster"])
+    assert len(set(results.loc[results["outcome"] == "forfeit", "match_id"])) == 2  # clem's Aborted episodes
+    # mock plays every instance twice (either seat) against clem's scripted partner: nothing to compare
+    assert len(comparisons_from_tables(matches, results)) == 0
+    assert "one such agent (mock)" in no_comparisons_reason(matches, results)
+    # asked to rate the scripted partner, the instances compare mock's and programmatic's shared scores: ties
+    scripted = comparisons_from_tables(matches, results, scripted=True)
+    assert set(scripted["a"]) | set(scripted["b"]) == {"mock", "programmatic"}
+    assert (scripted["outcome"] == 0.5).all() and scripted["cluster"].str.startswith("guessnumber/").all()

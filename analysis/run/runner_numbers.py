@@ -179,7 +179,7 @@ def runner_numbers(tables: Tables) -> pd.DataFrame:
 
 def _text(row) -> str:
     value = row["value"] if pd.notna(row["value"]) else row["stated"]
-    digits = 2 if abs(value) >= 1 else 3
+    digits = 0 if float(value).is_integer() and abs(value) >= 100 else 2 if abs(value) >= 1 else 3
     text = f"{row['metric']} {value:.{digits}f}"
     if pd.notna(row["stderr"]):
         text += f" ± {row['stderr']:.{digits}f}"

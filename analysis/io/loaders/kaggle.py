@@ -8,7 +8,8 @@ A replay is one JSON object per episode, as `env.toJSON()` writes it and Kaggle 
 
 Canonical: one match per file (match_id = the replay's `id`, else `info.EpisodeId`; game = `name`), one result
 per seat (player = 'seat {i}', agent = `info.TeamNames[i]`, else `info.Agents[i].Name`; score = the final
-reward; rank from the rewards). A model may play itself (Game Arena's self-play episodes name one model in both
+reward; rank from the rewards; group `background` for a seat played by one of the environment's built-in agents,
+`BUILT_IN`: a scripted opponent, not rated unless asked, else `focal`). A model may play itself (Game Arena's self-play episodes name one model in both
 seats): the match is stored whole, its moves and illegal-move forfeits included, with `self_play` in its attrs,
 and gives no comparison (a pair is two different agents). Outcome per seat: `forfeit` for a seat whose final
 status is INVALID, TIMEOUT or ERROR (Kaggle nulls its reward), and, in Game Arena's OpenSpiel games, for the
@@ -42,6 +43,18 @@ OPTIONAL = ("id", "title", "description", "version", "module_version", "configur
 FAILED = ("INVALID", "TIMEOUT", "ERROR")  # a seat's final status that forfeits (Kaggle nulls its reward)
 STATUSES = ("ACTIVE", "INACTIVE", "DONE") + FAILED
 TEXT_CAP = 2000  # characters of a move's JSON kept in its event
+# the built-in agents kaggle_environments ships with each environment (its `agents` dict): scripted opponents,
+# stored as group `background` (a role, not a rated agent) where a seat's name is one of them
+BUILT_IN = {"connectx": ("random", "negamax"), "hungry_geese": ("random", "greedy"), "halite": ("random",),
+            "rps": ("rock", "paper", "scissors", "copy_opponent", "reactionary", "counter_reactionary",
+                    "statistical"), "mab": ("random", "round_robin"), "kore_fleets": ("random", "miner", "do_nothing",
+                                                                                  "balanced", "attacker"),
+            "cabt": ("random", "first"), "crawl": ("random",), "word_association": ("random",)}
+
+
+def built_in(game: str) -> tuple[str, ...]:
+    """The built-in agent names of environment `game` (Game Arena's OpenSpiel games: `random`)."""
+    return BUILT_IN.get(game, ("random",) if game.startswith("open_spiel") else ())
 
 
 def sniff(path: Path, head: str, sample: list) -> float:
@@ -180,7 +193,9 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
                  "version": record.get("version"), "module_version": record.get("module_version"),
                  "open_spiel_game": config.get("openSpielGameString"), "steps": len(steps),
                  "self_play": len(set(agents)) < seats or None}.items() if v is not None})}
+    scripted = built_in(game)
     results = [{"player": f"seat {i}", "agent": agents[i], "score": rewards[i],
+                "group": "background" if agents[i] in scripted else "focal",
                 "rank": None if math.isnan(ranks[i]) else ranks[i], "outcome": seat_outcomes[i],
                 "attrs": json.dumps({"status": statuses[i]} | ({"illegal_move": True} if i in illegal else {}))}
                for i in range(seats)]

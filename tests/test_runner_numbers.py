@@ -1,0 +1,146 @@
+"""Each runner's own headline numbers beside referee's ratings, comparisons where the runner's design makes them,
+and no "established" without information (issue 46).
+
+Checked against independent references: a generated clemcore run with known skills (and clem's own aggregation
+of it), clem's own results.csv, each Inspect log's header (what Inspect itself computed), closed forms for the
+information rule and Inspect's clustered standard error."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import spearmanr
+
+import referee
+from referee.cli import main
+from referee.io.loaders import RUNNERS, comparison_unit
+from referee.io.resources import shipped
+from referee.prepare.clem_table import clem_episodes, clem_results
+from referee.prepare.inspect_table import clustered_stderr
+from referee.run.game_theory import game_ranking
+from referee.run.rating_labels import NO_INFORMATION, without_information
+from referee.run.ratings import rate
+from referee.run.runner_numbers import HEADLINES, Tables, runner_numbers
+from referee.simulate.clem import CLEM_SKILL, clem_run
+from conftest import shared_file
+
+
+@pytest.fixture(scope="module")
+def clem_store(tmp_path_factory):
+    root = tmp_path_factory.mktemp("clemrun")
+    truth = clem_run(root / "results", instances=6, experiments=2, seed=3)
+    return referee.open([root / "results"], store=root / "s.duckdb"), truth
+
+
+def test_generated_clemcore_run_rates_models_in_clems_order_and_not_its_scripted_partner(clem_store):
+    store, truth = clem_store
+    found = referee.ratings(store, method="bt")
+    table = found.table().set_index("agent")
+    assert "programmatic" not in table.index and "programmatic-t0.0" not in table.index
+    assert len(table) == 8 and table["rating"].nunique() == 8  # distinct ratings, every model rated
+    clem = clem_results(clem_episodes(store.table("matches"), store.table("measures")))
+    clemscore = clem["-, clemscore"].rename(lambda folder: folder.split("--")[0])
+    assert spearmanr(table["rating"], clemscore.reindex(table.index)).statistic >= 0.9
+    skill = pd.Series(truth).rename(lambda m: f"{m}-t0.0")
+    assert spearmanr(table["rating"], skill.reindex(table.index)).statistic >= 0.9
+    # clem's own clemscore is the runner_metric column, equal to clem's aggregation to its printed precision
+    shown = table["runner_metric"].str.extract(r"clemscore ([\d.]+)")[0].astype(float)
+    assert (shown - clemscore.reindex(table.index)).abs().max() < 0.005
+    assert any("clemscore" in n and "instance by instance" in n for n in found.notes)
+
+
+def test_scripted_partner_is_rated_only_when_asked(clem_store):
+    store, _ = clem_store
+    asked = referee.ratings(store, method="bt", rate_scripted=True).table()
+    assert "programmatic-t0.0" not in set(asked["agent"])  # GM and partner are 'programmatic' (no suffix)
+    assert "programmatic" in set(asked["agent"])
+    assert set(store.table("results").query("agent == 'programmatic'")["group"]) == {"background"}
+
+
+def test_real_clembench_run_orders_its_comparable_models_as_clem_and_says_what_it_cannot_rate(tmp_path):
+    root = shared_file("real", "clembench-ludo")
+    store = referee.open([root], store=tmp_path / "s.duckdb")
+    table = referee.ratings(store, method="bt").table().set_index("agent")
+    assert "programmatic" not in table.index
+    clem = pd.read_csv(root / "results.csv", index_col=0)["-, clemscore"]
+    # Llama-3-70B and gpt-3.5 play the same multiplayer instances: clem's order (14.36 > 2.11) is referee's
+    assert clem["Llama-3-70B-chat-hf-t0.0--programmatic-t0.0"] > clem["gpt-3.5-turbo-1106-t0.0--programmatic-t0.0"]
+    assert table.loc["Llama-3-70B-chat-hf", "rating"] > table.loc["gpt-3.5-turbo-1106", "rating"]
+    # gpt-4o played only single-player instances no other model here played: no information, no rank
+    assert table.loc["gpt-4o", "status"].startswith(NO_INFORMATION) and pd.isna(table.loc["gpt-4o", "rank"])
+    assert (table["status"] == "established").sum() == 0
+
+
+def test_clems_percent_played_and_quality_equal_its_results_table(tmp_path):
+    root = shared_file("real", "clembench-ludo")
+    raw = pd.read_csv(root / "raw.csv", index_col=0)
+    printed = pd.read_csv(root / "results.csv", index_col=0)
+    mine = clem_results(raw)
+    for column in ("all, Average % Played", "all, Average Quality Score", "ludo, % Played", "ludo, Quality Score",
+                   "-, clemscore"):
+        assert (mine[column] - printed[column].reindex(mine.index)).abs().max() < 0.005, column
+
+
+def test_an_agent_with_only_ties_has_no_information_and_no_rank():
+    # a beats b and b beats a (information); c only ever ties a; d only ever beats scripted s
+    rows = [("a", "b", 1.0), ("a", "b", 0.0), ("a", "b", 1.0), ("a", "c", 0.5), ("c", "b", 0.5),
+            ("d", "s", 1.0), ("d", "s", 1.0)]
+    comparisons = pd.DataFrame(rows, columns=["a", "b", "outcome"]).assign(
+        cluster=[f"m{i}" for i in range(len(rows))], game="g", kind="match", communication=None, time=None)
+    comparisons.attrs["scripted"] = ["s"]
+    kept, blind = without_information(comparisons, ["s"])
+    assert set(blind) == {"c", "d"} and "ties" in blind["c"] and "scripted partner s" in blind["d"]
+    assert len(kept) == 3  # d's comparisons with s are gone too: s meets no one else
+    table = rate(comparisons, "bt").table().set_index("agent")
+    assert table.loc["c", "status"].startswith(NO_INFORMATION) and pd.isna(table.loc["c", "rating"])
+    assert pd.isna(table.loc["c", "rank"]) and table.loc[["a", "b"], "rating"].notna().all()
+    game = game_ranking(comparisons, "nash")
+    assert set(game.table["agent"]) == {"a", "b"}  # no mass for c or d
+    assert any("carried information" in n for n in game.notes)
+
+
+def test_all_ties_is_said_not_rated():
+    comparisons = pd.DataFrame({"a": ["x", "x"], "b": ["y", "z"], "outcome": [0.5, 0.5], "cluster": ["1", "2"],
+                                "game": "g", "kind": "match", "communication": None, "time": None})
+    with pytest.raises(ValueError, match="no comparison carries information: 0 of 2"):
+        rate(comparisons, "elo")
+
+
+def test_inspect_accuracy_and_stderr_equal_each_logs_header(tmp_path):
+    store = referee.open([shared_file("real", "inspect")], store=tmp_path / "s.duckdb")
+    numbers = runner_numbers(Tables(store.table("matches"), store.table("results"), store.table("measures")))
+    computed = numbers[numbers["value"].notna()]
+    assert len(computed) >= 15  # every log with scored samples and a stated metric
+    assert np.allclose(computed["value"], computed["stated"], atol=1e-12)
+    assert np.allclose(computed["stderr"], computed["stated_stderr"], atol=1e-12)
+    # the 2-epoch log: epochs reduced by their mean first, as Inspect does (0.75 +- 0.25 over 2 samples)
+    streamed = computed[computed["agent"].str.startswith("azureai/")].iloc[0]
+    assert (streamed["value"], streamed["stderr"]) == pytest.approx((0.75, 0.25))
+    table = referee.ratings(store, method="bt").table()
+    assert table["runner_metric"].str.contains("accuracy").any()
+
+
+def test_clustered_stderr_is_the_cluster_robust_se_of_a_mean():
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(0)
+    clusters = np.repeat(np.arange(12), 5)
+    values = rng.normal(size=60) + np.repeat(rng.normal(size=12), 5)
+    fit = sm.OLS(values, np.ones((60, 1))).fit(cov_type="cluster", cov_kwds={"groups": clusters,
+                                                                              "use_correction": False})
+    # statsmodels' uncorrected cluster SE times sqrt(C/(C-1)) is Inspect's finite-cluster-corrected one
+    assert clustered_stderr(values, clusters) == pytest.approx(float(fit.bse[0]) * np.sqrt(12 / 11), rel=1e-9)
+
+
+def test_every_runner_declares_its_comparison_unit_in_its_format_document_and_info(tmp_path, capsys):
+    for name in RUNNERS:
+        text = shipped("formats", f"{name}.md").read_text(encoding="utf-8")
+        assert "## Comparison unit" in text, name
+    assert "instance" in comparison_unit("clembench") and "sample" in comparison_unit("inspect")
+    assert "match" in comparison_unit("kaggle")
+    clem_run(tmp_path / "results", instances=2, experiments=1)
+    assert main(["ingest", "--store", str(tmp_path / "s.duckdb"), str(tmp_path / "results")]) == 0
+    assert main(["info", "--store", str(tmp_path / "s.duckdb")]) == 0
+    assert "clembench: one comparison is the instance" in capsys.readouterr().out
+    assert set(HEADLINES) <= set(RUNNERS)
