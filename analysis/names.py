@@ -14,6 +14,8 @@ from pathlib import Path
 DEFAULT_STORE = Path("data/referee.duckdb")
 MEASURE_KINDS = ("outcome", "telemetry", "component", "judge")
 OUTCOMES = ("win", "loss", "tie", "forfeit", "aborted")
+NO_INFORMATION = "no information"  # the status of an agent whose comparisons say nothing of its strength
+NEVER_COMPARED = f"{NO_INFORMATION}: no comparison with another agent"  # (`referee.run.rating_labels`)
 RUNNER_NAMES = ("concordia", "concordia-log", "compact", "aoa", "arena", "ranked", "records", "textarena", "kaggle",
                 "clembench", "gtbench", "inspect", "sotopia", "meltingpot", "table")
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from referee.run.audit import audit_frame, default_outcomes, run_audit, season_audit
 from referee.prepare.comparisons import (
+    no_comparisons_reason,
     ballots_from_tables,
     comparable_agents,
     comparisons_from_tables,
@@ -19,7 +20,9 @@ from referee.prepare.selection import exclusion_note, outcome_note
 from referee.run.contest import FINAL, SELECTION, run_contest
 from referee.run.describe import feature_correlations, mean_se, scores_by, ranking_alignment, scenario_features
 from referee.run.predictive import compare_predictors, training_demands
-from referee.run.rating_labels import status_note
+from referee.run.rating_labels import information_note, status_note, without_information
+from referee.run.runner_numbers import stored_runner_numbers
+from referee.io.loaders import comparison_unit
 from referee.run.ratings import rate
 from referee.run.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
 from referee.present.report import (
@@ -211,7 +214,7 @@ def rating_sections(store: Store, bootstrap: int = 200, seed: int = 0, scores=No
         runner_scores = None if scores is None else scores[scores["match_id"].isin(rated["match_id"])]
         computed: dict = {}  # the comparisons and Elo table the rankings computed, for the one-axis section
         sections += _guarded(title, _rankings, runner, rated, runner_results, bootstrap, seed, title, runner_scores,
-                             phases=sorted(phases), computed=computed)
+                             phases=sorted(phases), computed=computed, store=store)
         sections += _guarded(f"Is there one axis? ({runner})", _one_axis, runner, computed, seed)
         if {SELECTION, FINAL} <= phases:
             sections += _guarded(f"Contest phases ({runner})", _contest, runner, group, runner_results, seed)
@@ -235,20 +238,29 @@ def _contest(runner: str, group, results, seed: int) -> Section:
 
 
 def _rankings(runner: str, group, results, bootstrap: int, seed: int, title: str, scores=None,
-              phases: list[str] | None = None, computed: dict | None = None) -> Section:
+              phases: list[str] | None = None, computed: dict | None = None, store: Store | None = None) -> Section:
     results = results[results["match_id"].isin(group["match_id"])]
     comparisons = comparisons_from_tables(group, results)
     if not len(comparisons):
-        return skipped(title, "no two players share a match (or a scenario's repetition) with comparable scores")
+        return skipped(title, no_comparisons_reason(group, results))
+    _, uninformed = without_information(comparisons, comparisons.attrs["scripted"])
+    if len(uninformed) == len(agents_in(comparisons)):
+        return skipped(title, information_note(comparisons, uninformed))
     elo = rate(comparisons, "elo", seed=seed)
     if computed is not None:
         computed.update(comparisons=comparisons, elo=elo.table())
     bt = rate(comparisons, "bt", bootstrap=bootstrap, seed=seed, agents=comparable_agents(group, results))
-    profile = PreferenceProfile.from_ballots(ballots_from_tables(group, results))
+    own = []
+    if store is not None:
+        bt.ratings, own = stored_runner_numbers(store, bt.table(), group, results, comparisons)
+    ballots = ballots_from_tables(group, results)
+    profile = PreferenceProfile.from_ballots(ballots[~ballots["agent"].isin(uninformed)])
     supported = int((profile.support >= MIN_BALLOTS).sum())
     votes = {m: vote(profile, m, seed=seed) for m in ("iml", "copeland", "ranked-pairs", "ewa")} if supported >= 2 else {}
     count = status_note(bt.table())
-    section = rankings_section(runner, elo, bt, votes, pooled=runner in separate_episode_runners(), count=count)
+    section = rankings_section(runner, elo, bt, votes, pooled=runner in separate_episode_runners(), count=count,
+                               unit=comparison_unit(runner))
+    section.text += own
     if not votes:
         section.text.append(f"Voting methods not run: {supported} agent(s) appear on {MIN_BALLOTS:g} or more ballots "
                             f"(the most is {profile.support.max():g}); a ranking by votes needs two.")

@@ -36,6 +36,7 @@ from referee.present.figures import (
 )
 from referee.present.plan_figures import plot_contest_stages
 from referee.models.registry import DEFAULT_TAU_ELO
+from referee.names import NEVER_COMPARED
 from referee.present.readings import chance_reading, kendall_reading
 
 HTML_ROWS = 60  # rows of a table shown on the page; the CSV under tables/ has them all
@@ -203,19 +204,21 @@ def _contest_layout(table: pd.DataFrame, value: str, label: str, status: pd.Data
     source = status if status is not None else ordered.set_index("agent")
     if "status" in source.columns:
         out["Matches"] = ordered["agent"].map(source["matches"]).to_numpy()
-        out["Status"] = ordered["agent"].map(source["status"]).fillna("provisional: not rated").to_numpy()
+        out["Status"] = ordered["agent"].map(source["status"]).fillna(NEVER_COMPARED).to_numpy()
     return out
 
 
 def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], pooled: bool = True,
-                     count: str | None = None) -> Section:
+                     count: str | None = None, unit: str | None = None) -> Section:
     """Ratings and rankings in the contest's tables 3-7 layout (Elo, IML, Copeland, ranked pairs, EwA), plus
     Bradley-Terry with bootstrap intervals and its violin figure.
 
     elo, bt : `referee.run.ratings.RatingResult` (bt with a bootstrap); votes : method -> `referee.models.voting.vote`
     table; pooled : comparisons and ballots are per (scenario, repetition) (Concordia), else per match;
-    count : the one sentence counting established agents (`referee.run.rating_labels.status_note`), stated once.
+    count : the one sentence counting established agents (`referee.run.rating_labels.status_note`), stated once;
+    unit : what one comparison is for this runner, in words (`referee.io.loaders.comparison_unit`).
     """
+    said = unit
     unit = "(scenario, repetition)" if pooled else "match"
     unit_plural = "(scenario, repetition) pairs" if pooled else "matches"
     section = Section(f"Ratings and rankings ({runner})", text=[
@@ -224,6 +227,8 @@ def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], poole
          "wins. ") + "Elo is the contest's computation; Bradley-Terry ties count as half wins and its intervals "
         f"come from {bt.bootstrap.ratings.shape[0]} bootstrap resamples of {unit_plural}. Voting methods take one "
         f"ballot per {unit}; agents on too few ballots are listed apart, not ranked."])
+    if said:
+        section.text.append(f"One comparison is {said}.")
     status = bt.table().set_index("agent")[["matches", "status"]]
     if count:
         section.text.append(count[0].upper() + count[1:] + "; the same status stands in every table below.")

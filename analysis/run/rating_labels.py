@@ -34,6 +34,7 @@ from referee.models.ratings.bradley_terry import ELO_SCALE, Z95, pair_counts, re
 from referee.run.intervals import one_sided
 from referee.models.registry import methods_with
 from referee.prepare.membership import agents_in, is_in
+from referee.names import NEVER_COMPARED, NO_INFORMATION
 
 MAX_WIDTH = 200.0  # Elo points: the widest 95 % interval of an established rating
 MAX_SIGMA = 25.0 / 6.0  # TrueSkill / OpenSkill units: half the starting sigma (25/3)
@@ -151,8 +152,6 @@ def reference_status(comparisons: pd.DataFrame, parts: pd.Series | None = None) 
                         index=pd.Index(agents, name="agent"))
 
 
-NO_INFORMATION = "no information"  # the status of an agent whose comparisons say nothing of its strength
-NEVER_COMPARED = f"{NO_INFORMATION}: no comparison with another agent"
 
 
 def _uninformed(comparisons: pd.DataFrame, scripted: set) -> dict[str, str]:
