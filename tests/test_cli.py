@@ -24,7 +24,9 @@ def test_ingest_and_info_json(tmp_path, record, capsys):
     assert main(["info", "--store", db, "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info.pop("warnings") == []
-    assert set(info) == {"agents", "games", "scenarios", "matches", "results", "events", "quarantined"}
+    assert set(info) == {"agents", "games", "scenarios", "matches", "results", "events", "quarantined",
+                         "comparison_units"}
+    assert "(phase, scenario, repetition)" in info["comparison_units"]["concordia"]
     assert info["matches"] == 1 and info["quarantined"] == 1
 
 

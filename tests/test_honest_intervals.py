@@ -58,16 +58,21 @@ def test_never_winner_and_never_loser_get_open_intervals_with_a_profile_bound():
     assert 2 * (counts * np.log1p(np.exp(t - opponents))).sum() == pytest.approx(3.841458820694124)
 
 
-def test_a_bootstrap_that_cannot_move_says_so_instead_of_a_zero_width_interval():
+def test_agents_whose_comparisons_are_all_ties_have_no_information_instead_of_an_interval():
     ties = pd.DataFrame({"a": ["x"] * 60, "b": ["y"] * 60, "outcome": 0.5, "cluster": [f"m{i}" for i in range(60)],
                          "game": "g", "kind": "match"})
-    result = rate(ties, "bt", bootstrap=50)
-    table = result.table()
-    assert (table["upper"] - table["lower"] > 40).all()  # the Wald interval of 60 ties, not [1500, 1500]
-    assert table["interval"].str.contains("could not move").all()
-    assert any("could not move" in n for n in result.notes)
-    online = rate(ties, "online-elo", bootstrap=20).table()
-    assert online[["lower", "upper"]].isna().all().all() and online["interval"].str.startswith("none").all()
+    with pytest.raises(ValueError, match="no comparison carries information: 0 of 60"):
+        rate(ties, "bt", bootstrap=50)
+    # beside agents that won and lost, the tied pair is listed with no rating, rank or interval, and says why
+    decided = pd.DataFrame({"a": ["p", "q"] * 15, "b": ["q", "p"] * 15, "outcome": [1.0, 1.0, 0.0] * 10,
+                            "cluster": [f"d{i}" for i in range(30)], "game": "g", "kind": "match"})
+    result = rate(pd.concat([ties, decided], ignore_index=True), "bt", bootstrap=50)
+    table = result.table().set_index("agent")
+    assert table.loc[["x", "y"], ["rating", "lower", "upper"]].isna().all().all()
+    assert table.loc[["x", "y"], "rank"].isna().all()
+    assert table.loc[["x", "y"], "status"].str.startswith("no information: all 60 comparison(s) are ties").all()
+    assert table.loc[["p", "q"], "rating"].notna().all()
+    assert any("30 of 90 comparison(s) carried information" in n for n in result.notes)
 
 
 def test_a_split_graph_is_rated_within_components_and_common_agents_are_established():
