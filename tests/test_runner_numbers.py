@@ -144,3 +144,27 @@ def test_every_runner_declares_its_comparison_unit_in_its_format_document_and_in
     assert main(["info", "--store", str(tmp_path / "s.duckdb")]) == 0
     assert "clembench: one comparison is the instance" in capsys.readouterr().out
     assert set(HEADLINES) <= set(RUNNERS)
+
+
+def test_concordias_own_number_is_the_contests_elo_and_melting_pots_its_normalised_return(sample_store, tmp_path):
+    from referee.io.store import Store
+    from referee.prepare.comparisons import comparisons_from_tables
+    from referee.simulate.frameworks import meltingpot_results
+
+    with Store(sample_store, read_only=True) as store:
+        matches, results = store.table("matches"), store.table("results")
+    concordia = matches[matches["runner"] == "concordia"]
+    numbers = runner_numbers(Tables(concordia, results, pd.DataFrame()))
+    elo = rate(comparisons_from_tables(concordia, results), "elo").table().set_index("agent")["rating"]
+    mine = numbers.set_index("agent")["value"]
+    assert (numbers["metric"] == "contest Elo").all() and np.allclose(mine.reindex(elo.index), elo)
+    # Melting Pot: per scenario, (population mean - lowest) / (highest - lowest), then the mean over scenarios
+    meltingpot_results(tmp_path / "mp", episodes=4, seed=1)
+    store = referee.open([tmp_path / "mp"], store=tmp_path / "mp.duckdb")
+    m, r = store.table("matches"), store.table("results")
+    got = runner_numbers(Tables(m, r, pd.DataFrame())).set_index("agent")["value"]
+    means = r.merge(m[["match_id", "scenario"]]).groupby(["scenario", "agent"])["score"].mean().unstack()
+    expected = ((means - means.min(axis=1).to_numpy()[:, None])
+                / (means.max(axis=1) - means.min(axis=1)).to_numpy()[:, None]).mean()
+    assert np.allclose(got.reindex(expected.index), expected)
+    assert got.idxmax() == "acb" and got.idxmin() == "random"  # the generating skills' order ends

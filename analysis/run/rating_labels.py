@@ -193,8 +193,8 @@ def without_information(comparisons: pd.DataFrame, scripted=()) -> tuple[pd.Data
 
 
 def information_note(comparisons: pd.DataFrame, uninformed: dict[str, str]) -> str:
-    """One sentence: how many comparisons carried information (were decided, not ties) and which agents have
-    none."""
+    """One sentence: how many comparisons carried information (were decided, not ties), which agents have
+    none, and which scripted partners (the comparisons' `attrs['scripted']`) were left unrated."""
     decided = int((comparisons["outcome"].to_numpy(float) != 0.5).sum())
     text = (f"{decided:,} of {len(comparisons):,} comparison(s) carried information (a win or a loss; "
             f"{len(comparisons) - decided:,} tie(s))")
@@ -202,6 +202,10 @@ def information_note(comparisons: pd.DataFrame, uninformed: dict[str, str]) -> s
         names = sorted(uninformed)
         text += (f"; {len(names)} agent(s) have no information on their strength and are listed without a "
                  f"rating, a rank or a mass: {', '.join(names[:8])}{' ...' if len(names) > 8 else ''} (`status`)")
+    apart = sorted(set(comparisons.attrs.get("scripted", ())) - set(agents_in(comparisons)))
+    if apart:
+        text += (f"; scripted partners, a role and not a rated agent: {', '.join(apart[:8])} (`--rate-scripted`, "
+                 "`rate_scripted=True`, rates them)")
     return text
 
 
