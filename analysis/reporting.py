@@ -243,7 +243,7 @@ def _rankings(runner: str, group, results, bootstrap: int, seed: int, title: str
     comparisons = comparisons_from_tables(group, results)
     if not len(comparisons):
         return skipped(title, no_comparisons_reason(group, results))
-    _, uninformed = without_information(comparisons, comparisons.attrs["scripted"])
+    _, uninformed = without_information(comparisons)
     if len(uninformed) == len(agents_in(comparisons)):
         return skipped(title, information_note(comparisons, uninformed))
     elo = rate(comparisons, "elo", seed=seed)

@@ -364,12 +364,6 @@ def comparisons_and_agents(matches: pd.DataFrame, results: pd.DataFrame, paralle
     """(`comparisons_from_tables`, `comparable_agents`) of the same tables from one pass over them (the two
     read the same per-unit scores; at arena scale each pass is seconds). Raises ComparisonBudgetError as
     `comparisons_from_tables` does."""
-    out, agents = _comparisons_and_agents(matches, results, parallel, max_pairs, scripted)
-    out.attrs["scripted"] = scripted_agents(results)
-    return out, agents
-
-
-def _comparisons_and_agents(matches, results, parallel, max_pairs, scripted):
     limit = budget() if max_pairs is None else max_pairs
     units = _units(matches, results, scripted)
     agents = sorted(units["agent"].unique())
@@ -390,9 +384,9 @@ def _comparisons_and_agents(matches, results, parallel, max_pairs, scripted):
                                 [["cluster", "game", "communication", "time", "agent", "score"]], ["cluster"], kind))
     if keys is not None:
         parts.append(_parallel_pairs(keys))
-    if not parts:
-        return pd.DataFrame(columns=COLUMNS), agents
-    return pd.concat(parts, ignore_index=True), agents
+    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
+    out.attrs["scripted"] = scripted_agents(results)
+    return out, agents
 
 
 def win_counts(matches: pd.DataFrame, results: pd.DataFrame, agents: list[str] | None = None,

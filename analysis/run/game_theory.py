@@ -92,7 +92,7 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
     rng = np.random.default_rng(seed)
     tables, payoffs, cyclic, notes, sweeps, cycles = [], [], [], [], [], []
     total = comparisons
-    comparisons, uninformed = without_information(comparisons, comparisons.attrs.get("scripted", ()))
+    comparisons, uninformed = without_information(comparisons)
     notes.append(information_note(total, uninformed))
     groups = components(comparisons)
     if len(groups) > 1:

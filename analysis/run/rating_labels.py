@@ -173,15 +173,16 @@ def _uninformed(comparisons: pd.DataFrame, scripted: set) -> dict[str, str]:
     return out
 
 
-def without_information(comparisons: pd.DataFrame, scripted=()) -> tuple[pd.DataFrame, dict[str, str]]:
+def without_information(comparisons: pd.DataFrame, scripted=None) -> tuple[pd.DataFrame, dict[str, str]]:
     """(the comparisons without the agents that carry no information, {agent: status}).
 
     An agent carries no information when every comparison it is in is a tie (outcome 0.5), or when every decided
-    comparison it is in is against one scripted partner (`scripted`: agent names, e.g.
-    `referee.prepare.comparisons.scripted_agents`; scripted partners themselves are never labelled here). Its
+    comparison it is in is against one scripted partner (`scripted`: agent names; None, the comparisons' own
+    `attrs['scripted']`, `referee.prepare.comparisons.scripted_agents`; scripted partners themselves are never
+    labelled here). Its
     comparisons are dropped, and the rule applied again to what is left, until no such agent remains: a tie
     against an agent of unknown strength says nothing either."""
-    scripted = set(scripted)
+    scripted = set(comparisons.attrs.get("scripted", ()) if scripted is None else scripted)
     found: dict[str, str] = {}
     while len(comparisons):
         blind = _uninformed(comparisons, scripted)
@@ -225,7 +226,7 @@ def label_status(table: pd.DataFrame, comparisons: pd.DataFrame) -> pd.DataFrame
     votes, the report's), agents without information (`without_information`, scripted partners from the
     comparisons' `attrs['scripted']`) labelled so."""
     empty = pd.DataFrame(columns=["matches", "one_sided", "status"])
-    informed, uninformed = without_information(comparisons, comparisons.attrs.get("scripted", ()))
+    informed, uninformed = without_information(comparisons)
     return apply_status(table, reference_status(informed) if len(informed) else empty, uninformed)
 
 

@@ -214,7 +214,7 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     if len(comparisons) == 0:
         raise ValueError("no comparisons to rate")
     total = comparisons
-    comparisons, uninformed = without_information(comparisons, comparisons.attrs.get("scripted", ()))
+    comparisons, uninformed = without_information(comparisons)
     if len(comparisons) == 0:
         raise ValueError(f"no comparison carries information: {information_note(total, uninformed)}; a rating "
                          "needs wins and losses between agents (for a benchmark whose models play the same "

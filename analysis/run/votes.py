@@ -20,7 +20,7 @@ def vote_tables(matches: pd.DataFrame, results: pd.DataFrame, methods: list[str]
     when None). Agents without information (`rating_labels.without_information`: only ties, or only decided
     against one scripted partner) are on no ballot, and are listed with no score, rank or mass."""
     comparisons = comparisons_from_tables(matches, results)
-    _, uninformed = without_information(comparisons, comparisons.attrs["scripted"])
+    _, uninformed = without_information(comparisons)
     ballots = ballots_from_tables(matches, results)
     profile = PreferenceProfile.from_ballots(ballots[~is_in(ballots["agent"], uninformed)])
     methods = list(VOTING_METHODS) if methods == "all" else [methods] if isinstance(methods, str) else list(methods)
