@@ -18,13 +18,23 @@ long table from referee's canonical tables; `clem_results` is clem's aggregation
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 
+from referee.prepare.match_attrs import attrs_columns
+
 ABORTED, PLAYED, MAIN = "Aborted", "Played", "Main Score"
 EPISODE_COLUMNS = ["game", "model", "experiment", "episode", "metric", "value"]
+
+
+def clem_names(matches: pd.DataFrame) -> pd.DataFrame:
+    """What clem names each clembench episode by: match_id, game, model (clem's results folder: the model pair),
+    experiment, episode; one row per clembench match."""
+    clem = matches[matches["runner"] == "clembench"]
+    names = attrs_columns(clem, ("results_folder", "experiment_name", "episode"))
+    return pd.DataFrame({"match_id": clem["match_id"].to_numpy(), "game": clem["game"].to_numpy(),
+                         "model": names["results_folder"].to_numpy(),
+                         "experiment": names["experiment_name"].to_numpy(), "episode": names["episode"].to_numpy()})
 
 
 def clem_episodes(matches: pd.DataFrame, measures: pd.DataFrame) -> pd.DataFrame:
@@ -36,14 +46,9 @@ def clem_episodes(matches: pd.DataFrame, measures: pd.DataFrame) -> pd.DataFrame
     matches : canonical `matches` (clembench's carry results_folder, experiment_name and episode in attrs).
     measures : canonical `measures`.
     """
-    clem = matches[matches["runner"] == "clembench"]
-    if clem.empty:
+    names = clem_names(matches)
+    if names.empty:
         return pd.DataFrame(columns=EPISODE_COLUMNS)
-    attrs = clem["attrs"].map(lambda a: json.loads(a) if isinstance(a, str) and a else {})
-    names = pd.DataFrame({"match_id": clem["match_id"].to_numpy(), "game": clem["game"].to_numpy(),
-                          "model": attrs.map(lambda a: a.get("results_folder")).to_numpy(),
-                          "experiment": attrs.map(lambda a: a.get("experiment_name")).to_numpy(),
-                          "episode": attrs.map(lambda a: a.get("episode")).to_numpy()})
     episode = measures[measures["player"].isna() & measures["round"].isna()]
     long = episode[["match_id", "name", "value"]].rename(columns={"name": "metric"}).merge(names, on="match_id")
     return long[EPISODE_COLUMNS].reset_index(drop=True)

@@ -17,20 +17,14 @@ every sample its header scored.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
+
+from referee.prepare.match_attrs import attrs_columns
 
 REDUCERS = {"mean": np.mean, "median": np.median, "max": np.max, "min": np.min}  # Inspect's reducer names
 MEANS = ("accuracy", "mean")  # metrics that are the mean of the reduced values
 COLUMNS = ["log", "task", "agent", "metric", "value", "stated", "samples", "note"]
-
-
-def _attrs(frame: pd.DataFrame) -> pd.DataFrame:
-    parsed = frame["attrs"].map(lambda a: json.loads(a) if isinstance(a, str) and a else {})
-    return pd.DataFrame({key: parsed.map(lambda a, k=key: a.get(k)) for key in
-                         ("log", "sample_id", "epoch", "stated", "reducer", "cluster")}, index=frame.index)
 
 
 def clustered_stderr(values: np.ndarray, clusters: np.ndarray) -> float:
@@ -71,7 +65,8 @@ def inspect_metrics(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFram
     mine = matches[matches["runner"] == "inspect"]
     if mine.empty:
         return pd.DataFrame(columns=COLUMNS)
-    info = _attrs(mine).assign(match_id=mine["match_id"].to_numpy(), task=mine["game"].to_numpy())
+    info = attrs_columns(mine, ("log", "sample_id", "epoch", "stated", "reducer", "cluster")).assign(
+        match_id=mine["match_id"].to_numpy(), task=mine["game"].to_numpy())
     scored = results[["match_id", "agent", "score"]].merge(info, on="match_id")
     rows = []
     for (log, agent), block in info.merge(results[["match_id", "agent"]], on="match_id").groupby(["log", "agent"]):
@@ -84,10 +79,12 @@ def inspect_metrics(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFram
             note = f"epochs reduced by {reducer!r}, which referee does not recompute"
         elif samples.empty:
             note = "the log holds no scored sample"
-        reduced = (samples.groupby("sample_id").agg(score=("score", REDUCERS.get(reducer, np.mean)),
-                                                     cluster=("cluster", "first")) if not note else None)
-        values = reduced["score"].to_numpy(float) if reduced is not None else np.array([])
-        clusters = reduced["cluster"].astype(str).to_numpy() if reduced is not None and reduced["cluster"].notna().any() else None
+        values, clusters = np.array([]), None
+        if not note:
+            reduced = samples.groupby("sample_id").agg(score=("score", REDUCERS[reducer]), cluster=("cluster", "first"))
+            values = reduced["score"].to_numpy(float)
+            if reduced["cluster"].notna().any():
+                clusters = reduced["cluster"].astype(str).to_numpy()
         for name, value in stated.items():
             computed = _metric(name, values, clusters) if not note else float("nan")
             rows.append({"log": log, "task": task, "agent": agent, "metric": name, "value": computed,
