@@ -95,7 +95,7 @@ def _comparisons(store: Store, runner, phase, where, parallel, scripted=False):
 
     matches, results = stored_tables(store, runner, phase, where)
     comparisons, agents = comparisons_and_agents(matches, results, parallel=parallel, scripted=scripted)
-    return require_comparisons(comparisons, matches, results), matches, agents
+    return require_comparisons(comparisons, matches, results), matches, results, agents
 
 
 def ratings(store: Store, method: str = "bt", bootstrap: int = 0, runner: str | None = None,
@@ -111,12 +111,10 @@ def ratings(store: Store, method: str = "bt", bootstrap: int = 0, runner: str | 
     from referee.run.ratings import rate
     from referee.run.runner_numbers import stored_runner_numbers
 
-    comparisons, matches, agents = _comparisons(store, runner, phase, where, parallel, rate_scripted)
+    comparisons, matches, results, agents = _comparisons(store, runner, phase, where, parallel, rate_scripted)
     comparisons, _ = with_resample(comparisons, matches, resample)
     found = rate(comparisons, method, bootstrap=bootstrap, seed=seed, agents=agents, **options)
-    results = store.table("results")
-    found.ratings, said = stored_runner_numbers(store, found.table(), matches,
-                                                results[results["match_id"].isin(matches["match_id"])], comparisons)
+    found.ratings, said = stored_runner_numbers(store, found.table(), matches, results)
     found.notes += said
     table = found.table()
     figures = {"intervals": lambda: plot_ratings(table)} if "game" not in table.columns else {}
@@ -133,7 +131,7 @@ def compare(store: Store, a: str | None = None, b: str | None = None, method: st
     from referee.prepare.comparisons import with_resample
     from referee.run.compare import compare as compare_two, compare_all
 
-    comparisons, matches, _ = _comparisons(store, runner, phase, None, parallel)
+    comparisons, matches, _, _ = _comparisons(store, runner, phase, None, parallel)
     comparisons, _ = with_resample(comparisons, matches, resample)
     if (a is None) != (b is None):
         raise ValueError("name both agents, or neither for every pair")
@@ -265,7 +263,7 @@ def ratings_cv(store: Store, folds: int = 5, dims: list[int] | range = range(1, 
     from referee.present.figures import plot_win_matrices
     from referee.run.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
 
-    comparisons, _, _ = _comparisons(store, runner, None, None, parallel)
+    comparisons, _, _, _ = _comparisons(store, runner, None, None, parallel)
     folds_table = cross_validate(comparisons, folds=folds, dims=dims, seed=seed)
     return Result("ratings-cv", folds_table, summarise_cv(folds_table),
                   figures={"win_matrices": lambda: plot_win_matrices(fitted_and_empirical(comparisons, split))})

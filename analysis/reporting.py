@@ -252,7 +252,7 @@ def _rankings(runner: str, group, results, bootstrap: int, seed: int, title: str
     bt = rate(comparisons, "bt", bootstrap=bootstrap, seed=seed, agents=comparable_agents(group, results))
     own = []
     if store is not None:
-        bt.ratings, own = stored_runner_numbers(store, bt.table(), group, results, comparisons)
+        bt.ratings, own = stored_runner_numbers(store, bt.table(), group, results)
     ballots = ballots_from_tables(group, results)
     profile = PreferenceProfile.from_ballots(ballots[~ballots["agent"].isin(uninformed)])
     supported = int((profile.support >= MIN_BALLOTS).sum())

@@ -84,7 +84,7 @@ def cmd_ratings(args) -> dict:
         if resampled:
             result.notes.append(resampled)
     with _open_store(args) as store:
-        result.ratings, said = stored_runner_numbers(store, result.table(), matches, results, comparisons)
+        result.ratings, said = stored_runner_numbers(store, result.table(), matches, results)
     result.notes += said
     ratings = result.table()
     folder.table("ratings", ratings)

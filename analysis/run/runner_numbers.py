@@ -21,15 +21,14 @@ agent for a rating table's `runner_metric` column; `differences(numbers)` the on
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from referee.prepare.clem_table import clem_episodes, clem_results
-from referee.prepare.inspect_table import inspect_metrics
+from referee.prepare.clem_table import clem_episodes, clem_names, clem_results
+from referee.prepare.inspect_table import MEANS, inspect_metrics
 from referee.prepare.scores import agent_match_scores
 
 COLUMNS = ["runner", "agent", "unit", "metric", "value", "stderr", "stated", "stated_stderr", "headline"]
@@ -37,13 +36,11 @@ COLUMNS = ["runner", "agent", "unit", "metric", "value", "stderr", "stated", "st
 
 @dataclass(frozen=True)
 class Tables:
-    """The canonical tables a runner's numbers are computed from (measures may be empty where unused) and the
-    comparisons referee rated (for the runners whose own number is itself a rating)."""
+    """The canonical tables a runner's numbers are computed from (measures may be empty where unused)."""
 
     matches: pd.DataFrame
     results: pd.DataFrame
     measures: pd.DataFrame
-    comparisons: pd.DataFrame | None = None
 
 
 @dataclass(frozen=True)
@@ -69,10 +66,9 @@ def _clem(tables: Tables) -> pd.DataFrame:
     table = clem_results(clem_episodes(tables.matches, tables.measures))
     if table.empty:
         return _rows(pd.DataFrame())
-    clem = tables.matches[tables.matches["runner"] == "clembench"]
-    folder = clem["attrs"].map(lambda a: json.loads(a).get("results_folder") if isinstance(a, str) else None)
     focal = tables.results[tables.results["group"].fillna("focal") == "focal"][["match_id", "agent"]]
-    owners = focal.merge(pd.DataFrame({"match_id": clem["match_id"], "unit": folder}), on="match_id")
+    folders = clem_names(tables.matches)[["match_id", "model"]].rename(columns={"model": "unit"})
+    owners = focal.merge(folders, on="match_id")
     owners = owners[["unit", "agent"]].drop_duplicates()
     long = table.reset_index(names="unit").melt(id_vars="unit", var_name="metric", value_name="value")
     long["metric"] = long["metric"].str.replace("-, ", "", regex=False).str.replace("all, Average ", "", regex=False)
@@ -84,16 +80,10 @@ def _inspect(tables: Tables) -> pd.DataFrame:
     found = inspect_metrics(tables.matches, tables.results)
     if found.empty:
         return _rows(pd.DataFrame())
-    wide = found.pivot_table(index=["log", "task", "agent"], columns="metric", values=["value", "stated"],
-                             aggfunc="first", dropna=False)
-    rows = []
-    for (log, task, agent), row in wide.iterrows():
-        for metric in [m for m in ("accuracy", "mean") if ("stated", m) in row.index and pd.notna(row[("stated", m)])]:
-            stderr = row.get(("value", "stderr"), np.nan)
-            rows.append({"agent": agent, "unit": f"{task} ({log})", "metric": metric, "value": row[("value", metric)],
-                         "stderr": stderr, "stated": row[("stated", metric)], "headline": True,
-                         "stated_stderr": row.get(("stated", "stderr"), np.nan)})
-    return _rows(pd.DataFrame(rows))
+    errors = found[found["metric"] == "stderr"].set_index(["log", "agent"])[["value", "stated"]]
+    head = found[found["metric"].isin(MEANS)].join(
+        errors.rename(columns={"value": "stderr", "stated": "stated_stderr"}), on=["log", "agent"])
+    return _rows(head.assign(unit=head["task"] + " (" + head["log"] + ")", headline=True))
 
 
 def _sotopia(tables: Tables) -> pd.DataFrame:
@@ -102,7 +92,7 @@ def _sotopia(tables: Tables) -> pd.DataFrame:
     scored = judged.merge(tables.results[["match_id", "player", "agent"]], on=["match_id", "player"])
     if scored.empty:
         return _rows(pd.DataFrame())
-    means = scored.groupby(["agent", "name"])["value"].agg(value="mean", stderr=lambda v: v.std(ddof=1) / np.sqrt(len(v)))
+    means = scored.groupby(["agent", "name"])["value"].agg(value="mean", stderr="sem")
     means = means.reset_index().rename(columns={"name": "metric"})
     return _rows(means.assign(unit="all episodes", headline=means["metric"].isin(["goal", "overall_score"])))
 
@@ -121,22 +111,18 @@ def _meltingpot(tables: Tables) -> pd.DataFrame:
 
 
 def _concordia(tables: Tables) -> pd.DataFrame:
-    from referee.models.ratings.bradley_terry import pair_counts
+    """The contest's Elo on its own comparisons (focal agents within each scenario and repetition, the background
+    population never rated, whatever the rating asked for)."""
     from referee.models.ratings.elo import fit_contest_elo
     from referee.prepare.comparisons import comparisons_from_tables
+    from referee.run.ratings import encode
 
-    mine = tables.matches[tables.matches["runner"] == "concordia"]
-    comparisons = tables.comparisons
-    if comparisons is None or (comparisons["kind"] != "scenario").any():
-        comparisons = comparisons_from_tables(mine, tables.results)
+    comparisons = comparisons_from_tables(tables.matches[tables.matches["runner"] == "concordia"], tables.results)
     comparisons = comparisons[comparisons["kind"] == "scenario"]
     if comparisons.empty:
         return _rows(pd.DataFrame())
-    agents = sorted(set(comparisons["a"]) | set(comparisons["b"]))
-    index = pd.Index(agents)
-    counts = pair_counts(index.get_indexer(comparisons["a"]), index.get_indexer(comparisons["b"]),
-                         comparisons["outcome"].to_numpy(float), len(agents), ties="ignore")
-    elo = fit_contest_elo(counts, agents).table()
+    coded = encode(comparisons)
+    elo = fit_contest_elo(coded.counts(ties="ignore"), coded.agents).table()
     return _rows(elo.rename(columns={"rating": "value"}).assign(unit="all scenarios", metric="contest Elo",
                                                                    headline=True))
 
@@ -213,8 +199,8 @@ def with_runner_numbers(table: pd.DataFrame, tables: Tables) -> tuple[pd.DataFra
     return table.assign(runner_metric=column.to_numpy()), differences(numbers)
 
 
-def stored_runner_numbers(store, table: pd.DataFrame, matches: pd.DataFrame, results: pd.DataFrame,
-                          comparisons: pd.DataFrame | None = None) -> tuple[pd.DataFrame, list[str]]:
+def stored_runner_numbers(store, table: pd.DataFrame, matches: pd.DataFrame,
+                          results: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """`with_runner_numbers` of a rating table over the matches and results it was rated from, reading the
     store's measures (`referee.io.store.Store`) only where a present runner's headline needs them; a table rated
     by game or without an `agent` column is returned as it is."""
@@ -223,4 +209,4 @@ def stored_runner_numbers(store, table: pd.DataFrame, matches: pd.DataFrame, res
     needs = any(HEADLINES[r].measures for r in matches["runner"].unique() if r in HEADLINES)
     measures = store.table("measures") if needs else pd.DataFrame(columns=["match_id", "player", "name", "value",
                                                                             "kind", "round"])
-    return with_runner_numbers(table, Tables(matches, results, measures, comparisons))
+    return with_runner_numbers(table, Tables(matches, results, measures))
