@@ -242,7 +242,8 @@ def test_degenerate_data_never_reads_as_certainty(tmp_path, capsys):
     db = tmp_path / "s.duckdb"
     assert main(["ingest", str(csv), "--store", str(db)]) == 0
     # only ties: nothing says who is stronger, and the command says so instead of a table of equal ratings
-    assert main(["ratings", "--method", "bt", "--bootstrap", "20", "--store", str(db), "--out", str(tmp_path / "r")]) == 1
+    assert main(["ratings", "--method", "bt", "--bootstrap", "20", "--store", str(db),
+                 "--out", str(tmp_path / "r")]) == 1
     assert "no comparison carries information: 0 of 60 comparison(s)" in capsys.readouterr().err
     one = pd.DataFrame({"match_id": "m", "runner": "table", "game": "g", "scenario": None, "variant": None,
                         "phase": None, "repetition": None, "n_players": 2, "communication": None, "started_at": None},

@@ -53,8 +53,7 @@ def test_generated_clemcore_run_rates_models_in_clems_order_and_not_its_scripted
 def test_scripted_partner_is_rated_only_when_asked(clem_store):
     store, _ = clem_store
     asked = referee.ratings(store, method="bt", rate_scripted=True).table()
-    assert "programmatic-t0.0" not in set(asked["agent"])  # GM and partner are 'programmatic' (no suffix)
-    assert "programmatic" in set(asked["agent"])
+    assert set(asked["agent"]) == {f"{m}-t0.0" for m in CLEM_SKILL} | {"programmatic"}
     assert set(store.table("results").query("agent == 'programmatic'")["group"]) == {"background"}
 
 

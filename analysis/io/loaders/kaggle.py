@@ -9,9 +9,9 @@ A replay is one JSON object per episode, as `env.toJSON()` writes it and Kaggle 
 Canonical: one match per file (match_id = the replay's `id`, else `info.EpisodeId`; game = `name`), one result
 per seat (player = 'seat {i}', agent = `info.TeamNames[i]`, else `info.Agents[i].Name`; score = the final
 reward; rank from the rewards; group `background` for a seat played by one of the environment's built-in agents,
-`BUILT_IN`: a scripted opponent, not rated unless asked, else `focal`). A model may play itself (Game Arena's self-play episodes name one model in both
-seats): the match is stored whole, its moves and illegal-move forfeits included, with `self_play` in its attrs,
-and gives no comparison (a pair is two different agents). Outcome per seat: `forfeit` for a seat whose final
+`BUILT_IN`: a scripted opponent, not rated unless asked, else `focal`). A model may play itself (Game Arena's
+self-play episodes name one model in both seats): the match is stored whole, its moves and illegal-move forfeits
+included, with `self_play` in its attrs, and gives no comparison (a pair is two different agents). Outcome per seat: `forfeit` for a seat whose final
 status is INVALID, TIMEOUT or ERROR (Kaggle nulls its reward), and, in Game Arena's OpenSpiel games, for the
 seat whose last submitted move was not applied while the game was not over (illegal-move forfeit: Kaggle then
 marks every seat DONE and pays -1 / +1); `aborted` for every seat when no seat ended DONE (the episode has no result, as Kaggle

@@ -186,7 +186,8 @@ def parse_episode(record, score_name: str) -> dict[str, list[dict]]:
         attrs["tag"] = tag
     environment = environment if isinstance(environment, str) else None
     match = {"runner": NAME, "game": "sotopia", "scenario": environment,
-             "repetition": "+".join(agents) if profiles and environment else None, "n_players": n, "given_id": _get(record, "episode")[0], "attrs": json.dumps(attrs)}
+             "repetition": "+".join(agents) if profiles and environment else None, "n_players": n,
+             "given_id": _get(record, "episode")[0], "attrs": json.dumps(attrs)}
     return {"matches": [match], "results": results, "measures": measures, "events": events}
 
 
