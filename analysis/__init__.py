@@ -8,17 +8,22 @@ The one installed top-level name. Its notebook API (`referee.api`) is loaded on 
     referee.ratings(store, "bt", bootstrap=200)    # ratings, rank, compare, fit, audit, report, sample
 
 The modules below it: `referee.io` (loaders, store), `referee.prepare`, `referee.run`, `referee.present`,
-`referee.simulate`, `referee.cli`, and `referee.models` (the statistical models).
+`referee.simulators`, `referee.cli`, and `referee.models` (the statistical models).
 """
 
 from __future__ import annotations
 
-API = ("open", "sample", "ratings", "rank", "compare", "ratings_cv", "fit", "predictors", "describe", "socio", "audit",
-       "report", "use_style", "Result")
-__all__ = list(API)
+from referee.run.job_table import JOBS
+
+API = ("open", "sample", "use_style", "Result") + tuple(job.api for job in JOBS.values())
+__all__ = list(API) + ["__version__"]
 
 
 def __getattr__(name: str):
+    if name == "__version__":
+        from referee.names import referee_version
+
+        return referee_version()
     if name in API:
         from referee import api
 

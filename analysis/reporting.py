@@ -306,8 +306,8 @@ def _prediction(runner: str, group, results, seed: int) -> Section:
     cv = summarise_cv(cross_validate(comparisons, folds=5, dims=[1, 2], seed=seed))
     per_game = rate(comparisons, "bt-per-game", seed=seed)
     multidim = rate(comparisons, "bt-md", dims=2, seed=seed)
-    section = prediction_section(runner, cv, per_game.extra["kendall_tau"], fitted_and_empirical(comparisons, split))
-    fit = per_game.extra["fit"]
+    section = prediction_section(runner, cv, per_game.kendall_tau, fitted_and_empirical(comparisons, split))
+    fit = per_game.fit
     by_game = fit.game_table().pivot(index="agent", columns="game", values="rating").reset_index()
     per_game_table = fit.global_table()[["agent", "rank", "rating"]].rename(columns={"rating": "global"}).merge(
         by_game, on="agent")

@@ -7,7 +7,7 @@
    its mapping file), referee's ingest against pandas reading each file with `read_json(lines=True)`
    (issue 12's target: at least 500 files per second and under 1 GB on 2 cores);
 3. game files of the shape public benchmarks write (issue 34): 2,000 and 6,000 3-player games ending in one
-   object of points keyed by player ids that embed the model (`referee.simulate.benchmark_shapes`), read
+   object of points keyed by player ids that embed the model (`referee.simulators.benchmark_shapes`), read
    through the mapping `referee map` drafts (the draft's time shown apart), against pandas reading each file;
    target: 2,000 files in under 30 s;
 4. 6,000 files of the 6-player shape (a seat table, a best-first list of seats) without a mapping: every file
@@ -53,7 +53,7 @@ def _simulate(code: str) -> str:
 def large_log(tmp: Path, events: int, seed: int) -> None:
     """Case 1: one large event log."""
     t0 = time.perf_counter()
-    n = int(_simulate("from referee.simulate.aoa import simulate_aoa, write_aoa; "
+    n = int(_simulate("from referee.simulators.aoa import simulate_aoa, write_aoa; "
                       f"sim = simulate_aoa(seed={seed}, event_scale={events / EVENTS_AT_SCALE_ONE}); "
                       f"write_aoa(sim, {str(tmp / 'season')!r}); print(sim.truth['n_events'])"))
     log, season = tmp / "season" / "logs" / "events.jsonl", tmp / "season" / "logs" / "season.json"
@@ -79,7 +79,7 @@ def small_files(tmp: Path, files: int, seed: int) -> None:
     """Case 2: many small files of an unknown runner, read through a mapping file."""
     t0 = time.perf_counter()
     out = tmp / "tavern"
-    lines = int(_simulate("from referee.simulate.tavern import simulate_tavern, write_tavern; "
+    lines = int(_simulate("from referee.simulators.tavern import simulate_tavern, write_tavern; "
                           f"sim = simulate_tavern(n_agents=80, n_matches={files}, seed={seed}, rare_agents=20); "
                           f"write_tavern(sim, {str(out)!r}); print(sim.truth['n_lines'])"))
     paths = sorted((out / "logs").glob("*.jsonl"))
@@ -110,7 +110,7 @@ def game_files(tmp: Path, counts: list[int], seed: int) -> None:
 
     for n in counts:
         logs = tmp / f"games-{n}"
-        _simulate("from referee.simulate.benchmark_shapes import points_logs; "
+        _simulate("from referee.simulators.benchmark_shapes import points_logs; "
                   f"points_logs({str(logs)!r}, {n}, {seed})")
         paths = sorted(logs.glob("*.jsonl"))
         lines = sum(1 for p in paths for _ in open(p))
@@ -138,7 +138,7 @@ def game_files(tmp: Path, counts: list[int], seed: int) -> None:
         print(f"  pandas.read_json    {n / pandas_s:8,.0f} files/s  ({pandas_s:.2f} s; parsing only)")
         print(f"  ratio referee/pandas: {pandas_s / referee_s:.1f}x (target: 2,000 files in under 30 s)")
     logs = tmp / "seats"  # the 6-player shape: no built-in runner reads any line of it
-    _simulate(f"from referee.simulate.benchmark_shapes import seat_logs; seat_logs({str(logs)!r}, {max(counts)}, {seed})")
+    _simulate(f"from referee.simulators.benchmark_shapes import seat_logs; seat_logs({str(logs)!r}, {max(counts)}, {seed})")
     t0 = time.perf_counter()
     with Store(tmp / "refused.duckdb") as store:
         report = store.ingest([logs])

@@ -192,7 +192,7 @@ def main() -> int:
     parser.add_argument("--no-bayes", action="store_true", help="leave out the Bayesian models (about 15 minutes)")
     parser.add_argument("--readme", action="store_true", help="write the table into README.md between its markers")
     args = parser.parse_args()
-    from referee.simulate.arena import simulate_arena, write_arena
+    from referee.simulators.arena import simulate_arena, write_arena
 
     rows: list[list[str]] = []
     started = time.perf_counter()

@@ -11,6 +11,14 @@ line offers and validates before any heavy import, and what the fitting modules 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib import import_module
+
+
+def implementation(where: str):
+    """The function at `where` ('module:function'), imported now: a registry entry names its implementation so
+    that the registry stays light (the command line lists it before any heavy import)."""
+    module, _, name = where.partition(":")
+    return getattr(import_module(module), name)
 
 
 @dataclass(frozen=True)
@@ -25,14 +33,16 @@ class Method:
     separate_fits: bool = False
     elo_scale: bool = True
     sampled: bool = False  # an MCMC posterior (no bootstrap)
+    davidson_variant: str | None = None  # the method that models this method's ties by Davidson's parameter
 
 
 RATING_METHODS: dict[str, Method] = {m.name: m for m in (
     Method("elo", "the 2024 Concordia contest's Elo (strict wins, Newman iteration)", streamable=True,
            anchorable=True, separate_fits=True),
     Method("bt", "Bradley-Terry by maximum likelihood, ties as half wins", streamable=True, anchorable=True,
-           separate_fits=True),
-    Method("bt-davidson", "Bradley-Terry with Davidson's tie parameter", anchorable=True, separate_fits=True),
+           separate_fits=True, davidson_variant="bt-davidson"),
+    Method("bt-davidson", "Bradley-Terry with Davidson's tie parameter", anchorable=True, separate_fits=True,
+           davidson_variant="bt-davidson"),
     Method("bt-per-game", "global ratings plus shrunk per-game deviations"),
     Method("bt-md", "multidimensional Bradley-Terry"),
     Method("online-elo", "sequential Elo in time order", online=True, anchorable=True, separate_fits=True),
@@ -54,6 +64,35 @@ VOTING_METHODS = ("copeland", "ranked-pairs", "maximal-lotteries", "iml", "ewa")
 DIRECTIONS = ("higher", "lower")  # which way an outcome is better (measures.direction, --outcome NAME:WAY, formulas)
 GAME_METHODS = ("nash", "alpha-rank")  # game-theoretic rankings on the meta-game (referee.models.game_theory)
 MIN_BALLOTS = 10  # an agent on fewer ballots (games) is listed apart, not ranked
+
+
+@dataclass(frozen=True)
+class ScoreModel:
+    """A Bayesian model of normalised scores (`referee fit MODEL`): its description, the likelihoods it offers,
+    whether it is the Measurement Layout (capabilities and demands: `referee plan --scenarios` serves its
+    capabilities), and `fit`, its implementation ('module:function', called as (scores, scenarios, tags, seed,
+    likelihood, baseline, scenario_intercepts, agent_intercepts, structure, **sampling) -> (fit, tables,
+    figures, lines))."""
+
+    name: str
+    description: str
+    fit: str
+    likelihoods: tuple[str, ...] = ("ordered", "squeeze")
+    layout: bool = False
+
+    def run(self, *args, **kwargs):
+        return implementation(self.fit)(*args, **kwargs)
+
+
+SCORE_MODELS: dict[str, ScoreModel] = {m.name: m for m in (
+    ScoreModel("tag-effects", "hierarchical beta regression of scores on scenario tags (contest figure 6)",
+               "referee.run.score_models:tag_effects"),
+    ScoreModel("baseline-contrast", "each agent's log-odds difference from a baseline agent (contest figure 3)",
+               "referee.run.score_models:baseline_contrast"),
+    ScoreModel("measurement-layout", "capabilities against scenario demands (contest figure 7)",
+               "referee.run.score_models:measurement_layout", likelihoods=("ordered",), layout=True),
+)}
+PLAN_MODELS = ("tag-effects", "measurement-layout")  # the models `plan --scenarios` can serve
 PLAN_RULES = ("c-optimal", "a-optimal", "d-optimal", "arena", "active", "uniform")
 CALIBRATION_FAMILIES = ("bayes-bt", "tag-effects", "baseline-contrast", "measurement-layout", "audit-regression")
 # sampling defaults: 4 chains (R-hat is unreliable with 2), 500 tuning steps (nutpie adapts its mass matrix

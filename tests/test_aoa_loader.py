@@ -7,7 +7,7 @@ import pytest
 from referee.io.loaders import aoa, detect
 from referee.io.loaders.base import LoadOptions, file_hash
 from referee.reporting import SAMPLE
-from referee.simulate.aoa import eval01_score, simulate_aoa, write_aoa
+from referee.simulators.aoa import eval01_score, simulate_aoa, write_aoa
 from referee.io.store import Store
 from tests.conftest import write_json
 

@@ -4,7 +4,7 @@ import pandas as pd
 
 from referee.io.loaders import arena, detect
 from referee.io.loaders.base import LoadOptions, file_hash
-from referee.simulate.arena import simulate_arena, write_arena
+from referee.simulators.arena import simulate_arena, write_arena
 from tests.conftest import shared_file
 
 

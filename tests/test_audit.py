@@ -9,7 +9,7 @@ from referee.run.audit import audit_frame, default_outcomes, formula_from, run_a
 from referee.cli import main
 from referee.io.loaders.aoa import COUNTERS
 from referee.reporting import SAMPLE
-from referee.simulate.aoa import eval01_score, simulate_aoa, write_aoa
+from referee.simulators.aoa import eval01_score, simulate_aoa, write_aoa
 from referee.io.store import Store
 from referee.models.validity.formula import FormulaError, load_formula
 from tests.conftest import shared_file

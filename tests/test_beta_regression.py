@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 from referee.io.catalogue import load_catalogue, CONTEST_2024
-from referee.simulate.concordia import cells_frame, simulate_concordia
+from referee.simulators.concordia import cells_frame, simulate_concordia
 from referee.models.scores import beta_regression as br
 from tests.helpers import synthetic_catalogue
 

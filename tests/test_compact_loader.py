@@ -7,7 +7,7 @@ import pytest
 
 from referee.io.loaders import compact, detect
 from referee.io.loaders.base import LoadOptions, file_hash
-from referee.simulate.compact import simulate_compact, write_compact
+from referee.simulators.compact import simulate_compact, write_compact
 from referee.io.store import Store
 
 

@@ -111,7 +111,7 @@ def test_sufficient_statistics_newton_matches_statsmodels_glm_with_clustered_err
 
 
 def test_style_control_recovers_a_known_length_effect_from_simulated_arena_logs(tmp_path):
-    from referee.simulate.arena import simulate_arena, write_arena
+    from referee.simulators.arena import simulate_arena, write_arena
 
     sim = simulate_arena(n_agents=12, n_judgments=6000, seed=7, tie_rate=0.0, style_effect=0.4)
     write_arena(sim, tmp_path / "sim")

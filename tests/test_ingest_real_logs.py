@@ -14,7 +14,7 @@ from referee.io.loaders import detect, detect_runners, records
 from referee.io.loaders.base import FILE_RAW_CAP, PROBE, RAW_CAP, LoadOptions, file_hash
 from referee.io.store import Store
 from referee.run.audit import audit_frame, default_outcomes
-from referee.simulate import simulate_tavern, write_tavern
+from referee.simulators import simulate_tavern, write_tavern
 
 N_FILES = 2000  # the benchmark (benchmarks/ingest.py) runs 5,000
 
@@ -283,7 +283,7 @@ def test_formats_lists_every_runner_and_what_can_be_mapped(capsys):
 
 def test_the_worked_example_in_the_format_document_is_the_mapping_that_reads_the_simulated_runner():
     from referee.io.resources import shipped
-    from referee.simulate.tavern import MAPPING
+    from referee.simulators.tavern import MAPPING
 
     doc = shipped("formats", "mapped.md").read_text(encoding="utf-8")
     block = doc.split("```toml\n", 1)[1].split("```", 1)[0]

@@ -16,8 +16,8 @@ from referee.cli import main
 from referee.io.id_patterns import id_pattern
 from referee.io.mapping_draft import _looks_like_ranks, draft_mapping
 from referee.io.store import Store
-from referee.simulate.benchmark_shapes import points_logs as _points_logs
-from referee.simulate.benchmark_shapes import seat_logs as _seat_logs
+from referee.simulators.benchmark_shapes import points_logs as _points_logs
+from referee.simulators.benchmark_shapes import seat_logs as _seat_logs
 
 
 @pytest.mark.parametrize("shape, make, players", [("points", _points_logs, 3), ("seats", _seat_logs, 6)])

@@ -15,7 +15,7 @@ from scipy.stats import spearmanr
 
 from referee.cli import main
 from referee.io.loaders.mapped import MappingError, read_runner_map
-from referee.simulate import benchmark_shapes as shapes
+from referee.simulators import benchmark_shapes as shapes
 
 MODELS = list(shapes.MODELS)
 _skills, _points_logs, _seat_logs = shapes.skills, shapes.points_logs, shapes.seat_logs

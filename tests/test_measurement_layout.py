@@ -12,7 +12,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from referee.run.predictive import cell_folds, compare_predictors, demand_matrix
-from referee.simulate.concordia import cells_frame, simulate_concordia
+from referee.simulators.concordia import cells_frame, simulate_concordia
 from referee.models.scores.measurement_layout import fit_layout
 from tests.helpers import synthetic_catalogue
 

@@ -16,7 +16,7 @@ import pytest
 from referee.cli import main
 from referee.io.catalogue import CONTEST_2024_PAPER, load_catalogue
 from referee.models.social.consistency import paper_consistency
-from referee.paper.concordia import substrate_table, tag_definitions
+from referee.papers.concordia import substrate_table, tag_definitions
 from referee.reporting import SAMPLE
 from referee.present.readings import COMPACT_KENDALL_TAU, kendall_reading
 from conftest import SHARED

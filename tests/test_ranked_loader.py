@@ -6,7 +6,7 @@ import pytest
 
 from referee.io.loaders import detect, ranked
 from referee.io.loaders.base import LoadOptions, file_hash
-from referee.simulate.ranked import simulate_ranked, write_ranked
+from referee.simulators.ranked import simulate_ranked, write_ranked
 from referee.io.store import Store
 
 

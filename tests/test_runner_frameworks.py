@@ -1,5 +1,5 @@
 """Sotopia episodes and Melting Pot results, in their published formats with known truth
-(`referee.simulate.frameworks`): ingested with no options, the models (populations) are the agents, the
+(`referee.simulators.frameworks`): ingested with no options, the models (populations) are the agents, the
 SOTOPIA-EVAL dimensions are judge measures, Bradley-Terry recovers the generating order, a catalogue gives
 Melting Pot's scenarios their tags, and bad episodes and rows are set aside by field with the counts adding up."""
 
@@ -14,7 +14,7 @@ from scipy.stats import spearmanr
 from referee.cli import main
 from referee.io.store import Store
 from referee.reporting import SAMPLE
-from referee.simulate.frameworks import MP_SCENARIOS, meltingpot_results, sotopia_episodes
+from referee.simulators.frameworks import MP_SCENARIOS, meltingpot_results, sotopia_episodes
 
 
 def _rate(tmp_path, store) -> pd.Series:

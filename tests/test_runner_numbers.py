@@ -22,7 +22,7 @@ from referee.run.game_theory import game_ranking
 from referee.run.rating_labels import NO_INFORMATION, without_information
 from referee.run.ratings import rate
 from referee.run.runner_numbers import HEADLINES, Tables, runner_numbers
-from referee.simulate.clem import CLEM_SKILL, clem_run
+from referee.simulators.clem import CLEM_SKILL, clem_run
 from conftest import shared_file
 
 
@@ -148,7 +148,7 @@ def test_every_runner_declares_its_comparison_unit_in_its_format_document_and_in
 def test_concordias_own_number_is_the_contests_elo_and_melting_pots_its_normalised_return(sample_store, tmp_path):
     from referee.io.store import Store
     from referee.prepare.comparisons import comparisons_from_tables
-    from referee.simulate.frameworks import meltingpot_results
+    from referee.simulators.frameworks import meltingpot_results
 
     with Store(sample_store, read_only=True) as store:
         matches, results = store.table("matches"), store.table("results")

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from referee.simulate.aoa import simulate_aoa, write_aoa
+from referee.simulators.aoa import simulate_aoa, write_aoa
 
 FULL = bool(os.environ.get("REFEREE_FULL"))
 EVENTS = 1_000_000 if FULL else 200_000

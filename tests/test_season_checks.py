@@ -15,7 +15,7 @@ from referee.io.loaders.base import LoadOptions, file_hash
 from referee.io.store import Store
 from referee.reporting import SAMPLE
 from referee.run.audit import audit_frame, formula_from, run_audit
-from referee.simulate.aoa import simulate_aoa, write_aoa
+from referee.simulators.aoa import simulate_aoa, write_aoa
 from referee.models.validity.season import mission_progress, spectator_input
 
 FORMULA = "data/formulas/aoa_eval01.toml"

@@ -10,7 +10,7 @@ from scipy.stats import spearmanr
 
 from referee.cli import main
 from referee.prepare.scores import normalised_scores
-from referee.simulate.concordia import cells_frame, simulate_concordia, write_concordia
+from referee.simulators.concordia import cells_frame, simulate_concordia, write_concordia
 from referee.io.store import Store
 
 

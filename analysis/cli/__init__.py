@@ -1,8 +1,10 @@
 """The `referee` command line: parse, check every argument, call one function, print or write its result.
 
-Every command accepts `--json` (one JSON object on stdout instead of text) and writes its files through one
-writer (`referee.present.outputs.ResultsFolder`: tables, figures, notes, diagnostics, manifest and
-provenance). Warnings raised while a command works are printed once each as `warning: ...` on stderr (and
+The analyses are generated from the job table (`referee.run.job_table.JOBS`, through `referee.cli.jobs`): each
+command parses its job's typed options, runs the job's one function and writes its `Result` through one writer
+(`referee.present.result_files`: tables, figures, notes, diagnostics, manifest and provenance). The tools that are
+not analyses (map, formats, info, export, demo) are in `referee.cli.tools`. Every command accepts `--json` (one
+JSON object on stdout instead of text). Warnings raised while a command works are printed once each as `warning: ...` on stderr (and
 listed under "warnings" with `--json`); a fit's notes are printed as `note: ...`.
 
 Exit codes: 0 success; 1 a handled error (bad input, bad arguments found while working, a refused strict
@@ -19,11 +21,12 @@ import os
 import sys
 import warnings
 
-from referee.cli import audit, fits, ingest, paper, plan, ratings, report, simulate, social
+from referee.cli import tools
+from referee.cli.jobs import add_job_parser
 from referee.names import HANDLED, referee_version
+from referee.run.job_table import JOBS
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-GROUPS = (ingest, simulate, ratings, plan, social, fits, audit, report, paper)  # in the order `--help` lists them
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,18 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    for group in GROUPS:
-        group.add_parsers(sub)
+    for job in JOBS.values():  # the analyses, in the job table's order, then the tools
+        add_job_parser(sub, job)
+    tools.add_parsers(sub)
     return parser
 
 
 def _check(args) -> None:
-    """Argument checks that need more than one argument or the file system, before any work starts."""
-    if getattr(args, "command", None) in ("ratings-cv", "compare-predictors") and args.folds < 2:
-        raise ValueError("--folds must be at least 2 (one fold to test, the others to train)")
-    if getattr(args, "command", None) == "plan" and args.model != "measurement-layout" and (
-            args.posterior or args.repeats != 1 or args.demand):
-        raise ValueError("--posterior, --repeats and --demand are for --scenarios N --model measurement-layout")
+    """Checks that need the file system, before any work starts (the options' own checks are the jobs')."""
     out = getattr(args, "out", None)
     if out is not None and getattr(args, "out_is_folder", True):  # a command whose --out is not a results folder says so
         from referee.present.outputs import check_writable

@@ -209,6 +209,21 @@ class Store:
             "quarantined": one("SELECT count(*) FROM quarantine"),
         }
 
+    def has_attribute(self, table: str, key: str) -> bool:
+        """Whether any row of `table` (results, matches) keeps `key` in its `attrs` JSON (a column of the ingested
+        file that was not declared as a measure)."""
+        if table not in TABLES or "attrs" not in columns(table):
+            raise KeyError(f"table {table!r} has no attrs; tables with attrs: "
+                           f"{sorted(t for t in TABLES if 'attrs' in columns(t))}")
+        found = self.con.execute(f"SELECT count(*) FROM {table} WHERE json_extract(attrs, ?) IS NOT NULL",
+                                 ["$." + key]).fetchall()
+        return bool(found[0][0])
+
+    def agent_counts(self, limit: int | None = None) -> pd.DataFrame:
+        """agent, n (its results), most first (then by name); the first `limit` agents when given."""
+        sql = "SELECT agent, count(*) AS n FROM results GROUP BY agent ORDER BY n DESC, agent"
+        return self.query(sql + (f" LIMIT {int(limit)}" if limit is not None else ""))
+
     def runners(self) -> list[str]:
         """The runners whose matches the store holds, sorted."""
         return sorted(r for (r,) in self.con.execute("SELECT DISTINCT runner FROM matches").fetchall())

@@ -1,5 +1,5 @@
-"""The construct-validity audit written out: `audit.json`, `audit.md` (a verdict per check, PASS/FAIL/INFO or NOT
-RUN with why), `checks.csv`, notes, diagnostics and its figures, from an `referee.run.audit.AuditResult`."""
+"""The construct-validity audit as a reader sees it: `audit.md` (a verdict per check, PASS/FAIL/INFO or NOT RUN with
+why) and its figures, from an `referee.run.audit.AuditResult`."""
 
 from __future__ import annotations
 
@@ -7,22 +7,16 @@ import pandas as pd
 
 from referee.models.validity.checks import CHECK_TITLES
 from referee.present.figures import plot_decomposition, plot_score_vs_outcome
-from referee.present.outputs import ResultsFolder
 
 
-def write_audit(result, frame: pd.DataFrame, folder: ResultsFolder, outcome: str) -> dict:
-    """Write, for `result` (an `referee.run.audit.AuditResult`), audit.json, audit.md, checks.csv, notes.txt, diagnostics.json and the figures (decomposition,
-    score vs outcome) into the results folder; returns the paths by role."""
-    paths = {"json": folder.json("audit", result.checks), "markdown": folder.path("audit.md")}
-    paths["checks"] = folder.table("checks", result.table())
-    paths["notes"] = folder.notes(result.notes)
-    paths["diagnostics"] = folder.diagnostics(result.diagnostics)
-    titles = CHECK_TITLES
+def audit_markdown(result) -> str:
+    """The audit's report (audit.md) for `result` (an `referee.run.audit.AuditResult`): the verdict, then each
+    check with PASS, FAIL, INFO or NOT RUN and its reading, then the notes."""
     lines = [f"# Construct-validity audit{': ' + result['formula'] if result.get('formula') else ''}", "",
-             f"**Verdict:** {result['summary']['verdict']}", "",
+             f"**Verdict:** {result.verdict}", "",
              f"{result['players']} players; outcome measures: {', '.join(result['outcomes'])}. PASS and FAIL mark the "
              "checks against the outcome (3-6), the reproduction and the spectator check; INFO sections describe.", ""]
-    for key, title in titles.items():
+    for key, title in CHECK_TITLES.items():
         if key in result:
             check = result[key]
             mark = {True: "PASS", False: "FAIL", None: "INFO"}[check.get("passed")]
@@ -31,11 +25,16 @@ def write_audit(result, frame: pd.DataFrame, folder: ResultsFolder, outcome: str
             lines += [f"## {title} (NOT RUN)", "", f"Not run: {result.get('skipped', {}).get(key, 'no data for it')}.", ""]
     if result.notes:
         lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
-    paths["markdown"].write_text("\n".join(lines))
+    return "\n".join(lines)
+
+
+def audit_figures(result, frame: pd.DataFrame, outcome: str) -> dict:
+    """name -> a function drawing the audit's figures: the score decomposition (with a formula) and the score
+    against `outcome` (when the data hold it)."""
     order = list(frame.sort_values("score", ascending=False)["player"])
-    if "decomposition" in result:
-        paths["decomposition"] = folder.figure("decomposition", plot_decomposition(result["decomposition"]["table"],
-                                                                                     order))
+    figures = {}
     if outcome in frame.columns and frame[outcome].notna().any():
-        paths["score_vs_outcome"] = folder.figure("score_vs_outcome", plot_score_vs_outcome(frame, outcome))
-    return paths
+        figures["score_vs_outcome"] = lambda: plot_score_vs_outcome(frame, outcome)
+    if "decomposition" in result:
+        figures["decomposition"] = lambda: plot_decomposition(result["decomposition"]["table"], order)
+    return figures

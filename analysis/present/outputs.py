@@ -18,6 +18,7 @@ The folder is checked for writability when opened, before any computation that w
 from __future__ import annotations
 
 import json
+from contextvars import ContextVar
 import math
 import platform
 import sys
@@ -158,6 +159,9 @@ def check_writable(out: str | Path) -> Path:
     return out
 
 
+COMMAND: ContextVar[list[str] | None] = ContextVar("command", default=None)  # the command line being run, if any
+
+
 class ResultsFolder:
     """A results folder being written; see the module docstring. Use as a context manager or call close()."""
 
@@ -165,7 +169,7 @@ class ResultsFolder:
                  extra: dict | None = None):
         self.out = check_writable(out)
         self.files: list[Path] = []
-        self._provenance = provenance(command, seed, store, extra)
+        self._provenance = provenance(command if command is not None else COMMAND.get(), seed, store, extra)
 
     def __enter__(self) -> "ResultsFolder":
         return self

@@ -4,7 +4,7 @@
 measure (one column per measure name: counters, recorded components, outcomes) plus a derived `win`
 outcome (sole first place). `run_audit(frame, events, formula, ...)` runs the checks of
 `referee.models.validity.checks` and returns an `AuditResult` (the `referee.models.fit.FitResult` contract; it also reads
-as a mapping of checks); `referee.present.audit_report.write_audit(result, frame, folder)` writes `audit.json`, `audit.md` (a verdict per
+as a mapping of checks); `referee.present.audit_report.audit_markdown(result)` gives `audit.md` (a verdict per
 check in plain words, with the numbers), the checks table and the figures.
 """
 
@@ -18,6 +18,7 @@ import pandas as pd
 
 from referee.prepare.selection import outcome_note, with_outcomes
 from referee.models.fit import FitResult, ReadsAsMapping, collect_notes
+from referee.models.registry import DIRECTIONS
 from referee.models.validity import checks as validity
 from referee.models.validity import season
 from referee.models.validity.checks import CHECK_TITLES
@@ -107,6 +108,21 @@ class AuditResult(ReadsAsMapping, FitResult):
     model: str = "audit"
     frame: object | None = None  # the per-player table audited, when the caller keeps it (`referee.audit`)
     MAPPING = "checks"  # reads as its checks (`ReadsAsMapping`)
+
+    @property
+    def verdict(self) -> str:
+        """The audit's one-paragraph verdict (its summary's)."""
+        return self.checks.get("summary", {}).get("verdict", "")
+
+    @property
+    def outcomes(self) -> list[str]:
+        """The outcome measures audited against."""
+        return list(self.checks.get("outcomes", []))
+
+    @property
+    def directions(self) -> dict[str, str]:
+        """outcome -> 'higher' or 'lower': which way each outcome is better, as the audit read it."""
+        return dict(self.checks.get("directions", {}))
 
     def table(self) -> pd.DataFrame:
         """check, title, ran, passed (True/False/None), verdict, why_not_run, for every check the audit knows."""
@@ -483,6 +499,14 @@ def score_ranks_roles(frame: pd.DataFrame, k: int) -> str:
     top = frame.assign(score_rank=validity.score_ranks(frame)).nsmallest(k, "score_rank")
     return ", ".join(f"{int(r.score_rank)}. {r.player}" + (f" ({r.role})" if pd.notna(r.role) and r.role is not None
                                                             else "") for r in top.itertuples())
+
+
+def outcome_arg(text: str) -> tuple[str, str | None]:
+    """'NAME' or 'NAME:higher' / 'NAME:lower' -> (name, direction or None)."""
+    name, sep, way = text.partition(":")
+    if sep and way not in DIRECTIONS:
+        raise ValueError(f"--outcome takes NAME, NAME:higher or NAME:lower (which is better), got {text!r}")
+    return name, way or None
 
 
 def default_outcomes(frame: pd.DataFrame, store_measures: pd.DataFrame) -> list[str]:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from referee.io.catalogue import CONTEST_2024, load_catalogue
-from referee.simulate.concordia import cells_frame, simulate_concordia
+from referee.simulators.concordia import cells_frame, simulate_concordia
 
 MODELS = ("tag effects", "tag effects (paper)", "baseline contrast", "measurement layout", "bayes-bt",
           "bayes-bt per game", "audit regression")
@@ -28,7 +28,7 @@ def contest_scores(seed: int = 0, model: str = "additive") -> pd.DataFrame:
     """Simulated normalised scores at contest scale: agent, scenario, repetition, score_norm, game.
 
     26 agents x the 12 contest scenarios x 3 repetitions = 936 rows, drawn by
-    `referee.simulate.concordia.simulate_concordia` (model 'additive' or 'layout') with `seed`.
+    `referee.simulators.concordia.simulate_concordia` (model 'additive' or 'layout') with `seed`.
     """
     catalogue = load_catalogue(CONTEST_2024)
     sim = simulate_concordia(catalogue, n_agents=AGENTS, repetitions=REPETITIONS, seed=seed, model=model)
@@ -102,7 +102,7 @@ def _bayes_bt(data: dict, seed: int, sampling: dict, by: str | None = None) -> d
 def _season(seed: int) -> dict:
     from referee.io.store import Store
     from referee.run.audit import audit_frame
-    from referee.simulate.aoa import simulate_aoa, write_aoa
+    from referee.simulators.aoa import simulate_aoa, write_aoa
 
     with tempfile.TemporaryDirectory() as folder:
         paths = write_aoa(simulate_aoa(seed=seed, validity=0.5), Path(folder) / "season")

@@ -8,13 +8,13 @@ with a bootstrap). Methods:
 - `bt`: Bradley-Terry MLE on the Elo scale (ties as half wins), Wald 95% intervals; `prior=True` (or no
   MLE) gives MAP with Normal(0, (400 Elo)^2) priors;
 - `bt-davidson`: Bradley-Terry with Davidson's tie parameter (ties modelled, not counted as half wins);
-  `extra['ties']` gives nu, the tie probability of two equal agents and the observed tie rate;
+  `ties` gives nu, the tie probability of two equal agents and the observed tie rate;
 - `bt-per-game`: global ratings mu and per-game ratings mu + delta (deviations shrunk, tau in Elo);
-  `extra['kendall_tau']` compares each game's ranking with the global one;
+  `kendall_tau` compares each game's ranking with the global one;
 - `bt-md`: multidimensional BT with `dims` dimensions (canonical form, see `referee.models.ratings.bt_multidim`);
 - `online-elo`: sequential Elo in time order with K factor `k`;
 - `bayes-bt`: the PyMC scalar (or, by game, per-game) model; intervals are 94% HDIs and
-  `extra['idata']` holds the InferenceData;
+  `idata` holds the InferenceData;
 - `plackett-luce`: Plackett-Luce MLE on each match's full ranking (rebuilt from its comparisons; ties by
   Breslow's rule), not the pairs it implies (`referee.models.ratings.plackett_luce`);
 - `trueskill`, `openskill`: the `trueskill` and `openskill` packages fed each match's ranking in time order,
@@ -28,6 +28,7 @@ the replicates are in `RatingResult.bootstrap`.
 from __future__ import annotations
 
 import warnings
+from typing import Any
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -98,17 +99,34 @@ def encode(comparisons: pd.DataFrame, agents: list[str] | None = None) -> Coded:
 @dataclass
 class RatingResult(FitResult):
     """Ratings of one method (the `referee.models.fit.FitResult` contract): `table()` is the rating table,
-    `bootstrap` the replicates (if any), `fits` the underlying model fits, `extra` method-specific tables
-    (`kendall_tau` for bt-per-game, `idata` for bayes-bt); notes and diagnostics gather the fits' own."""
+    `bootstrap` the replicates (if any), `fits` the underlying model fits, `fit` the one joint fit (scalar
+    Bradley-Terry, bt-per-game, bt-md), `ties` Davidson's tie parameter (bt-davidson: nu, nu_se,
+    tie_probability_equal, observed_tie_rate), `kendall_tau` each game's ranking against the global one
+    (bt-per-game), `idata` the posterior (bayes-bt); notes and diagnostics gather the fits' own."""
 
     ratings: pd.DataFrame = field(default_factory=pd.DataFrame)
     bootstrap: BootstrapResult | None = None
     fits: list = field(default_factory=list)
-    extra: dict = field(default_factory=dict)
+    fit: Any = None
+    ties: dict | None = None
+    kendall_tau: pd.DataFrame | None = None
 
     def table(self) -> pd.DataFrame:
         """agent, rating, lower, upper, rank[, rank_lower, rank_upper, replicates, flag] (`game` first by game)."""
         return self.ratings
+
+
+@dataclass
+class Point:
+    """One method's point fit on a comparisons table: its rating table, the fits made, and what the method
+    reports beside the table (the joint `fit` and its `coded` comparisons, `ties`, `kendall_tau`)."""
+
+    table: pd.DataFrame
+    fits: list
+    fit: Any = None
+    coded: Any = None
+    ties: dict | None = None
+    kendall_tau: pd.DataFrame | None = None
 
 
 def _scalar_fit(coded: Coded, method: str, prior: bool, k: float) -> FitResult:
@@ -132,39 +150,35 @@ def _scalar_fit(coded: Coded, method: str, prior: bool, k: float) -> FitResult:
 
 
 def _point(comparisons: pd.DataFrame, method: str, by: str | None, prior: bool, dims: int, k: float,
-           tau_elo: float | None, seed: int, agents: list[str] | None = None) -> tuple[pd.DataFrame, dict, list[FitResult]]:
-    """(rating table, extras, the fits made) of one method on a comparisons table."""
+           tau_elo: float | None, seed: int, agents: list[str] | None = None) -> Point:
+    """One method's point fit (`Point`) on a comparisons table."""
     coded = encode(comparisons, agents)
-    extra: dict = {}
     if method == "bt" and by is None:
         fit = fit_bt(coded.counts(), coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
-        extra.update(fit=fit, coded=coded)
-        return fit.table(), extra, [fit]
+        return Point(fit.table(), [fit], fit=fit, coded=coded)
     if method in SEPARATE_FITS:
         if by is None:
             fit = _scalar_fit(coded, method, prior, k)
-            if method == "bt-davidson":
-                extra["ties"] = {"nu": fit.nu, "nu_se": fit.nu_se, "tie_probability_equal": fit.tie_probability,
-                                 "observed_tie_rate": fit.observed_tie_rate}
-            return fit.table(), extra, [fit]
+            ties = ({"nu": fit.nu, "nu_se": fit.nu_se, "tie_probability_equal": fit.tie_probability,
+                     "observed_tie_rate": fit.observed_tie_rate} if hasattr(fit, "nu") else None)
+            return Point(fit.table(), [fit], ties=ties)
         fits, parts = [], []
         for name, g in comparisons.assign(game=comparisons["game"].fillna("(all)")).groupby("game"):
             fit = _scalar_fit(encode(g, coded.agents if method in ONLINE else None), method, prior, k)
             fits.append(fit)
             parts.append(fit.table().assign(game=name))
-        return pd.concat(parts, ignore_index=True)[["game"] + TABLE], extra, fits
+        return Point(pd.concat(parts, ignore_index=True)[["game"] + TABLE], fits)
     if method == "bt-per-game":
         fit = fit_bt_per_game(coded.game_counts(), coded.agents, coded.games, tau_elo=tau_elo,
                               prior_sd=DEFAULT_PRIOR_SD if prior else None)
         present = np.zeros((len(coded.games), len(coded.agents)), bool)
         present[coded.game, coded.a] = True
         present[coded.game, coded.b] = True
-        extra.update(fit=fit, kendall_tau=fit.kendall_tau(present))
-        return (fit.game_table() if by else fit.global_table()), extra, [fit]
+        return Point(fit.game_table() if by else fit.global_table(), [fit], fit=fit,
+                     kendall_tau=fit.kendall_tau(present))
     if method == "bt-md":
         fit = fit_bt_multidim(coded.game_counts(), coded.agents, coded.games, dims=dims, seed=seed)
-        extra["fit"] = fit
-        return (fit.game_table() if by else fit.table()), extra, [fit]
+        return Point(fit.game_table() if by else fit.table(), [fit], fit=fit)
     raise ValueError(f"unknown method {method!r}; methods: {list(METHODS)}")
 
 
@@ -250,23 +264,24 @@ def _connected(comparisons: pd.DataFrame, method: str, bootstrap: int, by: str |
     `rating_labels.reference_status` of the whole table (None by game)."""
     notes: list[str] = []
     with collect_notes(notes):
-        table, extra, fits = _point(comparisons, method, by, prior, dims, k, tau_elo, seed)
-    robust = method == "bt" and by is None and pd.Series(extra["coded"].cluster).duplicated().any()
+        point = _point(comparisons, method, by, prior, dims, k, tau_elo, seed)
+    table, fits = point.table, point.fits
+    robust = point.coded is not None and pd.Series(point.coded.cluster).duplicated().any()
     if robust:  # matches of several pairs are not independent: the match is the unit (not in bootstrap blocks)
-        fit, coded = extra["fit"], extra["coded"]
+        fit, coded = point.fit, point.coded
         se = np.fmax(fit.se, robust_se(fit.theta, coded.a, coded.b, coded.outcome, coded.cluster, fit.prior_sd))
         table = wald_table(coded.agents, fit.theta, se)
     if anchor is not None:
         table = anchor_shift(table, anchor)
-    result = RatingResult(model=method, ratings=table, extra=extra, fits=fits, notes=notes,
-                          diagnostics=_merged_diagnostics(fits))
+    result = RatingResult(model=method, ratings=table, fits=fits, notes=notes, diagnostics=_merged_diagnostics(fits),
+                          fit=point.fit, ties=point.ties, kendall_tau=point.kendall_tau)
     has_model = by is None and np.isfinite(table[["lower", "upper"]].to_numpy(float)).any()
     model = table[["agent", "lower", "upper"]].copy() if has_model else None
     model_interval = (ROBUST_WALD if robust else WALD.get(method)) if has_model else None
     if bootstrap:
         with collect_notes(result.notes):
             result.bootstrap = _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, bootstrap, executor,
-                                          point=extra)
+                                          point=point)
         if anchor is not None:
             result.bootstrap.ratings, dropped = anchor_replicates(result.bootstrap.ratings, result.bootstrap.agents,
                                                                   anchor)
@@ -317,7 +332,8 @@ def _by_component(comparisons: pd.DataFrame, compared: pd.Series, method: str, a
     notes = []
     for r in results:
         notes += [n for n in r.notes if n not in notes]
-    result = RatingResult(model=method, ratings=pd.concat(tables, ignore_index=True), extra=first.extra,
+    result = RatingResult(model=method, ratings=pd.concat(tables, ignore_index=True), fit=first.fit,
+                          ties=first.ties, kendall_tau=first.kendall_tau,
                           fits=[f for r in results for f in r.fits], notes=notes,
                           diagnostics=_merged_diagnostics([f for r in results for f in r.fits]))
     if boots:
@@ -405,7 +421,7 @@ SHARED_COLUMNS = ["a", "b", "outcome", "cluster", "game", "kind"]  # what a boot
 
 
 def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicates, executor=None, *,
-               point: dict) -> BootstrapResult:
+               point: Point) -> BootstrapResult:
     """Replicates in blocks of BLOCK, block i drawn with `task_seeds(seed, blocks)[i]`: the same replicates
     whether the blocks run here, in local processes or on a Dask cluster. Scalar Bradley-Terry (`point` holds
     the point fit's `fit` and `coded`) sends each block only what it draws from (`bt_resampling`, built once:
@@ -413,8 +429,8 @@ def _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, replicate
     comparisons and refit."""
     sizes = [min(BLOCK, replicates - start) for start in range(0, replicates, BLOCK)]
     seeds = task_seeds(seed, len(sizes))
-    if method == "bt" and by is None:
-        coded, fit = point["coded"], point["fit"]
+    if point.coded is not None:
+        coded, fit = point.coded, point.fit
         first, second = comparison_games(comparisons)  # whole games are resampled, parallel pairs with both
         codes, _ = pd.factorize(np.r_[first, second])
         resampling = bt_resampling(coded.a, coded.b, coded.outcome, codes[: len(first)], len(coded.agents),
@@ -440,12 +456,12 @@ def bootstrap_block(shared: Shared, method: str, by: str | None, prior: bool, di
     remade (seed `seed`), then `replicates` replicates drawn with `block_seed` (every method but scalar
     Bradley-Terry, whose blocks are `bootstrap_resampled`). Returns a BootstrapResult."""
     comparisons = shared.load()
-    table, extra, _ = _point(comparisons, method, by, prior, dims, k, tau_elo, seed)
+    table = _point(comparisons, method, by, prior, dims, k, tau_elo, seed).table
     first, second = comparison_games(comparisons)  # whole games are resampled, parallel pairs with both
     keys = list(zip(table["game"], table["agent"])) if by else list(table["agent"])
 
     def refit(sample: pd.DataFrame) -> pd.Series:
-        t, _, _ = _point(sample, method, by, prior, dims, k, tau_elo, seed)
+        t = _point(sample, method, by, prior, dims, k, tau_elo, seed).table
         index = pd.MultiIndex.from_frame(t[["game", "agent"]]) if by else pd.Index(t["agent"])
         return pd.Series(t["rating"].to_numpy(), index=index)
 
@@ -462,5 +478,5 @@ def _bayes(comparisons, by, draws, tune, chains, seed, sampler) -> RatingResult:
     else:
         fit = fit_bayes_bt(coded.counts(), coded.agents, draws=draws, tune=tune, chains=chains, seed=seed,
                            sampler=sampler)
-    return RatingResult(model="bayes-bt", ratings=fit.table(), extra={"idata": fit.idata}, fits=[fit],
+    return RatingResult(model="bayes-bt", ratings=fit.table(), fits=[fit], fit=fit,
                         idata=fit.idata, diagnostics=dict(fit.diagnostics), notes=list(fit.notes))

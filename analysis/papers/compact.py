@@ -5,7 +5,7 @@ standard errors over pairs (Figure 5's error bars)."""
 
 from __future__ import annotations
 
-from referee.paper.items import Item, PaperWriter
+from referee.papers.items import Item, PaperWriter
 
 BOOTSTRAP = 200  # Figure 2: "200 subsampled re-estimations"
 PER_GAME = {"model": "Bradley-Terry with per-game deviations", "estimation": "plain maximum likelihood",
@@ -45,14 +45,14 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
                       plot_win_matrices(fitted_and_empirical(comparisons, split)))
         per_game = rate(comparisons, "bt-per-game", tau_elo=None, seed=seed)
         notes += [f"Table 1: {n}" for n in per_game.notes]
-        fit = per_game.extra["fit"]
+        fit = per_game.fit
         by_game = fit.game_table().pivot(index="agent", columns="game", values="rating").reset_index()
         table = fit.global_table()[["agent", "rank", "rating"]].rename(columns={"rating": "global"}).merge(
             by_game, on="agent")
         writer.table(Item("Table 1", "Elo scores: each agent's global rating and its rating in each game",
                           protocol=PER_GAME, referee_default=PER_GAME_DEFAULT), table.sort_values("rank"))
         writer.table(Item("Section 2 (Kendall tau)", "each game's ranking against the global one (Kendall tau)",
-                          protocol=PER_GAME, referee_default=PER_GAME_DEFAULT), per_game.extra["kendall_tau"])
+                          protocol=PER_GAME, referee_default=PER_GAME_DEFAULT), per_game.kendall_tau)
         bt = rate(comparisons, "bt", bootstrap=BOOTSTRAP, seed=seed)
         writer.figure(Item("Figure 2", "bootstrap distribution of the global Elo ratings",
                            protocol={"model": "scalar Bradley-Terry", "bootstrap": f"{BOOTSTRAP} resamples of matches"}),

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 from scipy import stats
 
-from referee.paper.items import Item, PaperWriter
+from referee.papers.items import Item, PaperWriter
 
 TABLE_COLUMNS = ["rank", "agent", "player", "team", "role", "nation_power", "nation_alive", "universal", "bonus",
                  "score"]

@@ -1,63 +1,36 @@
-"""`referee ingest, map, formats, info and export`: logs into the store, a drafted mapping for logs no runner reads,
-what it reads, what it holds, Parquet out. Each
-command's parser and what it runs; heavy modules are imported inside the commands, so that `referee --help` starts
-at once."""
+"""The command line's own tools, which are not analyses: `referee map` (draft a mapping for logs no runner reads),
+`formats` (what referee reads), `info` (what a store holds), `export` (the store as Parquet) and `demo` (the main
+job on the bundled samples). The analyses are the job table's commands (`referee.cli.jobs`)."""
 
 from __future__ import annotations
 
-import os
-import warnings
 from pathlib import Path
 
-from referee.cli.common import _common, _open_store, _pairs, _positive_int, _say, _store_arg
-from referee.names import MEASURE_KINDS, RUNNER_NAMES
+from referee.cli.jobs import add_option, argparse_type
+from referee.names import DEFAULT_STORE, MEASURE_KINDS
+from referee.run.options import SAMPLING_OPTIONS, SEED, positive_int
 
 
-def cmd_ingest(args) -> dict:
-    from referee.io import loaders
-    from referee.io.loaders.table import read_mapping
+def _say(args, text: str = "") -> None:
+    """Print human-readable output unless --json was given."""
+    if not args.json:
+        print(text)
+
+
+def _open_store(args):
+    if not args.store.exists():
+        raise FileNotFoundError(f"{args.store}: no store here; run `referee ingest` first")
     from referee.io.store import Store
 
-    mapping, measures = read_mapping(args.mapping) if args.mapping else ({}, {})
-    mapping.update(_pairs(args.map, "--map", "CANONICAL=COLUMN"))
-    measures.update(_pairs(args.measure, "--measure", "COLUMN=KIND"))
-    existed = args.store.exists()
-    try:
-        with Store(args.store) as store:
-            report = store.ingest(args.paths, runner=args.runner, catalogue=args.catalogue, mapping=mapping,
-                                  measures=measures, strict=args.strict, replace=args.replace,
-                                  progress=os.environ.get("REFEREE_PROGRESS") == "1", phase=args.phase,
-                                  score=args.score)
-    except BaseException:
-        if not existed:  # a refused or failed ingest into a new store leaves no file behind
-            for leftover in (args.store, Path(f"{args.store}.wal")):
-                try:
-                    leftover.unlink(missing_ok=True)
-                except OSError:  # nothing was made there (a file stands where its folder would be)
-                    pass
-        raise
-    totals = report.as_dict()
-    if args.per_file:
-        files = report.files.drop(columns=["whole"]).assign(runner=report.files["runner"].fillna("(none)"))
-        _say(args, files.to_string(index=False) + "\n")
-    for row in report.by_runner().itertuples():
-        _say(args, f"{row.runner}: {row.files} file(s) {row.status}, read {row.read} = accepted {row.accepted} "
-                   f"+ quarantined {row.quarantined}")
-    _say(args, f"total: read {totals['read']} = accepted {totals['accepted']} + quarantined {totals['quarantined']}")
-    for (runner, reason), n in sorted(report.by_reason.items()):
-        example = report.quarantine.loc[report.quarantine["reason"] == reason, "message"].head(1).tolist()
-        _say(args, f"  quarantined ({'no runner' if runner == '(none)' else runner}), {reason}: {n}"
-                   + (f"; e.g. {example[0]}" if example else ""))
-    for warning in report.warnings:
-        warnings.warn(warning, UserWarning, stacklevel=1)
-    if report.failed_files:
-        args.failure = (f"{len(report.failed_files)} file(s) could not be read as any runner's, e.g. "
-                        f"{report.failed_files[0]} (see the quarantine)")
-    elif report.read and not report.accepted:
-        args.failure = "nothing was accepted: every record read was quarantined"
-    elif not len(report.files):
-        args.failure = f"no data files ({', '.join(loaders.DATA_SUFFIXES)}) under {', '.join(map(str, args.paths))}"
-    return totals
+    return Store(args.store, read_only=True)
+
+
+def _common(p) -> None:
+    p.add_argument("--json", action="store_true", help="print one JSON object (results, notes, warnings, files)")
+
+
+def _store_arg(p) -> None:
+    p.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"DuckDB store file (default {DEFAULT_STORE})")
 
 
 def cmd_map(args) -> dict:
@@ -98,11 +71,10 @@ def _check_mapping(args, mapping: Path, files: list[Path]) -> dict:
 
     with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "check.duckdb") as store:
         report = store.ingest(files, runner=mapping)
-        counts = store.query("SELECT (SELECT count(*) FROM matches) AS matches, (SELECT count(*) FROM results) AS results,"
-                             " (SELECT count(DISTINCT agent) FROM results) AS agents, (SELECT count(*) FROM events) AS "
-                             "events, (SELECT count(*) FROM measures) AS measures").iloc[0].to_dict()
-        agents = store.query("SELECT agent, count(*) AS n FROM results GROUP BY agent ORDER BY n DESC, agent LIMIT 8")
-    counts = {k: int(v) for k, v in counts.items()}
+        info = store.info()
+        counts = {k: info[k] for k in ("matches", "results", "agents", "events")}
+        counts["measures"] = len(store.table("measures"))
+        agents = store.agent_counts(8)
     _say(args, f"check: {len(files)} sampled file(s) read with {mapping}: read {report.read:,} = accepted "
                f"{report.accepted:,} + set aside {report.quarantined:,}")
     _say(args, f"  would store {counts['matches']:,} matches, {counts['results']:,} results of {counts['agents']} "
@@ -176,46 +148,19 @@ def cmd_export(args) -> dict:
     return {"tables": written}
 
 
-def add_parsers(sub) -> None:
-    """Add the parsers of ingest, map, formats, info, export to the subparsers `sub`."""
-    p = sub.add_parser(
-        "ingest", help="read match logs into the store",
-        description="Read match logs into the store in one transaction. Each file's runner is detected (the "
-                    "most likely first, the next when its first records do not fit) unless --runner is given. "
-                    "Records that cannot be used are quarantined with their reason; read = accepted + "
-                    "quarantined. `referee formats` lists the runners and what each reads.",
-        epilog="Exit codes: 0 records were accepted and every file was read; 1 nothing was accepted, a file "
-               "could not be read as any runner's (unreadable, empty, or another format: quarantined whole), "
-               "no data files were found, or --strict refused (the store is left as it was, and a store the "
-               "command created is removed); 2 usage error; 3 internal error. Files already ingested are "
-               "skipped and do not make the exit code non-zero.")
-    p.add_argument("paths", nargs="+", help="files or directories (read recursively)")
-    p.add_argument("--runner", metavar="NAME|FILE.toml",
-                   help=f"force a loader instead of detecting per file: one of {', '.join(sorted(RUNNER_NAMES))}, "
-                        "or a runner mapping file describing another runner's JSON logs (lines, or one document "
-                        "per file)")
-    _store_arg(p)
-    p.add_argument("--catalogue", type=Path, help="scenario catalogue TOML (Concordia default: the 2024 contest's)")
-    p.add_argument("--map", action="append", default=[], metavar="CANONICAL=COLUMN",
-                   help="table runner: take a canonical column from another column name (repeatable; "
-                        "`referee formats table` lists the canonical columns)")
-    p.add_argument("--measure", action="append", default=[], metavar="COLUMN=KIND",
-                   help=f"table runner: read an extra column as a measure of KIND ({', '.join(MEASURE_KINDS)}); "
-                        "repeatable; outcomes reach `referee audit`")
-    p.add_argument("--mapping", type=Path, help="table runner: TOML file with [columns] and [measures] tables")
-    p.add_argument("--phase", help="the contest phase of every match read (e.g. development, evaluation, cross-play); "
-                   "default: the catalogue's phase of the scenario, if any")
-    p.add_argument("--score", help="sotopia: the SOTOPIA-EVAL dimension that is the score (default goal; e.g. "
-                                   "overall_score); the other dimensions stay measures")
-    p.add_argument("--strict", action="store_true", help="fail, writing nothing, if any record is quarantined")
-    p.add_argument("--replace", action="store_true",
-                   help="remove each file's earlier contribution (rows, quarantine, source; by path or content) "
-                        "and ingest it again, in one transaction")
-    p.add_argument("--verbose", dest="per_file", action="store_true",
-                   help="one line per file (runner, how it was detected, counts) besides the summary")
-    _common(p)
-    p.set_defaults(func=cmd_ingest)
+def cmd_demo(args) -> dict:
+    from referee.reporting import run_demo
 
+    from referee.run.options import sampling
+
+    index = run_demo(args.out, store=args.store, fit_models=not args.no_models, sampling=sampling(vars(args)),
+                     seed=args.seed, command=["referee"] + list(args.argv))
+    _say(args, f"wrote {index}")
+    return {"index": str(index)}
+
+
+def add_parsers(sub) -> None:
+    """Add the parsers of map, formats, info, export and demo to the subparsers `sub`."""
     p = sub.add_parser(
         "map", help="draft a mapping file for JSON logs (lines, or one document per file) no built-in runner reads",
         description="Read a bounded sample of the logs (the first lines and the end of up to --files files) and "
@@ -233,7 +178,8 @@ def add_parsers(sub) -> None:
                         "FILE.toml is checked as it is (your edits kept) unless --force")
     p.add_argument("--force", action="store_true", help="draft again over an existing FILE.toml")
     p.add_argument("--name", help="the runner's name in the draft (default: the logs' folder name)")
-    p.add_argument("--files", type=_positive_int, default=300, metavar="N", help="files sampled (default 300)")
+    p.add_argument("--files", type=argparse_type(positive_int), default=300, metavar="N",
+                   help="files sampled (default 300)")
     _common(p)
     p.set_defaults(func=cmd_map, out_is_folder=False)  # --out is the mapping file
 
@@ -253,3 +199,12 @@ def add_parsers(sub) -> None:
     p.add_argument("--parquet", type=Path, required=True, metavar="DIR", help="a new or empty folder")
     _common(p)
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("demo", help="ingest the bundled sample data and write the demo report")
+    p.add_argument("--out", type=Path, default=Path("reports/demo"), help="the report's folder (default reports/demo)")
+    p.add_argument("--store", type=Path, help="store file to create afresh (default OUT/demo.duckdb)")
+    p.add_argument("--no-models", action="store_true", help="skip the Bayesian fits (a quick report)")
+    for option in SAMPLING_OPTIONS + (SEED,):
+        add_option(p, option)
+    _common(p)
+    p.set_defaults(func=cmd_demo)

@@ -12,7 +12,7 @@ import pandas as pd
 
 from referee.io.catalogue import CONTEST_2024_PAPER, load_catalogue
 from referee.io.toml_file import read_toml
-from referee.paper.items import Item, PaperWriter
+from referee.papers.items import Item, PaperWriter
 from referee.prepare.selection import select_phases
 
 SELECTION, FINAL = "evaluation", "cross-play"

@@ -1,0 +1,137 @@
+"""The commands of the job table (`referee.run.job_table.JOBS`), generated: each job's parser from its typed
+options, one handler that opens the store, runs the job and writes its `Result` (tables, figures, documents,
+posterior, notes, diagnostics, manifest and provenance) to the results folder, then prints it."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from pathlib import Path
+
+from referee.names import DEFAULT_STORE
+from referee.run.job_table import JOBS, Job
+from referee.run.options import Option
+
+
+def argparse_type(check):
+    """A checker (text -> value, ValueError) as an argparse type: the ValueError's words as the usage error."""
+    def parse(text: str):
+        try:
+            return check(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = getattr(check, "__name__", "value")
+    return parse
+
+
+def add_option(parser, option: Option) -> None:
+    """`option` on the command line: a positional, a flag, a repeatable or a valued option, with its checker,
+    choices, default and help."""
+    kwargs: dict = {"help": option.help}
+    if option.type is not None:
+        kwargs["type"] = argparse_type(option.type)
+    if option.choices is not None:
+        kwargs["choices"] = option.allowed()
+    if option.metavar:
+        kwargs["metavar"] = option.metavar
+    if option.positional:
+        nargs = None if option.positional == "1" else option.positional
+        parser.add_argument(option.name, nargs=nargs, default=option.default, **kwargs)
+        return
+    if option.flag:
+        parser.add_argument(option.flag_name, dest=option.name, action="store_true", help=option.help)
+        return
+    if option.nargs:
+        kwargs["nargs"] = option.nargs
+    elif option.many:
+        kwargs["action"] = "append"
+    parser.add_argument(option.flag_name, dest=option.name, default=option.default, required=option.required,
+                        **kwargs)
+
+
+def add_job_parser(sub, job: Job) -> None:
+    """The parser of `job` (with its variants as sub-commands) in subparsers `sub`."""
+    p = sub.add_parser(job.name, help=job.help)
+    if job.variants:
+        first, rest = job.options[0], [o for o in job.options[1:] if o.name in ("out", "seed")]
+        variants = p.add_subparsers(dest=first.name, required=True)
+        for name, options in job.variants.items():
+            v = variants.add_parser(name)
+            for option in rest + list(options):
+                add_option(v, option)
+            _front_door(v, job)
+        return
+    for option in job.options:
+        _add_grouped(p, option)
+    _front_door(p, job)
+
+
+def _add_grouped(p, option: Option) -> None:
+    groups = getattr(p, "_referee_groups", None)
+    if groups is None:
+        groups = p._referee_groups = {}
+    target = p
+    if option.group:
+        target = groups.get(option.group) or groups.setdefault(option.group, p.add_argument_group(option.group))
+    add_option(target, option)
+
+
+def _front_door(p, job: Job) -> None:
+    """The options of the command line itself: the store, the results folder, --json."""
+    names = {o.name for o in job.options}
+    if job.data in ("store", "writable") and "store" not in names:
+        p.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"DuckDB store file (default {DEFAULT_STORE})")
+    elif job.data == "optional":
+        p.add_argument("--store", type=Path, help="record the run in this store; its report links each model's latest")
+    if job.folder and "out" not in names:
+        p.add_argument("--out", type=Path, required=job.out is None, default=job.out,
+                       help="results folder (tables, figures, notes, diagnostics, manifest.json, provenance.json)"
+                       + (f"; default {job.out}" if job.out else ""))
+    p.add_argument("--json", action="store_true", help="print one JSON object (results, notes, warnings, files)")
+    p.set_defaults(func=run_command, job=job.name, out_is_folder=job.folder)
+
+
+def opened_store(job: Job, path: Path | None):
+    """The store `job` reads (a context manager): read-only, writable, or none."""
+    if job.data == "none" or (job.data == "optional" and path is None):
+        return contextlib.nullcontext()
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no store here; run `referee ingest` first")
+    from referee.io.store import Store
+
+    return Store(path, read_only=job.data == "store")
+
+
+def run_command(args) -> dict:
+    """Run the job `args.job` with the options parsed into `args`; write and print its result; returns the
+    JSON payload. A result's `failure` becomes the command's (exit 1)."""
+    from referee.present.outputs import COMMAND, ResultsFolder
+    from referee.present.result_files import write_result
+
+    job = JOBS[args.job]
+    if job.folder and args.out is None:
+        raise ValueError(f"referee {job.name} writes its results to a folder: give --out FOLDER")
+    options = {o.name: getattr(args, o.name) for o in job.options if hasattr(args, o.name)}
+    token = COMMAND.set(["referee"] + list(args.argv))
+    try:
+        with opened_store(job, getattr(args, "store", None)) as store:
+            result = job.run(store, **options)
+            folder = ResultsFolder(args.out, seed=getattr(args, "seed", None), store=store) if job.folder else None
+    finally:
+        COMMAND.reset(token)
+    if folder is not None:
+        write_result(result, folder)
+    say = (lambda text: None) if args.json else print
+    if result.tables:
+        say(result.table().to_string(index=False))
+    for line in result.lines:
+        say(line)
+    for note in result.notes:
+        say(f"note: {note}")
+    payload = result.payload()
+    if folder is not None:
+        payload["written"] = [str(p) for p in folder.files]
+        say(f"wrote {args.out}/ ({len(folder.files)} files)")
+    args.failure = result.failure
+    return payload

@@ -1,0 +1,329 @@
+"""The table of jobs: every analysis referee runs, defined once, with its typed options. The command line
+(`referee.cli`) builds each command's parser from it and writes its result; the notebook API (`referee.<job>`)
+is generated from it; the report and `referee paper` compose the same job functions. Light (no pandas): the
+implementations are imported when a job runs.
+
+A job is one function in `referee.run` (`function`, 'module:function') called as `function(data, **options)`
+(or `function(**options)` for a job that reads no store) and returning a `referee.run.result.Result`. `data`
+says what it reads: 'store' a store opened read-only, 'writable' a store it writes to (an LLM judge's cache),
+'optional' a store it may record in, 'none' no store. `folder`: the command line writes the result to a
+results folder (`--out`, default `out`); otherwise the job writes its own files (its `out` option).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from referee.models.registry import (
+    CALIBRATION_FAMILIES,
+    DEFAULT_TAU_ELO,
+    GAME_METHODS,
+    MIN_BALLOTS,
+    PLAN_MODELS,
+    PLAN_RULES,
+    RATING_METHODS,
+    SCORE_MODELS,
+    VOTING_METHODS,
+    implementation,
+    methods_with,
+)
+from referee.names import DEFAULT_STORE, MEASURE_KINDS, RUNNER_NAMES
+from referee.papers import PAPERS
+from referee.run.options import (
+    DATA,
+    PHASE,
+    RUNNER,
+    SAMPLING_OPTIONS,
+    SEED,
+    SWEEP_OPTIONS,
+    Option,
+    agent_list,
+    count,
+    dims_range,
+    path,
+    positive_float,
+    positive_int,
+    prior_sd,
+)
+from referee.run.simulators import SIMULATORS
+
+
+@dataclass(frozen=True)
+class Job:
+    """One job: its command name, its implementation, one help line, its options (in the order a notebook
+    passes them positionally), what data it reads, and whether the command line writes its result to a results
+    folder (`out`: that folder's default, None when --out is required). `variants`: for a job whose first
+    option picks a variant with options of its own (`simulate RUNNER`), each variant's options with their own
+    defaults (the command line offers each as a sub-command; the job's own options list them all, default None:
+    the variant's default)."""
+
+    name: str
+    function: str
+    help: str
+    options: tuple[Option, ...]
+    data: str = "store"
+    folder: bool = True
+    out: Path | None = None
+    variants: dict[str, tuple[Option, ...]] = field(default_factory=dict)
+
+    @property
+    def api(self) -> str:
+        """Its notebook name: `referee.<api>` (the command name with underscores)."""
+        return self.name.replace("-", "_")
+
+    def bind(self, given: dict) -> dict:
+        """Every option's value: the given ones checked (`Option.check`), the others at their defaults.
+        ValueError naming the job and the option for an unknown option or a bad value."""
+        known = {o.name: o for o in self.options}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise ValueError(f"{self.name} has no option {unknown[0]!r}; options: {', '.join(known)}")
+        missing = [o.name for o in self.options if o.required and given.get(o.name) is None]
+        if missing:
+            raise ValueError(f"{self.name}: {missing[0]} is required")
+        return {name: o.check(given[name], self.name) if name in given else o.default for name, o in known.items()}
+
+    def run(self, data=None, **options):
+        """The job on `data` with `options` (checked, defaults filled): its Result."""
+        function = implementation(self.function)
+        bound = self.bind(options)
+        return function(**bound) if self.data == "none" else function(data, **bound)
+
+
+def _method_help() -> str:
+    return "rating model: " + "; ".join(f"{n} ({m.description})" for n, m in RATING_METHODS.items())
+
+
+RESAMPLE = Option("resample", "match", "the cluster the bootstrap draws (default match: a match for every runner, "
+                  "Concordia's (scenario, repetition), an arena judgment); scenario, seed (repetition) or prompt (an "
+                  "arena's prompt or category, kept as the match's game)", choices=("match", "scenario", "prompt", "seed"))
+PER_GAME_SD = Option("per_game_prior_sd", DEFAULT_TAU_ELO, f"bt-per-game: prior sd of the per-game deviations in Elo "
+                     f"points (default {DEFAULT_TAU_ELO:g}); 'none' for the COMPACT paper's plain maximum likelihood",
+                     type=prior_sd, metavar="ELO|none")
+FINALISTS = Option("finalists", None, "use these finalists instead of the top by selection Elo", type=agent_list,
+                   metavar="A,B,...")
+NO_MODELS = Option("no_models", False, "skip the Bayesian fits (a quick report)", flag=True)
+
+JOBS: dict[str, Job] = {j.name: j for j in (
+    Job("ingest", "referee.run.writing_jobs:ingest", "read runner logs into the store (every record accepted or set "
+        "aside with its reason)", (
+            Option("paths", None, "files or directories (read recursively)", positional="+", type=path, many=True,
+                   required=True),
+            Option("store", DEFAULT_STORE, f"DuckDB store file (default {DEFAULT_STORE})", type=path),
+            Option("runner", None, f"force a loader instead of detecting per file: one of "
+                   f"{', '.join(sorted(RUNNER_NAMES))}, or a runner mapping file describing another runner's JSON logs "
+                   "(lines, or one document per file)", metavar="NAME|FILE.toml"),
+            Option("catalogue", None, "scenario catalogue TOML (Concordia default: the 2024 contest's)", type=path),
+            Option("mapping", None, "table runner: TOML file with [columns] and [measures] tables", type=path),
+            Option("map", None, "table runner: take a canonical column from another column name (repeatable; "
+                   "`referee formats table` lists the canonical columns)", many=True, metavar="CANONICAL=COLUMN"),
+            Option("measure", None, f"table runner: read an extra column as a measure of KIND "
+                   f"({', '.join(MEASURE_KINDS)}); repeatable; outcomes reach `referee audit`", many=True,
+                   metavar="COLUMN=KIND"),
+            Option("phase", None, "the contest phase of every match read (e.g. development, evaluation, "
+                   "cross-play); default: the catalogue's phase of the scenario, if any"),
+            Option("score", None, "sotopia: the SOTOPIA-EVAL dimension that is the score (default goal; e.g. "
+                   "overall_score); the other dimensions stay measures"),
+            Option("strict", False, "fail, writing nothing, if any record is quarantined", flag=True),
+            Option("replace", False, "remove each file's earlier contribution (rows, quarantine, source; by path or "
+                   "content) and ingest it again, in one transaction", flag=True),
+            Option("per_file", False, "one line per file (runner, how it was detected, counts) besides the summary",
+                   flag=True, cli="--verbose")),
+        data="none", folder=False),
+    Job("simulate", "referee.run.writing_jobs:simulate", "write simulated logs from known parameters (plus truth.json)", (
+        Option("runner", None, "the runner whose logs to simulate", choices=tuple(SIMULATORS), positional="1",
+               required=True),
+        Option("out", None, "folder: logs/ and truth.json are written there", type=path, required=True),
+        Option("agents", None, "number of agents (default: the simulator's own)", type=positive_int),
+        SEED) + tuple({o.name: replace(o, default=False if o.flag else None)
+                       for s in SIMULATORS.values() for o in s.options}.values()),
+        data="none", folder=False,
+        variants={name: (Option("agents", s.agents, f"number of agents (default {s.agents})", type=positive_int),)
+                  + s.options for name, s in SIMULATORS.items()}),
+    Job("ratings", "referee.run.rating_jobs:ratings", "rate agents: Elo, Bradley-Terry (scalar, Davidson ties, "
+        "per-game, multidimensional, Bayesian), Plackett-Luce, TrueSkill, OpenSkill", (
+            Option("method", None, _method_help(), choices=tuple(RATING_METHODS), required=True, metavar="METHOD"),
+            Option("bootstrap", 0, "resample matches N times (COMPACT used 200) for percentile and rank intervals",
+                   type=count, metavar="N"),
+            Option("by", None, "game: ratings per game (bt-per-game and bt-md model the games jointly); tag, role, "
+                   "scenario, phase: one leaderboard per slice, each rated on its own, with the slice sizes",
+                   choices=("game", "tag", "role", "scenario", "phase")),
+            Option("prior", False, "Bradley-Terry MAP with Normal(0, (400 Elo)^2) priors", flag=True),
+            Option("ties", "half", "Bradley-Terry: a tie as half a win each way (default) or Davidson's tie parameter "
+                   "(reports the tie rate it estimates)", choices=("half", "davidson")),
+            Option("anchor", None, "fix the scale: AGENT gets exactly RATING in the point fit and in every bootstrap "
+                   "replicate (elo, bt, bt-davidson, online-elo, plackett-luce)", metavar="AGENT=RATING"),
+            Option("covariate", None, "control Bradley-Terry for a covariate (repeatable): a player's seat, role or "
+                   "measure NAME, or a pair's style feature of measure NAME (Chatbot Arena's style control: the two "
+                   "answers' normalised difference, e.g. style:length); its effect with a match-clustered interval, "
+                   "ratings controlled for it and each agent's rank change", many=True,
+                   metavar="seat|role|measure:NAME|style:NAME"),
+            RESAMPLE,
+            Option("dims", 2, "dimensions for bt-md (1-7; default 2)", type=positive_int),
+            Option("k", 32.0, "K factor for online-elo (default 32)", type=positive_float),
+            PER_GAME_SD,
+            Option("rate_scripted", False, "rate scripted partners too (clem's programmatic, Kaggle's built-in bots, "
+                   "Concordia's background population: results of group background), which are otherwise a role, "
+                   "not an agent", flag=True))
+        + DATA + SAMPLING_OPTIONS + SWEEP_OPTIONS),
+    Job("compare", "referee.run.rating_jobs:compare", "paired comparison of two agents (or every pair with --all): "
+        "P(A stronger than B), the difference with its interval, their head-to-head record", (
+            Option("a", None, "the first agent (A)", positional="?", metavar="A"),
+            Option("b", None, "the second agent (B)", positional="?", metavar="B"),
+            Option("all", False, "every pair, with Holm's control over adjacent pairs", flag=True),
+            Option("method", "bt", "the rating model (default bt)", choices=methods_with(elo_scale=True, sampled=False)),
+            Option("bootstrap", 1000, "bootstrap replicates (default 1000)", type=positive_int, metavar="N"),
+            RESAMPLE) + DATA, out=Path("reports/compare")),
+    Job("ratings-cv", "referee.run.rating_jobs:ratings_cv", "cross-validated ROC-AUC of rating models; "
+        "win-probability heatmap", (
+            Option("folds", 5, "cross-validation folds (at least 2; default 5)", type=positive_int),
+            Option("dims", range(1, 8), "dimension range for bt-md, e.g. 1-7 or 2", type=dims_range),
+            Option("split", None, "a match attribute to split the heatmap by (e.g. communication)"),
+            PER_GAME_SD) + DATA + SWEEP_OPTIONS),
+    Job("rank", "referee.run.rating_jobs:rank", "voting-as-evaluation (one ballot per (scenario, repetition) or "
+        "match), or game-theoretic rankings on the meta-game (Nash averaging, alpha-Rank)", (
+            Option("method", None, "a voting method (repeatable: several side by side), all of them, or nash "
+                   "(Nash averaging: skill against the maximum-entropy equilibrium of the log-odds meta-game) or "
+                   "alpha-rank (alpha-Rank's stationary mass)", choices=VOTING_METHODS + ("all",) + GAME_METHODS,
+                   required=True, many=True),
+            Option("alpha", 100.0, "alpha-rank: ranking intensity (default 100, OpenSpiel's; population 50)",
+                   type=positive_float),
+            Option("against", "agents", "nash, alpha-rank: the meta-game of agents against agents (default; "
+                   "comparisons within matches) or against scenarios (Balduzzi et al.'s agent-vs-task game of "
+                   "normalised scores; alpha-rank then runs two populations)", choices=("agents", "scenarios")),
+            Option("bootstrap", 0, "nash, alpha-rank: N resamples of the matches for 95 %% intervals of the scores "
+                   "and the cyclic share (default 0)", type=count, metavar="N"),
+            Option("ewa_reading", "runs", "how evaluation without aggregation combines runs (the paper "
+                   "under-specifies it; see models/voting/ewa.py): runs (default: an IML election per run, then one "
+                   "over the runs' orders), flat (one IML election over every task-run ballot), run-points (points "
+                   "per agent beaten in each run's order, summed)", choices=("runs", "flat", "run-points")),
+            Option("min_games", MIN_BALLOTS, f"agents on fewer than N ballots (games) are listed apart, not ranked "
+                   f"(default {MIN_BALLOTS})", type=positive_float, metavar="N")) + DATA),
+    Job("contest", "referee.run.rating_jobs:contest", "the contest's phases: top-k selection by Elo, final cross-play "
+        "(Elo and voting) and combined-phase Elo (paper tables 3, 8-12)", (
+            Option("selection_phase", "evaluation", "phase that selects the finalists (default evaluation)"),
+            Option("final_phase", "cross-play", "the finalists' phase (default cross-play)"),
+            Option("top", 6, "finalists kept by the selection (default 6)", type=positive_int),
+            FINALISTS,
+            Option("combine", None, "phases of the combined Elo (repeatable; default the selection and final "
+                   "phases)", many=True, metavar="PHASE"),
+            RUNNER, SEED)),
+    Job("plan", "referee.run.score_jobs:plan", "which matches to run next, and how many (a plan as CSV, or a power "
+        "curve)", (
+            Option("budget", 20, "matches to propose (default 20)", type=positive_int),
+            Option("target", "adjacent:0.95", "adjacent:CONF (separate adjacent ranks), width:ELO (every interval at "
+                   "most ELO wide) or top:K (find the top K); default adjacent:0.95"),
+            Option("rule", "c-optimal", "selection rule (models/ratings/design.py documents each with its source; "
+                   "default c-optimal)", choices=PLAN_RULES),
+            Option("players", 2, "agents per proposed match (default 2)", type=positive_int),
+            Option("power", False, "a power curve instead of a plan (with --delta)", flag=True),
+            Option("delta", 50.0, "--power: Elo points apart (default 50)", type=positive_float),
+            Option("pair", None, "--power: the two agents (default: the two most compared)", metavar="A,B"),
+            Option("sims", 200, "--power: simulations per point (default 200)", type=positive_int),
+            Option("scenarios", None, "instead: the N scenarios (tag profiles) that would most shrink the tag "
+                   "coefficients now least known", type=positive_int, metavar="N"),
+            Option("profiles", False, "--scenarios: also propose hypothetical profiles (combinations of up to three "
+                   "tags, or demands with at most one substrate)", flag=True),
+            Option("model", "tag-effects", "--scenarios: the model whose least known parameters to serve: the tag "
+                   "coefficients (default) or the Measurement Layout's capabilities", choices=PLAN_MODELS),
+            Option("posterior", None, "--model measurement-layout: the idata.nc `referee fit measurement-layout` "
+                   "wrote (or its folder); default: fit the layout now", type=path, metavar="PATH"),
+            Option("repeats", 1, "--model measurement-layout: episodes per agent each picked scenario will be run "
+                   "(default 1)", type=positive_int),
+            Option("demand", None, "--model measurement-layout: serve this demand's capabilities in every pick "
+                   "(default: the demand least known at each pick)")) + DATA + SAMPLING_OPTIONS),
+    Job("fit", "referee.run.score_jobs:fit", "Bayesian beta regressions and Measurement Layouts of normalised scores", (
+        Option("model", None, "; ".join(f"{n}: {m.description}" for n, m in SCORE_MODELS.items()),
+               choices=tuple(SCORE_MODELS), positional="1", required=True),
+        Option("baseline", "rational_agent", "baseline agent for baseline-contrast"),
+        Option("likelihood", "ordered", "ordered beta (default) or the Smithson-Verkuilen squeeze (beta regressions "
+               "only)", choices=("ordered", "squeeze")),
+        Option("scenario_intercepts", False, "tag-effects: add scenario intercepts", flag=True),
+        Option("no_agent_intercepts", False, "tag-effects: leave out agent intercepts", flag=True),
+        Option("structure", "identified", "tag-effects: 'identified' (default) gives agent slopes only to tags "
+               "present in and absent from at least 3 scenarios; 'paper' gives every tag agent slopes, as the contest "
+               "paper", choices=("identified", "paper")),
+        PHASE, SEED) + SAMPLING_OPTIONS),
+    Job("compare-predictors", "referee.run.score_jobs:predictors", "Measurement Layout vs linear regression, XGBoost "
+        "and a constant", (
+            Option("folds", 4, "folds over each agent's scenarios (default 4: every cell held out once, a quarter at "
+                   "a time); R^2 and RMSE are averaged over folds", type=positive_int),
+            PHASE, SEED) + SAMPLING_OPTIONS + SWEEP_OPTIONS),
+    Job("describe", "referee.run.score_jobs:describe", "descriptive figures: means by agent and scenario, correlation "
+        "heatmap", (PHASE,)),
+    Job("calibrate", "referee.run.score_jobs:calibrate", "simulation-based calibration of a Bayesian model (Talts et "
+        "al. 2018): rank histograms and HDI coverage per parameter group", (
+            Option("model", None, "the model family", choices=CALIBRATION_FAMILIES, positional="1", required=True),
+            Option("sims", 100, "simulations (default 100)", type=positive_int),
+            Option("size", 0, "design size: 0 the smallest, each step adds agents", type=count),
+            Option("out", None, "the results folder the store's record of this run points at", type=path),
+            SEED) + SAMPLING_OPTIONS + SWEEP_OPTIONS, data="optional"),
+    Job("socio", "referee.run.social_jobs:socio", "socio-cognitive metrics, their consistency and what predicts "
+        "winning (COMPACT)", (
+            Option("runner", None, "the runner whose matches to use (default: compact when the store has it)"),
+            Option("bootstrap", 200, "bootstrap replicates over matches for the intervals (default 200)", type=count),
+            Option("judges", None, "the two judges to compare (default: the first two)", many=True,
+                   metavar="RATER", nargs=2),
+            SEED)),
+    Job("judge", "referee.run.social_jobs:judge", "rate stored events with an LLM judge: a rubric against an "
+        "OpenAI-compatible endpoint, cached in the store", (
+            Option("rubric", None, "a shipped rubric (e.g. compact-influence) or a rubric .toml file", required=True),
+            Option("model", None, "the model name the endpoint serves; ratings' rater", required=True),
+            Option("endpoint", None, "the endpoint's base URL, e.g. http://localhost:8000/v1 (not needed with "
+                   "--dry-run)"),
+            Option("match", None, "judge only this match (repeatable)", many=True),
+            Option("key_env", "OPENAI_API_KEY", "environment variable holding the API key (never stored)"),
+            Option("concurrency", 4, "calls at once (default 4)", type=positive_int),
+            Option("retries", 4, "retries of a 429, 5xx or timeout, with backoff (default 4)", type=count),
+            Option("answer_retries", 2, "re-asks of an answer that does not fit the rubric before it is set aside "
+                   "(default 2)", type=count),
+            Option("timeout", 60.0, "seconds per call (default 60)", type=positive_float),
+            Option("price_in", None, "USD per million input tokens (for the ledger's cost)", type=float),
+            Option("price_out", 0.0, "USD per million output tokens", type=float),
+            Option("context", None, "a template value the rubric needs: a file for every player, or a folder of "
+                   "PLAYER.txt", many=True, metavar="NAME=PATH"),
+            Option("limit", None, "judge only the first N items", type=positive_int),
+            Option("dry_run", False, "print the items, calls and estimated tokens; call nothing", flag=True)),
+        data="writable", out=Path("reports/judge")),
+    Job("judge-agreement", "referee.run.social_jobs:judge_agreement", "agreement of two raters on the same items "
+        "(MAD, exact, within one, Krippendorff's alpha) with bootstrap intervals", (
+            Option("raters", None, "two raters (a judge model, or 'human')", many=True, required=True,
+                   metavar="RATER", nargs=2),
+            Option("human", None, "CSV of human ratings (match_id, player, other, round, name, value): rater 'human'",
+                   type=path),
+            Option("metric", None, "compare this measure only (default: every measure both rated)"),
+            Option("bootstrap", 1000, "bootstrap replicates over items (default 1000)", type=count),
+            SEED)),
+    Job("audit", "referee.run.social_jobs:audit", "construct-validity audit of a score against ground-truth outcomes", (
+        Option("formula", None, "scoring formula TOML (e.g. data/formulas/aoa_eval01.toml)", type=path),
+        Option("outcome", None, "outcome measure and which way is better (repeatable; default direction: the "
+               "formula's [outcomes], the runner's declaration, else lower for rank/place/position; default "
+               "outcomes: the data's outcome measures, else the derived 'win', refused when it only restates the "
+               "score)", many=True, metavar="NAME[:higher|:lower]"),
+        Option("group_by", None, "column that, with the outcomes, defines an identical outcome (e.g. team)",
+               many=True, metavar="NAME"),
+        Option("telemetry", None, "process-telemetry column to report beside the outcome (default: universal)"),
+        Option("score", None, "what is audited: the recorded score (default), 'formula' (the formula's own score, "
+               "recomputed from the counters) or a column of the data"),
+        Option("top_k", 3, "how many top-ranked players to inspect (default 3)", type=positive_int),
+        Option("runner", None, "audit this runner's matches"),
+        Option("match", None, "audit one match (e.g. aoa:eval01)"),
+        Option("no_bayes", False, "skip the Bayesian regression in the assignment-luck check", flag=True),
+        SEED) + SAMPLING_OPTIONS),
+    Job("report", "referee.run.writing_jobs:report", "write the HTML report for a store", (
+        Option("out", Path("reports/latest"), "the report's folder (default reports/latest)", type=path),
+        NO_MODELS, SEED) + SAMPLING_OPTIONS, folder=False),
+    Job("paper", "referee.run.writing_jobs:paper", "a seed paper's numbered figures and tables, made by the paper's "
+        "own protocol, with manifest.json listing every number and how it was made", (
+            Option("paper", None, "; ".join(f"{n} ({p.title})" for n, p in PAPERS.items()), choices=tuple(PAPERS),
+                   positional="1", required=True),
+            Option("out", None, "the paper's folder (figures, tables, manifest.json)", type=path, required=True),
+            Option("finalists", None, "concordia: Tables 8-12's finalists (default the paper's: top five by "
+                   "evaluation Elo plus rational_agent)", type=agent_list, metavar="A,B,..."),
+            Option("no_models", False, "concordia: skip the Bayesian fits (Figures 2, 3 right, 6, 7), listed in the "
+                   "manifest as not made", flag=True),
+            Option("runner", None, "compact: whose matches (default every match)"),
+            Option("match", None, "aoa: the season's match id (default the first aoa season)"),
+            SEED) + SAMPLING_OPTIONS, folder=False),
+)}

@@ -1,0 +1,223 @@
+"""A job's options, typed once: `Option` (name, type, default, help, choices) and the checkers that turn a
+command-line text or a notebook value into a checked value. Light (no pandas): the command line builds its
+parsers from these before any heavy import.
+
+Every checker takes a text (from the command line) or a value (from a notebook) and returns the value, or raises
+ValueError saying what it must be.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from referee.models.registry import CHAINS, DRAWS, LAYOUT_DRAWS, LAYOUT_TUNE, TUNE
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a job.
+
+    name : its Python name (`referee.<job>(name=...)`; on the command line `--name-with-dashes`); default : its
+    value when not given; help : one line for both; type : a checker (text or value -> value); choices : the
+    values allowed (a sequence, or a function returning one, called when the parser is built); many : a list
+    (repeatable on the command line); flag : on/off; required : no default; positional : a command-line
+    positional (`nargs`: '?' one or none, '*' any); metavar : the command line's placeholder; group : the
+    command line's option group it is listed under; cli : the command line's flag when it is not
+    `--name-with-dashes`; nargs : a list given after one flag (e.g. 2: `--raters A B`).
+    """
+
+    name: str
+    default: Any = None
+    help: str = ""
+    type: Callable[[Any], Any] | None = None
+    choices: Sequence | Callable[[], Sequence] | None = None
+    many: bool = False
+    flag: bool = False
+    required: bool = False
+    positional: str | None = None
+    metavar: str | None = None
+    group: str | None = None
+    cli: str | None = None
+    nargs: int | None = None
+
+    @property
+    def flag_name(self) -> str:
+        """The command line's flag: `cli` when given, else `--name-with-dashes`."""
+        return self.cli or "--" + self.name.replace("_", "-")
+
+    def allowed(self) -> Sequence | None:
+        return self.choices() if callable(self.choices) else self.choices
+
+    def check(self, value: Any, job: str) -> Any:
+        """`value` checked: converted by `type` (each item of a list), within `choices`; ValueError naming the
+        job, the option and what it must be."""
+        if value is None or (self.flag and isinstance(value, bool)):
+            if value is None and self.required:
+                raise ValueError(f"{job}: {self.name} is required")
+            return value
+        items = list(value) if self.many and isinstance(value, (list, tuple, range)) else None
+        try:
+            checked = [self._one(v) for v in items] if items is not None else self._one(value)
+        except ValueError as exc:
+            raise ValueError(f"{job}: {self.name}: {exc}") from None
+        if self.many and items is None and not isinstance(value, range):
+            checked = [checked]
+        return checked
+
+    def _one(self, value: Any) -> Any:
+        value = self.type(value) if self.type is not None and not isinstance(value, range) else value
+        allowed = self.allowed()
+        if allowed is not None and value not in allowed:
+            raise ValueError(f"{value!r} is not one of {', '.join(map(str, allowed))}")
+        return value
+
+
+def whole(value) -> int:
+    """A whole number."""
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        raise ValueError(f"expected a whole number, got {value!r}")
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"expected a whole number, got {value!r}") from None
+
+
+def positive_int(value) -> int:
+    """A whole number from 1."""
+    found = whole(value)
+    if found < 1:
+        raise ValueError(f"must be at least 1, got {found}")
+    return found
+
+
+def count(value) -> int:
+    """A whole number from 0."""
+    found = whole(value)
+    if found < 0:
+        raise ValueError(f"must be 0 or more, got {found}")
+    return found
+
+
+def _number_where(value, ok, what: str) -> float:
+    try:
+        found = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"expected a number, got {value!r}") from None
+    if not ok(found):
+        raise ValueError(f"must be {what}, got {value}")
+    return found
+
+
+def positive_float(value) -> float:
+    """A positive finite number."""
+    return _number_where(value, lambda v: math.isfinite(v) and v > 0, "a positive finite number")
+
+
+def probability(value) -> float:
+    """A probability in [0, 1)."""
+    return _number_where(value, lambda v: 0 <= v < 1, "a probability in [0, 1)")
+
+
+def finite_float(value) -> float:
+    """A finite number."""
+    return _number_where(value, math.isfinite, "a finite number")
+
+
+def prior_sd(value) -> float | None:
+    """A positive number of Elo points, or 'none' (no prior)."""
+    return None if value is None or str(value).strip().lower() == "none" else positive_float(value)
+
+
+def dims_range(value) -> range:
+    """'D' or 'LOW-HIGH' (1 <= LOW <= HIGH <= 7), or a range or list of dimensions: the range of dimensions."""
+    if isinstance(value, (range, list, tuple)):
+        found = list(value)
+        if not found or not all(isinstance(d, int) and 1 <= d <= 7 for d in found):
+            raise ValueError(f"dimensions must be whole numbers from 1 to 7, got {found}")
+        return range(min(found), max(found) + 1)
+    lo, sep, hi = str(value).partition("-")
+    try:
+        start, stop = int(lo), int(hi if sep else lo)
+    except ValueError:
+        raise ValueError(f"expected D or LOW-HIGH (e.g. 1-7), got {value!r}") from None
+    if not 1 <= start <= stop <= 7:
+        raise ValueError(f"dimensions must satisfy 1 <= LOW <= HIGH <= 7, got {value!r}")
+    return range(start, stop + 1)
+
+
+def scheduler(value) -> str:
+    """'local:N' with N a whole number from 1, or a Dask address PROTOCOL://HOST:PORT (or HOST:PORT)."""
+    text = str(value)
+    if text.startswith("local:"):
+        n = text.split(":", 1)[1]
+        if not n.isdigit() or int(n) < 1:
+            raise ValueError(f"{text!r}: local:N needs N, the number of worker processes, to be a whole number from "
+                             "1 (e.g. local:2)")
+        return text
+    if not re.fullmatch(r"(?:[a-z][a-z0-9+.-]*://)?[^\s:/]+:\d{1,5}", text):
+        raise ValueError(f"{text!r} is not a scheduler address: give tcp://HOST:PORT (an existing Dask scheduler) "
+                         "or local:N (a local cluster of N processes)")
+    return text
+
+
+def path(value) -> Path:
+    """A file or folder path."""
+    return Path(value)
+
+
+def agent_list(value) -> list[str]:
+    """'A,B,...' or a list of names: the names, stripped."""
+    items = value.split(",") if isinstance(value, str) else list(value)
+    return [str(a).strip() for a in items if str(a).strip()]
+
+
+def pairs(items, option: str, form: str) -> dict[str, str]:
+    """'KEY=VALUE' texts (or a dict) -> {key: value}; ValueError naming `option` and its `form` otherwise."""
+    if isinstance(items, dict):
+        return {str(k): str(v) for k, v in items.items()}
+    out = {}
+    for pair in items or []:
+        key, sep, value = str(pair).partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ValueError(f"{option} takes {form}, got {pair!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+SAMPLING = "sampling (every Bayesian fit; the defaults converge at contest scale)"
+SWEEP = "where the sweep runs (bootstrap blocks, folds, simulations; same results anywhere)"
+
+SEED = Option("seed", 0, "seed of every random choice (default 0)", type=whole)
+RUNNER = Option("runner", None, "use this runner's matches (required when the store holds several)")
+PHASE = Option("phase", None, "only matches of this contest phase (repeatable: several phases pooled; default every "
+               "match)", many=True, metavar="NAME")
+DATA = (RUNNER, PHASE,
+        Option("parallel", False, "add COMPACT's parallel-game comparisons (same game, size, framing and "
+               "communication, identical opponents)", flag=True),
+        Option("where", None, "only matches with this value, e.g. communication=true (repeatable)", many=True,
+               metavar="COLUMN=VALUE"),
+        SEED)
+SAMPLING_OPTIONS = (
+    Option("draws", None, f"draws per chain after tuning (default {DRAWS}; tag effects 1500, the Measurement Layout "
+           f"{LAYOUT_DRAWS}, the audit's regression 5000)", type=positive_int, group=SAMPLING),
+    Option("tune", None, f"tuning steps per chain (default {TUNE}; the Measurement Layout {LAYOUT_TUNE})", type=count,
+           group=SAMPLING),
+    Option("chains", None, f"chains (default {CHAINS}; R-hat needs several)", type=positive_int, group=SAMPLING),
+    Option("sampler", "auto", "auto (default): nutpie when installed, else PyMC's NUTS",
+           choices=("auto", "pymc", "nutpie"), group=SAMPLING))
+SWEEP_OPTIONS = (
+    Option("jobs", 1, "local worker processes (default 1: this process)", type=positive_int, group=SWEEP),
+    Option("scheduler", None, "an existing Dask scheduler, or local:N for a Dask LocalCluster of N processes",
+           type=scheduler, metavar="tcp://HOST:PORT|local:N", group=SWEEP),
+    Option("exchange", None, "folder the sweep's inputs are written to as Parquet; every worker must reach it "
+           "(default: a temporary folder; give a shared path for a remote cluster)", type=path, metavar="DIR",
+           group=SWEEP))
+
+
+def sampling(options: dict) -> dict:
+    """The sampling options given (draws, tune, chains, sampler); the ones left out are each model's default."""
+    return {o.name: options[o.name] for o in SAMPLING_OPTIONS if options.get(o.name) is not None}

@@ -1,0 +1,190 @@
+"""The jobs on normalised scores and the models' own checks (`referee fit, compare-predictors, describe, calibrate,
+plan`; `referee.fit(...)` and so on): each one function from a store and typed options
+(`referee.run.job_table.JOBS`) to a `Result`. Scores are per-scenario normalised, in [0, 1]."""
+
+from __future__ import annotations
+
+import json
+
+from referee.run.options import sampling
+from referee.run.rating_jobs import _executor, selected
+from referee.run.result import Result
+from referee.run.score_models import model_scores
+
+
+def fit(store, model: str, baseline: str = "rational_agent", likelihood: str = "ordered",
+        scenario_intercepts: bool = False, no_agent_intercepts: bool = False, structure: str = "identified",
+        phase: list[str] | None = None, seed: int = 0, **options) -> Result:
+    """A Bayesian model of normalised scores (`referee fit`): `model` one of `referee.models.registry.SCORE_MODELS`
+    (tag effects, the baseline contrast against `baseline`, the Measurement Layout). The main table is the
+    model's (log-odds effects, or the layout's capabilities); the posterior is `result.idata`."""
+    from referee.models.registry import SCORE_MODELS
+
+    scores, scenarios, tags = model_scores(store, phase)
+    spec = SCORE_MODELS[model]
+    if likelihood not in spec.likelihoods:
+        raise ValueError(f"{model} uses the {' or '.join(spec.likelihoods)} likelihood only; drop --likelihood "
+                         f"{likelihood}")
+    found, tables, figures, lines = spec.run(scores, scenarios, tags, seed=seed, likelihood=likelihood,
+                                             baseline=baseline, scenario_intercepts=scenario_intercepts,
+                                             agent_intercepts=not no_agent_intercepts, structure=structure,
+                                             **sampling(options))
+    return Result("fit", tables, found.notes, found.diagnostics, figures, {"model": model}, lines, found)
+
+
+def predictors(store, folds: int = 4, phase: list[str] | None = None, seed: int = 0, **options) -> Result:
+    """The Measurement Layout against linear regression, XGBoost and a constant (`referee compare-predictors`,
+    contest figure 7), cross-validated over each agent's scenarios: `pooled` (the main table), `per_agent`,
+    the predictions and each fold's diagnostics and demands."""
+    from referee.present.figures import plot_capability_profiles, plot_predictor_comparison
+    from referee.run.predictive import compare_predictors, training_demands
+
+    if folds < 2:
+        raise ValueError("--folds must be at least 2 (one fold to test, the others to train)")
+    scores, scenarios, tags = model_scores(store, phase)
+    with _executor(options) as executor:
+        comp = compare_predictors(scores, training_demands(scores, scenarios, tags), folds=folds, seed=seed,
+                                  executor=executor, **sampling(options))
+    included = comp.included_agents()
+    figures = {"comparison": lambda: plot_predictor_comparison(comp.per_agent)}
+    if included:
+        caps = comp.layout.capabilities()
+        extras = {n: comp.layout.parameters(n).loc[lambda t: t["agent"].isin(included)]
+                  for n in ("base_chance", "sample_size")}
+        figures["profiles"] = lambda: plot_capability_profiles(caps[caps["agent"].isin(included)], extras)
+    tables = {"pooled": comp.pooled, "per_agent": comp.per_agent, "predictions": comp.predictions,
+              "fold_diagnostics": comp.fold_diagnostics, "fold_demands": comp.demands}
+    lines = [comp.per_agent.pivot(index="agent", columns="predictor", values="r2").to_string(),
+             f"agents reaching test R^2 >= 0.35 with the Measurement Layout: {included or 'none'}",
+             f"layout diagnostics: {json.dumps(comp.layout.diagnostics)}"]
+    return Result("compare-predictors", tables, list(comp.layout.notes), dict(comp.layout.diagnostics), figures,
+                  {"included": included}, lines, comp)
+
+
+def describe(store, phase: list[str] | None = None) -> Result:
+    """Descriptive tables (`referee describe`): the mean normalised score per agent and per scenario with ±1 SE
+    over matches, and the correlations of score, tags, substrates and resident status."""
+    from referee.present.figures import plot_correlation_heatmap, plot_means
+    from referee.run.describe import feature_correlations, mean_se, scenario_features
+
+    scores, scenarios, tags = model_scores(store, phase)
+    by_agent, by_scenario = mean_se(scores, "agent"), mean_se(scores, "scenario")
+    corr = feature_correlations(scores, scenario_features(scenarios, tags))
+    return Result("describe", {"mean_by_agent": by_agent, "mean_by_scenario": by_scenario,
+                               "correlations": corr.rename_axis("feature").reset_index()},
+                  figures={"mean_by_agent": lambda: plot_means(by_agent, "agent"),
+                           "mean_by_scenario": lambda: plot_means(by_scenario, "scenario"),
+                           "correlations": lambda: plot_correlation_heatmap(
+                               corr, "Score, tags, substrates and resident status")})
+
+
+def calibrate(store, model: str, sims: int = 100, size: int = 0, out=None, seed: int = 0, **options) -> Result:
+    """Simulation-based calibration of a Bayesian model (`referee calibrate`; Talts et al. 2018): rank
+    histograms and HDI coverage per parameter group. With a store, the run is recorded in it (its report links
+    each model's latest, in folder `out`). `failure` says which groups failed."""
+    from referee.present.plan_figures import plot_rank_histograms
+    from referee.run.calibrate import calibrate as run_calibration
+
+    with _executor(options) as executor:
+        result = run_calibration(model, sims, seed=seed, size=size, executor=executor, **sampling(options))
+    failed = result.diagnostics["groups_failed"]
+    if store is not None:
+        store.record_calibration(model, sims, result.passed, failed, out or "", result.summary)
+    return Result("calibrate", {"summary": result.summary, "ranks": result.ranks, "fits": result.fits}, result.notes,
+                  result.diagnostics, {"rank_histograms": lambda: plot_rank_histograms(
+                      result.ranks, result.summary, f"{model}: rank histograms over {sims} simulations (grey: 99% "
+                      "band of a uniform histogram)")},
+                  {"model": model, "passed": result.passed}, [f"{model}: {'PASSED' if result.passed else 'FAILED'}"],
+                  result, failure=None if result.passed else f"calibration of {model} failed for: {', '.join(failed)}")
+
+
+def plan(store, budget: int = 20, target: str = "adjacent:0.95", rule: str = "c-optimal", players: int = 2,
+         power: bool = False, delta: float = 50.0, pair: str | None = None, sims: int = 200,
+         scenarios: int | None = None, profiles: bool = False, model: str = "tag-effects", posterior=None,
+         repeats: int = 1, demand: str | None = None, runner: str | None = None, phase: list[str] | None = None,
+         parallel: bool = False, where: list[str] | None = None, seed: int = 0, **options) -> Result:
+    """Which matches to run next, and how many (`referee plan`): a plan of `budget` matches by `rule` toward
+    `target`; with `power`, the power curve to separate two agents `delta` Elo points apart; with `scenarios`,
+    the N scenarios that would most shrink what `model` now knows least."""
+    from referee.models.registry import SCORE_MODELS
+
+    if not SCORE_MODELS[model].layout and (posterior or repeats != 1 or demand):
+        raise ValueError("--posterior, --repeats and --demand are for --scenarios N --model measurement-layout")
+    if scenarios:
+        return _scenario_plan(store, scenarios, profiles, model, posterior, repeats, demand, phase, seed, options)
+    from referee.prepare.comparisons import comparable_agents, comparisons_from_tables
+    from referee.present.plan_figures import plot_power_curve
+    from referee.run.plan import plan as plan_matches, power_curve
+
+    matches, results, notes = selected(store, runner, phase, where)
+    comparisons = comparisons_from_tables(matches, results)
+    if comparisons.empty:
+        raise ValueError("no comparisons in the selected matches: ingest some first, or check --runner / --where")
+    if power:
+        curve = power_curve(comparisons, delta, pair=tuple(pair.split(",", 1)) if pair else None, sims=sims, seed=seed)
+        enough = curve[curve["power"] >= 0.8]
+        notes.append(f"about {int(enough['matches'].iloc[0])} matches of the current design separate two agents "
+                     f"{delta:g} Elo apart with 80 % power" if len(enough) else
+                     f"80 % power is not reached within {int(curve['matches'].max())} matches")
+        return Result("plan", {"power": curve}, notes, figures={"power": lambda: plot_power_curve(curve, delta)})
+    result = plan_matches(comparisons, budget, target=target, rule=rule, players=players, seed=seed,
+                          agents=comparable_agents(matches, results))
+    counts = result.matches["rule"].value_counts().to_dict()
+    notes.append(f"{len(result.matches)} matches proposed for target {target} by {rule}: "
+                 + ", ".join(f"{n} {k}" for k, n in counts.items()))
+    return Result("plan", {"plan": result.matches, "ratings": result.ratings}, notes, value=result)
+
+
+def _scenario_plan(store, n, profiles, model, posterior, repeats, demand, phase, seed, options) -> Result:
+    """`plan --scenarios N`: the scenarios (tag profiles) that would most shrink the tag coefficients now least
+    known (`referee.models.scores.scenario_design`), or with the Measurement Layout the capabilities now least
+    known (`referee.run.scenario_plan`), from `posterior` (an idata.nc `referee fit measurement-layout` wrote,
+    or its folder) or a layout fitted now."""
+    from referee.models.registry import SCORE_MODELS
+
+    scores, scenarios, tags = model_scores(store, phase)
+    if SCORE_MODELS[model].layout:
+        return _layout_plan(scores, scenarios, tags, n, profiles, posterior, repeats, demand, seed, options)
+    from referee.models.scores.scenario_design import next_scenarios
+
+    candidates = sorted(set(scenarios["scenario"]) - set(scores["scenario"]))
+    table = next_scenarios(scores, tags, candidates, n, profiles=profiles)
+    if table.empty:
+        raise ValueError("no candidate scenario: every catalogue scenario is played; add --profiles for "
+                         "hypothetical tag profiles")
+    note = (f"{len(table)} scenario(s) proposed from {len(candidates)} unplayed catalogue scenario(s)"
+            + (" and hypothetical profiles" if profiles else "") + "; sd on the logit scale of the mean score, "
+            "by a normal approximation of the tag-effects model (scenario-level information)")
+    return Result("plan", {"scenarios": table}, [note])
+
+
+def _layout_plan(scores, scenarios, tags, n, profiles, posterior, repeats, demand, seed, options) -> Result:
+    from pathlib import Path
+
+    from referee.models.scores.layout_design import layout_draws
+    from referee.run.scenario_plan import layout_scenario_plan
+
+    notes = []
+    if posterior:
+        import arviz as az
+        from referee.models.fit import diagnose
+        from referee.models.scores.measurement_layout import DIAGNOSED
+
+        given = Path(posterior)
+        path = given / "idata.nc" if given.is_dir() else given
+        if not path.is_file():
+            raise ValueError(f"--posterior {posterior}: no such file (give the idata.nc that `referee fit "
+                             "measurement-layout` wrote, or its folder)")
+        idata = az.from_netcdf(str(path))
+        draws = layout_draws(idata)  # a clear error for a posterior that is not a layout's, before diagnosing it
+        diagnostics = diagnose(idata, DIAGNOSED)  # warns when not converged
+        notes.append(f"Capabilities' posterior read from {path} (diagnostics {json.dumps(diagnostics)}).")
+    else:
+        from referee.run.score_models import fit_store_layout
+
+        fitted, _ = fit_store_layout(scores, scenarios, tags, seed=seed, **sampling(options))
+        draws = layout_draws(fitted.idata)
+        notes += fitted.notes + [f"Measurement Layout fitted now (diagnostics {json.dumps(fitted.diagnostics)})."]
+    table, planned = layout_scenario_plan(scores, scenarios, tags, draws, n, repeats=repeats, profiles=profiles,
+                                          target=demand, seed=seed)
+    return Result("plan", {"scenarios": table}, notes + planned)

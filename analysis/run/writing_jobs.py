@@ -1,0 +1,125 @@
+"""The jobs that write files of their own kind (`referee ingest, simulate, report, paper`; `referee.ingest(...)` and
+so on): each one function from typed options (`referee.run.job_table.JOBS`) to a `Result` whose fields name what
+was written."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+
+from referee.run.options import pairs, sampling
+from referee.run.result import Result
+
+
+def ingest(paths: list, store=None, runner: str | None = None, catalogue=None, mapping=None,
+           map: list[str] | None = None, measure: list[str] | None = None, phase: str | None = None,
+           score: str | None = None, strict: bool = False, replace: bool = False, per_file: bool = False) -> Result:
+    """Read log files or folders into the store file `store` (created when new; a refused or failed ingest into
+    a new store leaves no file): every record accepted or set aside with its reason. The main table counts by
+    runner; `files` one row per file with `per_file`; `failure` says why an ingest that finished accepted
+    nothing worth keeping. Fields: read, accepted, quarantined and the rest of the ingest's totals."""
+    from referee.io import loaders
+    from referee.io.loaders.table import read_mapping
+    from referee.io.store import Store
+    from referee.names import DEFAULT_STORE
+
+    target = Path(store or DEFAULT_STORE)
+    columns, measures = read_mapping(mapping) if mapping else ({}, {})
+    columns.update(pairs(map, "--map", "CANONICAL=COLUMN"))
+    measures.update(pairs(measure, "--measure", "COLUMN=KIND"))
+    existed = target.exists()
+    try:
+        with Store(target) as opened:
+            report = opened.ingest(paths, runner=runner, catalogue=catalogue, mapping=columns, measures=measures,
+                                   strict=strict, replace=replace, phase=phase, score=score,
+                                   progress=os.environ.get("REFEREE_PROGRESS") == "1")
+    except BaseException:
+        if not existed:  # a refused or failed ingest into a new store leaves no file behind
+            for leftover in (target, Path(f"{target}.wal")):
+                try:
+                    leftover.unlink(missing_ok=True)
+                except OSError:  # nothing was made there (a file stands where its folder would be)
+                    pass
+        raise
+    totals = report.as_dict()
+    lines = [f"{row.runner}: {row.files} file(s) {row.status}, read {row.read} = accepted {row.accepted} "
+             f"+ quarantined {row.quarantined}" for row in report.by_runner().itertuples()]
+    lines.append(f"total: read {totals['read']} = accepted {totals['accepted']} + quarantined {totals['quarantined']}")
+    for (who, reason), n in sorted(report.by_reason.items()):
+        example = report.quarantine.loc[report.quarantine["reason"] == reason, "message"].head(1).tolist()
+        lines.append(f"  quarantined ({'no runner' if who == '(none)' else who}), {reason}: {n}"
+                     + (f"; e.g. {example[0]}" if example else ""))
+    for warning in report.warnings:
+        warnings.warn(warning, UserWarning, stacklevel=1)
+    failure = None
+    if report.failed_files:
+        failure = (f"{len(report.failed_files)} file(s) could not be read as any runner's, e.g. "
+                   f"{report.failed_files[0]} (see the quarantine)")
+    elif report.read and not report.accepted:
+        failure = "nothing was accepted: every record read was quarantined"
+    elif not len(report.files):
+        failure = f"no data files ({', '.join(loaders.DATA_SUFFIXES)}) under {', '.join(map_str(paths))}"
+    tables = {}
+    if per_file:
+        tables["files"] = report.files.drop(columns=["whole"]).assign(runner=report.files["runner"].fillna("(none)"))
+    return Result("ingest", tables, fields=dict(totals, store=str(target)), lines=lines, value=report,
+                  failure=failure)
+
+
+def map_str(paths) -> list[str]:
+    return [str(p) for p in paths]
+
+
+def simulate(runner: str, out, agents: int | None = None, seed: int = 0, **options) -> Result:
+    """Write simulated logs of `runner` (`referee.run.simulators.SIMULATORS`) from known parameters into folder
+    `out` (logs/ and truth.json); `agents` defaults to the simulator's own. Fields: `written`, the files."""
+    from referee.present.outputs import ResultsFolder
+    from referee.run.simulators import SIMULATORS
+
+    spec = SIMULATORS[runner]
+    given = {o.name: options[o.name] for o in spec.options if options.get(o.name) is not None}
+    out = Path(out)
+    paths = spec.run(out, agents or spec.agents, seed, **given)
+    folder = ResultsFolder(out, seed=seed)
+    folder.files += sorted(f for f in out.rglob("*")  # the simulator's own files
+                           if f.is_file() and f.name not in ("manifest.json", "provenance.json"))
+    folder.close()
+    written = [str(p) for p in paths.values()] + [str(out / "provenance.json")]
+    return Result("simulate", {}, fields={"written": written}, lines=["wrote " + ", ".join(map_str(paths.values()))])
+
+
+def report(store, out="reports/latest", no_models: bool = False, seed: int = 0, **options) -> Result:
+    """The HTML report of everything in the store (`referee report`), written to folder `out`; with `no_models`
+    the Bayesian fits are skipped (a quick report). Fields: `index`, the path of its index.html."""
+    from referee.reporting import build_report
+
+    index = build_report(store, out, fit_models=not no_models, seed=seed, sampling=sampling(options) or None)
+    return Result("report", {}, fields={"index": str(index)}, lines=[f"wrote {index}"])
+
+
+def paper(store, paper: str, out, finalists: list[str] | None = None, no_models: bool = False,
+          runner: str | None = None, match: str | None = None, seed: int = 0, **options) -> Result:
+    """A seed paper's numbered figures and tables made by its own protocol (`referee paper`;
+    `referee.papers.PAPERS`), written to folder `out` with manifest.json listing every item and how it was made
+    (or why not). The main table lists the items. Fields: made, not_made."""
+    import pandas as pd
+
+    from referee.models.registry import implementation
+    from referee.papers import PAPERS
+    from referee.papers.items import PaperWriter
+    from referee.present.outputs import ResultsFolder
+
+    spec = PAPERS[paper]
+    offered = {"finalists": finalists, "models": not no_models, "sampling": sampling(options), "runner": runner,
+               "match": match, "seed": seed}
+    writer = PaperWriter(ResultsFolder(out, seed=seed, store=store))
+    protocol, notes = implementation(spec.make)(store, writer, **{k: offered[k] for k in spec.options})
+    manifest = writer.close(paper, protocol, notes)
+    items = pd.DataFrame([{"number": i["number"], "made": bool(i["files"]), "files": ", ".join(i["files"]),
+                           "reason": i.get("reason") or ""} for i in manifest["items"]])
+    return Result("paper", {"items": items}, notes, fields={"made": manifest["made"],
+                                                             "not_made": manifest["not_made"],
+                                                             "written": [str(p) for p in writer.folder.files]},
+                  lines=[f"wrote {out}/manifest.json: {manifest['made']} item(s) made, {manifest['not_made']} not "
+                         "made (each with its reason)"], value=manifest)

@@ -1,0 +1,170 @@
+"""The job table is the one definition of every analysis: each command's parser has exactly its job's options with
+the same defaults, each job has a notebook call with the same options and defaults, and the command and the call
+give the same output on the bundled samples (the same table, or the same error)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import referee
+from referee.cli import build_parser, main
+from referee.present.outputs import write_csv
+from referee.run.job_table import JOBS
+from referee.io.store import Store
+
+FRONT_DOOR = {"store", "out", "json", "func", "job", "out_is_folder", "command"}  # the command line's own
+QUICK = ["--draws", "60", "--tune", "60", "--chains", "1", "--sampler", "pymc"]
+
+
+def _subparser(name: str):
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return sub.choices[name]
+
+
+def _actions(parser) -> dict:
+    return {a.dest: a for a in parser._actions if a.dest != "help"}
+
+
+@pytest.mark.parametrize("name", list(JOBS))
+def test_every_command_parses_its_jobs_options_with_the_same_defaults(name):
+    job = JOBS[name]
+    parser = _subparser(name)
+    if job.variants:  # one sub-command per variant, each with the variant's own options and defaults
+        sub = next(a for a in parser._actions if a.dest == job.options[0].name)
+        assert set(sub.choices) == set(job.variants)
+        for variant, options in job.variants.items():
+            actions = _actions(sub.choices[variant])
+            for option in options:
+                assert actions[option.name].default == option.default, (variant, option.name)
+            assert set(actions) - FRONT_DOOR <= {o.name for o in job.options}
+        return
+    actions = _actions(parser)
+    assert set(actions) - FRONT_DOOR == {o.name for o in job.options} - FRONT_DOOR
+    for option in job.options:
+        assert actions[option.name].default == option.default, option.name
+        if option.choices is not None:
+            assert list(actions[option.name].choices) == list(option.allowed()), option.name
+
+
+@pytest.mark.parametrize("name", list(JOBS))
+def test_every_job_has_a_notebook_call_with_the_same_options_and_defaults(name):
+    job = JOBS[name]
+    call = getattr(referee, job.api)
+    params = inspect.signature(call).parameters
+    assert [p for p in params if p != "data"] == [o.name for o in job.options]
+    for option in job.options:
+        expected = inspect.Parameter.empty if option.required else option.default
+        assert params[option.name].default == expected, option.name
+    assert job.api in referee.__all__
+
+
+def _cli(argv: list[str], capsys) -> tuple[int, dict]:
+    capsys.readouterr()
+    code = main(argv + ["--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _as_written(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """A table as the command line writes it and reads back (injection-safe, rank-sorted, through CSV)."""
+    return pd.read_csv(write_csv(frame, path))
+
+
+# (command line after the job's name, the notebook call's options): one case per job, on the bundled samples
+CASES = {
+    "ratings": (["--method", "bt", "--runner", "concordia"], {"method": "bt", "runner": "concordia"}),
+    "compare": (["agent_01", "rational_agent", "--runner", "concordia", "--bootstrap", "50"],
+                {"a": "agent_01", "b": "rational_agent", "runner": "concordia", "bootstrap": 50}),
+    "ratings-cv": (["--runner", "compact", "--folds", "2", "--dims", "1"],
+                   {"runner": "compact", "folds": 2, "dims": "1"}),
+    "rank": (["--method", "copeland", "--method", "iml", "--runner", "concordia"],
+             {"method": ["copeland", "iml"], "runner": "concordia"}),
+    "contest": (["--runner", "concordia"], {"runner": "concordia"}),
+    "plan": (["--runner", "concordia", "--budget", "5"], {"runner": "concordia", "budget": 5}),
+    "fit": (["baseline-contrast"] + QUICK, {"model": "baseline-contrast", "draws": 60, "tune": 60, "chains": 1,
+                                            "sampler": "pymc"}),
+    "compare-predictors": (["--folds", "1"], {"folds": 1}),
+    "describe": ([], {}),
+    "socio": (["--bootstrap", "20"], {"bootstrap": 20}),
+    "judge-agreement": (["--raters", "judge-a", "judge-b", "--bootstrap", "20"],
+                        {"raters": ["judge-a", "judge-b"], "bootstrap": 20}),
+    "audit": (["--match", "aoa:eval01", "--no-bayes"], {"match": "aoa:eval01", "no_bayes": True}),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_command_and_the_notebook_call_give_the_same_output(name, sample_store, tmp_path, capsys):
+    argv, options = CASES[name]
+    code, payload = _cli([name, *argv, "--store", str(sample_store), "--out", str(tmp_path / "cli")], capsys)
+    with Store(sample_store, read_only=True) as store:
+        call = getattr(referee, JOBS[name].api)
+        if code != 0:  # the same refusal, word for word
+            with pytest.raises(Exception) as refused:
+                call(store, **options)
+            assert str(refused.value).strip("'\"") in payload["error"]
+            return
+        result = call(store, **options)
+    main_table = next(iter(result.tables))
+    written = pd.read_csv(tmp_path / "cli" / f"{main_table}.csv")
+    pd.testing.assert_frame_equal(written, _as_written(result.table(), tmp_path / 'api.csv'), check_dtype=False)
+    pd.testing.assert_frame_equal(pd.DataFrame(payload[main_table]), pd.DataFrame(
+        json.loads(json.dumps(result.payload()[main_table], default=str))), check_dtype=False)
+    machine = "PyTensor could not link to a BLAS"  # said once per process, by whichever fit imports PyTensor first
+    assert [n for n in payload["notes"] if machine not in n] == [n for n in result.notes if machine not in n]
+
+
+def test_ingest_simulate_judge_report_and_paper_give_the_same_files_by_either_door(tmp_path, capsys):
+    # simulate: the same logs and truth from the same seed
+    code, payload = _cli(["simulate", "arena", "--agents", "4", "--judgments", "60", "--out", str(tmp_path / "c")],
+                         capsys)
+    assert code == 0
+    referee.simulate("arena", tmp_path / "a", agents=4, judgments=60)
+    assert (tmp_path / "c" / "truth.json").read_text() == (tmp_path / "a" / "truth.json").read_text()
+    logs = sorted(p.relative_to(tmp_path / "c") for p in (tmp_path / "c" / "logs").rglob("*") if p.is_file())
+    assert logs and all((tmp_path / "c" / p).read_bytes() == (tmp_path / "a" / p).read_bytes() for p in logs)
+    # ingest: the same counts into either store
+    code, payload = _cli(["ingest", str(tmp_path / "c" / "logs"), "--store", str(tmp_path / "c.duckdb")], capsys)
+    found = referee.ingest([tmp_path / "a" / "logs"], store=tmp_path / "a.duckdb")
+    assert code == 0 and payload["accepted"] == found.accepted == 60 and payload["read"] == found.read
+    # judge (a dry run counts the calls), on a store of its own (the judge writes its cache into it)
+    compact = tmp_path / "compact.duckdb"
+    referee.ingest([referee.sample("compact", "logs")], store=compact)
+    code, payload = _cli(["judge", "--rubric", "compact-influence", "--model", "m", "--dry-run", "--store",
+                          str(compact), "--out", str(tmp_path / "judge")], capsys)
+    dry = referee.judge(str(compact), "compact-influence", "m", dry_run=True)
+    assert code == 0 and payload["calls"] == dry.calls > 0 and payload["items"] == dry.items
+    # paper: the same items made and not made
+    code, payload = _cli(["paper", "compact", "--store", str(compact), "--out", str(tmp_path / "pc")], capsys)
+    made = referee.paper(str(compact), "compact", tmp_path / "pa")
+    assert code == 0 and payload["items"] == made.payload()["items"] and payload["made"] == made.made > 0
+    # report: both write an index with the same sections
+    code, payload = _cli(["report", "--store", str(tmp_path / "c.duckdb"), "--no-models", "--out",
+                          str(tmp_path / "rc")], capsys)
+    shown = referee.report(tmp_path / "c.duckdb", out=tmp_path / "ra", no_models=True)
+    sections = lambda p: [line for line in Path(p).read_text().splitlines() if line.startswith("## ")]  # noqa: E731
+    assert code == 0 and sections(tmp_path / "rc" / "report.md") == sections(Path(shown.index).parent / "report.md")
+    shutil.rmtree(tmp_path / "rc")
+
+
+def test_a_dataframe_of_results_is_a_store_for_every_job():
+    results = pd.DataFrame({"match": [f"m{i}" for i in range(12) for _ in (0, 1)],
+                            "agent": ["a", "b", "b", "c", "c", "a"] * 4,
+                            "score": [1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0] * 2})
+    found = referee.ratings(results, "bt")
+    assert list(found.table()["agent"]) and set(found.table()["agent"]) == {"a", "b", "c"}
+    assert found.method == "bt"
+
+
+def test_a_bad_option_is_refused_by_name_before_any_work(sample_store):
+    with pytest.raises(ValueError, match="bootstrap: must be 0 or more"):
+        referee.ratings(str(sample_store), "bt", bootstrap=-1)
+    with pytest.raises(ValueError, match="is not one of"):
+        referee.ratings(str(sample_store), "no-such-method")
+    with pytest.raises(TypeError):
+        referee.ratings(str(sample_store), "bt", no_such_option=1)
