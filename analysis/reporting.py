@@ -22,7 +22,7 @@ from referee.run.describe import feature_correlations, mean_se, scores_by, ranki
 from referee.run.predictive import compare_predictors, training_demands
 from referee.run.rating_labels import information_note, status_note, without_information
 from referee.run.runner_numbers import stored_runner_numbers
-from referee.io.loaders import comparison_unit
+from referee.io.loaders import RUNNERS, comparison_unit
 from referee.run.ratings import rate
 from referee.run.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
 from referee.present.report import (
@@ -135,7 +135,7 @@ def audit_sections(store: Store, bayes: bool = True, seed: int = 0, sampling: di
     matches, measures = store.table("matches"), store.table("measures")
     sections, without = [], []
     for runner, group in matches.groupby("runner"):
-        if runner == "aoa":
+        if getattr(RUNNERS.get(runner), "SEASON_AUDIT", False):
             for match_id in sorted(group["match_id"]):
                 sections += _guarded(f"Construct-validity audit: {match_id}", _aoa_audit, store, match_id,
                                      bayes=bayes, seed=seed, sampling=sampling)

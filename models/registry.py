@@ -34,24 +34,37 @@ class Method:
     elo_scale: bool = True
     sampled: bool = False  # an MCMC posterior (no bootstrap)
     davidson_variant: str | None = None  # the method that models this method's ties by Davidson's parameter
+    fit: str = ""  # its implementation ('module:function', `referee.run.rating_fits`): a scalar fit of coded
+    # comparisons when separate_fits, else a joint fit giving a Point (a sampled method's is its posterior's)
+    counts: str | None = None  # its fit from pooled win counts (streamable methods)
+    robust: bool = False  # its scalar fit takes cluster-robust Wald intervals and the resampling bootstrap
+    covariates: bool = False  # the contextual model (covariates with cluster-robust intervals) extends it
+    fold: str | None = None  # its fit in one cross-validation fold (`referee.run.ratings_cv`), if it has one
+    dimensions: bool = False  # it has a number of dimensions (cross-validated at each)
 
 
+F = "referee.run.rating_fits:"
 RATING_METHODS: dict[str, Method] = {m.name: m for m in (
     Method("elo", "the 2024 Concordia contest's Elo (strict wins, Newman iteration)", streamable=True,
-           anchorable=True, separate_fits=True),
+           anchorable=True, separate_fits=True, fit=F + "elo", counts=F + "elo_counts"),
     Method("bt", "Bradley-Terry by maximum likelihood, ties as half wins", streamable=True, anchorable=True,
-           separate_fits=True, davidson_variant="bt-davidson"),
+           separate_fits=True, davidson_variant="bt-davidson", fit=F + "bt", counts=F + "bt_counts", robust=True,
+           covariates=True, fold="referee.run.ratings_cv:bt_fold"),
     Method("bt-davidson", "Bradley-Terry with Davidson's tie parameter", anchorable=True, separate_fits=True,
-           davidson_variant="bt-davidson"),
-    Method("bt-per-game", "global ratings plus shrunk per-game deviations"),
-    Method("bt-md", "multidimensional Bradley-Terry"),
-    Method("online-elo", "sequential Elo in time order", online=True, anchorable=True, separate_fits=True),
-    Method("bayes-bt", "the PyMC Bradley-Terry model", sampled=True),
-    Method("plackett-luce", "Plackett-Luce on each match's full ranking", anchorable=True, separate_fits=True),
+           davidson_variant="bt-davidson", fit=F + "bt_davidson"),
+    Method("bt-per-game", "global ratings plus shrunk per-game deviations", fit=F + "bt_per_game",
+           fold="referee.run.ratings_cv:per_game_fold"),
+    Method("bt-md", "multidimensional Bradley-Terry", fit=F + "bt_md", fold="referee.run.ratings_cv:md_fold",
+           dimensions=True),
+    Method("online-elo", "sequential Elo in time order", online=True, anchorable=True, separate_fits=True,
+           fit=F + "online_elo"),
+    Method("bayes-bt", "the PyMC Bradley-Terry model", sampled=True, fit="referee.run.ratings:bayes_bt"),
+    Method("plackett-luce", "Plackett-Luce on each match's full ranking", anchorable=True, separate_fits=True,
+           fit=F + "plackett_luce"),
     Method("trueskill", "the trueskill package, matches in time order", online=True, separate_fits=True,
-           elo_scale=False),
+           elo_scale=False, fit=F + "trueskill"),
     Method("openskill", "the openskill package, matches in time order", online=True, separate_fits=True,
-           elo_scale=False),
+           elo_scale=False, fit=F + "openskill"),
 )}
 
 
@@ -62,7 +75,27 @@ def methods_with(**traits: bool) -> tuple[str, ...]:
 
 VOTING_METHODS = ("copeland", "ranked-pairs", "maximal-lotteries", "iml", "ewa")
 DIRECTIONS = ("higher", "lower")  # which way an outcome is better (measures.direction, --outcome NAME:WAY, formulas)
-GAME_METHODS = ("nash", "alpha-rank")  # game-theoretic rankings on the meta-game (referee.models.game_theory)
+
+
+@dataclass(frozen=True)
+class GameMethod:
+    """A game-theoretic ranking on the meta-game (`referee rank --method NAME`): its description, its solver of
+    the agents' game and of the agent-vs-scenario game ('module:function', `referee.run.game_theory`), and
+    whether it reports its ranking's sweep over alpha."""
+
+    name: str
+    description: str
+    solve: str
+    task_solve: str
+    sweeps: bool = False
+
+
+GAME_METHODS: dict[str, GameMethod] = {g.name: g for g in (
+    GameMethod("nash", "Nash averaging: skill against the maximum-entropy equilibrium of the log-odds meta-game",
+               "referee.run.game_theory:nash_solve", "referee.run.game_theory:nash_task_solve"),
+    GameMethod("alpha-rank", "alpha-Rank's stationary mass", "referee.run.game_theory:alpha_rank_solve",
+               "referee.run.game_theory:alpha_rank_task_solve", sweeps=True),
+)}
 MIN_BALLOTS = 10  # an agent on fewer ballots (games) is listed apart, not ranked
 
 
@@ -93,7 +126,33 @@ SCORE_MODELS: dict[str, ScoreModel] = {m.name: m for m in (
                "referee.run.score_models:measurement_layout", likelihoods=("ordered",), layout=True),
 )}
 PLAN_MODELS = ("tag-effects", "measurement-layout")  # the models `plan --scenarios` can serve
-PLAN_RULES = ("c-optimal", "a-optimal", "d-optimal", "arena", "active", "uniform")
+
+
+@dataclass(frozen=True)
+class PlanRule:
+    """A rule `referee plan --rule NAME` chooses the next pairs by: its description, its selector
+    ('module:function', `referee.models.ratings.design`), the scale its gain is reported on ('elo2': a variance
+    in Elo points squared; 'unit': as the rule gives it, a log-determinant or a sampling weight), and whether,
+    once the target is met, the rest of the budget goes to every rating's precision."""
+
+    name: str
+    description: str
+    select: str
+    gain_scale: str = "elo2"
+    spends_rest: bool = False
+
+
+_DESIGN = "referee.models.ratings.design:"
+PLAN_RULES: dict[str, PlanRule] = {r.name: r for r in (
+    PlanRule("c-optimal", "the largest variance reduction of the target's contrasts", _DESIGN + "c_optimal_pairs",
+             spends_rest=True),
+    PlanRule("a-optimal", "the largest reduction of every rating's variance", _DESIGN + "a_optimal_pairs"),
+    PlanRule("d-optimal", "the largest log-determinant increase of the information", _DESIGN + "d_optimal_pairs",
+             gain_scale="unit"),
+    PlanRule("arena", "Chatbot Arena's sampling weights", _DESIGN + "arena_pairs", gain_scale="unit"),
+    PlanRule("active", "agents whose Borda intervals overlap a neighbour's", _DESIGN + "active_pairs"),
+    PlanRule("uniform", "pairs drawn uniformly", _DESIGN + "uniform_pairs"),
+)}
 CALIBRATION_FAMILIES = ("bayes-bt", "tag-effects", "baseline-contrast", "measurement-layout", "audit-regression")
 # sampling defaults: 4 chains (R-hat is unreliable with 2), 500 tuning steps (nutpie adapts its mass matrix
 # in a few hundred) and 1,250 draws per chain; at contest scale every shipped model meets the standard with

@@ -13,7 +13,7 @@ def test_scalar_and_per_game_posteriors():
     strengths = rng.normal(0, 0.7, (2, 5)) + np.linspace(-1, 1, 5)
     data = simulate(strengths, ["g0", "g1"], 3000, seed=1)
     result = rate(data, "bayes-bt", draws=300, tune=300, chains=2, seed=2)
-    idata = result.extra["idata"]
+    idata = result.idata
     assert idata.posterior["rating"].dims == ("chain", "draw", "agent")
     table = result.table().set_index("agent")
     assert (table["r_hat"] < 1.05).all()
@@ -22,7 +22,7 @@ def test_scalar_and_per_game_posteriors():
     assert np.abs(table["rating"] - mle.reindex(table.index)).max() < 15
     assert ((table["lower"] < mle.reindex(table.index)) & (mle.reindex(table.index) < table["upper"])).all()
     by_game = rate(data, "bayes-bt", by="game", draws=300, tune=300, chains=2, seed=2)
-    assert by_game.extra["idata"].posterior["game_rating"].dims == ("chain", "draw", "game", "agent")
+    assert by_game.idata.posterior["game_rating"].dims == ("chain", "draw", "game", "agent")
     assert set(by_game.table()["game"]) == {"g0", "g1"} and (by_game.table()["r_hat"] < 1.05).all()
     # per-game posterior means rank agents like the truth within each game
     for k, game in enumerate(["g0", "g1"]):

@@ -16,7 +16,8 @@ def test_ingest_and_info_json(tmp_path, record, capsys):
     path = write_json(tmp_path / "a.json", [record(), record(scenario="nowhere")])
     assert main(["ingest", str(path), "--store", db, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out.pop("warnings") == []
+    assert out.pop("warnings") == [] and out.pop("notes") == [] and out.pop("diagnostics") == {}
+    assert out.pop("store") == db
     assert out == {"read": 2, "accepted": 1, "quarantined": 1, "by_reason": {"unknown scenario": 1},
                    "failed_files": [],
                    "by_runner": [{"runner": "concordia", "status": "ingested", "files": 1, "read": 2, "accepted": 1,

@@ -94,6 +94,6 @@ def test_plain_per_game_mle_is_each_games_own_fit():
         assert np.allclose(theta[k] - theta[k].mean(), own - own.mean(), atol=1e-4)
     # the Kendall tau the per-game rating reports is each game's ranking against the global one
     result = rate(data, "bt-per-game", tau_elo=None)
-    tau = result.extra["kendall_tau"].set_index("game")["kendall_tau"]
+    tau = result.kendall_tau.set_index("game")["kendall_tau"]
     for k, game in enumerate(coded.games):
         assert tau[game] == pytest.approx(kendalltau(theta[k], fit.mu).statistic)

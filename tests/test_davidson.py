@@ -67,7 +67,7 @@ def test_ratings_entry_point_reports_the_tie_rate():
                 rows += [{"a": f"a{i}", "b": f"a{j}", "outcome": 0.5}] * int(T[i, j])
     comparisons = pd.DataFrame(rows).assign(cluster=lambda f: [f"m{k}" for k in range(len(f))], game="g", kind="match")
     result = rate(comparisons, "bt-davidson")
-    ties = result.extra["ties"]
+    ties = result.ties
     direct = fit_davidson(W, T, [f"a{i}" for i in range(6)])
     assert ties["nu"] == pytest.approx(direct.nu, rel=1e-6)
     assert ties["observed_tie_rate"] == pytest.approx(T.sum() / 2 / (W.sum() + T.sum() / 2))

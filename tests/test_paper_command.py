@@ -119,8 +119,8 @@ def test_paper_compact_fits_the_per_game_model_by_maximum_likelihood(tmp_path, c
     table = pd.read_csv(out / "table_1.csv").set_index("agent")["global"]
     with Store(store, read_only=True) as s:
         comparisons = comparisons_from_tables(s.table("matches"), s.table("results"), parallel=True)
-    ml = rate(comparisons, "bt-per-game", tau_elo=None).extra["fit"].global_table().set_index("agent")["rating"]
-    shrunk = rate(comparisons, "bt-per-game").extra["fit"].global_table().set_index("agent")["rating"]
+    ml = rate(comparisons, "bt-per-game", tau_elo=None).fit.global_table().set_index("agent")["rating"]
+    shrunk = rate(comparisons, "bt-per-game").fit.global_table().set_index("agent")["rating"]
     assert table[ml.index].to_numpy() == pytest.approx(ml.to_numpy(), abs=0.01)
     assert np.abs(table[shrunk.index].to_numpy() - shrunk.to_numpy()).max() > 0.5  # not referee's default
     consistency = pd.read_csv(out / "figure_5.csv")

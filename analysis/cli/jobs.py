@@ -52,7 +52,7 @@ def add_option(parser, option: Option) -> None:
 
 def add_job_parser(sub, job: Job) -> None:
     """The parser of `job` (with its variants as sub-commands) in subparsers `sub`."""
-    p = sub.add_parser(job.name, help=job.help)
+    p = sub.add_parser(job.name, help=job.help, description=job.about)
     if job.variants:
         first, rest = job.options[0], [o for o in job.options[1:] if o.name in ("out", "seed")]
         variants = p.add_subparsers(dest=first.name, required=True)
@@ -96,7 +96,7 @@ def opened_store(job: Job, path: Path | None):
     """The store `job` reads (a context manager): read-only, writable, or none."""
     if job.data == "none" or (job.data == "optional" and path is None):
         return contextlib.nullcontext()
-    if not path.exists():
+    if job.data != "optional" and not path.exists():  # a store a run is recorded in is made when new
         raise FileNotFoundError(f"{path}: no store here; run `referee ingest` first")
     from referee.io.store import Store
 

@@ -139,10 +139,8 @@ def cmd_info(args) -> dict:
 
 
 def cmd_export(args) -> dict:
-    from referee.io.export import export_parquet
-
     with _open_store(args) as store:
-        written = export_parquet(store, args.parquet)
+        written = store.export_parquet(args.parquet)
     for table, info in written.items():
         _say(args, f"{table:>14}  {info['rows']:>10,} rows  {info['path']}")
     return {"tables": written}

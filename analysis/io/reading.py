@@ -20,7 +20,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from referee.io import loaders
-from referee.io.catalogue import Catalogue, contest_catalogue
+from referee.io.catalogue import Catalogue
 from referee.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError, ResultBuilder, hash_and_head
 from referee.io.loaders.errors import HEAD_RAW_CAP
 from referee.io.loaders.detect import read_head, sample_records
@@ -68,8 +68,9 @@ class FileReader:
     def options(self, runner: str) -> LoadOptions:
         """Load options for `runner` (Concordia defaults to the 2024 contest catalogue)."""
         cat = self.catalogue
-        if cat is None and runner == "concordia":
-            cat = contest_catalogue()
+        default = getattr(loaders.RUNNERS.get(runner), "DEFAULT_CATALOGUE", None)
+        if cat is None and default is not None:
+            cat = default()
         return LoadOptions(catalogue=cat, mapping=self.mapping, measures=self.measures, progress=self.progress,
                            phase=self.phase, score=self.score)
 

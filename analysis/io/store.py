@@ -39,6 +39,7 @@ from referee.io.schema import (TABLES, SchemaError, arrow_schema, columns, confo
                                rows_to_arrow)
 from referee.names import DEFAULT_STORE
 from referee.io.store_file import connect, mark, referee_marked
+from referee.io.store_queries import StoreQueries
 from referee.names import IngestError, StoreError  # noqa: F401  (defined light, for the command line)
 
 log = logging.getLogger(__name__)
@@ -146,7 +147,7 @@ class IngestReport:
                 "failed_files": self.failed_files}
 
 
-class Store:
+class Store(StoreQueries):
     """A DuckDB file holding referee's canonical tables. Use as a context manager or call `close()`."""
 
     def __init__(self, path: str | Path = DEFAULT_STORE, read_only: bool = False):

@@ -52,7 +52,8 @@ def prediction_accuracy(events: pd.DataFrame, matches: pd.DataFrame) -> pd.DataF
     high = joined["game"].map(lambda g: ACTION_RANGE.get(g, (np.nan, np.nan))[1])
     exact = (joined["text"] == joined["actual_text"]).astype(float)
     distance = 1.0 - ((joined["value"] - joined["actual"]).abs() / (high - low)).clip(upper=1.0)
-    joined["accuracy"] = np.where(rule == "exact", exact, np.where(rule == "distance", distance, np.nan))
+    by_rule = {"exact": exact, "distance": distance}  # how each game's prediction is scored (ACCURACY)
+    joined["accuracy"] = np.select([rule.eq(k) for k in by_rule], list(by_rule.values()), np.nan)
     out = joined.rename(columns={"actor": "player", "target": "other"}).dropna(subset=["accuracy"])
     return out[["match_id", "round", "player", "other", "game", "accuracy"]].reset_index(drop=True)
 

@@ -111,7 +111,8 @@ def plot_power_curve(curve: pd.DataFrame, delta_elo: float, target: float = 0.8,
 
 
 @styled
-def plot_plan_benchmark(curves: dict[str, list[list[tuple[int, float]]]], target: float = 0.9) -> Figure:
+def plot_plan_benchmark(curves: dict[str, list[list[tuple[int, float]]]], target: float = 0.9,
+                        highlight: str = "referee plan") -> Figure:
     """Kendall tau of the estimated order with the truth against matches played, one line per planning rule
     (`benchmarks/plan.py`: rule -> per seed a list of (matches, tau)); the median over seeds on a common grid,
     with the `target` line. Returns a Figure."""
@@ -122,7 +123,7 @@ def plot_plan_benchmark(curves: dict[str, list[list[tuple[int, float]]]], target
     for colour, (rule, runs) in zip(colours, curves.items()):
         values = [np.interp(grid, [m for m, _ in run], [t for _, t in run], right=np.nan) for run in runs]
         median = np.nanmedian(np.vstack(values), axis=0)
-        ax.plot(grid, median, color=colour, lw=1.6 if rule == "referee plan" else 1, label=rule)
+        ax.plot(grid, median, color=colour, lw=1.6 if rule == highlight else 1, label=rule)
     ax.axhline(target, color=GREY, lw=0.6, ls=":")
     ax.set_xlabel("matches played", fontsize=7)
     ax.set_ylabel("Kendall tau with the truth", fontsize=7)

@@ -147,21 +147,7 @@ def store_section(store) -> Section:
 
 def runners_section(store) -> Section:
     """Section with one row per runner: matches, agents, players' results, measures and events."""
-    overview = store.query("""
-        SELECT m.runner, count(DISTINCT m.match_id) AS matches, count(DISTINCT r.agent) AS agents,
-               count(r.player) AS results,
-               (SELECT count(*) FROM measures x JOIN matches y USING (match_id) WHERE y.runner = m.runner) AS measures,
-               (SELECT count(*) FROM events x JOIN matches y USING (match_id) WHERE y.runner = m.runner) AS events
-        FROM matches m LEFT JOIN results r USING (match_id) GROUP BY m.runner ORDER BY m.runner""")
-    outcomes = store.query("""
-        SELECT m.runner,
-               count(*) FILTER (WHERE r.outcome = 'win') AS win, count(*) FILTER (WHERE r.outcome = 'loss') AS loss,
-               count(*) FILTER (WHERE r.outcome = 'tie') AS tie,
-               count(*) FILTER (WHERE r.outcome = 'forfeit') AS forfeit,
-               count(*) FILTER (WHERE r.outcome = 'aborted') AS aborted,
-               count(*) FILTER (WHERE r.outcome IS NULL) AS "not said",
-               count(DISTINCT m.match_id) FILTER (WHERE r.outcome = 'aborted') AS "aborted matches"
-        FROM matches m JOIN results r USING (match_id) GROUP BY m.runner ORDER BY m.runner""")
+    overview, outcomes = store.runner_overview(), store.runner_outcomes()
     section = Section("Runners", text=["What each runner's logs contributed to the store."],
                       tables=[("Per runner", overview)])
     if len(outcomes) and outcomes[["forfeit", "aborted", "win", "loss", "tie"]].to_numpy().sum():

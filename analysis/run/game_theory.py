@@ -16,7 +16,7 @@ from referee.models.game_theory import (agent_task_nash, components, cyclic_shar
                                         payoff_table, strongest_cycles)
 from referee.models.ratings.bootstrap import game_weights
 from referee.models.ratings.bradley_terry import add_rank
-from referee.models.registry import GAME_METHODS
+from referee.models.registry import GAME_METHODS, implementation
 from referee.run.rating_labels import information_note, without_information
 
 
@@ -64,13 +64,19 @@ def _interval(draws: list, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _solve(comparisons: pd.DataFrame, agents: list[str], method: str, alpha: float, m: int):
     game = payoff_table(comparisons, agents)
-    if method == "nash":
-        found = nash_average(game.log_odds, agents)
-        score, mass, support = found.skill, found.mass, found.support
-    else:
-        mass = alpha_rank(game.wins, alpha, m)
-        score, support = mass, [a for a, p in zip(agents, mass) if p > 1e-4]
-    return game, score, mass, support
+    return (game,) + implementation(GAME_METHODS[method].solve)(game, agents, alpha, m)
+
+
+def nash_solve(game, agents: list[str], alpha: float, m: int):
+    """Nash averaging (`GAME_METHODS['nash']`): (skill in log-odds, equilibrium mass, support)."""
+    found = nash_average(game.log_odds, agents)
+    return found.skill, found.mass, found.support
+
+
+def alpha_rank_solve(game, agents: list[str], alpha: float, m: int):
+    """alpha-Rank (`GAME_METHODS['alpha-rank']`): (stationary mass as the score, the mass, agents above 1e-4)."""
+    mass = alpha_rank(game.wins, alpha, m)
+    return mass, mass, [a for a, p in zip(agents, mass) if p > 1e-4]
 
 
 def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float = 100.0, m: int = 50,
@@ -88,7 +94,7 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
     or mass) and named in the notes.
     """
     if method not in GAME_METHODS:
-        raise ValueError(f"method must be one of {GAME_METHODS}, got {method!r}")
+        raise ValueError(f"method must be one of {list(GAME_METHODS)}, got {method!r}")
     rng = np.random.default_rng(seed)
     tables, payoffs, cyclic, notes, sweeps, cycles = [], [], [], [], [], []
     total = comparisons
@@ -128,7 +134,7 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
         tables.append(add_rank(pd.DataFrame({"agent": agents, "score": score, "mass": mass, "lower": lower,
                                              "upper": upper, "component": k}), by="score"))
         payoffs.append(game.frame().assign(component=k))
-        if method == "alpha-rank":
+        if GAME_METHODS[method].sweeps:
             swept = alpha_sweep(game.wins, sorted(set(ALPHAS) | {alpha}), m)
             swept.columns = agents
             sweeps.append(swept.reset_index().melt(id_vars="alpha", var_name="agent", value_name="mass")
@@ -171,10 +177,18 @@ def score_table(scores: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def _task_solve(table: pd.DataFrame, method: str, alpha: float, m: int):
+    return implementation(GAME_METHODS[method].task_solve)(table, alpha, m)
+
+
+def nash_task_solve(table: pd.DataFrame, alpha: float, m: int):
+    """The agent-vs-scenario game by Nash averaging: (agent skill, agent mass, scenario score, scenario mass)."""
+    found = agent_task_nash(table.to_numpy(dtype=float), list(table.index), list(table.columns))
+    return found.skill, found.agent_mass, found.task_score, found.task_mass
+
+
+def alpha_rank_task_solve(table: pd.DataFrame, alpha: float, m: int):
+    """The agent-vs-scenario game by two-population alpha-Rank: the agents' and the scenarios' marginal masses."""
     s = table.to_numpy(dtype=float)
-    if method == "nash":
-        found = agent_task_nash(s, list(table.index), list(table.columns))
-        return found.skill, found.agent_mass, found.task_score, found.task_mass
     _, (agent_mass, task_mass) = alpha_rank_populations([s, -s], alpha, m)
     return agent_mass, agent_mass, task_mass, task_mass
 
@@ -192,7 +206,7 @@ def task_ranking(scores: pd.DataFrame, method: str = "nash", alpha: float = 100.
     Returns a GameRanking with `tasks` (scenario, score, mass, lower, upper) and `payoffs` (agent, scenario,
     score: mean normalised score, filled, matches); its `cyclic` table is empty (the game is not symmetric)."""
     if method not in GAME_METHODS:
-        raise ValueError(f"method must be one of {GAME_METHODS}, got {method!r}")
+        raise ValueError(f"method must be one of {list(GAME_METHODS)}, got {method!r}")
     table, matches = score_table(scores)
     missing = matches == 0
     if table.shape[0] < 2 or table.shape[1] < 2:

@@ -56,7 +56,8 @@ class Job:
     folder (`out`: that folder's default, None when --out is required). `variants`: for a job whose first
     option picks a variant with options of its own (`simulate RUNNER`), each variant's options with their own
     defaults (the command line offers each as a sub-command; the job's own options list them all, default None:
-    the variant's default)."""
+    the variant's default). `figures`: the function drawing its result's figures ('module:function',
+    `referee.present.job_figures`), kept apart from the computation."""
 
     name: str
     function: str
@@ -66,6 +67,8 @@ class Job:
     folder: bool = True
     out: Path | None = None
     variants: dict[str, tuple[Option, ...]] = field(default_factory=dict)
+    figures: str | None = None
+    about: str | None = None  # the command's longer description and exit codes (its --help)
 
     @property
     def api(self) -> str:
@@ -88,7 +91,10 @@ class Job:
         """The job on `data` with `options` (checked, defaults filled): its Result."""
         function = implementation(self.function)
         bound = self.bind(options)
-        return function(**bound) if self.data == "none" else function(data, **bound)
+        result = function(**bound) if self.data == "none" else function(data, **bound)
+        if self.figures is not None:
+            result.figures = {**implementation(self.figures)(result), **result.figures}
+        return result
 
 
 def _method_help() -> str:
@@ -130,7 +136,15 @@ JOBS: dict[str, Job] = {j.name: j for j in (
                    "content) and ingest it again, in one transaction", flag=True),
             Option("per_file", False, "one line per file (runner, how it was detected, counts) besides the summary",
                    flag=True, cli="--verbose")),
-        data="none", folder=False),
+        data="none", folder=False,
+        about="Read match logs into the store in one transaction. Each file's runner is detected (the most likely "
+              "first, the next when its first records do not fit) unless --runner is given. Records that cannot be "
+              "used are quarantined with their reason; read = accepted + quarantined. `referee formats` lists the "
+              "runners and what each reads. Exit codes: 0 records were accepted and every file was read; 1 nothing "
+              "was accepted, a file could not be read as any runner's (unreadable, empty, or another format: "
+              "quarantined whole), no data files were found, or --strict refused (the store is left as it was, and a "
+              "store the command created is removed); 2 usage error; 3 internal error. Files already ingested are "
+              "skipped and do not make the exit code non-zero."),
     Job("simulate", "referee.run.writing_jobs:simulate", "write simulated logs from known parameters (plus truth.json)", (
         Option("runner", None, "the runner whose logs to simulate", choices=tuple(SIMULATORS), positional="1",
                required=True),
@@ -143,7 +157,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
                   + s.options for name, s in SIMULATORS.items()}),
     Job("ratings", "referee.run.rating_jobs:ratings", "rate agents: Elo, Bradley-Terry (scalar, Davidson ties, "
         "per-game, multidimensional, Bayesian), Plackett-Luce, TrueSkill, OpenSkill", (
-            Option("method", None, _method_help(), choices=tuple(RATING_METHODS), required=True, metavar="METHOD"),
+            Option("method", "bt", _method_help() + " (default bt)", choices=tuple(RATING_METHODS), metavar="METHOD"),
             Option("bootstrap", 0, "resample matches N times (COMPACT used 200) for percentile and rank intervals",
                    type=count, metavar="N"),
             Option("by", None, "game: ratings per game (bt-per-game and bt-md model the games jointly); tag, role, "
@@ -185,7 +199,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
         "match), or game-theoretic rankings on the meta-game (Nash averaging, alpha-Rank)", (
             Option("method", None, "a voting method (repeatable: several side by side), all of them, or nash "
                    "(Nash averaging: skill against the maximum-entropy equilibrium of the log-odds meta-game) or "
-                   "alpha-rank (alpha-Rank's stationary mass)", choices=VOTING_METHODS + ("all",) + GAME_METHODS,
+                   "alpha-rank (alpha-Rank's stationary mass)", choices=VOTING_METHODS + ("all",) + tuple(GAME_METHODS),
                    required=True, many=True),
             Option("alpha", 100.0, "alpha-rank: ranking intensity (default 100, OpenSpiel's; population 50)",
                    type=positive_float),
@@ -215,7 +229,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("target", "adjacent:0.95", "adjacent:CONF (separate adjacent ranks), width:ELO (every interval at "
                    "most ELO wide) or top:K (find the top K); default adjacent:0.95"),
             Option("rule", "c-optimal", "selection rule (models/ratings/design.py documents each with its source; "
-                   "default c-optimal)", choices=PLAN_RULES),
+                   "default c-optimal)", choices=tuple(PLAN_RULES)),
             Option("players", 2, "agents per proposed match (default 2)", type=positive_int),
             Option("power", False, "a power curve instead of a plan (with --delta)", flag=True),
             Option("delta", 50.0, "--power: Elo points apart (default 50)", type=positive_float),
@@ -327,3 +341,10 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("match", None, "aoa: the season's match id (default the first aoa season)"),
             SEED) + SAMPLING_OPTIONS, folder=False),
 )}
+
+# the function drawing each job's figures (`referee.present.job_figures`): drawing stays out of the jobs
+_FIGURES = {"ratings": "ratings", "ratings-cv": "ratings_cv", "contest": "contest", "plan": "plan", "fit": "fit",
+            "compare-predictors": "predictors", "describe": "describe", "calibrate": "calibrate", "socio": "socio",
+            "audit": "audit"}
+JOBS = {name: replace(job, figures=f"referee.present.job_figures:{_FIGURES[name]}") if name in _FIGURES else job
+        for name, job in JOBS.items()}

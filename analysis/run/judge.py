@@ -68,7 +68,7 @@ def plan(store, rubric: Rubric, model: str, match_ids: list[str] | None = None,
         prompts.append(rubric.prompt(values))
     items = items.drop(columns="variables").assign(prompt=prompts)
     items["key"] = [rubric.cache_key(model, p) for p in items["prompt"]]
-    done = set(store.query("SELECT key FROM judgments WHERE status = 'ok'")["key"])
+    done = store.judged_keys()
     items["cached"] = items["key"].isin(done)
     return items.reset_index(drop=True)
 
@@ -133,8 +133,7 @@ def run_judge(store, rubric: Rubric, endpoint, items: pd.DataFrame, concurrency:
                                "field": "answer", "reason": bad["status"] + " answer",
                                "message": f"{rubric.name} by {model}: " + bad["reason"].fillna(""),
                                "raw": bad["answer"]}, columns=columns("quarantine"))
-    cached = store.query("SELECT key, parsed FROM judgments WHERE status = 'ok' AND key IN (SELECT unnest(?))",
-                         [list(items.loc[items["cached"], "key"])]).drop_duplicates("key")
+    cached = store.cached_judgments(list(items.loc[items["cached"], "key"]))
     parsed = dict(zip(cached["key"], cached["parsed"].map(json.loads)))
     parsed.update({k: json.loads(p) for k, p in zip(new["key"], new["parsed"]) if p})
     ratings, texts = [], []
@@ -150,7 +149,7 @@ def run_judge(store, rubric: Rubric, endpoint, items: pd.DataFrame, concurrency:
         if strings:
             texts.append({**ident, **strings})
     ratings = pd.DataFrame(ratings, columns=["match_id", "player", "other", "round", "name", "value", "kind", "rater"])
-    _write(store, rubric, model, items, new, quarantine, ratings)
+    store.record_judgments(model, list(rubric.store.values()), items, new, quarantine, ratings)
     calls = int(new["calls"].sum())
     tokens_in, tokens_out = int(new["tokens_in"].sum()), int(new["tokens_out"].sum())
     counts = {"items": len(items), "cached": int(items["cached"].sum()), "asked": len(todo), "calls": calls,
@@ -165,35 +164,6 @@ def run_judge(store, rubric: Rubric, endpoint, items: pd.DataFrame, concurrency:
     return JudgeResult(model=f"judge:{rubric.name}", rubric=rubric.name, ratings=ratings,
                        texts=pd.DataFrame(texts), quarantined=bad.reset_index(drop=True), counts=counts, notes=notes,
                        diagnostics={"converged": True, **{k: v for k, v in counts.items() if v is not None}})
-
-
-def _write(store, rubric: Rubric, model: str, items: pd.DataFrame, new: pd.DataFrame, quarantine: pd.DataFrame,
-           ratings: pd.DataFrame) -> None:
-    """One transaction: the new judgments, the quarantine rows, and the model's ratings of these items
-    (earlier ratings of the same items by the same model and measures replaced)."""
-    con = store.con
-    con.execute("BEGIN TRANSACTION")
-    try:
-        store._append("judgments", new)
-        store._append("quarantine", quarantine)
-        names = list(rubric.store.values())
-        if names and len(items):
-            keys = pd.DataFrame({"match_id": items["match_id"], "player": items["player"],
-                                 "other": items["other"].fillna(""), "round": items["round"].fillna(-1).astype(int)})
-            con.register("_judged", keys)
-            try:
-                con.execute("DELETE FROM measures USING _judged k WHERE measures.kind = 'judge' AND measures.rater = ? "
-                            "AND measures.name IN (SELECT unnest(?)) AND measures.match_id = k.match_id "
-                            "AND measures.player = k.player AND coalesce(measures.other, '') = k.other "
-                            "AND coalesce(measures.round, -1) = k.round", [model, names])
-            finally:
-                con.unregister("_judged")
-        if len(ratings):
-            store._append("measures", ratings.assign(content_hash=None).reindex(columns=columns("measures")))
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
 
 
 def return_correlations(ratings: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:

@@ -26,6 +26,7 @@ from scipy.stats import norm
 
 from referee.run.rating_labels import components, matches_per_agent
 from referee.models.fit import FitResult
+from referee.models.registry import PLAN_RULES
 from referee.models.ratings.bootstrap import MIN_MATCHES
 from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, Z95, fit_bt, mle_exists, pair_counts
 from referee.models.ratings.bradley_terry import information
@@ -163,10 +164,10 @@ def plan(comparisons: pd.DataFrame, budget: int, target: str = "adjacent:0.95", 
     for _ in range(budget - len(proposals)):
         need = contrasts(theta, C, goal)
         met = not len(need)
-        if rule == "c-optimal" and met:
+        if PLAN_RULES[rule].spends_rest and met:
             need = np.eye(n)  # the target is met: spend what is left on every rating's precision
         i, j, gain = select(rule, theta, counts, 1, rng, contrasts=need, wins=W)[0]
-        scale = 1.0 if rule in ("d-optimal", "arena") else ELO_SCALE**2
+        scale = 1.0 if PLAN_RULES[rule].gain_scale == "unit" else ELO_SCALE**2
         add(_seat(i, j, players, theta, np.arange(n), rng), rule, gain * scale,
             f"target {target}" + (" already met: every rating's precision" if met else ""))
     rows = [{"match": k + 1, **{f"agent_{s + 1}": names[i] for s, i in enumerate(seat)}, "rule": how,

@@ -34,7 +34,7 @@ def _executor(options: dict):
     return found if found is not None else contextlib.nullcontext()
 
 
-def ratings(store, method: str, bootstrap: int = 0, by: str | None = None, prior: bool = False, ties: str = "half",
+def ratings(store, method: str = "bt", bootstrap: int = 0, by: str | None = None, prior: bool = False, ties: str = "half",
             anchor: str | None = None, covariate: list[str] | None = None, resample: str = "match", dims: int = 2,
             k: float = 32.0, per_game_prior_sd: float | None = None, rate_scripted: bool = False,
             runner: str | None = None, phase: list[str] | None = None, parallel: bool = False,
@@ -102,8 +102,6 @@ def _rated(matches, results, method, by, parallel, resample, rate_scripted, held
 
 
 def _ratings_result(result, method, by, per_game_prior_sd, excluded) -> Result:
-    from referee.present.figures import plot_bootstrap_violins, plot_ratings
-
     table = result.table()
     tables, lines = {"ratings": table}, []
     if result.ties is not None:
@@ -119,13 +117,8 @@ def _ratings_result(result, method, by, per_game_prior_sd, excluded) -> Result:
         tables["kendall_tau"] = tau
         lines += [f"\nKendall tau of each game's ranking against the global one "
                   f"({kendall_reading(tau['kendall_tau'].mean(), per_game_prior_sd)}):", tau.to_string(index=False)]
-    figures = {}
-    if "game" not in table.columns:
-        figures["intervals"] = lambda: plot_ratings(table)
-        if result.bootstrap is not None and by is None:
-            figures = {"bootstrap": lambda: plot_bootstrap_violins(result.bootstrap.long()), **figures}
-    return Result("ratings", tables, result.notes + excluded, result.diagnostics, figures,
-                  {"method": method, "ties": result.ties}, lines, result)
+    return Result("ratings", tables, result.notes + excluded, result.diagnostics,
+                  fields={"method": method, "by": by, "ties": result.ties}, lines=lines, value=result)
 
 
 def _sliced_ratings(store, method, matches, results, excluded, anchor, by, parallel, resample, fitting,
@@ -173,7 +166,9 @@ def _covariate_ratings(store, method, matches, results, excluded, covariate, boo
     from referee.models.ratings.contextual import fit_contextual_bt
     from referee.prepare.covariates import covariate_pairs
 
-    if method != "bt" or bootstrap or by or anchor:
+    from referee.models.registry import RATING_METHODS
+
+    if not RATING_METHODS[method].covariates or bootstrap or by or anchor:
         raise ValueError("--covariate fits the contextual Bradley-Terry (--method bt), with cluster-robust Wald "
                          "intervals: not with --bootstrap, --by, --anchor or another method")
     pairs, names, notes = covariate_pairs(matches, results, store.table("measures"), covariate)
@@ -230,7 +225,6 @@ def ratings_cv(store, folds: int = 5, dims=range(1, 8), split: str | None = None
     bt-md by dimension; `cv_auc` the mean and SE per model, `cv_folds` every fold; plot() the fitted beside the
     observed win matrices (by `split`, a match attribute such as communication)."""
     from referee.prepare.comparisons import comparisons_from_tables
-    from referee.present.figures import plot_win_matrices
     from referee.run.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
 
     if folds < 2:
@@ -245,8 +239,8 @@ def ratings_cv(store, folds: int = 5, dims=range(1, 8), split: str | None = None
     with _executor(options) as executor:
         cv = cross_validate(comparisons, folds=folds, dims=dims, seed=seed, executor=executor,
                             tau_elo=per_game_prior_sd)
-    return Result("ratings-cv", {"cv_auc": summarise_cv(cv), "cv_folds": cv}, excluded,
-                  figures={"win_probability": lambda: plot_win_matrices(fitted_and_empirical(comparisons, split))})
+    return Result("ratings-cv", {"cv_auc": summarise_cv(cv), "cv_folds": cv}, excluded, value=cv,
+                  drawn={"win_matrices": fitted_and_empirical(comparisons, split)})
 
 
 def rank(store, method: list[str], alpha: float = 100.0, against: str = "agents", bootstrap: int = 0,
@@ -337,7 +331,6 @@ def contest(store, selection_phase: str = "evaluation", final_phase: str = "cros
             seed: int = 0) -> Result:
     """The contest's phases (`referee contest`; contest tables 3, 8-12): top-k selection by Elo, the finalists'
     Elo and voting on the final phase, and Elo over the phases combined."""
-    from referee.present.plan_figures import plot_contest_stages
     from referee.run.contest import run_contest
 
     matches, results = stored_tables(store, runner)
@@ -350,7 +343,5 @@ def contest(store, selection_phase: str = "evaluation", final_phase: str = "cros
               "combined_elo": (result.combined, "Elo of the finalists over the phases combined (table 12)")}
     tables = {name: table for name, (table, _) in titled.items() if len(table)}
     lines = [f"\n{title}\n{table.to_string(index=False)}" for table, title in titled.values() if len(table)]
-    return Result("contest", tables, result.notes, result.diagnostics,
-                  {"stages": lambda: plot_contest_stages(result.table(), result.finalists)},
-                  {"finalists": result.finalists}, lines[1:] + [f"\nfinalists: {', '.join(result.finalists)}"],
-                  result)
+    return Result("contest", tables, result.notes, result.diagnostics, fields={"finalists": result.finalists},
+                  lines=lines[1:] + [f"\nfinalists: {', '.join(result.finalists)}"], value=result)

@@ -40,21 +40,16 @@ from referee.run.executor import Executor, Shared, Task, run_tasks, share, task_
 from referee.run.rating_labels import (ANCHORABLE, NO_INFORMATION, anchor_replicates, anchor_shift, apply_status,
                                         components, information_note, rank_within, reference_status, status_note,
                                         without_information)
-from referee.models.registry import RATING_METHODS, methods_with
+from referee.models.registry import RATING_METHODS, implementation, methods_with
 from referee.models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, summarised_warnings
 from referee.models.ratings.bootstrap import BootstrapResult, bootstrap_generic, bootstrap_resampled, bt_resampling
-from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt, pair_counts, robust_se, wald_table
-from referee.models.ratings.bt_multidim import fit_bt_multidim
-from referee.models.ratings.davidson import fit_davidson
-from referee.models.ratings.bt_per_game import DEFAULT_TAU_ELO, fit_bt_per_game
-from referee.models.ratings.elo import fit_contest_elo, fit_online_elo
-from referee.models.ratings.plackett_luce import fit_plackett_luce, rankings_from_comparisons
-from referee.models.ratings.skill import fit_openskill, fit_trueskill
+from referee.models.ratings.bradley_terry import pair_counts, robust_se, wald_table
+from referee.models.ratings.bt_per_game import DEFAULT_TAU_ELO
+from referee.run.rating_fits import Point, davidson_ties
 from referee.prepare.membership import agents_in, is_in
 
 METHODS = tuple(RATING_METHODS)  # names and traits in `referee.models.registry`
 ONLINE = methods_with(online=True)  # fed matches in time order
-SEPARATE_FITS = methods_with(separate_fits=True)  # by game: one fit each
 TABLE = ["agent", "rating", "lower", "upper", "rank"]
 
 
@@ -116,70 +111,24 @@ class RatingResult(FitResult):
         return self.ratings
 
 
-@dataclass
-class Point:
-    """One method's point fit on a comparisons table: its rating table, the fits made, and what the method
-    reports beside the table (the joint `fit` and its `coded` comparisons, `ties`, `kendall_tau`)."""
-
-    table: pd.DataFrame
-    fits: list
-    fit: Any = None
-    coded: Any = None
-    ties: dict | None = None
-    kendall_tau: pd.DataFrame | None = None
-
-
-def _scalar_fit(coded: Coded, method: str, prior: bool, k: float) -> FitResult:
-    if method in ("plackett-luce", "trueskill", "openskill"):
-        rankings = rankings_from_comparisons(coded.a, coded.b, coded.outcome, coded.cluster, len(coded.agents))
-        if method == "trueskill":
-            return fit_trueskill(rankings, coded.agents)
-        if method == "openskill":
-            return fit_openskill(rankings, coded.agents)
-        return fit_plackett_luce(rankings, coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
-    if method == "bt-davidson":
-        tie = coded.outcome == 0.5
-        T = pair_counts(coded.a[tie], coded.b[tie], np.ones(int(tie.sum())), len(coded.agents), ties="ignore")
-        return fit_davidson(coded.counts(ties="ignore"), T + T.T, coded.agents,
-                            prior_sd=DEFAULT_PRIOR_SD if prior else None)
-    if method == "elo":
-        return fit_contest_elo(coded.counts(ties="ignore"), coded.agents)
-    if method == "online-elo":
-        return fit_online_elo(coded.a, coded.b, coded.outcome, coded.agents, k=k)
-    return fit_bt(coded.counts(), coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
-
-
 def _point(comparisons: pd.DataFrame, method: str, by: str | None, prior: bool, dims: int, k: float,
            tau_elo: float | None, seed: int, agents: list[str] | None = None) -> Point:
-    """One method's point fit (`Point`) on a comparisons table."""
+    """One method's point fit (`Point`) on a comparisons table, by its registered implementation
+    (`referee.models.registry.RATING_METHODS`, `referee.run.rating_fits`)."""
+    spec = RATING_METHODS[method]
     coded = encode(comparisons, agents)
-    if method == "bt" and by is None:
-        fit = fit_bt(coded.counts(), coded.agents, prior_sd=DEFAULT_PRIOR_SD if prior else None)
-        return Point(fit.table(), [fit], fit=fit, coded=coded)
-    if method in SEPARATE_FITS:
-        if by is None:
-            fit = _scalar_fit(coded, method, prior, k)
-            ties = ({"nu": fit.nu, "nu_se": fit.nu_se, "tie_probability_equal": fit.tie_probability,
-                     "observed_tie_rate": fit.observed_tie_rate} if hasattr(fit, "nu") else None)
-            return Point(fit.table(), [fit], ties=ties)
-        fits, parts = [], []
-        for name, g in comparisons.assign(game=comparisons["game"].fillna("(all)")).groupby("game"):
-            fit = _scalar_fit(encode(g, coded.agents if method in ONLINE else None), method, prior, k)
-            fits.append(fit)
-            parts.append(fit.table().assign(game=name))
-        return Point(pd.concat(parts, ignore_index=True)[["game"] + TABLE], fits)
-    if method == "bt-per-game":
-        fit = fit_bt_per_game(coded.game_counts(), coded.agents, coded.games, tau_elo=tau_elo,
-                              prior_sd=DEFAULT_PRIOR_SD if prior else None)
-        present = np.zeros((len(coded.games), len(coded.agents)), bool)
-        present[coded.game, coded.a] = True
-        present[coded.game, coded.b] = True
-        return Point(fit.game_table() if by else fit.global_table(), [fit], fit=fit,
-                     kendall_tau=fit.kendall_tau(present))
-    if method == "bt-md":
-        fit = fit_bt_multidim(coded.game_counts(), coded.agents, coded.games, dims=dims, seed=seed)
-        return Point(fit.game_table() if by else fit.table(), [fit], fit=fit)
-    raise ValueError(f"unknown method {method!r}; methods: {list(METHODS)}")
+    if not spec.separate_fits:
+        return implementation(spec.fit)(coded, by, prior, dims, tau_elo, seed)
+    fit_one = implementation(spec.fit)
+    if by is None:
+        fit = fit_one(coded, prior, k)
+        return Point(fit.table(), [fit], fit=fit, coded=coded if spec.robust else None, ties=davidson_ties(fit))
+    fits, parts = [], []
+    for name, g in comparisons.assign(game=comparisons["game"].fillna("(all)")).groupby("game"):
+        fit = fit_one(encode(g, coded.agents if spec.online else None), prior, k)
+        fits.append(fit)
+        parts.append(fit.table().assign(game=name))
+    return Point(pd.concat(parts, ignore_index=True)[["game"] + TABLE], fits)
 
 
 def _merged_diagnostics(fits: list[FitResult]) -> dict:
@@ -246,8 +195,9 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     status = None if by else reference_status(comparisons, parts)
     labelled = dict(parts=parts, agents=agents, status=status, uninformed=uninformed,
                     said=information_note(total, uninformed))
-    if method == "bayes-bt":
-        return _labelled(_bayes(comparisons, by, draws, tune, chains, seed, sampler), **labelled)
+    if RATING_METHODS[method].sampled:
+        return _labelled(implementation(RATING_METHODS[method].fit)(comparisons, by, draws, tune, chains, seed,
+                                                                    sampler), **labelled)
     options = dict(bootstrap=bootstrap, by=by, prior=prior, dims=dims, k=k, tau_elo=tau_elo, seed=seed,
                    executor=executor, status=status)
     if parts is not None:
@@ -406,10 +356,7 @@ def rate_counts(wins: np.ndarray, ties: np.ndarray, names: list[str], method: st
         raise ValueError(f"only {list(STREAMABLE)} can be rated from counts, not {method!r}")
     notes: list[str] = []
     with collect_notes(notes):
-        if method == "elo":
-            fit = fit_contest_elo(wins, names)
-        else:
-            fit = fit_bt(wins + 0.5 * ties, names, prior_sd=DEFAULT_PRIOR_SD if prior else None)
+        fit = implementation(RATING_METHODS[method].counts)(wins, ties, names, prior)
         table = with_unrated(fit.table(), agents)
     notes.append(f"rated from streamed win counts ({int(wins.sum() + ties.sum() / 2):,} comparisons, more than the "
                  "in-memory budget): same estimates as from the comparisons table; no bootstrap on this path")
@@ -468,7 +415,8 @@ def bootstrap_block(shared: Shared, method: str, by: str | None, prior: bool, di
     return bootstrap_generic(comparisons, refit, keys, replicates=replicates, seed=block_seed, games=(first, second))
 
 
-def _bayes(comparisons, by, draws, tune, chains, seed, sampler) -> RatingResult:
+def bayes_bt(comparisons, by, draws, tune, chains, seed, sampler) -> RatingResult:
+    """bayes-bt (`RATING_METHODS`): the PyMC Bradley-Terry model (per game with `by`), its posterior kept."""
     from referee.models.ratings.bayes_bt import fit_bayes_bt
 
     coded = encode(comparisons)

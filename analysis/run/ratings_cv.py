@@ -22,7 +22,7 @@ from referee.models.fit import summarised_warnings
 from referee.models.ratings.bradley_terry import fit_bt
 from referee.models.ratings.bt_multidim import fit_bt_multidim
 from referee.models.ratings.bt_per_game import fit_bt_per_game
-from referee.models.registry import DEFAULT_TAU_ELO
+from referee.models.registry import DEFAULT_TAU_ELO, RATING_METHODS, implementation
 from referee.prepare.membership import agents_in
 
 
@@ -39,23 +39,33 @@ def game_folds(comparisons: pd.DataFrame, folds: int, seed: int) -> tuple[np.nda
 
 def _strengths(model: str, train: pd.DataFrame, agents: list[str], games: list[str], dims: int, seed: int,
                tau_elo: float | None = DEFAULT_TAU_ELO) -> np.ndarray:
-    """Strengths per (game, agent), shape (K, n), fitted on `train` (unseen agents/games: 0); `tau_elo` the
-    per-game deviations' prior sd (None: plain maximum likelihood, the COMPACT paper's)."""
+    """Strengths per (game, agent), shape (K, n), fitted on `train` (unseen agents/games: 0) by the model's
+    registered fold fit (`RATING_METHODS[model].fold`); `tau_elo` the per-game deviations' prior sd (None:
+    plain maximum likelihood, the COMPACT paper's)."""
     coded = encode(train, agents)
-    K, n = len(games), len(agents)
-    strengths = np.zeros((K, n))
+    strengths = np.zeros((len(games), len(agents)))
     game_index = pd.Index(games).get_indexer(coded.games)
     with summarised_warnings(f"the {model} fit of one cross-validation fold"):
-        if model == "bt":
-            strengths[:] = fit_bt(coded.counts(), agents).theta  # falls back to MAP itself where no MLE exists
-        elif model == "bt-per-game":
-            fit = fit_bt_per_game(coded.game_counts(), agents, coded.games, tau_elo=tau_elo)
-            strengths[:] = fit.mu
-            strengths[game_index] = fit.theta
-        else:
-            fit = fit_bt_multidim(coded.game_counts(), agents, coded.games, dims=dims, seed=seed, restarts=2)
-            strengths[game_index] = fit.strengths
+        implementation(RATING_METHODS[model].fold)(strengths, coded, agents, game_index, dims, seed, tau_elo)
     return strengths
+
+
+def bt_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> None:
+    """bt in a fold: one strength per agent in every game (falls back to MAP itself where no MLE exists)."""
+    strengths[:] = fit_bt(coded.counts(), agents).theta
+
+
+def per_game_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> None:
+    """bt-per-game in a fold: the global strength, and the game's own in the games trained on."""
+    fit = fit_bt_per_game(coded.game_counts(), agents, coded.games, tau_elo=tau_elo)
+    strengths[:] = fit.mu
+    strengths[game_index] = fit.theta
+
+
+def md_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> None:
+    """bt-md in a fold: each game's strengths with `dims` dimensions."""
+    fit = fit_bt_multidim(coded.game_counts(), agents, coded.games, dims=dims, seed=seed, restarts=2)
+    strengths[game_index] = fit.strengths
 
 
 def cross_validate(comparisons: pd.DataFrame, folds: int = 5, dims: range | list[int] = range(1, 8),
@@ -74,7 +84,7 @@ def cross_validate(comparisons: pd.DataFrame, folds: int = 5, dims: range | list
     flip = np.random.default_rng(seed + 1).random(len(data)) < 0.5
     data = data[["a", "b", "outcome", "game"]].assign(cluster=data["cluster"].astype(str), fold_a=fold_a,
                                                       fold_b=fold_b, flip=flip)
-    specs = [(m, 0) for m in models if m != "bt-md"] + [("bt-md", d) for d in (dims if "bt-md" in models else [])]
+    specs = [(m, d) for m in models for d in (dims if RATING_METHODS[m].dimensions else [0])]
     shared = share(executor, "cv-comparisons", data)
     tasks = [Task(f"cv-fold-{f}", cv_fold, (shared, f, specs, seed, tau_elo)) for f in range(folds)]
     rows = [row for part in run_tasks(tasks, executor, "cross-validation folds") for row in part]

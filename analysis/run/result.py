@@ -28,7 +28,8 @@ class Result:
     (the first is `plot()`'s default); fields : named values reported with the tables (in `--json` and as
     attributes); lines : the reading the command prints after its main table; value : the typed object behind
     the result; documents : name -> text files the command writes (e.g. the audit's report.md); failure : why a
-    job that finished did not succeed (a failed calibration), else None.
+    job that finished did not succeed (a failed calibration), else None; drawn : what the figures draw that
+    is not a table (computed with the result; the figures themselves are `referee.present.job_figures`').
     """
 
     job: str
@@ -41,6 +42,7 @@ class Result:
     value: Any = None
     documents: dict[str, str] = field(default_factory=dict)
     failure: str | None = None
+    drawn: dict[str, Any] = field(default_factory=dict)
 
     def table(self, name: str | None = None) -> pd.DataFrame:
         """The table `name` (default the main table: the CSV the command writes first). KeyError naming the

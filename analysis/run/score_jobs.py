@@ -25,18 +25,18 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str = "
     if likelihood not in spec.likelihoods:
         raise ValueError(f"{model} uses the {' or '.join(spec.likelihoods)} likelihood only; drop --likelihood "
                          f"{likelihood}")
-    found, tables, figures, lines = spec.run(scores, scenarios, tags, seed=seed, likelihood=likelihood,
+    found, tables, lines = spec.run(scores, scenarios, tags, seed=seed, likelihood=likelihood,
                                              baseline=baseline, scenario_intercepts=scenario_intercepts,
                                              agent_intercepts=not no_agent_intercepts, structure=structure,
                                              **sampling(options))
-    return Result("fit", tables, found.notes, found.diagnostics, figures, {"model": model}, lines, found)
+    return Result("fit", tables, found.notes, found.diagnostics, fields={"model": model, "baseline": baseline},
+                  lines=lines, value=found)
 
 
 def predictors(store, folds: int = 4, phase: list[str] | None = None, seed: int = 0, **options) -> Result:
     """The Measurement Layout against linear regression, XGBoost and a constant (`referee compare-predictors`,
     contest figure 7), cross-validated over each agent's scenarios: `pooled` (the main table), `per_agent`,
     the predictions and each fold's diagnostics and demands."""
-    from referee.present.figures import plot_capability_profiles, plot_predictor_comparison
     from referee.run.predictive import compare_predictors, training_demands
 
     if folds < 2:
@@ -46,43 +46,31 @@ def predictors(store, folds: int = 4, phase: list[str] | None = None, seed: int 
         comp = compare_predictors(scores, training_demands(scores, scenarios, tags), folds=folds, seed=seed,
                                   executor=executor, **sampling(options))
     included = comp.included_agents()
-    figures = {"comparison": lambda: plot_predictor_comparison(comp.per_agent)}
-    if included:
-        caps = comp.layout.capabilities()
-        extras = {n: comp.layout.parameters(n).loc[lambda t: t["agent"].isin(included)]
-                  for n in ("base_chance", "sample_size")}
-        figures["profiles"] = lambda: plot_capability_profiles(caps[caps["agent"].isin(included)], extras)
     tables = {"pooled": comp.pooled, "per_agent": comp.per_agent, "predictions": comp.predictions,
               "fold_diagnostics": comp.fold_diagnostics, "fold_demands": comp.demands}
     lines = [comp.per_agent.pivot(index="agent", columns="predictor", values="r2").to_string(),
              f"agents reaching test R^2 >= 0.35 with the Measurement Layout: {included or 'none'}",
              f"layout diagnostics: {json.dumps(comp.layout.diagnostics)}"]
-    return Result("compare-predictors", tables, list(comp.layout.notes), dict(comp.layout.diagnostics), figures,
-                  {"included": included}, lines, comp)
+    return Result("compare-predictors", tables, list(comp.layout.notes), dict(comp.layout.diagnostics),
+                  fields={"included": included}, lines=lines, value=comp)
 
 
 def describe(store, phase: list[str] | None = None) -> Result:
     """Descriptive tables (`referee describe`): the mean normalised score per agent and per scenario with ±1 SE
     over matches, and the correlations of score, tags, substrates and resident status."""
-    from referee.present.figures import plot_correlation_heatmap, plot_means
     from referee.run.describe import feature_correlations, mean_se, scenario_features
 
     scores, scenarios, tags = model_scores(store, phase)
     by_agent, by_scenario = mean_se(scores, "agent"), mean_se(scores, "scenario")
     corr = feature_correlations(scores, scenario_features(scenarios, tags))
     return Result("describe", {"mean_by_agent": by_agent, "mean_by_scenario": by_scenario,
-                               "correlations": corr.rename_axis("feature").reset_index()},
-                  figures={"mean_by_agent": lambda: plot_means(by_agent, "agent"),
-                           "mean_by_scenario": lambda: plot_means(by_scenario, "scenario"),
-                           "correlations": lambda: plot_correlation_heatmap(
-                               corr, "Score, tags, substrates and resident status")})
+                               "correlations": corr.rename_axis("feature").reset_index()})
 
 
 def calibrate(store, model: str, sims: int = 100, size: int = 0, out=None, seed: int = 0, **options) -> Result:
     """Simulation-based calibration of a Bayesian model (`referee calibrate`; Talts et al. 2018): rank
     histograms and HDI coverage per parameter group. With a store, the run is recorded in it (its report links
     each model's latest, in folder `out`). `failure` says which groups failed."""
-    from referee.present.plan_figures import plot_rank_histograms
     from referee.run.calibrate import calibrate as run_calibration
 
     with _executor(options) as executor:
@@ -91,11 +79,9 @@ def calibrate(store, model: str, sims: int = 100, size: int = 0, out=None, seed:
     if store is not None:
         store.record_calibration(model, sims, result.passed, failed, out or "", result.summary)
     return Result("calibrate", {"summary": result.summary, "ranks": result.ranks, "fits": result.fits}, result.notes,
-                  result.diagnostics, {"rank_histograms": lambda: plot_rank_histograms(
-                      result.ranks, result.summary, f"{model}: rank histograms over {sims} simulations (grey: 99% "
-                      "band of a uniform histogram)")},
-                  {"model": model, "passed": result.passed}, [f"{model}: {'PASSED' if result.passed else 'FAILED'}"],
-                  result, failure=None if result.passed else f"calibration of {model} failed for: {', '.join(failed)}")
+                  result.diagnostics, fields={"model": model, "sims": sims, "passed": result.passed},
+                  lines= [f"{model}: {'PASSED' if result.passed else 'FAILED'}"],
+                  value=result, failure=None if result.passed else f"calibration of {model} failed for: {', '.join(failed)}")
 
 
 def plan(store, budget: int = 20, target: str = "adjacent:0.95", rule: str = "c-optimal", players: int = 2,
@@ -113,7 +99,6 @@ def plan(store, budget: int = 20, target: str = "adjacent:0.95", rule: str = "c-
     if scenarios:
         return _scenario_plan(store, scenarios, profiles, model, posterior, repeats, demand, phase, seed, options)
     from referee.prepare.comparisons import comparable_agents, comparisons_from_tables
-    from referee.present.plan_figures import plot_power_curve
     from referee.run.plan import plan as plan_matches, power_curve
 
     matches, results, notes = selected(store, runner, phase, where)
@@ -126,7 +111,7 @@ def plan(store, budget: int = 20, target: str = "adjacent:0.95", rule: str = "c-
         notes.append(f"about {int(enough['matches'].iloc[0])} matches of the current design separate two agents "
                      f"{delta:g} Elo apart with 80 % power" if len(enough) else
                      f"80 % power is not reached within {int(curve['matches'].max())} matches")
-        return Result("plan", {"power": curve}, notes, figures={"power": lambda: plot_power_curve(curve, delta)})
+        return Result("plan", {"power": curve}, notes, fields={"delta": delta})
     result = plan_matches(comparisons, budget, target=target, rule=rule, players=players, seed=seed,
                           agents=comparable_agents(matches, results))
     counts = result.matches["rule"].value_counts().to_dict()

@@ -34,41 +34,32 @@ def fit_store_layout(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.Dat
 
 def tag_effects(scores, scenarios, tags, seed, likelihood, baseline, scenario_intercepts, agent_intercepts, structure,
                 **sampling):
-    """`fit tag-effects` (`referee.models.registry.SCORE_MODELS`): the tag coefficients (log-odds effects on the
-    score) with the figure of their intervals."""
+    """`fit tag-effects` (`referee.models.registry.SCORE_MODELS`): (the fit, its tables, lines to print): the tag
+    coefficients (log-odds effects on the score)."""
     from referee.models.scores.beta_regression import fit_tag_effects
-    from referee.present.figures import plot_intervals
 
     found = fit_tag_effects(scores, tags, scenario_intercepts=scenario_intercepts, agent_intercepts=agent_intercepts,
                             structure=structure, seed=seed, likelihood=likelihood, **sampling)
-    table = found.table()
-    return found, _fit_tables(found, table), {"figure": lambda: plot_intervals(
-        table, "tag", "Tag coefficients (posterior mean, 94% HDI)", "log-odds effect on score")}, []
+    return found, _fit_tables(found, found.table()), []
 
 
 def baseline_contrast(scores, scenarios, tags, seed, likelihood, baseline, scenario_intercepts, agent_intercepts,
                       structure, **sampling):
-    """`fit baseline-contrast`: each agent's log-odds difference from `baseline` with its figure."""
+    """`fit baseline-contrast`: each agent's log-odds difference from `baseline`."""
     from referee.models.scores.beta_regression import fit_baseline_contrast
-    from referee.present.figures import plot_intervals
 
     found = fit_baseline_contrast(scores, baseline, seed=seed, likelihood=likelihood, **sampling)
-    table = found.table()
-    return found, _fit_tables(found, table), {"figure": lambda: plot_intervals(
-        table, "agent", f"Log-odds difference from {baseline} (mean, 95% HDI)", "log-odds difference")}, []
+    return found, _fit_tables(found, found.table()), []
 
 
 def measurement_layout(scores, scenarios, tags, seed, likelihood, baseline, scenario_intercepts, agent_intercepts,
                        structure, **sampling):
-    """`fit measurement-layout`: the capabilities (the main table), the demands, and the capability profiles."""
-    from referee.present.figures import plot_capability_profiles
-
+    """`fit measurement-layout`: the capabilities (the main table) and the demands."""
     found, demands = fit_store_layout(scores, scenarios, tags, seed=seed, **sampling)
     caps = found.table()
     tables = {**_fit_tables(found, caps), "capabilities": caps,
               "demands": demands.rename_axis("scenario").reset_index()}
-    return found, tables, {"figure": lambda: plot_capability_profiles(
-        caps, {n: found.parameters(n) for n in ("base_chance", "sample_size")})}, [f"demands: {list(demands.columns)}"]
+    return found, tables, [f"demands: {list(demands.columns)}"]
 
 
 def _fit_tables(found, table: pd.DataFrame) -> dict[str, pd.DataFrame]:

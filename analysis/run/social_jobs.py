@@ -21,7 +21,6 @@ def socio(store, runner: str | None = None, bootstrap: int = 200, judges: list[s
     """Socio-cognitive metrics (`referee socio`; COMPACT section 4): the metrics, their consistency (intra- against
     inter-agent correlations), what predicts winning (`auc`: cross-validated ROC-AUC per condition), the judges'
     agreement; `runner` defaults to compact when the store holds it."""
-    from referee.present.report import socio_figures
     from referee.run.socio import socio_analysis
 
     if runner is None and "compact" in store.runners():
@@ -30,19 +29,11 @@ def socio(store, runner: str | None = None, bootstrap: int = 200, judges: list[s
     found = socio_analysis(matches, results, events, measures, n_boot=bootstrap, seed=seed,
                            judges=tuple(judges) if judges else None)
     aucs = found.auc_table()
-    drawn = {}
-
-    def figure(name):
-        if not drawn:
-            drawn.update({n: f for n, _, f in socio_figures(found)})
-        return drawn[name]
-
-    names = ["similarity", "consistency"] + (["roc", "weights"] if "all games" in found.determinants else [])
     return Result("socio", {"consistency": found.consistency, "metrics": found.metrics, "auc": aucs}, found.notes,
-                  found.diagnostics, {n: (lambda n=n: figure(n)) for n in names}, {"agreement": found.agreement},
-                  [aucs.to_string(index=False)] + (
-                      [f"judge agreement: {found.agreement}"] if found.agreement else []), found,
-                  {"determinants.json": {"auc": aucs.to_dict("records"), "agreement": found.agreement,
+                  found.diagnostics, fields={"agreement": found.agreement},
+                  lines=[aucs.to_string(index=False)] + (
+                      [f"judge agreement: {found.agreement}"] if found.agreement else []), value=found,
+                  documents={"determinants.json": {"auc": aucs.to_dict("records"), "agreement": found.agreement,
                                          "notes": found.notes,
                                          "weights": {c: d.weights.to_dict("records")
                                                      for c, d in found.determinants.items()}}})
@@ -57,7 +48,7 @@ def audit(store, formula=None, outcome: list[str] | None = None, group_by: list[
     the counters) or a column of the data. Fields: `verdict`, `outcomes`, `directions`; the main table is one
     row per check; `players` the per-player table audited."""
     from referee.models.validity.checks import reproduce
-    from referee.present.audit_report import audit_figures, audit_markdown
+    from referee.present.audit_report import audit_markdown
     from referee.run.audit import audit_frame, default_outcomes, formula_from, outcome_arg, run_audit
 
     given = dict(outcome_arg(o) for o in outcome or [])
@@ -85,8 +76,8 @@ def audit(store, formula=None, outcome: list[str] | None = None, group_by: list[
     found.frame = frame
     markdown = audit_markdown(found)
     return Result("audit", {"checks": found.table(), "players": frame}, found.notes, found.diagnostics,
-                  audit_figures(found, frame, outcomes[0]), {"verdict": found.verdict, "outcomes": found.outcomes},
-                  [markdown], found, {"audit.json": found.checks, "audit.md": markdown})
+                  fields={"verdict": found.verdict, "outcomes": found.outcomes}, lines=[markdown], value=found,
+                  documents={"audit.json": found.checks, "audit.md": markdown}, drawn={"outcome": outcomes[0]})
 
 
 def judge(store, rubric: str, model: str, endpoint: str | None = None, match: list[str] | None = None,

@@ -109,10 +109,10 @@ def simulate_concordia(
     eta = alpha + gamma[:, None] + u[None, :] + delta * resident[None, :] + (slopes + beta) @ X.T  # (A, S)
     precision = np.full(A, phi)
     layout = None
-    if model == "layout":
-        eta, precision, layout = layout_eta(rng, agents, scen, tags, X)
-    elif model != "additive":
-        raise ValueError("model must be 'additive' or 'layout'")
+    if model not in GENERATORS:
+        raise ValueError(f"model must be one of {', '.join(GENERATORS)}")
+    if GENERATORS[model] is not None:  # a model of its own in place of the additive logits
+        eta, precision, layout = GENERATORS[model](rng, agents, scen, tags, X)
     draw = _Draw(rng, scen, precision, cutpoints, lo, hi, neg_inf_share)
     records, cells = draw(agents, eta, range(repetitions))
     bounds = scen[["scenario"]].assign(score_min=lo, score_max=hi)
@@ -344,3 +344,6 @@ def write_concordia(sim: SimulatedContest, out: str | Path) -> dict[str, Path]:
 def cells_frame(truth: dict) -> pd.DataFrame:
     """The simulated cells (agent, scenario, repetition, y) of a truth dict as a DataFrame."""
     return pd.DataFrame(truth["cells"])
+
+
+GENERATORS = {"additive": None, "layout": layout_eta}  # the generative models: None is the additive logit model

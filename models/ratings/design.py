@@ -35,7 +35,7 @@ import math
 import numpy as np
 
 from referee.models.ratings.bradley_terry import centred, information, win_probability
-from referee.models.registry import PLAN_RULES as RULES
+from referee.models.registry import PLAN_RULES as RULES, implementation
 
 RIDGE = 1.0 / math.log(10.0) ** 2  # a weak Normal(0, (400 Elo)^2) prior on theta keeps C finite
 
@@ -117,32 +117,62 @@ def select(rule: str, theta: np.ndarray, counts: np.ndarray, budget: int, rng: n
     pairs = np.argwhere(allow)
     if not len(pairs):
         raise ValueError("no pair of two different agents may be chosen")
-    out: list[tuple[int, int, float]] = []
-    if rule == "uniform":
-        picks = rng.integers(len(pairs), size=budget)
-        return [(int(pairs[k, 0]), int(pairs[k, 1]), 0.0) for k in picks]
-    if rule == "arena":
-        w = arena_weights(theta, counts)[allow]
-        w = w / w.sum() if w.sum() > 0 else np.full(len(w), 1.0 / len(w))
-        picks = rng.choice(len(pairs), size=budget, p=w)
-        return [(int(pairs[k, 0]), int(pairs[k, 1]), float(w[k])) for k in picks]
-    if rule == "active":
-        active = borda_active(wins if wins is not None else counts / 2.0, counts + counts.T)
-        chosen = np.flatnonzero(active) if active.any() else np.arange(n)
-        for k in range(budget):
-            i = int(chosen[k % len(chosen)])
-            others = np.flatnonzero(allow[i] | allow[:, i])
-            if not len(others):
-                continue
-            j = int(rng.choice(others))
-            out.append((min(i, j), max(i, j), 0.0))
-        return out
+    return implementation(RULES[rule].select)(theta, counts, budget, rng, allow, pairs, contrasts, wins)
+
+
+def uniform_pairs(theta, counts, budget, rng, allow, pairs, contrasts, wins) -> list[tuple[int, int, float]]:
+    """`uniform`: pairs drawn uniformly from the allowed ones."""
+    picks = rng.integers(len(pairs), size=budget)
+    return [(int(pairs[k, 0]), int(pairs[k, 1]), 0.0) for k in picks]
+
+
+def arena_pairs(theta, counts, budget, rng, allow, pairs, contrasts, wins) -> list[tuple[int, int, float]]:
+    """`arena`: pairs drawn with Chatbot Arena's sampling weights (`arena_weights`)."""
+    w = arena_weights(theta, counts)[allow]
+    w = w / w.sum() if w.sum() > 0 else np.full(len(w), 1.0 / len(w))
+    picks = rng.choice(len(pairs), size=budget, p=w)
+    return [(int(pairs[k, 0]), int(pairs[k, 1]), float(w[k])) for k in picks]
+
+
+def active_pairs(theta, counts, budget, rng, allow, pairs, contrasts, wins) -> list[tuple[int, int, float]]:
+    """`active`: each agent whose Borda interval overlaps a neighbour's (`borda_active`) against a random one."""
+    n = len(theta)
+    active = borda_active(wins if wins is not None else counts / 2.0, counts + counts.T)
+    chosen = np.flatnonzero(active) if active.any() else np.arange(n)
+    out = []
+    for k in range(budget):
+        i = int(chosen[k % len(chosen)])
+        others = np.flatnonzero(allow[i] | allow[:, i])
+        if not len(others):
+            continue
+        j = int(rng.choice(others))
+        out.append((min(i, j), max(i, j), 0.0))
+    return out
+
+
+def _greedy(theta, counts, budget, allow, gain) -> list[tuple[int, int, float]]:
+    """`budget` pairs, each the allowed one of largest `gain(C)` under the covariance C updated after each."""
     C = covariance(theta, counts)
-    targets = np.eye(n) if contrasts is None or rule == "a-optimal" else contrasts
+    out = []
     for _ in range(budget):
-        gains = d_gains(theta, C) if rule == "d-optimal" else contrast_gains(theta, C, targets)
-        gains = np.where(allow, gains, -np.inf)
+        gains = np.where(allow, gain(C), -np.inf)
         i, j = np.unravel_index(int(np.argmax(gains)), gains.shape)
         out.append((int(i), int(j), float(gains[i, j])))
         C = update(C, theta, int(i), int(j))
     return out
+
+
+def c_optimal_pairs(theta, counts, budget, rng, allow, pairs, contrasts, wins) -> list[tuple[int, int, float]]:
+    """`c-optimal`: the largest variance reduction of the contrasts (default every agent: A-optimal)."""
+    targets = np.eye(len(theta)) if contrasts is None else contrasts
+    return _greedy(theta, counts, budget, allow, lambda C: contrast_gains(theta, C, targets))
+
+
+def a_optimal_pairs(theta, counts, budget, rng, allow, pairs, contrasts, wins) -> list[tuple[int, int, float]]:
+    """`a-optimal`: the largest reduction of every rating's variance."""
+    return _greedy(theta, counts, budget, allow, lambda C: contrast_gains(theta, C, np.eye(len(theta))))
+
+
+def d_optimal_pairs(theta, counts, budget, rng, allow, pairs, contrasts, wins) -> list[tuple[int, int, float]]:
+    """`d-optimal`: the largest log-determinant increase of the information."""
+    return _greedy(theta, counts, budget, allow, lambda C: d_gains(theta, C))

@@ -53,6 +53,7 @@ Priors (all overridable through `Priors`), on the logit scale of the mean score:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -95,10 +96,11 @@ class ScoreFit(FitResult):
 
     summary: pd.DataFrame = field(default_factory=pd.DataFrame)
     effects: pd.DataFrame = field(default_factory=pd.DataFrame)  # tag-effects: `tag_marginal_effects`
+    headline: Any = None  # the function giving its headline table from the fit (`tag_table`, `contrast_table`)
 
     def table(self) -> pd.DataFrame:
         """The model's headline table: tag coefficients (tag-effects) or contrasts (baseline-contrast)."""
-        return tag_table(self) if self.model == "tag-effects" else contrast_table(self)
+        return self.headline(self)
 
 
 def design(scores: pd.DataFrame, tags: pd.DataFrame) -> tuple[pd.DataFrame, list[str], list[str], list[str]]:
@@ -415,7 +417,7 @@ def fit_tag_effects(scores: pd.DataFrame, tags: pd.DataFrame, draws: int = TAG_D
     summary = summary_table(idata, ["intercept", "beta"] + (["slope_sd", "slope"] if slopes else []) + ["phi"]
                             + (["agent_intercept"] if agent_intercepts else []), hdi_prob=0.94)
     effects = tag_marginal_effects(idata, data, X, tag_names, slopes)
-    return ScoreFit(model="tag-effects", idata=idata, summary=summary, diagnostics=diagnostics, notes=notes,
+    return ScoreFit(model="tag-effects", headline=tag_table, idata=idata, summary=summary, diagnostics=diagnostics, notes=notes,
                     effects=effects)
 
 
@@ -509,7 +511,7 @@ def fit_baseline_contrast(scores: pd.DataFrame, baseline: str, draws: int = DRAW
         idata, diagnostics = sample(model, ["alpha", "gamma", "sigma_scenario", "phi"], draws, tune, chains, seed,
                                     sampler, low_rank=True)
     summary = summary_table(idata, ["alpha", "gamma", "sigma_scenario", "phi"], hdi_prob=0.95)
-    return ScoreFit(model="baseline-contrast", idata=idata, summary=summary, diagnostics=diagnostics, notes=notes)
+    return ScoreFit(model="baseline-contrast", headline=contrast_table, idata=idata, summary=summary, diagnostics=diagnostics, notes=notes)
 
 
 def contrast_table(fit: ScoreFit) -> pd.DataFrame:

@@ -29,7 +29,9 @@ from sklearn.metrics import roc_auc_score, roc_curve
 
 from referee.models.fit import FitResult
 
-MODELS = ("metrics", "metrics per game", "metrics + identity", "metrics per game + identity", "elo")
+# the models of who wins: (per game, with identities) of the metrics' design, or None for the rating alone (Elo)
+MODELS = {"metrics": (False, False), "metrics per game": (True, False), "metrics + identity": (False, True),
+          "metrics per game + identity": (True, True), "elo": None}
 IDENTITY_FOLDS = 4
 
 
@@ -152,13 +154,12 @@ def determinants(rows: pd.DataFrame, metrics: list[str], n_boot: int = 100, seed
     games = sorted(rows["game"].dropna().unique())
     y = rows["y"].to_numpy()
     auc_rows, pred_rows, notes = [], [], []
-    specs = {"metrics": (False, False), "metrics per game": (True, False), "metrics + identity": (False, True),
-             "metrics per game + identity": (True, True)}
-    for model in MODELS:
-        folds = match_folds(rows, seed=seed) if model == "elo" or specs.get(model, (0, 0))[1] else agent_folds(rows)
-        kind = "whole matches" if model == "elo" or specs.get(model, (0, 0))[1] else "two agents left out"
+    for model, spec in MODELS.items():
+        whole = spec is None or spec[1]  # the rating, or a model with identities: whole matches held out
+        folds = match_folds(rows, seed=seed) if whole else agent_folds(rows)
+        kind = "whole matches" if whole else "two agents left out"
         aucs, p_sum, p_n = [], np.zeros(len(rows)), np.zeros(len(rows))
-        X = None if model == "elo" else design(rows, metrics, *specs[model], games, agents)[0]
+        X = None if spec is None else design(rows, metrics, *spec, games, agents)[0]
         for train, test, _ in folds:
             if train.sum() < 10 or len(np.unique(y[train])) < 2 or len(np.unique(y[test])) < 2:
                 continue

@@ -35,6 +35,7 @@ from referee.io.loaders.base import (
 
 NAME = "concordia"
 SEPARATE_EPISODES = True  # each focal agent plays its own episode of a (scenario, repetition): compare across them
+DEFAULT_CATALOGUE = contest_catalogue  # the scenarios a file is read against when no catalogue is given
 COMPARISON_UNIT = ("the (phase, scenario, repetition): each focal agent's per-capita score against every other focal "
                    "agent's in the same scenario and repetition (the contest's own Elo comparisons); the background "
                    "population is scripted and not rated")

@@ -1,0 +1,108 @@
+"""Each job's figures (`referee.run.job_table.Job.figures` names the function here): from the job's `Result`
+(its tables, fields, `value` and `drawn`), name -> a function drawing that figure (a matplotlib Figure, never
+shown). Computation stays in the job; this module only draws."""
+
+from __future__ import annotations
+
+from referee.present.figures import (
+    plot_bootstrap_violins,
+    plot_capability_profiles,
+    plot_correlation_heatmap,
+    plot_intervals,
+    plot_means,
+    plot_predictor_comparison,
+    plot_ratings,
+    plot_win_matrices,
+)
+from referee.present.plan_figures import plot_contest_stages, plot_power_curve, plot_rank_histograms
+
+
+def ratings(result) -> dict:
+    """The ratings with their intervals, and the bootstrap's violins when there is a bootstrap (not by game)."""
+    table = result.table()
+    if "game" in table.columns or "slice" in table.columns:
+        return {}
+    figures = {"intervals": lambda: plot_ratings(table)}
+    boot = getattr(result.value, "bootstrap", None)
+    if boot is not None and result.fields.get("by") is None:
+        figures = {"bootstrap": lambda: plot_bootstrap_violins(boot.long()), **figures}
+    return figures
+
+
+def ratings_cv(result) -> dict:
+    """Each fitted win-probability matrix beside the observed one."""
+    return {"win_probability": lambda: plot_win_matrices(result.drawn["win_matrices"])}
+
+
+def contest(result) -> dict:
+    """The agents' Elo through the contest's stages."""
+    return {"stages": lambda: plot_contest_stages(result.value.table(), result.value.finalists)}
+
+
+def plan(result) -> dict:
+    """The power curve (with --power)."""
+    if "power" not in result.tables:
+        return {}
+    return {"power": lambda: plot_power_curve(result.table("power"), result.fields["delta"])}
+
+
+def fit(result) -> dict:
+    """The model's intervals (tag coefficients, contrasts) or the layout's capability profiles."""
+    found, table, model = result.value, result.table(), result.fields["model"]
+    if "capabilities" in result.tables:
+        return {model: lambda: plot_capability_profiles(
+            table, {n: found.parameters(n) for n in ("base_chance", "sample_size")})}
+    if "tag" in table.columns:
+        return {model: lambda: plot_intervals(table, "tag", "Tag coefficients (posterior mean, 94% HDI)",
+                                              "log-odds effect on score")}
+    return {model: lambda: plot_intervals(table, "agent", f"Log-odds difference from {result.fields['baseline']} "
+                                          "(mean, 95% HDI)", "log-odds difference")}
+
+
+def predictors(result) -> dict:
+    """The per-agent comparison of predictors, and the capability profiles of the agents the layout predicts."""
+    comp, included = result.value, result.fields["included"]
+    figures = {"comparison": lambda: plot_predictor_comparison(comp.per_agent)}
+    if included:
+        caps = comp.layout.capabilities()
+        extras = {n: comp.layout.parameters(n).loc[lambda t: t["agent"].isin(included)]
+                  for n in ("base_chance", "sample_size")}
+        figures["profiles"] = lambda: plot_capability_profiles(caps[caps["agent"].isin(included)], extras)
+    return figures
+
+
+def describe(result) -> dict:
+    """Means by agent and by scenario (±1 SE), and the correlation heatmap."""
+    return {"mean_by_agent": lambda: plot_means(result.table("mean_by_agent"), "agent"),
+            "mean_by_scenario": lambda: plot_means(result.table("mean_by_scenario"), "scenario"),
+            "correlations": lambda: plot_correlation_heatmap(result.table("correlations").set_index("feature"),
+                                                             "Score, tags, substrates and resident status")}
+
+
+def calibrate(result) -> dict:
+    """The rank histograms per parameter group, with the 99 % band of a uniform histogram."""
+    return {"rank_histograms": lambda: plot_rank_histograms(
+        result.table("ranks"), result.table("summary"), f"{result.fields['model']}: rank histograms over "
+        f"{result.fields['sims']} simulations (grey: 99% band of a uniform histogram)")}
+
+
+def socio(result) -> dict:
+    """COMPACT figures 4-7 (similarity, consistency, ROC curves, weights), drawn together on first use."""
+    from referee.present.report import socio_figures
+
+    drawn: dict = {}
+
+    def figure(name):
+        if not drawn:
+            drawn.update({n: f for n, _, f in socio_figures(result.value)})
+        return drawn[name]
+
+    names = ["similarity", "consistency"] + (["roc", "weights"] if "all games" in result.value.determinants else [])
+    return {n: (lambda n=n: figure(n)) for n in names}
+
+
+def audit(result) -> dict:
+    """The score against the first outcome, and the score's decomposition (with a formula)."""
+    from referee.present.audit_report import audit_figures
+
+    return audit_figures(result.value, result.table("players"), result.drawn["outcome"])

@@ -1,0 +1,113 @@
+"""Each rating method's fit, as `referee.models.registry.RATING_METHODS` names it: a scalar fit of integer-coded
+comparisons (`Coded`, `referee.run.ratings.encode`) for a method fitted once per game when rated by game, a joint
+fit (a `Point`) for one that models the games together, and a fit of pooled win counts for a streamable one.
+Ratings on the Elo scale unless the method says otherwise (TrueSkill and OpenSkill: mu, sigma)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt, pair_counts
+from referee.models.ratings.bt_multidim import fit_bt_multidim
+from referee.models.ratings.bt_per_game import fit_bt_per_game
+from referee.models.ratings.davidson import fit_davidson
+from referee.models.ratings.elo import fit_contest_elo, fit_online_elo
+from referee.models.ratings.plackett_luce import fit_plackett_luce, rankings_from_comparisons
+from referee.models.ratings.skill import fit_openskill, fit_trueskill
+
+
+@dataclass
+class Point:
+    """One method's point fit on a comparisons table: its rating table, the fits made, and what the method
+    reports beside the table (the joint `fit` and its `coded` comparisons, `ties`, `kendall_tau`)."""
+
+    table: pd.DataFrame
+    fits: list
+    fit: Any = None
+    coded: Any = None
+    ties: dict | None = None
+    kendall_tau: pd.DataFrame | None = None
+
+
+def _prior(prior: bool) -> float | None:
+    return DEFAULT_PRIOR_SD if prior else None
+
+
+def _rankings(coded):
+    return rankings_from_comparisons(coded.a, coded.b, coded.outcome, coded.cluster, len(coded.agents))
+
+
+def elo(coded, prior: bool, k: float):
+    """The 2024 contest's Elo: strict wins, ties left out."""
+    return fit_contest_elo(coded.counts(ties="ignore"), coded.agents)
+
+
+def bt(coded, prior: bool, k: float):
+    """Bradley-Terry by maximum likelihood (MAP with `prior`), a tie as half a win each way."""
+    return fit_bt(coded.counts(), coded.agents, prior_sd=_prior(prior))
+
+
+def bt_davidson(coded, prior: bool, k: float):
+    """Bradley-Terry with Davidson's tie parameter."""
+    tie = coded.outcome == 0.5
+    T = pair_counts(coded.a[tie], coded.b[tie], np.ones(int(tie.sum())), len(coded.agents), ties="ignore")
+    return fit_davidson(coded.counts(ties="ignore"), T + T.T, coded.agents, prior_sd=_prior(prior))
+
+
+def online_elo(coded, prior: bool, k: float):
+    """Sequential Elo in time order with K factor `k`."""
+    return fit_online_elo(coded.a, coded.b, coded.outcome, coded.agents, k=k)
+
+
+def plackett_luce(coded, prior: bool, k: float):
+    """Plackett-Luce on each match's full ranking (rebuilt from its comparisons)."""
+    return fit_plackett_luce(_rankings(coded), coded.agents, prior_sd=_prior(prior))
+
+
+def trueskill(coded, prior: bool, k: float):
+    """The trueskill package fed each match's ranking in time order."""
+    return fit_trueskill(_rankings(coded), coded.agents)
+
+
+def openskill(coded, prior: bool, k: float):
+    """The openskill package fed each match's ranking in time order."""
+    return fit_openskill(_rankings(coded), coded.agents)
+
+
+def bt_per_game(coded, by: str | None, prior: bool, dims: int, tau_elo: float | None, seed: int) -> Point:
+    """Global ratings plus shrunk per-game deviations (the global table, or each game's with `by`), and each
+    game's Kendall tau against the global ranking."""
+    fit = fit_bt_per_game(coded.game_counts(), coded.agents, coded.games, tau_elo=tau_elo, prior_sd=_prior(prior))
+    present = np.zeros((len(coded.games), len(coded.agents)), bool)
+    present[coded.game, coded.a] = True
+    present[coded.game, coded.b] = True
+    return Point(fit.game_table() if by else fit.global_table(), [fit], fit=fit, kendall_tau=fit.kendall_tau(present))
+
+
+def bt_md(coded, by: str | None, prior: bool, dims: int, tau_elo: float | None, seed: int) -> Point:
+    """Multidimensional Bradley-Terry with `dims` dimensions."""
+    fit = fit_bt_multidim(coded.game_counts(), coded.agents, coded.games, dims=dims, seed=seed)
+    return Point(fit.game_table() if by else fit.table(), [fit], fit=fit)
+
+
+def elo_counts(wins: np.ndarray, ties: np.ndarray, names: list[str], prior: bool):
+    """The contest's Elo from pooled strict wins."""
+    return fit_contest_elo(wins, names)
+
+
+def bt_counts(wins: np.ndarray, ties: np.ndarray, names: list[str], prior: bool):
+    """Bradley-Terry from pooled wins, a tie as half a win each way."""
+    return fit_bt(wins + 0.5 * ties, names, prior_sd=_prior(prior))
+
+
+def davidson_ties(fit) -> dict | None:
+    """Davidson's tie parameter of a fit that has one (nu, its se, the tie probability of two equal agents and
+    the observed tie rate), else None."""
+    if not hasattr(fit, "nu"):
+        return None
+    return {"nu": fit.nu, "nu_se": fit.nu_se, "tie_probability_equal": fit.tie_probability,
+            "observed_tie_rate": fit.observed_tie_rate}
