@@ -52,7 +52,7 @@ def open(source, runner: str | Path | None = None, catalogue: str | Path | None 
         return Store(paths[0], read_only=True)
     target = Path(store) if store is not None else Path(tempfile.mkdtemp(prefix="referee-")) / "store.duckdb"
     opened = Store(target)
-    opened.last_ingest = opened.ingest(paths, runner=runner, catalogue=catalogue, **ingest)
+    opened.ingest(paths, runner=runner, catalogue=catalogue, **ingest)
     return opened
 
 

@@ -74,6 +74,28 @@ def test_layers_import_only_downward():
     assert {k: v for k, v in models.items() if v} == {}
 
 
+def test_every_layer_imports_only_below_it():
+    """io, prepare and models never import run, present, cli, the API or the report; run draws no figure and
+    writes no file except through the jobs that write (`run/writing_jobs.py`: simulate, report, paper)."""
+    above = ("referee.run", "referee.present", "referee.cli", "referee.api", "referee.reporting")
+    low = {str(p.relative_to(REPO)): sorted(n for n in _imports(p) if n.startswith(above))
+           for top in ("analysis/io", "analysis/prepare", "models") for p in _modules(top)}
+    assert {k: v for k, v in low.items() if v} == {}
+    run = {str(p.relative_to(REPO)): sorted(n for n in _imports(p) if n.startswith(above[1:]))
+           for p in _modules("analysis/run") if p.name != "writing_jobs.py"}
+    assert {k: v for k, v in run.items() if v} == {}
+
+
+def test_no_name_of_a_registered_family_is_compared_outside_its_registry():
+    import re
+
+    pattern = re.compile(r"\b(method|model|rule|paper|family|simulator|runner)\s*(==|!=)\s*\"|"
+                         r"\b(method|model|rule|paper|family|runner)\s+(not )?in\s+\(\"")
+    found = {str(p.relative_to(REPO)): [line.strip() for line in p.read_text().splitlines() if pattern.search(line)]
+             for top in ("analysis", "models") for p in _modules(top) if p.name != "registry.py"}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
 def test_one_registry_per_family_agrees_with_the_implementations():
     from referee.io.loaders import RUNNERS
     from referee.models.calibration import FAMILIES

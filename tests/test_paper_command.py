@@ -18,7 +18,7 @@ from referee.io.catalogue import CONTEST_2024_PAPER, load_catalogue
 from referee.models.social.consistency import paper_consistency
 from referee.papers.concordia import substrate_table, tag_definitions
 from referee.reporting import SAMPLE
-from referee.present.readings import COMPACT_KENDALL_TAU, kendall_reading
+from referee.readings import COMPACT_KENDALL_TAU, kendall_reading
 from conftest import SHARED
 
 TABLE_1 = {"reality_show": {"discouraging antisocial behavior", "persuasion", "calculation", "convention following"},

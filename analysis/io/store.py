@@ -154,6 +154,7 @@ class Store(StoreQueries):
         """Open the store at `path` (created when missing unless `read_only`). Raises StoreError when the file
         is in use, is not a DuckDB database, is a folder, or holds another application's tables."""
         self.path = Path(path)
+        self.last_ingest: IngestReport | None = None  # the report of the last `ingest` through this store object
         self.con = connect(self.path, read_only)
         marked = referee_marked(self.con, self.path)
         if not read_only:
@@ -365,6 +366,7 @@ class Store(StoreQueries):
             raise
         for w in report.warnings:
             log.warning(w)
+        self.last_ingest = report
         return report
 
 

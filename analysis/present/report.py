@@ -37,7 +37,7 @@ from referee.present.figures import (
 from referee.present.plan_figures import plot_contest_stages
 from referee.models.registry import DEFAULT_TAU_ELO
 from referee.names import NEVER_COMPARED
-from referee.present.readings import chance_reading, kendall_reading
+from referee.readings import chance_reading, kendall_reading
 
 HTML_ROWS = 60  # rows of a table shown on the page; the CSV under tables/ has them all
 

@@ -4,7 +4,7 @@
 measure (one column per measure name: counters, recorded components, outcomes) plus a derived `win`
 outcome (sole first place). `run_audit(frame, events, formula, ...)` runs the checks of
 `referee.models.validity.checks` and returns an `AuditResult` (the `referee.models.fit.FitResult` contract; it also reads
-as a mapping of checks); `referee.present.audit_report.audit_markdown(result)` gives `audit.md` (a verdict per
+as a mapping of checks); `referee.readings.audit_markdown(result)` gives `audit.md` (a verdict per
 check in plain words, with the numbers), the checks table and the figures.
 """
 

@@ -111,7 +111,7 @@ def _ratings_result(result, method, by, per_game_prior_sd, excluded) -> Result:
                      f"with probability {ties['tie_probability_equal']:.3f}; observed tie rate "
                      f"{ties['observed_tie_rate']:.3f}")
     if result.kendall_tau is not None:
-        from referee.present.readings import kendall_reading
+        from referee.readings import kendall_reading
 
         tau = result.kendall_tau
         tables["kendall_tau"] = tau
@@ -285,7 +285,7 @@ def rank(store, method: list[str], alpha: float = 100.0, against: str = "agents"
 
 def _game_rank(store, matches, results, excluded, method, alpha, against, bootstrap, seed) -> Result:
     from referee.prepare.comparisons import comparisons_from_tables
-    from referee.present.readings import chance_reading
+    from referee.readings import chance_reading
     from referee.run.game_theory import game_ranking
 
     if against == "scenarios":

@@ -48,7 +48,7 @@ def audit(store, formula=None, outcome: list[str] | None = None, group_by: list[
     the counters) or a column of the data. Fields: `verdict`, `outcomes`, `directions`; the main table is one
     row per check; `players` the per-player table audited."""
     from referee.models.validity.checks import reproduce
-    from referee.present.audit_report import audit_markdown
+    from referee.readings import audit_markdown
     from referee.run.audit import audit_frame, default_outcomes, formula_from, outcome_arg, run_audit
 
     given = dict(outcome_arg(o) for o in outcome or [])

@@ -35,14 +35,13 @@ class RatingWarning(UserWarning):
 
 
 @dataclass
-class BTFit(FitResult):
-    """A fitted scalar Bradley-Terry model (the `referee.models.fit.FitResult` contract).
+class StrengthFit(FitResult):
+    """A fitted model of one log-strength per agent (the `referee.models.fit.FitResult` contract), the base of
+    Bradley-Terry and Plackett-Luce.
 
-    agents : names, in the order of every array.
-    theta : centred natural-log strengths, shape (n,).
+    agents : names, in the order of every array. theta : centred natural-log strengths, shape (n,).
     se : standard errors of theta from the observed information (NaN where not identified), shape (n,).
     method : 'mle' or 'map'; prior_sd : the prior sd of theta for MAP (None for MLE).
-    iterations : Newton steps taken (also in `diagnostics`).
     """
 
     agents: list[str] = field(default_factory=list)
@@ -50,8 +49,6 @@ class BTFit(FitResult):
     se: np.ndarray = field(default_factory=lambda: np.zeros(0))
     method: str = "mle"
     prior_sd: float | None = None
-    iterations: int = 0
-    model: str = "bt"
 
     @property
     def ratings(self) -> np.ndarray:
@@ -61,6 +58,15 @@ class BTFit(FitResult):
     def table(self, z: float = Z95) -> pd.DataFrame:
         """agent, rating, lower, upper (Wald interval, Elo scale, 95% by default), rank (1 = best)."""
         return wald_table(self.agents, self.theta, self.se, z)
+
+
+@dataclass
+class BTFit(StrengthFit):
+    """A fitted scalar Bradley-Terry model (`StrengthFit`); iterations : Newton steps taken (also in
+    `diagnostics`)."""
+
+    iterations: int = 0
+    model: str = "bt"
 
     def win_probability(self) -> np.ndarray:
         """P(row agent beats column agent), shape (n, n)."""

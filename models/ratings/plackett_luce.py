@@ -18,44 +18,26 @@ Normal(0, prior_sd^2) priors (default 400 Elo points), the same stated fallback 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from referee.models.fit import FitResult, iterative_diagnostics
-from referee.models.ratings.bradley_terry import (DEFAULT_PRIOR_SD, Z95, RatingWarning, centred_se, mle_exists, to_elo,
-                                          wald_table)
+from referee.models.fit import iterative_diagnostics
+from referee.models.ratings.bradley_terry import (DEFAULT_PRIOR_SD, RatingWarning, StrengthFit, centred_se,
+                                          mle_exists)
 
 Ranking = list[list[int]]  # tiers of agent indices, best first
 
 
 @dataclass
-class PLFit(FitResult):
-    """A fitted Plackett-Luce model (the `referee.models.fit.FitResult` contract).
+class PLFit(StrengthFit):
+    """A fitted Plackett-Luce model (`referee.models.ratings.bradley_terry.StrengthFit`); rankings : how many
+    rankings (matches) were fitted."""
 
-    agents : names; theta : centred log-strengths, shape (n,); se : standard errors from the observed
-    information (NaN where not identified); method : 'mle' or 'map'; prior_sd : the MAP prior sd.
-    rankings : how many rankings (matches) were fitted.
-    """
-
-    agents: list[str] = field(default_factory=list)
-    theta: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    se: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    method: str = "mle"
-    prior_sd: float | None = None
     rankings: int = 0
     model: str = "plackett-luce"
-
-    @property
-    def ratings(self) -> np.ndarray:
-        """Elo-scale ratings, mean 1500, shape (n,)."""
-        return to_elo(self.theta)
-
-    def table(self, z: float = Z95) -> pd.DataFrame:
-        """agent, rating, lower, upper (Wald interval on the Elo scale), rank (1 = best)."""
-        return wald_table(self.agents, self.theta, self.se, z)
 
 
 @dataclass

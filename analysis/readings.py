@@ -1,0 +1,48 @@
+"""Sentences that read a result to the user, used by the jobs (`referee.run`) and the report
+(`referee.present`) alike: what a cyclic share says against its chance range, a per-game Kendall tau beside the
+COMPACT paper's only when both are computed the same way, and the construct-validity audit's report (audit.md)."""
+
+from __future__ import annotations
+
+from referee.models.validity.checks import CHECK_TITLES
+
+
+def chance_reading(row) -> str:
+    """One sentence on a cyclic share against its chance range (a `GameRanking.cyclic` row)."""
+    verdict = ("more than noise in a one-axis game explains" if row.chance_p < 0.05
+               else "no evidence of cycles beyond noise")
+    return (f"games with one axis and the same comparisons reach {row.chance_lower:.2f}-{row.chance_upper:.2f} by "
+            f"chance ({'p < 0.005' if row.chance_p < 0.005 else f'p = {row.chance_p:.2f}'}): {verdict}")
+
+
+COMPACT_KENDALL_TAU = 0.68  # the COMPACT paper's mean per-game Kendall tau, per-game model by plain maximum likelihood
+
+
+def kendall_reading(mean_tau: float, tau_elo: float | None) -> str:
+    """The mean per-game Kendall tau in words: beside the COMPACT paper's 0.68 only when the per-game model was
+    fitted as the paper's, by plain maximum likelihood (`tau_elo` None); otherwise it names the prior and how
+    to get the paper's protocol."""
+    if tau_elo is None:
+        return (f"mean {mean_tau:.2f}, per-game deviations by plain maximum likelihood as in the COMPACT paper, "
+                f"which reports {COMPACT_KENDALL_TAU}")
+    return (f"mean {mean_tau:.2f}, per-game deviations shrunk by a Normal(0, {tau_elo:g} Elo) prior; the COMPACT "
+            "paper's figure is by plain maximum likelihood (`referee paper compact`)")
+
+
+def audit_markdown(result) -> str:
+    """The audit's report (audit.md) for `result` (an `referee.run.audit.AuditResult`): the verdict, then each
+    check with PASS, FAIL, INFO or NOT RUN and its reading, then the notes."""
+    lines = [f"# Construct-validity audit{': ' + result['formula'] if result.get('formula') else ''}", "",
+             f"**Verdict:** {result.verdict}", "",
+             f"{result['players']} players; outcome measures: {', '.join(result['outcomes'])}. PASS and FAIL mark the "
+             "checks against the outcome (3-6), the reproduction and the spectator check; INFO sections describe.", ""]
+    for key, title in CHECK_TITLES.items():
+        if key in result:
+            check = result[key]
+            mark = {True: "PASS", False: "FAIL", None: "INFO"}[check.get("passed")]
+            lines += [f"## {title} ({mark})", "", check["verdict"], ""]
+        else:
+            lines += [f"## {title} (NOT RUN)", "", f"Not run: {result.get('skipped', {}).get(key, 'no data for it')}.", ""]
+    if result.notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
+    return "\n".join(lines)
