@@ -112,6 +112,14 @@ def _number_where(value, ok, what: str) -> float:
     return found
 
 
+def number_or_nan(text: str) -> float:
+    """`text` as a float, or NaN when it is not a number (for a form whose checks then name it)."""
+    try:
+        return float(text)
+    except ValueError:
+        return float("nan")
+
+
 def positive_float(value) -> float:
     """A positive finite number."""
     return _number_where(value, lambda v: math.isfinite(v) and v > 0, "a positive finite number")

@@ -27,6 +27,7 @@ from scipy.stats import norm
 from referee.run.rating_labels import components, matches_per_agent
 from referee.models.fit import FitResult
 from referee.models.registry import PLAN_RULES
+from referee.run.options import number_or_nan
 from referee.models.ratings.bootstrap import MIN_MATCHES
 from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, Z95, fit_bt, mle_exists, pair_counts
 from referee.models.ratings.bradley_terry import information
@@ -53,10 +54,7 @@ class PlanResult(FitResult):
 def parse_target(text: str) -> tuple[str, float]:
     """'adjacent:0.95' | 'width:100' | 'top:3' -> (kind, value); ValueError naming the forms."""
     kind, _, value = text.partition(":")
-    try:
-        number = float(value)
-    except ValueError:
-        number = float("nan")
+    number = number_or_nan(value)
     ok = (kind == "adjacent" and 0.5 < number < 1) or (kind == "width" and number > 0) or \
          (kind == "top" and number >= 1 and number == int(number))
     if not ok:

@@ -32,6 +32,7 @@ from scipy.sparse.csgraph import connected_components
 from referee.models.ratings.bootstrap import MIN_MATCHES
 from referee.models.ratings.bradley_terry import ELO_SCALE, Z95, pair_counts, reference_se, robust_se
 from referee.run.intervals import one_sided
+from referee.run.options import number_or_nan
 from referee.models.registry import methods_with
 from referee.prepare.membership import agents_in, is_in
 from referee.names import NEVER_COMPARED, NO_INFORMATION
@@ -44,10 +45,7 @@ ANCHORABLE = methods_with(anchorable=True)  # a free additive constant (`referee
 def parse_anchor(text: str) -> tuple[str, float]:
     """'AGENT=RATING' -> (agent, rating); ValueError naming the form."""
     agent, sep, value = text.rpartition("=")
-    try:
-        rating = float(value)
-    except ValueError:
-        rating = float("nan")
+    rating = number_or_nan(value)
     if not sep or not agent.strip() or not np.isfinite(rating):
         raise ValueError(f"--anchor takes AGENT=RATING (e.g. gpt-4=1500), got {text!r}")
     return agent.strip(), rating

@@ -327,32 +327,30 @@ def _measures(record: dict) -> tuple[list[dict], list[tuple[RecordError, object]
     episode = record.get("episode scores")
     if not isinstance(episode, dict):
         raise RecordError("wrong type", "episode scores", "expected an object of episode scores")
-    for name, value in episode.items():
-        value = int(value) if isinstance(value, bool) and name in FLAGS else value
-        try:
-            number = score_number(value, f"episode scores.{name}")
-        except RecordError as exc:
-            aside.append((exc, {name: value}))
-            continue
-        if number is not None:
-            rows.append({"player": None, "name": name, "value": number, "round": None,
-                         "kind": "outcome" if name in OUTCOME_MEASURES else "telemetry"})
+    _scored({n: int(v) if isinstance(v, bool) and n in FLAGS else v for n, v in episode.items()}, "episode scores",
+            None, rows, aside)
     rounds = record.get("round scores", record.get("turn scores")) or {}
     if not isinstance(rounds, dict):
         raise RecordError("wrong type", "round scores", "expected an object of round scores")
     for index, scores in rounds.items():
         if not isinstance(scores, dict) or not str(index).isdigit():
             raise RecordError("wrong type", f"round scores.{index}", "expected scores under a round number")
-        for name, value in scores.items():
-            try:
-                number = score_number(value, f"round scores.{index}.{name}")
-            except RecordError as exc:
-                aside.append((exc, {name: value}))
-                continue
-            if number is not None:
-                rows.append({"player": None, "name": name, "value": number, "round": int(index),
-                             "kind": "telemetry"})
+        _scored(scores, f"round scores.{index}", int(index), rows, aside)
     return rows, aside
+
+
+def _scored(scores: dict, where: str, round_: int | None, rows: list, aside: list) -> None:
+    """Each score of `scores` as a measure row (an episode's outcome measures as outcomes, every other score as
+    telemetry) into `rows`, or with its RecordError into `aside` (a score that is not a number)."""
+    for name, value in scores.items():
+        try:
+            number = score_number(value, f"{where}.{name}")
+        except RecordError as exc:
+            aside.append((exc, {name: value}))
+            continue
+        if number is not None:
+            kind = "outcome" if round_ is None and name in OUTCOME_MEASURES else "telemetry"
+            rows.append({"player": None, "name": name, "value": number, "round": round_, "kind": kind})
 
 
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:

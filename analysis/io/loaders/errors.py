@@ -44,3 +44,19 @@ class NotThisRunner(ValueError):
         self.runner = runner
         self.reason = reason
         self.field = field
+
+
+def checked_keys(value: object, what: str, required=(), allowed=None, where: str | None = None) -> dict:
+    """`value` as a record object that carries every key of `required` and, when `allowed` is given, no key
+    outside it; else RecordError ('wrong type', 'missing field' or 'unexpected field') naming the field (under
+    `where`, e.g. 'players[2]') and `what` the object is (e.g. 'a player')."""
+    at = (lambda key: f"{where}.{key}" if where else key)  # noqa: E731
+    if not isinstance(value, dict):
+        raise RecordError("wrong type", where, f"expected {what} object, got {type(value).__name__}")
+    missing = [k for k in required if k not in value]
+    if missing:
+        raise RecordError("missing field", at(missing[0]), f"{what} carries '{missing[0]}'")
+    extra = sorted(set(value) - set(allowed)) if allowed is not None else []
+    if extra:
+        raise RecordError("unexpected field", at(extra[0]), f"field '{extra[0]}' is not part of {what}")
+    return value

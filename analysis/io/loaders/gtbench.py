@@ -22,6 +22,7 @@ import json
 import math
 from pathlib import Path
 
+from referee.io.loaders.errors import checked_keys
 from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
@@ -222,14 +223,7 @@ def _scores(value: object, agents: list[str]) -> list[float | None] | None:
 
 def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     """Canonical rows for one match line (match_id filled by the caller); raises RecordError naming the field."""
-    if not isinstance(record, dict):
-        raise RecordError("wrong type", None, f"expected a match object, got {type(record).__name__}")
-    missing = [k for k in REQUIRED if k not in record]
-    if missing:
-        raise RecordError("missing field", missing[0], f"a match line carries '{missing[0]}'")
-    extra = sorted(set(record) - set(REQUIRED) - set(OPTIONAL))
-    if extra:
-        raise RecordError("unexpected field", extra[0], f"field '{extra[0]}' is not part of a GTBench-style match")
+    checked_keys(record, "a GTBench-style match", REQUIRED, set(REQUIRED) | set(OPTIONAL))
     game, agents = record["game"], record["agents"]
     if not isinstance(game, str) or not game:
         raise RecordError("wrong type", "game", f"expected the game's name, got {game!r}")

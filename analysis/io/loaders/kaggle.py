@@ -25,6 +25,7 @@ import json
 import math
 from pathlib import Path
 
+from referee.io.loaders.errors import checked_keys
 from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
@@ -150,14 +151,7 @@ def _events(steps: list, seats: int, illegal: set[int]) -> list[dict]:
 
 def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     """Canonical rows (matches, results, events) for one replay; raises RecordError naming the field."""
-    if not isinstance(record, dict):
-        raise RecordError("wrong type", None, f"expected a replay object, got {type(record).__name__}")
-    missing = [k for k in KEYS if k not in record]
-    if missing:
-        raise RecordError("missing field", missing[0], f"a Kaggle replay carries '{missing[0]}'")
-    extra = sorted(set(record) - set(KEYS) - set(OPTIONAL))
-    if extra:
-        raise RecordError("unexpected field", extra[0], f"field '{extra[0]}' is not part of a Kaggle replay")
+    checked_keys(record, "a Kaggle replay", KEYS, set(KEYS) | set(OPTIONAL))
     game = record["name"]
     if not isinstance(game, str) or not game:
         raise RecordError("wrong type", "name", f"expected the environment's name, got {game!r}")

@@ -22,6 +22,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from referee.io.loaders.errors import checked_keys
 from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
@@ -53,11 +54,7 @@ def sniff(path: Path, head: str, sample: list) -> float:
 
 def _participant(p: object, i: int) -> dict:
     field = f"participants[{i}]"
-    if not isinstance(p, dict):
-        raise RecordError("wrong type", field, "expected an object")
-    extra = sorted(set(p) - PARTICIPANT_KEYS)
-    if extra:
-        raise RecordError("unexpected field", f"{field}.{extra[0]}", f"'{extra[0]}' is not part of a participant")
+    checked_keys(p, "a participant", allowed=PARTICIPANT_KEYS, where=field)
     agent = p.get("agent")
     if not isinstance(agent, str) or not agent:
         raise RecordError("missing field" if agent is None else "wrong type", f"{field}.agent", "expected an agent name")

@@ -21,6 +21,7 @@ import json
 import math
 from pathlib import Path
 
+from referee.io.loaders.errors import checked_keys
 from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
@@ -58,11 +59,7 @@ def outcomes(rewards: list[float], invalid: list[bool]) -> list[str]:
 
 def _player(entry: object, index: int) -> dict:
     where = f"players[{index}]"
-    if not isinstance(entry, dict):
-        raise RecordError("wrong type", where, "expected a player object")
-    extra = sorted(set(entry) - PLAYER_KEYS)
-    if extra:
-        raise RecordError("unexpected field", f"{where}.{extra[0]}", f"field '{extra[0]}' is not part of a player")
+    checked_keys(entry, "a player", allowed=PLAYER_KEYS, where=where)
     pid = entry.get("player_id")
     if isinstance(pid, bool) or not isinstance(pid, int):
         raise RecordError("wrong type", f"{where}.player_id", f"expected an integer player id, got {pid!r}")
