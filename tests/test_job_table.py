@@ -168,3 +168,13 @@ def test_a_bad_option_is_refused_by_name_before_any_work(sample_store):
         referee.ratings(str(sample_store), "no-such-method")
     with pytest.raises(TypeError):
         referee.ratings(str(sample_store), "bt", no_such_option=1)
+
+
+def test_calibrate_gives_the_same_ranks_by_either_door(tmp_path, capsys):
+    quick = {"sims": 2, "draws": 60, "tune": 60, "chains": 1, "sampler": "pymc", "seed": 5}
+    code, payload = _cli(["calibrate", "audit-regression", "--sims", "2", "--draws", "60", "--tune", "60",
+                          "--chains", "1", "--sampler", "pymc", "--seed", "5", "--out", str(tmp_path / "c")], capsys)
+    found = referee.calibrate(model="audit-regression", **quick)
+    assert code in (0, 1) and payload["passed"] == found.passed
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "c" / "ranks.csv"),
+                                  _as_written(found.table("ranks"), tmp_path / "api.csv"), check_dtype=False)

@@ -80,7 +80,7 @@ def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", boots
     known = set(agents_in(comparisons))
     for agent in (a, b):
         if agent not in known:
-            from referee.models.naming import suggest
+            from referee.models.registry import suggest
 
             raise ValueError(f"agent {agent!r} has no comparison in the store{suggest(agent, sorted(known))}")
     if a == b:

@@ -42,7 +42,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from referee.models.naming import suggest
+from referee.models.registry import suggest
 from referee.models.registry import DIRECTIONS
 
 FUNCTIONS = {

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from referee.io.catalogue import Catalogue
 from referee.io.schema import columns, conform, conform_arrow, empty
-from referee.models.naming import suggest  # noqa: F401  (re-exported for the loaders)
+from referee.models.registry import suggest  # noqa: F401  (re-exported for the loaders)
 from referee.io.loaders.errors import (  # noqa: F401  (re-exported: every loader imports them from here)
     DATA_TABLES, FILE_RAW_CAP, FORMAT_REASONS, PROBE, RAW_CAP, NotThisRunner, RecordError, _way)
 from referee.io.loaders.files import (  # noqa: F401
