@@ -32,7 +32,7 @@ def add_option(parser, option: Option) -> None:
     if option.type is not None:
         kwargs["type"] = argparse_type(option.type)
     if option.choices is not None:
-        kwargs["choices"] = option.allowed()
+        kwargs["choices"] = option.choices
     if option.metavar:
         kwargs["metavar"] = option.metavar
     if option.positional:
@@ -53,54 +53,59 @@ def add_option(parser, option: Option) -> None:
 def add_job_parser(sub, job: Job) -> None:
     """The parser of `job` (with its variants as sub-commands) in subparsers `sub`."""
     p = sub.add_parser(job.name, help=job.help, description=job.about)
-    if job.variants:
-        first, rest = job.options[0], [o for o in job.options[1:] if o.name in ("out", "seed")]
-        variants = p.add_subparsers(dest=first.name, required=True)
+    if job.variants:  # one sub-command per variant, with every option of that variant
+        variants = p.add_subparsers(dest=job.options[0].name, required=True)
         for name, options in job.variants.items():
-            v = variants.add_parser(name)
-            for option in rest + list(options):
-                add_option(v, option)
-            _front_door(v, job)
+            _add_options(variants.add_parser(name), job, options)
         return
-    for option in job.options:
-        _add_grouped(p, option)
-    _front_door(p, job)
+    _add_options(p, job, job.options)
 
 
-def _add_grouped(p, option: Option) -> None:
-    groups = getattr(p, "_referee_groups", None)
-    if groups is None:
-        groups = p._referee_groups = {}
-    target = p
-    if option.group:
-        target = groups.get(option.group) or groups.setdefault(option.group, p.add_argument_group(option.group))
-    add_option(target, option)
-
-
-def _front_door(p, job: Job) -> None:
-    """The options of the command line itself: the store, the results folder, --json."""
-    names = {o.name for o in job.options}
-    if job.data in ("store", "writable") and "store" not in names:
-        p.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"DuckDB store file (default {DEFAULT_STORE})")
+def _add_options(p, job: Job, options) -> None:
+    """`options`, each in its option group, then the command line's own: the store, the results folder, --json."""
+    groups: dict = {}
+    for option in options:
+        if option.group and option.group not in groups:
+            groups[option.group] = p.add_argument_group(option.group)
+        add_option(groups[option.group] if option.group else p, option)
+    if job.data in ("store", "writable"):
+        add_store(p)
     elif job.data == "optional":
         p.add_argument("--store", type=Path, help="record the run in this store; its report links each model's latest")
-    if job.folder and "out" not in names:
+    if job.folder and "out" not in {o.name for o in options}:
         p.add_argument("--out", type=Path, required=job.out is None, default=job.out,
                        help="results folder (tables, figures, notes, diagnostics, manifest.json, provenance.json)"
                        + (f"; default {job.out}" if job.out else ""))
-    p.add_argument("--json", action="store_true", help="print one JSON object (results, notes, warnings, files)")
+    add_json(p)
     p.set_defaults(func=run_command, job=job.name, out_is_folder=job.folder)
+
+
+def add_store(p) -> None:
+    """--store: the DuckDB store file a command reads."""
+    p.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"DuckDB store file (default {DEFAULT_STORE})")
+
+
+def add_json(p) -> None:
+    """--json: one JSON object on stdout instead of text."""
+    p.add_argument("--json", action="store_true", help="print one JSON object (results, notes, warnings, files)")
+
+
+def open_store(path: Path, read_only: bool = True, create: bool = False):
+    """The store at `path` (a context manager); FileNotFoundError saying to ingest first when there is none and
+    `create` is not set."""
+    if not create and not path.exists():
+        raise FileNotFoundError(f"{path}: no store here; run `referee ingest` first")
+    from referee.io.store import Store
+
+    return Store(path, read_only=read_only)
 
 
 def opened_store(job: Job, path: Path | None):
     """The store `job` reads (a context manager): read-only, writable, or none."""
     if job.data == "none" or (job.data == "optional" and path is None):
         return contextlib.nullcontext()
-    if job.data != "optional" and not path.exists():  # a store a run is recorded in is made when new
-        raise FileNotFoundError(f"{path}: no store here; run `referee ingest` first")
-    from referee.io.store import Store
-
-    return Store(path, read_only=job.data == "store")
+    # a store a run is recorded in is made when new
+    return open_store(path, read_only=job.data == "store", create=job.data == "optional")
 
 
 def run_command(args) -> dict:
@@ -129,9 +134,9 @@ def run_command(args) -> dict:
         say(line)
     for note in result.notes:
         say(f"note: {note}")
-    payload = result.payload()
     if folder is not None:
-        payload["written"] = [str(p) for p in folder.files]
         say(f"wrote {args.out}/ ({len(folder.files)} files)")
     args.failure = result.failure
-    return payload
+    if not args.json:  # every table as records only for the one JSON object
+        return {}
+    return {**result.payload(), **({"written": [str(p) for p in folder.files]} if folder is not None else {})}

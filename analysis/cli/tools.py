@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from referee.cli.jobs import add_option, argparse_type
-from referee.names import DEFAULT_STORE, MEASURE_KINDS
+from referee.cli.jobs import add_json, add_option, add_store, argparse_type, open_store
+from referee.names import MEASURE_KINDS
 from referee.run.options import SAMPLING_OPTIONS, SEED, positive_int
 
 
@@ -15,22 +15,6 @@ def _say(args, text: str = "") -> None:
     """Print human-readable output unless --json was given."""
     if not args.json:
         print(text)
-
-
-def _open_store(args):
-    if not args.store.exists():
-        raise FileNotFoundError(f"{args.store}: no store here; run `referee ingest` first")
-    from referee.io.store import Store
-
-    return Store(args.store, read_only=True)
-
-
-def _common(p) -> None:
-    p.add_argument("--json", action="store_true", help="print one JSON object (results, notes, warnings, files)")
-
-
-def _store_arg(p) -> None:
-    p.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"DuckDB store file (default {DEFAULT_STORE})")
 
 
 def cmd_map(args) -> dict:
@@ -122,13 +106,9 @@ def cmd_formats(args) -> dict:
 
 
 def cmd_info(args) -> dict:
-    from referee.io.store import Store
-
-    if not args.store.exists():
-        raise FileNotFoundError(f"{args.store}: no store here; run `referee ingest` first")
     from referee.io.loaders import comparison_unit
 
-    with Store(args.store, read_only=True) as store:
+    with open_store(args.store) as store:
         info = store.info()
         units = {runner: comparison_unit(runner) for runner in store.runners()}
     for key, value in info.items():
@@ -139,7 +119,7 @@ def cmd_info(args) -> dict:
 
 
 def cmd_export(args) -> dict:
-    with _open_store(args) as store:
+    with open_store(args.store) as store:
         written = store.export_parquet(args.parquet)
     for table, info in written.items():
         _say(args, f"{table:>14}  {info['rows']:>10,} rows  {info['path']}")
@@ -178,24 +158,24 @@ def add_parsers(sub) -> None:
     p.add_argument("--name", help="the runner's name in the draft (default: the logs' folder name)")
     p.add_argument("--files", type=argparse_type(positive_int), default=300, metavar="N",
                    help="files sampled (default 300)")
-    _common(p)
+    add_json(p)
     p.set_defaults(func=cmd_map, out_is_folder=False)  # --out is the mapping file
 
     p = sub.add_parser("formats", help="list the runners referee reads, or print one runner's format document")
     p.add_argument("runner", nargs="?", help="a runner (e.g. table, records, mapped)")
-    _common(p)
+    add_json(p)
     p.set_defaults(func=cmd_formats)
 
     p = sub.add_parser("info", help="count what the store holds")
-    _store_arg(p)
-    _common(p)
+    add_store(p)
+    add_json(p)
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("export", help="write the store as Parquet (data tables partitioned by runner and game) for "
                        "DuckDB, pandas, Dask or a cluster's workers")
-    _store_arg(p)
+    add_store(p)
     p.add_argument("--parquet", type=Path, required=True, metavar="DIR", help="a new or empty folder")
-    _common(p)
+    add_json(p)
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("demo", help="ingest the bundled sample data and write the demo report")
@@ -204,5 +184,5 @@ def add_parsers(sub) -> None:
     p.add_argument("--no-models", action="store_true", help="skip the Bayesian fits (a quick report)")
     for option in SAMPLING_OPTIONS + (SEED,):
         add_option(p, option)
-    _common(p)
+    add_json(p)
     p.set_defaults(func=cmd_demo)

@@ -41,6 +41,7 @@ from referee.run.options import (
     agent_list,
     count,
     dims_range,
+    folds,
     path,
     positive_float,
     positive_int,
@@ -56,8 +57,8 @@ class Job:
     folder (`out`: that folder's default, None when --out is required). `variants`: for a job whose first
     option picks a variant with options of its own (`simulate RUNNER`), each variant's options with their own
     defaults (the command line offers each as a sub-command; the job's own options list them all, default None:
-    the variant's default). `figures`: the function drawing its result's figures ('module:function',
-    `referee.present.job_figures`), kept apart from the computation."""
+    the variant's default; `variants` lists every option of a variant). `figures`: the function drawing its
+    result's figures ('module:function', `referee.present.job_figures`), kept apart from the computation."""
 
     name: str
     function: str
@@ -93,7 +94,7 @@ class Job:
         bound = self.bind(options)
         result = function(**bound) if self.data == "none" else function(data, **bound)
         if self.figures is not None:
-            result.figures = {**implementation(self.figures)(result), **result.figures}
+            result.figures = implementation(self.figures)(result)
         return result
 
 
@@ -103,12 +104,15 @@ def _method_help() -> str:
 
 RESAMPLE = Option("resample", "match", "the cluster the bootstrap draws (default match: a match for every runner, "
                   "Concordia's (scenario, repetition), an arena judgment); scenario, seed (repetition) or prompt (an "
-                  "arena's prompt or category, kept as the match's game)", choices=("match", "scenario", "prompt", "seed"))
+                  "arena's prompt or category, kept as the match's game)",
+                  choices=("match", "scenario", "prompt", "seed"))
 PER_GAME_SD = Option("per_game_prior_sd", DEFAULT_TAU_ELO, f"bt-per-game: prior sd of the per-game deviations in Elo "
                      f"points (default {DEFAULT_TAU_ELO:g}); 'none' for the COMPACT paper's plain maximum likelihood",
                      type=prior_sd, metavar="ELO|none")
 FINALISTS = Option("finalists", None, "use these finalists instead of the top by selection Elo", type=agent_list,
                    metavar="A,B,...")
+SIM_OUT = Option("out", None, "folder: logs/ and truth.json are written there", type=path, required=True)
+FIGURES = "referee.present.job_figures:"  # where each job's figures are drawn, apart from its computation
 NO_MODELS = Option("no_models", False, "skip the Bayesian fits (a quick report)", flag=True)
 
 JOBS: dict[str, Job] = {j.name: j for j in (
@@ -145,16 +149,17 @@ JOBS: dict[str, Job] = {j.name: j for j in (
               "quarantined whole), no data files were found, or --strict refused (the store is left as it was, and a "
               "store the command created is removed); 2 usage error; 3 internal error. Files already ingested are "
               "skipped and do not make the exit code non-zero."),
-    Job("simulate", "referee.run.writing_jobs:simulate", "write simulated logs from known parameters (plus truth.json)", (
-        Option("runner", None, "the runner whose logs to simulate", choices=tuple(SIMULATORS), positional="1",
-               required=True),
-        Option("out", None, "folder: logs/ and truth.json are written there", type=path, required=True),
-        Option("agents", None, "number of agents (default: the simulator's own)", type=positive_int),
-        SEED) + tuple({o.name: replace(o, default=False if o.flag else None)
-                       for s in SIMULATORS.values() for o in s.options}.values()),
+    Job("simulate", "referee.run.writing_jobs:simulate", "write simulated logs from known parameters (plus "
+        "truth.json)", (
+            Option("runner", None, "the runner whose logs to simulate", choices=tuple(SIMULATORS), positional="1",
+                   required=True),
+            SIM_OUT,
+            Option("agents", None, "number of agents (default: the simulator's own)", type=positive_int),
+            SEED) + tuple({o.name: replace(o, default=False if o.flag else None)
+                           for s in SIMULATORS.values() for o in s.options}.values()),
         data="none", folder=False,
-        variants={name: (Option("agents", s.agents, f"number of agents (default {s.agents})", type=positive_int),)
-                  + s.options for name, s in SIMULATORS.items()}),
+        variants={name: (SIM_OUT, Option("agents", s.agents, f"number of agents (default {s.agents})",
+                                         type=positive_int), SEED) + s.options for name, s in SIMULATORS.items()}),
     Job("ratings", "referee.run.rating_jobs:ratings", "rate agents: Elo, Bradley-Terry (scalar, Davidson ties, "
         "per-game, multidimensional, Bayesian), Plackett-Luce, TrueSkill, OpenSkill", (
             Option("method", "bt", _method_help() + " (default bt)", choices=tuple(RATING_METHODS), metavar="METHOD"),
@@ -180,21 +185,22 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("rate_scripted", False, "rate scripted partners too (clem's programmatic, Kaggle's built-in bots, "
                    "Concordia's background population: results of group background), which are otherwise a role, "
                    "not an agent", flag=True))
-        + DATA + SAMPLING_OPTIONS + SWEEP_OPTIONS),
+        + DATA + SAMPLING_OPTIONS + SWEEP_OPTIONS, figures=FIGURES + "ratings"),
     Job("compare", "referee.run.rating_jobs:compare", "paired comparison of two agents (or every pair with --all): "
         "P(A stronger than B), the difference with its interval, their head-to-head record", (
             Option("a", None, "the first agent (A)", positional="?", metavar="A"),
             Option("b", None, "the second agent (B)", positional="?", metavar="B"),
             Option("all", False, "every pair, with Holm's control over adjacent pairs", flag=True),
-            Option("method", "bt", "the rating model (default bt)", choices=methods_with(elo_scale=True, sampled=False)),
+            Option("method", "bt", "the rating model (default bt)",
+                   choices=methods_with(elo_scale=True, sampled=False)),
             Option("bootstrap", 1000, "bootstrap replicates (default 1000)", type=positive_int, metavar="N"),
             RESAMPLE) + DATA, out=Path("reports/compare")),
     Job("ratings-cv", "referee.run.rating_jobs:ratings_cv", "cross-validated ROC-AUC of rating models; "
         "win-probability heatmap", (
-            Option("folds", 5, "cross-validation folds (at least 2; default 5)", type=positive_int),
+            Option("folds", 5, "cross-validation folds (at least 2; default 5)", type=folds),
             Option("dims", range(1, 8), "dimension range for bt-md, e.g. 1-7 or 2", type=dims_range),
             Option("split", None, "a match attribute to split the heatmap by (e.g. communication)"),
-            PER_GAME_SD) + DATA + SWEEP_OPTIONS),
+            PER_GAME_SD) + DATA + SWEEP_OPTIONS, figures=FIGURES + "ratings_cv"),
     Job("rank", "referee.run.rating_jobs:rank", "voting-as-evaluation (one ballot per (scenario, repetition) or "
         "match), or game-theoretic rankings on the meta-game (Nash averaging, alpha-Rank)", (
             Option("method", None, "a voting method (repeatable: several side by side), all of them, or nash "
@@ -222,7 +228,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             FINALISTS,
             Option("combine", None, "phases of the combined Elo (repeatable; default the selection and final "
                    "phases)", many=True, metavar="PHASE"),
-            RUNNER, SEED)),
+            RUNNER, SEED), figures=FIGURES + "contest"),
     Job("plan", "referee.run.score_jobs:plan", "which matches to run next, and how many (a plan as CSV, or a power "
         "curve)", (
             Option("budget", 20, "matches to propose (default 20)", type=positive_int),
@@ -246,7 +252,8 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("repeats", 1, "--model measurement-layout: episodes per agent each picked scenario will be run "
                    "(default 1)", type=positive_int),
             Option("demand", None, "--model measurement-layout: serve this demand's capabilities in every pick "
-                   "(default: the demand least known at each pick)")) + DATA + SAMPLING_OPTIONS),
+                   "(default: the demand least known at each pick)")) + DATA + SAMPLING_OPTIONS,
+        figures=FIGURES + "plan"),
     Job("fit", "referee.run.score_jobs:fit", "Bayesian beta regressions and Measurement Layouts of normalised scores", (
         Option("model", None, "; ".join(f"{n}: {m.description}" for n, m in SCORE_MODELS.items()),
                choices=tuple(SCORE_MODELS), positional="1", required=True),
@@ -258,28 +265,28 @@ JOBS: dict[str, Job] = {j.name: j for j in (
         Option("structure", "identified", "tag-effects: 'identified' (default) gives agent slopes only to tags "
                "present in and absent from at least 3 scenarios; 'paper' gives every tag agent slopes, as the contest "
                "paper", choices=("identified", "paper")),
-        PHASE, SEED) + SAMPLING_OPTIONS),
+        PHASE, SEED) + SAMPLING_OPTIONS, figures=FIGURES + "fit"),
     Job("compare-predictors", "referee.run.score_jobs:predictors", "Measurement Layout vs linear regression, XGBoost "
         "and a constant", (
             Option("folds", 4, "folds over each agent's scenarios (default 4: every cell held out once, a quarter at "
-                   "a time); R^2 and RMSE are averaged over folds", type=positive_int),
-            PHASE, SEED) + SAMPLING_OPTIONS + SWEEP_OPTIONS),
+                   "a time); R^2 and RMSE are averaged over folds", type=folds),
+            PHASE, SEED) + SAMPLING_OPTIONS + SWEEP_OPTIONS, figures=FIGURES + "predictors"),
     Job("describe", "referee.run.score_jobs:describe", "descriptive figures: means by agent and scenario, correlation "
-        "heatmap", (PHASE,)),
+        "heatmap", (PHASE,), figures=FIGURES + "describe"),
     Job("calibrate", "referee.run.score_jobs:calibrate", "simulation-based calibration of a Bayesian model (Talts et "
         "al. 2018): rank histograms and HDI coverage per parameter group", (
             Option("model", None, "the model family", choices=CALIBRATION_FAMILIES, positional="1", required=True),
             Option("sims", 100, "simulations (default 100)", type=positive_int),
             Option("size", 0, "design size: 0 the smallest, each step adds agents", type=count),
             Option("out", None, "the results folder the store's record of this run points at", type=path),
-            SEED) + SAMPLING_OPTIONS + SWEEP_OPTIONS, data="optional"),
+            SEED) + SAMPLING_OPTIONS + SWEEP_OPTIONS, data="optional", figures=FIGURES + "calibrate"),
     Job("socio", "referee.run.social_jobs:socio", "socio-cognitive metrics, their consistency and what predicts "
         "winning (COMPACT)", (
             Option("runner", None, "the runner whose matches to use (default: compact when the store has it)"),
             Option("bootstrap", 200, "bootstrap replicates over matches for the intervals (default 200)", type=count),
             Option("judges", None, "the two judges to compare (default: the first two)", many=True,
                    metavar="RATER", nargs=2),
-            SEED)),
+            SEED), figures=FIGURES + "socio"),
     Job("judge", "referee.run.social_jobs:judge", "rate stored events with an LLM judge: a rubric against an "
         "OpenAI-compatible endpoint, cached in the store", (
             Option("rubric", None, "a shipped rubric (e.g. compact-influence) or a rubric .toml file", required=True),
@@ -324,7 +331,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
         Option("runner", None, "audit this runner's matches"),
         Option("match", None, "audit one match (e.g. aoa:eval01)"),
         Option("no_bayes", False, "skip the Bayesian regression in the assignment-luck check", flag=True),
-        SEED) + SAMPLING_OPTIONS),
+        SEED) + SAMPLING_OPTIONS, figures=FIGURES + "audit"),
     Job("report", "referee.run.writing_jobs:report", "write the HTML report for a store", (
         Option("out", Path("reports/latest"), "the report's folder (default reports/latest)", type=path),
         NO_MODELS, SEED) + SAMPLING_OPTIONS, folder=False),
@@ -342,9 +349,3 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             SEED) + SAMPLING_OPTIONS, folder=False),
 )}
 
-# the function drawing each job's figures (`referee.present.job_figures`): drawing stays out of the jobs
-_FIGURES = {"ratings": "ratings", "ratings-cv": "ratings_cv", "contest": "contest", "plan": "plan", "fit": "fit",
-            "compare-predictors": "predictors", "describe": "describe", "calibrate": "calibrate", "socio": "socio",
-            "audit": "audit"}
-JOBS = {name: replace(job, figures=f"referee.present.job_figures:{_FIGURES[name]}") if name in _FIGURES else job
-        for name, job in JOBS.items()}

@@ -23,7 +23,7 @@ class Option:
 
     name : its Python name (`referee.<job>(name=...)`; on the command line `--name-with-dashes`); default : its
     value when not given; help : one line for both; type : a checker (text or value -> value); choices : the
-    values allowed (a sequence, or a function returning one, called when the parser is built); many : a list
+    values allowed; many : a list
     (repeatable on the command line); flag : on/off; required : no default; positional : a command-line
     positional (`nargs`: '?' one or none, '*' any); metavar : the command line's placeholder; group : the
     command line's option group it is listed under; cli : the command line's flag when it is not
@@ -34,7 +34,7 @@ class Option:
     default: Any = None
     help: str = ""
     type: Callable[[Any], Any] | None = None
-    choices: Sequence | Callable[[], Sequence] | None = None
+    choices: Sequence | None = None
     many: bool = False
     flag: bool = False
     required: bool = False
@@ -49,30 +49,22 @@ class Option:
         """The command line's flag: `cli` when given, else `--name-with-dashes`."""
         return self.cli or "--" + self.name.replace("_", "-")
 
-    def allowed(self) -> Sequence | None:
-        return self.choices() if callable(self.choices) else self.choices
-
     def check(self, value: Any, job: str) -> Any:
-        """`value` checked: converted by `type` (each item of a list), within `choices`; ValueError naming the
-        job, the option and what it must be."""
+        """`value` checked: converted by `type` (each item of a list; one value of a list option becomes a list of
+        one), within `choices`; ValueError naming the job, the option and what it must be."""
         if value is None or (self.flag and isinstance(value, bool)):
-            if value is None and self.required:
-                raise ValueError(f"{job}: {self.name} is required")
             return value
-        items = list(value) if self.many and isinstance(value, (list, tuple, range)) else None
         try:
-            checked = [self._one(v) for v in items] if items is not None else self._one(value)
+            if self.many:
+                return [self._one(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+            return self._one(value)
         except ValueError as exc:
             raise ValueError(f"{job}: {self.name}: {exc}") from None
-        if self.many and items is None and not isinstance(value, range):
-            checked = [checked]
-        return checked
 
     def _one(self, value: Any) -> Any:
-        value = self.type(value) if self.type is not None and not isinstance(value, range) else value
-        allowed = self.allowed()
-        if allowed is not None and value not in allowed:
-            raise ValueError(f"{value!r} is not one of {', '.join(map(str, allowed))}")
+        value = self.type(value) if self.type is not None else value
+        if self.choices is not None and value not in self.choices:
+            raise ValueError(f"{value!r} is not one of {', '.join(map(str, self.choices))}")
         return value
 
 
@@ -91,6 +83,14 @@ def positive_int(value) -> int:
     found = whole(value)
     if found < 1:
         raise ValueError(f"must be at least 1, got {found}")
+    return found
+
+
+def folds(value) -> int:
+    """A number of cross-validation folds: a whole number from 2 (one fold to test, the others to train)."""
+    found = whole(value)
+    if found < 2:
+        raise ValueError(f"must be at least 2 (one fold to test, the others to train), got {found}")
     return found
 
 
