@@ -19,6 +19,7 @@ task carries its own seed and its inputs, the same command gives bit-identical r
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import shutil
@@ -248,11 +249,12 @@ def run_tasks(tasks: list[Task], executor: Executor | None = None, what: str = "
     return results
 
 
-def executor_from(jobs: int | None = None, scheduler: str | None = None, exchange: str | Path | None = None,
-                  progress: bool | None = None) -> Executor | None:
-    """The executor command-line options ask for (--jobs, --scheduler, --exchange), or None for a plain
-    in-process run. Progress bars follow $REFEREE_PROGRESS unless `progress` is given."""
+def sweep_executor(options: dict, progress: bool | None = None):
+    """The executor a job's sweep options ask for (jobs, scheduler, exchange: `referee.run.options.SWEEP_OPTIONS`),
+    as a context manager: an `Executor`, or a null context yielding None for a plain in-process run. Progress
+    bars follow $REFEREE_PROGRESS unless `progress` is given."""
+    jobs, scheduler, exchange = options.get("jobs"), options.get("scheduler"), options.get("exchange")
     if scheduler is None and (jobs or 1) == 1 and exchange is None:
-        return None
+        return contextlib.nullcontext()
     show = os.environ.get("REFEREE_PROGRESS") == "1" if progress is None else progress
     return Executor(jobs=jobs or 1, scheduler=scheduler, exchange=exchange, progress=show)

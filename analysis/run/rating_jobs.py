@@ -11,32 +11,17 @@ import math
 
 import pandas as pd
 
-from referee.prepare.selection import exclusion_note, outcome_note
+from referee.models.registry import DEFAULT_TAU_ELO, MIN_BALLOTS
+from referee.run.executor import sweep_executor
 from referee.run.options import sampling
 from referee.run.result import Result
-from referee.run.stored import stored_tables
+from referee.run.stored import selected_tables, stored_tables
 
 
-def selected(store, runner, phase=None, where=None):
-    """(matches, results, notes): the chosen runner's matches in `phase` meeting `where`, their results, and what
-    of them ratings treat apart (test runs, forfeits, aborted matches)."""
-    matches, results = stored_tables(store, runner, phase, where)
-    return matches, results, [n for n in (exclusion_note(matches), outcome_note(results)) if n]
-
-
-def _executor(options: dict):
-    """The executor the sweep options ask for (a context manager), or a null context for an in-process run."""
-    import contextlib
-
-    from referee.run.executor import executor_from
-
-    found = executor_from(options.get("jobs"), options.get("scheduler"), options.get("exchange"))
-    return found if found is not None else contextlib.nullcontext()
-
-
-def ratings(store, method: str = "bt", bootstrap: int = 0, by: str | None = None, prior: bool = False, ties: str = "half",
-            anchor: str | None = None, covariate: list[str] | None = None, resample: str = "match", dims: int = 2,
-            k: float = 32.0, per_game_prior_sd: float | None = None, rate_scripted: bool = False,
+def ratings(store, method: str = "bt", bootstrap: int = 0, by: str | None = None, prior: bool = False,
+            ties: str = "half", anchor: str | None = None, covariate: list[str] | None = None,
+            resample: str = "match", dims: int = 2, k: float = 32.0, per_game_prior_sd: float | None = DEFAULT_TAU_ELO,
+            rate_scripted: bool = False,
             runner: str | None = None, phase: list[str] | None = None, parallel: bool = False,
             where: list[str] | None = None, seed: int = 0, **options) -> Result:
     """Rate agents (`referee ratings`): the rating table (agent, rating, lower, upper, rank and rank interval,
@@ -52,7 +37,7 @@ def ratings(store, method: str = "bt", bootstrap: int = 0, by: str | None = None
             raise ValueError(f"--ties davidson models ties in Bradley-Terry (--method bt), not in {method}")
         method = RATING_METHODS[method].davidson_variant
     held = parse_anchor(anchor) if anchor else None
-    matches, results, excluded = selected(store, runner, phase, where)
+    matches, results, excluded = selected_tables(store, runner, phase, where)
     if covariate:
         return _covariate_ratings(store, method, matches, results, excluded, covariate, bootstrap, by, anchor)
     fitting = dict(bootstrap=bootstrap, prior=prior, dims=dims, k=k, tau_elo=per_game_prior_sd, seed=seed,
@@ -94,7 +79,7 @@ def _rated(matches, results, method, by, parallel, resample, rate_scripted, held
     comparisons, resampled = with_resample(comparisons, matches, resample)
     if resampled and not fitting["bootstrap"]:
         resampled = f"--resample {resample} has no effect without --bootstrap"
-    with _executor(options) as executor:
+    with sweep_executor(options) as executor:
         result = rate(comparisons, method, by=by, agents=agents, executor=executor, anchor=held, **fitting)
     if resampled:
         result.notes.append(resampled)
@@ -131,7 +116,7 @@ def _sliced_ratings(store, method, matches, results, excluded, anchor, by, paral
     from referee.run.ratings import rate
 
     tables, sizes, notes = [], [], list(excluded)
-    with _executor(options) as executor:
+    with sweep_executor(options) as executor:
         for name, m, r in slices(matches, results, store.table("scenario_tags"), by):
             comparisons, compared = comparisons_and_agents(m, r, parallel=parallel)
             row = {"slice": name, "matches": len(m), "comparisons": len(comparisons),
@@ -197,7 +182,7 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
         raise ValueError("name two agents (referee compare A B) or give --all, not both")
     if not all and len(named) != 2:
         raise ValueError(f"compare takes two agents, got {len(named)}: {named}")
-    matches, results, excluded = selected(store, runner, phase, where)
+    matches, results, excluded = selected_tables(store, runner, phase, where)
     comparisons, note = with_resample(comparisons_from_tables(matches, results, parallel=parallel), matches, resample)
     notes = excluded + ([note] if note else [])
     if all:
@@ -218,7 +203,8 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
                   value=found)
 
 
-def ratings_cv(store, folds: int = 5, dims=range(1, 8), split: str | None = None, per_game_prior_sd=None,
+def ratings_cv(store, folds: int = 5, dims=range(1, 8), split: str | None = None,
+               per_game_prior_sd: float | None = DEFAULT_TAU_ELO,
                runner: str | None = None, phase: list[str] | None = None, parallel: bool = False,
                where: list[str] | None = None, seed: int = 0, **options) -> Result:
     """Cross-validated ROC-AUC (`referee ratings-cv`): k-fold AUC of held-out comparisons for bt, bt-per-game and
@@ -227,16 +213,14 @@ def ratings_cv(store, folds: int = 5, dims=range(1, 8), split: str | None = None
     from referee.prepare.comparisons import comparisons_from_tables
     from referee.run.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
 
-    if folds < 2:
-        raise ValueError("--folds must be at least 2 (one fold to test, the others to train)")
-    matches, results, excluded = selected(store, runner, phase, where)
+    matches, results, excluded = selected_tables(store, runner, phase, where)
     comparisons = comparisons_from_tables(matches, results, parallel=parallel)
     if split and split not in comparisons.columns:
         raise ValueError(f"--split takes a match attribute among {['communication', 'game', 'kind']}")
     clusters = comparisons["cluster"].nunique()
     if folds > clusters:
         raise ValueError(f"--folds {folds} is more than the {clusters} matches there are to split")
-    with _executor(options) as executor:
+    with sweep_executor(options) as executor:
         cv = cross_validate(comparisons, folds=folds, dims=dims, seed=seed, executor=executor,
                             tau_elo=per_game_prior_sd)
     return Result("ratings-cv", {"cv_auc": summarise_cv(cv), "cv_folds": cv}, excluded, value=cv,
@@ -244,17 +228,17 @@ def ratings_cv(store, folds: int = 5, dims=range(1, 8), split: str | None = None
 
 
 def rank(store, method: list[str], alpha: float = 100.0, against: str = "agents", bootstrap: int = 0,
-         ewa_reading: str = "runs", min_games: float | None = None, runner: str | None = None,
+         ewa_reading: str = "runs", min_games: float = MIN_BALLOTS, runner: str | None = None,
          phase: list[str] | None = None, parallel: bool = False, where: list[str] | None = None,
          seed: int = 0) -> Result:
     """Voting-as-evaluation or a game-theoretic ranking (`referee rank`): `method` one or more voting methods
     (side by side, a `method` column first), 'all' of them, or one game-theoretic method
     (`referee.models.registry.GAME_METHODS`); agents on fewer than `min_games` ballots are listed apart
     (`not_ranked`)."""
-    from referee.models.registry import GAME_METHODS, MIN_BALLOTS
+    from referee.models.registry import GAME_METHODS
 
     methods = list(dict.fromkeys(method))
-    matches, results, excluded = selected(store, runner, phase, where)
+    matches, results, excluded = selected_tables(store, runner, phase, where)
     games = [m for m in methods if m in GAME_METHODS]
     if games:
         if len(methods) > 1:
@@ -262,8 +246,7 @@ def rank(store, method: list[str], alpha: float = 100.0, against: str = "agents"
         return _game_rank(store, matches, results, excluded, games[0], alpha, against, bootstrap, seed)
     from referee.run.votes import vote_tables
 
-    floor = MIN_BALLOTS if min_games is None else min_games
-    table = vote_tables(matches, results, "all" if "all" in methods else methods, min_ballots=floor, seed=seed,
+    table = vote_tables(matches, results, "all" if "all" in methods else methods, min_ballots=min_games, seed=seed,
                         ewa_reading=ewa_reading)
     methods = list(table["method"].unique())
     columns = ["agent", "score", "rank", "ballots"] + (["support"] if "support" in table.columns else []) + [
@@ -272,7 +255,7 @@ def rank(store, method: list[str], alpha: float = 100.0, against: str = "agents"
     ranked, apart = table[table["ranked"]], table[~table["ranked"] & (table["method"] == methods[0])]
     lines = []
     if len(apart):
-        lines.append(f"\nnot ranked (fewer than {floor:g} ballots): " +
+        lines.append(f"\nnot ranked (fewer than {min_games:g} ballots): " +
                      ", ".join(f"{a} ({b:g})" for a, b in zip(apart["agent"], apart["ballots"])))
     lottery = ranked[ranked["method"] == "maximal-lotteries"]
     if len(lottery):

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 
+from referee.run.executor import sweep_executor
 from referee.run.options import sampling
-from referee.run.rating_jobs import _executor, selected
 from referee.run.result import Result
 from referee.run.score_models import model_scores
+from referee.run.stored import selected_tables
 
 
 def fit(store, model: str, baseline: str = "rational_agent", likelihood: str = "ordered",
@@ -25,10 +26,9 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str = "
     if likelihood not in spec.likelihoods:
         raise ValueError(f"{model} uses the {' or '.join(spec.likelihoods)} likelihood only; drop --likelihood "
                          f"{likelihood}")
-    found, tables, lines = spec.run(scores, scenarios, tags, seed=seed, likelihood=likelihood,
-                                             baseline=baseline, scenario_intercepts=scenario_intercepts,
-                                             agent_intercepts=not no_agent_intercepts, structure=structure,
-                                             **sampling(options))
+    found, tables, lines = spec.run(scores, scenarios, tags, seed=seed, likelihood=likelihood, baseline=baseline,
+                                    scenario_intercepts=scenario_intercepts, agent_intercepts=not no_agent_intercepts,
+                                    structure=structure, **sampling(options))
     return Result("fit", tables, found.notes, found.diagnostics, fields={"model": model, "baseline": baseline},
                   lines=lines, value=found)
 
@@ -39,10 +39,8 @@ def predictors(store, folds: int = 4, phase: list[str] | None = None, seed: int 
     the predictions and each fold's diagnostics and demands."""
     from referee.run.predictive import compare_predictors, training_demands
 
-    if folds < 2:
-        raise ValueError("--folds must be at least 2 (one fold to test, the others to train)")
     scores, scenarios, tags = model_scores(store, phase)
-    with _executor(options) as executor:
+    with sweep_executor(options) as executor:
         comp = compare_predictors(scores, training_demands(scores, scenarios, tags), folds=folds, seed=seed,
                                   executor=executor, **sampling(options))
     included = comp.included_agents()
@@ -73,15 +71,15 @@ def calibrate(store, model: str, sims: int = 100, size: int = 0, out=None, seed:
     each model's latest, in folder `out`). `failure` says which groups failed."""
     from referee.run.calibrate import calibrate as run_calibration
 
-    with _executor(options) as executor:
+    with sweep_executor(options) as executor:
         result = run_calibration(model, sims, seed=seed, size=size, executor=executor, **sampling(options))
     failed = result.diagnostics["groups_failed"]
     if store is not None:
         store.record_calibration(model, sims, result.passed, failed, out or "", result.summary)
     return Result("calibrate", {"summary": result.summary, "ranks": result.ranks, "fits": result.fits}, result.notes,
                   result.diagnostics, fields={"model": model, "sims": sims, "passed": result.passed},
-                  lines= [f"{model}: {'PASSED' if result.passed else 'FAILED'}"],
-                  value=result, failure=None if result.passed else f"calibration of {model} failed for: {', '.join(failed)}")
+                  lines=[f"{model}: {'PASSED' if result.passed else 'FAILED'}"], value=result,
+                  failure=None if result.passed else f"calibration of {model} failed for: {', '.join(failed)}")
 
 
 def plan(store, budget: int = 20, target: str = "adjacent:0.95", rule: str = "c-optimal", players: int = 2,
@@ -101,7 +99,7 @@ def plan(store, budget: int = 20, target: str = "adjacent:0.95", rule: str = "c-
     from referee.prepare.comparisons import comparable_agents, comparisons_from_tables
     from referee.run.plan import plan as plan_matches, power_curve
 
-    matches, results, notes = selected(store, runner, phase, where)
+    matches, results, notes = selected_tables(store, runner, phase, where)
     comparisons = comparisons_from_tables(matches, results)
     if comparisons.empty:
         raise ValueError("no comparisons in the selected matches: ingest some first, or check --runner / --where")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from referee.prepare.comparisons import select_matches
-from referee.prepare.selection import select_phases
+from referee.prepare.selection import exclusion_note, outcome_note, select_phases
 from referee.prepare.membership import is_in
 
 
@@ -23,6 +23,14 @@ def one_runner(matches: pd.DataFrame, runner: str | None) -> pd.DataFrame:
     if matches.empty:
         raise ValueError("the store holds no matches; run `referee ingest` first")
     return matches
+
+
+def selected_tables(store, runner: str | None = None, phase: list[str] | None = None,
+                    where: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """(matches, results, notes): `stored_tables`, and what of them ratings treat apart (test runs, forfeits,
+    aborted matches), as notes."""
+    matches, results = stored_tables(store, runner, phase, where)
+    return matches, results, [n for n in (exclusion_note(matches), outcome_note(results)) if n]
 
 
 def stored_tables(store, runner: str | None = None, phases: list[str] | None = None,
