@@ -18,6 +18,7 @@ rich `_repr_html_` for Jupyter. `use_style()` draws a notebook's own figures in 
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import tempfile
 from pathlib import Path
@@ -57,13 +58,14 @@ def open(source, runner: str | Path | None = None, catalogue: str | Path | None 
 
 
 def _data(job: Job, data):
-    """The store `job` reads from `data`: a Store as it is, else `open(data)` (a store file, logs or a DataFrame);
-    a store file is opened writable for a job that writes to its store."""
-    if data is None or isinstance(data, Store) or job.data == "none":
+    """The store `job` reads from `data` (a context manager): a Store as it is (left open), else one opened here
+    and closed after the job: `open(data)` (a store file, logs or a DataFrame), a store file opened writable for
+    a job that writes to its store."""
+    if data is None or isinstance(data, Store):
         if data is None and job.data in ("store", "writable"):
             raise ValueError(f"{job.api} reads a store: give a store (referee.open), a store file, logs or a "
                              "DataFrame of results")
-        return data
+        return contextlib.nullcontext(data)
     if job.data != "store" and str(data).endswith(".duckdb"):
         return Store(data)
     return open(data)
@@ -84,10 +86,9 @@ def _call(job: Job):
     signature = inspect.Signature(params)
 
     def call(*args, **kwargs) -> Result:
-        bound = signature.bind(*args, **kwargs)
-        given = dict(bound.arguments)
-        data = _data(job, given.pop("data", None))
-        return job.run(data, **given) if job.data != "none" else job.run(**given)
+        given = dict(signature.bind(*args, **kwargs).arguments)
+        with _data(job, given.pop("data", None)) as data:
+            return job.run(data, **given)
 
     from referee.models.registry import implementation
 
