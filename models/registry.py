@@ -112,11 +112,13 @@ class ScoreModel:
     whether it is the Measurement Layout (capabilities and demands: `referee plan --scenarios` serves its
     capabilities), and `fit`, its implementation ('module:function', called as (scores, scenarios, tags, seed,
     likelihood, baseline, scenario_intercepts, agent_intercepts, structure, **sampling) -> (fit, tables,
-    figures, lines))."""
+    lines)); `figure`, the function drawing its figure from the job's Result
+    (`referee.present.job_figures`)."""
 
     name: str
     description: str
     fit: str
+    figure: str
     likelihoods: tuple[str, ...] = ("ordered", "squeeze")
     layout: bool = False
 
@@ -126,11 +128,12 @@ class ScoreModel:
 
 SCORE_MODELS: dict[str, ScoreModel] = {m.name: m for m in (
     ScoreModel("tag-effects", "hierarchical beta regression of scores on scenario tags (contest figure 6)",
-               "referee.run.score_models:tag_effects"),
+               "referee.run.score_models:tag_effects", "referee.present.job_figures:tag_effects"),
     ScoreModel("baseline-contrast", "each agent's log-odds difference from a baseline agent (contest figure 3)",
-               "referee.run.score_models:baseline_contrast"),
+               "referee.run.score_models:baseline_contrast", "referee.present.job_figures:baseline_contrast"),
     ScoreModel("measurement-layout", "capabilities against scenario demands (contest figure 7)",
-               "referee.run.score_models:measurement_layout", likelihoods=("ordered",), layout=True),
+               "referee.run.score_models:measurement_layout", "referee.present.job_figures:capability_profiles",
+               likelihoods=("ordered",), layout=True),
 )}
 PLAN_MODELS = ("tag-effects", "measurement-layout")  # the models `plan --scenarios` can serve
 

@@ -9,6 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -50,7 +51,7 @@ def test_every_command_parses_its_jobs_options_with_the_same_defaults(name):
     for option in job.options:
         assert actions[option.name].default == option.default, option.name
         if option.choices is not None:
-            assert list(actions[option.name].choices) == list(option.allowed()), option.name
+            assert list(actions[option.name].choices) == list(option.choices), option.name
 
 
 @pytest.mark.parametrize("name", list(JOBS))
@@ -89,7 +90,7 @@ CASES = {
     "plan": (["--runner", "concordia", "--budget", "5"], {"runner": "concordia", "budget": 5}),
     "fit": (["baseline-contrast"] + QUICK, {"model": "baseline-contrast", "draws": 60, "tune": 60, "chains": 1,
                                             "sampler": "pymc"}),
-    "compare-predictors": (["--folds", "1"], {"folds": 1}),
+    "compare-predictors": (["--phase", "no-such-phase"], {"phase": ["no-such-phase"]}),
     "describe": ([], {}),
     "socio": (["--bootstrap", "20"], {"bootstrap": 20}),
     "judge-agreement": (["--raters", "judge-a", "judge-b", "--bootstrap", "20"],
@@ -152,13 +153,25 @@ def test_ingest_simulate_judge_report_and_paper_give_the_same_files_by_either_do
     shutil.rmtree(tmp_path / "rc")
 
 
-def test_a_dataframe_of_results_is_a_store_for_every_job():
-    results = pd.DataFrame({"match": [f"m{i}" for i in range(12) for _ in (0, 1)],
-                            "agent": ["a", "b", "b", "c", "c", "a"] * 4,
-                            "score": [1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0] * 2})
+def test_a_dataframe_of_results_is_read_as_the_table_runners_rows():
+    # a beats b in 3 of 4 matches: Bradley-Terry's maximum likelihood puts them 400 log10(3) Elo apart (closed form)
+    results = pd.DataFrame({"match": [f"m{i}" for i in range(4) for _ in (0, 1)], "agent": ["a", "b"] * 4,
+                            "score": [1, 0, 1, 0, 1, 0, 0, 1]})
     found = referee.ratings(results, "bt")
-    assert list(found.table()["agent"]) and set(found.table()["agent"]) == {"a", "b", "c"}
+    rating = found.table().set_index("agent")["rating"]
+    assert rating["a"] - rating["b"] == pytest.approx(400 * np.log10(3), abs=0.01)
     assert found.method == "bt"
+
+
+def test_every_job_function_defaults_to_the_job_tables_values():
+    # the table is where a default lives: a job function's own default may not say something else
+    from referee.models.registry import implementation
+
+    for job in JOBS.values():
+        params = inspect.signature(implementation(job.function)).parameters
+        for option in job.options:
+            if option.name in params and params[option.name].default is not inspect.Parameter.empty:
+                assert params[option.name].default == option.default, (job.name, option.name)
 
 
 def test_a_bad_option_is_refused_by_name_before_any_work(sample_store):

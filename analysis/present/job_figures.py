@@ -4,6 +4,7 @@ shown). Computation stays in the job; this module only draws."""
 
 from __future__ import annotations
 
+from referee.models.registry import SCORE_MODELS, implementation
 from referee.present.figures import (
     plot_bootstrap_violins,
     plot_capability_profiles,
@@ -47,16 +48,27 @@ def plan(result) -> dict:
 
 
 def fit(result) -> dict:
-    """The model's intervals (tag coefficients, contrasts) or the layout's capability profiles."""
-    found, table, model = result.value, result.table(), result.fields["model"]
-    if "capabilities" in result.tables:
-        return {model: lambda: plot_capability_profiles(
-            table, {n: found.parameters(n) for n in ("base_chance", "sample_size")})}
-    if "tag" in table.columns:
-        return {model: lambda: plot_intervals(table, "tag", "Tag coefficients (posterior mean, 94% HDI)",
-                                              "log-odds effect on score")}
-    return {model: lambda: plot_intervals(table, "agent", f"Log-odds difference from {result.fields['baseline']} "
-                                          "(mean, 95% HDI)", "log-odds difference")}
+    """The model's figure, named after the model, drawn by its registered function (`SCORE_MODELS[model].figure`)."""
+    model = result.fields["model"]
+    return {model: lambda: implementation(SCORE_MODELS[model].figure)(result)}
+
+
+def tag_effects(result):
+    """The tag coefficients with their 94 % HDIs."""
+    return plot_intervals(result.table(), "tag", "Tag coefficients (posterior mean, 94% HDI)",
+                          "log-odds effect on score")
+
+
+def baseline_contrast(result):
+    """Each agent's log-odds difference from the baseline with its 95 % HDI."""
+    return plot_intervals(result.table(), "agent", f"Log-odds difference from {result.fields['baseline']} (mean, 95% "
+                          "HDI)", "log-odds difference")
+
+
+def capability_profiles(result):
+    """The Measurement Layout's capability profiles, with each agent's base chance and sample size."""
+    return plot_capability_profiles(result.table(), {n: result.value.parameters(n)
+                                                     for n in ("base_chance", "sample_size")})
 
 
 def predictors(result) -> dict:

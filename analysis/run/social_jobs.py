@@ -20,11 +20,12 @@ def socio(store, runner: str | None = None, bootstrap: int = 200, judges: list[s
           seed: int = 0) -> Result:
     """Socio-cognitive metrics (`referee socio`; COMPACT section 4): the metrics, their consistency (intra- against
     inter-agent correlations), what predicts winning (`auc`: cross-validated ROC-AUC per condition), the judges'
-    agreement; `runner` defaults to compact when the store holds it."""
+    agreement; `runner` defaults to the store's runner whose logs carry them (`SOCIO_COGNITIVE`: COMPACT's)."""
+    from referee.io.loaders import RUNNERS
     from referee.run.socio import socio_analysis
 
-    if runner is None and "compact" in store.runners():
-        runner = "compact"
+    if runner is None:
+        runner = next((r for r in store.runners() if getattr(RUNNERS.get(r), "SOCIO_COGNITIVE", False)), None)
     matches, results, events, measures = runner_tables(store, runner, ("results", "events", "measures"))
     found = socio_analysis(matches, results, events, measures, n_boot=bootstrap, seed=seed,
                            judges=tuple(judges) if judges else None)
@@ -33,10 +34,9 @@ def socio(store, runner: str | None = None, bootstrap: int = 200, judges: list[s
                   found.diagnostics, fields={"agreement": found.agreement},
                   lines=[aucs.to_string(index=False)] + (
                       [f"judge agreement: {found.agreement}"] if found.agreement else []), value=found,
-                  documents={"determinants.json": {"auc": aucs.to_dict("records"), "agreement": found.agreement,
-                                         "notes": found.notes,
-                                         "weights": {c: d.weights.to_dict("records")
-                                                     for c, d in found.determinants.items()}}})
+                  documents={"determinants.json": {
+                      "auc": aucs.to_dict("records"), "agreement": found.agreement, "notes": found.notes,
+                      "weights": {c: d.weights.to_dict("records") for c, d in found.determinants.items()}}})
 
 
 def audit(store, formula=None, outcome: list[str] | None = None, group_by: list[str] | None = None,

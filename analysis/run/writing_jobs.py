@@ -8,11 +8,12 @@ import os
 import warnings
 from pathlib import Path
 
+from referee.names import DEFAULT_STORE
 from referee.run.options import pairs, sampling
 from referee.run.result import Result
 
 
-def ingest(paths: list, store=None, runner: str | None = None, catalogue=None, mapping=None,
+def ingest(paths: list, store=DEFAULT_STORE, runner: str | None = None, catalogue=None, mapping=None,
            map: list[str] | None = None, measure: list[str] | None = None, phase: str | None = None,
            score: str | None = None, strict: bool = False, replace: bool = False, per_file: bool = False) -> Result:
     """Read log files or folders into the store file `store` (created when new; a refused or failed ingest into
@@ -22,9 +23,8 @@ def ingest(paths: list, store=None, runner: str | None = None, catalogue=None, m
     from referee.io import loaders
     from referee.io.loaders.table import read_mapping
     from referee.io.store import Store
-    from referee.names import DEFAULT_STORE
 
-    target = Path(store or DEFAULT_STORE)
+    target = Path(store)
     columns, measures = read_mapping(mapping) if mapping else ({}, {})
     columns.update(pairs(map, "--map", "CANONICAL=COLUMN"))
     measures.update(pairs(measure, "--measure", "COLUMN=KIND"))
@@ -59,16 +59,12 @@ def ingest(paths: list, store=None, runner: str | None = None, catalogue=None, m
     elif report.read and not report.accepted:
         failure = "nothing was accepted: every record read was quarantined"
     elif not len(report.files):
-        failure = f"no data files ({', '.join(loaders.DATA_SUFFIXES)}) under {', '.join(map_str(paths))}"
+        failure = f"no data files ({', '.join(loaders.DATA_SUFFIXES)}) under {', '.join(str(p) for p in paths)}"
     tables = {}
     if per_file:
         tables["files"] = report.files.drop(columns=["whole"]).assign(runner=report.files["runner"].fillna("(none)"))
     return Result("ingest", tables, fields=dict(totals, store=str(target)), lines=lines, value=report,
                   failure=failure)
-
-
-def map_str(paths) -> list[str]:
-    return [str(p) for p in paths]
 
 
 def simulate(runner: str, out, agents: int | None = None, seed: int = 0, **options) -> Result:
@@ -78,7 +74,11 @@ def simulate(runner: str, out, agents: int | None = None, seed: int = 0, **optio
     from referee.run.simulators import SIMULATORS
 
     spec = SIMULATORS[runner]
-    given = {o.name: options[o.name] for o in spec.options if options.get(o.name) is not None}
+    own = {o.name for o in spec.options}
+    foreign = sorted(k for k, v in options.items() if k not in own and v not in (None, False))
+    if foreign:
+        raise ValueError(f"simulate {runner} has no option {foreign[0]!r}; its options: {', '.join(sorted(own))}")
+    given = {k: v for k, v in options.items() if k in own and v is not None}
     out = Path(out)
     paths = spec.run(out, agents or spec.agents, seed, **given)
     folder = ResultsFolder(out, seed=seed)
@@ -86,10 +86,10 @@ def simulate(runner: str, out, agents: int | None = None, seed: int = 0, **optio
                            if f.is_file() and f.name not in ("manifest.json", "provenance.json"))
     folder.close()
     written = [str(p) for p in paths.values()] + [str(out / "provenance.json")]
-    return Result("simulate", {}, fields={"written": written}, lines=["wrote " + ", ".join(map_str(paths.values()))])
+    return Result("simulate", {}, fields={"written": written}, lines=["wrote " + ", ".join(written[:-1])])
 
 
-def report(store, out="reports/latest", no_models: bool = False, seed: int = 0, **options) -> Result:
+def report(store, out=Path("reports/latest"), no_models: bool = False, seed: int = 0, **options) -> Result:
     """The HTML report of everything in the store (`referee report`), written to folder `out`; with `no_models`
     the Bayesian fits are skipped (a quick report). Fields: `index`, the path of its index.html."""
     from referee.reporting import build_report

@@ -21,6 +21,7 @@ from referee.io.loaders.detect import share
 from referee.io.loaders.jsonl import not_in, read_records, repeated_keys, screen, split_invalid
 
 NAME = "compact"
+SOCIO_COGNITIVE = True  # its predictions, actions and judge ratings are what `referee socio` reads by default
 GAMES = ("coalition", "scheduler", "tragedy_of_the_commons", "survivor", "hupi")
 RECORDS = ("game", "player", "message", "prediction", "reasoning", "action", "reward", "judge")
 JUDGE_METRICS = ("influence", "planning", "learning")
