@@ -116,3 +116,26 @@ def test_each_runner_lock_was_resolved_from_its_requirements():
                 req = Requirement(text)
                 assert req.specifier.contains(pinned[req.name]), f"{req.name} in {name}.txt does not satisfy {text}"
         assert all("--hash=sha256:" in block for block in lock.split("\n\n") if "==" in block)
+
+
+def test_the_development_install_is_a_tree_of_links_that_static_tools_follow():
+    """`make install` puts referee on sys.path as a folder of links named as imported (`referee/run/...`), so an
+    editor or type checker resolves `referee.*` without running an import hook; every link leads to the file in
+    the design card's folder (analysis/, models/, data/)."""
+    import site
+    import referee
+
+    paths = [Path(line.strip()) for pth in Path(site.getsitepackages()[0]).glob("__editable__*referee*.pth")
+             for line in pth.read_text().splitlines() if line.strip() and not line.startswith("import")]
+    assert len(paths) == 1, f"`make install` should leave one .pth naming the link tree, found {paths}"
+    tree = paths[0] / "referee"
+    assert Path(referee.__file__).parent == tree  # imports go through the links
+    pairs = {tree / "__init__.py": REPO / "analysis" / "__init__.py",
+             tree / "models" / "registry.py": REPO / "models" / "registry.py",
+             tree / "shipped" / "SCHEMA.md": REPO / "data" / "SCHEMA.md"}
+    for link, source in pairs.items():
+        assert link.resolve() == source.resolve(), link
+    modules = {p.relative_to(REPO / "analysis") for p in (REPO / "analysis").rglob("*.py")}
+    linked = {p.relative_to(tree) for p in tree.rglob("*.py") if p.is_symlink()}
+    linked = {p for p in linked if p.parts[0] not in ("models", "shipped")}
+    assert modules == linked, f"run `make install` to refresh the links: {sorted(map(str, modules ^ linked))[:5]}"
