@@ -17,14 +17,21 @@ TABLE_COLUMNS = ["rank", "agent", "player", "team", "role", "nation_power", "nat
 def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 0) -> tuple[dict, list[str]]:
     """Make the EVAL 01 report's tables and findings from one Age of Agents season of the store (`match`,
     default the first aoa match), into `writer`. Returns (protocol, notes)."""
-    from referee.run.audit import season_audit
+    from referee.io.loaders import RUNNERS
+    from referee.io.resources import shipped
+    from referee.run.job_table import JOBS
 
     matches = store.table("matches")
-    seasons = matches.loc[matches["runner"] == "aoa", "match_id"].tolist()
+    seasons = matches.loc[[getattr(RUNNERS.get(r), "SEASON_AUDIT", False) for r in matches["runner"]],
+                          "match_id"].tolist()
     if match is None and not seasons:
         raise ValueError("the store holds no Age of Agents season (runner 'aoa'); `referee paper aoa` reads one")
     match = match or seasons[0]
-    audit, frame, events, outcomes = season_audit(store, match, seed=seed)
+    found = JOBS["audit"].compute(store, match=match, formula=shipped("formulas", "aoa_eval01.toml"), group_by=["team"],
+                                  telemetry="universal", assume="higher", no_bayes=True, seed=seed)
+    audit, frame, outcomes = found.value, found.table("players"), found.outcomes
+    events = store.table("events")
+    events = events[events["match_id"] == match]
     protocol = {"season": match, "formula": "data/formulas/aoa_eval01.toml (the report's section 3.4)",
                 "outcomes": outcomes, "regressions": "none (the report's findings are counts and ranks)"}
     notes = list(audit.notes)

@@ -14,69 +14,77 @@ PER_GAME_DEFAULT = "deviations shrunk by a Normal(0, 100 Elo) prior, in the fit 
 
 
 def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: int = 0) -> tuple[dict, list[str]]:
-    """Make every numbered item of the COMPACT paper the store allows, into `writer`.
+    """Make every numbered item of the COMPACT paper the store allows, into `writer`, composed of the job
+    table's jobs (`ratings`, `ratings-cv`, `socio`) at the paper's settings.
 
     store : an open `referee.io.store.Store` of communicate-predict-act matches (predictions, actions, judge
-    ratings for Table 2 and Figures 4-7). runner : whose matches (default every match). Returns (protocol,
-    notes)."""
-    from referee.prepare.comparisons import comparisons_from_tables
+    ratings for Table 2 and Figures 4-7). runner : whose matches (default the store's runner whose logs carry
+    COMPACT's metrics, else its only runner). Returns (protocol, notes)."""
+    from referee.io.loaders import RUNNERS
     from referee.present.figures import plot_bootstrap_violins, plot_win_matrices
-    from referee.run.ratings import rate
-    from referee.run.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
+    from referee.run.job_table import JOBS
 
-    matches, results = store.table("matches"), store.table("results")
-    if runner:
-        matches = matches[matches["runner"] == runner]
-    results = results[results["match_id"].isin(matches["match_id"])]
+    if runner is None:
+        runner = next((r for r in store.runners() if getattr(RUNNERS.get(r), "SOCIO_COGNITIVE", False)), None)
+    scope = dict(runner=runner, parallel=True, seed=seed)
     notes: list[str] = []
     protocol = {"per-game model": PER_GAME, "bootstrap": f"{BOOTSTRAP} resamples of matches",
                 "consistency": "raw metric means per (agent, game category), no z-scores; mean r ± SEM over pairs",
                 "cross-validation": "5 folds of whole games; per-game model by plain maximum likelihood"}
     writer.missing(Item("Figure 3", "an example of the judge's influence ratings"),
                    "an illustration of one judged exchange, not computed from data")
-    comparisons = comparisons_from_tables(matches, results, parallel=True)
-    if not len(comparisons):
+    try:
+        per_game = JOBS["ratings"].compute(store, method="bt-per-game", per_game_prior_sd=None, **scope)
+    except ValueError as exc:  # no comparisons (the job says why), or no runner to choose
         for number in ("Figure 1", "Table 1", "Figure 2"):
-            writer.missing(Item(number, "ratings"), "no two players share a match with comparable scores")
-    else:
-        split = "communication" if matches["communication"].notna().any() else None
-        writer.figure(Item("Figure 1", "probability that each agent outperforms each other, fitted and observed",
-                           protocol={"model": "scalar Bradley-Terry", "split": split}),
-                      plot_win_matrices(fitted_and_empirical(comparisons, split)))
-        per_game = rate(comparisons, "bt-per-game", tau_elo=None, seed=seed)
+            writer.missing(Item(number, "ratings"), str(exc))
+        per_game = None
+    if per_game is not None:
+        games = per_game.value.fit.game_table()["game"].nunique()
         notes += [f"Table 1: {n}" for n in per_game.notes]
-        fit = per_game.fit
+        fit = per_game.value.fit
         by_game = fit.game_table().pivot(index="agent", columns="game", values="rating").reset_index()
         table = fit.global_table()[["agent", "rank", "rating"]].rename(columns={"rating": "global"}).merge(
             by_game, on="agent")
         writer.table(Item("Table 1", "Elo scores: each agent's global rating and its rating in each game",
                           protocol=PER_GAME, referee_default=PER_GAME_DEFAULT), table.sort_values("rank"))
         writer.table(Item("Section 2 (Kendall tau)", "each game's ranking against the global one (Kendall tau)",
-                          protocol=PER_GAME, referee_default=PER_GAME_DEFAULT), per_game.kendall_tau)
-        bt = rate(comparisons, "bt", bootstrap=BOOTSTRAP, seed=seed)
+                          protocol=PER_GAME, referee_default=PER_GAME_DEFAULT), per_game.value.kendall_tau)
+        bt = JOBS["ratings"].compute(store, method="bt", bootstrap=BOOTSTRAP, **scope)
         writer.figure(Item("Figure 2", "bootstrap distribution of the global Elo ratings",
                            protocol={"model": "scalar Bradley-Terry", "bootstrap": f"{BOOTSTRAP} resamples of matches"}),
-                      plot_bootstrap_violins(bt.bootstrap.long()))
-        if comparisons["game"].nunique() > 1:
-            cv = summarise_cv(cross_validate(comparisons, folds=5, dims=[1, 2], seed=seed, tau_elo=None))
+                      plot_bootstrap_violins(bt.value.bootstrap.long()))
+        matches = store.table("matches")
+        mine = matches if runner is None else matches[matches["runner"] == runner]
+        split = "communication" if mine["communication"].notna().any() else None
+        try:
+            cv = JOBS["ratings-cv"].compute(store, folds=5, dims=[1, 2], per_game_prior_sd=None, split=split, **scope)
+        except ValueError as exc:  # fewer matches than folds
+            for number in ("Figure 1", "Section 2 (cross-validated AUC)"):
+                writer.missing(Item(number, "cross-validation and win matrices"), str(exc))
+            cv = None
+        if cv is not None:
+            writer.figure(Item("Figure 1", "probability that each agent outperforms each other, fitted and observed",
+                               protocol={"model": "scalar Bradley-Terry", "split": split}),
+                          plot_win_matrices(cv.drawn["win_matrices"]))
+        if cv is not None and games > 1:
             writer.table(Item("Section 2 (cross-validated AUC)", "held-out ROC-AUC of the scalar, per-game and "
                                                                  "two-dimensional models",
-                              protocol={"folds": "5, whole games", **PER_GAME}, referee_default=PER_GAME_DEFAULT), cv)
-        else:
+                              protocol={"folds": "5, whole games", **PER_GAME}, referee_default=PER_GAME_DEFAULT),
+                         cv.table("cv_auc"))
+        elif cv is not None:
             writer.missing(Item("Section 2 (cross-validated AUC)", "cross-validation"), "every match is one game")
-    _socio_items(store, writer, matches, results, seed, notes)
+    _socio_items(store, writer, runner, seed, notes)
     return protocol, notes
 
 
-def _socio_items(store, writer: PaperWriter, matches, results, seed: int, notes: list[str]) -> None:
+def _socio_items(store, writer: PaperWriter, runner: str | None, seed: int, notes: list[str]) -> None:
     from referee.models.social.consistency import metric_vectors, paper_consistency, similarity
     from referee.present.figures import plot_consistency, plot_intervals, plot_roc_curves, plot_similarity_blocks
-    from referee.run.socio import socio_analysis
+    from referee.run.job_table import JOBS
 
-    ids = set(matches["match_id"])
-    events, measures = (t[t["match_id"].isin(ids)] for t in (store.table("events"), store.table("measures")))
     try:
-        result = socio_analysis(matches, results, events, measures, n_boot=BOOTSTRAP, seed=seed)
+        result = JOBS["socio"].compute(store, runner=runner, bootstrap=BOOTSTRAP, seed=seed).value
     except ValueError as exc:
         for number in ("Table 2", "Figure 4", "Figure 5", "Figure 6", "Figure 7"):
             writer.missing(Item(number, "socio-cognitive metrics"), str(exc))

@@ -65,12 +65,16 @@ def concordia_paper(store, writer: PaperWriter, finalists: list[str] | None = No
     Tables 8-12's agents (default the paper's: top five by evaluation Elo plus rational_agent). models : fit
     the Bayesian models of Figures 2, 3 (right), 6 and 7. sampling : draws, tune, chains for them.
     Returns (the protocol, notes)."""
-    from referee.run.contest import run_contest
+    from referee.run.job_table import JOBS
 
     matches, results = store.table("matches"), store.table("results")
     scenario_matches = matches[matches["scenario"].notna()]
+    runners = sorted(scenario_matches["runner"].unique())
+    scope = {"runner": runners[0]} if len(runners) == 1 else {}  # several: each job asks for one
     phases = set(scenario_matches["phase"].dropna())
     selection = select_phases(scenario_matches, [SELECTION]) if SELECTION in phases else scenario_matches
+    if SELECTION in phases:
+        scope["phase"] = [SELECTION]
     notes = [] if SELECTION in phases else [f"no match is in phase {SELECTION!r}: every scenario match is read as the "
                                             "evaluation phase"]
     protocol = {"evaluation phase": SELECTION if SELECTION in phases else "every match",
@@ -84,16 +88,18 @@ def concordia_paper(store, writer: PaperWriter, finalists: list[str] | None = No
         writer.missing(Item(number, "illustration"), reason)
     writer.table(Item("Table 1", "substrate design: each substrate's tags",
                       protocol={"source": "the paper's Table 1"}), substrate_table())
-    _evaluation_tables(writer, selection, results, seed)
+    _evaluation_tables(writer, store, scope, seed)
     if not len(scenario_matches):
         for number in ("Table 8", "Table 9", "Table 10", "Table 11", "Table 12"):
             writer.missing(Item(number, "finals"), "the store holds no scenario-based match")
     else:
-        contest = run_contest(scenario_matches, results, top=PAPER_TOP if finalists is None else len(finalists),
-                              finalists=finalists or None, seed=seed)
+        contest_job = JOBS["contest"]
+        runner = scope.get("runner")
+        contest = contest_job.compute(store, top=PAPER_TOP if finalists is None else len(finalists),
+                                      finalists=finalists or None, runner=runner, seed=seed).value
         picked = finalists or _paper_finalists(contest)
         if not finalists and picked != contest.finalists:
-            contest = run_contest(scenario_matches, results, finalists=picked, seed=seed)
+            contest = contest_job.compute(store, finalists=picked, runner=runner, seed=seed).value
         protocol["finalists"] = picked
         notes += contest.notes
         _final_tables(writer, contest, picked)
@@ -110,20 +116,21 @@ def _paper_finalists(contest) -> list[str]:
     return top + ([BASELINE] if BASELINE in order and BASELINE not in top else [])
 
 
-def _evaluation_tables(writer: PaperWriter, selection, results, seed: int) -> None:
-    from referee.prepare.comparisons import comparisons_from_tables
-    from referee.run.ratings import rate
-    from referee.run.votes import vote_tables
+def _evaluation_tables(writer: PaperWriter, store, scope: dict, seed: int) -> None:
+    """Tables 3-7: the `ratings` job's Elo and the `rank` job's votes (every agent ranked: one ballot suffices)
+    on the evaluation phase (`scope`: its runner and phase)."""
+    from referee.run.job_table import JOBS
 
     item = Item("Table 3", "evaluation phase: Elo", protocol={"model": "the contest's Elo"})
-    comparisons = comparisons_from_tables(selection, results) if len(selection) else pd.DataFrame()
-    if not len(comparisons):
-        writer.missing(item, "no two agents share a (scenario, repetition) in the evaluation phase")
+    try:
+        elo = JOBS["ratings"].compute(store, method="elo", seed=seed, **scope)
+    except ValueError as exc:  # no comparison in the evaluation phase: the job says why
+        writer.missing(item, str(exc))
         for method, (number, _, label) in VOTES.items():
             writer.missing(Item(number, f"evaluation phase: {label}"), "no evaluation-phase comparison")
         return
-    writer.table(item, rate(comparisons, "elo", seed=seed).table().sort_values("rank"))
-    votes = vote_tables(selection, results, list(VOTES), min_ballots=1, seed=seed)
+    writer.table(item, elo.table("ratings").drop(columns="runner_metric", errors="ignore").sort_values("rank"))
+    votes = JOBS["rank"].compute(store, method=list(VOTES), min_games=1, seed=seed, **scope).value
     for method, (number, _, label) in VOTES.items():
         table = votes[votes["method"] == method].drop(columns="method").sort_values("rank")
         writer.table(Item(number, f"evaluation phase: {label}", protocol={"method": label, "ballots": "one per "

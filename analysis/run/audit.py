@@ -522,17 +522,3 @@ def formula_from(path, frame: pd.DataFrame) -> Formula:
 
     inputs = set(COUNTERS) | {c for c in frame.columns if frame[c].dtype.kind in "fi"}
     return load_formula(path, inputs)
-
-
-def season_audit(store, match_id: str, bayes: bool = False, seed: int = 0, sampling: dict | None = None):
-    """The construct-validity audit of one Age of Agents season of an open store, by the EVAL 01 formula
-    (`data/formulas/aoa_eval01.toml`), grouped by nation, telemetry 'universal'. Returns (AuditResult, the
-    per-player frame, the season's events, the outcomes audited)."""
-    from referee.io.resources import shipped
-
-    frame, events = audit_frame(store, match=match_id)
-    outcomes = default_outcomes(frame, store.table("measures"))
-    formula = formula_from(shipped("formulas", "aoa_eval01.toml"), frame)
-    result = run_audit(frame, events, formula, outcomes, ["team"], "universal", seed=seed, bayes=bayes,
-                       sampling=sampling, assume="higher")
-    return result, frame, events, outcomes

@@ -18,6 +18,7 @@ from pathlib import Path
 from referee.models.registry import (
     CALIBRATION_FAMILIES,
     DEFAULT_TAU_ELO,
+    DIRECTIONS,
     GAME_METHODS,
     MIN_BALLOTS,
     PLAN_MODELS,
@@ -88,11 +89,16 @@ class Job:
             raise ValueError(f"{self.name}: {missing[0]} is required")
         return {name: o.check(given[name], self.name) if name in given else o.default for name, o in known.items()}
 
-    def run(self, data=None, **options):
-        """The job on `data` with `options` (checked, defaults filled): its Result."""
+    def compute(self, data=None, **options):
+        """The job's computation on `data` with `options` (checked, defaults filled): its Result, no figures drawn
+        (what the report and the papers compose, drawing their own)."""
         function = implementation(self.function)
         bound = self.bind(options)
-        result = function(**bound) if self.data == "none" else function(data, **bound)
+        return function(**bound) if self.data == "none" else function(data, **bound)
+
+    def run(self, data=None, **options):
+        """The job on `data` with `options` (checked, defaults filled): its Result with its figures."""
+        result = self.compute(data, **options)
         if self.figures is not None:
             result.figures = implementation(self.figures)(result)
         return result
@@ -272,7 +278,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
                    "a time); R^2 and RMSE are averaged over folds", type=folds),
             PHASE, SEED) + SAMPLING_OPTIONS + SWEEP_OPTIONS, figures=FIGURES + "predictors"),
     Job("describe", "referee.run.score_jobs:describe", "descriptive figures: means by agent and scenario, correlation "
-        "heatmap", (PHASE,), figures=FIGURES + "describe"),
+        "heatmap", (RUNNER, PHASE), figures=FIGURES + "describe"),
     Job("calibrate", "referee.run.score_jobs:calibrate", "simulation-based calibration of a Bayesian model (Talts et "
         "al. 2018): rank histograms and HDI coverage per parameter group", (
             Option("model", None, "the model family", choices=CALIBRATION_FAMILIES, positional="1", required=True),
@@ -331,6 +337,8 @@ JOBS: dict[str, Job] = {j.name: j for j in (
         Option("runner", None, "audit this runner's matches"),
         Option("match", None, "audit one match (e.g. aoa:eval01)"),
         Option("no_bayes", False, "skip the Bayesian regression in the assignment-luck check", flag=True),
+        Option("assume", None, "read an outcome whose direction nothing declares as this one, stating it beside the "
+               "outcome and in the notes (default: refuse, saying how to declare it)", choices=DIRECTIONS),
         SEED) + SAMPLING_OPTIONS, figures=FIGURES + "audit"),
     Job("report", "referee.run.writing_jobs:report", "write the HTML report for a store", (
         Option("out", Path("reports/latest"), "the report's folder (default reports/latest)", type=path),

@@ -50,7 +50,9 @@ def ratings(store, method: str = "bt", bootstrap: int = 0, by: str | None = None
 
     result.ratings, said = stored_runner_numbers(store, result.table(), matches, results)
     result.notes += said
-    return _ratings_result(result, method, by, per_game_prior_sd, excluded)
+    found = _ratings_result(result, method, by, per_game_prior_sd, excluded)
+    found.fields["runner_numbers"] = said  # what the runner's own numbers are and where they stand
+    return found
 
 
 def _rated(matches, results, method, by, parallel, resample, rate_scripted, held, fitting, options):

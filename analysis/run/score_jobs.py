@@ -53,16 +53,18 @@ def predictors(store, folds: int = 4, phase: list[str] | None = None, seed: int 
                   fields={"included": included}, lines=lines, value=comp)
 
 
-def describe(store, phase: list[str] | None = None) -> Result:
-    """Descriptive tables (`referee describe`): the mean normalised score per agent and per scenario with ±1 SE
-    over matches, and the correlations of score, tags, substrates and resident status."""
+def describe(store, runner: str | None = None, phase: list[str] | None = None) -> Result:
+    """Descriptive tables (`referee describe`) of the scenario-based matches (of `runner`, in `phase`): the mean
+    normalised score per agent and per scenario with ±1 SE over matches, the correlations of score, tags,
+    substrates and resident status, and `scores`, the normalised scores themselves (one row per (match, agent);
+    `score_norm` in [0, 1])."""
     from referee.run.describe import feature_correlations, mean_se, scenario_features
 
-    scores, scenarios, tags = model_scores(store, phase)
+    scores, scenarios, tags = model_scores(store, phase, runner)
     by_agent, by_scenario = mean_se(scores, "agent"), mean_se(scores, "scenario")
     corr = feature_correlations(scores, scenario_features(scenarios, tags))
     return Result("describe", {"mean_by_agent": by_agent, "mean_by_scenario": by_scenario,
-                               "correlations": corr.rename_axis("feature").reset_index()})
+                               "correlations": corr.rename_axis("feature").reset_index(), "scores": scores})
 
 
 def calibrate(store, model: str, sims: int = 100, size: int = 0, out=None, seed: int = 0, **options) -> Result:

@@ -12,12 +12,16 @@ import pandas as pd
 from referee.prepare.scores import normalised_scores
 
 
-def model_scores(store, phases: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(scores, scenarios, scenario_tags) for scenario-based matches (in `phases` when given; all otherwise);
-    raises ValueError when there are none."""
+def model_scores(store, phases: list[str] | None = None, runner: str | None = None
+                 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(scores, scenarios, scenario_tags) for scenario-based matches (of `runner` and in `phases` when given; all
+    otherwise); raises ValueError when there are none."""
     scores = normalised_scores(store, scenarios_only=True, phases=phases)  # its warnings reach the caller
+    if runner is not None:
+        scores = scores[scores["runner"] == runner]
     if scores.empty:
-        raise ValueError("the store holds no scenario-based matches (Concordia-style) to model")
+        raise ValueError("the store holds no scenario-based matches (Concordia-style) to model"
+                         + (f" of runner {runner!r}" if runner is not None else ""))
     return scores, store.table("scenarios"), store.table("scenario_tags")
 
 

@@ -41,11 +41,13 @@ def socio(store, runner: str | None = None, bootstrap: int = 200, judges: list[s
 
 def audit(store, formula=None, outcome: list[str] | None = None, group_by: list[str] | None = None,
           telemetry: str | None = None, score: str | None = None, top_k: int = 3, runner: str | None = None,
-          match: str | None = None, no_bayes: bool = False, seed: int = 0, **options) -> Result:
+          match: str | None = None, no_bayes: bool = False, assume: str | None = None, seed: int = 0,
+          **options) -> Result:
     """The construct-validity audit of a score against ground-truth outcomes (`referee audit`; the Age of
     Agents' three proofs and more): `outcome` 'NAME' or 'NAME:higher'/'NAME:lower' (which way is better);
     `score` what is audited: the recorded score (None), 'formula' (the formula's own score, recomputed from
-    the counters) or a column of the data. Fields: `verdict`, `outcomes`, `directions`; the main table is one
+    the counters) or a column of the data; `assume` the direction of an outcome nothing declares (stated in the
+    result), else such an outcome is refused. Fields: `verdict`, `outcomes`, `directions`; the main table is one
     row per check; `players` the per-player table audited."""
     from referee.models.validity.checks import reproduce
     from referee.readings import audit_markdown
@@ -72,7 +74,7 @@ def audit(store, formula=None, outcome: list[str] | None = None, group_by: list[
     telemetry = telemetry or ("universal" if "universal" in frame.columns else None)
     found = run_audit(frame, events, rule, outcomes, list(group_by or []), telemetry, top_k=top_k, seed=seed,
                       bayes=not no_bayes, directions={o: d for o, d in given.items() if d},
-                      sampling=sampling(options))
+                      sampling=sampling(options), assume=assume)
     found.frame = frame
     markdown = audit_markdown(found)
     return Result("audit", {"checks": found.table(), "players": frame}, found.notes, found.diagnostics,
