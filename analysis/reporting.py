@@ -25,6 +25,7 @@ from referee.present.report import (
     contest_section,
     ingest_section,
     layout_section,
+    leaderboard_section,
     one_axis_section,
     prediction_section,
     rankings_section,
@@ -90,7 +91,7 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     """
     folder = ResultsFolder(out, command=command, seed=seed, store=store)
     sampling = dict(sampling or {})
-    sections: list[Section] = []
+    sections: list[Section] = leaderboard_sections(store, seed=seed)
     if ingest_report is not None:
         sections.append(ingest_section(ingest_report))
     sections.append(store_section(store))
@@ -105,7 +106,7 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
             described = job("describe", store)
         sections.append(scores_section(described.table("scores"), described.table("mean_by_agent"),
                                        described.table("mean_by_scenario"), notes))
-    sections += rating_sections(store, seed=seed)
+    appendix = rating_sections(store, seed=seed)  # each method's own tables, after everything else
     sections += _guarded("Socio-cognitive metrics", socio_sections, store, seed=seed)
     sections += audit_sections(store, bayes=fit_models, seed=seed, sampling=sampling)
     contest = "Beta regressions and Measurement Layouts (contest figures 2-3, 5-7)"
@@ -119,12 +120,31 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
                              sampling=sampling)
         sections += _guarded("Measurement Layouts", layout_sections, store, seed=seed, sampling=sampling)
     sections.append(calibration_section(store.table("calibrations"), Path(out)))
-    index = write_report(sections, folder, title=title)
+    for section in appendix:
+        section.title = f"Appendix: {section.title}"
+    index = write_report(sections + appendix, folder, title=title)
     folder.close()
     return index
 
 
 FORMULAS = shipped("formulas")
+def leaderboard_sections(store: Store, seed: int = 0) -> list[Section]:
+    """The report's first sections: one leaderboard (`leaderboard`) per runner whose matches hold comparisons
+    (a runner without them is left to the appendix, which says why)."""
+    sections = []
+    for runner in sorted(store.table("matches")["runner"].unique()):
+        sections += [s for s in _guarded(f"Leaderboard ({runner})", _leaderboard, store, runner, seed) if s]
+    return sections
+
+
+def _leaderboard(store: Store, runner: str, seed: int) -> list[Section]:
+    try:
+        found = job("leaderboard", store, runner=runner, seed=seed)
+    except ValueError:
+        return []  # no comparison: the appendix's ratings section says why
+    return [leaderboard_section(runner, found)]
+
+
 EVAL01 = FORMULAS / "aoa_eval01.toml"  # the Age of Agents season's scoring formula
 
 

@@ -87,8 +87,8 @@ def test_demo_writes_report_with_figures(tmp_path, checked_figures):
         assert "Figure 2: contrast with the baseline" in html and "Diagnostics: tag effects" in html
         assert {"beta-regressions-of-normalised-scores-1.png", "beta-regressions-of-normalised-scores-2.png",
                 "beta-regressions-of-normalised-scores-3.png"} <= names
-    assert {"normalised-scores-1.png", "normalised-scores-2.png", "ratings-and-rankings-concordia-1.png",
-            "predicting-held-out-comparisons-compact-1.png"} <= names
+    assert {"normalised-scores-1.png", "normalised-scores-2.png", "appendix-ratings-and-rankings-concordia-1.png",
+            "appendix-predicting-held-out-comparisons-compact-1.png"} <= names
     assert sum(n.startswith("socio-cognitive-metrics") for n in names) == 4
     assert all(f.stat().st_size > 5000 for f in figures)
     for f in figures:  # embedded in the page, linked as PNG and SVG
@@ -96,7 +96,7 @@ def test_demo_writes_report_with_figures(tmp_path, checked_figures):
     assert html.count('src="data:image/png;base64,') == len(figures)
     assert "could not be built" not in html
     markdown = (tmp_path / "demo" / "report.md").read_text()
-    assert markdown.count("![") == len(figures) and "Submission" in markdown and "## Ratings and rankings (concordia)" in markdown
+    assert markdown.count("![") == len(figures) and "Submission" in markdown and "## Appendix: Ratings and rankings (concordia)" in markdown
     # provenance: the lock the run was installed from, the inputs, the versions; a manifest of every file
     import hashlib
     from pathlib import Path

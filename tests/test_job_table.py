@@ -80,6 +80,7 @@ def _as_written(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
 # (command line after the job's name, the notebook call's options): one case per job, on the bundled samples
 CASES = {
     "ratings": (["--method", "bt", "--runner", "concordia"], {"method": "bt", "runner": "concordia"}),
+    "leaderboard": (["--runner", "arena", "--bootstrap", "50"], {"runner": "arena", "bootstrap": 50}),
     "compare": (["agent_01", "rational_agent", "--runner", "concordia", "--bootstrap", "50"],
                 {"a": "agent_01", "b": "rational_agent", "runner": "concordia", "bootstrap": 50}),
     "ratings-cv": (["--runner", "compact", "--folds", "2", "--dims", "1"],

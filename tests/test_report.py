@@ -112,7 +112,7 @@ def test_the_ratings_section_states_one_count_and_every_table_has_status(tmp_pat
     assert main(["ingest", str(data), "--store", str(store)]) == 0
     assert main(["report", "--store", str(store), "--out", str(out), "--no-models"]) == 0
     md = (out / "report.md").read_text()
-    section = md.split("## Ratings and rankings (table)")[1].split("\n## ")[0]
+    section = md.split("## Appendix: Ratings and rankings (table)")[1].split("\n## ")[0]
     assert section.count("agent(s) established") == 1
     elo = _table(out, "table-3-layout-elo")
     bt = _table(out, "bradley-terry")

@@ -30,6 +30,11 @@ def ratings(result) -> dict:
     return figures
 
 
+def leaderboard(result) -> dict:
+    """The Bradley-Terry ratings with their intervals, established agents first."""
+    return {"intervals": lambda: plot_ratings(result.table())}
+
+
 def ratings_cv(result) -> dict:
     """Each fitted win-probability matrix beside the observed one."""
     return {"win_probability": lambda: plot_win_matrices(result.drawn["win_matrices"])}

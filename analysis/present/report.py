@@ -53,6 +53,7 @@ class Section:
     tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)
     figures: list[tuple[str, Figure]] = field(default_factory=list)
     skipped: str | None = None
+    leaderboard: bool = False  # its tables are shown whole, compact and wrapping (the report's first section)
 
 
 def skipped(title: str, reason: str) -> Section:
@@ -64,13 +65,13 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
 
 
-def _table_html(frame: pd.DataFrame) -> str:
-    shown = frame.head(HTML_ROWS)
+def _table_html(frame: pd.DataFrame, rows: int = HTML_ROWS) -> str:
+    shown = frame.head(rows)
     return shown.to_html(index=False, escape=True, border=0, float_format=lambda v: f"{v:.4g}", na_rep="")
 
 
-def _table_markdown(frame: pd.DataFrame) -> str:
-    return frame.head(HTML_ROWS).to_markdown(index=False, floatfmt=".4g")
+def _table_markdown(frame: pd.DataFrame, rows: int = HTML_ROWS) -> str:
+    return frame.head(rows).to_markdown(index=False, floatfmt=".4g")
 
 
 def write_report(sections: list[Section], folder: "ResultsFolder", title: str = "referee report") -> Path:
@@ -99,10 +100,12 @@ def write_report(sections: list[Section], folder: "ResultsFolder", title: str = 
         for i, (caption, table) in enumerate(section.tables):
             table = rank_sorted(table)
             csv = folder.table(f"tables/{anchor}-{i + 1}-{_slug(caption)[:40]}", table)
-            cut = len(table) > HTML_ROWS
-            note = f"First {HTML_ROWS} of {len(table)} rows; all of them: " if cut else "As CSV: "
-            tables.append({"caption": caption, "html": _table_html(table), "markdown": _table_markdown(table),
-                           "csv": csv.relative_to(folder.out).as_posix(), "note": note})
+            rows = len(table) if section.leaderboard else HTML_ROWS
+            cut = len(table) > rows
+            note = f"First {rows} of {len(table)} rows; all of them: " if cut else "As CSV: "
+            tables.append({"caption": caption, "html": _table_html(table, rows),
+                           "markdown": _table_markdown(table, rows), "csv": csv.relative_to(folder.out).as_posix(),
+                           "note": note, "leaderboard": section.leaderboard})
         rendered.append({"title": section.title, "anchor": anchor, "text": section.text, "skipped": section.skipped,
                          "warnings": section.warnings, "figures": figures, "tables": tables})
     env = jinja2.Environment(loader=jinja2.PackageLoader("referee.present", "templates"),
@@ -192,6 +195,23 @@ def _contest_layout(table: pd.DataFrame, value: str, label: str, status: pd.Data
         out["Matches"] = ordered["agent"].map(source["matches"]).to_numpy()
         out["Status"] = ordered["agent"].map(source["status"]).fillna(NEVER_COMPARED).to_numpy()
     return out
+
+
+def leaderboard_section(runner: str, result) -> Section:
+    """The leaderboard (`referee.run.leaderboard`'s Result) as the report's first section: one table, every
+    method side by side, the established agents ranked and the others below; its notes as text."""
+    level = result.fields["level"]
+    section = Section(f"Leaderboard ({runner})", leaderboard=True, text=[
+        "One row per agent, best first. The established agents are ranked by Bradley-Terry (Elo scale, 95 % interval "
+        f"from a bootstrap over matches); rank_set holds each agent's true rank at {level:.0%} on its own, "
+        f"joint_rank_set every agent's at once (Mogstad et al. 2024), could_be_first marks the agents that could be "
+        "first, and a tier starts where its first agent is credibly above the next (family-wise). Elo is the "
+        "contest's; the voting columns are each method's position; the masses are Nash averaging's and alpha-Rank's "
+        "in the game among the established agents. Provisional agents and agents without information follow in "
+        "the second block, unranked. Click a column's header to sort by it. The per-method tables are in the "
+        "appendix.", *result.notes[-1:]], warnings=list(result.notes[:-1]))
+    section.tables.append((f"Leaderboard ({runner})", result.table()))
+    return section
 
 
 def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], pooled: bool = True,

@@ -47,6 +47,7 @@ from referee.run.options import (
     positive_float,
     positive_int,
     prior_sd,
+    probability,
 )
 from referee.run.simulators import SIMULATORS
 
@@ -207,6 +208,15 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("dims", range(1, 8), "dimension range for bt-md, e.g. 1-7 or 2", type=dims_range),
             Option("split", None, "a match attribute to split the heatmap by (e.g. communication)"),
             PER_GAME_SD) + DATA + SWEEP_OPTIONS, figures=FIGURES + "ratings_cv"),
+    Job("leaderboard", "referee.run.leaderboard:leaderboard", "one leaderboard: every method side by side, the "
+        "established agents ranked with marginal and simultaneous 95 % rank sets and who could be first, the "
+        "provisional ones listed below", (
+            Option("bootstrap", 500, "resamples of the matches for the intervals and rank sets (default 500)",
+                   type=positive_int, metavar="N"),
+            Option("level", 0.95, "confidence level of the rank sets (default 0.95)", type=probability),
+            Option("min_games", MIN_BALLOTS, f"voting: agents on fewer than N ballots are not ranked by the voting "
+                   f"methods (default {MIN_BALLOTS})", type=positive_float, metavar="N"))
+        + DATA + SWEEP_OPTIONS, figures=FIGURES + "leaderboard"),
     Job("rank", "referee.run.rating_jobs:rank", "voting-as-evaluation (one ballot per (scenario, repetition) or "
         "match), or game-theoretic rankings on the meta-game (Nash averaging, alpha-Rank)", (
             Option("method", None, "a voting method (repeatable: several side by side), all of them, or nash "

@@ -1,0 +1,141 @@
+"""One leaderboard (`referee leaderboard`, `referee.leaderboard(...)`, the report's first section): every method
+side by side, one row per agent, with the ranks a paper can print.
+
+The established agents (the one status rule, `referee.run.rating_labels`) are ranked, best first, by
+Bradley-Terry (Elo scale) with its interval, their marginal and simultaneous 95 % rank sets and whether they
+could be first (`referee.models.ratings.rank_sets`, from the cluster bootstrap's replicates of the established
+agents alone, so that an agent with a handful of games can neither lead nor widen the others' sets), tiers
+separated at a family-wise 95 %, the contest's Elo, each voting method's position, and the Nash averaging and
+alpha-Rank masses of the game among the established agents. Provisional agents and agents without information
+follow in a second block with their rating and interval and no rank.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from referee.models.registry import MIN_BALLOTS
+from referee.run.executor import sweep_executor
+from referee.run.result import Result
+from referee.run.stored import selected_tables
+
+ESTABLISHED = "established"
+BOOTSTRAP = 500  # replicates: the simultaneous critical value is a 95 % quantile of a maximum over pairs
+
+
+SET_COLUMNS = ["rank", "tier", "rank_set", "joint_rank_set", "rank_lower", "rank_upper", "joint_lower", "joint_upper",
+               "could_be_first"]
+
+
+def _span(low, high) -> str:
+    return "" if pd.isna(low) else (f"{int(low)}" if low == high else f"{int(low)}-{int(high)}")
+
+
+def ranked_block(table: pd.DataFrame, boot, level: float) -> tuple[pd.DataFrame, dict]:
+    """The established agents of a Bradley-Terry `table` (agent, rating, status[, component]) ranked with their
+    rank sets from the bootstrap `boot` (`BootstrapResult`), within each component; (the block, critical
+    values)."""
+    from referee.models.ratings.rank_sets import rank_sets
+
+    ranked = table[(table["status"] == ESTABLISHED) & table["rating"].notna()].copy()
+    parts = ranked["component"] if "component" in ranked.columns else pd.Series(1, index=ranked.index)
+    columns = {name: list(boot.agents).index(name) for name in ranked["agent"]}
+    critical, blocks = {}, []
+    for part, block in ranked.groupby(parts, sort=True):
+        block = block.sort_values(["rating", "agent"], ascending=[False, True]).reset_index(drop=True)
+        draws = boot.ratings[:, [columns[a] for a in block["agent"]]]
+        found = rank_sets(block["rating"].to_numpy(float), draws, level)
+        critical[int(part)] = found.critical
+        blocks.append(block.assign(
+            rank=np.arange(1, len(block) + 1), tier=found.tier,
+            rank_set=[_span(lo, hi) for lo, hi in zip(found.lower, found.upper)],
+            joint_rank_set=[_span(lo, hi) for lo, hi in zip(found.joint_lower, found.joint_upper)],
+            rank_lower=found.lower, rank_upper=found.upper, joint_lower=found.joint_lower,
+            joint_upper=found.joint_upper, could_be_first=found.best))
+    if not blocks:
+        return ranked.iloc[0:0].reindex(columns=list(dict.fromkeys(list(ranked.columns) + SET_COLUMNS))), critical
+    return pd.concat(blocks, ignore_index=True), critical
+
+
+def _positions(matches, results, min_games: float, seed: int, notes: list[str]) -> pd.DataFrame:
+    """Each voting method's position (rank) per agent, agent-indexed, one column per method."""
+    from referee.run.votes import vote_tables
+
+    try:
+        votes = vote_tables(matches, results, "all", min_ballots=min_games, seed=seed)
+    except ValueError as exc:
+        notes.append(f"voting methods not run: {exc}")
+        return pd.DataFrame()
+    ranked = votes[votes["ranked"].astype(bool)]
+    return ranked.pivot_table(index="agent", columns="method", values="rank", aggfunc="first")
+
+
+def _masses(comparisons: pd.DataFrame, established: list[str], seed: int, notes: list[str]) -> pd.DataFrame:
+    """Nash averaging's equilibrium mass and alpha-Rank's stationary mass in the game among the established
+    agents (agent-indexed); not computed below three established agents."""
+    from referee.prepare.membership import is_in
+    from referee.run.game_theory import game_ranking
+
+    if len(established) < 3:
+        notes.append(f"Nash averaging and alpha-Rank not run: {len(established)} established agent(s); a game "
+                     "among them needs three")
+        return pd.DataFrame()
+    among = comparisons[is_in(comparisons["a"], established) & is_in(comparisons["b"], established)]
+    out = {}
+    for method, column in (("nash", "nash_mass"), ("alpha-rank", "alpha_rank_mass")):
+        try:
+            out[column] = game_ranking(among, method, seed=seed).table.set_index("agent")["mass"]
+        except ValueError as exc:
+            notes.append(f"{method} not run: {exc}")
+    return pd.DataFrame(out)
+
+
+def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_games: float = MIN_BALLOTS,
+                runner: str | None = None, phase: list[str] | None = None, parallel: bool = False,
+                where: list[str] | None = None, seed: int = 0, **options) -> Result:
+    """The leaderboard of a store's runner (module doc). Main table `leaderboard`, one row per agent: block
+    (ranked / provisional / no information), rank, tier, agent, rating, lower, upper (Bradley-Terry, Elo
+    points, 95 %), rank_set (marginal, `level`), joint_rank_set (simultaneous), could_be_first, elo, one column
+    per voting method (its position), nash_mass, alpha_rank_mass, runner_metric (the runner's own headline,
+    where it has one), matches, status; `rank_sets` the numeric bounds. Fields: `could_be_first` (agents),
+    `level`, `critical` (the critical values per component)."""
+    from referee.prepare.comparisons import comparisons_and_agents, require_comparisons
+    from referee.run.ratings import rate
+    from referee.run.runner_numbers import stored_runner_numbers
+
+    matches, results, notes = selected_tables(store, runner, phase, where)
+    comparisons, agents = comparisons_and_agents(matches, results, parallel=parallel)
+    require_comparisons(comparisons, matches, results)
+    with sweep_executor(options) as executor:
+        bt = rate(comparisons, "bt", bootstrap=bootstrap, seed=seed, agents=agents, executor=executor)
+    notes += bt.notes
+    table, said = stored_runner_numbers(store, bt.table(), matches, results)
+    notes += said
+    ranked, critical = ranked_block(table, bt.bootstrap, level)
+    elo = rate(comparisons, "elo", seed=seed).table().set_index("agent")["rating"]
+    positions = _positions(matches, results, min_games, seed, notes)
+    masses = _masses(comparisons, list(ranked["agent"]), seed, notes)
+    rest = table[~table["agent"].isin(ranked["agent"])].assign(rank=np.nan)
+    rest = rest.sort_values(["rating", "matches", "agent"], ascending=[False, False, True], na_position="last")
+    board = pd.concat([ranked.assign(block="ranked"),
+                       rest.assign(block=np.where(rest["rating"].isna(), "no information", "provisional"))],
+                      ignore_index=True)
+    board["elo"] = board["agent"].map(elo)
+    for method in positions.columns:
+        board[method] = board["agent"].map(positions[method])
+    for column in masses.columns:
+        board[column] = board["agent"].map(masses[column])
+    first = ["block", "rank", "tier", "agent", "rating", "lower", "upper", "rank_set", "joint_rank_set",
+             "could_be_first", "elo"]
+    last = ["runner_metric", "matches", "status"]
+    middle = list(positions.columns) + list(masses.columns)
+    board = board.reindex(columns=first + middle + [c for c in last if c in board.columns])
+    board[["rank", "tier"]] = board[["rank", "tier"]].astype("Int64")
+    best = list(ranked.loc[ranked["could_be_first"].astype(bool), "agent"])
+    notes.append(f"{len(ranked)} established agent(s) ranked; {len(rest)} listed below without a rank (provisional "
+                 f"or without information). Could be first at {level:.0%}: {', '.join(best) or 'none'}")
+    sets = ranked[["agent", "rank", "rank_lower", "rank_upper", "joint_lower", "joint_upper", "could_be_first",
+                   "tier"]]
+    return Result("leaderboard", {"leaderboard": board, "rank_sets": sets}, notes, bt.diagnostics,
+                  fields={"could_be_first": best, "level": level, "critical": critical}, value=bt)

@@ -1,0 +1,100 @@
+"""One leaderboard: rank sets against closed forms and known truth, rare agents below the established ones,
+tiers that do not move when a rare agent leads, and the report's first section."""
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+import referee
+from referee.cli import main
+from referee.models.ratings.rank_sets import rank_sets
+
+from helpers import tournament
+
+
+def test_the_simultaneous_critical_value_is_the_studentized_range_quantile():
+    # n independent ratings with unit sd: max_jk |Z_j - Z_k| / sqrt(2) is the range of n normals over sqrt 2, whose
+    # 95 % quantile is Tukey's studentized range quantile (infinite degrees of freedom) over sqrt 2
+    rng = np.random.default_rng(0)
+    n = 10
+    found = rank_sets(np.zeros(n), rng.normal(0, 1, (40000, n)))
+    expected = stats.studentized_range.ppf(0.95, n, np.inf) / np.sqrt(2)
+    assert abs(found.critical["simultaneous"] - expected) < 0.03, (found.critical, expected)
+    # one agent's pairs: the maximum of n - 1 correlated differences, below the joint value and above a single z
+    assert stats.norm.ppf(0.975) < found.critical["marginal_max"] < found.critical["simultaneous"]
+
+
+def test_rank_sets_cover_the_true_ranks_jointly_and_hold_the_true_best():
+    rng = np.random.default_rng(1)
+    n, runs = 15, 200
+    truth = np.linspace(0, 300, n)
+    se = np.where(np.arange(n) % 4 == 0, 120.0, 40.0)  # a few imprecise agents among precise ones
+    true_rank = n - np.argsort(np.argsort(truth))
+    joint = best = 0
+    for _ in range(runs):
+        estimate = truth + rng.normal(0, se)
+        found = rank_sets(estimate, estimate + rng.normal(0, se, (400, n)))
+        joint += bool(np.all((found.joint_lower <= true_rank) & (true_rank <= found.joint_upper)))
+        best += bool(found.best[np.argmax(truth)])
+        assert np.all(found.lower >= found.joint_lower) and np.all(found.upper <= found.joint_upper)
+    assert joint / runs >= 0.93 and best / runs >= 0.93, (joint, best)
+
+
+def _ingest(tmp_path, name, matches, results):
+    table = results.merge(matches[["match_id", "game"]], on="match_id").rename(columns={"match_id": "match"})
+    path = tmp_path / f"{name}.csv"
+    table[["match", "agent", "player", "score", "rank", "game"]].to_csv(path, index=False)
+    store = tmp_path / f"{name}.duckdb"
+    assert main(["ingest", str(path), "--store", str(store)]) == 0
+    return store
+
+
+def test_rare_agents_are_listed_below_and_a_rare_leader_moves_no_tier(tmp_path):
+    matches, results, strengths = tournament(n_agents=40, n_matches=1500, rare=6, rare_games=3, sizes=(2,), seed=3)
+    board = referee.leaderboard(_ingest(tmp_path, "base", matches, results), bootstrap=300).table()
+    ranked = board[board["block"] == "ranked"]
+    rare = {f"ag{i:03d}" for i in range(34, 40)}
+    assert rare.isdisjoint(ranked["agent"]) and rare <= set(board.loc[board["block"] != "ranked", "agent"])
+    assert board["block"].tolist() == sorted(board["block"], key=lambda b: b != "ranked")  # ranked block first
+    assert ranked["rank"].tolist() == list(range(1, len(ranked) + 1))
+    assert ranked["rating"].is_monotonic_decreasing and ranked["tier"].is_monotonic_increasing
+    # the rank sets hold the true order's ranks of the established agents (jointly at 95 %)
+    truth = ranked["agent"].map(strengths).rank(ascending=False).to_numpy()
+    sets = referee.leaderboard(_ingest(tmp_path, "again", matches, results), bootstrap=300).table("rank_sets")
+    assert np.mean((sets["joint_lower"] <= truth) & (truth <= sets["joint_upper"])) >= 0.95
+    assert sets["could_be_first"].sum() >= 1 and strengths_top(ranked, strengths) in set(
+        sets.loc[sets["could_be_first"], "agent"])
+    # a newcomer that won its three games leads by rating, and is listed below; no established tier moves
+    extra = pd.DataFrame([{**matches.iloc[0].to_dict(), "match_id": f"x{i}"} for i in range(3)])
+    opponents = ranked["agent"].head(3).tolist()
+    added = pd.DataFrame([{"match_id": f"x{i}", "player": p, "agent": a, "group": None, "team": None, "role": None,
+                           "score": s, "rank": r}
+                          for i, o in enumerate(opponents) for p, a, s, r in (("p0", "newcomer", 1.0, 1.0),
+                                                                              ("p1", o, 0.0, 2.0))])
+    led = referee.leaderboard(_ingest(tmp_path, "led", pd.concat([matches, extra]), pd.concat([results, added])),
+                              bootstrap=300).table()
+    newcomer = led[led["agent"] == "newcomer"].iloc[0]
+    assert newcomer["block"] == "provisional" and newcomer["rating"] > ranked["rating"].max()
+    before = ranked.set_index("agent")["tier"]
+    after = led[led["block"] == "ranked"].set_index("agent")["tier"].reindex(before.index)
+    assert (before == after).mean() >= 0.95, pd.DataFrame({"before": before, "after": after})
+
+
+def strengths_top(ranked, strengths):
+    """The strongest established agent by the simulated truth."""
+    return max(ranked["agent"], key=strengths.get)
+
+
+def test_the_report_opens_with_the_leaderboard(tmp_path):
+    matches, results, _ = tournament(n_agents=30, n_matches=900, rare=4, sizes=(2,), seed=5)
+    store = _ingest(tmp_path, "t", matches, results)
+    out = tmp_path / "report"
+    assert main(["report", "--store", str(store), "--out", str(out), "--no-models"]) == 0
+    md = (out / "report.md").read_text()
+    titles = [line for line in md.splitlines() if line.startswith("## ")]
+    assert titles[0] == "## Leaderboard (table)" and titles[-1].startswith("## Appendix: ")
+    html = (out / "index.html").read_text()
+    assert 'class="table-wrap leaderboard"' in html and "addEventListener(\"click\"" in html
+    [csv] = [p for p in (out / "tables").glob("leaderboard-*.csv")]
+    board = pd.read_csv(csv)
+    assert len(board) == 30 and {"elo", "copeland", "nash_mass", "joint_rank_set", "status"} <= set(board.columns)
