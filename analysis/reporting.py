@@ -132,14 +132,22 @@ def leaderboard_sections(store: Store, seed: int = 0) -> list[Section]:
     """The report's first sections: one leaderboard (`leaderboard`) per runner whose matches hold comparisons
     (a runner without them is left to the appendix, which says why)."""
     sections = []
-    for runner in sorted(store.table("matches")["runner"].unique()):
-        sections += [s for s in _guarded(f"Leaderboard ({runner})", _leaderboard, store, runner, seed) if s]
+    for runner, group in store.table("matches").groupby("runner"):
+        sections += _guarded(f"Leaderboard ({runner})", _leaderboard, store, _scope(runner, group), seed)
     return sections
 
 
-def _leaderboard(store: Store, runner: str, seed: int) -> list[Section]:
+def _scope(runner: str, group) -> dict:
+    """The runner and the phase its rankings are on: the selection phase where a contest has several phases
+    (the finals are their own section), else every match."""
+    phases = set(group["phase"].dropna())
+    return dict(runner=runner, phase=[SELECTION] if SELECTION in phases and len(phases) > 1 else None)
+
+
+def _leaderboard(store: Store, scope: dict, seed: int) -> list[Section]:
+    runner = scope["runner"]
     try:
-        found = job("leaderboard", store, runner=runner, seed=seed)
+        found = job("leaderboard", store, seed=seed, **scope)
     except ValueError:
         return []  # no comparison: the appendix's ratings section says why
     return [leaderboard_section(runner, found)]
@@ -221,7 +229,7 @@ def rating_sections(store: Store, bootstrap: int = REPORT_BOOTSTRAP, seed: int =
     for runner, group in matches.groupby("runner"):
         title = f"Ratings and rankings ({runner})"
         phases = sorted(set(group["phase"].dropna()))
-        scope = dict(runner=runner, phase=[SELECTION] if SELECTION in phases and len(phases) > 1 else None)
+        scope = _scope(runner, group)
         computed: dict = {}  # the Elo result the rankings computed, for the one-axis section
         sections += _guarded(title, _rankings, store, runner, scope, bootstrap, seed, title,
                              scenarios=bool(group["scenario"].notna().any()), phases=phases, computed=computed)

@@ -266,13 +266,18 @@ def cyclic_share(log_odds: np.ndarray) -> float:
     return float(np.sum(cyclic ** 2) / total)
 
 
-def strongest_cycles(wins: np.ndarray, agents: list[str], log_odds: np.ndarray | None = None) -> pd.DataFrame:
+def strongest_cycles(wins: np.ndarray, agents: list[str], log_odds: np.ndarray | None = None,
+                     counts: np.ndarray | None = None, min_count: int = 1) -> pd.DataFrame:
     """Every cyclic triad as a row (first, second, third: first beats second beats third beats first, by
     majority), its `strength` (the log-odds summed around the cycle, A[x,y] + A[y,z] + A[z,x]; NaN without
-    `log_odds`) and `weakest` (the smallest of its three win rates); strongest first."""
+    `log_odds`) and `weakest` (the smallest of its three win rates); strongest first. With `counts` (n, n: the
+    comparisons of each pair), only pairs that met at least `min_count` times count as beating: a cycle is never
+    built on a pair that never met or on a handful of games."""
     p = np.asarray(wins, dtype=float)
     a = None if log_odds is None else np.asarray(log_odds, dtype=float)
     beats = p > 0.5
+    if counts is not None:
+        beats &= np.asarray(counts) >= min_count
     n = len(agents)
     rows = []
     for x in range(n):

@@ -250,7 +250,8 @@ def test_report_on_a_phased_store_ranks_the_evaluation_and_adds_the_contest(phas
         index = build_report(store, tmp_path / "report", fit_models=False)
     text = (tmp_path / "report" / "report.md").read_text()
     assert "could not be built" not in text
-    assert "## Contest phases (concordia)" in text and "Table 12 layout" in text
+    assert "## Appendix: Contest phases (concordia)" in text and "Table 12 layout" in text
+    assert text.index("## Leaderboard (concordia)") < text.index("## Store")
     assert "these rankings are on phase evaluation" in text
     assert "test runs (12 marked exclude_from_elo_calculation)" in text
     assert index.exists()

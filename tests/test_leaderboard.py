@@ -98,3 +98,23 @@ def test_the_report_opens_with_the_leaderboard(tmp_path):
     [csv] = [p for p in (out / "tables").glob("leaderboard-*.csv")]
     board = pd.read_csv(csv)
     assert len(board) == 30 and {"elo", "copeland", "nash_mass", "joint_rank_set", "status"} <= set(board.columns)
+
+
+def test_compare_never_contradicts_the_two_agents_rows_and_no_estimate_lies_outside_its_interval(tmp_path):
+    matches, results, _ = tournament(n_agents=16, n_matches=500, rare=4, rare_games=3, sizes=(2,), seed=8)
+    store = _ingest(tmp_path, "pairs", matches, results)
+    rows = referee.ratings(store, bootstrap=200).table().set_index("agent")
+    rated = rows[rows["rating"].notna()]
+    assert ((rated["lower"] <= rated["rating"]) & (rated["rating"] <= rated["upper"])).all()
+    pairs = referee.compare(store, all=True, bootstrap=200).table()
+    assert ((pairs["lower"] <= pairs["difference"]) & (pairs["difference"] <= pairs["upper"])).all()
+    for pair in pairs.itertuples():
+        a, b = rows.loc[pair.agent_a], rows.loc[pair.agent_b]
+        if a["status"] == "established" and b["status"] == "established":
+            assert pair.interval.startswith("bootstrap percentile 95 %, paired"), pair
+            continue  # a paired design may be narrower than the two rows' intervals, and says so
+        assert pair.lower <= a["lower"] - b["upper"] + 1e-6 and pair.upper >= a["upper"] - b["lower"] - 1e-6, pair
+        assert pair.interval.startswith("widened") and not pair.separable or pair.lower > 0 or pair.upper < 0
+    rare = [f"ag{i:03d}" for i in range(12, 16)]
+    one = referee.compare(store, rare[0], rows[rows["status"] == "established"].index[0], bootstrap=200)
+    assert one.interval.startswith("widened to the two agents' own intervals")

@@ -47,6 +47,31 @@ def head_to_head(records: pd.DataFrame, a: str, b: str) -> dict:
     return {"wins": wins, "losses": losses, "ties": int(row["ties"]), "met_in": int(row["met_in"])}
 
 
+ESTABLISHED = "established"
+
+
+def _consistent(out: dict, table: pd.DataFrame, a: str, b: str) -> dict:
+    """`out` (a paired difference) made consistent with the two agents' own rows of the rating table: where
+    either agent is not established or its interval is not the plain bootstrap's (widened for few matches,
+    open where it never won or never lost), the difference's interval is widened to hold every difference
+    the two intervals allow, [lower_a - upper_b, upper_a - lower_b] (open where either is), P(better) is not
+    read as a separation, and `interval` says why."""
+    rows = table.loc[[a, b]]
+    plain = (rows["status"] == ESTABLISHED).all() and rows["interval"].astype(str).str.startswith(
+        "bootstrap percentile").all()
+    if plain or not np.isfinite(out["difference"]):
+        return out
+    low = float(rows.at[a, "lower"] - rows.at[b, "upper"])
+    high = float(rows.at[a, "upper"] - rows.at[b, "lower"])
+    lower = low if np.isnan(out["lower"]) else min(out["lower"], low)
+    upper = high if np.isnan(out["upper"]) else max(out["upper"], high)
+    why = "; ".join(f"{x}: {rows.at[x, 'status']}" for x in (a, b) if rows.at[x, "status"] != ESTABLISHED) or \
+        "; ".join(f"{x}: {rows.at[x, 'interval']}" for x in (a, b))
+    return dict(out, lower=lower, upper=upper,
+                interval=f"widened to the two agents' own intervals ({why}): the paired bootstrap cannot be read "
+                         "alone here")
+
+
 def _paired(result: RatingResult, a: str, b: str) -> dict:
     agents = list(result.bootstrap.agents)
     d = result.bootstrap.ratings[:, agents.index(a)] - result.bootstrap.ratings[:, agents.index(b)]
@@ -60,10 +85,14 @@ def _paired(result: RatingResult, a: str, b: str) -> dict:
     p = float((used > 0).mean() + 0.5 * (used == 0).mean())  # ties counted half
     out["p_better"], out["p_value"] = p, min(1.0, 2.0 * min(p, 1.0 - p))
     if np.ptp(used) < 1e-9:
-        return dict(out, lower=np.nan, upper=np.nan,
-                    interval="none: the bootstrap could not move the difference (every replicate alike)")
+        return _consistent(dict(out, lower=np.nan, upper=np.nan, interval="none: the bootstrap could not move the "
+                                "difference (every replicate alike)"), table, a, b)
     lower, upper = np.percentile(used, [2.5, 97.5])
-    return dict(out, lower=float(lower), upper=float(upper), interval="bootstrap percentile 95 %, paired")
+    found = dict(out, lower=float(lower), upper=float(upper), interval="bootstrap percentile 95 %, paired")
+    if not lower <= found["difference"] <= upper:  # the estimate outside its own percentile interval: the hull
+        found.update(lower=min(lower, found["difference"]), upper=max(upper, found["difference"]),
+                     interval="bootstrap percentile 95 %, paired, extended to hold the estimate")
+    return _consistent(found, table, a, b)
 
 
 def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", bootstrap: int = 1000, seed: int = 0,
@@ -102,7 +131,7 @@ def compare_all(comparisons: pd.DataFrame, method: str = "bt", bootstrap: int = 
                 unit: str = "match") -> pd.DataFrame:
     """Every pair of rated agents (a ranked above b), one row each as `compare` gives, plus `adjacent` (b is the
     next agent down the ranking, within a component), `p_holm` (Holm's adjustment over the adjacent pairs)
-    and `separable` (p_holm < 0.05). Returns the table sorted by a's rank, then b's."""
+    and `separable` (p_holm < 0.05 and a difference interval that excludes 0). Returns the table sorted by a's rank, then b's."""
     from statsmodels.stats.multitest import multipletests
 
     result = rate(comparisons, method, bootstrap=bootstrap, seed=seed)
@@ -123,5 +152,7 @@ def compare_all(comparisons: pd.DataFrame, method: str = "bt", bootstrap: int = 
     adjacent = out["adjacent"] & out["p_value"].notna()
     if adjacent.any():
         out.loc[adjacent, "p_holm"] = multipletests(out.loc[adjacent, "p_value"], method="holm")[1]
-    out["separable"] = out["p_holm"] < 0.05
+    # separable: Holm's test, and a difference interval (widened where the agents' own intervals are) that
+    # excludes 0, so that a pair is never separated against the two agents' rows
+    out["separable"] = (out["p_holm"] < 0.05) & ((out["lower"] > 0) | (out["upper"] < 0))
     return out.assign(method=method, resample=unit)

@@ -23,6 +23,7 @@ from referee.run.rating_labels import information_note, without_information
 ALPHAS = (0.1, 1.0, 10.0, 100.0)  # the ranking intensities every alpha-Rank result is also shown at
 CHANCE_DRAWS = 200  # one-axis games drawn for the cyclic share's chance range
 MIN_CLUSTERS = 10  # matches a bootstrap needs before its intervals mean anything
+MIN_PAIR_GAMES = 5  # comparisons a pair needs before its majority counts in a listed cycle
 
 
 @dataclass
@@ -54,12 +55,17 @@ class GameRanking:
     cycles: pd.DataFrame | None = None
 
 
-def _interval(draws: list, n: int) -> tuple[np.ndarray, np.ndarray]:
+def _interval(draws: list, n: int, estimate=None) -> tuple[np.ndarray, np.ndarray]:
     """The 95 % percentile interval (lower, upper; each (n,), or scalars for n = 0) of bootstrap draws, NaN
-    when fewer than 20 draws were kept."""
-    if len(draws) >= 20:
-        return tuple(np.percentile(draws, [2.5, 97.5], axis=0))
-    return (np.nan, np.nan) if n == 0 else (np.full(n, np.nan), np.full(n, np.nan))
+    when fewer than 20 draws were kept; with `estimate`, extended to hold it where a skewed bootstrap's
+    percentiles miss it (a cyclic share's bootstrap is biased upward), so no estimate is printed outside its
+    own interval."""
+    if len(draws) < 20:
+        return (np.nan, np.nan) if n == 0 else (np.full(n, np.nan), np.full(n, np.nan))
+    lower, upper = np.percentile(draws, [2.5, 97.5], axis=0)
+    if estimate is not None:
+        lower, upper = np.fmin(lower, estimate), np.fmax(upper, estimate)
+    return lower, upper
 
 
 def _solve(comparisons: pd.DataFrame, agents: list[str], method: str, alpha: float, m: int):
@@ -130,7 +136,7 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
             if len(draws) < 0.9 * bootstrap:
                 notes.append(f"group {k}: {bootstrap - len(draws)} of {bootstrap} resamples split the group into "
                              "agents that never met and were dropped from the intervals")
-        lower, upper = _interval(draws, len(agents))
+        lower, upper = _interval(draws, len(agents), np.asarray(score, float))
         tables.append(add_rank(pd.DataFrame({"agent": agents, "score": score, "mass": mass, "lower": lower,
                                              "upper": upper, "component": k}), by="score"))
         payoffs.append(game.frame().assign(component=k))
@@ -139,9 +145,9 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
             swept.columns = agents
             sweeps.append(swept.reset_index().melt(id_vars="alpha", var_name="agent", value_name="mass")
                           .assign(component=k)[["component", "alpha", "agent", "mass"]])
-        interval = _interval(shares, 0)
+        interval = _interval(shares, 0, share)
         chance = cyclic_share_by_chance(game, CHANCE_DRAWS, seed)
-        triads = strongest_cycles(game.wins, agents, game.log_odds)
+        triads = strongest_cycles(game.wins, agents, game.log_odds, game.counts, MIN_PAIR_GAMES)
         cycles.append(triads.assign(component=k))
         cyclic.append({"component": k, "agents": len(agents), "cyclic_share": share, "lower": interval[0],
                        "upper": interval[1], "chance_lower": float(np.percentile(chance, 2.5)),
@@ -231,7 +237,7 @@ def task_ranking(scores: pd.DataFrame, method: str = "nash", alpha: float = 100.
             found = _task_solve(again, method, alpha, m)
             draws.append(found[0])
             task_draws.append(found[2])
-    lower, upper = _interval(draws, len(table.index))
+    lower, upper = _interval(draws, len(table.index), np.asarray(skill, float))
     ranked = add_rank(pd.DataFrame({"agent": table.index, "score": skill, "mass": mass, "lower": lower,
                                     "upper": upper, "component": 1}), by="score")
     t_lower, t_upper = _interval(task_draws, len(table.columns))

@@ -119,6 +119,14 @@ def finish(table: pd.DataFrame, comparisons: pd.DataFrame, method: str, model: p
                          "alike, e.g. all ties or all losses): their intervals are not the bootstrap's, see `interval`")
     if (rated & (side != "")).any():
         notes += _open_sides(out, text, side, matches, rated, comparisons, method)
+    outside = rated & ((out["rating"] < out["lower"]) | (out["rating"] > out["upper"]))
+    if outside.any():  # a percentile interval can miss a skewed estimate: never print an estimate outside it
+        out.loc[outside, "lower"] = np.fmin(out.loc[outside, "lower"], out.loc[outside, "rating"])
+        out.loc[outside, "upper"] = np.fmax(out.loc[outside, "upper"], out.loc[outside, "rating"])
+        text[outside] = [f"{t}, extended to hold the estimate (outside the bootstrap's percentiles)"
+                         for t in text[outside]]
+        notes.append(f"{int(outside.sum())} agent(s)' estimate lay outside the bootstrap's percentile interval (a "
+                     "skewed bootstrap); their intervals are extended to hold it, see `interval`")
     out = rank_bounds(out, keep=~weak if replicates else None)
     out["matches"] = matches.astype(int).to_numpy()
     out["interval"] = text.to_numpy()

@@ -334,13 +334,15 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             SEED)),
     Job("audit", "referee.run.social_jobs:audit", "construct-validity audit of a score against ground-truth outcomes", (
         Option("formula", None, "scoring formula TOML (e.g. data/formulas/aoa_eval01.toml)", type=path),
-        Option("outcome", None, "outcome measure and which way is better (repeatable; default direction: the "
-               "formula's [outcomes], the runner's declaration, else lower for rank/place/position; default "
-               "outcomes: the data's outcome measures, else the derived 'win', refused when it only restates the "
-               "score)", many=True, metavar="NAME[:higher|:lower]"),
+        Option("outcome", None, "outcome measure and which way is better (repeatable; the direction, when not "
+               "given here: the runner's or the ingest's declaration, else the formula's [outcomes], else the "
+               "schema's for the derived win (higher) and rank (lower); an outcome declared nowhere is refused "
+               "unless --assume; default outcomes: the data's outcome measures, else the derived 'win', refused "
+               "when it only restates the score)", many=True, metavar="NAME[:higher|:lower]"),
         Option("group_by", None, "column that, with the outcomes, defines an identical outcome (e.g. team)",
                many=True, metavar="NAME"),
-        Option("telemetry", None, "process-telemetry column to report beside the outcome (default: universal)"),
+        Option("telemetry", None, "process-telemetry column to report beside the outcome (default: universal, else "
+               "the measure declared as telemetry at ingest)"),
         Option("score", None, "what is audited: the recorded score (default), 'formula' (the formula's own score, "
                "recomputed from the counters) or a column of the data"),
         Option("top_k", 3, "how many top-ranked players to inspect (default 3)", type=positive_int),

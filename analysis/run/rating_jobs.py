@@ -195,7 +195,9 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
                       "separable"]].to_string(index=False),
             f"{int(adjacent['separable'].sum())} of {len(adjacent)} adjacent pairs separable at 5 % (Holm)"])
     found = compare_two(comparisons, a, b, method, bootstrap, seed, resample)
-    interval = (f"95 % interval {found['lower']:+.0f} to {found['upper']:+.0f}" if math.isfinite(found["lower"])
+    bounds = f"{found['lower']:+.0f} to {found['upper']:+.0f}"
+    interval = (f"95 % interval {bounds}" if found["interval"].startswith("bootstrap percentile 95 %, paired")
+                else f"95 % interval {bounds}: {found['interval']}" if not math.isnan(found["lower"])
                 else found["interval"])
     line = (f"P({a} stronger than {b}) = {found['p_better']:.3f} ({method}, {found['replicates']} bootstrap "
             f"replicates resampling by {resample})\ndifference {found['difference']:+.0f} Elo points, {interval}\n"

@@ -71,10 +71,15 @@ def audit(store, formula=None, outcome: list[str] | None = None, group_by: list[
         if score not in frame.columns:
             raise ValueError(f"score {score!r} is not a column of the audited data ({sorted(frame.columns)})")
         frame = frame.assign(score=frame[score])
-    telemetry = telemetry or ("universal" if "universal" in frame.columns else None)
+    # what was declared at ingest counts without being declared again: outcome directions and the telemetry
+    measures = store.table("measures")
+    measures = measures[measures["match_id"].isin(set(frame["match_id"]))] if "match_id" in frame.columns else measures
+    stored = measures[(measures["kind"] == "outcome") & measures["direction"].notna()]
+    directions = {**dict(zip(stored["name"], stored["direction"])), **{o: d for o, d in given.items() if d}}
+    declared = sorted(set(measures.loc[measures["kind"] == "telemetry", "name"]) & set(frame.columns))
+    telemetry = telemetry or ("universal" if "universal" in frame.columns else declared[0] if declared else None)
     found = run_audit(frame, events, rule, outcomes, list(group_by or []), telemetry, top_k=top_k, seed=seed,
-                      bayes=not no_bayes, directions={o: d for o, d in given.items() if d},
-                      sampling=sampling(options), assume=assume)
+                      bayes=not no_bayes, directions=directions, sampling=sampling(options), assume=assume)
     found.frame = frame
     markdown = audit_markdown(found)
     return Result("audit", {"checks": found.table(), "players": frame}, found.notes, found.diagnostics,
