@@ -7,7 +7,7 @@ Run: .venv/bin/python -m benchmarks.rank_sets [--tournaments 200] [--agents 40] 
 Each tournament: agents with strengths ~ N(0, 0.6) in log-odds, two-seat games between uniformly drawn pairs of
 the common agents, the last `rare` agents playing 3 games each; Bradley-Terry with a 200-replicate cluster
 bootstrap (`referee.run.ratings.rate`) and the leaderboard's ranked block (`referee.run.leaderboard.ranked_block`,
-established agents only). The true ranks are the established agents' order by their simulated strength. Prints
+established agents only, rank sets from the fit's cluster-robust covariance as the leaderboard draws them). The true ranks are the established agents' order by their simulated strength. Prints
 the coverage of the simultaneous sets, the marginal sets' average per-agent coverage, the best set's coverage
 and its mean size, and the seconds per tournament.
 """
@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from referee.run.leaderboard import ranked_block
+from referee.run.leaderboard import covariance_draws, ranked_block
 from referee.run.ratings import rate
 
 
@@ -60,7 +60,9 @@ def main() -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             bt = rate(comparisons, "bt", bootstrap=args.bootstrap, seed=seed)
-        ranked, _ = ranked_block(bt.table(), bt.bootstrap, 0.95)
+        table = bt.table()
+        ranked, _ = ranked_block(table, covariance_draws(bt.fit, comparisons, table.set_index("agent")["rating"],
+                                                         seed), 0.95)
         truth = ranked["agent"].map(strength).rank(ascending=False, method="first").to_numpy()
         inside = (ranked["joint_lower"] <= truth) & (truth <= ranked["joint_upper"])
         joint += bool(inside.all())

@@ -209,8 +209,11 @@ def leaderboard_section(runner: str, result) -> Section:
         "contest's; the voting columns are each method's position; the masses are Nash averaging's and alpha-Rank's "
         "in the game among the established agents. Provisional agents and agents without information follow in "
         "the second block, unranked. Click a column's header to sort by it. The per-method tables are in the "
-        "appendix.", *result.notes[-1:]], warnings=list(result.notes[:-1]))
+        "appendix.", *result.fields["said"]], warnings=[n for n in result.notes if n not in result.fields["said"]])
     section.tables.append((f"Leaderboard ({runner})", result.table()))
+    if "seat_effect" in result.tables:
+        section.tables.append(("Seat effect: a later seat's change in the log-odds of winning (95 %, clustered by "
+                               "match)", result.table("seat_effect")))
     return section
 
 

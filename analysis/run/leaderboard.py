@@ -2,9 +2,10 @@
 side by side, one row per agent, with the ranks a paper can print.
 
 The established agents (the one status rule, `referee.run.rating_labels`) are ranked, best first, by
-Bradley-Terry (Elo scale) with its interval, their marginal and simultaneous 95 % rank sets and whether they
-could be first (`referee.models.ratings.rank_sets`, from the cluster bootstrap's replicates of the established
-agents alone, so that an agent with a handful of games can neither lead nor widen the others' sets), tiers
+Bradley-Terry (Elo scale) with its bootstrap interval, their marginal and simultaneous 95 % rank sets and whether
+they could be first (`referee.models.ratings.rank_sets`, from Normal draws with the fit's cluster-robust
+covariance of the established agents alone, so that an agent with a handful of games can neither lead nor widen
+the others' sets, and the same agents get the same draws whoever else plays), tiers
 separated at a family-wise 95 %, the contest's Elo, each voting method's position, and the Nash averaging and
 alpha-Rank masses of the game among the established agents. Provisional agents and agents without information
 follow in a second block with their rating and interval and no rank.
@@ -32,20 +33,51 @@ def _span(low, high) -> str:
     return "" if pd.isna(low) else (f"{int(low)}" if low == high else f"{int(low)}-{int(high)}")
 
 
-def ranked_block(table: pd.DataFrame, boot, level: float) -> tuple[pd.DataFrame, dict]:
+DRAWS = 4000  # normal draws of the established agents' ratings for the rank sets' critical values
+
+
+def covariance_draws(fit, comparisons: pd.DataFrame, ratings: pd.Series, seed: int):
+    """A function from agent names to (DRAWS, k) draws of their Elo ratings around `ratings` (agent-indexed, Elo
+    points), Normal with the cluster-robust covariance of the Bradley-Terry fit `fit` (`StrengthFit`) on `comparisons` (clustered by
+    match). The draws of the same k agents come from the same seed, so that agents outside the set (a newcomer,
+    a provisional agent) change the sets only through the fit itself, not through new random draws."""
+    from referee.models.ratings.bradley_terry import ELO_SCALE, robust_covariance
+
+    index = {a: i for i, a in enumerate(fit.agents)}
+    held = comparisons[comparisons["a"].isin(index) & comparisons["b"].isin(index)]
+    a, b = held["a"].map(index).to_numpy(), held["b"].map(index).to_numpy()
+    cov = robust_covariance(fit.theta, a, b, held["outcome"].to_numpy(float), held["cluster"].to_numpy(),
+                            fit.prior_sd) * ELO_SCALE ** 2
+
+    def draws(agents: list[str]) -> np.ndarray:
+        picked = [index[x] for x in agents]
+        sub = cov[np.ix_(picked, picked)]
+        values, vectors = np.linalg.eigh((sub + sub.T) / 2)
+        root = vectors * np.sqrt(np.clip(values, 0, None))
+        noise = np.random.default_rng(seed).standard_normal((DRAWS, len(agents))) @ root.T
+        return ratings.reindex(agents).to_numpy(float) + noise
+
+    return draws
+
+
+def bootstrap_draws(boot):
+    """A function from agent names to their bootstrap replicates (`BootstrapResult`), (replicates, k)."""
+    columns = {name: i for i, name in enumerate(boot.agents)}
+    return lambda agents: boot.ratings[:, [columns[a] for a in agents]]
+
+
+def ranked_block(table: pd.DataFrame, draws, level: float) -> tuple[pd.DataFrame, dict]:
     """The established agents of a Bradley-Terry `table` (agent, rating, status[, component]) ranked with their
-    rank sets from the bootstrap `boot` (`BootstrapResult`), within each component; (the block, critical
-    values)."""
+    rank sets within each component, from `draws` (agents -> (r, k) draws of their ratings: `covariance_draws`
+    or `bootstrap_draws`); (the block, critical values per component)."""
     from referee.models.ratings.rank_sets import rank_sets
 
     ranked = table[(table["status"] == ESTABLISHED) & table["rating"].notna()].copy()
     parts = ranked["component"] if "component" in ranked.columns else pd.Series(1, index=ranked.index)
-    columns = {name: list(boot.agents).index(name) for name in ranked["agent"]}
     critical, blocks = {}, []
     for part, block in ranked.groupby(parts, sort=True):
         block = block.sort_values(["rating", "agent"], ascending=[False, True]).reset_index(drop=True)
-        draws = boot.ratings[:, [columns[a] for a in block["agent"]]]
-        found = rank_sets(block["rating"].to_numpy(float), draws, level)
+        found = rank_sets(block["rating"].to_numpy(float), draws(block["agent"].tolist()), level)
         critical[int(part)] = found.critical
         blocks.append(block.assign(
             rank=np.arange(1, len(block) + 1), tier=found.tier,
@@ -91,6 +123,29 @@ def _masses(comparisons: pd.DataFrame, established: list[str], seed: int, notes:
     return pd.DataFrame(out)
 
 
+def seat_effect(store, matches: pd.DataFrame, results: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """The advantage of a later seat (turn order) over an earlier one in log-odds and Elo points, with its 95 %
+    interval clustered by match, from the contextual Bradley-Terry with the covariate seat (0 first; the same
+    fit as `referee ratings --covariate seat`, which also gives the ratings adjusted for it); empty where every
+    player holds the same seat or the matches have no order. Negative: earlier seats win more."""
+    from referee.models.ratings.contextual import fit_contextual_bt
+    from referee.prepare.covariates import covariate_pairs
+
+    try:
+        pairs, names, _ = covariate_pairs(matches, results, store.table("measures"), ["seat"])
+        if not (pairs["seat_a"] != pairs["seat_b"]).any():
+            return pd.DataFrame()
+        effects = fit_contextual_bt(pairs, names).effects
+    except ValueError as exc:
+        notes.append(f"seat effect not estimated: {exc}")
+        return pd.DataFrame()
+    row = effects[effects["covariate"] == "seat"].iloc[0]
+    notes.append(f"seat effect: one seat later in the turn order changes the log-odds of winning by "
+                 f"{row['estimate']:+.3f} (95 % {row['lower']:+.3f} to {row['upper']:+.3f}, clustered by match); "
+                 "`referee ratings --covariate seat` gives the ratings adjusted for it")
+    return effects[effects["covariate"] == "seat"]
+
+
 def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_games: float = MIN_BALLOTS,
                 runner: str | None = None, phase: list[str] | None = None, parallel: bool = False,
                 where: list[str] | None = None, seed: int = 0, **options) -> Result:
@@ -98,7 +153,8 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     (ranked / provisional / no information), rank, tier, agent, rating, lower, upper (Bradley-Terry, Elo
     points, 95 %), rank_set (marginal, `level`), joint_rank_set (simultaneous), could_be_first, elo, one column
     per voting method (its position), nash_mass, alpha_rank_mass, runner_metric (the runner's own headline,
-    where it has one), matches, status; `rank_sets` the numeric bounds. Fields: `could_be_first` (agents),
+    where it has one), matches, status; `rank_sets` the numeric bounds; `seat_effect` the advantage of a later
+    seat (`seat_effect`) where the matches have a turn order. Fields: `could_be_first` (agents),
     `level`, `critical` (the critical values per component)."""
     from referee.prepare.comparisons import comparisons_and_agents, require_comparisons
     from referee.run.ratings import rate
@@ -112,7 +168,15 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     notes += bt.notes
     table, said = stored_runner_numbers(store, bt.table(), matches, results)
     notes += said
-    ranked, critical = ranked_block(table, bt.bootstrap, level)
+    one_graph = "component" not in table.columns or table["component"].nunique() <= 1
+    # the rank sets: Normal draws with the fit's cluster-robust covariance (the same draws for the same agents,
+    # whoever else plays), or the bootstrap's replicates where the graph falls apart into separately fitted parts
+    draws = (covariance_draws(bt.fit, comparisons, table.set_index("agent")["rating"], seed)
+             if one_graph and bt.fit is not None
+             else bootstrap_draws(bt.bootstrap))
+    ranked, critical = ranked_block(table, draws, level)
+    said: list[str] = []  # statements of what the board found (not warnings)
+    seats = seat_effect(store, matches, results, said)
     elo = rate(comparisons, "elo", seed=seed).table().set_index("agent")["rating"]
     positions = _positions(matches, results, min_games, seed, notes)
     masses = _masses(comparisons, list(ranked["agent"]), seed, notes)
@@ -133,9 +197,10 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     board = board.reindex(columns=first + middle + [c for c in last if c in board.columns])
     board[["rank", "tier"]] = board[["rank", "tier"]].astype("Int64")
     best = list(ranked.loc[ranked["could_be_first"].astype(bool), "agent"])
-    notes.append(f"{len(ranked)} established agent(s) ranked; {len(rest)} listed below without a rank (provisional "
+    said.append(f"{len(ranked)} established agent(s) ranked; {len(rest)} listed below without a rank (provisional "
                  f"or without information). Could be first at {level:.0%}: {', '.join(best) or 'none'}")
     sets = ranked[["agent", "rank", "rank_lower", "rank_upper", "joint_lower", "joint_upper", "could_be_first",
                    "tier"]]
-    return Result("leaderboard", {"leaderboard": board, "rank_sets": sets}, notes, bt.diagnostics,
-                  fields={"could_be_first": best, "level": level, "critical": critical}, value=bt)
+    tables = {"leaderboard": board, "rank_sets": sets, **({"seat_effect": seats} if len(seats) else {})}
+    return Result("leaderboard", tables, notes + said, bt.diagnostics,
+                  fields={"could_be_first": best, "level": level, "critical": critical, "said": said}, value=bt)

@@ -200,7 +200,16 @@ def centred_se(cov: np.ndarray) -> np.ndarray:
 def robust_se(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluster: np.ndarray,
               prior_sd: float | None = None) -> np.ndarray:
     """Cluster-robust (sandwich) standard errors (n,) of centred log-strengths `theta` (n,) fitted to the
-    integer-coded comparisons a, b, outcome (m,) grouped in clusters (m,: any labels, e.g. the match).
+    integer-coded comparisons a, b, outcome (m,) grouped in clusters (m,: any labels, e.g. the match):
+    `robust_covariance` centred as `centred_se`."""
+    return centred_se(robust_covariance(theta, a, b, outcome, cluster, prior_sd))
+
+
+def robust_covariance(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluster: np.ndarray,
+                      prior_sd: float | None = None) -> np.ndarray:
+    """The cluster-robust (sandwich) covariance (n, n) of log-strengths `theta` (n,) fitted to the integer-coded
+    comparisons a, b, outcome (m,) grouped in clusters (m,), in natural-log units; a difference's variance
+    theta_j - theta_k is the same under any centring.
 
     The pairs of one multiplayer match share its players' performances, so they are not independent and the
     model-based information overstates the evidence; V = H^+ (sum_c g_c g_c') H^+ with g_c the score of
@@ -217,7 +226,7 @@ def robust_se(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: np.ndarr
     wins = pair_counts(a, b, np.ones(len(a)), n)  # each comparison once, as a win of a
     info = information(theta, wins + wins.T) + (np.eye(n) / prior_sd**2 if prior_sd else 0.0)
     bread = np.linalg.pinv(info, hermitian=True)
-    return centred_se(bread @ meat @ bread)
+    return bread @ meat @ bread
 
 
 CHI2_95 = 3.841458820694124  # the chi-square(1) 95 % quantile: a likelihood-ratio interval's cut-off
