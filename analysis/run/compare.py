@@ -19,6 +19,7 @@ import pandas as pd
 
 from referee.run.ratings import RatingResult, rate
 from referee.prepare.membership import agents_in
+from referee.run.rating_labels import ESTABLISHED
 
 
 def pair_records(comparisons: pd.DataFrame) -> pd.DataFrame:
@@ -45,9 +46,6 @@ def head_to_head(records: pd.DataFrame, a: str, b: str) -> dict:
     row = records.loc[key]
     wins, losses = (int(row["losses"]), int(row["wins"])) if flip else (int(row["wins"]), int(row["losses"]))
     return {"wins": wins, "losses": losses, "ties": int(row["ties"]), "met_in": int(row["met_in"])}
-
-
-ESTABLISHED = "established"
 
 
 def _consistent(out: dict, table: pd.DataFrame, a: str, b: str) -> dict:

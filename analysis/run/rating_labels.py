@@ -37,6 +37,7 @@ from referee.models.registry import methods_with
 from referee.prepare.membership import agents_in, is_in
 from referee.names import NEVER_COMPARED, NO_INFORMATION
 
+ESTABLISHED = "established"  # the status of an agent the one rule trusts (else "provisional: why")
 MAX_WIDTH = 200.0  # Elo points: the widest 95 % interval of an established rating
 MAX_SIGMA = 25.0 / 6.0  # TrueSkill / OpenSkill units: half the starting sigma (25/3)
 ANCHORABLE = methods_with(anchorable=True)  # a free additive constant (`referee.models.registry`)
@@ -145,7 +146,7 @@ def reference_status(comparisons: pd.DataFrame, parts: pd.Series | None = None) 
             why.append("no interval")
         elif width[agent] > MAX_WIDTH:
             why.append(f"interval {width[agent]:.0f} Elo points wide (over {MAX_WIDTH:.0f})")
-        status.append("established" if not why else "provisional: " + "; ".join(why))
+        status.append(ESTABLISHED if not why else "provisional: " + "; ".join(why))
     return pd.DataFrame({"matches": n.to_numpy(), "one_sided": side.to_numpy(), "status": status},
                         index=pd.Index(agents, name="agent"))
 
@@ -230,7 +231,7 @@ def label_status(table: pd.DataFrame, comparisons: pd.DataFrame) -> pd.DataFrame
 
 def status_note(table: pd.DataFrame) -> str:
     """One sentence: how many agents are established, provisional and without information, and the rule."""
-    est = int((table["status"] == "established").sum())
+    est = int((table["status"] == ESTABLISHED).sum())
     blind = int(table["status"].astype(str).str.startswith(NO_INFORMATION).sum())
     return (f"{est} agent(s) established, {len(table) - est - blind} provisional"
             + (f", {blind} without information" if blind else "") + f" ({RULE}; see the `status` column)")

@@ -8,8 +8,9 @@ agent's matches). The pairwise differences' sampling spread comes from the draws
 draws_j - draws_k, and the critical value c the 1 - `level` quantile over replicates of the largest studentised
 centred difference max |(d*_jk - d_jk)| / se_jk over the pairs of the family (one agent's pairs: marginal; every
 pair: simultaneous). Agent k is credibly above j when d_kj - c se_jk > 0; j's rank set is
-[1 + #credibly above, n - #credibly below]. The confidence set of the best is the one-sided version: every
-agent no other is credibly above (c from the one-sided maximum over every ordered pair).
+[1 + #credibly above, n - #credibly below]. The confidence set of the best is every agent no other is credibly
+above at the simultaneous c, i.e. every agent whose simultaneous set starts at 1: its family (k above j, over
+every j and k) is every ordered pair, whose one-sided maximum is the two-sided maximum over pairs.
 
 Single-step (not the stepdown refinement of the paper, which can only narrow the sets): the coverage is at
 least the nominal level whenever the bootstrap approximates the differences' joint distribution, which
@@ -79,22 +80,19 @@ def rank_sets(estimate, draws, level: float = LEVEL) -> RankSets:
     absolute = np.abs(z)
     marginal = np.array([_quantile_of_max(absolute[:, j, :][:, off[j]], level) for j in range(n)])
     joint = _quantile_of_max(np.where(off[None], absolute, np.nan), level)
-    one_sided = _quantile_of_max(np.where(off[None], z, np.nan), level)
 
-    def bounds(c) -> tuple[np.ndarray, np.ndarray]:
+    def bounds(c) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(lower, upper, below): rank bounds at critical value(s) c, and below[j, k] when k is credibly below j."""
         c = np.broadcast_to(np.asarray(c, float), (n,))[:, None]
         with np.errstate(invalid="ignore"):
-            above = np.nan_to_num(-d - c * se > 0)  # above[j, k]: k credibly above j
-            below = np.nan_to_num(d - c * se > 0)  # below[j, k]: k credibly below j
-        return 1 + above.sum(axis=1).astype(int), n - below.sum(axis=1).astype(int)
+            above = np.nan_to_num(-d - c * se > 0).astype(bool)  # above[j, k]: k credibly above j
+            below = np.nan_to_num(d - c * se > 0).astype(bool)
+        return 1 + above.sum(axis=1), n - below.sum(axis=1), below
 
-    lower, upper = bounds(marginal)
-    joint_lower, joint_upper = bounds(joint)
-    with np.errstate(invalid="ignore"):
-        beaten = np.nan_to_num(-d - one_sided * se > 0).any(axis=1)
-        separated = np.nan_to_num(d - joint * se > 0).astype(bool)
-    return RankSets(lower, upper, joint_lower, joint_upper, ~beaten, tiers(estimate, separated),
-                    {"marginal_max": float(np.max(marginal)), "simultaneous": joint, "best": one_sided})
+    lower, upper, _ = bounds(marginal)
+    joint_lower, joint_upper, separated = bounds(joint)
+    return RankSets(lower, upper, joint_lower, joint_upper, joint_lower == 1, tiers(estimate, separated),
+                    {"marginal_max": float(np.max(marginal)), "simultaneous": joint})
 
 
 def tiers(estimate, separated) -> np.ndarray:
