@@ -91,7 +91,8 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     """
     folder = ResultsFolder(out, command=command, seed=seed, store=store)
     sampling = dict(sampling or {})
-    sections: list[Section] = leaderboard_sections(store, seed=seed)
+    boards: dict[str, Result | str] = {}  # per runner: its leaderboard, or why it has none
+    sections: list[Section] = leaderboard_sections(store, boards, seed=seed)
     if ingest_report is not None:
         sections.append(ingest_section(ingest_report))
     sections.append(store_section(store))
@@ -106,7 +107,7 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
             described = job("describe", store)
         sections.append(scores_section(described.table("scores"), described.table("mean_by_agent"),
                                        described.table("mean_by_scenario"), notes))
-    appendix = rating_sections(store, seed=seed)  # each method's own tables, after everything else
+    appendix = rating_sections(store, boards, seed=seed)  # each method's own tables, after everything else
     sections += _guarded("Socio-cognitive metrics", socio_sections, store, seed=seed)
     sections += audit_sections(store, bayes=fit_models, seed=seed, sampling=sampling)
     contest = "Beta regressions and Measurement Layouts (contest figures 2-3, 5-7)"
@@ -127,13 +128,13 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     return index
 
 
-FORMULAS = shipped("formulas")
-def leaderboard_sections(store: Store, seed: int = 0) -> list[Section]:
-    """The report's first sections: one leaderboard (`leaderboard`) per runner whose matches hold comparisons
-    (a runner without them is left to the appendix, which says why)."""
+def leaderboard_sections(store: Store, boards: dict, seed: int = 0) -> list[Section]:
+    """The report's first sections: one leaderboard (`leaderboard`) per runner whose matches hold comparisons.
+    `boards` receives each runner's leaderboard Result, or why it has none (no comparison), for the appendix,
+    which draws each method apart from the same computation."""
     sections = []
     for runner, group in store.table("matches").groupby("runner"):
-        sections += _guarded(f"Leaderboard ({runner})", _leaderboard, store, _scope(runner, group), seed)
+        sections += _guarded(f"Leaderboard ({runner})", _leaderboard, store, _scope(runner, group), boards, seed)
     return sections
 
 
@@ -144,15 +145,17 @@ def _scope(runner: str, group) -> dict:
     return dict(runner=runner, phase=[SELECTION] if SELECTION in phases and len(phases) > 1 else None)
 
 
-def _leaderboard(store: Store, scope: dict, seed: int) -> list[Section]:
+def _leaderboard(store: Store, scope: dict, boards: dict, seed: int) -> list[Section]:
     runner = scope["runner"]
     try:
-        found = job("leaderboard", store, seed=seed, **scope)
-    except ValueError:
-        return []  # no comparison: the appendix's ratings section says why
-    return [leaderboard_section(runner, found)]
+        boards[runner] = job("leaderboard", store, seed=seed, **scope)
+    except ValueError as exc:  # no comparison, or none that carries information: the job says which
+        boards[runner] = str(exc)
+        return []  # the appendix's ratings section says why
+    return [leaderboard_section(runner, boards[runner])]
 
 
+FORMULAS = shipped("formulas")
 EVAL01 = FORMULAS / "aoa_eval01.toml"  # the Age of Agents season's scoring formula
 
 
@@ -213,12 +216,12 @@ def beta_regression_sections(store: Store, described: Result, seed: int = 0, bas
 
 MIN_PREDICTION_MATCHES = 10  # cross-validated prediction needs a few matches per fold
 ONE_AXIS_BOOTSTRAP = 100  # resamples of the matches for the cyclic share's and Nash skills' intervals
-REPORT_BOOTSTRAP = 200  # Bradley-Terry's bootstrap replicates in the report
 
 
-def rating_sections(store: Store, bootstrap: int = REPORT_BOOTSTRAP, seed: int = 0) -> list[Section]:
-    """For each runner: ratings and rankings (`ratings` Elo and Bradley-Terry with bootstrap intervals, `rank`
-    voting) whenever its matches hold comparisons, a single game or many; "is there one axis" (`rank` nash and
+def rating_sections(store: Store, boards: dict, seed: int = 0) -> list[Section]:
+    """For each runner: ratings and rankings (Elo, Bradley-Terry with bootstrap intervals and voting, as its
+    leaderboard in `boards` computed them: `leaderboard_sections`) whenever its matches hold comparisons, a
+    single game or many; "is there one axis" (`rank` nash and
     alpha-rank); its contest phases (`contest`); with several games, cross-validated prediction
     (`ratings-cv`), per-game Kendall tau and win-probability heatmaps. What cannot run gets a section that says
     why; a runner whose analysis fails shows the error and the other runners still build. For scenario
@@ -230,10 +233,10 @@ def rating_sections(store: Store, bootstrap: int = REPORT_BOOTSTRAP, seed: int =
         title = f"Ratings and rankings ({runner})"
         phases = sorted(set(group["phase"].dropna()))
         scope = _scope(runner, group)
-        computed: dict = {}  # the Elo result the rankings computed, for the one-axis section
-        sections += _guarded(title, _rankings, store, runner, scope, bootstrap, seed, title,
-                             scenarios=bool(group["scenario"].notna().any()), phases=phases, computed=computed)
-        sections += _guarded(f"Is there one axis? ({runner})", _one_axis, store, runner, scope, computed, seed)
+        board = boards.get(runner, "the leaderboard could not be built (see its section)")
+        sections += _guarded(title, _rankings, store, runner, scope, board, title,
+                             scenarios=bool(group["scenario"].notna().any()), phases=phases)
+        sections += _guarded(f"Is there one axis? ({runner})", _one_axis, store, runner, scope, board, seed)
         if {SELECTION, FINAL} <= set(phases):
             sections += _guarded(f"Contest phases ({runner})", _contest, store, runner, seed)
         if group["scenario"].notna().any():
@@ -256,28 +259,21 @@ def _contest(store: Store, runner: str, seed: int) -> Section:
     return contest_section(runner, job("contest", store, runner=runner, seed=seed).value)
 
 
-def _rankings(store: Store, runner: str, scope: dict, bootstrap: int, seed: int, title: str, scenarios: bool,
-              phases: list[str], computed: dict) -> Section:
-    try:
-        elo = job("ratings", store, method="elo", seed=seed, **scope)
-    except ValueError as exc:  # no comparison, or none that carries information: the job says which
-        return skipped(title, str(exc))
-    computed["elo"] = elo.value
-    bt = job("ratings", store, method="bt", bootstrap=bootstrap, seed=seed, **scope)
-    count = status_note(bt.table("ratings"))
-    try:
-        ranked = job("rank", store, method=VOTES, seed=seed, **scope)
-        votes = {m: ranked.value[(ranked.value["method"] == m) & ranked.value["ranked"]] for m in VOTES}
-        unvoted = [] if sum(len(v) >= 2 for v in votes.values()) else [
-            f"Voting methods not run: fewer than two agents appear on {MIN_BALLOTS:g} or more ballots; a ranking by "
-            "votes needs two."]
-        votes = {m: v for m, v in votes.items() if len(v) >= 2}
-    except ValueError as exc:
-        votes, unvoted = {}, [f"Voting methods not run: {exc}."]
-    section = rankings_section(runner, elo.value, bt.value, votes, pooled=runner in separate_episode_runners(),
+def _rankings(store: Store, runner: str, scope: dict, board: Result | str, title: str, scenarios: bool,
+              phases: list[str]) -> Section:
+    """Each method's own tables from the runner's leaderboard `board` (or why there is none)."""
+    if isinstance(board, str):
+        return skipped(title, board)
+    elo, bt, table = board.value.elo, board.value.bt, board.value.votes
+    count = status_note(bt.table())
+    votes = {m: table[(table["method"] == m) & table["ranked"].astype(bool)] for m in VOTES}
+    votes = {m: v for m, v in votes.items() if len(v) >= 2}
+    unvoted = [] if votes else [f"Voting methods not run: fewer than two agents appear on {MIN_BALLOTS:g} or more "
+                                "ballots; a ranking by votes needs two."]
+    section = rankings_section(runner, elo, bt, votes, pooled=runner in separate_episode_runners(),
                                count=count, unit=comparison_unit(runner))
-    section.text += unvoted + bt.fields["runner_numbers"]
-    said = {count, status_note(elo.table("ratings")), *bt.fields["runner_numbers"]}  # stated once, in the text
+    section.text += unvoted + board.runner_numbers
+    said = {count, status_note(elo.table())}  # the count is stated once, in the text
     section.warnings += [n for n in dict.fromkeys(elo.notes + bt.notes) if n not in said]
     if len(phases) > 1:
         rated = scope["phase"] or phases
@@ -286,7 +282,7 @@ def _rankings(store: Store, runner: str, scope: dict, bootstrap: int, seed: int,
                             "(`referee ratings --phase NAME` for another).")
     if scenarios:
         means = job("describe", store, **scope).table("mean_by_agent").set_index("agent")["mean"]
-        found = ranking_alignment(elo.table("ratings").set_index("agent")["rating"], means)
+        found = ranking_alignment(elo.table().set_index("agent")["rating"], means)
         section.text.append(
             f"Elo against the mean normalised score ({found['agents']} agents; the contest paper finds that they "
             f"closely align): Kendall tau {found['kendall_tau']:.2f}, Spearman rho {found['spearman_rho']:.2f}; "
@@ -294,13 +290,13 @@ def _rankings(store: Store, runner: str, scope: dict, bootstrap: int, seed: int,
     return section
 
 
-def _one_axis(store: Store, runner: str, scope: dict, computed: dict, seed: int) -> Section:
-    """The one-axis section: Nash averaging (with a bootstrap) and alpha-Rank (`rank`) beside the Elo table the
-    rankings section computed (`computed`)."""
+def _one_axis(store: Store, runner: str, scope: dict, board: Result | str, seed: int) -> Section:
+    """The one-axis section: Nash averaging (with a bootstrap) and alpha-Rank (`rank`) beside the Elo table of
+    the runner's leaderboard `board`."""
     title = f"Is there one axis? ({runner})"
-    if "elo" not in computed:
-        return skipped(title, "the rankings above were not computed")
-    elo = computed["elo"].table()
+    if isinstance(board, str):
+        return skipped(title, board)
+    elo = board.value.elo.table()
     rated = elo["rating"].notna().sum()
     if rated < 3:
         return skipped(title, f"{rated} agent(s) compared; a cycle needs three")

@@ -16,24 +16,31 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from dataclasses import dataclass
+
 from referee.models.registry import MIN_BALLOTS
 from referee.run.executor import sweep_executor
+from referee.run.rating_labels import ESTABLISHED
 from referee.run.result import Result
 from referee.run.stored import selected_tables
 
-ESTABLISHED = "established"
-BOOTSTRAP = 500  # replicates: the simultaneous critical value is a 95 % quantile of a maximum over pairs
+BOOTSTRAP = 500  # Bradley-Terry's bootstrap replicates: the board's rating intervals
+DRAWS = 4000  # normal draws of the established agents' ratings for the rank sets' critical values
 
 
-SET_COLUMNS = ["rank", "tier", "rank_set", "joint_rank_set", "rank_lower", "rank_upper", "joint_lower", "joint_upper",
-               "could_be_first"]
+@dataclass
+class Board:
+    """What the leaderboard computed, for whoever draws each method apart (the report's appendix):
+    `bt` Bradley-Terry with its bootstrap, `elo` the contest's Elo (`referee.run.ratings.RatingResult`, both with
+    the status of every agent), `votes` every voting method's table (`referee.run.votes.vote_tables`)."""
+
+    bt: object
+    elo: object
+    votes: pd.DataFrame
 
 
 def _span(low, high) -> str:
     return "" if pd.isna(low) else (f"{int(low)}" if low == high else f"{int(low)}-{int(high)}")
-
-
-DRAWS = 4000  # normal draws of the established agents' ratings for the rank sets' critical values
 
 
 def covariance_draws(fit, comparisons: pd.DataFrame, ratings: pd.Series, seed: int):
@@ -75,7 +82,7 @@ def ranked_block(table: pd.DataFrame, draws, level: float) -> tuple[pd.DataFrame
     ranked = table[(table["status"] == ESTABLISHED) & table["rating"].notna()].copy()
     parts = ranked["component"] if "component" in ranked.columns else pd.Series(1, index=ranked.index)
     critical, blocks = {}, []
-    for part, block in ranked.groupby(parts, sort=True):
+    for part, block in list(ranked.groupby(parts, sort=True)) or [(1, ranked)]:  # none established: no rows
         block = block.sort_values(["rating", "agent"], ascending=[False, True]).reset_index(drop=True)
         found = rank_sets(block["rating"].to_numpy(float), draws(block["agent"].tolist()), level)
         critical[int(part)] = found.critical
@@ -85,22 +92,18 @@ def ranked_block(table: pd.DataFrame, draws, level: float) -> tuple[pd.DataFrame
             joint_rank_set=[_span(lo, hi) for lo, hi in zip(found.joint_lower, found.joint_upper)],
             rank_lower=found.lower, rank_upper=found.upper, joint_lower=found.joint_lower,
             joint_upper=found.joint_upper, could_be_first=found.best))
-    if not blocks:
-        return ranked.iloc[0:0].reindex(columns=list(dict.fromkeys(list(ranked.columns) + SET_COLUMNS))), critical
     return pd.concat(blocks, ignore_index=True), critical
 
 
-def _positions(matches, results, min_games: float, seed: int, notes: list[str]) -> pd.DataFrame:
-    """Each voting method's position (rank) per agent, agent-indexed, one column per method."""
+def _votes(matches, results, min_games: float, seed: int, notes: list[str]) -> pd.DataFrame:
+    """Every voting method's table (`vote_tables`), empty (and said) where none can run."""
     from referee.run.votes import vote_tables
 
     try:
-        votes = vote_tables(matches, results, "all", min_ballots=min_games, seed=seed)
+        return vote_tables(matches, results, "all", min_ballots=min_games, seed=seed)
     except ValueError as exc:
         notes.append(f"voting methods not run: {exc}")
-        return pd.DataFrame()
-    ranked = votes[votes["ranked"].astype(bool)]
-    return ranked.pivot_table(index="agent", columns="method", values="rank", aggfunc="first")
+        return pd.DataFrame(columns=["method", "agent", "rank", "ranked"])
 
 
 def _masses(comparisons: pd.DataFrame, established: list[str], seed: int, notes: list[str]) -> pd.DataFrame:
@@ -155,7 +158,8 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     per voting method (its position), nash_mass, alpha_rank_mass, runner_metric (the runner's own headline,
     where it has one), matches, status; `rank_sets` the numeric bounds; `seat_effect` the advantage of a later
     seat (`seat_effect`) where the matches have a turn order. Fields: `could_be_first` (agents),
-    `level`, `critical` (the critical values per component)."""
+    `level`, `critical` (the critical values per component), `said` (what the board found, as sentences: the
+    runner's own numbers, the seat effect, the count), `runner_numbers` (the first of them); `value` a `Board`."""
     from referee.prepare.comparisons import comparisons_and_agents, require_comparisons
     from referee.run.ratings import rate
     from referee.run.runner_numbers import stored_runner_numbers
@@ -166,8 +170,9 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     with sweep_executor(options) as executor:
         bt = rate(comparisons, "bt", bootstrap=bootstrap, seed=seed, agents=agents, executor=executor)
     notes += bt.notes
-    table, said = stored_runner_numbers(store, bt.table(), matches, results)
-    notes += said
+    bt.ratings, runner_numbers = stored_runner_numbers(store, bt.table(), matches, results)
+    said = list(runner_numbers)  # statements of what the board found, not warnings
+    table = bt.table()
     one_graph = "component" not in table.columns or table["component"].nunique() <= 1
     # the rank sets: Normal draws with the fit's cluster-robust covariance (the same draws for the same agents,
     # whoever else plays), or the bootstrap's replicates where the graph falls apart into separately fitted parts
@@ -175,17 +180,18 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
              if one_graph and bt.fit is not None
              else bootstrap_draws(bt.bootstrap))
     ranked, critical = ranked_block(table, draws, level)
-    said: list[str] = []  # statements of what the board found (not warnings)
     seats = seat_effect(store, matches, results, said)
-    elo = rate(comparisons, "elo", seed=seed).table().set_index("agent")["rating"]
-    positions = _positions(matches, results, min_games, seed, notes)
+    elo = rate(comparisons, "elo", seed=seed)
+    votes = _votes(matches, results, min_games, seed, notes)
+    positions = votes[votes["ranked"].astype(bool)].pivot_table(index="agent", columns="method", values="rank",
+                                                                aggfunc="first")
     masses = _masses(comparisons, list(ranked["agent"]), seed, notes)
     rest = table[~table["agent"].isin(ranked["agent"])].assign(rank=np.nan)
     rest = rest.sort_values(["rating", "matches", "agent"], ascending=[False, False, True], na_position="last")
     board = pd.concat([ranked.assign(block="ranked"),
                        rest.assign(block=np.where(rest["rating"].isna(), "no information", "provisional"))],
                       ignore_index=True)
-    board["elo"] = board["agent"].map(elo)
+    board["elo"] = board["agent"].map(elo.table().set_index("agent")["rating"])
     for method in positions.columns:
         board[method] = board["agent"].map(positions[method])
     for column in masses.columns:
@@ -203,4 +209,6 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
                    "tier"]]
     tables = {"leaderboard": board, "rank_sets": sets, **({"seat_effect": seats} if len(seats) else {})}
     return Result("leaderboard", tables, notes + said, bt.diagnostics,
-                  fields={"could_be_first": best, "level": level, "critical": critical, "said": said}, value=bt)
+                  fields={"could_be_first": best, "level": level, "critical": critical, "said": said,
+                          "runner_numbers": runner_numbers},
+                  value=Board(bt, elo, votes))
