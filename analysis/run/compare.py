@@ -50,21 +50,18 @@ def head_to_head(records: pd.DataFrame, a: str, b: str) -> dict:
 
 def _consistent(out: dict, table: pd.DataFrame, a: str, b: str) -> dict:
     """`out` (a paired difference) made consistent with the two agents' own rows of the rating table: where
-    either agent is not established or its interval is not the plain bootstrap's (widened for few matches,
-    open where it never won or never lost), the difference's interval is widened to hold every difference
-    the two intervals allow, [lower_a - upper_b, upper_a - lower_b] (open where either is), P(better) is not
-    read as a separation, and `interval` says why."""
+    either agent is not established (few matches, never won or never lost, a wide interval: the agents whose
+    rating interval is widened or open beyond the bootstrap's), the difference's interval is widened to hold every
+    difference the two intervals allow, [lower_a - upper_b, upper_a - lower_b] (open where either is), and
+    `interval` says why."""
     rows = table.loc[[a, b]]
-    plain = (rows["status"] == ESTABLISHED).all() and rows["interval"].astype(str).str.startswith(
-        "bootstrap percentile").all()
-    if plain or not np.isfinite(out["difference"]):
+    if (rows["status"] == ESTABLISHED).all() or not np.isfinite(out["difference"]):
         return out
     low = float(rows.at[a, "lower"] - rows.at[b, "upper"])
     high = float(rows.at[a, "upper"] - rows.at[b, "lower"])
     lower = low if np.isnan(out["lower"]) else min(out["lower"], low)
     upper = high if np.isnan(out["upper"]) else max(out["upper"], high)
-    why = "; ".join(f"{x}: {rows.at[x, 'status']}" for x in (a, b) if rows.at[x, "status"] != ESTABLISHED) or \
-        "; ".join(f"{x}: {rows.at[x, 'interval']}" for x in (a, b))
+    why = "; ".join(f"{x}: {rows.at[x, 'status']}" for x in (a, b) if rows.at[x, "status"] != ESTABLISHED)
     return dict(out, lower=lower, upper=upper,
                 interval=f"widened to the two agents' own intervals ({why}): the paired bootstrap cannot be read "
                          "alone here")

@@ -195,10 +195,8 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
                       "separable"]].to_string(index=False),
             f"{int(adjacent['separable'].sum())} of {len(adjacent)} adjacent pairs separable at 5 % (Holm)"])
     found = compare_two(comparisons, a, b, method, bootstrap, seed, resample)
-    bounds = f"{found['lower']:+.0f} to {found['upper']:+.0f}"
-    interval = (f"95 % interval {bounds}" if found["interval"].startswith("bootstrap percentile 95 %, paired")
-                else f"95 % interval {bounds}: {found['interval']}" if not math.isnan(found["lower"])
-                else found["interval"])
+    interval = (found["interval"] if math.isnan(found["lower"]) else
+                f"95 % interval {found['lower']:+.0f} to {found['upper']:+.0f} ({found['interval']})")
     line = (f"P({a} stronger than {b}) = {found['p_better']:.3f} ({method}, {found['replicates']} bootstrap "
             f"replicates resampling by {resample})\ndifference {found['difference']:+.0f} Elo points, {interval}\n"
             f"head to head: {found['wins']} win(s), {found['losses']} loss(es), {found['ties']} tie(s) in "
