@@ -3,9 +3,11 @@
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from referee.run.audit import audit_frame, default_outcomes, formula_from, run_audit
+import referee
 from referee.cli import main
 from referee.io.loaders.aoa import COUNTERS
 from referee.reporting import SAMPLE
@@ -151,3 +153,19 @@ def test_a_formula_file_that_cannot_be_read_is_named(tmp_path, content, needle):
     with pytest.raises(FormulaError, match=needle) as err:
         load_formula(path, set(COUNTERS))
     assert str(path) in str(err.value)
+
+
+def test_a_telemetry_measure_declared_at_ingest_is_reported_without_naming_it_again(tmp_path):
+    """A column ingested with --measure NAME=telemetry is the audit's telemetry (the two-score check runs) with no
+    --telemetry; before, it was ignored unless named again."""
+
+    rng = np.random.default_rng(0)
+    rows = [{"match": f"m{m}", "agent": f"a{p}", "player": f"p{p}", "score": float(s), "rank": r + 1,
+             "territory": float(10 - r + rng.normal()), "activity": float(rng.integers(0, 50))}
+            for m in range(30) for r, (p, s) in enumerate(zip(rng.permutation(4), [9, 6, 3, 1]))]
+    data, store = tmp_path / "t.csv", tmp_path / "t.duckdb"
+    pd.DataFrame(rows).to_csv(data, index=False)
+    assert main(["ingest", str(data), "--store", str(store), "--measure", "territory=outcome",
+                 "--measure", "activity=telemetry"]) == 0
+    found = referee.audit(store, outcome=["territory:higher"], no_bayes=True)
+    assert found.value["two_scores"]["table"] is not None and "activity" in found.value["two_scores"]["verdict"]

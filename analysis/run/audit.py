@@ -35,7 +35,9 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     When the selection spans several matches, `player` becomes 'match/player'. Recorded outcomes
     (`referee.prepare.selection.with_outcomes`): an aborted match has no outcome to audit against and is left
     out; a player who forfeited ranks last (its score stays as recorded: the score is what is audited);
-    `frame.attrs["outcome_note"]` says how many (None when there were none), and `run_audit` adds it to its notes.
+    `frame.attrs["outcome_note"]` says how many (None when there were none), and `run_audit` adds it to its notes;
+    `frame.attrs["directions"]` the outcome directions the runners and the ingest declared, `frame.attrs["kinds"]`
+    each measure's kind.
     """
     matches = store.table("matches")
     if runner is not None:
@@ -70,6 +72,8 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     frame.attrs["outcome_note"] = note
     frame.attrs["directions"] = {**runner_directions(sorted(matches["runner"].dropna().unique())),
                                  **stored_directions(measures)}
+    # each measure's declared kind (outcome, telemetry, ...), so that what was declared at ingest counts unasked
+    frame.attrs["kinds"] = measures.drop_duplicates("name").set_index("name")["kind"].to_dict()
     return frame, events
 
 
@@ -509,9 +513,12 @@ def outcome_arg(text: str) -> tuple[str, str | None]:
     return name, way or None
 
 
-def default_outcomes(frame: pd.DataFrame, store_measures: pd.DataFrame) -> list[str]:
-    """Outcome measures present in the data (kind 'outcome'), power-like first; else the derived `win`."""
-    names = sorted(store_measures.loc[store_measures["kind"] == "outcome", "name"].unique())
+def default_outcomes(frame: pd.DataFrame, store_measures: pd.DataFrame | None = None) -> list[str]:
+    """Outcome measures present in the data (kind 'outcome'; from `store_measures`, else the kinds `audit_frame`
+    recorded), power-like first; else the derived `win`."""
+    kinds = (frame.attrs.get("kinds", {}) if store_measures is None else
+             dict(zip(store_measures["name"], store_measures["kind"])))
+    names = sorted(n for n, kind in kinds.items() if kind == "outcome")
     names = sorted(names, key=lambda n: (0 if "power" in n else 1, n))
     return [n for n in names if n in frame.columns] or ["win"]
 

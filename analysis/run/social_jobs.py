@@ -55,7 +55,7 @@ def audit(store, formula=None, outcome: list[str] | None = None, group_by: list[
 
     given = dict(outcome_arg(o) for o in outcome or [])
     frame, events = audit_frame(store, runner=runner, match=match)
-    outcomes = list(given) or default_outcomes(frame, store.table("measures"))
+    outcomes = list(given) or default_outcomes(frame)
     undeclared = [o for o in outcomes if o not in frame.columns and store.has_attribute("results", o)]
     if undeclared:
         name = undeclared[0]
@@ -71,15 +71,13 @@ def audit(store, formula=None, outcome: list[str] | None = None, group_by: list[
         if score not in frame.columns:
             raise ValueError(f"score {score!r} is not a column of the audited data ({sorted(frame.columns)})")
         frame = frame.assign(score=frame[score])
-    # what was declared at ingest counts without being declared again: outcome directions and the telemetry
-    measures = store.table("measures")
-    measures = measures[measures["match_id"].isin(set(frame["match_id"]))] if "match_id" in frame.columns else measures
-    stored = measures[(measures["kind"] == "outcome") & measures["direction"].notna()]
-    directions = {**dict(zip(stored["name"], stored["direction"])), **{o: d for o, d in given.items() if d}}
-    declared = sorted(set(measures.loc[measures["kind"] == "telemetry", "name"]) & set(frame.columns))
+    # a telemetry measure declared at ingest counts without being named again (outcome directions declared at
+    # ingest are in frame.attrs, which run_audit reads)
+    declared = sorted(n for n, kind in frame.attrs.get("kinds", {}).items() if kind == "telemetry" and n in frame)
     telemetry = telemetry or ("universal" if "universal" in frame.columns else declared[0] if declared else None)
     found = run_audit(frame, events, rule, outcomes, list(group_by or []), telemetry, top_k=top_k, seed=seed,
-                      bayes=not no_bayes, directions=directions, sampling=sampling(options), assume=assume)
+                      bayes=not no_bayes, directions={o: d for o, d in given.items() if d},
+                      sampling=sampling(options), assume=assume)
     found.frame = frame
     markdown = audit_markdown(found)
     return Result("audit", {"checks": found.table(), "players": frame}, found.notes, found.diagnostics,
