@@ -37,7 +37,7 @@ from referee.present.report import (
     write_report,
 )
 from referee.run.contest import FINAL, SELECTION
-from referee.run.describe import ranking_alignment
+from referee.run.describe import mean_se, ranking_alignment
 from referee.run.job_table import JOBS
 from referee.run.rating_labels import status_note
 from referee.run.result import Result
@@ -107,7 +107,8 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
             described = job("describe", store)
         sections.append(scores_section(described.table("scores"), described.table("mean_by_agent"),
                                        described.table("mean_by_scenario"), notes))
-    appendix = rating_sections(store, boards, seed=seed)  # each method's own tables, after everything else
+    scores = None if described is None else described.table("scores")
+    appendix = rating_sections(store, boards, scores, seed=seed)  # each method's own tables, after everything else
     sections += _guarded("Socio-cognitive metrics", socio_sections, store, seed=seed)
     sections += audit_sections(store, bayes=fit_models, seed=seed, sampling=sampling)
     contest = "Beta regressions and Measurement Layouts (contest figures 2-3, 5-7)"
@@ -218,15 +219,15 @@ MIN_PREDICTION_MATCHES = 10  # cross-validated prediction needs a few matches pe
 ONE_AXIS_BOOTSTRAP = 100  # resamples of the matches for the cyclic share's and Nash skills' intervals
 
 
-def rating_sections(store: Store, boards: dict, seed: int = 0) -> list[Section]:
+def rating_sections(store: Store, boards: dict, scores=None, seed: int = 0) -> list[Section]:
     """For each runner: ratings and rankings (Elo, Bradley-Terry with bootstrap intervals and voting, as its
     leaderboard in `boards` computed them: `leaderboard_sections`) whenever its matches hold comparisons, a
     single game or many; "is there one axis" (`rank` nash and
     alpha-rank); its contest phases (`contest`); with several games, cross-validated prediction
     (`ratings-cv`), per-game Kendall tau and win-probability heatmaps. What cannot run gets a section that says
-    why; a runner whose analysis fails shows the error and the other runners still build. For scenario
-    runners, how the Elo ranking aligns with the ranking by mean normalised score (the contest paper's headline
-    comparison)."""
+    why; a runner whose analysis fails shows the error and the other runners still build. With `scores` (the
+    `describe` job's normalised scores), for scenario runners, how the Elo ranking aligns with the ranking by
+    mean normalised score (the contest paper's headline comparison)."""
     matches = store.table("matches")
     sections: list[Section] = []
     for runner, group in matches.groupby("runner"):
@@ -235,7 +236,7 @@ def rating_sections(store: Store, boards: dict, seed: int = 0) -> list[Section]:
         scope = _scope(runner, group)
         board = boards.get(runner, "the leaderboard could not be built (see its section)")
         sections += _guarded(title, _rankings, store, runner, scope, board, title,
-                             scenarios=bool(group["scenario"].notna().any()), phases=phases)
+                             scores=None if scores is None else scores[scores["runner"] == runner], phases=phases)
         sections += _guarded(f"Is there one axis? ({runner})", _one_axis, store, runner, scope, board, seed)
         if {SELECTION, FINAL} <= set(phases):
             sections += _guarded(f"Contest phases ({runner})", _contest, store, runner, seed)
@@ -259,7 +260,7 @@ def _contest(store: Store, runner: str, seed: int) -> Section:
     return contest_section(runner, job("contest", store, runner=runner, seed=seed).value)
 
 
-def _rankings(store: Store, runner: str, scope: dict, board: Result | str, title: str, scenarios: bool,
+def _rankings(store: Store, runner: str, scope: dict, board: Result | str, title: str, scores,
               phases: list[str]) -> Section:
     """Each method's own tables from the runner's leaderboard `board` (or why there is none)."""
     if isinstance(board, str):
@@ -280,8 +281,9 @@ def _rankings(store: Store, runner: str, scope: dict, board: Result | str, title
         section.text.append(f"The store holds phases {', '.join(phases)}; these rankings are on "
                             f"{'phase ' + rated[0] if len(rated) == 1 else 'every phase pooled'} "
                             "(`referee ratings --phase NAME` for another).")
-    if scenarios:
-        means = job("describe", store, **scope).table("mean_by_agent").set_index("agent")["mean"]
+    if scores is not None and len(scores):
+        rated = scores if scope["phase"] is None else scores[scores["phase"].isin(scope["phase"])]
+        means = mean_se(rated, "agent").set_index("agent")["mean"]
         found = ranking_alignment(elo.table().set_index("agent")["rating"], means)
         section.text.append(
             f"Elo against the mean normalised score ({found['agents']} agents; the contest paper finds that they "

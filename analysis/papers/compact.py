@@ -40,10 +40,11 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
             writer.missing(Item(number, "ratings"), str(exc))
         per_game = None
     if per_game is not None:
-        games = per_game.value.fit.game_table()["game"].nunique()
         notes += [f"Table 1: {n}" for n in per_game.notes]
         fit = per_game.value.fit
-        by_game = fit.game_table().pivot(index="agent", columns="game", values="rating").reset_index()
+        game_table = fit.game_table()
+        games = game_table["game"].nunique()
+        by_game = game_table.pivot(index="agent", columns="game", values="rating").reset_index()
         table = fit.global_table()[["agent", "rank", "rating"]].rename(columns={"rating": "global"}).merge(
             by_game, on="agent")
         writer.table(Item("Table 1", "Elo scores: each agent's global rating and its rating in each game",
