@@ -11,8 +11,9 @@ def chance_reading(row) -> str:
     """One sentence on a cyclic share against its chance range (a `GameRanking.cyclic` row)."""
     verdict = ("more than noise in a one-axis game explains" if row.chance_p < 0.05
                else "no evidence of cycles beyond noise")
+    p = "p < 0.005" if row.chance_p < 0.005 else f"p = {row.chance_p:.2f}"
     return (f"games with one axis and the same comparisons reach {row.chance_lower:.2f}-{row.chance_upper:.2f} by "
-            f"chance ({'p < 0.005' if row.chance_p < 0.005 else f'p = {row.chance_p:.2f}'}): {verdict}")
+            f"chance (a share of {row.cyclic_share:.2f} or more: {p}): {verdict}")
 
 
 COMPACT_KENDALL_TAU = 0.68  # the COMPACT paper's mean per-game Kendall tau, per-game model by plain maximum likelihood

@@ -61,7 +61,7 @@ def main() -> int:
             warnings.simplefilter("ignore")
             bt = rate(comparisons, "bt", bootstrap=args.bootstrap, seed=seed)
         table = bt.table()
-        ranked, _ = ranked_block(table, covariance_draws(bt.fit, comparisons, table.set_index("agent")["rating"],
+        ranked, _, _ = ranked_block(table, covariance_draws(bt.fit, comparisons, table.set_index("agent")["rating"],
                                                          seed), 0.95)
         truth = ranked["agent"].map(strength).rank(ascending=False, method="first").to_numpy()
         inside = (ranked["joint_lower"] <= truth) & (truth <= ranked["joint_upper"])

@@ -65,3 +65,23 @@ def tournament(n_agents: int = 80, n_matches: int = 600, rare: int = 20, rare_ga
         results += [{"match_id": mid, "player": f"p{j}", "agent": agents[a], "group": None, "team": None,
                      "role": None, "score": float(p), "rank": float(r)} for j, (a, p, r) in enumerate(zip(who, points, ranks))]
     return pd.DataFrame(matches), pd.DataFrame(results), dict(zip(agents, strength.tolist()))
+
+
+def duels(n_agents: int, games: int, rare: int, seat: float, seed: int) -> tuple[pd.DataFrame, dict]:
+    """Two-seat games as a user's CSV rows: seat 0 gets `seat` log-odds; the last `rare` agents play 3 games each."""
+    rng = np.random.default_rng(seed)
+    agents = [f"ag{i:02d}" for i in range(n_agents)]
+    strength = dict(zip(agents, rng.normal(0, 0.7, n_agents)))
+    common = agents[: n_agents - rare]
+    rare_slots = [a for a in agents[n_agents - rare:] for _ in range(3)]
+    rows = []
+    for m in range(games):
+        first, second = rng.choice(common, 2, replace=False)
+        if m < len(rare_slots):
+            first = rare_slots[m]
+        won = rng.random() < 1 / (1 + np.exp(-(strength[first] - strength[second] + seat)))
+        rows += [{"match": f"m{m}", "agent": first, "player": "p0", "score": float(won), "rank": 1 + (not won),
+                  "game": "duel"},
+                 {"match": f"m{m}", "agent": second, "player": "p1", "score": float(not won), "rank": 1 + won,
+                  "game": "duel"}]
+    return pd.DataFrame(rows), strength

@@ -261,7 +261,7 @@ def _store_of(comparisons: pd.DataFrame, path) -> None:
 
 def test_rank_by_nash_and_alpha_rank_from_the_command_line(tmp_path, capsys):
     comparisons = _tournament(_rps, ["rock", "paper", "scissors", "dud"])
-    lonely = pd.DataFrame([{"a": "x", "b": "y", "outcome": float(k % 3 == 0), "cluster": f"xy{k}"} for k in range(9)])
+    lonely = pd.DataFrame([{"a": "x", "b": "y", "outcome": float(k % 3 == 0), "cluster": f"xy{k}"} for k in range(12)])
     store = tmp_path / "s.duckdb"
     _store_of(pd.concat([comparisons, lonely], ignore_index=True), store)
     assert main(["rank", "--store", str(store), "--method", "nash", "--bootstrap", "50", "--out", str(tmp_path / "n")]) == 0
@@ -326,3 +326,27 @@ def test_entropy_over_best_replies_equals_entropy_over_every_strategy():
         entropy = lambda p: -np.sum(p[p > 0] * np.log(p[p > 0]))  # noqa: E731
         assert value == pytest.approx(0, abs=1e-9) and np.max(a @ fast) <= 1e-6
         assert entropy(fast) == pytest.approx(entropy(slow), abs=1e-5) and np.abs(fast - slow).max() < 1e-3
+
+
+def test_agents_below_the_minimum_are_set_apart_and_every_ranked_mass_carries_its_status():
+    """A newcomer that won its 3 matches would take Nash mass from the established agents: it is set apart
+    with its status unless asked (min_games 1), and then gets no bootstrap interval."""
+    skill = {"a": 1.0, "b": 0.3, "c": -0.3, "d": -1.0}
+    comparisons = _tournament(lambda x, y: 1 / (1 + np.exp(-(skill[x] - skill[y]))), list(skill), 30, seed=7)
+    rare = pd.DataFrame({"a": "new", "b": ["a", "b", "c"], "outcome": 1.0, "cluster": ["n1", "n2", "n3"]})
+    both = pd.concat([comparisons, rare], ignore_index=True)
+    without = game_ranking(comparisons, "nash")
+    found = game_ranking(both, "nash", bootstrap=40)
+    assert "new" not in set(found.table["agent"])
+    apart = found.not_ranked.set_index("agent")
+    assert apart.loc["new", "matches"] == 3 and apart.loc["new", "status"].startswith("provisional")
+    from referee.run.ratings import rate
+
+    rated = rate(both.assign(game="g", kind="match", communication=None, time=None), "bt").table().set_index("agent")["status"]  # the same status as every rating table
+    assert found.table.set_index("agent")["status"].equals(rated.drop("new").reindex(found.table["agent"]))
+    assert (found.table["matches"] >= 10).all()
+    # set apart, the newcomer leaves the others' masses as they were without it
+    assert np.allclose(found.table.set_index("agent")["mass"], without.table.set_index("agent")["mass"])
+    asked = game_ranking(both, "nash", bootstrap=40, min_games=1).table.set_index("agent")
+    assert asked.loc["new", "status"].startswith("provisional") and np.isnan(asked.loc["new", "lower"])
+    assert asked["lower"].drop("new").notna().all()

@@ -9,7 +9,7 @@ import referee
 from referee.cli import main
 from referee.models.ratings.rank_sets import rank_sets
 
-from helpers import tournament
+from helpers import duels, tournament
 
 
 def test_the_simultaneous_critical_value_is_the_studentized_range_quantile():
@@ -38,6 +38,42 @@ def test_rank_sets_cover_the_true_ranks_jointly_and_hold_the_true_best():
         best += bool(found.best[np.argmax(truth)])
         assert np.all(found.lower >= found.joint_lower) and np.all(found.upper <= found.joint_upper)
     assert joint / runs >= 0.93 and best / runs >= 0.93, (joint, best)
+
+
+def test_tiers_use_holm_adjusted_paired_tests():
+    from statsmodels.stats.multitest import multipletests
+
+    from referee.models.ratings.rank_sets import holm_adjusted
+
+    rng = np.random.default_rng(3)
+    n = 8
+    estimate = np.sort(rng.normal(0, 60, n))[::-1]
+    draws = estimate + rng.normal(0, 25, (3000, n))
+    found = rank_sets(estimate, draws)
+    d = estimate[:, None] - estimate[None, :]
+    se = np.std(draws[:, :, None] - draws[:, None, :], axis=0, ddof=1)
+    j, k = np.triu_indices(n, 1)
+    raw = 2 * stats.norm.sf(np.abs(d[j, k] / se[j, k]))
+    expected = multipletests(raw, method="holm")[1]  # statsmodels' Holm, an independent implementation
+    assert np.allclose(found.p_holm[j, k], expected) and np.allclose(holm_adjusted(d, se)[k, j], expected)
+    # a new tier starts exactly where the tier's head is Holm-separated from the next agent
+    head = 0
+    for i in range(1, n):
+        if found.p_holm[head, i] <= 0.05:
+            assert found.tier[i] == found.tier[head] + 1
+            head = i
+        else:
+            assert found.tier[i] == found.tier[head]
+
+
+def test_equal_agents_share_one_tier_in_at_least_95_percent_of_tournaments():
+    # family-wise error: with every agent equal, any split into two tiers is a false separation
+    rng = np.random.default_rng(4)
+    n, runs, split = 12, 200, 0
+    for _ in range(runs):
+        estimate = rng.normal(0, 30, n)
+        split += rank_sets(estimate, estimate + rng.normal(0, 30, (400, n))).tier.max() > 1
+    assert split / runs <= 0.06, split
 
 
 def _ingest(tmp_path, name, matches, results):
@@ -122,31 +158,11 @@ def test_compare_never_contradicts_the_two_agents_rows_and_no_estimate_lies_outs
     assert one.interval.startswith("widened to the two agents' own intervals")
 
 
-def _duels(n_agents: int, games: int, rare: int, seat: float, seed: int) -> tuple[pd.DataFrame, dict]:
-    """Two-seat games as a user's CSV rows: seat 0 gets `seat` log-odds; the last `rare` agents play 3 games each."""
-    rng = np.random.default_rng(seed)
-    agents = [f"ag{i:02d}" for i in range(n_agents)]
-    strength = dict(zip(agents, rng.normal(0, 0.7, n_agents)))
-    common = agents[: n_agents - rare]
-    rare_slots = [a for a in agents[n_agents - rare:] for _ in range(3)]
-    rows = []
-    for m in range(games):
-        first, second = rng.choice(common, 2, replace=False)
-        if m < len(rare_slots):
-            first = rare_slots[m]
-        won = rng.random() < 1 / (1 + np.exp(-(strength[first] - strength[second] + seat)))
-        rows += [{"match": f"m{m}", "agent": first, "player": "p0", "score": float(won), "rank": 1 + (not won),
-                  "game": "duel"},
-                 {"match": f"m{m}", "agent": second, "player": "p1", "score": float(not won), "rank": 1 + won,
-                  "game": "duel"}]
-    return pd.DataFrame(rows), strength
-
-
 def test_an_80_agent_board_with_rare_agents_and_a_planted_seat_advantage(tmp_path):
     """Issue 48's bar: the report opens with one table holding every method's column, the 10 rare agents in the
     block below, the planted first-seat advantage (+0.4 log-odds) recovered within its interval, and no tier of
     the established agents moved when an unbeaten newcomer leads by rating."""
-    rows, _ = _duels(80, 6000, rare=10, seat=0.4, seed=12)
+    rows, _ = duels(80, 6000, rare=10, seat=0.4, seed=12)
     path, store, out = tmp_path / "duels.csv", tmp_path / "duels.duckdb", tmp_path / "report"
     rows.to_csv(path, index=False)
     assert main(["ingest", str(path), "--store", str(store)]) == 0

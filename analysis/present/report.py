@@ -205,7 +205,8 @@ def leaderboard_section(runner: str, result) -> Section:
         "One row per agent, best first. The established agents are ranked by Bradley-Terry (Elo scale, 95 % interval "
         f"from a bootstrap over matches); rank_set holds each agent's true rank at {level:.0%} on its own, "
         f"joint_rank_set every agent's at once (Mogstad et al. 2024), could_be_first marks the agents that could be "
-        "first, and a tier starts where its first agent is credibly above the next (family-wise). Elo is the "
+        "first, and a tier starts at the first agent its tier's first is separated from by paired tests with Holm's "
+        "correction (family-wise 95 %; each neighbour's difference and Holm p-value in the table below). Elo is the "
         "contest's; the voting columns are each method's position; the masses are Nash averaging's and alpha-Rank's "
         "in the game among the established agents. Provisional agents and agents without information follow in "
         "the second block, unranked. Click a column's header to sort by it. The per-method tables are in the "
@@ -214,6 +215,9 @@ def leaderboard_section(runner: str, result) -> Section:
     if "seat_effect" in result.tables:
         section.tables.append(("Seat effect: a later seat's change in the log-odds of winning (95 %, clustered by "
                                "match)", result.table("seat_effect")))
+    if len(result.tables.get("tier_tests", ())):
+        section.tables.append(("Tiers: each agent against the next, the difference (Elo points) and its "
+                               "Holm-adjusted p-value", result.table("tier_tests")))
     return section
 
 

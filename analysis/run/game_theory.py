@@ -14,10 +14,11 @@ import pandas as pd
 from referee.models.alpha_rank import alpha_rank, alpha_rank_populations, alpha_sweep
 from referee.models.game_theory import (agent_task_nash, components, cyclic_share, cyclic_share_by_chance, nash_average,
                                         payoff_table, strongest_cycles)
-from referee.models.ratings.bootstrap import game_weights
+from referee.models.ratings.bootstrap import MIN_MATCHES, game_weights
 from referee.models.ratings.bradley_terry import add_rank
 from referee.models.registry import GAME_METHODS, implementation
-from referee.run.rating_labels import information_note, without_information
+from referee.prepare.membership import is_in
+from referee.run.rating_labels import information_note, reference_status, without_information
 
 
 ALPHAS = (0.1, 1.0, 10.0, 100.0)  # the ranking intensities every alpha-Rank result is also shown at
@@ -30,9 +31,13 @@ MIN_PAIR_GAMES = 5  # comparisons a pair needs before its majority counts in a l
 class GameRanking:
     """One game-theoretic ranking.
 
-    - `table`: agent, rank, score, mass, lower, upper, component. score = the Nash-averaged skill in log-odds,
-      or the stationary mass for alpha-Rank; mass = the equilibrium or stationary probability; lower/upper =
-      the score's 95 % bootstrap interval (none below MIN_CLUSTERS matches).
+    - `table`: agent, rank, score, mass, lower, upper, component, matches, status. score = the Nash-averaged
+      skill in log-odds, or the stationary mass for alpha-Rank; mass = the equilibrium or stationary
+      probability; lower/upper = the score's 95 % bootstrap interval (none for a group below MIN_CLUSTERS
+      matches, nor for an agent below `referee.models.ratings.bootstrap.MIN_MATCHES`); status by the one rule
+      of `referee.run.rating_labels` (the same as in every rating table).
+    - `not_ranked`: agent, matches, status of the agents set apart (fewer than `min_games` matches, or no
+      information).
     - `payoffs`: one row per ordered pair (win rate, log-odds, comparisons, filled), or for the
       agent-vs-scenario game one row per (agent, scenario) cell (score, filled, matches).
     - `cyclic`: per component, the cyclic share and its bootstrap interval, chance_lower/chance_upper (the 95 %
@@ -50,6 +55,7 @@ class GameRanking:
     payoffs: pd.DataFrame
     cyclic: pd.DataFrame
     notes: list[str] = field(default_factory=list)
+    not_ranked: pd.DataFrame | None = None
     tasks: pd.DataFrame | None = None
     sweep: pd.DataFrame | None = None
     cycles: pd.DataFrame | None = None
@@ -86,7 +92,7 @@ def alpha_rank_solve(game, agents: list[str], alpha: float, m: int):
 
 
 def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float = 100.0, m: int = 50,
-                 bootstrap: int = 0, seed: int = 0) -> GameRanking:
+                 bootstrap: int = 0, min_games: float = MIN_MATCHES, seed: int = 0) -> GameRanking:
     """Rank the agents of a comparisons table (a, b, outcome, cluster) by Nash averaging or alpha-Rank.
 
     Parameters
@@ -95,6 +101,8 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
         'alpha-rank' (score = stationary mass at ranking intensity `alpha`, population `m`).
     bootstrap : resamples of the comparison clusters (matches) for 95 % intervals of the scores and of the
         cyclic share (0: none).
+    min_games : agents in fewer matches are set apart (`not_ranked`), not put in the game: a mass from a
+        handful of games is noise that moves every other agent's (1: every agent plays).
 
     Agents without information (`rating_labels.without_information`) are left out of the game (no score, rank
     or mass) and named in the notes.
@@ -106,6 +114,15 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
     total = comparisons
     comparisons, uninformed = without_information(comparisons)
     notes.append(information_note(total, uninformed))
+    status = reference_status(comparisons)
+    few = list(status.index[status["matches"] < min_games])
+    if few:
+        comparisons = comparisons[~(is_in(comparisons["a"], few) | is_in(comparisons["b"], few))]
+        notes.append(f"{len(few)} agent(s) in fewer than {min_games:g} matches set apart, not put in the game "
+                     f"(`--min-games 1` plays them): {', '.join(few[:8])}{' ...' if len(few) > 8 else ''}")
+    apart = pd.concat([status.loc[few, ["matches", "status"]].reset_index(),
+                       pd.DataFrame({"agent": list(uninformed), "matches": np.nan, "status": list(uninformed.values())})],
+                      ignore_index=True)
     groups = components(comparisons)
     if len(groups) > 1:
         notes.append(f"the agents split into {len(groups)} groups that never met one another: each is ranked apart "
@@ -159,9 +176,15 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
     if not tables:
         raise ValueError("no two agents ever met: there is no game to solve")
     table = pd.concat(tables, ignore_index=True).sort_values(["component", "rank", "agent"])
-    columns = ["agent", "rank", "score", "mass", "lower", "upper", "component"]
+    table = table.join(status[["matches", "status"]], on="agent")
+    thin = table["matches"] < MIN_MATCHES
+    if thin.any() and table.loc[thin, "lower"].notna().any():
+        table.loc[thin, ["lower", "upper"]] = np.nan
+        notes.append(f"no bootstrap interval for {int(thin.sum())} agent(s) in fewer than {MIN_MATCHES} matches: "
+                     "resampling a handful of matches says nothing about their uncertainty")
+    columns = ["agent", "rank", "score", "mass", "lower", "upper", "component", "matches", "status"]
     return GameRanking(method, table[columns].reset_index(drop=True), pd.concat(payoffs, ignore_index=True),
-                       pd.DataFrame(cyclic), notes, sweep=pd.concat(sweeps, ignore_index=True) if sweeps else None,
+                       pd.DataFrame(cyclic), notes, not_ranked=apart, sweep=pd.concat(sweeps, ignore_index=True) if sweeps else None,
                        cycles=pd.concat(cycles, ignore_index=True))
 
 
@@ -247,4 +270,4 @@ def task_ranking(scores: pd.DataFrame, method: str = "nash", alpha: float = 100.
                            ).rename_axis(["agent", "scenario"]).reset_index()
     columns = ["agent", "rank", "score", "mass", "lower", "upper", "component"]
     return GameRanking(method, ranked.sort_values(["rank", "agent"])[columns].reset_index(drop=True), payoffs,
-                       pd.DataFrame(), notes, tasks.reset_index(drop=True))
+                       pd.DataFrame(), notes, tasks=tasks.reset_index(drop=True))

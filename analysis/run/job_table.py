@@ -234,8 +234,9 @@ JOBS: dict[str, Job] = {j.name: j for j in (
                    "under-specifies it; see models/voting/ewa.py): runs (default: an IML election per run, then one "
                    "over the runs' orders), flat (one IML election over every task-run ballot), run-points (points "
                    "per agent beaten in each run's order, summed)", choices=("runs", "flat", "run-points")),
-            Option("min_games", MIN_BALLOTS, f"agents on fewer than N ballots (games) are listed apart, not ranked "
-                   f"(default {MIN_BALLOTS})", type=positive_float, metavar="N")) + DATA),
+            Option("min_games", MIN_BALLOTS, f"agents on fewer than N ballots (games; for nash and alpha-rank, "
+                   f"matches) are listed apart, not ranked (default {MIN_BALLOTS}; 1 ranks every agent)",
+                   type=positive_float, metavar="N")) + DATA),
     Job("contest", "referee.run.rating_jobs:contest", "the contest's phases: top-k selection by Elo, final cross-play "
         "(Elo and voting) and combined-phase Elo (paper tables 3, 8-12)", (
             Option("selection_phase", "evaluation", "phase that selects the finalists (default evaluation)"),

@@ -6,7 +6,8 @@ Bradley-Terry (Elo scale) with its bootstrap interval, their marginal and simult
 they could be first (`referee.models.ratings.rank_sets`, from Normal draws with the fit's cluster-robust
 covariance of the established agents alone, so that an agent with a handful of games can neither lead nor widen
 the others' sets, and the same agents get the same draws whoever else plays), tiers
-separated at a family-wise 95 %, the contest's Elo, each voting method's position, and the Nash averaging and
+separated by paired tests with Holm's correction at a family-wise 95 % (each pair of neighbours' difference
+printed with its Holm-adjusted p-value, table `tier_tests`), the contest's Elo, each voting method's position, and the Nash averaging and
 alpha-Rank masses of the game among the established agents. Provisional agents and agents without information
 follow in a second block with their rating and interval and no rank.
 """
@@ -73,26 +74,39 @@ def bootstrap_draws(boot):
     return lambda agents: boot.ratings[:, [columns[a] for a in agents]]
 
 
-def ranked_block(table: pd.DataFrame, draws, level: float) -> tuple[pd.DataFrame, dict]:
+def neighbour_tests(block: pd.DataFrame, p_holm: np.ndarray, tier: np.ndarray, component) -> pd.DataFrame:
+    """One row per pair of neighbours down a ranked `block` (agent, rating; best first): component, agent, next
+    (the agent ranked just below), difference (Elo points, the estimate tested), p_holm (its Holm-adjusted
+    paired-test p-value over every pair of the component) and new_tier (the next agent starts a tier: `tier`,
+    the block's tier numbers)."""
+    n = len(block)
+    rating, names, step = block["rating"].to_numpy(float), block["agent"].to_numpy(), np.arange(max(n - 1, 0))
+    return pd.DataFrame({"component": component, "agent": names[:-1], "next": names[1:],
+                         "difference": rating[:-1] - rating[1:], "p_holm": p_holm[step, step + 1],
+                         "new_tier": tier[1:] != tier[:-1]})
+
+
+def ranked_block(table: pd.DataFrame, draws, level: float) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
     """The established agents of a Bradley-Terry `table` (agent, rating, status[, component]) ranked with their
     rank sets within each component, from `draws` (agents -> (r, k) draws of their ratings: `covariance_draws`
-    or `bootstrap_draws`); (the block, critical values per component)."""
+    or `bootstrap_draws`); (the block, critical values per component, the neighbours' tests `neighbour_tests`)."""
     from referee.models.ratings.rank_sets import rank_sets
 
     ranked = table[(table["status"] == ESTABLISHED) & table["rating"].notna()].copy()
     parts = ranked["component"] if "component" in ranked.columns else pd.Series(1, index=ranked.index)
-    critical, blocks = {}, []
+    critical, blocks, tests = {}, [], []
     for part, block in list(ranked.groupby(parts, sort=True)) or [(1, ranked)]:  # none established: no rows
         block = block.sort_values(["rating", "agent"], ascending=[False, True]).reset_index(drop=True)
         found = rank_sets(block["rating"].to_numpy(float), draws(block["agent"].tolist()), level)
         critical[int(part)] = found.critical
+        tests.append(neighbour_tests(block, found.p_holm, found.tier, int(part)))
         blocks.append(block.assign(
             rank=np.arange(1, len(block) + 1), tier=found.tier,
             rank_set=[_span(lo, hi) for lo, hi in zip(found.lower, found.upper)],
             joint_rank_set=[_span(lo, hi) for lo, hi in zip(found.joint_lower, found.joint_upper)],
             rank_lower=found.lower, rank_upper=found.upper, joint_lower=found.joint_lower,
             joint_upper=found.joint_upper, could_be_first=found.best))
-    return pd.concat(blocks, ignore_index=True), critical
+    return pd.concat(blocks, ignore_index=True), critical, pd.concat(tests, ignore_index=True)
 
 
 def _votes(matches, results, min_games: float, seed: int, notes: list[str]) -> pd.DataFrame:
@@ -156,7 +170,8 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     (ranked / provisional / no information), rank, tier, agent, rating, lower, upper (Bradley-Terry, Elo
     points, 95 %), rank_set (marginal, `level`), joint_rank_set (simultaneous), could_be_first, elo, one column
     per voting method (its position), nash_mass, alpha_rank_mass, runner_metric (the runner's own headline,
-    where it has one), matches, status; `rank_sets` the numeric bounds; `seat_effect` the advantage of a later
+    where it has one), matches, status; `rank_sets` the numeric bounds; `tier_tests` each pair of neighbours'
+    difference with its Holm-adjusted p-value (`neighbour_tests`); `seat_effect` the advantage of a later
     seat (`seat_effect`) where the matches have a turn order. Fields: `could_be_first` (agents),
     `level`, `critical` (the critical values per component), `said` (what the board found, as sentences: the
     runner's own numbers, the seat effect, the count), `runner_numbers` (the first of them); `value` a `Board`."""
@@ -179,7 +194,7 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     draws = (covariance_draws(bt.fit, comparisons, table.set_index("agent")["rating"], seed)
              if one_graph and bt.fit is not None
              else bootstrap_draws(bt.bootstrap))
-    ranked, critical = ranked_block(table, draws, level)
+    ranked, critical, tier_tests = ranked_block(table, draws, level)
     seats = seat_effect(store, matches, results, said)
     elo = rate(comparisons, "elo", seed=seed)
     votes = _votes(matches, results, min_games, seed, notes)
@@ -207,7 +222,8 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
                  f"or without information). Could be first at {level:.0%}: {', '.join(best) or 'none'}")
     sets = ranked[["agent", "rank", "rank_lower", "rank_upper", "joint_lower", "joint_upper", "could_be_first",
                    "tier"]]
-    tables = {"leaderboard": board, "rank_sets": sets, **({"seat_effect": seats} if len(seats) else {})}
+    tables = {"leaderboard": board, "rank_sets": sets, "tier_tests": tier_tests,
+              **({"seat_effect": seats} if len(seats) else {})}
     return Result("leaderboard", tables, notes + said, bt.diagnostics,
                   fields={"could_be_first": best, "level": level, "critical": critical, "said": said,
                           "runner_numbers": runner_numbers},

@@ -245,7 +245,7 @@ def rank(store, method: list[str], alpha: float = 100.0, against: str = "agents"
     if games:
         if len(methods) > 1:
             raise ValueError(f"{games[0]} ranks on its own: give it as the only --method")
-        return _game_rank(store, matches, results, excluded, games[0], alpha, against, bootstrap, seed)
+        return _game_rank(store, matches, results, excluded, games[0], alpha, against, bootstrap, min_games, seed)
     from referee.run.votes import vote_tables
 
     table = vote_tables(matches, results, "all" if "all" in methods else methods, min_ballots=min_games, seed=seed,
@@ -268,7 +268,7 @@ def rank(store, method: list[str], alpha: float = 100.0, against: str = "agents"
                   lines=lines, value=table)
 
 
-def _game_rank(store, matches, results, excluded, method, alpha, against, bootstrap, seed) -> Result:
+def _game_rank(store, matches, results, excluded, method, alpha, against, bootstrap, min_games, seed) -> Result:
     from referee.prepare.comparisons import comparisons_from_tables
     from referee.readings import chance_reading
     from referee.run.game_theory import game_ranking
@@ -276,7 +276,7 @@ def _game_rank(store, matches, results, excluded, method, alpha, against, bootst
     if against == "scenarios":
         return _task_rank(store, matches, results, excluded, method, alpha, bootstrap, seed)
     found = game_ranking(comparisons_from_tables(matches, results), method, alpha=alpha, bootstrap=bootstrap,
-                         seed=seed)
+                         min_games=min_games, seed=seed)
     lines = []
     for row in found.cyclic.itertuples():
         interval = "" if math.isnan(row.lower) else f" (95 % bootstrap {row.lower:.2f}-{row.upper:.2f})"
@@ -284,7 +284,8 @@ def _game_rank(store, matches, results, excluded, method, alpha, against, bootst
                      f"axis (Bradley-Terry, Elo) cannot hold; {chance_reading(row)}; {row.cyclic_triads} cyclic "
                      "triad(s)" + (f", e.g. {row.strongest_triads}" if row.cyclic_triads else "")
                      + (f"; support: {row.support}" if row.support else ""))
-    tables = {"rankings": found.table, "payoffs": found.payoffs, "intransitivity": found.cyclic}
+    tables = {"rankings": found.table, "not_ranked": found.not_ranked, "payoffs": found.payoffs,
+              "intransitivity": found.cyclic}
     if found.sweep is not None:
         tables["alpha_sweep"] = found.sweep
         wide = found.sweep.pivot_table(index=["component", "agent"], columns="alpha", values="mass").reset_index()

@@ -12,6 +12,11 @@ pair: simultaneous). Agent k is credibly above j when d_kj - c se_jk > 0; j's ra
 above at the simultaneous c, i.e. every agent whose simultaneous set starts at 1: its family (k above j, over
 every j and k) is every ordered pair, whose one-sided maximum is the two-sided maximum over pairs.
 
+Tiers (`tiers`, `holm_separated`): paired tests of every pair's difference (z = d_jk / se_jk, two-sided Normal
+p-values) with Holm's step-down correction over all n(n - 1)/2 pairs, so that the family-wise error of calling
+any two agents of different tiers apart is at most 1 - `level`; a new tier starts at the first agent the current
+tier's first agent is separated from.
+
 Single-step (not the stepdown refinement of the paper, which can only narrow the sets): the coverage is at
 least the nominal level whenever the bootstrap approximates the differences' joint distribution, which
 `benchmarks/rank_sets.py` checks by simulation.
@@ -31,7 +36,8 @@ class RankSets:
     """Rank sets of n agents (arrays in the input's order): marginal `lower`/`upper` (each agent's set holds its
     true rank with probability `level`), simultaneous `joint_lower`/`joint_upper` (all sets hold all true ranks
     at once with probability `level`), `best` (True: could be first; the set of such agents holds the true best
-    with probability `level`), `tier` (1 = top: `tiers`), and the critical values used."""
+    with probability `level`), `tier` (1 = top: `tiers` on Holm-corrected paired tests), `p_holm` (n, n) the
+    Holm-adjusted p-value of each pair's difference, and the critical values used."""
 
     lower: np.ndarray
     upper: np.ndarray
@@ -40,6 +46,7 @@ class RankSets:
     best: np.ndarray
     tier: np.ndarray
     critical: dict
+    p_holm: np.ndarray
 
 
 def _differences(estimate: np.ndarray, draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -72,7 +79,7 @@ def rank_sets(estimate, draws, level: float = LEVEL) -> RankSets:
     n = len(estimate)
     if n == 0:
         empty = np.zeros(0, int)
-        return RankSets(empty, empty, empty, empty, np.zeros(0, bool), empty, {})
+        return RankSets(empty, empty, empty, empty, np.zeros(0, bool), empty, {}, np.ones((0, 0)))
     if draws.ndim != 2 or draws.shape[1] != n:
         raise ValueError(f"draws must be (replicates, {n}), got {draws.shape}")
     d, se, z = _differences(estimate, draws)
@@ -90,15 +97,39 @@ def rank_sets(estimate, draws, level: float = LEVEL) -> RankSets:
         return 1 + above.sum(axis=1), n - below.sum(axis=1), below
 
     lower, upper, _ = bounds(marginal)
-    joint_lower, joint_upper, separated = bounds(joint)
+    joint_lower, joint_upper, _ = bounds(joint)
+    adjusted = holm_adjusted(d, se)
+    separated = (adjusted <= 1 - level) & (d > 0)
     return RankSets(lower, upper, joint_lower, joint_upper, joint_lower == 1, tiers(estimate, separated),
-                    {"marginal_max": float(np.max(marginal)), "simultaneous": joint})
+                    {"marginal_max": float(np.max(marginal)), "simultaneous": joint}, adjusted)
+
+
+def holm_adjusted(d: np.ndarray, se: np.ndarray) -> np.ndarray:
+    """Holm-adjusted two-sided p-values (n, n), symmetric, 1 on the diagonal and where se is missing, of the
+    paired tests d_jk / se_jk = 0 over the n(n - 1)/2 unordered pairs (Holm 1979: the i-th smallest raw p times
+    m - i + 1, made monotone, capped at 1)."""
+    from scipy.stats import norm
+
+    n = len(d)
+    upper = np.triu_indices(n, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        raw = 2 * norm.sf(np.abs(d[upper] / se[upper]))
+    raw = np.where(np.isfinite(raw), raw, 1.0)
+    m = raw.size
+    order = np.argsort(raw, kind="stable")
+    stepped = np.minimum(1.0, np.maximum.accumulate(raw[order] * (m - np.arange(m))))
+    adjusted = np.empty(m)
+    adjusted[order] = stepped
+    out = np.ones((n, n))
+    out[upper] = adjusted
+    out.T[upper] = adjusted
+    return out
 
 
 def tiers(estimate, separated) -> np.ndarray:
     """Tier numbers (1 = top) down the order of `estimate` (n,): a new tier starts at the first agent the current
     tier's first agent is credibly above (`separated` (n, n): separated[j, k] when j is above k by the
-    simultaneous test), so agents of one tier cannot be told apart from its first at a family-wise 95 %, and a
+    Holm-corrected paired tests), so agents of one tier cannot be told apart from its first at a family-wise 95 %, and a
     tier does not depend on agents outside the compared set; returned in the input's order."""
     estimate = np.asarray(estimate, float)
     order = np.argsort(-estimate, kind="stable")
