@@ -17,7 +17,7 @@ def test_llmfao_counts():
     assert detect(path) == "arena"
     result = load(path)
     assert (result.read, result.accepted, result.quarantined) == (8931, 8931, 0)
-    matches, results = result.tables["matches"], result.tables["results"]
+    matches, results = result.frame("matches"), result.frame("results")
     assert len(matches) == 8931 and results["agent"].nunique() == 59
     raw = pd.read_csv(path)
     assert set(results["agent"]) == set(raw["left"]) | set(raw["right"])
@@ -35,10 +35,10 @@ def test_chatbot_arena_spelling_and_both_bad(tmp_path):
                     "x,y,model_a,j1,1700000000\nx,y,tie (bothbad),j2,1700000060\nx,y,model_b,j1,1700000120\n")
     assert detect(path) == "arena"
     result = load(path)
-    r = result.tables["results"]
+    r = result.frame("results")
     assert r[r.role == "first"]["score"].tolist() == [1.0, 0.0, 0.0]
     assert r[r.role == "second"]["rank"].tolist() == [2.0, 1.0, 1.0]
-    assert str(result.tables["matches"]["started_at"].iloc[0]) == "2023-11-14 22:13:20"
+    assert str(result.frame("matches")["started_at"].iloc[0]) == "2023-11-14 22:13:20"
 
 
 def test_bad_rows(tmp_path):
@@ -70,7 +70,7 @@ def test_simulated_arena_round_trips(tmp_path):
     paths = write_arena(sim, tmp_path / "sim")
     result = load(paths["judgments"])
     assert result.accepted == 3000
-    r = result.tables["results"]
+    r = result.frame("results")
     firsts = r[r.role == "first"].reset_index(drop=True)
     expected = sim.judgments["winner"].map({"first": 1.0, "second": 0.0, "tie": 0.5, "tie-both-bad": 0.0})
     assert firsts["score"].tolist() == expected.tolist()

@@ -22,6 +22,8 @@ import pyarrow as pa
 from tqdm.auto import tqdm
 
 from referee.io import loaders
+from referee.io.columnar import constant
+from referee.io.known_ids import KnownIds
 from referee.io.catalogue import Catalogue, load_catalogue
 from referee.io.loaders.base import (
     DATA_TABLES,
@@ -333,7 +335,7 @@ class Store(StoreQueries):
         by_path: dict[str, set[str]] = {}
         for f, h in zip(sources["source_file"], sources["content_hash"]):
             by_path.setdefault(f, set()).add(h)
-        known_ids = {r[0] for r in self.con.execute("SELECT match_id FROM matches").fetchall()}
+        known = KnownIds(self.con.sql("SELECT match_id FROM matches").to_arrow_table()["match_id"])
         reader = FileReader(runner=None if runner is None else str(runner), catalogue=catalogue, mapping=mapping,
                             measures=measures, skip=frozenset() if replace else frozenset(done),
                             progress=progress and len(files) < PARALLEL_MIN, phase=_phase_name(phase), score=score)
@@ -350,11 +352,11 @@ class Store(StoreQueries):
                     continue
                 seen[read.digest] = read.path
                 earlier = (by_path.get(str(read.path), set()) | {read.digest}) if replace else ({read.digest} & rejected)
-                known_ids -= self._remove_sources(earlier)
-                result = _set_aside_duplicates(read.result, known_ids)
-                known_ids |= result.match_ids("matches")
-                job.add(result, read.detected, known_ids)
-            job.finish(known_ids)
+                known.remove(self._remove_sources(earlier))
+                result = _set_aside_duplicates(read.result, known)
+                known.add(result)
+                job.add(result, read.detected, known)
+            job.finish(known)
             report = job.report()
             if strict and report.quarantined:
                 first = report.quarantine["message"].head(5).tolist()
@@ -409,14 +411,14 @@ class _Ingest:
         self.rows.append({"source_file": str(path), "runner": runner, "detected": "beside its records",
                           "status": "companion", "read": 0, "accepted": 0, "quarantined": 0, "whole": False})
 
-    def add(self, result: LoadResult, detected: str, known_ids: set[str]) -> None:
+    def add(self, result: LoadResult, detected: str, known: KnownIds) -> None:
         """Queue one file's result; results naming unknown matches wait until every file is read."""
         checked = self.reader.options(result.runner).catalogue  # the catalogue the file was checked against
         if checked is not None and all(checked is not c for c in self.catalogues):
             self.catalogues.append(checked)
         for text, n in result.notes.items():
             self.notes[text] = self.notes.get(text, 0) + n
-        orphans = _orphan_ids(result, known_ids)
+        orphans = _orphan_ids(result, known)
         (self.pending if orphans else self.batch).append(result)
         self.rows.append({"source_file": result.source_file, "runner": result.runner, "detected": detected,
                           "status": None, "read": 0, "accepted": 0, "quarantined": 0, "whole": False})
@@ -424,9 +426,9 @@ class _Ingest:
         if len(self.batch) >= BATCH_FILES or self.batch_rows >= BATCH_ROWS:
             self.flush()
 
-    def finish(self, known_ids: set[str]) -> None:
+    def finish(self, known: KnownIds) -> None:
         """Set aside what still names no known match, and write everything left."""
-        self.batch += [_set_aside_orphans(r, known_ids) for r in self.pending]
+        self.batch += [_set_aside_orphans(r, known) for r in self.pending]
         self.pending = []
         self.flush()
 
@@ -486,7 +488,7 @@ class _Ingest:
                     elif isinstance(part, pa.Table):
                         part = conform_arrow(table, part)
                         arrows.append(part.set_column(part.schema.get_field_index("content_hash"), "content_hash",
-                                                      pa.array([r.content_hash] * part.num_rows, pa.string())))
+                                                      constant(r.content_hash, part.num_rows)))
                     else:
                         frames.append(part)
                         tags.append(np.full(len(part), r.content_hash, dtype=object))
@@ -572,11 +574,11 @@ def _set_aside(result: LoadResult, bad_ids: set[str], reason: str, why: str) -> 
                       read=result.read, accepted=result.accepted - len(rows), records=kept)
 
 
-def _set_aside_duplicates(result: LoadResult, known_ids: set[str]) -> LoadResult:
+def _set_aside_duplicates(result: LoadResult, known: KnownIds) -> LoadResult:
     """Set aside matches whose id is already stored or was read earlier in this ingest. A file whose one match
     is made of several records (an AoA season: agents, nations, snapshots) is set aside whole when that
     match is a duplicate, so that no record is counted as accepted without being stored."""
-    ids = result.match_ids("matches") & known_ids
+    ids = known.common(result)
     if ids and result.records is None and result.accepted > len(result.match_ids("matches")):
         out = ResultBuilder(Path(result.source_file), result.content_hash, result.runner)
         return out.reject_file(RecordError("duplicate match id", "match_id", f"match id {sorted(ids)[0]!r} is already "
@@ -584,17 +586,16 @@ def _set_aside_duplicates(result: LoadResult, known_ids: set[str]) -> LoadResult
     return _set_aside(result, ids, "duplicate match id", "is already in the store or earlier in this ingest")
 
 
-def _orphan_ids(result: LoadResult, known_ids: set[str]) -> set[str]:
+def _orphan_ids(result: LoadResult, known: KnownIds) -> set[str]:
     """Match ids that `result`'s results, measures, events or records name but no known match has."""
     ids = set()
-    for table in ("results", "measures", "events"):
-        ids |= result.match_ids(table) - known_ids
+    ids |= known.unknown(result.foreign_ids(("results", "measures", "events")))  # its own matches are known by now
     if result.records is not None:
-        ids |= set(frame_match_ids(result.records).unique()) - known_ids
+        ids |= known.unknown(set(frame_match_ids(result.records).unique()))
     return ids
 
 
-def _set_aside_orphans(result: LoadResult, known_ids: set[str]) -> LoadResult:
+def _set_aside_orphans(result: LoadResult, known: KnownIds) -> LoadResult:
     """Set aside results, measures and events whose match is neither stored nor read in this ingest."""
-    return _set_aside(result, _orphan_ids(result, known_ids), "unknown match",
+    return _set_aside(result, _orphan_ids(result, known), "unknown match",
                       "names no match in the store or in this ingest")

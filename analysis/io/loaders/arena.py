@@ -21,14 +21,17 @@ that is not a finite number (text, NaN, infinity, digit separators) sets its row
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, file_key
-from referee.io.loaders.table import open_rows
+from referee.io.columnar import decimals, json_objects, read_csv_text, series, stripped
+from referee.io.columnar import table as table_of
+from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder, file_key
+from referee.io.loaders.table import csv_header, open_rows
 
 NAME = "arena"
 ALIASES = {
@@ -69,9 +72,16 @@ def side_columns(columns: list[str], used: set[str]) -> list[tuple[str, str, str
     return pairs
 
 
-def _numbers(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """(numbers (NaN where blank), bad mask) of one column's cells: bad where a cell is not blank and not a
+def _numbers(values) -> tuple[np.ndarray, np.ndarray]:
+    """(numbers (NaN where blank), bad mask) of one column's cells (a pandas Series, or an Arrow text column
+    read columnar where every cell is blank or a plain decimal): bad where a cell is not blank and not a
     finite number (text, NaN, infinity, a digit separator '1_000', a boolean)."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        text = _strip(values)
+        number = decimals(text)
+        if number is not None:
+            return number, ~np.isnan(number) & ~np.isfinite(number)
+        values = series(values)
     text = values.astype("string").str.strip()
     blank = (text.isna() | (text == "")).to_numpy(bool)
     number = pd.to_numeric(text.where(~blank), errors="coerce").to_numpy(float)
@@ -89,19 +99,29 @@ def sniff(path: Path, head: str, sample: list) -> float:
     return float("winner" in first and any(a in first and b in first for a, b in zip(ALIASES["first"], ALIASES["second"])))
 
 
-def _column(frame: pd.DataFrame, name: str, mapping: dict[str, str]) -> str | None:
+def _column(columns: list[str], name: str, mapping: dict[str, str]) -> str | None:
     if name in mapping:
         return mapping[name]
-    return next((c for c in ALIASES[name] if c in frame.columns), None)
+    return next((c for c in ALIASES[name] if c in columns), None)
 
 
 UNIX_MAX = 1e11  # seconds: a Unix time past the year 5000 is not a time (pandas' range ends in 2262)
 
 
-def _time(values: pd.Series) -> pd.Series:
+ISO_DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}"  # a cell that begins so is no number
+
+
+def _time(values) -> pd.Series:
     """Each cell as a time (NaT where it cannot be read, which the caller sets aside by row): a column mostly
     of numbers is Unix seconds, one cell that is not (NaN, 1e30, text) unreadable on its own, never the
-    whole column; anything else is ISO 8601."""
+    whole column; anything else is ISO 8601. `values`: a pandas Series or an Arrow text column (whose cells,
+    when all are blank or begin with an ISO date, skip the test for numbers: none of them is one)."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        text = _strip(values)
+        dated = pc.or_(pc.equal(text, ""), pc.match_substring_regex(text, ISO_DATE))
+        values = series(values)
+        if pc.all(pc.fill_null(dated, True)).as_py():
+            return pd.to_datetime(values, errors="coerce", utc=True, format="ISO8601").dt.tz_localize(None)
     text = values.astype("string").str.strip()
     filled = text.notna() & (text != "")
     numeric = pd.to_numeric(text.where(filled), errors="coerce")
@@ -111,73 +131,110 @@ def _time(values: pd.Series) -> pd.Series:
     return pd.to_datetime(values, errors="coerce", utc=True, format="ISO8601").dt.tz_localize(None)
 
 
-def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
-    """Read one file of pairwise judgments; bad rows are quarantined by line and column."""
+def _read(path: Path, content_hash: str) -> tuple[ResultBuilder, pa.Table | None, pd.DataFrame | None, pa.Array]:
+    """(builder, every column as Arrow text, the pandas frame where one was read, record labels): a CSV straight
+    into Arrow (`referee.io.columnar.read_csv_text`), anything else through `open_rows` with its columns as the
+    text pandas makes of them; the table is None when the file was set aside whole."""
+    out = ResultBuilder(path, content_hash, NAME)
+    if path.suffix.lower() == ".csv" and path.stat().st_size:
+        header = csv_header(path)
+        if len(set(header)) == len(header):
+            found = read_csv_text(path, header)
+            if found is not None:
+                return out, found, None, pc.cast(pa.array(np.arange(2, found.num_rows + 2)), pa.string())
     out, frame, labels = open_rows(path, content_hash, NAME)
     if frame is None:
+        return out, None, None, pa.array([], pa.string())
+    frame = frame.reset_index(drop=True)
+    text = pa.table({str(c): pa.array(frame[c].astype("string"), pa.string()) for c in frame.columns})
+    return out, text, frame, pa.array(labels, pa.string())
+
+
+def _strip(values) -> pa.Array:
+    """`str.strip()` of a text column: columnar, or through pandas where the two could differ."""
+    found = stripped(values)
+    return found if found is not None else pa.array(series(values).str.strip(), pa.string())
+
+
+def _mask(values) -> np.ndarray:
+    return pc.fill_null(values, False).to_numpy(zero_copy_only=False).astype(bool)
+
+
+def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
+    """Read one file of pairwise judgments; bad rows are quarantined by line and column."""
+    out, table, frame, labels = _read(path, content_hash)
+    if table is None:
         return out.build()
-    cols = {name: _column(frame, name, options.mapping) for name in ALIASES}
+    names = table.column_names
+    cols = {name: _column(names, name, options.mapping) for name in ALIASES}
     for name in ("first", "second", "winner"):
-        if cols[name] is None or cols[name] not in frame.columns:
+        if cols[name] is None or cols[name] not in names:
             return out.reject_file(RecordError("missing field", cols[name] or name,
                                                f"no '{name}' column (looked for {list(ALIASES[name])}); map it with --map"))
-    frame = frame.reset_index(drop=True)
-    text = {k: frame[c].astype("string").str.strip() for k, c in cols.items() if c is not None and c in frame.columns}
-    winner = text["winner"].str.lower().map(WINNERS)
+    text = {k: _strip(table[c]) for k, c in cols.items() if c is not None and c in names}
+    keys = list(WINNERS)
+    code = pc.index_in(pc.utf8_lower(text["winner"]), value_set=pa.array(keys))
+    empty = {k: _mask(pc.or_(pc.is_null(text[k]), pc.equal(text[k], ""))) for k in ("first", "second", "winner")}
     reasons = [
-        (text["first"].isna() | (text["first"] == ""), "missing value", cols["first"], "the first contestant is empty"),
-        (text["second"].isna() | (text["second"] == ""), "missing value", cols["second"], "the second contestant is empty"),
-        (text["winner"].isna() | (text["winner"] == ""), "missing value", cols["winner"], "the winner is empty"),
-        (winner.isna(), "wrong value", cols["winner"], f"winner must be one of {sorted(set(WINNERS))}"),
-        (text["first"] == text["second"], "self-comparison", cols["second"], "both contestants are the same"),
+        (empty["first"], "missing value", cols["first"], "the first contestant is empty"),
+        (empty["second"], "missing value", cols["second"], "the second contestant is empty"),
+        (empty["winner"], "missing value", cols["winner"], "the winner is empty"),
+        (_mask(pc.is_null(code)), "wrong value", cols["winner"], f"winner must be one of {sorted(set(WINNERS))}"),
+        (_mask(pc.equal(text["first"], text["second"])), "self-comparison", cols["second"],
+         "both contestants are the same"),
     ]
-    times = _time(frame[cols["time"]]) if cols["time"] in frame.columns else None
+    raw = {c: table[c] if frame is None else frame[c] for c in names}  # a CSV's columns stay Arrow text
+    times = _time(raw[cols["time"]]) if cols["time"] in names else None
     if times is not None:
-        reasons.append((frame[cols["time"]].notna() & times.isna(), "wrong type", cols["time"], "unreadable time"))
-    sides = side_columns(list(frame.columns), {c for c in cols.values() if c is not None})
+        given = (_mask(pc.is_valid(table[cols["time"]])) if frame is None
+                 else frame[cols["time"]].notna().to_numpy(bool))
+        reasons.append((given & times.isna().to_numpy(bool), "wrong type", cols["time"], "unreadable time"))
+    sides = side_columns(names, {c for c in cols.values() if c is not None})
     numbers = {}
     for _, *pair in sides:
         for column in pair:
-            numbers[column], bad_cells = _numbers(frame[column])
-            reasons.append((pd.Series(bad_cells, index=frame.index), "wrong type", column,
-                            "a per-side measure must be a finite number"))
-    bad = pd.Series(False, index=frame.index)
+            numbers[column], bad_cells = _numbers(raw[column])
+            reasons.append((bad_cells, "wrong type", column, "a per-side measure must be a finite number"))
+    bad = np.zeros(table.num_rows, bool)
     for mask, reason, field, detail in reasons:
-        mask = mask.fillna(False).astype(bool) & ~bad
-        for i in np.flatnonzero(mask.to_numpy()):
-            value = frame.iloc[i].get(field) if field in frame.columns else None
-            out.quarantine(labels[i], RecordError(reason, field, f"{detail} (got {value!r})"),
-                           frame.iloc[i].to_json())
+        mask = mask & ~bad
+        found = np.flatnonzero(mask)
+        rows = (table.take(pa.array(found)).to_pandas() if frame is None else frame.iloc[found]) if len(found) else None
+        for k, i in enumerate(found):
+            row = rows.iloc[k]
+            value = row.get(field) if field in names else None
+            out.quarantine(labels[i].as_py(), RecordError(reason, field, f"{detail} (got {value!r})"), row.to_json())
         bad |= mask
-    out.saw(len(frame))
-    good = frame.index[~bad]
+    out.saw(table.num_rows)
+    good = np.flatnonzero(~bad)
     if len(good):
-        labels_good = [labels[i] for i in good]
-        match_ids = [f"{file_key(path, content_hash)}:{label}" for label in labels_good]
-        w = winner[good]
-        scores = np.array([SCORES[v] for v in w])
+        take = pa.array(good)
+        kept = (lambda column: column) if len(good) == table.num_rows else (lambda column: column.take(take))
+        match_ids = pc.binary_join_element_wise(
+            pa.scalar(f"{file_key(path, content_hash)}:"), kept(labels), "")
+        scores = np.array([SCORES[WINNERS[k]] for k in keys])[kept(code).to_numpy(zero_copy_only=False)]
         extra = [k for k in ("judge", "id") if k in text]
-        attrs = None
-        if extra:
-            sub = pd.DataFrame({k: text[k][good] for k in extra}).astype(object)
-            attrs = [json.dumps({k: v for k, v in r.items() if pd.notna(v)}) for r in sub.to_dict("records")]
-        matches = pd.DataFrame({
-            "match_id": match_ids, "runner": NAME, "game": text["prompt"][good].to_numpy() if "prompt" in text else None,
-            "n_players": 2, "started_at": times[good].to_numpy() if times is not None else None,
-            "source_file": str(path), "content_hash": content_hash, "record_index": labels_good, "attrs": attrs})
-        tie_rank = np.where(scores[:, 0] == scores[:, 1], 1.0, np.nan)
+        matches = table_of({
+            "match_id": match_ids, "runner": NAME, "game": kept(text["prompt"]) if "prompt" in text else None,
+            "n_players": np.full(len(good), 2, np.int32),
+            "started_at": times.to_numpy()[good] if times is not None else None,
+            "source_file": str(path), "content_hash": content_hash, "record_index": kept(labels),
+            "attrs": json_objects({k: kept(text[k]) for k in extra}) if extra else None})
+        tie = scores[:, 0] == scores[:, 1]
         players = []
         for side, col in ((0, "first"), (1, "second")):
-            other = 1 - side
-            rank = np.where(np.isnan(tie_rank), np.where(scores[:, side] > scores[:, other], 1.0, 2.0), 1.0)
-            players.append(pd.DataFrame({
-                "match_id": match_ids, "player": text[col][good].to_numpy(), "agent": text[col][good].to_numpy(),
-                "role": col, "score": scores[:, side], "rank": rank}))
-        measures = [pd.DataFrame({"match_id": match_ids, "player": text[col][good].to_numpy(), "name": name,
-                                  "value": numbers[column][good], "kind": "telemetry"})
-                    for name, first, second in sides for col, column in (("first", first), ("second", second))]
-        measures = pd.concat(measures, ignore_index=True).dropna(subset=["value"]) if measures else None
-        out.accept_bulk(len(good), matches=matches, results=pd.concat(players, ignore_index=True),
-                        measures=measures)
+            rank = np.where(tie, 1.0, np.where(scores[:, side] > scores[:, 1 - side], 1.0, 2.0))
+            who = kept(text[col])
+            players.append(table_of({"match_id": match_ids, "player": who, "agent": who, "role": col,
+                                     "score": scores[:, side], "rank": rank}))
+        measures = []
+        for name, first, second in sides:
+            for col, column in (("first", first), ("second", second)):
+                value = numbers[column][good]
+                held = pa.array(~np.isnan(value))
+                measures.append(table_of({"match_id": match_ids.filter(held), "player": kept(text[col]).filter(held),
+                                          "name": name, "value": value[held.to_numpy(zero_copy_only=False)],
+                                          "kind": "telemetry"}))
+        out.accept_bulk(len(good), matches=matches, results=pa.concat_tables(players),
+                        measures=pa.concat_tables(measures) if measures else None)
     return out.build()
-

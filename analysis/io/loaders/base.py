@@ -71,6 +71,7 @@ class LoadResult:
     notes: dict[str, int] = field(default_factory=dict)  # what the loader stored with a caveat -> how many records
     _tables: dict[str, Frame] | None = field(default=None, repr=False)
     _quarantine: pd.DataFrame | None = field(default=None, repr=False)
+    _ids: dict[str, set[str]] = field(default_factory=dict, repr=False)
 
     @property
     def quarantine(self) -> pd.DataFrame:
@@ -87,17 +88,44 @@ class LoadResult:
             self._tables = {t: conform_parts(t, self.parts.get(t, [])) for t in DATA_TABLES}
         return self._tables
 
+    def frame(self, table: str) -> pd.DataFrame:
+        """One canonical table (`tables`) as a DataFrame, an Arrow table converted."""
+        found = self.tables[table]
+        return found.to_pandas() if isinstance(found, pa.Table) else found
+
     def match_ids(self, table: str) -> set[str]:
-        """The distinct match ids in one table's parts."""
-        ids: set[str] = set()
-        for part in self.parts.get(table, []):
-            ids |= part_match_ids(part)
-        return ids
+        """The distinct match ids in one table's parts (kept: a result's parts do not change)."""
+        if table not in self._ids:
+            ids: set[str] = set()
+            for part in self.parts.get(table, []):
+                ids |= part_match_ids(part)
+            self._ids[table] = ids
+        return self._ids[table]
+
+    def foreign_ids(self, tables: tuple[str, ...]) -> set[str]:
+        """The distinct match ids of these tables' parts that none of this result's own matches has: found
+        column by column where every part is an Arrow table (a million judgments: no Python set of them)."""
+        parts, own = [p for t in tables for p in self.parts.get(t, [])], self.parts.get("matches", [])
+        if not all(isinstance(p, pa.Table) for p in parts + own):
+            return set().union(*(self.match_ids(t) for t in tables)) - self.match_ids("matches")
+        same = {_identity(c) for p in own for c in p["match_id"].chunks}
+        chunks = [c for p in parts for c in p["match_id"].chunks if _identity(c) not in same]  # the very same column
+        if not chunks:
+            return set()
+        named = pa.chunked_array(chunks, pa.string())
+        known = pa.chunked_array([c for p in own for c in p["match_id"].chunks], pa.string())
+        outside = pc.invert(pc.is_in(named, value_set=known.combine_chunks()))
+        return set(pc.unique(named.filter(outside)).to_pylist())
 
     @property
     def quarantined(self) -> int:
         """Records set aside (always equal to the quarantine table's length)."""
         return len(self.bad)
+
+
+def _identity(chunk: pa.Array) -> tuple:
+    """What makes two Arrow arrays the same values without reading them: their buffers, offset and length."""
+    return (tuple(b.address if b is not None else None for b in chunk.buffers()), chunk.offset, len(chunk))
 
 
 def part_match_ids(part: Part) -> set:

@@ -110,6 +110,13 @@ def _read_jsonl(path: Path, out: ResultBuilder) -> tuple[pd.DataFrame, list[str]
     return pd.DataFrame(rows), labels
 
 
+def csv_header(path: Path) -> list[str]:
+    """The first row of a CSV file as `csv.reader` reads it ([] for an empty file); UnicodeDecodeError and
+    csv.Error as they come."""
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        return next(csv.reader(fh), [])
+
+
 def read_rows(path: Path, out: ResultBuilder) -> tuple[pd.DataFrame, list[str]]:
     """Rows of a CSV (as text), Parquet or JSONL file and their record labels (CSV/JSONL line, Parquet row).
 
@@ -130,8 +137,7 @@ def read_rows(path: Path, out: ResultBuilder) -> tuple[pd.DataFrame, list[str]]:
             raise RecordError("malformed Parquet", None, f"{type(exc).__name__}: {exc}") from exc
         return frame, [str(i) for i in range(len(frame))]
     try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            header = next(csv.reader(fh), [])
+        header = csv_header(path)
         twice = sorted({h for h in header if header.count(h) > 1})
         if twice:
             raise RecordError("duplicate column", twice[0], f"column '{twice[0]}' appears {header.count(twice[0])} "
