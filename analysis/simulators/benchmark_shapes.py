@@ -37,13 +37,21 @@ def _write_games(folder, games: int, seed: int, models: tuple[str, ...], size: i
     return skill
 
 
-def points_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ...] = MODELS) -> dict[str, float]:
-    """Write `games` files `game_NNNN.jsonl` of 3-player games into a new `folder`; returns the skills."""
+TALK = ("I propose we split the remaining resources evenly, but only if you commit to supporting my claim on the "
+        "northern region in the next round; otherwise I will have to reconsider our arrangement. ")
+
+
+def points_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ...] = MODELS, turns: int = 3,
+                talk: int = 0) -> dict[str, float]:
+    """Write `games` files `game_NNNN.jsonl` of 3-player games into a new `folder`; returns the skills. Each game
+    has `turns` rounds of one move per player, each move carrying `talk` copies of a 172-character message (60
+    turns and 2 copies make a file of about 70 KB, the size public benchmarks write)."""
 
     def game(g, rng, who, skill):
         ids = [f"Player{k + 1}_Game{g}_{m}" for k, m in enumerate(who)]
         points = np.round(10 * (np.array([skill[m] for m in who]) + rng.gumbel(size=3)), 1)
-        lines = [{"game_id": f"G{g}", "type": "move", "player": p, "turn": t} for t in range(3) for p in ids]
+        lines = [{"game_id": f"G{g}", "type": "move", "player": p, "turn": t, **({"message": TALK * talk} if talk else {})}
+                 for t in range(turns) for p in ids]
         lines.append({"game_id": f"G{g}", "type": "final", "final_positions": dict(zip(ids, points.tolist()))})
         return lines
 

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, Callable, Iterator
+
+import orjson
 
 from referee.io.loaders.errors import FILE_RAW_CAP, RecordError
 
@@ -35,10 +38,48 @@ def json_error(exc: json.JSONDecodeError, text: str, last: bool = True) -> Recor
                        else f"{exc.msg}: column {exc.colno}")
 
 
+KEY_END = re.compile(r'"\s*:')
+LONG_DIGITS = re.compile(r"[0-9]{19}")  # every key of a JSON text ends so (and a few escaped quotes inside strings)
+
+
+def _keys(value: Any) -> int:
+    """How many keys the objects of a parsed JSON value hold, nested ones included."""
+    kind = type(value)
+    if kind is dict:
+        return len(value) + sum(_keys(v) for v in value.values() if type(v) in (dict, list))
+    if kind is list:
+        return sum(_keys(v) for v in value if type(v) in (dict, list))
+    return 0
+
+
+def fast_loads(text: str) -> Any:
+    """`text` parsed by orjson when that is exactly what the standard library's strict parse gives, else the
+    `UNREAD` marker: orjson refuses NaN, infinities, integers past 64 bits, lone surrogates and deep nesting
+    (the caller's own parser then reads or names them), reads an integer past 64 bits as a float (so text
+    with 19 digits in a row is left to the caller), and keeps the last of a repeated key silently, so a
+    parse counts as exact only when the objects hold as many keys as the text ends keys (`KEY_END`: never
+    fewer than the text's keys, so a repeated key always shows)."""
+    if LONG_DIGITS.search(text):
+        return UNREAD
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return UNREAD
+    if type(value) in (dict, list) and _keys(value) != len(KEY_END.findall(text)):
+        return UNREAD
+    return value
+
+
+UNREAD = object()  # fast_loads could not read the text exactly
+
+
 def parse_json_line(line: str, last: bool = False) -> Any:
     """One JSON-lines record, strictly (duplicate keys raise); raises RecordError via `json_error`, or
     'too deeply nested' for nesting Python's parser cannot follow."""
     line = line.rstrip("\r\n")
+    value = fast_loads(line)
+    if value is not UNREAD:
+        return value
     try:
         return json.loads(line, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:
@@ -197,6 +238,9 @@ def read_json(path: Path) -> Any:
     text = data.decode("utf-8", errors="surrogateescape")  # bad bytes become marked characters, found per record
     if not text.strip():
         raise RecordError("empty file", None, "the file is empty")
+    doc = fast_loads(text)
+    if doc is not UNREAD:
+        return doc
     try:
         doc = json.loads(text, object_pairs_hook=_lenient_pairs)
     except json.JSONDecodeError as exc:
