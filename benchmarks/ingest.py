@@ -1,4 +1,10 @@
-"""Ingest speed and memory, referee against pandas, in two shapes of input:
+"""Ingest speed and memory, referee against the plain read of the same bytes:
+
+0. issue 49's rows (`--only table`): 1M arena judgments in one CSV against pandas.read_csv of the same file,
+   quiet and beside two busy processes (goal <= 5 s quiet, <= 10 s loaded); 6,000 three-player game files of
+   about 70 KB (JSON lines, 420 MB) through a drafted mapping against orjson parsing every line (goal <= 10 s,
+   <= 500 MB); the same count of six-player files no runner reads, refused (goal <= 5 s); 3,000 small files
+   beside two busy processes (goal >= 500 files/s). Each prints time, the ratio to the plain read and peak RSS;
 
 1. one large event log: a simulated one-million-event Age-of-Agents season, referee's ingest against
    `pandas.read_json(lines=True)` on the same file (issue 3's target: at least 3x pandas' events per second,
@@ -13,8 +19,8 @@
 4. 6,000 files of the 6-player shape (a seat table, a best-first list of seats) without a mapping: every file
    refused as no runner's; target under 20 s and 500 MB.
 
-Run: .venv/bin/python benchmarks/ingest.py [--events 1000000] [--files 5000] [--seed 0] [--skip-events]
-     [--games 2000 6000] [--only games]
+Run: .venv/bin/python -m benchmarks.ingest [--events 1000000] [--files 5000] [--seed 0] [--skip-events]
+     [--games 2000 6000] [--only games|table] [--judgments 1000000] [--large-games 6000] [--small 3000]
 
 Logs are simulated in a child process, so that the simulation's memory does not count; then referee and
 pandas run side by side in this process. referee's time covers hashing, detection or the mapping, parsing,
@@ -150,6 +156,98 @@ def game_files(tmp: Path, counts: list[int], seed: int) -> None:
           f"{len(report.by_reason)} reason(s): {sorted(r for _, r in report.by_reason)}")
 
 
+def _timed_ingest(store_path: Path, paths: list, **options) -> tuple[float, float, object]:
+    """(seconds, peak RSS in MB of this process and its reader processes, the report) of one ingest into a new
+    store, in a child process so that each row's peak memory is its own."""
+    code = ("import json, resource, sys, time; from referee.io.store import Store; "
+            "t = time.perf_counter(); s = Store(sys.argv[1]); "
+            "r = s.ingest(json.loads(sys.argv[2]), **json.loads(sys.argv[3])); s.close(); "
+            "peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
+            "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024; "
+            "print(json.dumps([time.perf_counter() - t, peak, r.accepted, r.quarantined]))")
+    import json
+
+    out = subprocess.run([sys.executable, "-c", code, str(store_path), json.dumps([str(p) for p in paths]),
+                          json.dumps({k: str(v) for k, v in options.items()})], check=True, capture_output=True,
+                         text=True).stdout.strip().splitlines()[-1]
+    seconds, peak, accepted, quarantined = json.loads(out)
+    return seconds, peak, (accepted, quarantined)
+
+
+def _plain_lines(paths: list[Path]) -> float:
+    """Seconds to parse every line of these JSON-lines files with orjson (the plain read of the bytes)."""
+    import orjson
+
+    t0 = time.perf_counter()
+    for path in paths:
+        with open(path, "rb") as fh:
+            for line in fh:
+                if line.strip():
+                    orjson.loads(line)
+    return time.perf_counter() - t0
+
+
+def issue_table(tmp: Path, judgments: int, games: int, small: int, seed: int) -> None:
+    """Issue 49's rows, each against the plain read of the same bytes, quiet and (where the goal says so)
+    beside two busy processes."""
+    from benchmarks.load import busy
+    from referee.io.mapping_draft import draft_mapping
+
+    rows = []
+    _simulate("from referee.simulators.arena import simulate_arena, write_arena; "
+              f"write_arena(simulate_arena(n_agents=100, n_judgments={judgments}, seed=5, tie_rate=0.0, "
+              f"style_effect=0.3), {str(tmp / 'arena')!r})")
+    csv = tmp / "arena" / "logs" / "judgments.csv"
+    t0 = time.perf_counter()
+    pd.read_csv(csv)
+    plain = time.perf_counter() - t0
+    quiet, peak, counts = _timed_ingest(tmp / "arena-q.duckdb", [csv])
+    with busy(2):
+        loaded, _, _ = _timed_ingest(tmp / "arena-l.duckdb", [csv])
+    rows.append((f"{judgments:,} arena judgments, {csv.stat().st_size / 1e6:.0f} MB CSV", quiet, loaded, plain,
+                 "pandas.read_csv", peak, "<= 5 s quiet, <= 10 s loaded", counts))
+
+    logs = tmp / "games"
+    _simulate("from referee.simulators.benchmark_shapes import points_logs; "
+              f"points_logs({str(logs)!r}, {games}, {seed}, turns=60, talk=2)")
+    paths = sorted(logs.glob("*.jsonl"))
+    size = sum(p.stat().st_size for p in paths)
+    mapping = tmp / "games.toml"
+    mapping.write_text(draft_mapping([logs]).text)
+    plain = _plain_lines(paths)
+    quiet, peak, counts = _timed_ingest(tmp / "games.duckdb", [logs], runner=mapping)
+    rows.append((f"{games:,} game files, {size / 1e6:.0f} MB JSON lines, mapped", quiet, None, plain,
+                 "orjson, every line", peak, "<= 10 s, <= 500 MB", counts))
+
+    seats = tmp / "seats"
+    _simulate(f"from referee.simulators.benchmark_shapes import seat_logs; seat_logs({str(seats)!r}, {games}, {seed})")
+    quiet, peak, counts = _timed_ingest(tmp / "refused.duckdb", [seats])
+    plain = _plain_lines(sorted(seats.glob("*.jsonl")))
+    rows.append((f"{games:,} files no runner reads, refused", quiet, None, plain, "orjson, every line", peak,
+                 "<= 5 s", counts))
+
+    few = tmp / "few"
+    _simulate("from referee.simulators.benchmark_shapes import points_logs; "
+              f"points_logs({str(few)!r}, {small}, {seed})")
+    mapping = tmp / "few.toml"
+    mapping.write_text(draft_mapping([few]).text)
+    paths = sorted(few.glob("*.jsonl"))
+    plain = _plain_lines(paths)
+    with busy(2):
+        loaded, peak, counts = _timed_ingest(tmp / "few.duckdb", [few], runner=mapping)
+    rows.append((f"{small:,} small files ({small / loaded:,.0f} files/s loaded)", None, loaded, plain,
+                 "orjson, every line", peak, ">= 500 files/s loaded", counts))
+
+    print("| workload (2 cores) | referee quiet | beside two busy | plain read | ratio | peak RSS | goal | "
+          "accepted / quarantined |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, quiet, loaded, plain, peer, peak, goal, counts in rows:
+        used = quiet if quiet is not None else loaded
+        print(f"| {name} | {'' if quiet is None else f'{quiet:.1f} s'} | "
+              f"{'' if loaded is None else f'{loaded:.1f} s'} | {plain:.2f} s ({peer}) | "
+              f"{used / plain:.0f}x | {peak:.0f} MB | {goal} | {counts[0]:,} / {counts[1]:,} |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1_000_000)
@@ -157,9 +255,16 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-events", action="store_true", help="leave out the one-large-log case")
     parser.add_argument("--games", type=int, nargs="+", default=[2000, 6000], help="game-file counts (case 3)")
-    parser.add_argument("--only", choices=["games"], help="run only the benchmark-shaped game files (cases 3, 4)")
+    parser.add_argument("--only", choices=["games", "table"],
+                        help="run only the benchmark-shaped game files (cases 3, 4) or issue 49's rows (case 0)")
+    parser.add_argument("--judgments", type=int, default=1_000_000, help="arena judgments (case 0)")
+    parser.add_argument("--large-games", type=int, default=6000, help="70 KB game files (case 0)")
+    parser.add_argument("--small", type=int, default=3000, help="small files beside busy processes (case 0)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        if args.only == "table":
+            issue_table(Path(tmp), args.judgments, args.large_games, args.small, args.seed)
+            return 0
         game_files(Path(tmp), args.games, args.seed)
         if args.only == "games":
             return 0

@@ -505,7 +505,8 @@ class _Ingest:
                 if table != "matches":
                     frame["content_hash"] = np.concatenate(tags)
                 prepared.append((table, conform(table, frame)))
-            prepared += [(table, conform_arrow(table, a)) for a in arrows]
+            if arrows:  # one insert per table and batch, not one per file
+                prepared.append((table, pa.concat_tables([conform_arrow(table, a) for a in arrows])))
         return prepared
 
     def report(self) -> IngestReport:

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from referee.io.catalogue import Catalogue
-from referee.io.schema import columns, conform, conform_arrow, empty
+from referee.io.schema import SchemaError, columns, conform, conform_arrow, empty, rows_to_arrow
 from referee.models.registry import suggest  # noqa: F401  (re-exported for the loaders)
 from referee.io.loaders.errors import (  # noqa: F401  (re-exported: every loader imports them from here)
     DATA_TABLES, FILE_RAW_CAP, FORMAT_REASONS, PROBE, RAW_CAP, NotThisRunner, RecordError, _way)
@@ -121,6 +121,21 @@ class LoadResult:
     def quarantined(self) -> int:
         """Records set aside (always equal to the quarantine table's length)."""
         return len(self.bad)
+
+
+COLUMNAR_ROWS = 1000  # a list of row dicts this long becomes an Arrow table where the loader built it
+
+
+def _columnar(table: str, part: Part) -> Part:
+    """A long list of row dicts as the canonical Arrow table (made in the reader process, where it costs no
+    writer time, and far smaller to hand over and to hold than the dicts); the list itself where it is short
+    or a value breaks the schema (the store's own conversion then names it)."""
+    if not isinstance(part, list) or len(part) < COLUMNAR_ROWS:
+        return part
+    try:
+        return rows_to_arrow(table, part)
+    except SchemaError:
+        return part
 
 
 def _identity(chunk: pa.Array) -> tuple:
@@ -353,7 +368,8 @@ class ResultBuilder:
         if self._read != self._accepted + len(self._bad):
             raise LoaderCountError(f"{self.path}: the {self.runner} loader read {self._read} records but accepted "
                                    f"{self._accepted} and set aside {len(self._bad)}; please report this bug")
-        parts = {t: self._parts[t] + ([self._rows[t]] if self._rows[t] else []) for t in DATA_TABLES}
+        parts = {t: [_columnar(t, p) for p in self._parts[t] + ([self._rows[t]] if self._rows[t] else [])]
+                 for t in DATA_TABLES}
         return LoadResult(
             source_file=str(self.path),
             content_hash=self.content_hash,
