@@ -15,6 +15,7 @@ import pytest
 
 from referee.cli import main
 from referee.io.catalogue import CONTEST_2024_PAPER, load_catalogue
+from referee.io.store import Store
 from referee.models.social.consistency import paper_consistency
 from referee.papers.concordia import substrate_table, tag_definitions
 from referee.reporting import SAMPLE
@@ -149,6 +150,14 @@ def test_paper_consistency_by_hand():
     assert per_agent.set_index("agent").loc["a", "self_consistency"] == pytest.approx(intra_a)
 
 
+CONCORDIA_ITEMS = [f"Figure {k}" for k in (1, 2, 4, 5, 6, 7, 8)] + ["Figure 3 (left)", "Figure 3 (right)"] + [
+    f"Table {k}" for k in (1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)]  # the paper has no Table 2
+COMPACT_ITEMS = [f"Figure {k}" for k in range(1, 8)] + ["Table 1", "Table 2"]
+AOA_ITEMS = ["Section 3.2", "Section 3.4", "Section 3.6", "Section 3.7", "Section 4.1", "Section 4.2", "Section 4.3",
+             "Section 4.4", "Section 5.1", "Section 5.2", "Section 5.3", "Section 5.4", "Section 5.6",
+             "Section 6.2", "Section 6.6", "Section 7.1", "Appendix A.1", "Appendix A.3"]
+
+
 def test_paper_aoa_on_the_eval01_sample(tmp_path, capsys):
     store, out = tmp_path / "a.duckdb", tmp_path / "paper"
     assert main(["ingest", str(SAMPLE / "aoa_eval01" / "season.json"), "--store", str(store)]) == 0
@@ -156,14 +165,40 @@ def test_paper_aoa_on_the_eval01_sample(tmp_path, capsys):
     assert main(["paper", "aoa", "--store", str(store), "--out", str(out)]) == 0
     manifest = _manifest(out)
     items = {i["number"]: i for i in manifest["items"]}
-    assert {"Appendix A.1", "Section 3.4", "Section 4.1", "Section 4.2", "Section 4.3", "Section 4.4",
-            "Section 5.1", "Section 5.4", "Section 7.1"} == set(items)
+    assert set(AOA_ITEMS) == set(items)
     table = pd.read_csv(out / "appendix_a_1.csv")
     assert len(table) == 12 and table["rank"].is_monotonic_increasing
     assert items["Section 5.4"]["reason"] and "deport" in items["Section 5.4"]["reason"]
     ranks = pd.read_csv(out / "section_4_3.csv")
     strongest = ranks.loc[ranks["power_rank"] == 1, "rank"].min()
     assert strongest > 1  # the report: the strongest nation did not win
+    # nations ranked once each: the winner's Crestwyn is 4th of the 8 nations with power (the report's 4.3)
+    winner = ranks[ranks["rank"] == 1].iloc[0]
+    assert (winner["team"], winner["power_rank"], winner["nations"]) == ("Crestwyn", 4, 8)
+    assert strongest == 4  # Tofu, on the strongest nation (Shadowmere), finished fourth
+    activity = items["Section 5.1"]["protocol"]
+    assert activity["agents_with_counts"] == 2 and "not computed" in str(activity["spearman_rho"])
+    assert activity["busiest"] == "Smokey (grok-4.3)"  # the agent, not its model (grok-4.3 runs two agents)
+
+
+def test_every_paper_runs_on_the_demo_store_and_lists_every_numbered_item(tmp_path, capsys):
+    """`make demo`'s store (the bundled samples, no phases): each paper exits 0 and its manifest lists every
+    numbered figure and table of the paper, made or with its reason."""
+    from referee.reporting import SAMPLES
+
+    store = tmp_path / "demo.duckdb"
+    with Store(store) as demo:
+        for logs, catalogue in SAMPLES:
+            demo.ingest([logs], catalogue=catalogue)
+    for paper, expected in (("concordia", CONCORDIA_ITEMS), ("compact", COMPACT_ITEMS), ("aoa", AOA_ITEMS)):
+        out = tmp_path / paper
+        assert main(["paper", paper, "--store", str(store), "--out", str(out), "--no-models"]) == 0, paper
+        items = {i["number"]: i for i in _manifest(out)["items"]}
+        assert set(expected) <= set(items), (paper, set(expected) - set(items))
+        assert all(i["files"] or i.get("reason") for i in items.values()), paper
+    capsys.readouterr()
+    concordia = {i["number"]: i for i in _manifest(tmp_path / "concordia")["items"]}
+    assert "no phase" in concordia["Table 8"]["reason"] and concordia["Table 3"]["files"]
 
 
 def test_a_published_number_is_quoted_only_beside_a_number_computed_the_same_way():

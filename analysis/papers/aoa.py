@@ -10,6 +10,19 @@ from scipy import stats
 
 from referee.papers.items import Item, PaperWriter
 
+NOT_FROM_LOGS = (  # numbered sections whose numbers the season's logs do not carry
+    ("Section 3.6", "cost of the run", "API spend is the operator's bill ($798 in the report); no log records it"),
+    ("Section 3.7", "errors caught during post-hoc analysis", "a narrative of the authors' own checks, not a number "
+                                                              "computed from the logs"),
+    ("Section 5.6", "mission progress in the run window", "needs each mission's progress over time (peace streaks, "
+                                                          "power gaps); the season's final statistics carry no series"),
+    ("Section 6.2", "two false claims caught and corrected", "a narrative of the authors' corrections, not a number "
+                                                             "computed from the logs"),
+    ("Section 6.6", "the human-interference channel", "spectator traffic is not in the season's logs"),
+    ("Appendix A.3", "run timeline and nation deaths", "needs the three-hour state snapshots; the season file holds "
+                                                       "the final state only"),
+)
+MIN_RHO_POINTS = 5  # agents with an action count below which Section 5.1's Spearman rho says nothing
 TABLE_COLUMNS = ["rank", "agent", "player", "team", "role", "nation_power", "nation_alive", "universal", "bonus",
                  "score"]
 
@@ -55,18 +68,42 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
             writer.table(item, table)
         else:
             writer.missing(item, checks.get("skipped", {}).get(key, "the check found nothing to tabulate"))
-    writer.table(Item("Section 4.3", "the strongest nation against the winner: rank by score against rank by "
-                                     "nation power", protocol={"verdict": checks["rank_agreement"]["verdict"]}),
+    writer.table(Item("Section 4.3", "the strongest nation against the winner: each agent's rank by score against "
+                                     "its nation's rank among the nations by power",
+                      protocol={"verdict": checks["rank_agreement"]["verdict"]}),
                  _power_ranks(frame))
     _activity(writer, frame)
     _deportation(writer, events)
+    roster = [c for c in ("player", "agent", "team", "role") if c in frame.columns]
+    writer.table(Item("Section 3.2", "the roster: each agent, its model, nation and mission"),
+                 frame[roster].sort_values(roster[0]))
+    _rejections(writer, events)
+    for number, title, reason in NOT_FROM_LOGS:
+        writer.missing(Item(number, title), reason)
     return protocol, notes
 
 
+def _rejections(writer: PaperWriter, events: pd.DataFrame) -> None:
+    """Sections 5.2 and 5.3: rejected actions by kind and by agent, from the season's event log."""
+    kinds = events["type"].astype(str) if len(events) and "type" in events.columns else pd.Series(dtype=str)
+    rejected = events[kinds.str.contains("reject", case=False)] if len(kinds) else events
+    for number, title, by in (("Section 5.2", "rejected actions by kind", "type"),
+                              ("Section 5.3", "rejected actions by agent", "actor")):
+        item = Item(number, title)
+        if not len(rejected) or by not in rejected.columns:
+            writer.missing(item, "the store holds no event log with rejected actions for this season (the season "
+                                 "file alone carries final statistics)")
+            continue
+        writer.table(item, rejected[by].value_counts().rename_axis(by).reset_index(name="rejected"))
+
+
 def _power_ranks(frame: pd.DataFrame) -> pd.DataFrame:
-    """agent, team, score rank, nation power and its rank (1 = strongest; nations without power left blank)."""
+    """agent, team, score rank, nation power and the nation's rank among the nations (1 = strongest; a
+    nation counts once however many agents it has; nations without power left blank) and how many there are."""
     out = frame[["agent", "team", "rank", "nation_power"]].copy()
-    out["power_rank"] = out["nation_power"].rank(ascending=False, method="min")
+    nations = out.dropna(subset=["team"]).groupby("team")["nation_power"].first()
+    out["power_rank"] = out["team"].map(nations.rank(ascending=False, method="min"))
+    out["nations"] = int(nations.notna().sum())
     return out.sort_values("rank")
 
 
@@ -77,10 +114,17 @@ def _activity(writer: PaperWriter, frame: pd.DataFrame) -> None:
     if "actions_total" not in frame.columns or frame["actions_total"].isna().all():
         writer.missing(item, "the season records no per-agent action count")
         return
-    data = frame[["agent", "rank", "actions_total", "votes_cast"]].dropna(subset=["actions_total"])
-    rho = stats.spearmanr(data["actions_total"], data["rank"]).statistic
+    shown = [c for c in ("player", "agent", "rank", "actions_total", "votes_cast") if c in frame.columns]
+    data = frame[shown].dropna(subset=["actions_total"])
     busiest = data.sort_values("actions_total", ascending=False).iloc[0]
-    item.protocol.update(spearman_rho=float(rho), busiest=busiest["agent"], busiest_rank=int(busiest["rank"]))
+    who = busiest["player"] if "player" in data.columns else busiest["agent"]  # a model may run two agents
+    item.protocol.update(agents_with_counts=len(data), busiest=f"{who} ({busiest['agent']})",
+                         busiest_rank=int(busiest["rank"]))
+    if len(data) >= MIN_RHO_POINTS:
+        item.protocol["spearman_rho"] = float(stats.spearmanr(data["actions_total"], data["rank"]).statistic)
+    else:
+        item.protocol["spearman_rho"] = (f"not computed: {len(data)} agent(s) carry an action count; a rank "
+                                         f"correlation needs {MIN_RHO_POINTS} or more")
     writer.table(item, data.sort_values("actions_total", ascending=False))
 
 

@@ -89,9 +89,15 @@ def concordia_paper(store, writer: PaperWriter, finalists: list[str] | None = No
     writer.table(Item("Table 1", "substrate design: each substrate's tags",
                       protocol={"source": "the paper's Table 1"}), substrate_table())
     _evaluation_tables(writer, store, scope, seed)
+    finals = ("Table 8", "Table 9", "Table 10", "Table 11", "Table 12")
     if not len(scenario_matches):
-        for number in ("Table 8", "Table 9", "Table 10", "Table 11", "Table 12"):
+        for number in finals:
             writer.missing(Item(number, "finals"), "the store holds no scenario-based match")
+    elif SELECTION not in phases:
+        for number in finals:
+            writer.missing(Item(number, "finals"), f"the finals need an {SELECTION!r} phase that selects the finalists "
+                           f"and a {FINAL!r} phase they play; the store holds no phase (every match was read as the "
+                           "evaluation phase): ingest with --phase, or from folders named after the phases")
     else:
         contest_job = JOBS["contest"]
         runner = scope.get("runner")
