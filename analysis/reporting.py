@@ -302,6 +302,10 @@ def _one_axis(store: Store, runner: str, scope: dict, board: Result | str, seed:
     rated = elo["rating"].notna().sum()
     if rated < 3:
         return skipped(title, f"{rated} agent(s) compared; a cycle needs three")
+    played = int((elo["matches"] >= MIN_BALLOTS).sum()) if "matches" in elo.columns else rated
+    if played < 3:
+        return skipped(title, f"{played} agent(s) played {MIN_BALLOTS} or more matches; Nash averaging and alpha-Rank "
+                              "play only those (`referee rank --min-games N` plays the others), and a cycle needs three")
     nash = job("rank", store, method=["nash"], bootstrap=ONE_AXIS_BOOTSTRAP, seed=seed, **scope).value
     alpha = job("rank", store, method=["alpha-rank"], seed=seed, **scope).value
     return one_axis_section(runner, elo, nash, alpha)

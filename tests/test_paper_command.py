@@ -66,9 +66,13 @@ def test_paper_concordia_on_a_simulated_three_phase_contest(tmp_path, capsys):
     sim, store, out = tmp_path / "sim", tmp_path / "k.duckdb", tmp_path / "paper"
     assert main(["simulate", "concordia", "--phases", "--out", str(sim), "--agents", "8", "--repetitions", "2",
                  "--final-repetitions", "3"]) == 0
-    for phase in ("development", "evaluation", "cross-play"):
-        assert main(["ingest", str(sim / "logs" / phase), "--phase", phase, "--store", str(store)]) == 0
-    capsys.readouterr()
+    # one command: the folders development/, evaluation/ and cross-play/ name the phases
+    assert main(["ingest", str(sim / "logs"), "--store", str(store)]) == 0
+    said = capsys.readouterr()
+    assert "quarantined 0" in said.out and "the name of their folder" in said.err + said.out
+    with Store(store, read_only=True) as held:
+        phases = held.query("SELECT phase, count(*) AS n FROM matches GROUP BY phase").set_index("phase")["n"]
+    assert set(phases.index) == {"development", "evaluation", "cross-play"}
     assert main(["paper", "concordia", "--store", str(store), "--out", str(out), "--draws", "100", "--tune", "100",
                  "--chains", "2"]) == 0
     manifest = _manifest(out)

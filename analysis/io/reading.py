@@ -14,7 +14,7 @@ import multiprocessing
 import os
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -64,6 +64,7 @@ class FileReader:
     progress: bool = False
     phase: str | None = None  # every match read is in this phase (overrides what the file or catalogue says)
     score: str | None = None  # which of a runner's scores is the score (Sotopia: a SOTOPIA-EVAL dimension)
+    folders: dict[str, str] = field(default_factory=dict)  # file -> the phase its folder is named as (`folder_phases`)
 
     def options(self, runner: str) -> LoadOptions:
         """Load options for `runner` (Concordia defaults to the 2024 contest catalogue)."""
@@ -79,10 +80,38 @@ class FileReader:
         digest = loaders.file_identity(digest, path)  # byte-identical files of different episodes stay apart
         if digest in self.skip:
             return FileRead(path, digest, None, None)
-        result, detected = load_file(path, digest, self, head)
-        if self.phase is not None:
-            result.parts["matches"] = [in_phase(part, self.phase) for part in result.parts["matches"]]
+        named = self.folders.get(str(path)) if self.phase is None else None
+        reader = self if named is None else replace(self, phase=named, folders={})
+        result, detected = load_file(path, digest, reader, head)
+        if reader.phase is not None:
+            result.parts["matches"] = [in_phase(part, reader.phase) for part in result.parts["matches"]]
+        if named is not None:
+            result.notes[f"match(es) read in phase {named!r}, the name of their folder (ingest --phase overrides "
+                         "it)"] = sum(len(part) for part in result.parts["matches"])
         return FileRead(path, digest, result, detected)
+
+
+CONTEST_PHASES = ("development", "evaluation", "cross-play")  # the Concordia contest's phases (its paper, section 2)
+
+
+def folder_phases(roots: list, files: list[Path], names) -> dict[str, str]:
+    """file -> phase for the files found inside a folder of `roots` below which a folder is named as a phase
+    (`names`, matched without case; the folder nearest the file wins): a contest's `logs/evaluation/...` and
+    `logs/cross-play/...` are read in those phases, so one scenario's repetition 0 in each stays two matches."""
+    wanted = {n.lower(): n for n in names}
+    out = {}
+    for root in (Path(r) for r in roots):
+        if not root.is_dir():
+            continue
+        for f in files:
+            try:
+                inside = f.relative_to(root).parts[:-1]
+            except ValueError:
+                continue
+            found = next((wanted[p.lower()] for p in reversed(inside) if p.lower() in wanted), None)
+            if found is not None:
+                out.setdefault(str(f), found)
+    return out
 
 
 def in_phase(part, phase: str):

@@ -36,7 +36,7 @@ from referee.io.loaders.base import (
     frame_rows,
 )
 from referee.io.loaders.table import check_mapping
-from referee.io.reading import PARALLEL_MIN, FileReader, read_files
+from referee.io.reading import CONTEST_PHASES, PARALLEL_MIN, FileReader, folder_phases, read_files
 from referee.io.schema import (TABLES, SchemaError, arrow_schema, columns, conform, conform_arrow, ddl, empty,
                                rows_to_arrow)
 from referee.names import DEFAULT_STORE
@@ -336,9 +336,11 @@ class Store(StoreQueries):
         for f, h in zip(sources["source_file"], sources["content_hash"]):
             by_path.setdefault(f, set()).add(h)
         known = KnownIds(self.con.sql("SELECT match_id FROM matches").to_arrow_table()["match_id"])
+        phases = CONTEST_PHASES + tuple(sorted(set(catalogue.phases.values()))) if catalogue is not None else CONTEST_PHASES
         reader = FileReader(runner=None if runner is None else str(runner), catalogue=catalogue, mapping=mapping,
                             measures=measures, skip=frozenset() if replace else frozenset(done),
-                            progress=progress and len(files) < PARALLEL_MIN, phase=_phase_name(phase), score=score)
+                            progress=progress and len(files) < PARALLEL_MIN, phase=_phase_name(phase), score=score,
+                            folders={} if phase is not None else folder_phases(paths, files, phases))
         job = _Ingest(self, reader)
         for path, runner_name in beside:
             job.companion(path, runner_name)
