@@ -33,17 +33,20 @@ def kendall_reading(mean_tau: float, tau_elo: float | None) -> str:
 def audit_markdown(result) -> str:
     """The audit's report (audit.md) for `result` (an `referee.run.audit.AuditResult`): the verdict, then each
     check with PASS, FAIL, INFO or NOT RUN and its reading, then the notes."""
-    lines = [f"# Construct-validity audit{': ' + result['formula'] if result.get('formula') else ''}", "",
-             f"**Verdict:** {result.verdict}", "",
-             f"{result['players']} players; outcome measures: {', '.join(result['outcomes'])}. PASS and FAIL mark the "
+    from referee.present.markdown import md_text as md
+
+    lines = [f"# Construct-validity audit{': ' + md(result['formula']) if result.get('formula') else ''}", "",
+             f"**Verdict:** {md(result.verdict)}", "",
+             f"{result['players']} players; outcome measures: {md(', '.join(result['outcomes']))}. PASS and FAIL mark the "
              "checks against the outcome (3-6), the reproduction and the spectator check; INFO sections describe.", ""]
     for key, title in CHECK_TITLES.items():
         if key in result:
             check = result[key]
             mark = {True: "PASS", False: "FAIL", None: "INFO"}[check.get("passed")]
-            lines += [f"## {title} ({mark})", "", check["verdict"], ""]
+            lines += [f"## {title} ({mark})", "", md(check["verdict"]), ""]
         else:
-            lines += [f"## {title} (NOT RUN)", "", f"Not run: {result.get('skipped', {}).get(key, 'no data for it')}.", ""]
+            lines += [f"## {title} (NOT RUN)", "", f"Not run: {md(result.get('skipped', {}).get(key, 'no data for it'))}.",
+                      ""]
     if result.notes:
-        lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
+        lines += ["## Notes", ""] + [f"- {md(n)}" for n in result.notes] + [""]
     return "\n".join(lines)

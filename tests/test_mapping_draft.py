@@ -226,3 +226,20 @@ def test_seats_named_by_different_keys_on_different_lines_are_merged_into_one_pl
     with Store(db, read_only=True) as store:
         events = store.table("events")
     assert events["actor"].notna().all() and set(events["actor"]) == {"s0", "s1", "s2"}
+
+
+@pytest.mark.parametrize("kind", ["line\nname = \"hijack\"", "tab\there", "bell\x07", "emoji \U0001F600", "it's \"q\"",
+                                  "back\\slash", "]\n[keys]\ntype = 'x'", "\x7f"])
+def test_a_draft_is_valid_toml_whatever_the_event_types_hold(tmp_path, kind):
+    import tomllib
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for g in range(4):
+        lines = [{"game_id": f"G{g}", "type": kind, "player": f"P{k}_{m}"} for k, m in enumerate(("m-a", "m-b", "m-c"))]
+        lines.append({"game_id": f"G{g}", "type": "final", "final_positions": {"P0_m-a": 3, "P1_m-b": 2, "P2_m-c": 1}})
+        (logs / f"g{g}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    draft = draft_mapping([logs])
+    parsed = tomllib.loads(draft.text)  # valid TOML: the writer escaped the value, the comment shows escapes
+    assert parsed["name"] != "hijack" and set(parsed) <= {"name", "keys", "events", "results", "agents", "match"}
+    assert kind in [k for stage in parsed["events"].values() for k in stage]  # the type survives exactly

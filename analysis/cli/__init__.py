@@ -15,7 +15,6 @@ a hint to report it; `--debug` shows the traceback).
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
@@ -88,7 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         payload = dict(payload, warnings=shown)
         if error:
             payload["error"] = error
-        print(json.dumps(payload, default=str))
+        from referee.present.outputs import json_text
+
+        print(json_text(payload))
     for text in shown:
         print(f"warning: {text}", file=sys.stderr)
     if error:

@@ -20,9 +20,13 @@ incomplete (no result line found: then ratings have nothing to read, and the dra
 from __future__ import annotations
 
 import json
+import re
+import tomllib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomli_w
 
 from referee.io.id_patterns import id_pattern
 from referee.io.loaders.base import RecordError, parse_time
@@ -162,9 +166,27 @@ def _example(record: dict, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit] + " ..."
 
 
-def _quote(text: str) -> str:
-    """A TOML string: literal ('...') for regular expressions and keys without a single quote, else basic."""
-    return f"'{text}'" if "'" not in text and "\n" not in text else json.dumps(text)
+LITERAL = re.compile(r"^[^'\x00-\x08\x0a-\x1f\x7f]*$")  # text a TOML literal string holds as it is
+CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # what a TOML comment may not hold
+
+
+def _value(value) -> str:
+    """A TOML value written by the TOML writer (tomli-w): a string as a literal ('...', regular expressions
+    stay readable) where it holds no single quote or control character, else as the writer escapes it."""
+    if isinstance(value, (list, tuple)):  # inline, on the key's line
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, str) and LITERAL.match(value):
+        return f"'{value}'"
+    return tomli_w.dumps({"v": value}).split("=", 1)[1].strip()
+
+
+_quote = _value
+
+
+def _safe_line(line: str) -> str:
+    """One line of the draft with any control character (which only a comment quoting the logs can hold) shown
+    as its escape, so that text from the logs never starts a line of its own or breaks the file."""
+    return CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), line)
 
 
 class _Evidence:
@@ -493,12 +515,12 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     lines += [f"# Drafted by `referee map` from {len(ev.files)} sampled file(s) ({total_lines:,} lines: {how}).",
               "# Every guess below says why; correct what is wrong, then `referee map LOGS --out THIS.toml --check`",
               "# or `referee ingest LOGS --runner THIS.toml`. Format: data/formats/mapped.md",
-              f"name = {json.dumps(title)}", ""]
+              f"name = {_value(title)}", ""]
     keys = [f"type = {_quote(type_key)}  # {type_why}"]
     if match_key:
         keys.insert(0, f"match = {_quote(match_key)}  # {match_why}")
     if player_key and also:
-        keys.append(f"player = {json.dumps([player_key] + also)}  # {player_why}; on lines without it, "
+        keys.append(f"player = {_value([player_key] + also)}  # {player_why}; on lines without it, "
                     + ", ".join(f"'{k}'" for k in also) + " names the player (each key tried in turn)")
     elif player_key:
         keys.append(f"player = {_quote(player_key)}  # {player_why}")
@@ -573,7 +595,7 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     for stage in ("message", "action", "vote", "result", "ignore"):
         if stages.get(stage):
             counted = ", ".join(f"{k} {kinds[k]:,}" for k in stages[stage])
-            lines.append(f"{stage} = {json.dumps(stages[stage])}  # {counted}"
+            lines.append(f"{stage} = {_value(stages[stage])}  # {counted}"
                          + ("; setup lines, read for the seat table" if stage == "ignore" and seat_kind else ""))
     lines.append("")
     if result is not None and result.layout != "per-player":
@@ -596,5 +618,7 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     guesses = {"type": type_key, "match": match_key or "(file name)", "player": player_key,
                "result": None if result is None else {"event": result.event, "layout": result.layout, "key": result.key},
                "agents": agent_source}
-    return Draft("\n".join(lines).rstrip() + "\n", problems, [s.path for s in ev.files], guesses)
+    text = "\n".join(_safe_line(line) for line in lines).rstrip() + "\n"
+    tomllib.loads(text)  # the draft is TOML whatever the logs held (a TOMLDecodeError here is a bug in the draft)
+    return Draft(text, problems, [s.path for s in ev.files], guesses)
 

@@ -45,13 +45,21 @@ def lock_file() -> Path | None:
     return path if path.exists() else None
 
 
+def json_text(value, indent: int | None = None) -> str:
+    """`value` as strict JSON text (`jsonable`: NaN and infinities as null; anything else unknown as its
+    text); every JSON referee prints or writes goes through here, so a strict parser reads it all."""
+    return json.dumps(jsonable(value), indent=indent, default=str, allow_nan=False)
+
+
 def jsonable(value):
-    """`value` as plain JSON data: numpy scalars to Python, NaN to None, DataFrames to lists of records,
+    """`value` as plain JSON data: numpy scalars to Python, NaN and infinities to None, DataFrames to lists of records,
     paths and times to text; dicts, lists and tuples converted throughout."""
     import numpy as np
 
     if isinstance(value, (np.floating, float)):
-        return None if math.isnan(value) else float(value)
+        return float(value) if math.isfinite(value) else None  # JSON has no NaN or infinity
+    if value is pd.NA or value is pd.NaT:
+        return None
     if isinstance(value, (np.bool_, bool)):
         return bool(value)
     if isinstance(value, np.integer):
@@ -220,7 +228,7 @@ class ResultsFolder:
     def json(self, name: str, obj) -> Path:
         """Write `name.json` (indented; converted by `jsonable`)."""
         path = self.path(f"{name}.json")
-        path.write_text(json.dumps(jsonable(obj), indent=1) + "\n")
+        path.write_text(json_text(obj, indent=1) + "\n")
         return path
 
     def text(self, name: str, text: str) -> Path:
@@ -250,10 +258,10 @@ class ResultsFolder:
         """Write provenance.json and manifest.json (`extra`'s keys, e.g. a paper's items, then `files`: every
         file written with its size and SHA-256); returns the manifest."""
         prov = self.path("provenance.json")
-        prov.write_text(json.dumps(jsonable(self._provenance), indent=1) + "\n")
+        prov.write_text(json_text(self._provenance, indent=1) + "\n")
         manifest_path = self.out / "manifest.json"
         manifest = {**jsonable(extra or {}),
                     "files": [{"name": p.relative_to(self.out).as_posix(), "bytes": p.stat().st_size,
                                "sha256": _sha256(p)} for p in self.files if p.exists()]}
-        manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
+        manifest_path.write_text(json_text(manifest, indent=1) + "\n")
         return manifest

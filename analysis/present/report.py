@@ -20,6 +20,7 @@ import jinja2
 import pandas as pd
 from matplotlib.figure import Figure
 
+from referee.present.markdown import md_finalize, md_table
 from referee.present.outputs import ResultsFolder, rank_sorted, referee_version
 from referee.models.validity.checks import CHECK_TITLES
 from referee.present.figures import (
@@ -70,10 +71,6 @@ def _table_html(frame: pd.DataFrame, rows: int = HTML_ROWS) -> str:
     return shown.to_html(index=False, escape=True, border=0, float_format=lambda v: f"{v:.4g}", na_rep="")
 
 
-def _table_markdown(frame: pd.DataFrame, rows: int = HTML_ROWS) -> str:
-    return frame.head(rows).to_markdown(index=False, floatfmt=".4g")
-
-
 def write_report(sections: list[Section], folder: "ResultsFolder", title: str = "referee report") -> Path:
     """Render `sections` into a results folder (`referee.present.outputs.ResultsFolder`).
 
@@ -104,7 +101,7 @@ def write_report(sections: list[Section], folder: "ResultsFolder", title: str = 
             cut = len(table) > rows
             note = f"First {rows} of {len(table)} rows; all of them: " if cut else "As CSV: "
             tables.append({"caption": caption, "html": _table_html(table, rows),
-                           "markdown": _table_markdown(table, rows), "csv": csv.relative_to(folder.out).as_posix(),
+                           "markdown": md_table(table, rows), "csv": csv.relative_to(folder.out).as_posix(),
                            "note": note, "leaderboard": section.leaderboard})
         rendered.append({"title": section.title, "anchor": anchor, "text": section.text, "skipped": section.skipped,
                          "warnings": section.warnings, "figures": figures, "tables": tables})
@@ -113,7 +110,7 @@ def write_report(sections: list[Section], folder: "ResultsFolder", title: str = 
     context = {"title": title, "sections": rendered, "version": referee_version(),
                "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
     markdown = jinja2.Environment(loader=jinja2.PackageLoader("referee.present", "templates"), trim_blocks=True,
-                                  lstrip_blocks=True, keep_trailing_newline=True)
+                                  lstrip_blocks=True, keep_trailing_newline=True, finalize=md_finalize)
     folder.path("report.md").write_text(markdown.get_template("report.md").render(**context), encoding="utf-8")
     index = folder.path("index.html")
     index.write_text(env.get_template("report.html").render(**context), encoding="utf-8")

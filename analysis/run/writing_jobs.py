@@ -19,7 +19,8 @@ def ingest(paths: list, store=DEFAULT_STORE, runner: str | None = None, catalogu
     """Read log files or folders into the store file `store` (created when new; a refused or failed ingest into
     a new store leaves no file): every record accepted or set aside with its reason. The main table counts by
     runner; `files` one row per file with `per_file`; `failure` says why an ingest that finished accepted
-    nothing worth keeping. Fields: read, accepted, quarantined and the rest of the ingest's totals."""
+    nothing worth keeping. Fields: read, accepted, quarantined and the rest of the ingest's totals, and `reasons`
+    (runner, reason, count and one example's file, record, field and message per reason)."""
     from referee.io import loaders
     from referee.io.loaders.table import read_mapping
     from referee.io.store import Store
@@ -46,10 +47,13 @@ def ingest(paths: list, store=DEFAULT_STORE, runner: str | None = None, catalogu
     lines = [f"{row.runner}: {row.files} file(s) {row.status}, read {row.read} = accepted {row.accepted} "
              f"+ quarantined {row.quarantined}" for row in report.by_runner().itertuples()]
     lines.append(f"total: read {totals['read']} = accepted {totals['accepted']} + quarantined {totals['quarantined']}")
+    reasons = []  # one example per reason, with its file, record and field (`--json` carries them)
     for (who, reason), n in sorted(report.by_reason.items()):
-        example = report.quarantine.loc[report.quarantine["reason"] == reason, "message"].head(1).tolist()
+        found = report.quarantine[report.quarantine["reason"] == reason].head(1)
+        example = found[["source_file", "record", "field", "message"]].to_dict("records")[0] if len(found) else None
+        reasons.append({"runner": None if who == "(none)" else who, "reason": reason, "count": n, "example": example})
         lines.append(f"  quarantined ({'no runner' if who == '(none)' else who}), {reason}: {n}"
-                     + (f"; e.g. {example[0]}" if example else ""))
+                     + (f"; e.g. {example['message']}" if example else ""))
     for warning in report.warnings:
         warnings.warn(warning, UserWarning, stacklevel=1)
     failure = None
@@ -63,7 +67,7 @@ def ingest(paths: list, store=DEFAULT_STORE, runner: str | None = None, catalogu
     tables = {}
     if per_file:
         tables["files"] = report.files.drop(columns=["whole"]).assign(runner=report.files["runner"].fillna("(none)"))
-    return Result("ingest", tables, fields=dict(totals, store=str(target)), lines=lines, value=report,
+    return Result("ingest", tables, fields=dict(totals, store=str(target), reasons=reasons), lines=lines, value=report,
                   failure=failure)
 
 

@@ -1,0 +1,36 @@
+"""Markdown that shows what it says: text that comes from the data (agent names, notes, table cells) is escaped,
+so that no renderer reads it as HTML (`<script>`, `<img onerror>`) or a cell's `|` as a column break.
+`referee.present.report` writes report.md with these, `referee.readings.audit_markdown` audit.md."""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+from markupsafe import Markup
+
+
+def md_text(value) -> str:
+    """`value` as Markdown text: `<`, `>` and `&` as HTML entities (a Markdown renderer shows them as typed)."""
+    return html.escape(str(value), quote=False)
+
+
+def md_cell(value):
+    """One table cell: text escaped (`md_text`) with `|` as `\\|`; numbers and missing values as they are."""
+    return md_text(value).replace("|", "\\|") if isinstance(value, str) else value
+
+
+def md_table(frame: pd.DataFrame, rows: int) -> Markup:
+    """The first `rows` rows of `frame` as a Markdown table, every text cell and header escaped (`md_cell`);
+    Markup, so that the template does not escape it again."""
+    shown = frame.head(rows)
+    shown = shown.set_axis([md_cell(str(c)) for c in shown.columns], axis=1)
+    for column in shown.columns:
+        if shown[column].dtype == object or pd.api.types.is_string_dtype(shown[column]):
+            shown[column] = shown[column].map(md_cell)
+    return Markup(shown.to_markdown(index=False, floatfmt=".4g"))
+
+
+def md_finalize(value):
+    """The Markdown template's finalize: every `{{ value }}` escaped unless already Markdown (`Markup`)."""
+    return value if isinstance(value, Markup) else md_text(value)
