@@ -84,6 +84,13 @@ class ReadsAsMapping:
         return getattr(self, self.MAPPING).get(key, default)
 
 
+# warnings about a library's own code, not the user's data or the fit, each with why it says nothing to the user
+LIBRARY_NOISE = {
+    "NumbaPerformanceWarning": "numba on the code PyTensor generates for nutpie ('np.dot() is faster on contiguous "
+                               "arrays'): a matter of PyTensor's generated code, the same for every model and data",
+}
+
+
 @contextlib.contextmanager
 def collect_notes(notes: list[str]) -> Iterator[list[str]]:
     """Record every warning raised inside the block into `notes` (as 'Category: message'), then re-raise
@@ -91,6 +98,7 @@ def collect_notes(notes: list[str]) -> Iterator[list[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield notes
+    caught = [w for w in caught if w.category.__name__ not in LIBRARY_NOISE]
     for w in caught:
         text = f"{w.category.__name__}: {w.message}"
         if text not in notes:

@@ -177,8 +177,7 @@ def plot_win_matrices(matrices: dict[str, pd.DataFrame]) -> Figure:
     """
     from matplotlib.patches import Patch, Rectangle
 
-    cmap = matplotlib.colormaps["RdBu_r"].copy()
-    cmap.set_bad(NEVER_MET)
+    cmap = matplotlib.colormaps["RdBu_r"].with_extremes(bad=NEVER_MET)
     unmet = False
     k = len(matrices)
     n_all = max(len(m) for m in matrices.values())
