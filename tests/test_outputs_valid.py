@@ -71,3 +71,15 @@ def test_markdown_holds_no_unescaped_markup(tmp_path, capsys):
     table = md_table(pd.DataFrame({"agent": ["<b>x</b>", "a|b"], "n": [1, 2]}), 10)
     assert "<b>" not in table and "&lt;b&gt;" in table and "a\\|b" in table
     assert md_text("1 < 2 & 3 > 2") == "1 &lt; 2 &amp; 3 &gt; 2"
+
+
+def test_numeric_options_refuse_digit_separators_and_spaces():
+    import pytest
+
+    from referee.run.options import count, positive_float, positive_int
+
+    for parse in (count, positive_int, positive_float):
+        for text in ("1_0", " 10", "10 ", ""):
+            with pytest.raises(ValueError, match="expected"):
+                parse(text)
+    assert count("10") == 10 and positive_float("1e3") == 1000.0 and positive_int(3) == 3

@@ -68,8 +68,17 @@ class Option:
         return value
 
 
+def _plain(value, what: str):
+    """`value`, refused when it is text Python would read as a number but no command line means as one: digit
+    separators ('1_0' is 10 to `int`), spaces inside, or text beyond the number."""
+    if isinstance(value, str) and ("_" in value or value.strip() != value or not value):
+        raise ValueError(f"expected {what}, got {value!r} (digits only: no separators or spaces)")
+    return value
+
+
 def whole(value) -> int:
-    """A whole number."""
+    """A whole number (text: digits only, no separators)."""
+    _plain(value, "a whole number")
     if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
         raise ValueError(f"expected a whole number, got {value!r}")
     try:
@@ -103,6 +112,7 @@ def count(value) -> int:
 
 
 def _number_where(value, ok, what: str) -> float:
+    _plain(value, "a number")
     try:
         found = float(value)
     except (TypeError, ValueError):
