@@ -16,7 +16,7 @@ from tests.conftest import shared_file
 def _llmfao_comparisons():
     path = shared_file("llmfao", "llmfao.csv")
     result = arena.load(path, file_hash(path), LoadOptions())
-    return match_comparisons(result.tables["matches"], result.tables["results"])
+    return match_comparisons(result.frame("matches"), result.frame("results"))
 
 
 def test_llmfao_matches_evalica_reference():
@@ -63,7 +63,7 @@ def test_recovers_simulated_ratings_with_calibrated_intervals(tmp_path):
     sim = simulate_arena(n_agents=12, n_judgments=20000, seed=11, tie_rate=0.0)
     paths = write_arena(sim, tmp_path)
     result = arena.load(paths["judgments"], file_hash(paths["judgments"]), LoadOptions())
-    table = rate(match_comparisons(result.tables["matches"], result.tables["results"]), "bt").table()
+    table = rate(match_comparisons(result.frame("matches"), result.frame("results")), "bt").table()
     truth = pd.Series(sim.truth["ratings"]).reindex(table["agent"]).to_numpy()
     err = table["rating"].to_numpy() - truth
     assert np.abs(err).max() < 40

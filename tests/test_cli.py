@@ -18,6 +18,9 @@ def test_ingest_and_info_json(tmp_path, record, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out.pop("warnings") == [] and out.pop("notes") == [] and out.pop("diagnostics") == {}
     assert out.pop("store") == db
+    [reason] = out.pop("reasons")  # one example per reason, naming its file, record and field
+    assert (reason["reason"], reason["count"], reason["example"]["field"]) == ("unknown scenario", 1, "scenario")
+    assert reason["example"]["source_file"] == str(path) and reason["example"]["record"] == "1"
     assert out == {"read": 2, "accepted": 1, "quarantined": 1, "by_reason": {"unknown scenario": 1},
                    "failed_files": [],
                    "by_runner": [{"runner": "concordia", "status": "ingested", "files": 1, "read": 2, "accepted": 1,

@@ -20,15 +20,13 @@ incomplete (no result line found: then ratings have nothing to read, and the dra
 from __future__ import annotations
 
 import json
-import re
 import tomllib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import tomli_w
-
 from referee.io.id_patterns import id_pattern
+from referee.io.toml_file import toml_line, toml_value
 from referee.io.loaders.base import RecordError, parse_time
 from referee.io.loaders.files import document_lines, head_text, is_document
 from referee.io.loaders.mapped_results import value_at
@@ -164,29 +162,6 @@ def _is_number(v) -> bool:
 def _example(record: dict, limit: int = 160) -> str:
     text = json.dumps(record, ensure_ascii=False)
     return text if len(text) <= limit else text[:limit] + " ..."
-
-
-LITERAL = re.compile(r"^[^'\x00-\x08\x0a-\x1f\x7f]*$")  # text a TOML literal string holds as it is
-CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # what a TOML comment may not hold
-
-
-def _value(value) -> str:
-    """A TOML value written by the TOML writer (tomli-w): a string as a literal ('...', regular expressions
-    stay readable) where it holds no single quote or control character, else as the writer escapes it."""
-    if isinstance(value, (list, tuple)):  # inline, on the key's line
-        return "[" + ", ".join(_value(v) for v in value) + "]"
-    if isinstance(value, str) and LITERAL.match(value):
-        return f"'{value}'"
-    return tomli_w.dumps({"v": value}).split("=", 1)[1].strip()
-
-
-_quote = _value
-
-
-def _safe_line(line: str) -> str:
-    """One line of the draft with any control character (which only a comment quoting the logs can hold) shown
-    as its escape, so that text from the logs never starts a line of its own or breaks the file."""
-    return CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), line)
 
 
 class _Evidence:
@@ -515,30 +490,30 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     lines += [f"# Drafted by `referee map` from {len(ev.files)} sampled file(s) ({total_lines:,} lines: {how}).",
               "# Every guess below says why; correct what is wrong, then `referee map LOGS --out THIS.toml --check`",
               "# or `referee ingest LOGS --runner THIS.toml`. Format: data/formats/mapped.md",
-              f"name = {_value(title)}", ""]
-    keys = [f"type = {_quote(type_key)}  # {type_why}"]
+              f"name = {toml_value(title)}", ""]
+    keys = [f"type = {toml_value(type_key)}  # {type_why}"]
     if match_key:
-        keys.insert(0, f"match = {_quote(match_key)}  # {match_why}")
+        keys.insert(0, f"match = {toml_value(match_key)}  # {match_why}")
     if player_key and also:
-        keys.append(f"player = {_value([player_key] + also)}  # {player_why}; on lines without it, "
+        keys.append(f"player = {toml_value([player_key] + also)}  # {player_why}; on lines without it, "
                     + ", ".join(f"'{k}'" for k in also) + " names the player (each key tried in turn)")
     elif player_key:
-        keys.append(f"player = {_quote(player_key)}  # {player_why}")
+        keys.append(f"player = {toml_value(player_key)}  # {player_why}")
     time_key, why = _scalar_key(ev, TIME_NAMES, _iso, used)
     if time_key:
-        keys.append(f"time = {_quote(time_key)}  # ISO 8601 times, {why}")
+        keys.append(f"time = {toml_value(time_key)}  # ISO 8601 times, {why}")
         used.add(time_key)
     round_key, why = _scalar_key(ev, ROUND_NAMES, lambda v: _is_number(v) and float(v).is_integer(), used)
     if round_key:
-        keys.append(f"round = {_quote(round_key)}  # whole numbers, {why}")
+        keys.append(f"round = {toml_value(round_key)}  # whole numbers, {why}")
         used.add(round_key)
     text_key, why = _scalar_key(ev, TEXT_NAMES, lambda v: isinstance(v, str), used)
     if text_key:
-        keys.append(f"text = {_quote(text_key)}  # {why}")
+        keys.append(f"text = {toml_value(text_key)}  # {why}")
         used.add(text_key)
     target_key, why = _scalar_key(ev, TARGET_NAMES, lambda v: isinstance(v, str), used)
     if target_key:
-        keys.append(f"target = {_quote(target_key)}  # {why}")
+        keys.append(f"target = {toml_value(target_key)}  # {why}")
         used.add(target_key)
     agents: list[str] = []
     agent_source = None  # where the draft takes each player's agent from: table, key, pattern
@@ -546,24 +521,24 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     seat_kind = None
     if result is not None:
         if result.layout == "per-player":
-            keys.append(f"{result.players_key} = {_quote(result.key)}  # {result.why}")
+            keys.append(f"{result.players_key} = {toml_value(result.key)}  # {result.why}")
             if result.rank_key:
-                keys.append(f"rank = {_quote(result.rank_key)}  # on the same lines, named like a rank")
+                keys.append(f"rank = {toml_value(result.rank_key)}  # on the same lines, named like a rank")
             used |= {result.key, result.rank_key}
         table, seat_kind, why = _seat_table(ev, type_key, result)
         if table:
-            agents, agent_source = [f"table = {_quote(table)}  # {why}"], "table"
+            agents, agent_source = [f"table = {toml_value(table)}  # {why}"], "table"
             if seat_kind is not None and seat_kind != result.event:
                 ignore.append(seat_kind)
         else:
             agent_key, why = _agent_key(ev, player_key, used) if player_key else (None, "")
             if agent_key:
-                keys.append(f"agent = {_quote(agent_key)}  # {why}")
+                keys.append(f"agent = {toml_value(agent_key)}  # {why}")
                 agent_source = "key"
             else:
                 regex, why = id_pattern(result.players)
                 if regex:
-                    agents, agent_source = [f"pattern = {_quote(regex)}  # {why}"], "pattern"
+                    agents, agent_source = [f"pattern = {toml_value(regex)}  # {why}"], "pattern"
                 else:
                     problems.append("no agent found: no seat table, no model key beside the player, and no pattern "
                                     "on the player ids makes the agents recur across games; add [agents] by hand")
@@ -595,7 +570,7 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     for stage in ("message", "action", "vote", "result", "ignore"):
         if stages.get(stage):
             counted = ", ".join(f"{k} {kinds[k]:,}" for k in stages[stage])
-            lines.append(f"{stage} = {_value(stages[stage])}  # {counted}"
+            lines.append(f"{stage} = {toml_value(stages[stage])}  # {counted}"
                          + ("; setup lines, read for the seat table" if stage == "ignore" and seat_kind else ""))
     lines.append("")
     if result is not None and result.layout != "per-player":
@@ -604,10 +579,10 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
         others = [o for o in layouts if o is not result][:4]
         seen = [f"#   also seen, not chosen: {o.layout} in '{o.key}' of '{o.event}' lines ({o.why})" for o in others]
         lines += ["[results]", f"# chosen: {result.why}", f"# e.g. {_example(result.example)}"] + seen + [
-            f"event = {_quote(result.event)}"]
+            f"event = {toml_value(result.event)}"]
         if result.players_key:
-            lines.append(f"players = {_quote(result.players_key)}")
-        lines += [f"{layout} = {_quote(result.key)}", ""]
+            lines.append(f"players = {toml_value(result.players_key)}")
+        lines += [f"{layout} = {toml_value(result.key)}", ""]
     elif result is None:
         lines += ["# [results]  # no result line found in the sample (see the problems above the draft)",
                   '# event = "EVENT TYPE OF THE LAST LINE"', '# scores = "KEY OF {player: points}"', ""]
@@ -618,7 +593,7 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     guesses = {"type": type_key, "match": match_key or "(file name)", "player": player_key,
                "result": None if result is None else {"event": result.event, "layout": result.layout, "key": result.key},
                "agents": agent_source}
-    text = "\n".join(_safe_line(line) for line in lines).rstrip() + "\n"
+    text = "\n".join(toml_line(line) for line in lines).rstrip() + "\n"
     tomllib.loads(text)  # the draft is TOML whatever the logs held (a TOMLDecodeError here is a bug in the draft)
     return Draft(text, problems, [s.path for s in ev.files], guesses)
 

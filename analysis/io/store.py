@@ -23,6 +23,7 @@ from tqdm.auto import tqdm
 
 from referee.io import loaders
 from referee.io.columnar import constant
+from referee.io.loaders.files import raw_lines
 from referee.io.known_ids import KnownIds
 from referee.io.catalogue import Catalogue, load_catalogue
 from referee.io.loaders.base import (
@@ -534,16 +535,6 @@ def _checked(result: LoadResult) -> LoadResult:
                                            "named the record)"))
 
 
-def _raw_lines(path: str, numbers: set[int]) -> dict[int, str]:
-    """The text of the given 1-based lines of a text file (for quarantining records by line)."""
-    found = {}
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for number, line in enumerate(fh, start=1):
-            if number in numbers:
-                found[number] = line.rstrip("\n")
-    return found
-
-
 def _set_aside(result: LoadResult, bad_ids: set[str], reason: str, why: str) -> LoadResult:
     """Move everything belonging to the matches `bad_ids` from `result`'s tables to its quarantine.
 
@@ -562,7 +553,7 @@ def _set_aside(result: LoadResult, bad_ids: set[str], reason: str, why: str) -> 
     else:
         rows = frame_rows(result.records, bad_ids)
         text = Path(result.source_file).suffix.lower() in (".csv", ".jsonl")
-        lines = _raw_lines(result.source_file, {int(r["record"]) for r in rows}) if text else {}
+        lines = raw_lines(result.source_file, {int(r["record"]) for r in rows}) if text else {}
         for r in rows:
             raw = lines.get(int(r["record"])) if text else None
             records.append((r["record"], r["match_id"], raw or json.dumps(r)))

@@ -1,10 +1,14 @@
-"""Reading a user's TOML file (catalogue, column mapping, runner mapping) with one set of errors: every way the
-file cannot be read becomes the caller's error type, naming the file and what it should have been."""
+"""TOML files: reading a user's (catalogue, column mapping, runner mapping) with one set of errors, every way the
+file cannot be read becoming the caller's error type, naming the file and what it should have been; and writing
+values and lines for a drafted file (`toml_value`, `toml_line`), by the TOML writer, never by string formatting."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
+
+import tomli_w
 
 
 def read_toml(path: str | Path, what: str, error: type[Exception] = ValueError) -> dict:
@@ -23,3 +27,24 @@ def read_toml(path: str | Path, what: str, error: type[Exception] = ValueError) 
         raise error(f"{path}: tables nested too deeply to read") from exc
     except OSError as exc:
         raise error(f"{path}: cannot read the {what} ({exc.strerror or exc})") from exc
+
+
+LITERAL = re.compile(r"^[^'\x00-\x08\x0a-\x1f\x7f]*$")  # text a TOML literal string holds as it is
+CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # what a TOML comment may not hold
+
+
+def toml_value(value) -> str:
+    """A TOML value written by the TOML writer (tomli-w): a string as a literal ('...', regular expressions
+    stay readable) where it holds no single quote or control character, else as the writer escapes it."""
+    if isinstance(value, (list, tuple)):  # inline, on the key's line
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, str) and LITERAL.match(value):
+        return f"'{value}'"
+    return tomli_w.dumps({"v": value}).split("=", 1)[1].strip()
+
+
+
+def toml_line(line: str) -> str:
+    """One line of a drafted file with any control character (which only a comment quoting the logs can hold) shown
+    as its escape, so that text from the logs never starts a line of its own or breaks the file."""
+    return CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), line)

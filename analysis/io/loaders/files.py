@@ -136,6 +136,16 @@ def json_lines(path: Path, parse: bool = True) -> Iterator[Line]:
             yield line
 
 
+def raw_lines(path: str, numbers: set[int]) -> dict[int, str]:
+    """The text of the given 1-based lines of a text file (for quarantining records by line)."""
+    found = {}
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for number, line in enumerate(fh, start=1):
+            if number in numbers:
+                found[number] = line.rstrip("\n")
+    return found
+
+
 def file_key(path: Path, content_hash: str) -> str:
     """A file's name for match ids it makes up: its stem and the first 8 hex digits of its sha256, so that two
     files of one name in different folders never collide (and the same file always gives the same ids)."""
