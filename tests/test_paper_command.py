@@ -132,6 +132,30 @@ def test_paper_compact_fits_the_per_game_model_by_maximum_likelihood(tmp_path, c
     assert "inter-agent, all pairs (Figure 4 off-diagonal)" in set(consistency["comparison"])
 
 
+def test_figure_5_right_pools_each_games_framings_by_slot():
+    """Two games, each in its own two framings (cowboys/pirates, fishery/forest): Figure 5 (right) averages each
+    agent's metrics over both games per framing slot, so each of 3 agents is one intra-agent pair (slot 1 against
+    slot 2) and each slot holds 3 inter-agent pairs: 3 and 6 pairs, not one per game's labels."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for agent in ("a", "b", "c"):
+        base = rng.normal(0, 1, 3)
+        for game, framings in (("g1", ("cowboys", "pirates")), ("g2", ("fishery", "forest"))):
+            for framing in framings:
+                values = base + rng.normal(0, 0.1, 3)
+                rows.append({"match_id": f"{game}{framing}{agent}", "player": agent, "agent": agent, "game": game,
+                             "category": game, "framing": framing, "m1": values[0], "m2": values[1], "m3": values[2]})
+    frame = pd.DataFrame(rows)
+    summary, _ = paper_consistency(frame)
+    right = summary[summary["figure"] == "Figure 5 (right)"].set_index("comparison")
+    assert right["n_pairs"].tolist() == [3, 6]
+    slot = {("g1", "cowboys"): 1, ("g1", "pirates"): 2, ("g2", "fishery"): 1, ("g2", "forest"): 2}
+    means = frame.assign(slot=[slot[(g, f)] for g, f in zip(frame["game"], frame["framing"])]).groupby(
+        ["agent", "slot"])[["m1", "m2", "m3"]].mean()
+    intra = [np.corrcoef(means.loc[(a, 1)], means.loc[(a, 2)])[0, 1] for a in ("a", "b", "c")]
+    assert right.loc["intra-agent, across framings, all games", "mean_r"] == pytest.approx(np.mean(intra))
+
+
 def test_paper_consistency_by_hand():
     """Raw means (no z-scores), every pair of different agents for Figure 4's off-diagonal, SEM over pairs."""
     rows = []

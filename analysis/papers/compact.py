@@ -5,6 +5,8 @@ standard errors over pairs (Figure 5's error bars)."""
 
 from __future__ import annotations
 
+import pandas as pd
+
 from referee.papers.items import Item, PaperWriter
 
 BOOTSTRAP = 200  # Figure 2: "200 subsampled re-estimations"
@@ -108,8 +110,10 @@ def _socio_items(store, writer: PaperWriter, runner: str | None, seed: int, note
                                                         high=summary["mean_r"] + summary["sem"]), "±1 SEM over pairs"),
                   summary)
     writer.table(item, per_agent, suffix="_per_agent")
-    if "framing" not in players.columns or players["framing"].nunique() < 2:
-        notes.append("Figure 5 (middle, right): the matches hold one framing, so the framing comparisons are empty")
+    per_game = players.groupby("game")["framing"].nunique() if "framing" in players.columns else pd.Series(dtype=int)
+    if not len(per_game) or per_game.max() < 2:
+        notes.append("Figure 5 (middle, right): every game was played in one framing only, so no agent can be "
+                     "compared with itself across framings and those bars are empty")
     found = result.determinants.get("all games")
     if found is None:
         for number in ("Figure 6", "Figure 7"):

@@ -108,6 +108,17 @@ def _pairs(vectors: pd.DataFrame, sim: np.ndarray, same: dict[str, bool], agent:
     return r[np.isfinite(r)]
 
 
+def framing_slots(players: pd.DataFrame) -> pd.DataFrame:
+    """`players` with each game's framings (its own labels: cowboys, pirates) replaced by their slot in that game
+    ('framing 1', 'framing 2', in order of first appearance), so that averaging over all games pools the games'
+    first framings together, their second together: Figure 5 (right)'s "across framings when averaging metrics
+    in all games"."""
+    order = players.drop_duplicates(["game", "framing"])[["game", "framing"]]
+    order = order.assign(slot=order.groupby("game").cumcount() + 1)
+    slots = players.merge(order, on=["game", "framing"], how="left")["slot"]
+    return players.assign(framing="framing " + slots.astype(str).to_numpy())
+
+
 def paper_consistency(players: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The COMPACT paper's consistency figures (section 3.2) by its own protocol: raw metric means (no
     z-scores), mean Pearson r with its standard error over the pairs (Figure 5's error bars).
@@ -118,7 +129,8 @@ def paper_consistency(players: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame
     diagonal blocks (same agent, other category) and off-diagonal (two agents, every pair); same agent across
     games against two agents in the same game; with framings, the same agent and category across framings
     against two agents in one framing, and Figure 5 (right): each agent's vector over all games in each
-    framing, the agent against itself across framings and two agents in one framing."""
+    framing slot (`framing_slots`: the games' first framings pooled, their second pooled), the agent against
+    itself across slots and two agents in one slot."""
     by_category = metric_vectors(players, ["agent", "game", "category"], standardise=False)
     specs = [("intra-agent, across categories (Figure 4 diagonal blocks)", by_category,
               {"agent": True, "category": False}, "Figure 4"),
@@ -127,7 +139,7 @@ def paper_consistency(players: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame
              ("inter-agent, same game", by_category, {"agent": False, "game": True}, "Figure 5 (left)")]
     if "framing" in players.columns and players["framing"].nunique() > 1:
         by_framing = metric_vectors(players, ["agent", "category", "framing"], standardise=False)
-        overall = metric_vectors(players, ["agent", "framing"], standardise=False)
+        overall = metric_vectors(framing_slots(players), ["agent", "framing"], standardise=False)
         specs += [("intra-agent, across framings", by_framing, {"agent": True, "category": True, "framing": False},
                    "Figure 5 (middle)"),
                   ("inter-agent, same framing", by_framing, {"agent": False, "category": True, "framing": True},
