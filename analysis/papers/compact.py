@@ -46,11 +46,20 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
         fit = per_game.value.fit
         game_table = fit.game_table()
         games = game_table["game"].nunique()
-        by_game = game_table.pivot(index="agent", columns="game", values="rating").reset_index()
-        table = fit.global_table()[["agent", "rank", "rating"]].rename(columns={"rating": "global"}).merge(
-            by_game, on="agent")
+        table = _table_1(fit, game_table)
+        protocol = dict(PER_GAME)
+        if fit.prior_sd is not None:  # the pooled fit has no finite solution: never under the plain label
+            protocol["estimation"] = ("plain maximum likelihood for the per-game deviations; the global ratings "
+                                      "with a Normal(0, 400 Elo) prior, because their maximum-likelihood estimate "
+                                      "does not exist on these matches")
+        unbounded = int(fit.unbounded.sum())
+        if unbounded:
+            protocol["cells without a finite estimate"] = (
+                f"{unbounded} agent-game cell(s): the agent won or lost every comparison there, so plain maximum "
+                "likelihood has no finite rating; the cell shows its win-loss record instead of a number")
         writer.table(Item("Table 1", "Elo scores: each agent's global rating and its rating in each game",
-                          protocol=PER_GAME, referee_default=PER_GAME_DEFAULT), table.sort_values("rank"))
+                          protocol=protocol, referee_default=PER_GAME_DEFAULT),
+                     table.sort_values("rank", key=lambda r: pd.to_numeric(r, errors="coerce"), na_position="last"))
         writer.table(Item("Section 2 (Kendall tau)", "each game's ranking against the global one (Kendall tau)",
                           protocol=PER_GAME, referee_default=PER_GAME_DEFAULT), per_game.value.kendall_tau)
         bt = JOBS["ratings"].compute(store, method="bt", bootstrap=BOOTSTRAP, **scope)
@@ -79,6 +88,28 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
             writer.missing(Item("Section 2 (cross-validated AUC)", "cross-validation"), "every match is one game")
     _socio_items(store, writer, runner, seed, notes)
     return protocol, notes
+
+
+def _table_1(fit, game_table) -> "pd.DataFrame":
+    """Table 1: agent, rank, global, then one column per game: the rating (Elo), or where plain maximum
+    likelihood has no finite rating the cell's record 'no finite estimate (W-L)' instead of a number; an agent
+    with such a cell has no finite global rating (the mean of its per-game ones) and no rank either."""
+    record = fit.records().set_index(["game", "agent"])
+    cells = game_table.set_index(["game", "agent"])["rating"].astype(object)
+    for (game, agent), row in record[~record["finite"]].iterrows():
+        cells[(game, agent)] = f"no finite estimate ({row['wins']:g}-{row['losses']:g})"
+    by_game = cells.reset_index().pivot(index="agent", columns="game", values="rating").reset_index()
+    table = fit.global_table()[["agent", "rank", "rating"]].rename(columns={"rating": "global"})
+    table["global"] = table["global"].astype(object)
+    table["rank"] = table["rank"].astype(object)
+    totals = record.groupby(level="agent")[["wins", "losses"]].sum()
+    for agent in record[~record["finite"]].index.get_level_values("agent").unique():
+        # the global rating is the mean of the agent's per-game ratings: one without a finite value takes it along
+        row = table["agent"] == agent
+        table.loc[row, "global"] = (f"no finite estimate ({totals.loc[agent, 'wins']:g}-"
+                                    f"{totals.loc[agent, 'losses']:g} over all games)")
+        table.loc[row, "rank"] = None
+    return table.merge(by_game, on="agent")
 
 
 def _socio_items(store, writer: PaperWriter, runner: str | None, seed: int, notes: list[str]) -> None:

@@ -35,6 +35,18 @@ class PerGameFit(FitResult):
     tau: float = 0.0
     prior_sd: float | None = None
     model: str = "bt-per-game"
+    wins: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # (K, n) comparisons won (ties as halves)
+    losses: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # (K, n) comparisons lost
+    unbounded: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))  # (K, n): no finite estimate
+
+    def records(self) -> pd.DataFrame:
+        """game, agent, wins, losses, finite (False: by plain maximum likelihood the cell's rating has no finite
+        value, the agent having won or lost every comparison it played in that game)."""
+        rows = [{"game": g, "agent": a, "wins": float(self.wins[k, i]), "losses": float(self.losses[k, i]),
+                 "finite": not bool(self.unbounded[k, i])}
+                for k, g in enumerate(self.games) for i, a in enumerate(self.agents)
+                if self.wins[k, i] + self.losses[k, i] > 0]
+        return pd.DataFrame(rows, columns=["game", "agent", "wins", "losses", "finite"])
 
     def table(self) -> pd.DataFrame:
         """The global ratings (`global_table`)."""
@@ -126,6 +138,17 @@ def fit_bt_per_game(Wk: np.ndarray, agents: list[str], games: list[str], tau_elo
                        options={"maxiter": max_iter, "ftol": 1e-14, "gtol": 1e-9})
         diagnostics = iterative_diagnostics(res.nit, max_iter, lbfgs_converged(res), "per-game Bradley-Terry L-BFGS")
     mu, delta = res.x[:n], res.x[n:].reshape(K, n)
+    losses = Nk.sum(axis=2) - wins
+    played = (wins + losses) > 0
+    unbounded = played & ((wins == 0) | (losses == 0)) if tau_elo is None else np.zeros_like(played)
+    if unbounded.any():
+        with collect_notes(notes):
+            warnings.warn(f"by plain maximum likelihood, {int(unbounded.sum())} of {int(played.sum())} agent-game "
+                          "cells have no finite rating (the agent won, or lost, every comparison it played in that "
+                          "game): their numbers are where the optimiser stopped, not estimates; read their win-loss "
+                          "records (`records()`)", RatingWarning, stacklevel=2)
+        diagnostics = dict(diagnostics, converged=False, unbounded_cells=int(unbounded.sum()))
     return PerGameFit(agents=list(agents), games=list(games), mu=mu - mu.mean(), delta=delta, tau=tau,
-                      prior_sd=prior_sd, diagnostics=diagnostics, notes=notes)
+                      prior_sd=prior_sd, diagnostics=diagnostics, notes=notes, wins=wins, losses=losses,
+                      unbounded=unbounded)
 
