@@ -56,6 +56,10 @@ def test_tiers_use_holm_adjusted_paired_tests():
     raw = 2 * stats.norm.sf(np.abs(d[j, k] / se[j, k]))
     expected = multipletests(raw, method="holm")[1]  # statsmodels' Holm, an independent implementation
     assert np.allclose(found.p_holm[j, k], expected) and np.allclose(holm_adjusted(d, se)[k, j], expected)
+    # by hand for three pairs (Holm 1979): raw p 0.01, 0.04, 0.03 -> 0.03, max(0.06, 0.03), max(0.04, 0.06)
+    z = stats.norm.isf(np.array([0.01, 0.04, 0.03]) / 2)
+    three = holm_adjusted(np.array([[0, z[0], z[1]], [-z[0], 0, z[2]], [-z[1], -z[2], 0]]), np.ones((3, 3)))
+    assert np.allclose([three[0, 1], three[0, 2], three[1, 2]], [0.03, 0.06, 0.06])
     # a new tier starts exactly where the tier's head is Holm-separated from the next agent
     head = 0
     for i in range(1, n):

@@ -106,21 +106,19 @@ def rank_sets(estimate, draws, level: float = LEVEL) -> RankSets:
 
 def holm_adjusted(d: np.ndarray, se: np.ndarray) -> np.ndarray:
     """Holm-adjusted two-sided p-values (n, n), symmetric, 1 on the diagonal and where se is missing, of the
-    paired tests d_jk / se_jk = 0 over the n(n - 1)/2 unordered pairs (Holm 1979: the i-th smallest raw p times
-    m - i + 1, made monotone, capped at 1)."""
+    paired tests d_jk / se_jk = 0 over the n(n - 1)/2 unordered pairs (Holm 1979, by statsmodels'
+    `multipletests`, as `referee.run.compare` adjusts its pairs)."""
     from scipy.stats import norm
+    from statsmodels.stats.multitest import multipletests
 
     n = len(d)
+    out = np.ones((n, n))
     upper = np.triu_indices(n, 1)
+    if not len(upper[0]):
+        return out
     with np.errstate(invalid="ignore", divide="ignore"):
         raw = 2 * norm.sf(np.abs(d[upper] / se[upper]))
-    raw = np.where(np.isfinite(raw), raw, 1.0)
-    m = raw.size
-    order = np.argsort(raw, kind="stable")
-    stepped = np.minimum(1.0, np.maximum.accumulate(raw[order] * (m - np.arange(m))))
-    adjusted = np.empty(m)
-    adjusted[order] = stepped
-    out = np.ones((n, n))
+    adjusted = multipletests(np.where(np.isfinite(raw), raw, 1.0), method="holm")[1]
     out[upper] = adjusted
     out.T[upper] = adjusted
     return out
