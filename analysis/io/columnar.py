@@ -91,11 +91,6 @@ def json_objects(fields: dict[str, pa.Array]) -> pa.Array:
     return pa.array(out, pa.string())
 
 
-def prefixed(prefix: str, numbers: np.ndarray) -> pa.Array:
-    """f"{prefix}{n}" for every integer of `numbers`, as Arrow text."""
-    return pc.binary_join_element_wise(pa.scalar(prefix), pc.cast(pa.array(numbers), pa.string()), "")
-
-
 def constant(value, n: int, kind: pa.DataType | None = None) -> pa.Array:
     """`value` n times as an Arrow array (text built from its buffers: Arrow's own repeat of a string copies
     it value by value)."""

@@ -508,8 +508,8 @@ class _Ingest:
                 if table != "matches":
                     frame["content_hash"] = np.concatenate(tags)
                 prepared.append((table, conform(table, frame)))
-            if arrows:  # one insert per table and batch, not one per file
-                prepared.append((table, pa.concat_tables([conform_arrow(table, a) for a in arrows])))
+            if arrows:  # one insert per table and batch, not one per file (each part conformed above; `_append`
+                prepared.append((table, pa.concat_tables(arrows)))  # checks the whole once more as it writes)
         return prepared
 
     def report(self) -> IngestReport:
