@@ -16,6 +16,8 @@ MEASURE_KINDS = ("outcome", "telemetry", "component", "judge")
 OUTCOMES = ("win", "loss", "tie", "forfeit", "aborted")
 NO_INFORMATION = "no information"  # the status of an agent whose comparisons say nothing of its strength
 NEVER_COMPARED = f"{NO_INFORMATION}: no comparison with another agent"  # (`referee.run.rating_labels`)
+CONTEST_PHASES = ("development", "evaluation", "cross-play")  # the Concordia contest's phases (its paper, section 2)
+SELECTION, FINAL = CONTEST_PHASES[1], CONTEST_PHASES[2]  # the phase that selects the finalists, the one they play
 RUNNER_NAMES = ("concordia", "concordia-log", "compact", "aoa", "arena", "ranked", "records", "textarena", "kaggle",
                 "clembench", "gtbench", "inspect", "sotopia", "meltingpot", "table")
 

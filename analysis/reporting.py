@@ -36,7 +36,7 @@ from referee.present.report import (
     store_section,
     write_report,
 )
-from referee.run.contest import FINAL, SELECTION
+from referee.names import FINAL, SELECTION
 from referee.run.describe import mean_se, ranking_alignment
 from referee.run.job_table import JOBS
 from referee.run.rating_labels import status_note

@@ -91,9 +91,6 @@ class FileReader:
         return FileRead(path, digest, result, detected)
 
 
-CONTEST_PHASES = ("development", "evaluation", "cross-play")  # the Concordia contest's phases (its paper, section 2)
-
-
 def folder_phases(roots: list, files: list[Path], names) -> dict[str, str]:
     """file -> phase for the files found inside a folder of `roots` below which a folder is named as a phase
     (`names`, matched without case; the folder nearest the file wins): a contest's `logs/evaluation/...` and

@@ -37,10 +37,10 @@ from referee.io.loaders.base import (
     frame_rows,
 )
 from referee.io.loaders.table import check_mapping
-from referee.io.reading import CONTEST_PHASES, PARALLEL_MIN, FileReader, folder_phases, read_files
+from referee.io.reading import PARALLEL_MIN, FileReader, folder_phases, read_files
 from referee.io.schema import (TABLES, SchemaError, arrow_schema, columns, conform, conform_arrow, ddl, empty,
                                rows_to_arrow)
-from referee.names import DEFAULT_STORE
+from referee.names import CONTEST_PHASES, DEFAULT_STORE
 from referee.io.store_file import connect, mark, referee_marked
 from referee.io.store_queries import StoreQueries
 from referee.names import IngestError, StoreError  # noqa: F401  (defined light, for the command line)

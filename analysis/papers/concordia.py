@@ -13,9 +13,9 @@ import pandas as pd
 from referee.io.catalogue import CONTEST_2024_PAPER, load_catalogue
 from referee.io.toml_file import read_toml
 from referee.papers.items import Item, PaperWriter
+from referee.names import FINAL, SELECTION
 from referee.prepare.selection import select_phases
 
-SELECTION, FINAL = "evaluation", "cross-play"
 BASELINE = "rational_agent"
 PAPER_TOP = 5  # the paper's finalists: its top five by evaluation Elo, and the baseline (Tables 8-12)
 VOTES = {"iml": ("Table 4", "Table 9", "iterative maximal lotteries"), "copeland": ("Table 5", "Table 10", "Copeland"),

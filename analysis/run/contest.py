@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from referee.prepare.comparisons import ballots_from_tables, comparisons_and_agents
+from referee.names import FINAL, SELECTION
 from referee.prepare.selection import exclusion_counts, select_phases
 from referee.run.ratings import rate
 from referee.models.fit import FitResult, collect_notes
 from referee.models.voting import PreferenceProfile, vote
 
 TOP = 6  # the paper's final six (section 9.2)
-SELECTION, FINAL = "evaluation", "cross-play"
 VOTING = ("iml", "copeland", "ranked-pairs")  # tables 9, 10, 11
 STAGES = ("selection", "finals", "combined")
 

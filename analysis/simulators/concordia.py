@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from referee.io.catalogue import Catalogue, write_catalogue
+from referee.names import CONTEST_PHASES
 from referee.models.scores.beta_regression import expected_score
 
 BASELINE = "rational_agent"
@@ -182,7 +183,7 @@ class _Draw:
         return records, cells
 
 
-PHASES = ("development", "evaluation", "cross-play")
+PHASES = CONTEST_PHASES
 
 
 def simulate_contest_phases(
