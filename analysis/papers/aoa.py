@@ -83,10 +83,16 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
     return protocol, notes
 
 
+def _of_kind(events: pd.DataFrame, word: str) -> pd.Series:
+    """Which of the season's events have `word` in their type (without case); none where there is no event log."""
+    if not len(events) or "type" not in events.columns:
+        return pd.Series(False, index=events.index)
+    return events["type"].astype(str).str.contains(word, case=False)
+
+
 def _rejections(writer: PaperWriter, events: pd.DataFrame) -> None:
     """Sections 5.2 and 5.3: rejected actions by kind and by agent, from the season's event log."""
-    kinds = events["type"].astype(str) if len(events) and "type" in events.columns else pd.Series(dtype=str)
-    rejected = events[kinds.str.contains("reject", case=False)] if len(kinds) else events
+    rejected = events[_of_kind(events, "reject")]
     for number, title, by in (("Section 5.2", "rejected actions by kind", "type"),
                               ("Section 5.3", "rejected actions by agent", "actor")):
         item = Item(number, title)
@@ -131,8 +137,7 @@ def _activity(writer: PaperWriter, frame: pd.DataFrame) -> None:
 def _deportation(writer: PaperWriter, events: pd.DataFrame) -> None:
     """Section 5.4: deport-related events against deportations carried out."""
     item = Item("Section 5.4", "deportation: deport-related events against deportations carried out")
-    kinds = events["type"].astype(str) if len(events) and "type" in events.columns else pd.Series(dtype=str)
-    related = kinds[kinds.str.contains("deport", case=False)]
+    related = events.loc[_of_kind(events, "deport"), "type"].astype(str) if len(events) else pd.Series(dtype=str)
     if not len(related):
         writer.missing(item, "the store holds no event log with deport-related events for this season (the season "
                              "file alone carries final statistics)")

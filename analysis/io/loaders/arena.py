@@ -135,13 +135,12 @@ def _read(path: Path, content_hash: str) -> tuple[ResultBuilder, pa.Table | None
     """(builder, every column as Arrow text, the pandas frame where one was read, record labels): a CSV straight
     into Arrow (`referee.io.columnar.read_csv_text`), anything else through `open_rows` with its columns as the
     text pandas makes of them; the table is None when the file was set aside whole."""
-    out = ResultBuilder(path, content_hash, NAME)
     if path.suffix.lower() == ".csv" and path.stat().st_size:
         header = csv_header(path)
-        if len(set(header)) == len(header):
-            found = read_csv_text(path, header)
-            if found is not None:
-                return out, found, None, pc.cast(pa.array(np.arange(2, found.num_rows + 2)), pa.string())
+        found = read_csv_text(path, header) if len(set(header)) == len(header) else None
+        if found is not None:
+            labels = pc.cast(pa.array(np.arange(2, found.num_rows + 2)), pa.string())  # CSV lines, as `read_rows`
+            return ResultBuilder(path, content_hash, NAME), found, None, labels
     out, frame, labels = open_rows(path, content_hash, NAME)
     if frame is None:
         return out, None, None, pa.array([], pa.string())
