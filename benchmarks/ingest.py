@@ -32,6 +32,7 @@ small files, that of the worker processes referee starts to read them.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import subprocess
@@ -165,8 +166,6 @@ def _timed_ingest(store_path: Path, paths: list, **options) -> tuple[float, floa
             "peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
             "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024; "
             "print(json.dumps([time.perf_counter() - t, peak, r.accepted, r.quarantined]))")
-    import json
-
     out = subprocess.run([sys.executable, "-c", code, str(store_path), json.dumps([str(p) for p in paths]),
                           json.dumps({k: str(v) for k, v in options.items()})], check=True, capture_output=True,
                          text=True).stdout.strip().splitlines()[-1]
