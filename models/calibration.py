@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from referee.models.fit import sample
+from referee.models.fit import heard, sample
 
 RANK_DRAWS = 99  # posterior draws each true value is ranked among (ranks 0..99: 100 equally likely values)
 P_MIN = 0.001  # a rank histogram fails below this chi-square p-value
@@ -235,7 +235,7 @@ def simulate_and_rank(family: str, size: int, design_seed: int, seed: int, draws
                          "draws": len(keep), "in50": _hdi_holds(column, value, 0.5),
                          "in94": _hdi_holds(column, value, 0.94)})
     return {"ranks": pd.DataFrame(rows), "diagnostics": diagnostics,
-            "warnings": [f"{w.category.__name__}: {str(w.message).splitlines()[0]}" for w in caught]}
+            "warnings": [f"{w.category.__name__}: {str(w.message).splitlines()[0]}" for w in heard(caught)]}
 
 
 def summarise(ranks: pd.DataFrame, sims: int) -> pd.DataFrame:

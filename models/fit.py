@@ -91,6 +91,12 @@ LIBRARY_NOISE = {
 }
 
 
+def heard(caught: list) -> list:
+    """The recorded warnings a user should hear: all but `LIBRARY_NOISE`. Every place that records warnings
+    raised inside a fit passes them through here."""
+    return [w for w in caught if w.category.__name__ not in LIBRARY_NOISE]
+
+
 @contextlib.contextmanager
 def collect_notes(notes: list[str]) -> Iterator[list[str]]:
     """Record every warning raised inside the block into `notes` (as 'Category: message'), then re-raise
@@ -98,7 +104,7 @@ def collect_notes(notes: list[str]) -> Iterator[list[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield notes
-    caught = [w for w in caught if w.category.__name__ not in LIBRARY_NOISE]
+    caught = heard(caught)
     for w in caught:
         text = f"{w.category.__name__}: {w.message}"
         if text not in notes:
@@ -239,7 +245,7 @@ def summarised_warnings(what: str, notes: list[str] | None = None) -> Iterator[N
         warnings.simplefilter("always")
         yield
     counts: dict[tuple[type, str], int] = {}
-    for w in caught:
+    for w in heard(caught):
         key = (w.category, str(w.message).split(" (", 1)[0])
         counts[key] = counts.get(key, 0) + 1
     for (category, message), count in counts.items():
