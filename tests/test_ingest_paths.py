@@ -114,3 +114,27 @@ def test_a_csv_arrow_cannot_read_like_pandas_falls_back(tmp_path, header):
     path = tmp_path / "t.csv"
     path.write_text(",".join(header) + "\n1,2\n3\n", encoding="utf-8")  # a short row: pandas pads, Arrow refuses
     assert columnar.read_csv_text(path, header) is None
+
+
+def test_known_ids_answer_alike_for_arrow_columns_and_python_sets():
+    import pyarrow as pa
+
+    from referee.io.known_ids import COLUMNAR, KnownIds
+    from referee.io.loaders.base import LoadResult
+
+    def result(ids, arrow):
+        part = pa.table({"match_id": pa.array(ids, pa.string())}) if arrow else [{"match_id": i} for i in ids]
+        return LoadResult("f", "h" * 64, "r", {"matches": [part], "results": [], "measures": [], "events": []}, [],
+                          len(ids), len(ids))
+
+    big = [f"m{i}" for i in range(COLUMNAR + 10)]
+    stored = pa.chunked_array([pa.array(["s1", "s2"])])
+    for arrow in (True, False):
+        known = KnownIds(stored)
+        known.add(result(big, arrow))
+        assert len(known.columns) == 1 + arrow  # a large Arrow file stays a column beside the stored ids; rows join the set
+        assert known.common(result(["m3", "s2", "new"], False)) == {"m3", "s2"}
+        assert known.common(result(big[:5] + [f"x{i}" for i in range(COLUMNAR)], True)) == set(big[:5])
+        assert known.unknown({"m7", "zz", "s1"}) == {"zz"}
+        known.remove({"m7", "s1"})
+        assert known.unknown({"m7", "s1", "m8"}) == {"m7", "s1"}

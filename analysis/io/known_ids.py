@@ -86,8 +86,7 @@ def _flat(values) -> pa.Array:
 
 
 def _column(result: LoadResult) -> pa.Array | None:
-    """A large result's match ids as one Arrow text column, or None (small, or not every part is Arrow)."""
-    parts = result.parts.get("matches", [])
-    if not parts or not all(isinstance(p, pa.Table) for p in parts) or sum(p.num_rows for p in parts) < COLUMNAR:
-        return None
-    return pa.concat_arrays([c.cast(pa.string()) for p in parts for c in p["match_id"].chunks])
+    """A large result's match ids as one Arrow text column (`LoadResult.match_column`), or None (small, or not
+    every part is Arrow)."""
+    column = result.match_column()
+    return column if column is not None and len(column) >= COLUMNAR else None

@@ -72,6 +72,7 @@ class LoadResult:
     _tables: dict[str, Frame] | None = field(default=None, repr=False)
     _quarantine: pd.DataFrame | None = field(default=None, repr=False)
     _ids: dict[str, set[str]] = field(default_factory=dict, repr=False)
+    _columns: dict[str, pa.Array | None] = field(default_factory=dict, repr=False)
 
     @property
     def quarantine(self) -> pd.DataFrame:
@@ -113,9 +114,18 @@ class LoadResult:
         if not chunks:
             return set()
         named = pa.chunked_array(chunks, pa.string())
-        known = pa.chunked_array([c for p in own for c in p["match_id"].chunks], pa.string())
-        outside = pc.invert(pc.is_in(named, value_set=known.combine_chunks()))
+        outside = pc.invert(pc.is_in(named, value_set=self.match_column()))
         return set(pc.unique(named.filter(outside)).to_pylist())
+
+    def match_column(self) -> pa.Array | None:
+        """This result's own match ids as one Arrow text column (made once), where every matches part is an
+        Arrow table; None otherwise."""
+        if "column" not in self._columns:
+            own = self.parts.get("matches", [])
+            self._columns["column"] = (pa.concat_arrays([c.cast(pa.string()) for p in own for c in p["match_id"].chunks])
+                                       if own and all(isinstance(p, pa.Table) for p in own) else
+                                       pa.array([], pa.string()) if not own else None)
+        return self._columns["column"]
 
     @property
     def quarantined(self) -> int:
