@@ -27,6 +27,15 @@ def test_json_text_writes_no_nan_or_infinity():
                                          "g": [{"x": None}, {"x": 2.0}]}
 
 
+def _leaves(value):
+    """Every scalar inside a parsed JSON value."""
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _leaves(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _leaves(v)]
+    return [value]
+
+
 def _hostile_store(tmp_path):
     """Two-player games whose agents are named as markup, one of them with a single game (open intervals)."""
     rng = np.random.default_rng(0)
@@ -50,8 +59,9 @@ def test_every_json_output_parses_strictly(tmp_path, capsys):
     for k, args in enumerate((["compare", names[0], "ok"], ["rank", "--method", "nash", "--min-games", "1"],
                               ["rank", "--method", "alpha-rank", "--min-games", "1"], ["ratings", "--method", "bt"])):
         out = [] if args[0] == "compare" else ["--out", str(tmp_path / f"out{k}")]
-        main(args + out + ["--store", str(store), "--json"])
-        _strict(capsys.readouterr().out)  # raises on NaN or Infinity
+        assert main(args + out + ["--store", str(store), "--json"]) == 0, args
+        payload = _strict(capsys.readouterr().out)  # raises on NaN or Infinity
+        assert "error" not in payload and any(v is None for v in _leaves(payload)), args  # a missing value as null
     bad = tmp_path / "bad.csv"
     bad.write_text("match,agent,score\nm1,a,1\nm1,b,oops\nm2,a,1\nm2,b,0\n", encoding="utf-8")
     main(["ingest", str(bad), "--store", str(tmp_path / "b.duckdb"), "--json"])
