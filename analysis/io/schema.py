@@ -327,3 +327,20 @@ def rows_to_arrow(table: str, rows: list[dict]) -> pa.Table:
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as exc:
         raise SchemaError(f"{table}: {exc}") from exc
     return conform_arrow(table, frame)
+
+
+def tuples_to_arrow(table: str, names: tuple[str, ...], rows: list[tuple]) -> pa.Table:
+    """Rows of canonical table `table` given as tuples of the columns `names` (in that order; the table's
+    other columns are NULL), as a conformed Arrow table: one typed array per column, no dict per row.
+
+    Raises SchemaError for a name that is not a column, or a value of the wrong type."""
+    spec = {c.name: _ARROW_TYPES[c.sql] for c in TABLES[table]}
+    extra = set(names) - set(spec)
+    if extra:
+        raise SchemaError(f"{table}: unexpected columns {sorted(extra)}")
+    values = list(zip(*rows)) if rows else [()] * len(names)
+    try:
+        arrays = {name: pa.array(column, spec[name]) for name, column in zip(names, values)}
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as exc:
+        raise SchemaError(f"{table}: {exc}") from exc
+    return conform_arrow(table, pa.table(arrays) if arrays else pa.table({}))

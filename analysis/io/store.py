@@ -19,6 +19,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from tqdm.auto import tqdm
 
 from referee.io import loaders
@@ -33,7 +34,6 @@ from referee.io.loaders.base import (
     RecordError,
     ResultBuilder,
     drop_matches,
-    frame_match_ids,
     frame_rows,
 )
 from referee.io.loaders.table import check_mapping
@@ -41,6 +41,7 @@ from referee.io.reading import PARALLEL_MIN, FileReader, folder_phases, read_fil
 from referee.io.schema import (TABLES, SchemaError, arrow_schema, columns, conform, conform_arrow, ddl, empty,
                                rows_to_arrow)
 from referee.names import CONTEST_PHASES, DEFAULT_STORE
+from referee.io.staging import Staging
 from referee.io.store_file import connect, mark, referee_marked
 from referee.io.store_queries import StoreQueries
 from referee.names import IngestError, StoreError  # noqa: F401  (defined light, for the command line)
@@ -58,6 +59,12 @@ def _as_arrow(table: str, frame: pd.DataFrame) -> Frame:
         return pa.Table.from_pandas(frame, schema=arrow_schema(table), preserve_index=False)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
         return frame
+
+
+def canonical_arrow(table: str, frame: Frame) -> Frame:
+    """Rows of canonical table `table` (a DataFrame or Arrow table) conformed, as Arrow where Arrow can hold them
+    (see `_as_arrow`); raises SchemaError."""
+    return conform_arrow(table, frame) if isinstance(frame, pa.Table) else _as_arrow(table, conform(table, frame))
 
 
 def arrow_frame(table: pa.Table) -> pd.DataFrame:
@@ -236,7 +243,7 @@ class Store(StoreQueries):
     # writing -------------------------------------------------------------------------------------
     def _append(self, table: str, frame: Frame) -> None:
         if len(frame):
-            frame = conform_arrow(table, frame) if isinstance(frame, pa.Table) else _as_arrow(table, conform(table, frame))
+            frame = canonical_arrow(table, frame)
             self.con.register("_incoming", frame)
             try:
                 self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _incoming")  # by name: a migrated store may order its columns otherwise
@@ -342,7 +349,8 @@ class Store(StoreQueries):
                             measures=measures, skip=frozenset() if replace else frozenset(done),
                             progress=progress and len(files) < PARALLEL_MIN, phase=_phase_name(phase), score=score,
                             folders={} if phase is not None else folder_phases(paths, files, phases))
-        job = _Ingest(self, reader)
+        staging = Staging(self.path) if str(self.path) != ":memory:" else None
+        job = _Ingest(self, reader, staging)
         for path, runner_name in beside:
             job.companion(path, runner_name)
         self.con.execute("BEGIN TRANSACTION")
@@ -365,10 +373,15 @@ class Store(StoreQueries):
                 first = report.quarantine["message"].head(5).tolist()
                 raise IngestError(f"--strict: {report.quarantined} record(s) would be quarantined; nothing was "
                                   "written. First: " + " | ".join(first))
+            if staging is not None:
+                staging.insert_into(self.con)
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
             raise
+        finally:
+            if staging is not None:
+                staging.close()
         for w in report.warnings:
             log.warning(w)
         self.last_ingest = report
@@ -387,8 +400,11 @@ def _phase_name(phase: str | None) -> str | None:
 class _Ingest:
     """One ingest call's running state: loaded files waiting to be written, counts, and the report rows."""
 
-    def __init__(self, store: Store, reader: FileReader):
+    def __init__(self, store: Store, reader: FileReader, staging: Staging | None = None):
         self.store, self.reader = store, reader
+        # where a batch's rows go: staged on disk until the transaction inserts them (bounded memory), or
+        # straight into the store (an in-memory store)
+        self.staging = staging
         self.rows: list[dict] = []
         self.batch: list[LoadResult] = []
         self.pending: list[LoadResult] = []  # results naming matches not seen yet (a later file may hold them)
@@ -429,6 +445,17 @@ class _Ingest:
         if len(self.batch) >= BATCH_FILES or self.batch_rows >= BATCH_ROWS:
             self.flush()
 
+    def write(self, table: str, frame: Frame) -> None:
+        """Write rows of one table: staged on disk until the transaction inserts them (memory bounded by a batch,
+        not by the folder), or straight into the store (an in-memory store, or rows Arrow cannot hold)."""
+        if self.staging is None or not len(frame):
+            return self.store._append(table, frame)
+        frame = canonical_arrow(table, frame)
+        if isinstance(frame, pa.Table):
+            self.staging.add(table, frame)
+        else:
+            self.store._append(table, frame)
+
     def finish(self, known: KnownIds) -> None:
         """Set aside what still names no known match, and write everything left."""
         self.batch += [_set_aside_orphans(r, known) for r in self.pending]
@@ -450,12 +477,12 @@ class _Ingest:
             self.batch = [_checked(r) for r in self.batch]
             prepared = self._prepare()
         for table, frame in prepared:
-            store._append(table, frame)
+            self.write(table, frame)
         status = {}
         quarantine = [row for r in self.batch for row in r.bad]
         if quarantine:
-            store._append("quarantine", rows_to_arrow("quarantine", quarantine))
-        store._append("sources", pd.DataFrame([{
+            self.write("quarantine", rows_to_arrow("quarantine", quarantine))
+        self.write("sources", pd.DataFrame([{
             "source_file": r.source_file, "content_hash": r.content_hash, "runner": r.runner, "read": r.read,
             "accepted": r.accepted, "quarantined": r.quarantined, "ingested_at": self.now} for r in self.batch]))
         for r in self.batch:
@@ -480,7 +507,7 @@ class _Ingest:
     def _prepare(self) -> list[tuple[str, Frame]]:
         """Every queued row as conformed frames, (table, frame) in insert order: one per table and kind of
         part, every row tagged with its file. Raises SchemaError (before anything is written)."""
-        prepared = []
+        prepared, schemas = [], {t: arrow_schema(t) for t in DATA_TABLES}
         for table in DATA_TABLES:
             rows, row_tags, frames, tags, arrows = [], [], [], [], []
             for r in self.batch:
@@ -489,7 +516,8 @@ class _Ingest:
                         rows += part
                         row_tags += [r.content_hash] * len(part)
                     elif isinstance(part, pa.Table):
-                        part = conform_arrow(table, part)
+                        if not part.schema.equals(schemas[table]):  # a loader's own columns: conformed here once
+                            part = conform_arrow(table, part)
                         arrows.append(part.set_column(part.schema.get_field_index("content_hash"), "content_hash",
                                                       constant(r.content_hash, part.num_rows)))
                     else:
@@ -585,7 +613,7 @@ def _orphan_ids(result: LoadResult, known: KnownIds) -> set[str]:
     ids = set()
     ids |= known.unknown(result.foreign_ids(("results", "measures", "events")))  # its own matches are known by now
     if result.records is not None:
-        ids |= known.unknown(set(frame_match_ids(result.records).unique()))
+        ids |= known.unknown(set(pc.unique(result.records["match_id"]).to_pylist()))
     return ids
 
 

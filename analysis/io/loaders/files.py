@@ -38,34 +38,49 @@ def json_error(exc: json.JSONDecodeError, text: str, last: bool = True) -> Recor
                        else f"{exc.msg}: column {exc.colno}")
 
 
-KEY_END = re.compile(r'"\s*:')
-LONG_DIGITS = re.compile(r"[0-9]{19}")  # every key of a JSON text ends so (and a few escaped quotes inside strings)
+KEY_END = re.compile(r'"\s*:')  # every key of a JSON text ends so (and a few escaped quotes inside strings)
+PAST_64_BITS = float(1 << 63)  # orjson reads an integer past 64 bits as a float: none of these is exact
 
 
-def _keys(value: Any) -> int:
-    """How many keys the objects of a parsed JSON value hold, nested ones included."""
+def _shape(value: Any) -> int:
+    """How many keys the objects of a parsed JSON value hold, nested ones included; -1 when a number in it is
+    a float at or past +-2**63 (what orjson makes of an integer past 64 bits, which the standard library keeps
+    exact: such a text is left to it)."""
     kind = type(value)
     if kind is dict:
-        return len(value) + sum(_keys(v) for v in value.values() if type(v) in (dict, list))
-    if kind is list:
-        return sum(_keys(v) for v in value if type(v) in (dict, list))
-    return 0
+        n, values = len(value), value.values()
+    elif kind is list:
+        n, values = 0, value
+    else:
+        return 0
+    for v in values:
+        kind = type(v)
+        if kind is dict or kind is list:
+            inner = _shape(v)
+            if inner < 0:
+                return -1
+            n += inner
+        elif kind is float and not -PAST_64_BITS < v < PAST_64_BITS:
+            return -1
+    return n
 
 
 def fast_loads(text: str) -> Any:
     """`text` parsed by orjson when that is exactly what the standard library's strict parse gives, else the
-    `UNREAD` marker: orjson refuses NaN, infinities, integers past 64 bits, lone surrogates and deep nesting
-    (the caller's own parser then reads or names them), reads an integer past 64 bits as a float (so text
-    with 19 digits in a row is left to the caller), and keeps the last of a repeated key silently, so a
-    parse counts as exact only when the objects hold as many keys as the text ends keys (`KEY_END`: never
-    fewer than the text's keys, so a repeated key always shows)."""
-    if LONG_DIGITS.search(text):
-        return UNREAD
+    `UNREAD` marker: orjson refuses NaN, infinities, lone surrogates and deep nesting (the caller's own parser
+    then reads or names them), reads an integer past 64 bits as a float (so a text holding a float at or past
+    +-2**63 is left to the caller), and keeps the last of a repeated key silently, so a parse counts as exact
+    only when the objects hold as many keys as the text ends keys (`KEY_END`: never fewer than the text's
+    keys, so a repeated key always shows)."""
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
         return UNREAD
-    if type(value) in (dict, list) and _keys(value) != len(KEY_END.findall(text)):
+    kind = type(value)
+    if kind is dict or kind is list:
+        if _shape(value) != len(KEY_END.findall(text)):
+            return UNREAD
+    elif kind is float and not -PAST_64_BITS < value < PAST_64_BITS:
         return UNREAD
     return value
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.io.loaders.base import (
+    PROBE,
     LoadOptions,
     LoadResult,
     RecordError,
@@ -48,6 +49,7 @@ from referee.io.loaders.files import document_lines
 from referee.io.loaders.mapped_results import game_results, key_getter, key_label, value_at
 from referee.models.registry import DIRECTIONS
 from referee.names import MEASURE_KINDS, RUNNER_NAMES, MappingError  # noqa: F401  (MappingError defined light, for the command line)
+from referee.io.schema import SchemaError, tuples_to_arrow
 from referee.io.toml_file import read_toml
 
 KEYS = ("match", "player", "agent", "type", "time", "round", "seq", "text", "target", "value", "score", "rank",
@@ -308,11 +310,40 @@ def _readers(mapping: RunnerMap) -> dict:
     readers = {}
     for f in KEYS:
         if f not in mapping.keys:
-            readers[f] = lambda record: None
+            readers[f] = _none
             continue
         get, label, convert = key_getter(mapping.keys[f]), key_label(mapping.keys[f]), _KINDS.get(f, _text)
-        readers[f] = lambda record, get=get, label=label, convert=convert: convert(get(record), label)
+        if convert is _text and len(mapping.keys[f]) == 1 and len(mapping.keys[f][0]) == 1:
+            readers[f] = _plain_text(mapping.keys[f][0][0], label)
+        else:
+            readers[f] = lambda record, get=get, label=label, convert=convert: convert(get(record), label)
     return readers
+
+
+def _none(record: dict) -> None:
+    return None
+
+
+def _plain_text(key: str, label: str):
+    """A text field's reader for one plain key: the value itself when it is text or missing (no further call)."""
+    def read(record: dict):
+        value = record.get(key)
+        return value if value is None or type(value) is str else _text(value, label)
+    return read
+
+
+def _tuple_reader(read: dict, fields: tuple[str, ...]):
+    """A function record -> the list of these fields' values, calling only the readers of fields the mapping
+    names (the others are None)."""
+    live = [(i, read[f]) for i, f in enumerate(fields) if read[f] is not _none]
+    size = len(fields)
+
+    def values(record: dict) -> list:
+        row = [None] * size
+        for i, reader in live:
+            row[i] = reader(record)
+        return row
+    return values
 
 
 def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
@@ -323,14 +354,17 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
     k = mapping.keys
     label = {f: key_label(k[f]) if f in k else f for f in KEYS}
     read = _readers(mapping)
+    tail = _tuple_reader(read, ("seq", "round", "target", "text", "value"))  # an event's own fields
     info_fields = [f for f in ("game", "scenario", "phase") if f in k]
     events, results, lines, measures = [], [], [], []
     agents: dict[tuple[str, str], str] = {}
     meta: dict[str, dict] = {}
     seen_results: set[tuple[str, str]] = set()
+    done = 0  # records accepted or set aside so far (the builder probes the format on the first PROBE)
     for line in document_lines(path):
         number = line.number
         out.saw()
+        done += 1
         try:
             record = line.parsed()
             if not isinstance(record, dict):
@@ -345,9 +379,9 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
                 raise RecordError("missing field", label["type"], f"the event type key '{label['type']}' is missing")
             stage = mapping.stages.get(kind)
             player, agent, time = read["player"](record), read["agent"](record), read["time"](record)
-            info = {f: read[f](record) for f in info_fields}
+            info = {f: read[f](record) for f in info_fields} if info_fields else {}
             earlier = meta.get(match)
-            if earlier is not None:
+            if earlier is not None and info:
                 for f, v in info.items():
                     if v is not None and earlier[f] is not None and v != earlier[f]:
                         raise RecordError("inconsistent", label[f], f"match {match!r} has {f} {earlier[f]!r} "
@@ -357,16 +391,15 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
                 if kind in mapping.result_events else None
             found = [m for spec in mapping.measures if kind in spec.events
                      for m in _measure_rows(record, spec, match, player,
-                                            [r["player"] for r in game_rows] if game_rows else None, number)]
+                                            [r["player"] for r in game_rows] if game_rows else None, number)] \
+                if mapping.measures else ()
             if stage == "result":
                 row = _result_row(record, read, label, match, player, agent, number, seen_results, "player" in k)
             elif stage == "ignore":
                 row = None
-            else:
-                row = {"match_id": match, "seq": read["seq"](record), "round": read["round"](record),
-                       "time": time, "stage": stage, "actor": player, "type": kind,
-                       "target": read["target"](record), "text": read["text"](record),
-                       "value": read["value"](record), "_line": number}
+            else:  # an events row as a tuple of EVENT_COLUMNS (the loader hands the events over as columns)
+                seq, round_, target, text, value = tail(record)
+                row = (match, seq, round_, time, stage, player, kind, target, text, value, number)
         except RecordError as exc:
             out.quarantine(str(number), exc, line)
             continue
@@ -391,7 +424,8 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
                 slot["players"].add(row_["player"])
             results.extend(game_rows)
             lines.append((match, number))
-            out.passed()
+            if done <= PROBE:
+                out.passed()
             continue
         if stage == "result":
             seen_results.add((match, player))
@@ -399,7 +433,8 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
         elif row is not None:
             events.append(row)
         lines.append((match, number))
-        out.passed()
+        if done <= PROBE:
+            out.passed()
     _finish(out, path, content_hash, mapping, events, results, lines, agents, meta, measures)
     return out.build()
 
@@ -462,6 +497,20 @@ def _named_agent(mapping: RunnerMap, player: str) -> str | None:
     return mapping.agent_constant
 
 
+EVENT_COLUMNS = ("match_id", "seq", "round", "time", "stage", "actor", "type", "target", "text", "value")
+
+
+def _event_table(events: list[tuple], path: Path):
+    """The events rows (tuples of EVENT_COLUMNS and the line number) as one canonical Arrow table, built
+    column by column; the rows as dicts where a value breaks the schema (the store then names it)."""
+    if not events:
+        return None
+    try:
+        return tuples_to_arrow("events", EVENT_COLUMNS, [e[:-1] for e in events])
+    except SchemaError:
+        return [dict(zip(EVENT_COLUMNS, e)) for e in events]
+
+
 def _finish(out, path, content_hash, mapping, events, results, lines, agents, meta, measures) -> None:
     """Resolve agents, derive ranks, build matches, and hand everything to the builder."""
     failed: dict[int, tuple[dict, RecordError]] = {}  # a line whose result has no agent is set aside whole
@@ -496,11 +545,10 @@ def _finish(out, path, content_hash, mapping, events, results, lines, agents, me
                 "n_players": len(by_match.get(m, [])) or len(slot["players"]), "started_at": slot["time"],
                 "source_file": str(path), "content_hash": content_hash, "record_index": str(slot["first"])}
                for m, slot in meta.items() if m in ids]
-    for e in events:
-        if e["seq"] is None:
-            e["seq"] = e["_line"]
+    events = [e if e[1] is not None else (*e[:1], e[-1], *e[2:]) for e in events]  # no seq: the line number
     measures = [row for row in measures if row["_line"] not in failed]
-    for row in kept_results + events + measures:
+    for row in kept_results + measures:
         del row["_line"]
-    out.accept_bulk(len(lines), matches=matches, results=kept_results, events=events, measures=measures or None)
+    out.accept_bulk(len(lines), matches=matches, results=kept_results, measures=measures or None,
+                    events=_event_table(events, path))
     out.add_records([m for m, _ in lines], [n for _, n in lines])
