@@ -138,3 +138,145 @@ def test_known_ids_answer_alike_for_arrow_columns_and_python_sets():
         assert known.unknown({"m7", "zz", "s1"}) == {"zz"}
         known.remove({"m7", "s1"})
         assert known.unknown({"m7", "s1", "m8"}) == {"m7", "s1"}
+
+
+def _hostile_mapped(tmp_path):
+    """Simulated 3-player game files, their drafted mapping, and one file with a line of every kind the mapped
+    loader sets aside or must keep exactly."""
+    from referee.io.mapping_draft import draft_mapping
+    from referee.simulators.benchmark_shapes import points_logs
+
+    logs = tmp_path / "games"
+    points_logs(logs, 40, 4, turns=4, talk=1)
+    mapping = tmp_path / "games.toml"
+    mapping.write_text(draft_mapping([logs]).text, encoding="utf-8")
+    odd = [
+        '{"game_id": "G999", "type": "move", "player": "Player1_Game999_model-a", "turn": 0, "message": "hi"}',
+        '{"game_id": "G999", "type": "move", "player": "Player2_Game999_model-b", "turn": "one"}',  # round as text
+        '{"game_id": "G999", "type": "move", "player": "Player2_Game999_model-b", "turn": 1, "turn": 2}',  # repeated key
+        '{"game_id": "G999", "type": "move", "player": "Player3_Game999_model-c", "turn": 99999999999999999999}',  # past 64 bits
+        '{"game_id": "G999", "type": "move", "player": "Player3_Game999_model-c", "turn": 1.5}',
+        '{"game_id": "G999", "type": "move", "player": "Player3_Game999_model-c", "turn": 2, "message": NaN}',
+        '{"game_id": "G999", "type" :"move", "player": "Player1_Game999_model-a", "turn": 3, "message": "say \\": ok"}',
+        '{"game_id": "G999", "type": "move", "player": "Player1_Game999_model-a", "turn": 4, "message": "\\ud800"}',
+        '{"game_id": "G999", "type": "move", "player": ["x"], "turn": 5}',
+        '{"game_id": "G999", "type": "move"',  # cut short
+        '[1, 2]',
+        '{"game_id": "G999", "type": "final", "final_positions": {"Player1_Game999_model-a": 3.5, '
+        '"Player2_Game999_model-b": 3.5, "Player3_Game999_model-c": -1e300}}',
+    ]
+    data = ("\n".join(odd) + "\n").encode("utf-8")
+    data = data.replace(b'"hi"', b'"h\xffi"')  # a byte that is not UTF-8
+    (logs / "game_hostile.jsonl").write_bytes(data)
+    return logs, mapping
+
+
+def test_mapped_logs_are_stored_alike_staged_direct_and_row_by_row(tmp_path, monkeypatch):
+    from referee.io.schema import SchemaError
+
+    logs, mapping = _hostile_mapped(tmp_path)
+    staged = tmp_path / "staged.duckdb"
+    with Store(staged) as store:
+        report = store.ingest([logs], runner=mapping, workers=1)
+    with monkeypatch.context() as patched:  # rows written straight into the store, no staging on disk
+        patched.setattr("referee.io.store.Staging", lambda path: None)
+        direct = tmp_path / "direct.duckdb"
+        with Store(direct) as store:
+            store.ingest([logs], runner=mapping, workers=1)
+
+    def refuse(*args):
+        raise SchemaError("events: forced")
+
+    with monkeypatch.context() as patched:  # every file's events handed over as row dicts, not Arrow columns
+        patched.setattr("referee.io.loaders.mapped.tuples_to_arrow", refuse)
+        rows = tmp_path / "rows.duckdb"
+        with Store(rows) as store:
+            store.ingest([logs], runner=mapping, workers=1)
+    first, second, third = _rows(staged), _rows(direct), _rows(rows)
+    for table in TABLES:
+        pd.testing.assert_frame_equal(first[table], second[table], check_dtype=False, obj=table)
+        pd.testing.assert_frame_equal(first[table], third[table], check_dtype=False, obj=table)
+    bad = first["quarantine"]
+    bad = bad[bad["source_file"].str.endswith("game_hostile.jsonl")]
+    found = dict(zip(bad["record"].astype(int), zip(bad["reason"], bad["field"])))
+    assert found == {1: ("not UTF-8", None), 2: ("wrong type", "turn"), 3: ("duplicate key", "turn"),
+                     4: ("out of range", "turn"), 5: ("wrong type", "turn"), 6: ("wrong type", "message"),
+                     8: ("not UTF-8", "message"), 9: ("wrong type", "player"), 10: ("truncated line", None),
+                     11: ("wrong type", None)}
+    assert report.quarantined == 10 and len(first["matches"]) == 41  # every other line of every file is stored
+    kept = first["events"][first["events"]["match_id"] == "G999"]
+    assert kept[["seq", "round", "text"]].values.tolist() == [[7, 3, 'say ": ok']]
+    ranks = first["results"][first["results"]["match_id"] == "G999"].sort_values("player")["rank"].tolist()
+    assert ranks == [1, 1, 3]
+    assert not list(tmp_path.glob(".referee-ingest-*"))  # the staged rows leave nothing behind
+
+
+def test_orjson_is_taken_only_where_it_reads_what_the_strict_standard_parse_reads():
+    """`fast_loads` against `json.loads` with duplicate keys refused, over generated texts with the values orjson
+    reads differently (integers past 64 bits, repeated keys, spaces before a colon, escaped quotes, NaN)."""
+    import json
+    import random
+
+    from referee.io.loaders.files import UNREAD, _no_duplicate_keys, fast_loads
+
+    rng = random.Random(7)
+    atoms = ['1', '-0', '2.5e3', '9223372036854775807', '18446744073709551615', '18446744073709551616',
+             '-9223372036854775809', '1e19', '123456789012345678901234567', '"a\\": b"', '"\\u00e9"', 'true', 'null',
+             'NaN', '-Infinity', '"\\ud800"', '0.1234567890123456789']
+
+    def value(depth):
+        kind = rng.random()
+        if depth > 2 or kind < 0.4:
+            return rng.choice(atoms)
+        if kind < 0.6:
+            return "[" + ", ".join(value(depth + 1) for _ in range(rng.randint(0, 3))) + "]"
+        keys = [rng.choice("abc") for _ in range(rng.randint(0, 3))]
+        return "{" + ", ".join(f'"{k}"{rng.choice(["", " ", chr(9)])}: {value(depth + 1)}' for k in keys) + "}"
+
+    taken = 0
+    for _ in range(3000):
+        text = value(0)
+        found = fast_loads(text)
+        try:
+            expected = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        except Exception:  # noqa: BLE001 - a text the strict parse refuses must never be read by orjson
+            assert found is UNREAD, text
+            continue
+        if found is not UNREAD:
+            taken += 1
+            assert json.dumps(found) == json.dumps(expected) and repr(found) == repr(expected), text
+    assert taken > 500  # orjson does read the ordinary texts
+
+
+def test_ranks_from_scores_are_pandas_min_ranks():
+    import math
+    import random
+
+    from referee.io.loaders.base import ranks_from_scores
+
+    rng = random.Random(3)
+    for _ in range(2000):
+        scores = [rng.choice([1.0, 2.0, 3.5, -1.0, -math.inf, 0.0, math.nan]) for _ in range(rng.randint(1, 9))]
+        expected = pd.Series(scores, dtype="float64").rank(method="min", ascending=False).tolist()
+        found = ranks_from_scores(scores)
+        assert all(a == b or (math.isnan(a) and math.isnan(b)) for a, b in zip(found, expected)), scores
+
+
+def test_a_staging_folder_left_by_a_killed_ingest_is_removed_by_the_next(tmp_path):
+    import subprocess
+    import sys
+
+    from referee.io.staging import PREFIX
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = tmp_path / f"{PREFIX}s.duckdb-{gone.stdout.strip()}"  # a process that has ended
+    alive = tmp_path / f"{PREFIX}s.duckdb-1"  # init always runs: an ingest still going
+    other = tmp_path / f"{PREFIX}t.duckdb-{gone.stdout.strip()}"  # another store's
+    for folder in (dead, alive, other):
+        folder.mkdir()
+        (folder / "events.parquet").write_bytes(b"x")
+    rows = pd.DataFrame({"left": ["a", "b"], "right": ["b", "c"], "winner": ["left", "tie"]})
+    rows.to_csv(tmp_path / "one.csv", index=False)
+    with Store(tmp_path / "s.duckdb") as store:
+        assert store.ingest([tmp_path / "one.csv"]).accepted == 2
+    assert not dead.exists() and alive.exists() and other.exists()

@@ -5,6 +5,7 @@ import json
 import pandas as pd
 import pytest
 
+from referee.io.staging import Staging
 from referee.io.store import INFO_KEYS, IngestError, Store
 from tests.conftest import write_json
 
@@ -71,21 +72,22 @@ def test_strict_writes_nothing(store, tmp_path, record):
 def test_failure_midway_leaves_store_as_it_was(store, tmp_path, record, monkeypatch):
     store.ingest([_logs(tmp_path, record, name="alpha")])
     before = {t: len(store.table(t)) for t in ("matches", "results", "sources", "scenarios")}
-    real_append = Store._append
+    real_insert = Staging._insert
     calls = {"n": 0}
 
-    def failing(self, table, frame):
+    def failing(self, con, table):  # the staged rows go in table by table: the disk fills at the results
         calls["n"] += 1
         if table == "results":
             raise OSError("disk full")
-        return real_append(self, table, frame)
+        return real_insert(self, con, table)
 
-    monkeypatch.setattr(Store, "_append", failing)
+    monkeypatch.setattr(Staging, "_insert", failing)
     with pytest.raises(OSError):
         store.ingest([_logs(tmp_path, record, name="gamma")])
     monkeypatch.undo()
     assert calls["n"] > 1  # the matches were written before the failure, then rolled back
     assert {t: len(store.table(t)) for t in before} == before
+    assert not list(store.path.parent.glob(".referee-ingest-*"))  # the staged rows are gone with them
     # and the same file ingests cleanly afterwards
     assert store.ingest([tmp_path / "logs" / "gamma__m__e.json"]).accepted == 3
 

@@ -10,6 +10,7 @@ the store: deduplication and writing happen in `store.py`, in one process.
 from __future__ import annotations
 
 import functools
+import gc
 import multiprocessing
 import os
 from collections.abc import Iterator
@@ -207,10 +208,17 @@ def read_files(paths: list[Path], reader: FileReader, workers: int | None = None
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     chunk = max(1, WINDOW // (4 * workers))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        pending = pool.map(reader, paths[:WINDOW], chunksize=chunk)
-        for start in range(WINDOW, len(paths), WINDOW):  # keep the next window in flight while this one drains
-            upcoming = pool.map(reader, paths[start:start + WINDOW], chunksize=chunk)
+    # every object alive now (the modules imported, the caller's data) is left out of the garbage collector's
+    # passes while the files are read: in this process, and in the workers, which fork with them and would
+    # otherwise walk them all again at each full collection (and copy the pages they touch)
+    gc.freeze()
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            pending = pool.map(reader, paths[:WINDOW], chunksize=chunk)
+            for start in range(WINDOW, len(paths), WINDOW):  # keep the next window in flight while this one drains
+                upcoming = pool.map(reader, paths[start:start + WINDOW], chunksize=chunk)
+                yield from pending
+                pending = upcoming
             yield from pending
-            pending = upcoming
-        yield from pending
+    finally:
+        gc.unfreeze()

@@ -331,16 +331,19 @@ def rows_to_arrow(table: str, rows: list[dict]) -> pa.Table:
 
 def tuples_to_arrow(table: str, names: tuple[str, ...], rows: list[tuple]) -> pa.Table:
     """Rows of canonical table `table` given as tuples of the columns `names` (in that order; the table's
-    other columns are NULL), as a conformed Arrow table: one typed array per column, no dict per row.
+    other columns are NULL), as an Arrow table of the table's schema: one typed array per column, no dict per
+    row. The values are typed, not checked (required values, allowed values): the store checks each batch it
+    writes with `conform_arrow`, and names the file whose rows break it.
 
     Raises SchemaError for a name that is not a column, or a value of the wrong type."""
-    spec = {c.name: _ARROW_TYPES[c.sql] for c in TABLES[table]}
-    extra = set(names) - set(spec)
+    schema = arrow_schema(table)
+    extra = set(names) - set(schema.names)
     if extra:
         raise SchemaError(f"{table}: unexpected columns {sorted(extra)}")
-    values = list(zip(*rows)) if rows else [()] * len(names)
+    given = dict(zip(names, zip(*rows))) if rows else {}
     try:
-        arrays = {name: pa.array(column, spec[name]) for name, column in zip(names, values)}
+        arrays = [pa.array(given[f.name], f.type) if f.name in given else pa.nulls(len(rows), f.type)
+                  for f in schema]
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as exc:
         raise SchemaError(f"{table}: {exc}") from exc
-    return conform_arrow(table, pa.table(arrays) if arrays else pa.table({}))
+    return pa.Table.from_arrays(arrays, schema=schema)

@@ -52,10 +52,12 @@ class Staging:
         try:
             for table in self._order:
                 self._writers.pop(table).close()
-                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet(?)",
-                            [str(self.folder / f"{table}.parquet")])
+                self._insert(con, table)
         finally:
             con.execute(f"SET memory_limit = '{limit}'")
+
+    def _insert(self, con: duckdb.DuckDBPyConnection, table: str) -> None:
+        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet(?)", [str(self.folder / f"{table}.parquet")])
 
     def close(self) -> None:
         """Close any open writer and remove the staging folder."""

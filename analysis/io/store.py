@@ -536,8 +536,8 @@ class _Ingest:
                 if table != "matches":
                     frame["content_hash"] = np.concatenate(tags)
                 prepared.append((table, conform(table, frame)))
-            if arrows:  # one insert per table and batch, not one per file (each part conformed above; `_append`
-                prepared.append((table, pa.concat_tables(arrows)))  # checks the whole once more as it writes)
+            if arrows:  # one insert per table and batch, not one per file, checked as a whole here
+                prepared.append((table, conform_arrow(table, pa.concat_tables(arrows))))
         return prepared
 
     def report(self) -> IngestReport:

@@ -8,6 +8,7 @@ counts as one record, quarantined with the field left empty.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 from dataclasses import dataclass, field
@@ -396,9 +397,15 @@ class ResultBuilder:
 
 
 def _strings(values) -> pa.ChunkedArray | pa.Array:
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        return values.cast(pa.string())
-    return pa.array([str(v) for v in values], pa.string())
+    """Values as an Arrow text column: all text or all whole numbers converted in Arrow, anything else by str()."""
+    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+        try:
+            values = pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
+            return pa.array([str(v) for v in values], pa.string())
+        if not (pa.types.is_string(values.type) or pa.types.is_integer(values.type) or pa.types.is_null(values.type)):
+            return pa.array([str(v) for v in values.to_pylist()], pa.string())
+    return values.cast(pa.string())
 
 
 def _dump(raw: Any) -> str:
@@ -432,6 +439,29 @@ def score_value(value: Any, name: str, allow_neg_inf: bool = True) -> float:
     return value
 
 
+INT64 = (-(1 << 63), (1 << 63) - 1)  # the store's whole numbers (BIGINT)
+
+
+def storable_text(value: str, field: str | None) -> str:
+    """`value` when the store can hold it (UTF-8 text); RecordError('not UTF-8') for a lone surrogate, which
+    a JSON escape such as "\\ud800" makes and no UTF-8 text holds. O(1) for ASCII text."""
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise RecordError("not UTF-8", field, f"the text {value[:exc.start][-40:]!r}... holds a lone surrogate "
+                              f"{value[exc.start]!r}, which is not UTF-8 text") from None
+    return value
+
+
+def whole_number(value: int, field: str | None) -> int:
+    """`value` when the store's 64-bit whole numbers hold it; RecordError('out of range') naming the field."""
+    if not INT64[0] <= value <= INT64[1]:
+        raise RecordError("out of range", field, f"{str(value)[:40]}{'...' if len(str(value)) > 40 else ''} is past "
+                          "the 64-bit whole numbers the store holds")
+    return value
+
+
 def parse_time(value: Any, field: str) -> datetime | None:
     """An ISO 8601 time (with 'Z' or an offset, or naive UTC) as a naive UTC datetime; None stays None.
 
@@ -445,12 +475,19 @@ def parse_time(value: Any, field: str) -> datetime | None:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError as exc:
         raise RecordError("wrong type", field, f"expected an ISO 8601 time, got {value!r}") from exc
-    return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
+    try:
+        return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00: before the first moment a time can hold, in UTC
+        raise RecordError("out of range", field, f"the time {value!r} is outside the years 1-9999 once read as "
+                          "UTC") from None
 
 
 def ranks_from_scores(scores: list[float]) -> list[float]:
-    """Competition ranks (1 = highest score, ties share the best rank) for one match's scores."""
-    return list(pd.Series(scores, dtype="float64").rank(method="min", ascending=False))
+    """Competition ranks (1 = highest score, ties share the best rank) for one match's scores: 1 + how many
+    scores are higher, as floats; a NaN score has a NaN rank and counts for no one (pandas'
+    `rank(method="min", ascending=False)`)."""
+    ordered = sorted(s for s in scores if s == s)
+    return [float(len(ordered) - bisect.bisect_right(ordered, s) + 1) if s == s else math.nan for s in scores]
 
 
 Sniffer = Callable[[Path, str], bool]

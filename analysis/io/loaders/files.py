@@ -134,18 +134,23 @@ def json_lines(path: Path, parse: bool = True) -> Iterator[Line]:
         for number, raw in enumerate(fh, start=1):
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
-            if not raw.strip():
+            if not raw or raw.isspace():
                 continue
             value, error = None, None
             try:
-                text = _decode(raw.rstrip(b"\r\n"))
-            except RecordError as exc:
-                text, error = raw.rstrip(b"\r\n").decode("utf-8", errors="replace"), exc
-            if error is None and parse:
+                text = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError:
                 try:
-                    value = parse_json_line(text, last=not raw.endswith(b"\n"))
+                    text = _decode(raw.rstrip(b"\r\n"))
                 except RecordError as exc:
-                    error = exc
+                    text, error = raw.rstrip(b"\r\n").decode("utf-8", errors="replace"), exc
+            if error is None and parse:
+                value = fast_loads(text)
+                if value is UNREAD:
+                    try:
+                        value = parse_json_line(text, last=not raw.endswith(b"\n"))
+                    except RecordError as exc:
+                        value, error = None, exc
             line = Line(text)
             line.number, line.value, line.error = number, value, error
             yield line

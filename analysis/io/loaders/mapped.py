@@ -44,6 +44,8 @@ from referee.io.loaders.base import (
     parse_time,
     ranks_from_scores,
     score_value,
+    storable_text,
+    whole_number,
 )
 from referee.io.loaders.files import document_lines
 from referee.io.loaders.mapped_results import game_results, key_getter, key_label, value_at
@@ -270,19 +272,25 @@ def _v2_tables(path: Path, doc: dict) -> dict:
 
 
 def _text(value, field: str) -> str | None:
-    if value is None or type(value) is str:
-        return value
-    if isinstance(value, (dict, list, bool)):
-        raise RecordError("wrong type", field, f"expected text, got {value!r}")
+    """A text field: text as it is (RecordError for a lone surrogate), a whole number or finite decimal as its
+    digits; RecordError for an object, a list, a boolean, NaN or an infinity."""
+    if value is None:
+        return None
+    if type(value) is str:
+        return storable_text(value, field)
+    if isinstance(value, (dict, list, bool)) or (isinstance(value, float) and not math.isfinite(value)):
+        raise RecordError("wrong type", field, f"expected text, got {value!r}"[:300])
     return str(value)
 
 
 def _integer(value, field: str) -> int | None:
-    if value is None or type(value) is int:
-        return value
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not float(value).is_integer():
-        raise RecordError("wrong type", field, f"expected a whole number, got {value!r}")
-    return int(value)
+    if value is None:
+        return None
+    if type(value) is int:
+        return whole_number(value, field)
+    if isinstance(value, bool) or not isinstance(value, float) or not value.is_integer():
+        raise RecordError("wrong type", field, f"expected a whole number, got {value!r}"[:300])
+    return whole_number(int(value), field)
 
 
 def _number(value, field: str) -> float | None:
@@ -328,7 +336,7 @@ def _plain_text(key: str, label: str):
     """A text field's reader for one plain key: the value itself when it is text or missing (no further call)."""
     def read(record: dict):
         value = record.get(key)
-        return value if value is None or type(value) is str else _text(value, label)
+        return value if value is None or (type(value) is str and value.isascii()) else _text(value, label)
     return read
 
 
@@ -361,6 +369,8 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
     meta: dict[str, dict] = {}
     seen_results: set[tuple[str, str]] = set()
     done = 0  # records accepted or set aside so far (the builder probes the format on the first PROBE)
+    read_match, read_type, read_player, read_agent, read_time = (read[f] for f in ("match", "type", "player", "agent", "time"))
+    stages, result_events, seat_tables = mapping.stages, mapping.result_events, bool(mapping.agent_table)
     for line in document_lines(path):
         number = line.number
         out.saw()
@@ -369,16 +379,16 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
             record = line.parsed()
             if not isinstance(record, dict):
                 raise RecordError("wrong type", None, f"expected a JSON object, got {type(record).__name__}")
-            match = read["match"](record)
+            match = read_match(record)
             if match is None and mapping.match_from_file:
                 match = path.stem
             if match is None:
                 raise RecordError("missing field", label["match"], f"the match key '{label['match']}' is missing")
-            kind = read["type"](record)
+            kind = read_type(record)
             if kind is None:
                 raise RecordError("missing field", label["type"], f"the event type key '{label['type']}' is missing")
-            stage = mapping.stages.get(kind)
-            player, agent, time = read["player"](record), read["agent"](record), read["time"](record)
+            stage = stages.get(kind)
+            player, agent, time = read_player(record), read_agent(record), read_time(record)
             info = {f: read[f](record) for f in info_fields} if info_fields else {}
             earlier = meta.get(match)
             if earlier is not None and info:
@@ -386,9 +396,9 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
                     if v is not None and earlier[f] is not None and v != earlier[f]:
                         raise RecordError("inconsistent", label[f], f"match {match!r} has {f} {earlier[f]!r} "
                                           f"on earlier lines, {v!r} here")
-            table = _seat_table(record, mapping) if mapping.agent_table else None
+            table = _seat_table(record, mapping) if seat_tables else None
             game_rows = game_results(record, mapping, match, number, seen_results) \
-                if kind in mapping.result_events else None
+                if kind in result_events else None
             found = [m for spec in mapping.measures if kind in spec.events
                      for m in _measure_rows(record, spec, match, player,
                                             [r["player"] for r in game_rows] if game_rows else None, number)] \
@@ -407,16 +417,18 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
         if slot is None:
             slot = meta[match] = {"game": None, "scenario": None, "phase": None, "first": number,
                                   "time": None, "players": set()}
-        for f, v in info.items():
-            slot[f] = slot[f] or v
+        if info:
+            for f, v in info.items():
+                slot[f] = slot[f] or v
         if time is not None and (slot["time"] is None or time < slot["time"]):
             slot["time"] = time
         if player is not None:
             slot["players"].add(player)
             if agent is not None:
                 agents.setdefault((match, player), agent)
-        for seat, model in (table or {}).items():
-            agents.setdefault((match, seat), model)
+        if table:
+            for seat, model in table.items():
+                agents.setdefault((match, seat), model)
         measures += found
         if game_rows is not None:
             for row_ in game_rows:
