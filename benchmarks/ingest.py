@@ -1,10 +1,14 @@
 """Ingest speed and memory, referee against the plain read of the same bytes:
 
-0. issue 49's rows (`--only table`): 1M arena judgments in one CSV against pandas.read_csv of the same file,
-   quiet and beside two busy processes (goal <= 5 s quiet, <= 10 s loaded); 6,000 three-player game files of
-   about 70 KB (JSON lines, 420 MB) through a drafted mapping against orjson parsing every line (goal <= 10 s,
-   <= 500 MB); the same count of six-player files no runner reads, refused (goal <= 5 s); 3,000 small files
-   beside two busy processes (goal >= 500 files/s). Each prints time, the ratio to the plain read and peak RSS;
+0. issue 49's rows (`--only table`, `--scale 0.1` for a quick look): 1M arena judgments in one CSV against
+   pandas.read_csv of the same file (goal <= 5 s quiet, <= 10 s beside two busy processes); 6,000 three-player
+   game files of about 90 KB (JSON lines, 525 MB) through the mapping `referee map` drafts (<= 10 s, <= 500 MB);
+   3,988 six-player files of about 115 KB (455 MB), mapped (<= 12 s, <= 500 MB); the 6,000 files without a
+   mapping, refused (<= 5 s); 9,089 auction logs of about 55 KB (496 MB) refused (<= 5 s) and mapped (<= 15 s,
+   <= 500 MB); a clemcore run of 36,000 files, episodes and their companions (~770 MB: <= 60 s, <= 500 MB);
+   3,000 small files (>= 500 files/s beside two busy processes). Every row runs quiet and beside two busy
+   processes, each ingest in a child process of its own, and prints time, peak RSS (the ingest's process and
+   its reader processes) and the ratio to the plain read of the same bytes (orjson or pandas);
 
 1. one large event log: a simulated one-million-event Age-of-Agents season, referee's ingest against
    `pandas.read_json(lines=True)` on the same file (issue 3's target: at least 3x pandas' events per second,
@@ -186,65 +190,109 @@ def _plain_lines(paths: list[Path]) -> float:
     return time.perf_counter() - t0
 
 
-def issue_table(tmp: Path, judgments: int, games: int, small: int, seed: int) -> None:
-    """Issue 49's rows, each against the plain read of the same bytes, quiet and (where the goal says so)
-    beside two busy processes."""
-    from benchmarks.load import busy
+def _plain_documents(paths: list[Path]) -> float:
+    """Seconds to parse each of these JSON files whole with orjson (the plain read of a folder of documents; a
+    file orjson refuses, such as clem's scores with a NaN, by the standard library)."""
+    import orjson
+
+    t0 = time.perf_counter()
+    for path in paths:
+        data = path.read_bytes()
+        try:
+            orjson.loads(data)
+        except orjson.JSONDecodeError:
+            json.loads(data)
+    return time.perf_counter() - t0
+
+
+def _folder(path: Path, pattern: str = "*.jsonl") -> tuple[list[Path], int]:
+    files = sorted(path.rglob(pattern))
+    return files, sum(f.stat().st_size for f in files)
+
+
+def _drafted(tmp: Path, logs: Path) -> Path:
+    """The mapping `referee map` drafts for `logs`, unedited, written beside them."""
     from referee.io.mapping_draft import draft_mapping
 
-    rows = []
-    _simulate("from referee.simulators.arena import simulate_arena, write_arena; "
-              f"write_arena(simulate_arena(n_agents=100, n_judgments={judgments}, seed=5, tie_rate=0.0, "
-              f"style_effect=0.3), {str(tmp / 'arena')!r})")
-    csv = tmp / "arena" / "logs" / "judgments.csv"
+    mapping = tmp / f"{logs.name}.toml"
+    mapping.write_text(draft_mapping([logs]).text)
+    return mapping
+
+
+# issue 49's rows: (what, goal in seconds quiet, goal beside two busy processes, peak memory goal in MB)
+GOALS = {
+    "arena": (5, 10, None), "games": (10, None, 500), "seats": (12, None, 500), "refused": (5, None, None),
+    "auctions refused": (5, None, None), "auctions": (15, None, 500), "clem": (60, None, 500), "small": (None, None, None),
+}
+
+
+def issue_table(tmp: Path, judgments: int, games: int, small: int, seed: int, scale: float = 1.0) -> None:
+    """Issue 49's rows, each against the plain read of the same bytes, quiet and beside two busy processes, with
+    each row's peak memory (the ingest's process and its reader processes). `scale` shrinks every folder (0.1: a
+    tenth of the files) for a quick look; the README's table is at scale 1."""
+    from benchmarks.load import busy
+
+    def n(count: int) -> int:
+        return max(1, int(round(count * scale)))
+
+    sims = {  # name -> (code that writes the folder, the folder)
+        "arena": (f"from referee.simulators.arena import simulate_arena, write_arena; write_arena(simulate_arena("
+                  f"n_agents=100, n_judgments={n(judgments)}, seed=5, tie_rate=0.0, style_effect=0.3), "
+                  f"{str(tmp / 'arena')!r})", tmp / "arena" / "logs" / "judgments.csv"),
+        "games": (f"from referee.simulators.benchmark_shapes import points_logs; points_logs({str(tmp / 'games')!r}, "
+                  f"{n(games)}, {seed}, turns=60, talk=2)", tmp / "games"),
+        "seats": (f"from referee.simulators.benchmark_shapes import seat_logs; seat_logs({str(tmp / 'seats')!r}, "
+                  f"{n(3988)}, {seed}, rounds=44, talk=2)", tmp / "seats"),
+        "auctions": (f"from referee.simulators.benchmark_shapes import auction_logs; auction_logs("
+                     f"{str(tmp / 'auctions')!r}, {n(9089)}, {seed}, rounds=27)", tmp / "auctions"),
+        "clem": (f"from referee.simulators.clem import clem_run; clem_run({str(tmp / 'clem')!r}, instances={n(95)}, "
+                 f"experiments=2, seed={seed}, turns=50, companions=True)", tmp / "clem"),
+        "small": (f"from referee.simulators.benchmark_shapes import points_logs; points_logs({str(tmp / 'small')!r}, "
+                  f"{n(small)}, {seed})", tmp / "small"),
+    }
+    for code, _ in sims.values():
+        _simulate(code)
+    csv = sims["arena"][1]
     t0 = time.perf_counter()
     pd.read_csv(csv)
-    plain = time.perf_counter() - t0
-    quiet, peak, counts = _timed_ingest(tmp / "arena-q.duckdb", [csv])
-    with busy(2):
-        loaded, _, _ = _timed_ingest(tmp / "arena-l.duckdb", [csv])
-    rows.append((f"{judgments:,} arena judgments, {csv.stat().st_size / 1e6:.0f} MB CSV", quiet, loaded, plain,
-                 "pandas.read_csv", peak, "<= 5 s quiet, <= 10 s loaded", counts))
-
-    logs = tmp / "games"
-    _simulate("from referee.simulators.benchmark_shapes import points_logs; "
-              f"points_logs({str(logs)!r}, {games}, {seed}, turns=60, talk=2)")
-    paths = sorted(logs.glob("*.jsonl"))
-    size = sum(p.stat().st_size for p in paths)
-    mapping = tmp / "games.toml"
-    mapping.write_text(draft_mapping([logs]).text)
-    plain = _plain_lines(paths)
-    quiet, peak, counts = _timed_ingest(tmp / "games.duckdb", [logs], runner=mapping)
-    rows.append((f"{games:,} game files, {size / 1e6:.0f} MB JSON lines, mapped", quiet, None, plain,
-                 "orjson, every line", peak, "<= 10 s, <= 500 MB", counts))
-
-    seats = tmp / "seats"
-    _simulate(f"from referee.simulators.benchmark_shapes import seat_logs; seat_logs({str(seats)!r}, {games}, {seed})")
-    quiet, peak, counts = _timed_ingest(tmp / "refused.duckdb", [seats])
-    plain = _plain_lines(sorted(seats.glob("*.jsonl")))
-    rows.append((f"{games:,} files no runner reads, refused", quiet, None, plain, "orjson, every line", peak,
-                 "<= 5 s", counts))
-
-    few = tmp / "few"
-    _simulate("from referee.simulators.benchmark_shapes import points_logs; "
-              f"points_logs({str(few)!r}, {small}, {seed})")
-    mapping = tmp / "few.toml"
-    mapping.write_text(draft_mapping([few]).text)
-    paths = sorted(few.glob("*.jsonl"))
-    plain = _plain_lines(paths)
-    with busy(2):
-        loaded, peak, counts = _timed_ingest(tmp / "few.duckdb", [few], runner=mapping)
-    rows.append((f"{small:,} small files ({small / loaded:,.0f} files/s loaded)", None, loaded, plain,
-                 "orjson, every line", peak, ">= 500 files/s loaded", counts))
-
-    print("| workload (2 cores) | referee quiet | beside two busy | plain read | ratio | peak RSS | goal | "
-          "accepted / quarantined |")
+    csv_plain = time.perf_counter() - t0
+    lines = {k: _folder(sims[k][1]) for k in ("games", "seats", "auctions", "small")}
+    clem_files, clem_size = _folder(sims["clem"][1], "*.json")
+    plain = {k: _plain_lines(files) for k, (files, _) in lines.items()}
+    plain["clem"] = _plain_documents(clem_files)
+    workloads = [  # (row, goal key, paths, ingest options, plain seconds, the plain read)
+        (f"{n(judgments):,} arena judgments, {csv.stat().st_size / 1e6:.0f} MB CSV", "arena", [csv], {}, csv_plain,
+         "pandas.read_csv"),
+        (f"{len(lines['games'][0]):,} 3-player game files, {lines['games'][1] / 1e6:.0f} MB JSON lines, mapped", "games",
+         [sims["games"][1]], {"runner": _drafted(tmp, sims["games"][1])}, plain["games"], "orjson, every line"),
+        (f"{len(lines['seats'][0]):,} 6-player game files, {lines['seats'][1] / 1e6:.0f} MB JSON lines, mapped", "seats",
+         [sims["seats"][1]], {"runner": _drafted(tmp, sims["seats"][1])}, plain["seats"], "orjson, every line"),
+        (f"the same {len(lines['games'][0]):,} 3-player files without a mapping, refused", "refused",
+         [sims["games"][1]], {}, plain["games"], "orjson, every line"),
+        (f"{len(lines['auctions'][0]):,} auction logs, {lines['auctions'][1] / 1e6:.0f} MB, no runner's: refused",
+         "auctions refused", [sims["auctions"][1]], {}, plain["auctions"], "orjson, every line"),
+        (f"the same {len(lines['auctions'][0]):,} auction logs, mapped", "auctions", [sims["auctions"][1]],
+         {"runner": _drafted(tmp, sims["auctions"][1])}, plain["auctions"], "orjson, every line"),
+        (f"a clemcore run: {len(clem_files):,} files (episodes and companions), {clem_size / 1e6:.0f} MB", "clem",
+         [sims["clem"][1]], {}, plain["clem"], "orjson, every file"),
+        (f"{len(lines['small'][0]):,} small files (one match each)", "small", [sims["small"][1]],
+         {"runner": _drafted(tmp, sims["small"][1])}, plain["small"], "orjson, every line"),
+    ]
+    print("| workload (2 cores) | quiet | beside two busy | peak RSS | plain read | ratio (quiet) | goal | "
+          "accepted / set aside |")
     print("|---|---|---|---|---|---|---|---|")
-    for name, quiet, loaded, plain, peer, peak, goal, counts in rows:
-        used = quiet if quiet is not None else loaded
-        print(f"| {name} | {'' if quiet is None else f'{quiet:.1f} s'} | "
-              f"{'' if loaded is None else f'{loaded:.1f} s'} | {plain:.2f} s ({peer}) | "
-              f"{used / plain:.0f}x | {peak:.0f} MB | {goal} | {counts[0]:,} / {counts[1]:,} |")
+    for k, (name, key, paths, options, plain_s, peer) in enumerate(workloads):
+        quiet, peak, counts = _timed_ingest(tmp / f"q{k}.duckdb", paths, **options)
+        with busy(2):
+            loaded, peak_loaded, _ = _timed_ingest(tmp / f"l{k}.duckdb", paths, **options)
+        files = len(lines["small"][0])
+        quiet_goal, loaded_goal, memory_goal = GOALS[key]
+        goal = ", ".join(g for g in (
+            f"<= {quiet_goal} s" if quiet_goal else "", f"<= {loaded_goal} s loaded" if loaded_goal else "",
+            f"<= {memory_goal} MB" if memory_goal else "", ">= 500 files/s loaded" if key == "small" else "") if g)
+        speed = f" ({files / quiet:,.0f} / {files / loaded:,.0f} files/s)" if key == "small" else ""
+        print(f"| {name} | {quiet:.1f} s | {loaded:.1f} s{speed} | {max(peak, peak_loaded):.0f} MB | {plain_s:.2f} s "
+              f"({peer}) | {quiet / plain_s:.0f}x | {goal} | {counts[0]:,} / {counts[1]:,} |", flush=True)
 
 
 def main() -> int:
@@ -259,10 +307,11 @@ def main() -> int:
     parser.add_argument("--judgments", type=int, default=1_000_000, help="arena judgments (case 0)")
     parser.add_argument("--large-games", type=int, default=6000, help="70 KB game files (case 0)")
     parser.add_argument("--small", type=int, default=3000, help="small files beside busy processes (case 0)")
+    parser.add_argument("--scale", type=float, default=1.0, help="case 0: this share of every folder's files")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if args.only == "table":
-            issue_table(Path(tmp), args.judgments, args.large_games, args.small, args.seed)
+            issue_table(Path(tmp), args.judgments, args.large_games, args.small, args.seed, args.scale)
             return 0
         game_files(Path(tmp), args.games, args.seed)
         if args.only == "games":

@@ -5,6 +5,9 @@
   points in an object keyed by player ids that embed the model (`Player2_Game17_model-c`).
 - `seat_logs`: 6-player games, one file each, no match id in any line; a `setup` line maps seats to models,
   `act` lines, and an `end` line ranks the seats best first (every fifth game two seats tie: a nested list).
+- `auction_logs`: 4-bidder auctions, one file each (about 55 KB with the default rounds), in no runner's
+  keys: `bid` lines naming the bidder and its model with a reasoning text, then one `settle` line holding
+  every bidder's utility in an object keyed by bidder.
 
 In both, a player's performance is its model's skill plus a standard Gumbel draw, so the finishing order is
 Plackett-Luce with weights exp(skill): Bradley-Terry on the stored results recovers the skills' order.
@@ -58,8 +61,11 @@ def points_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ..
     return _write_games(folder, games, seed, models, 3, "game_", game)
 
 
-def seat_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ...] = MODELS) -> dict[str, float]:
-    """Write `games` files `table-NNNN.jsonl` of 6-player games into a new `folder`; returns the skills."""
+def seat_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ...] = MODELS, rounds: int = 2,
+              talk: int = 0) -> dict[str, float]:
+    """Write `games` files `table-NNNN.jsonl` of 6-player games into a new `folder`; returns the skills. Each game
+    has `rounds` rounds of one `act` line per seat, each carrying `talk` copies of a 172-character message (40
+    rounds and 2 copies make a file of about 115 KB)."""
 
     def game(g, rng, who, skill):
         seats = [f"s{k}" for k in range(6)]
@@ -67,8 +73,28 @@ def seat_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ...]
         order = [seats[k] for k in np.argsort(-perf)]
         ranking = [order[0], [order[1], order[2]], order[3], order[4], order[5]] if g % 5 == 0 else order
         lines = [{"event": "setup", "seats": dict(zip(seats, who.tolist()))}]
-        lines += [{"event": "act", "seat": s, "round": r} for r in range(2) for s in seats]
+        lines += [{"event": "act", "seat": s, "round": r, **({"say": TALK * talk} if talk else {})}
+                  for r in range(rounds) for s in seats]
         lines.append({"event": "end", "ranking": ranking})
         return lines
 
     return _write_games(folder, games, seed, models, 6, "table-", game)
+
+
+def auction_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ...] = MODELS,
+                 rounds: int = 25) -> dict[str, float]:
+    """Write `games` files `auction-NNNN.jsonl` of 4-bidder auctions into a new `folder`; returns the skills.
+    Each auction has `rounds` rounds of one bid per bidder (`bid` lines: auction, step, bidder, model, amount,
+    reasoning), then a `settle` line with every bidder's utility ({bidder: utility})."""
+
+    def game(g, rng, who, skill):
+        bidders = [f"bidder_{k}" for k in range(4)]
+        utility = np.round(10 * (np.array([skill[m] for m in who]) + rng.gumbel(size=4)), 2)
+        lines = [{"auction": f"A{g}", "step": r * 4 + k, "kind": "bid", "bidder": b, "model": str(m),
+                  "amount": round(float(rng.uniform(1, 100)), 2), "reasoning": TALK * 2}
+                 for r in range(rounds) for k, (b, m) in enumerate(zip(bidders, who))]
+        lines.append({"auction": f"A{g}", "step": rounds * 4, "kind": "settle",
+                      "utilities": dict(zip(bidders, utility.tolist()))})
+        return lines
+
+    return _write_games(folder, games, seed, models, 4, "auction-", game)

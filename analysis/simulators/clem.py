@@ -26,9 +26,16 @@ def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def clem_run(out: str | Path, instances: int = 12, experiments: int = 2, seed: int = 0) -> dict[str, float]:
+TALK = "Let me think about which word fits every clue so far before I answer. " * 4  # 288 characters
+
+
+def clem_run(out: str | Path, instances: int = 12, experiments: int = 2, seed: int = 0, turns: int = 1,
+             companions: bool = False) -> dict[str, float]:
     """Write a clemcore records tree of 8 models x 6 games (`CLEM_GAMES`: players per game) x `experiments` x
-    `instances` to `out`; returns each model's generating skill (`CLEM_SKILL`)."""
+    `instances` to `out`; returns each model's generating skill (`CLEM_SKILL`). Each episode has `turns` turns
+    of two messages (one turn: about 1 KB of interactions; 20 turns of talk: about 30 KB); with `companions`,
+    clem's other files are written beside them as a real run holds them (each episode's instance.json and
+    requests.json, each experiment's experiment.json), which ingest leaves out."""
     rng = np.random.default_rng(seed)
     out = Path(out)
     for game, players in CLEM_GAMES.items():
@@ -49,14 +56,22 @@ def clem_run(out: str | Path, instances: int = 12, experiments: int = 2, seed: i
                               "Player 1": {"game_role": "Player", "model_name": f"{model}-t0.0"}}
                     if players == 2:
                         roster["Player 2"] = {"game_role": "Partner", "model_name": "programmatic"}
-                    turns = [[{"from": "GM", "to": "Player 1", "timestamp": "2025-01-01T00:00:00",
-                               "action": {"type": "send message", "content": f"instance {i}"}},
-                              {"from": "Player 1", "to": "GM", "timestamp": "2025-01-01T00:00:01",
-                               "action": {"type": "get message", "content": "answer"}}]]
+                    talk = TALK if turns > 1 else ""
+                    played = [[{"from": "GM", "to": "Player 1", "timestamp": "2025-01-01T00:00:00",
+                                "action": {"type": "send message", "content": f"instance {i} {talk}".strip()}},
+                               {"from": "Player 1", "to": "GM", "timestamp": "2025-01-01T00:00:01",
+                                "action": {"type": "get message", "content": f"answer {talk}".strip()}}]
+                              for _ in range(turns)]
                     episode = out / folder / game / experiment / f"instance_{i:05d}"
                     episode.mkdir(parents=True, exist_ok=True)
+                    if companions:
+                        (episode / "instance.json").write_text(json.dumps({"game_id": i, "difficulty": float(d)}))
+                        (episode / "requests.json").write_text(json.dumps(
+                            [{"model_name": f"{model}-t0.0", "manipulated_prompt_obj": [{"role": "user", "content": t}],
+                              "raw_response_obj": {"content": t}} for _ in range(turns) for t in (talk or "x",)]))
+                        (episode.parent / "experiment.json").write_text(json.dumps({"name": experiment, "game": game}))
                     (episode / "interactions.json").write_text(json.dumps(
-                        {"meta": meta, "players": roster, "turns": turns, **flags}))
+                        {"meta": meta, "players": roster, "turns": played, **flags}))
                     scores = {**flags, "Main Score": float("nan") if main is None else main, "Request Count": 2}
                     (episode / "scores.json").write_text(json.dumps(
                         {"meta": meta, "turn scores": {"0": {"Request Count": 2}}, "episode scores": scores}))
