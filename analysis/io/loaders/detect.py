@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from referee.io.loaders.errors import PROBE
 from referee.io.loaders.files import head_text, is_document, skeleton
 
 HEAD = 65536  # bytes of a file read for detection
@@ -121,8 +122,10 @@ def document_sample(path: Path, head: str, limit: int = SAMPLE) -> list:
 
 
 def share(sample: list, fits: Callable[[dict], bool]) -> float:
-    """The share of sampled records that are JSON objects satisfying `fits` (0 for an empty sample)."""
-    if not sample:
+    """The share of sampled records that are JSON objects satisfying `fits`; 0 for an empty sample, and 0 when
+    none of the first PROBE records fits (the runner's loader would refuse such a file by its first records:
+    the rest of the sample is not looked at)."""
+    if not sample or not any(isinstance(r, dict) and fits(r) for r in sample[:PROBE]):
         return 0.0
     return sum(1 for r in sample if isinstance(r, dict) and fits(r)) / len(sample)
 

@@ -23,6 +23,7 @@ import pandas as pd
 import pyarrow as pa
 
 from referee.io.loaders.base import (
+    PROBE,
     LoadOptions,
     LoadResult,
     NotThisRunner,
@@ -94,7 +95,10 @@ def read_mapping(path: str | Path) -> tuple[dict[str, str], dict[str, str]]:
     return columns, measures
 
 
-def _read_jsonl(path: Path, out: ResultBuilder) -> tuple[pd.DataFrame, list[str]]:
+def _read_jsonl(path: Path, out: ResultBuilder, need: tuple[str, ...] = ()) -> tuple[pd.DataFrame, list[str]]:
+    """The objects of a JSON-lines table and their line numbers (lines that are not objects quarantined into
+    `out`). NotThisRunner as soon as the first PROBE objects all lack a column of `need` (an event log, not a
+    table: decided from its head, not by reading it all)."""
     rows, labels = [], []
     for line in json_lines(path):
         try:
@@ -107,7 +111,19 @@ def _read_jsonl(path: Path, out: ResultBuilder) -> tuple[pd.DataFrame, list[str]
             continue
         rows.append(obj)
         labels.append(str(line.number))
+        if len(rows) == PROBE and need:
+            _require_columns(path, need, list(dict.fromkeys(k for r in rows for k in r)), f"its first {PROBE} records")
     return pd.DataFrame(rows), labels
+
+
+def _require_columns(path: Path, need: tuple[str, ...], have: list[str], where: str) -> None:
+    """NotThisRunner naming the columns of `need` (the required ones, as the file names them) not among `have`."""
+    missing = [c for c in need if c not in have]
+    if missing:
+        named = [f"'{c}'{suggest(c, have)}" for c in missing]
+        raise NotThisRunner(f"required columns {', '.join(named)} not in the file ({where}' columns: {have}); map "
+                            "them with --map if this is a table of results", runner=NAME, reason="missing field",
+                            field=missing[0])
 
 
 def csv_header(path: Path) -> list[str]:
@@ -117,7 +133,7 @@ def csv_header(path: Path) -> list[str]:
         return next(csv.reader(fh), [])
 
 
-def read_rows(path: Path, out: ResultBuilder) -> tuple[pd.DataFrame, list[str]]:
+def read_rows(path: Path, out: ResultBuilder, need: tuple[str, ...] = ()) -> tuple[pd.DataFrame, list[str]]:
     """Rows of a CSV (as text), Parquet or JSONL file and their record labels (CSV/JSONL line, Parquet row).
 
     Malformed JSONL lines are quarantined into `out` as they are met; raises RecordError for an empty or
@@ -127,7 +143,7 @@ def read_rows(path: Path, out: ResultBuilder) -> tuple[pd.DataFrame, list[str]]:
     if suffix not in EXTENSIONS:
         raise RecordError("not this runner", None, f"expected a CSV, Parquet or JSONL file, got '{suffix}'")
     if suffix == ".jsonl":
-        return _read_jsonl(path, out)
+        return _read_jsonl(path, out, need)
     if path.stat().st_size == 0:
         raise RecordError("empty file", None, "the file is empty")
     if suffix == ".parquet":
@@ -210,11 +226,11 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     a mapping cannot fix); a CSV or Parquet file without them is quarantined whole, naming every missing
     column and the columns it has."""
     out = ResultBuilder(path, content_hash, NAME, many_records_per_match=True)
+    source = {name: options.mapping.get(name, name) for name in REQUIRED + OPTIONAL}
     try:
-        frame, labels = read_rows(path, out)
+        frame, labels = read_rows(path, out, tuple(source[c] for c in REQUIRED))
     except RecordError as exc:
         return out.reject_file(exc)
-    source = {name: options.mapping.get(name, name) for name in REQUIRED + OPTIONAL}
     measures = dict(options.measures)
     missing = [source[c] for c in REQUIRED if source[c] not in frame.columns]
     absent = [m for m in measures if m not in frame.columns]
