@@ -357,7 +357,8 @@ class Store(StoreQueries):
         try:
             seen: dict[str, Path] = {}  # content hash -> the first file of those bytes in this ingest
             reads = read_files(files, reader, workers)
-            for read in tqdm(reads, total=len(files), desc="ingest", unit="file", disable=not progress or len(files) < 2):
+            for k, read in enumerate(tqdm(reads, total=len(files), desc="ingest", unit="file",
+                                          disable=not progress or len(files) < 2)):
                 if read.result is None or read.digest in seen:
                     job.skipped(read.path, seen.get(read.digest))
                     continue
@@ -366,7 +367,7 @@ class Store(StoreQueries):
                 known.remove(self._remove_sources(earlier))
                 result = _set_aside_duplicates(read.result, known)
                 known.add(result)
-                job.add(result, read.detected, known)
+                job.add(result, read.detected, known, last=k == len(files) - 1)
             job.finish(known)
             report = job.report()
             if strict and report.quarantined:
@@ -405,6 +406,8 @@ class _Ingest:
         # where a batch's rows go: staged on disk until the transaction inserts them (bounded memory), or
         # straight into the store (an in-memory store)
         self.staging = staging
+        self.flushed = 0  # batches written so far
+        self.last = False  # the batch being written is the ingest's last
         self.rows: list[dict] = []
         self.batch: list[LoadResult] = []
         self.pending: list[LoadResult] = []  # results naming matches not seen yet (a later file may hold them)
@@ -430,8 +433,9 @@ class _Ingest:
         self.rows.append({"source_file": str(path), "runner": runner, "detected": "beside its records",
                           "status": "companion", "read": 0, "accepted": 0, "quarantined": 0, "whole": False})
 
-    def add(self, result: LoadResult, detected: str, known: KnownIds) -> None:
-        """Queue one file's result; results naming unknown matches wait until every file is read."""
+    def add(self, result: LoadResult, detected: str, known: KnownIds, last: bool = False) -> None:
+        """Queue one file's result (`last`: the ingest's last file); results naming unknown matches wait until
+        every file is read."""
         checked = self.reader.options(result.runner).catalogue  # the catalogue the file was checked against
         if checked is not None and all(checked is not c for c in self.catalogues):
             self.catalogues.append(checked)
@@ -443,12 +447,14 @@ class _Ingest:
                           "status": None, "read": 0, "accepted": 0, "quarantined": 0, "whole": False})
         self.batch_rows += sum(len(p) for ps in result.parts.values() for p in ps) + result.quarantined
         if len(self.batch) >= BATCH_FILES or self.batch_rows >= BATCH_ROWS:
+            self.last = last and not self.pending
             self.flush()
 
     def write(self, table: str, frame: Frame) -> None:
         """Write rows of one table: staged on disk until the transaction inserts them (memory bounded by a batch,
-        not by the folder), or straight into the store (an in-memory store, or rows Arrow cannot hold)."""
-        if self.staging is None or not len(frame):
+        not by the folder), or straight into the store: an ingest of one batch (nothing to bound: staging it would
+        only copy it twice), an in-memory store, or rows Arrow cannot hold."""
+        if self.staging is None or not len(frame) or (self.last and not self.flushed):
             return self.store._append(table, frame)
         frame = canonical_arrow(table, frame)
         if isinstance(frame, pa.Table):
@@ -460,6 +466,7 @@ class _Ingest:
         """Set aside what still names no known match, and write everything left."""
         self.batch += [_set_aside_orphans(r, known) for r in self.pending]
         self.pending = []
+        self.last = True
         self.flush()
 
     def flush(self) -> None:
@@ -503,6 +510,7 @@ class _Ingest:
             if row["status"] is None and row["source_file"] in status:
                 row.update(status[row["source_file"]])
         self.batch, self.batch_rows = [], 0
+        self.flushed += 1
 
     def _prepare(self) -> list[tuple[str, Frame]]:
         """Every queued row as conformed frames, (table, frame) in insert order: one per table and kind of

@@ -230,9 +230,11 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         for name, first, second in sides:
             for col, column in (("first", first), ("second", second)):
                 value = numbers[column][good]
-                held = pa.array(~np.isnan(value))
-                measures.append(table_of({"match_id": match_ids.filter(held), "player": kept(text[col]).filter(held),
-                                          "name": name, "value": value[held.to_numpy(zero_copy_only=False)],
+                held = ~np.isnan(value)
+                ids, who = match_ids, kept(text[col])
+                if not held.all():  # (a full column keeps the very arrays: no copy, and known as this file's own ids)
+                    ids, who, value = ids.filter(pa.array(held)), who.filter(pa.array(held)), value[held]
+                measures.append(table_of({"match_id": ids, "player": who, "name": name, "value": value,
                                           "kind": "telemetry"}))
         out.accept_bulk(len(good), matches=matches, results=pa.concat_tables(players),
                         measures=pa.concat_tables(measures) if measures else None)
