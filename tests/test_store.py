@@ -69,21 +69,38 @@ def test_strict_writes_nothing(store, tmp_path, record):
     assert len(store.table("sources")) == 0
 
 
-def test_failure_midway_leaves_store_as_it_was(store, tmp_path, record, monkeypatch):
+@pytest.mark.parametrize("staged", [False, True])
+def test_failure_midway_leaves_store_as_it_was(store, tmp_path, record, monkeypatch, staged):
+    """A write that fails after some tables were written rolls everything back: one batch goes straight into
+    the store, a folder of several batches is staged on disk and moved in table by table at the end."""
     store.ingest([_logs(tmp_path, record, name="alpha")])
     before = {t: len(store.table(t)) for t in ("matches", "results", "sources", "scenarios")}
-    real_insert = Staging._insert
     calls = {"n": 0}
+    if staged:
+        monkeypatch.setattr("referee.io.store.BATCH_FILES", 1)  # every file a batch of its own: staged
+        real_insert = Staging._insert
 
-    def failing(self, con, table):  # the staged rows go in table by table: the disk fills at the results
-        calls["n"] += 1
-        if table == "results":
-            raise OSError("disk full")
-        return real_insert(self, con, table)
+        def failing(self, con, table):  # the staged rows go in table by table: the disk fills at the results
+            calls["n"] += 1
+            if table == "results":
+                raise OSError("disk full")
+            return real_insert(self, con, table)
 
-    monkeypatch.setattr(Staging, "_insert", failing)
+        monkeypatch.setattr(Staging, "_insert", failing)
+        paths = [_logs(tmp_path, record, name="gamma"), _logs(tmp_path, record, name="delta")]
+    else:
+        real_append = Store._append
+
+        def failing(self, table, frame):
+            calls["n"] += 1
+            if table == "results":
+                raise OSError("disk full")
+            return real_append(self, table, frame)
+
+        monkeypatch.setattr(Store, "_append", failing)
+        paths = [_logs(tmp_path, record, name="gamma")]
     with pytest.raises(OSError):
-        store.ingest([_logs(tmp_path, record, name="gamma")])
+        store.ingest(paths)
     monkeypatch.undo()
     assert calls["n"] > 1  # the matches were written before the failure, then rolled back
     assert {t: len(store.table(t)) for t in before} == before

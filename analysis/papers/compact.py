@@ -77,10 +77,12 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
             for number in ("Figure 1", "Section 2 (cross-validated AUC)"):
                 writer.missing(Item(number, "cross-validation and win matrices"), str(exc))
             cv = None
-        if cv is not None:
+        if cv is not None:  # the paper's panels: (a) games with communication, then (b) without
+            matrices = dict(sorted(cv.drawn["win_matrices"].items(), key=lambda kv: "=True" not in kv[0]))
             writer.figure(Item("Figure 1", "probability that each agent outperforms each other, fitted and observed",
-                               protocol={"model": "scalar Bradley-Terry", "split": split}),
-                          plot_win_matrices(cv.drawn["win_matrices"]))
+                               protocol={"model": "scalar Bradley-Terry", "split": split,
+                                         "panels": "with communication first, as the paper's (a) and (b)"}),
+                          plot_win_matrices(matrices))
         if cv is not None and games > 1:
             writer.table(Item("Section 2 (cross-validated AUC)", "held-out ROC-AUC of the scalar, per-game and "
                                                                  "multidimensional models",
@@ -123,14 +125,23 @@ def _socio_items(store, writer: PaperWriter, runner: str | None, seed: int, note
     try:
         result = JOBS["socio"].compute(store, runner=runner, bootstrap=BOOTSTRAP, seed=seed).value
     except ValueError as exc:
-        for number in ("Table 2", "Figure 4", "Figure 5", "Figure 6", "Figure 7"):
+        for number in ("Table 2", "Figure 4", "Figure 5", "Figure 6", "Figure 7(a)", "Figure 7(b)"):
             writer.missing(Item(number, "socio-cognitive metrics"), str(exc))
         return
     notes += [f"socio-cognitive metrics: {n}" for n in result.notes]
     players = result.players.drop(columns="communication", errors="ignore")
     metric_names = [c for c in players.columns if c not in {"match_id", "player", "agent", "game", "category", "framing"}]
-    writer.table(Item("Table 2", "socio-cognitive metrics: each agent's mean over its player-matches",
-                      protocol={"unit": "player-match"}), players.groupby("agent")[metric_names].mean().reset_index())
+    listed, absent = _table_2(players)
+    item = Item("Table 2", "socio-cognitive metrics: the paper's list, each with how it is evaluated and how many "
+                           "player-matches of these logs carry it (each agent's means beside it)",
+                protocol={"unit": "player-match"}, referee_default=(
+                    f"not in these logs: {', '.join(absent)} (the column stays empty and every item made from the "
+                    "metrics goes without it)" if absent else None))
+    writer.table(item, listed)
+    writer.table(item, players.groupby("agent")[metric_names].mean().reset_index(), suffix="_per_agent")
+    if absent:
+        notes.append(f"Table 2: the logs carry no {', '.join(absent)} rating, which the paper's list has; the "
+                     "metric is left out of Figures 4-7")
     raw = {"vectors": "raw metric means per (agent, game category)", "z-scores": "none"}
     default = "metric means z-scored per metric before correlating, and intervals by a bootstrap over matches"
     writer.figure(Item("Figure 4", "Pearson correlations of (agent, game category) metric vectors", protocol=raw,
@@ -150,16 +161,54 @@ def _socio_items(store, writer: PaperWriter, runner: str | None, seed: int, note
                      "compared with itself across framings and those bars are empty")
     found = result.determinants.get("all games")
     if found is None:
-        for number in ("Figure 6", "Figure 7"):
+        for number in ("Figure 6", "Figure 7(a)", "Figure 7(b)"):
             writer.missing(Item(number, "what predicts winning"), "no pair of players to predict")
         return
     folds = {"folds": "two agents left out of each training fold", "model": "logistic regression on metric "
                                                                             "differences (equation 5)"}
-    curves = {m: found.roc(m) for m in found.auc["model"]}
-    writer.figure(Item("Figure 6", "ROC curves of each model", protocol=folds),
-                  plot_roc_curves(curves, dict(zip(found.auc["model"], found.auc["auc"]))), found.auc)
-    weights = found.weights[found.weights["model"] == "metrics"].rename(
-        columns={"weight": "mean", "low": "hdi_low", "high": "hdi_high"})
-    writer.figure(Item("Figure 7", "fixed feature weights (95 % bootstrap interval over matches)", protocol=folds),
-                  plot_intervals(weights, "feature", "What predicts winning", "weight per sd of metric difference"),
-                  found.weights)
+    from sklearn.metrics import roc_auc_score
+
+    curves = {m: found.roc(m, held_out=False) for m in found.auc["model"]}
+    in_sample = {m: float(roc_auc_score(d["y"], d["p"])) for m, d in found.fitted.groupby("model") if d["y"].nunique() > 1}
+    writer.figure(Item("Figure 6", "ROC curves of each model, trained on all data (the held-out AUCs in the table)",
+                       protocol={**folds, "curves": "each model trained on every pair and scored on the same pairs, "
+                                                    "as the paper's figure; its table gives the cross-validated AUCs"},
+                       referee_default="out-of-fold curves, which do not reward a model for fitting its own data"),
+                  plot_roc_curves(curves, in_sample), found.auc.assign(auc_all_data=found.auc["model"].map(in_sample)))
+    for number, model, title in (("Figure 7(a)", "metrics", "fixed feature weights"),
+                                 ("Figure 7(b)", "metrics per game", "feature weights per game")):
+        weights = found.weights[found.weights["model"] == model].rename(
+            columns={"weight": "mean", "low": "hdi_low", "high": "hdi_high"})
+        writer.figure(Item(number, f"{title} of equation 5 (95 % bootstrap interval over matches)", protocol=folds),
+                      plot_intervals(weights, "feature", "What predicts winning" + (" in each game" if "game" in model
+                                                                                  else ""),
+                                     "weight per sd of metric difference"), weights)
+
+
+PAPER_METRICS = (  # Table 2 of the paper: metric, how it is evaluated, referee's column
+    ("Theory of Mind", "Accuracy of action predictions", "theory_of_mind"),
+    ("Transparency", "Inverse of Theory of Mind", "predictability"),
+    ("Influence", "LLM comparing chats to actions", "influence"),
+    ("Amenability", "Inverse of Influence", "amenability"),
+    ("Assertiveness", "Compare action values to preferences", "assertiveness"),
+    ("Planning", "LLM rates planning depth in reasoning", "planning"),
+    ("Learning", "LLM rates learning in reasoning", "learning"),
+    ("Game Outcome", "Score by defined game logic", None),
+)
+
+
+def _table_2(players: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The paper's Table 2 (metric, evaluation method) with referee's column for each and how many of these
+    player-matches carry a value; and the metrics none carries."""
+    rows, absent = [], []
+    for metric, method, column in PAPER_METRICS:
+        if column is None:
+            rows.append({"metric": metric, "evaluation method": method, "column": "results.score",
+                         "player-matches": len(players), "status": "the score each result stores"})
+            continue
+        n = int(players[column].notna().sum()) if column in players.columns else 0
+        if not n:
+            absent.append(column)
+        rows.append({"metric": metric, "evaluation method": method, "column": column, "player-matches": n,
+                     "status": "computed from these logs" if n else "not in these logs"})
+    return pd.DataFrame(rows), absent

@@ -22,6 +22,15 @@ VOTES = {"iml": ("Table 4", "Table 9", "iterative maximal lotteries"), "copeland
          "ranked-pairs": ("Table 6", "Table 11", "ranked pairs"), "ewa": ("Table 7", None, "evaluation without "
                                                                                         "aggregation")}
 BETA = {"likelihood": "beta on squeezed scores (Smithson-Verkuilen: (y (n - 1) + 1/2) / n)"}
+VOTE_READINGS = {  # what each vote table's numbers are, where the paper leaves it open or differs in scale
+    "ranked-pairs": {"score": "OpenSpiel's: the sum of the margins of the locked edges below the agent",
+                     "pairs": "the paper's scale: one count per pair of agents, 1 to the agent the locked graph puts "
+                              "above, half each where it orders neither (the column sums to n (n - 1) / 2, 325 for the "
+                              "paper's 26 agents)"},
+    "ewa": {"reading": "runs: an iterative-maximal-lotteries election per run (repetition), one ballot per scenario, "
+                       "then one election over the runs' orders; the paper under-specifies evaluation without "
+                       "aggregation (models/voting/ewa.py gives the three readings; `referee rank --ewa-reading`)"},
+}
 ILLUSTRATIONS = {"Figure 1": "an overview diagram of the contest framework, not computed from data",
                  "Figure 8": "the participants' Likert-scale survey answers, which are not match logs"}
 
@@ -40,12 +49,15 @@ def paper_tags(scenarios: list[str]) -> tuple[pd.DataFrame, list[str]]:
 
 
 def substrate_table() -> pd.DataFrame:
-    """Table 1's substrates with their tags (one row per substrate) and the catalogue scenarios of each."""
+    """Table 1: the paper's five substrates in its order (substrate key, name, the paper's description, its
+    tags) and the catalogue scenarios of each (haggling_multi_item's scenario is the Haggling substrate's)."""
     catalogue = paper_catalogue()
     tags = catalogue.tags.merge(catalogue.scenarios[["scenario", "game"]], on="scenario")
     rows = []
-    for game, group in tags.groupby("game", sort=True):
-        rows.append({"substrate": game, "tags": ", ".join(dict.fromkeys(group["tag"])),
+    for key, substrate in read_toml(CONTEST_2024_PAPER, "catalogue")["substrates"].items():
+        group = tags[tags["game"].isin(substrate["games"])]
+        rows.append({"substrate": key, "name": substrate["name"], "description": substrate["description"],
+                     "tags": ", ".join(dict.fromkeys(group["tag"])),
                      "scenarios": ", ".join(sorted(group["scenario"].unique()))})
     return pd.DataFrame(rows)
 
@@ -86,8 +98,11 @@ def concordia_paper(store, writer: PaperWriter, finalists: list[str] | None = No
                 "figure 7": "one train/test split (one fold of five held out per agent's scenarios)"}
     for number, reason in ILLUSTRATIONS.items():
         writer.missing(Item(number, "illustration"), reason)
-    writer.table(Item("Table 1", "substrate design: each substrate's tags",
-                      protocol={"source": "the paper's Table 1"}), substrate_table())
+    writer.table(Item("Table 1", "substrate design: each substrate's description and tags",
+                      protocol={"source": "the paper's Table 1 (descriptions transcribed into "
+                                          "data/catalogues/concordia_contest_2024_paper.toml)",
+                                "substrates": "the paper's five; the haggling_multi_item scenario is read as Haggling"}),
+                 substrate_table())
     _evaluation_tables(writer, store, scope, seed)
     finals = ("Table 8", "Table 9", "Table 10", "Table 11", "Table 12")
     if not len(scenario_matches):
@@ -118,8 +133,8 @@ def concordia_paper(store, writer: PaperWriter, finalists: list[str] | None = No
 def _paper_finalists(contest) -> list[str]:
     """The top five by evaluation Elo and the baseline (the paper's Tables 8-12), in selection order."""
     order = contest.selection.sort_values(["rating", "agent"], ascending=[False, True])["agent"].tolist()
-    top = order[:PAPER_TOP]
-    return top + ([BASELINE] if BASELINE in order and BASELINE not in top else [])
+    top = [agent for agent in order if agent != BASELINE][:PAPER_TOP]  # the baseline never takes a finalist's seat
+    return top + ([BASELINE] if BASELINE in order else [])
 
 
 def _evaluation_tables(writer: PaperWriter, store, scope: dict, seed: int) -> None:
@@ -139,8 +154,9 @@ def _evaluation_tables(writer: PaperWriter, store, scope: dict, seed: int) -> No
     votes = JOBS["rank"].compute(store, method=list(VOTES), min_games=1, seed=seed, **scope).value
     for method, (number, _, label) in VOTES.items():
         table = votes[votes["method"] == method].drop(columns="method").sort_values("rank")
-        writer.table(Item(number, f"evaluation phase: {label}", protocol={"method": label, "ballots": "one per "
-                                                                          "(scenario, repetition)"}), table)
+        writer.table(Item(number, f"evaluation phase: {label}", protocol={
+            "method": label, "ballots": "one per (scenario, repetition)", **VOTE_READINGS.get(method, {})}),
+            table.dropna(axis=1, how="all"))
 
 
 def _final_tables(writer: PaperWriter, contest, picked: list[str]) -> None:
@@ -156,11 +172,12 @@ def _final_tables(writer: PaperWriter, contest, picked: list[str]) -> None:
     for method, (_, number, label) in VOTES.items():
         if number is None:
             continue
-        item = Item(number, f"finalists' cross-play: {label}", protocol={"finalists": picked, "method": label})
+        item = Item(number, f"finalists' cross-play: {label}", protocol={"finalists": picked, "method": label,
+                                                                         **VOTE_READINGS.get(method, {})})
         votes = contest.votes
         table = votes[votes["method"] == method] if len(votes) else votes
         if len(table):
-            writer.table(item, table.drop(columns="method").sort_values("rank"))
+            writer.table(item, table.drop(columns="method").sort_values("rank").dropna(axis=1, how="all"))
         else:
             writer.missing(item, f"no match is in phase {FINAL!r}")
 
@@ -222,15 +239,21 @@ def _score_figures(store, writer: PaperWriter, selection, models: bool, sampling
         writer.figure(item, plot_intervals(table, "agent", "Difference from the baseline", "log-odds difference"), table)
     tag_fit = br.fit_tag_effects(scores, tags, seed=seed, likelihood="squeeze", structure="paper", **sampling)
     notes += [f"Figure 3 (right): {n}" for n in tag_fit.notes]
+    table = br.tag_table(tag_fit)
+    dropped = sorted(set(tags["tag"]) - set(table["tag"]))
     item = Item("Figure 3 (right)", "tag coefficients of the hierarchical beta regression (mean, 94 % HDI)",
-                protocol={"model": "hierarchical beta regression on tags", **BETA, "tag slopes": "every tag",
-                          "tags": "the paper's", "converged": bool(tag_fit.diagnostics["converged"])},
+                protocol={"model": "hierarchical beta regression on tags", **BETA,
+                          "tag slopes": "every tag the scenarios tell apart" if dropped else "every tag",
+                          "tags": "the paper's", "converged": bool(tag_fit.diagnostics["converged"]),
+                          **({"tags left out": f"{len(dropped)} of {tags['tag'].nunique()}: {', '.join(dropped)}: "
+                                                "each is a combination of the intercept and the kept tags over these "
+                                                "scenarios (aliased), so no coefficient of its own exists; the paper "
+                                                "shows every tag"} if dropped else {})},
                 referee_default="agent slopes only on tags present in and absent from 3 scenarios or more, and an "
                                 "ordered-beta likelihood")
-    table = br.tag_table(tag_fit)
     writer.figure(item, plot_intervals(table, "tag", "Tag coefficients", "log-odds effect on score"), table)
     comparison = compare_predictors(scores, training_demands(scores, scenarios, tags), seed=seed, test_folds=[0],
-                                    **sampling)
+                                    profiles="training", **sampling)
     split = {"split": "one train/test split: a fifth of each agent's scenarios held out", "tags": "the paper's"}
     writer.figure(Item("Figure 7", "test R² and RMSE per agent: Measurement Layout, linear regression, XGBoost and "
                                    "the training mean", protocol=split,
@@ -238,7 +261,9 @@ def _score_figures(store, writer: PaperWriter, selection, models: bool, sampling
                   plot_predictor_comparison(comparison.per_agent), comparison.per_agent)
     included = comparison.included_agents()
     item = Item("Figure 6", "capability profiles (posterior mean, 94 % HDI) of agents whose test R² exceeds 0.35",
-                protocol={**split, "model": "Measurement Layout on every cell", "included": included})
+                protocol={**split, "model": "Measurement Layout learned on the training cells of the split, as the "
+                                            "paper's", "included": included},
+                referee_default="profiles of a layout fitted on every cell (`compare-predictors`)")
     if included:
         layout = comparison.layout
         caps = layout.capabilities()

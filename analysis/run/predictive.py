@@ -91,7 +91,8 @@ class Comparison:
     per_agent : agent, predictor, r2, r2_sd, rmse, rmse_sd, folds (fold means and sds over the folds that test
     the agent), n_test; pooled : predictor, r2, r2_sd, rmse, rmse_sd, folds, n_test; predictions : every row
     with its fold and one column per predictor (each row predicted once, by the fold that held it out);
-    layout : the final layout fitted on every cell (figure 6's profiles); fold_diagnostics : each fold's
+    layout : figure 6's profiles: the final layout fitted on every cell, or (profiles='training') the one test
+    fold's layout, fitted on its training cells; fold_diagnostics : each fold's
     layout convergence; demands : the demands chosen in each fold (fold, demand)."""
 
     per_agent: pd.DataFrame
@@ -128,7 +129,7 @@ def _metrics(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 def compare_predictors(scores: pd.DataFrame, demands: pd.DataFrame | Callable[[pd.DataFrame], pd.DataFrame],
                        folds: int = FOLDS, seed: int = 0, executor: Executor | None = None,
-                       test_folds: list[int] | None = None, **sampling) -> Comparison:
+                       test_folds: list[int] | None = None, profiles: str = "all", **sampling) -> Comparison:
     """Cross-validate the four predictors over each agent's scenarios (module docstring), one sweep task per
     fold and one for the final layout (`executor`: where they run, `referee.run.executor`; the same result
     on any: fold k's layout is seeded seed + k).
@@ -137,16 +138,26 @@ def compare_predictors(scores: pd.DataFrame, demands: pd.DataFrame | Callable[[p
     scenario) used in every fold, or a function of the training rows returning one (`training_demands`: the
     paper's tags chosen on training rows only; picklable when the folds run elsewhere). folds : how many folds
     (each cell tested once). test_folds : only these folds are held out and scored (e.g. [0]: the contest
-    paper's one train/test split, about 1/folds of each agent's cells tested; default every fold). sampling : draws, tune, chains, sampler for the layouts (default: `fit_layout`'s,
-    which converge).
+    paper's one train/test split, about 1/folds of each agent's cells tested; default every fold). profiles :
+    where the layout of figure 6's profiles (`Comparison.layout`) is learned: 'all' (a final layout on every
+    cell) or 'training' (the layout of the one test fold's training cells, as the contest paper learned its
+    profiles; needs exactly one test fold). sampling : draws, tune, chains, sampler for the layouts (default:
+    `fit_layout`'s, which converge).
     """
+    if profiles not in ("all", "training"):
+        raise ValueError(f"profiles must be 'all' or 'training', got {profiles!r}")
+    if profiles == "training" and (test_folds is None or len(test_folds) != 1):
+        raise ValueError("profiles='training' learns the profiles on the training cells of one split: give one "
+                         f"test fold (test_folds=[k]), got {test_folds}")
     data = scores.dropna(subset=["score_norm"]).reset_index(drop=True)[["agent", "scenario", "score_norm"]]
     data["fold"] = cell_folds(data, folds, seed)
     shared = share(executor, "scores", data)
     tasks = [Task(f"predictive-fold-{k}", predictive_fold, (shared, k, demands, seed, sampling))
              for k in (range(folds) if test_folds is None else test_folds) if (data["fold"] == k).any()]
-    tasks.append(Task("final-layout", final_layout, (shared, demands, seed, sampling)))
-    *parts, final = run_tasks(tasks, executor, "predictive folds")
+    if profiles == "all":
+        tasks.append(Task("final-layout", final_layout, (shared, demands, seed, sampling)))
+    found = run_tasks(tasks, executor, "predictive folds")
+    parts, final = (found[:-1], found[-1]) if profiles == "all" else (found, found[0][3])
     predictions = pd.concat([p[0] for p in parts]).sort_index()  # the rows of the folds scored
     diagnostics = [p[1] for p in parts]
     chosen = [row for p in parts for row in p[2]]
@@ -154,10 +165,12 @@ def compare_predictors(scores: pd.DataFrame, demands: pd.DataFrame | Callable[[p
                       final, pd.DataFrame(diagnostics), pd.DataFrame(chosen))
 
 
-def predictive_fold(shared: Shared, k: int, demands, seed: int, sampling: dict) -> tuple[pd.DataFrame, dict, list]:
+def predictive_fold(shared: Shared, k: int, demands, seed: int, sampling: dict
+                    ) -> tuple[pd.DataFrame, dict, list, LayoutFit]:
     """One fold of `compare_predictors` (a sweep task): the four predictors fitted on the other folds' rows of
     `shared` (agent, scenario, score_norm, fold) and applied to fold k's. Returns (fold k's rows with one column
-    per predictor, index as in the shared rows; the layout's diagnostics with `fold`; the demands chosen)."""
+    per predictor, index as in the shared rows; the layout's diagnostics with `fold`; the demands chosen; the
+    layout fitted on the training rows)."""
     data = shared.load()
     test, train = (data["fold"] == k).to_numpy(), (data["fold"] != k).to_numpy()
     D = demands(data[train]) if callable(demands) else demands
@@ -175,7 +188,7 @@ def predictive_fold(shared: Shared, k: int, demands, seed: int, sampling: dict) 
         out.loc[rows, "linear regression"] = np.clip(LinearRegression().fit(X[tr], y).predict(X[te]), 0, 1)
         booster = XGBRegressor(n_estimators=60, max_depth=2, learning_rate=0.2, random_state=seed, n_jobs=1)
         out.loc[rows, "xgboost"] = np.clip(booster.fit(X[tr], y).predict(X[te]), 0, 1)
-    return out, dict(fold=k, **layout.diagnostics), chosen
+    return out, dict(fold=k, **layout.diagnostics), chosen, layout
 
 
 def final_layout(shared: Shared, demands, seed: int, sampling: dict) -> LayoutFit:

@@ -123,6 +123,7 @@ class Determinants(FitResult):
     auc: pd.DataFrame = field(default_factory=pd.DataFrame)  # model, folds, auc, low, high, fold_kind
     weights: pd.DataFrame = field(default_factory=pd.DataFrame)  # model, feature, weight, low, high
     predictions: pd.DataFrame = field(default_factory=pd.DataFrame)  # model, y, p (out of fold, averaged)
+    fitted: pd.DataFrame = field(default_factory=pd.DataFrame)  # model, y, p (each model trained on all pairs)
     model: str = "determinants"
 
     def __post_init__(self):
@@ -134,9 +135,11 @@ class Determinants(FitResult):
         """The cross-validated AUC per model (model, folds, auc, low, high, fold_kind)."""
         return self.auc
 
-    def roc(self, model: str) -> pd.DataFrame:
-        """fpr, tpr of one model's out-of-fold predictions."""
-        data = self.predictions[self.predictions["model"] == model]
+    def roc(self, model: str, held_out: bool = True) -> pd.DataFrame:
+        """fpr, tpr of one model's out-of-fold predictions, or (`held_out` False) of the model trained on every
+        pair and scored on the same pairs (the COMPACT paper's Figure 6 draws these)."""
+        found = self.predictions if held_out else self.fitted
+        data = found[found["model"] == model]
         fpr, tpr, _ = roc_curve(data["y"], data["p"])
         return pd.DataFrame({"fpr": fpr, "tpr": tpr})
 
@@ -153,7 +156,7 @@ def determinants(rows: pd.DataFrame, metrics: list[str], n_boot: int = 100, seed
                          f"agents and {rows['y'].nunique()} outcome(s) in {len(rows)} pairs")
     games = sorted(rows["game"].dropna().unique())
     y = rows["y"].to_numpy()
-    auc_rows, pred_rows, notes = [], [], []
+    auc_rows, pred_rows, fit_rows, notes = [], [], [], []
     for model, spec in MODELS.items():
         whole = spec is None or spec[1]  # the rating, or a model with identities: whole matches held out
         folds = match_folds(rows, seed=seed) if whole else agent_folds(rows)
@@ -170,6 +173,8 @@ def determinants(rows: pd.DataFrame, metrics: list[str], n_boot: int = 100, seed
             aucs.append(roc_auc_score(y[test], p))
             p_sum[test] += p
             p_n[test] += 1
+        whole_p = _elo_predict(rows, rows) if X is None else _logistic(X, y).predict_proba(X)[:, 1]
+        fit_rows.append(pd.DataFrame({"model": model, "y": y, "p": whole_p}))
         aucs = np.asarray(aucs)
         if len(aucs) == 0:
             notes.append(f"{model}: no fold had both outcomes on both sides; no AUC")
@@ -182,7 +187,7 @@ def determinants(rows: pd.DataFrame, metrics: list[str], n_boot: int = 100, seed
     weights = _weights(rows, metrics, games, agents, n_boot, seed)
     return Determinants(auc=pd.DataFrame(auc_rows), weights=weights,
                         predictions=pd.concat(pred_rows, ignore_index=True) if pred_rows else pd.DataFrame(),
-                        notes=notes)
+                        fitted=pd.concat(fit_rows, ignore_index=True) if fit_rows else pd.DataFrame(), notes=notes)
 
 
 def _weights(rows, metrics, games, agents, n_boot, seed) -> pd.DataFrame:

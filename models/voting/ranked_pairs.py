@@ -63,15 +63,20 @@ def run(profile: PreferenceProfile, seed: int = 0) -> pd.DataFrame:
     tier by tier, and the agents of one tier (which the locked graph cannot separate) share a rank,
     competition-style (a strict order wherever the locked graph orders everyone); an agent's score is the
     sum of the margins of the locked edges reachable from it, itself included (OpenSpiel's score: the
-    winner highest, the last agent 0)."""
+    winner highest, the last agent 0). `pairs` is the contest paper's scale (its Table 6): one count per pair
+    of agents, 1 to the agent the locked graph puts above the other, half each where it orders neither, so the
+    column sums to n (n - 1) / 2."""
     margins = profile.margins
     graph = lock(margins)
-    below = _closure(graph) | np.eye(len(graph), dtype=bool)  # k itself and every agent it reaches
+    reach = _closure(graph)
+    below = reach | np.eye(len(graph), dtype=bool)  # k itself and every agent it reaches
     scores = below.astype(float) @ (graph * margins).sum(axis=1)
+    unordered = ~reach & ~reach.T & ~np.eye(len(graph), dtype=bool)
+    pairs = reach.sum(axis=1) + 0.5 * unordered.sum(axis=1)
     rank = np.zeros(len(graph))
     remaining = np.ones(len(graph), dtype=bool)
     while remaining.any():
         tier = remaining & ~(graph[remaining].any(axis=0))  # no locked edge from a remaining agent
         rank[tier] = 1 + (~remaining).sum()
         remaining &= ~tier
-    return profile.outcome(scores, seed).assign(rank=rank)
+    return profile.outcome(scores, seed).assign(rank=rank, pairs=pairs.astype(float))
