@@ -249,6 +249,13 @@ def test_paper_aoa_on_the_eval01_sample(tmp_path, capsys):
     activity = items["Section 5.1"]["protocol"]
     assert activity["agents_with_counts"] == 2 and "not computed" in str(activity["spearman_rho"])
     assert activity["busiest"] == "Smokey (grok-4.3)"  # the agent, not its model (grok-4.3 runs two agents)
+    # the report's own numbers, quoted beside the same numbers computed from its season (transcribed A.1)
+    quoted = {n: (i["published"]["value"], i["computed"], i["difference"]) for n, i in items.items() if i["published"]}
+    assert quoted == {"Appendix A.1": (15167, 15167, 0.0), "Section 4.3": (4, 4, 0.0),
+                      "Section 4.1": (175, pytest.approx(8940 / 51, abs=0.05), pytest.approx(8940 / 51 - 175, abs=0.05))}
+    text = _paper("age-of-agents-eval01.txt")
+    if text is not None:
+        assert "Sunny (deepseek-v4-flash) at 15,167" in text and "placed fourth" in text and "roughly 175" in text
 
 
 def test_every_paper_runs_on_the_demo_store_and_lists_every_numbered_item(tmp_path, capsys):
@@ -266,6 +273,8 @@ def test_every_paper_runs_on_the_demo_store_and_lists_every_numbered_item(tmp_pa
         items = {i["number"]: i for i in _manifest(out)["items"]}
         assert set(expected) <= set(items), (paper, set(expected) - set(items))
         assert all(i["files"] or i.get("reason") for i in items.values()), paper
+        for number, item in items.items():  # a published number is never quoted without its computed twin
+            assert (item["published"] is None) == (item["computed"] is None), (paper, number)
     capsys.readouterr()
     concordia = {i["number"]: i for i in _manifest(tmp_path / "concordia")["items"]}
     assert "no phase" in concordia["Table 8"]["reason"] and concordia["Table 3"]["files"]

@@ -49,8 +49,10 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
                 "outcomes": outcomes, "regressions": "none (the report's findings are counts and ranks)"}
     notes = list(audit.notes)
     shown = [c for c in TABLE_COLUMNS if c in frame.columns]
-    writer.table(Item("Appendix A.1", "all agents ranked by final score: universal, bonus, nation power"),
-                 frame[shown].sort_values("rank"))
+    item = Item("Appendix A.1", "all agents ranked by final score: universal, bonus, nation power")
+    if "score" in frame.columns and frame["score"].notna().any():
+        item.quote(15167, "Appendix A.1 (the winner, Sunny)", int(round(frame["score"].max())))
+    writer.table(item, frame[shown].sort_values("rank"))
     checks = audit.checks
     for number, title, key in (("Section 3.4", "the score formula recomputed from each agent's counters",
                                 "reproduction"),
@@ -63,15 +65,23 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
                                ("Section 7.1", "two scores, never combined: telemetry against outcome",
                                 "two_scores")):
         item = Item(number, title, protocol={"check": key, "verdict": checks.get(key, {}).get("verdict")})
+        if key == "hold_outcome_constant":
+            spread = _widest_spread(frame)
+            if spread is not None:
+                item.quote(175, "Section 4.1 (8,940 against 51 within Valdris: 'roughly 175')", round(spread, 1))
         table = checks.get(key, {}).get("table")
         if isinstance(table, pd.DataFrame) and len(table):
             writer.table(item, table)
         else:
             writer.missing(item, checks.get("skipped", {}).get(key, "the check found nothing to tabulate"))
-    writer.table(Item("Section 4.3", "the strongest nation against the winner: each agent's rank by score against "
-                                     "its nation's rank among the nations by power",
-                      protocol={"verdict": checks["rank_agreement"]["verdict"]}),
-                 _power_ranks(frame))
+    ranks = _power_ranks(frame)
+    item = Item("Section 4.3", "the strongest nation against the winner: each agent's rank by score against its "
+                               "nation's rank among the nations by power",
+                protocol={"verdict": checks["rank_agreement"]["verdict"]})
+    strongest = ranks.loc[ranks["power_rank"] == 1, "rank"]
+    if len(strongest):
+        item.quote(4, "Section 4.3 (Tofu, governing Shadowmere, 'finished fourth')", int(strongest.min()))
+    writer.table(item, ranks)
     _activity(writer, frame)
     _deportation(writer, events)
     roster = [c for c in ("player", "agent", "team", "role") if c in frame.columns]
@@ -101,6 +111,16 @@ def _rejections(writer: PaperWriter, events: pd.DataFrame) -> None:
                                  "file alone carries final statistics)")
             continue
         writer.table(item, rejected[by].value_counts().rename_axis(by).reset_index(name="rejected"))
+
+
+def _widest_spread(frame: pd.DataFrame) -> float | None:
+    """Section 4.1's number: the largest ratio of the highest to the lowest positive score among the agents of
+    one nation (every agent of a nation shares its outcome); None without a nation of two scored agents."""
+    if "team" not in frame.columns or "score" not in frame.columns:
+        return None
+    scored = frame[frame["score"] > 0].groupby("team")["score"].agg(["max", "min", "size"])
+    scored = scored[scored["size"] >= 2]
+    return float((scored["max"] / scored["min"]).max()) if len(scored) else None
 
 
 def _power_ranks(frame: pd.DataFrame) -> pd.DataFrame:

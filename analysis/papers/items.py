@@ -16,7 +16,9 @@ class Item:
     """One numbered figure, table or finding of a paper: `number` ('Figure 2', 'Table 3', 'Section 4.1'),
     `title` (what it shows), `files` (written, relative to the output folder; empty when not made), `reason`
     (why it was not made from this store), `protocol` (model, likelihood, prior, normalisation, folds,
-    finalists ... as used) and `referee_default` (where referee's default analysis would differ)."""
+    finalists ... as used), `referee_default` (where referee's default analysis would differ), and where the
+    paper's own data reproduce one of its numbers, `published` beside `computed` and their `difference`
+    (`quote`)."""
 
     number: str
     title: str
@@ -24,6 +26,17 @@ class Item:
     reason: str | None = None
     protocol: dict = field(default_factory=dict)
     referee_default: str | None = None
+    published: dict | None = None  # {"value", "where"}: the paper's own number, quoted only beside `computed`
+    computed: float | int | str | None = None  # referee's number for the same quantity, from this store
+    difference: float | None = None  # computed - published, where both are numbers
+
+    def quote(self, value, where: str, computed) -> "Item":
+        """Quote the paper's `value` (at `where`, e.g. 'Section 4.1') beside referee's `computed` for the same
+        quantity, with their difference where both are numbers; returns the item."""
+        self.published, self.computed = {"value": value, "where": where}, computed
+        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (value, computed))
+        self.difference = float(computed - value) if numbers else None
+        return self
 
 
 KINDS = ("Figure", "Table", "Section", "Appendix")  # the manifest lists items in this order, then by number
