@@ -118,3 +118,33 @@ def test_demo_never_overwrites_an_existing_store(tmp_path, capsys):
     existing.write_bytes(b"precious")
     assert main(["demo", "--out", str(tmp_path / "d"), "--store", str(existing)]) == 1
     assert existing.read_bytes() == b"precious" and "fresh store" in capsys.readouterr().err
+
+
+def test_commands_on_a_store_that_lacks_what_they_need_exit_1_with_the_reason(tmp_path, capsys):
+    """Issue 51's internal errors: each is a plain error (exit 1) naming what is missing, never exit 3 and never
+    exit 0 with nothing made."""
+    import pandas as pd
+
+    store = tmp_path / "s.duckdb"
+    rows = pd.DataFrame({"left": ["a", "b", "c"], "right": ["b", "c", "a"], "winner": ["left", "right", "tie"]})
+    rows.to_csv(tmp_path / "arena.csv", index=False)
+    assert main(["ingest", str(tmp_path / "arena.csv"), "--store", str(store)]) == 0
+    capsys.readouterr()
+    cases = [
+        (["paper", "compact", "--store", str(store), "--out", str(tmp_path / "c1")], "no communicate-predict-act"),
+        (["paper", "compact", "--store", str(store), "--out", str(tmp_path / "c2"), "--runner", "nope"],
+         "no match of runner 'nope'"),
+        (["paper", "concordia", "--store", str(store), "--out", str(tmp_path / "c3")], "no scenario-based match"),
+        (["paper", "concordia", "--store", str(store), "--out", str(tmp_path / "c4"), "--finalists", ""],
+         "one or more agent names"),
+    ]
+    (tmp_path / "taken.parquet").write_text("x")
+    cases.append((["export", "--store", str(store), "--parquet", str(tmp_path / "taken.parquet")], "is a file"))
+    for argv, words in cases:
+        try:
+            code = main(argv)
+        except SystemExit as exc:  # an option argparse refuses: its usage error, exit 2
+            code = exc.code
+        err = capsys.readouterr().err
+        assert code in (1, 2) and words in err, (argv, code, err)
+    assert (tmp_path / "taken.parquet").read_text() == "x"  # nothing overwritten

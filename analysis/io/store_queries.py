@@ -92,6 +92,8 @@ class StoreQueries:
         """Write every canonical table to `out` as Parquet (module docstring). Returns table -> {"path": where it
         went, "rows": how many}. FileExistsError when `out` exists and is not empty (nothing is overwritten)."""
         out = Path(out)
+        if out.exists() and not out.is_dir():
+            raise FileExistsError(f"{out} is a file, not a folder; export to a new folder")
         if out.exists() and any(out.iterdir()):
             raise FileExistsError(f"{out} exists and is not empty; export to a new folder")
         out.mkdir(parents=True, exist_ok=True)

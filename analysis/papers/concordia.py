@@ -76,11 +76,14 @@ def concordia_paper(store, writer: PaperWriter, finalists: list[str] | None = No
     'cross-play' for Tables 8-12; without phases every match is read as the evaluation phase). finalists :
     Tables 8-12's agents (default the paper's: top five by evaluation Elo plus rational_agent). models : fit
     the Bayesian models of Figures 2, 3 (right), 6 and 7. sampling : draws, tune, chains for them.
-    Returns (the protocol, notes)."""
+    Returns (the protocol, notes). ValueError when the store holds no scenario-based match."""
     from referee.run.job_table import JOBS
 
     matches, results = store.table("matches"), store.table("results")
     scenario_matches = matches[matches["scenario"].notna()]
+    if not len(scenario_matches):
+        raise ValueError("the store holds no scenario-based match (substrate x background x mode, as Concordia's "
+                         "runs are), which `referee paper concordia` reads; ingest a contest's logs first")
     runners = sorted(scenario_matches["runner"].unique())
     scope = {"runner": runners[0]} if len(runners) == 1 else {}  # several: each job asks for one
     phases = set(scenario_matches["phase"].dropna())

@@ -188,9 +188,12 @@ def path(value) -> Path:
 
 
 def agent_list(value) -> list[str]:
-    """'A,B,...' or a list of names: the names, stripped."""
+    """'A,B,...' or a list of names: the names, stripped; ValueError when it names no agent ('' or ',')."""
     items = value.split(",") if isinstance(value, str) else list(value)
-    return [str(a).strip() for a in items if str(a).strip()]
+    names = [str(a).strip() for a in items if str(a).strip()]
+    if not names:
+        raise ValueError(f"expected one or more agent names separated by commas, got {value!r}")
+    return names
 
 
 def pairs(items, option: str, form: str) -> dict[str, str]:
