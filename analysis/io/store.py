@@ -9,7 +9,6 @@ what is there.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -19,28 +18,19 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 from tqdm.auto import tqdm
 
 from referee.io import loaders
 from referee.io.columnar import constant
-from referee.io.loaders.files import raw_lines
 from referee.io.known_ids import KnownIds
 from referee.io.catalogue import Catalogue, load_catalogue
-from referee.io.loaders.base import (
-    DATA_TABLES,
-    Frame,
-    LoadResult,
-    RecordError,
-    ResultBuilder,
-    drop_matches,
-    frame_rows,
-)
+from referee.io.loaders.base import DATA_TABLES, Frame, LoadResult
 from referee.io.loaders.table import check_mapping
 from referee.io.reading import PARALLEL_MIN, FileReader, folder_phases, read_files
 from referee.io.schema import (TABLES, SchemaError, arrow_schema, columns, conform, conform_arrow, ddl, empty,
                                rows_to_arrow)
 from referee.names import CONTEST_PHASES, DEFAULT_STORE
+from referee.io.set_aside import checked, orphan_ids, set_aside_duplicates, set_aside_orphans
 from referee.io.staging import Staging
 from referee.io.store_file import connect, mark, referee_marked
 from referee.io.store_queries import StoreQueries
@@ -365,7 +355,7 @@ class Store(StoreQueries):
                 seen[read.digest] = read.path
                 earlier = (by_path.get(str(read.path), set()) | {read.digest}) if replace else ({read.digest} & rejected)
                 known.remove(self._remove_sources(earlier))
-                result = _set_aside_duplicates(read.result, known)
+                result = set_aside_duplicates(read.result, known)
                 known.add(result)
                 job.add(result, read.detected, known, last=k == len(files) - 1)
             job.finish(known)
@@ -441,7 +431,7 @@ class _Ingest:
             self.catalogues.append(checked)
         for text, n in result.notes.items():
             self.notes[text] = self.notes.get(text, 0) + n
-        orphans = _orphan_ids(result, known)
+        orphans = orphan_ids(result, known)
         (self.pending if orphans else self.batch).append(result)
         self.rows.append({"source_file": result.source_file, "runner": result.runner, "detected": detected,
                           "status": None, "read": 0, "accepted": 0, "quarantined": 0, "whole": False})
@@ -464,7 +454,7 @@ class _Ingest:
 
     def finish(self, known: KnownIds) -> None:
         """Set aside what still names no known match, and write everything left."""
-        self.batch += [_set_aside_orphans(r, known) for r in self.pending]
+        self.batch += [set_aside_orphans(r, known) for r in self.pending]
         self.pending = []
         self.last = True
         self.flush()
@@ -481,7 +471,7 @@ class _Ingest:
         try:
             prepared = self._prepare()
         except SchemaError:  # some file's rows break the schema: find it, set it aside whole, write the rest
-            self.batch = [_checked(r) for r in self.batch]
+            self.batch = [checked(r) for r in self.batch]
             prepared = self._prepare()
         for table, frame in prepared:
             self.write(table, frame)
@@ -556,76 +546,3 @@ class _Ingest:
             quarantine=conform("quarantine", pd.DataFrame(self.sample, columns=columns("quarantine")))
             if self.sample else empty("quarantine"),
             warnings=self.warnings + [f"{n:,} {text}" for text, n in self.notes.items()], by_reason=self.by_reason)
-
-
-def _checked(result: LoadResult) -> LoadResult:
-    """`result`, or, when its rows break the canonical schema, the file set aside whole as one record
-    naming the column (nothing of it is written; the other files of the batch are)."""
-    try:
-        result.tables  # conforms every table
-        return result
-    except SchemaError as exc:
-        out = ResultBuilder(Path(result.source_file), result.content_hash, result.runner)
-        return out.reject_file(RecordError("invalid value", None, f"a value breaks the canonical schema ({exc}); "
-                                           "the file is set aside whole (please report this: the loader should have "
-                                           "named the record)"))
-
-
-def _set_aside(result: LoadResult, bad_ids: set[str], reason: str, why: str) -> LoadResult:
-    """Move everything belonging to the matches `bad_ids` from `result`'s tables to its quarantine.
-
-    A match is one record for record-per-match runners; where the result lists its records per match
-    (a row per player, a line per event), each of those records is quarantined with its own line.
-    """
-    if not bad_ids:
-        return result
-    records: list[tuple[str, str, str]] = []  # (record label, match id, raw)
-    if result.records is None:
-        matches = [m for part in result.parts["matches"] for m in frame_rows(part, bad_ids)]
-        for match in matches:
-            players = [p for part in result.parts["results"] for p in frame_rows(part, {match["match_id"]})]
-            raw = json.dumps({"match": match, "results": players}, default=str)
-            records.append((match["record_index"], match["match_id"], raw))
-    else:
-        rows = frame_rows(result.records, bad_ids)
-        text = Path(result.source_file).suffix.lower() in (".csv", ".jsonl")
-        lines = raw_lines(result.source_file, {int(r["record"]) for r in rows}) if text else {}
-        for r in rows:
-            raw = lines.get(int(r["record"])) if text else None
-            records.append((r["record"], r["match_id"], raw or json.dumps(r)))
-    rows = [{
-        "source_file": result.source_file, "content_hash": result.content_hash, "runner": result.runner,
-        "record": record, "field": "match_id", "reason": reason,
-        "message": f"{result.source_file}, record {record}, field 'match_id': match id {mid!r} {why}",
-        "raw": raw} for record, mid, raw in records]
-    parts = {t: [drop_matches(p, bad_ids) for p in ps] for t, ps in result.parts.items()}
-    kept = None if result.records is None else drop_matches(result.records, bad_ids)
-    return LoadResult(result.source_file, result.content_hash, result.runner, parts, result.bad + rows,
-                      read=result.read, accepted=result.accepted - len(rows), records=kept)
-
-
-def _set_aside_duplicates(result: LoadResult, known: KnownIds) -> LoadResult:
-    """Set aside matches whose id is already stored or was read earlier in this ingest. A file whose one match
-    is made of several records (an AoA season: agents, nations, snapshots) is set aside whole when that
-    match is a duplicate, so that no record is counted as accepted without being stored."""
-    ids = known.common(result)
-    if ids and result.records is None and result.accepted > len(result.match_ids("matches")):
-        out = ResultBuilder(Path(result.source_file), result.content_hash, result.runner)
-        return out.reject_file(RecordError("duplicate match id", "match_id", f"match id {sorted(ids)[0]!r} is already "
-                                           "in the store or earlier in this ingest; the file is set aside whole"))
-    return _set_aside(result, ids, "duplicate match id", "is already in the store or earlier in this ingest")
-
-
-def _orphan_ids(result: LoadResult, known: KnownIds) -> set[str]:
-    """Match ids that `result`'s results, measures, events or records name but no known match has."""
-    ids = set()
-    ids |= known.unknown(result.foreign_ids(("results", "measures", "events")))  # its own matches are known by now
-    if result.records is not None:
-        ids |= known.unknown(set(pc.unique(result.records["match_id"]).to_pylist()))
-    return ids
-
-
-def _set_aside_orphans(result: LoadResult, known: KnownIds) -> LoadResult:
-    """Set aside results, measures and events whose match is neither stored nor read in this ingest."""
-    return _set_aside(result, _orphan_ids(result, known), "unknown match",
-                      "names no match in the store or in this ingest")
