@@ -174,10 +174,17 @@ def _hostile_mapped(tmp_path):
 def test_mapped_logs_are_stored_alike_staged_direct_and_row_by_row(tmp_path, monkeypatch):
     from referee.io.schema import SchemaError
 
+    from referee.io.staging import Staging
+
     logs, mapping = _hostile_mapped(tmp_path)
-    staged = tmp_path / "staged.duckdb"
-    with Store(staged) as store:
-        report = store.ingest([logs], runner=mapping, workers=1)
+    staged, calls = tmp_path / "staged.duckdb", []
+    with monkeypatch.context() as patched:  # batches of 10 files: every one after the first staged on disk
+        patched.setattr("referee.io.store.BATCH_FILES", 10)
+        real_add = Staging.add
+        patched.setattr(Staging, "add", lambda self, table, frame: calls.append(table) or real_add(self, table, frame))
+        with Store(staged) as store:
+            report = store.ingest([logs], runner=mapping, workers=1)
+    assert {"matches", "events", "quarantine", "sources"} <= set(calls)  # the staged path was taken
     with monkeypatch.context() as patched:  # rows written straight into the store, no staging on disk
         patched.setattr("referee.io.store.Staging", lambda path: None)
         direct = tmp_path / "direct.duckdb"

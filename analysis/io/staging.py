@@ -5,7 +5,8 @@ of files as it went held the whole folder's rows at once (1.2 GB for 525 MB of l
 appends each batch, conformed to the canonical Arrow schema, to one Parquet file per table in a hidden folder
 beside the store; `insert_into` then moves each table into the store with one `INSERT ... SELECT` that DuckDB
 streams, inside the ingest's transaction. The store is changed only by that transaction, as before: a killed
-ingest leaves the store as it was, and the next ingest into the same store removes the folder it left.
+ingest leaves the store as it was, and the next ingest into the same store removes the folder it left. The
+folder is made when the first rows are staged: an ingest of one batch, written straight in, makes none.
 """
 
 from __future__ import annotations
@@ -26,12 +27,10 @@ class Staging:
     """Parquet files of canonical rows (one per table), written batch by batch, then inserted into a store."""
 
     def __init__(self, store_path: Path):
-        """A new staging folder beside the store file `store_path` (stale folders of killed ingests into the same
-        store are removed first)."""
+        """Staging for the store file `store_path`, in a folder beside it made on the first `add`; stale folders of
+        killed ingests into the same store are removed now."""
         _remove_stale(store_path)
         self.folder = store_path.parent / f"{PREFIX}{store_path.name}-{os.getpid()}"
-        shutil.rmtree(self.folder, ignore_errors=True)
-        self.folder.mkdir(parents=True)
         self._writers: dict[str, pq.ParquetWriter] = {}
         self._order: list[str] = []
 
@@ -39,6 +38,9 @@ class Staging:
         """Append rows (an Arrow table with the canonical table's schema) to table `table`'s staged rows."""
         writer = self._writers.get(table)
         if writer is None:
+            if not self._order:
+                shutil.rmtree(self.folder, ignore_errors=True)
+                self.folder.mkdir(parents=True)
             writer = self._writers[table] = pq.ParquetWriter(self.folder / f"{table}.parquet", frame.schema,
                                                              compression="snappy")
             self._order.append(table)
@@ -47,6 +49,8 @@ class Staging:
     def insert_into(self, con: duckdb.DuckDBPyConnection) -> None:
         """Insert every staged table into the store through `con` (inside the caller's transaction), in the order
         the tables were first staged; the rows keep their staged order."""
+        if not self._order:
+            return
         (limit,) = con.execute("SELECT current_setting('memory_limit')").fetchone()
         con.execute(f"SET memory_limit = '{INSERT_MEMORY}'")  # DuckDB streams the rows within it (spilling if it must)
         try:
@@ -64,13 +68,8 @@ class Staging:
         for writer in self._writers.values():
             writer.close()
         self._writers = {}
-        shutil.rmtree(self.folder, ignore_errors=True)
-
-    def __enter__(self) -> "Staging":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
+        if self._order:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def _remove_stale(store_path: Path) -> None:

@@ -397,7 +397,6 @@ class _Ingest:
         # straight into the store (an in-memory store)
         self.staging = staging
         self.flushed = 0  # batches written so far
-        self.last = False  # the batch being written is the ingest's last
         self.rows: list[dict] = []
         self.batch: list[LoadResult] = []
         self.pending: list[LoadResult] = []  # results naming matches not seen yet (a later file may hold them)
@@ -437,14 +436,13 @@ class _Ingest:
                           "status": None, "read": 0, "accepted": 0, "quarantined": 0, "whole": False})
         self.batch_rows += sum(len(p) for ps in result.parts.values() for p in ps) + result.quarantined
         if len(self.batch) >= BATCH_FILES or self.batch_rows >= BATCH_ROWS:
-            self.last = last and not self.pending
-            self.flush()
+            self.flush(last=last and not self.pending)
 
-    def write(self, table: str, frame: Frame) -> None:
+    def write(self, table: str, frame: Frame, direct: bool = False) -> None:
         """Write rows of one table: staged on disk until the transaction inserts them (memory bounded by a batch,
-        not by the folder), or straight into the store: an ingest of one batch (nothing to bound: staging it would
-        only copy it twice), an in-memory store, or rows Arrow cannot hold."""
-        if self.staging is None or not len(frame) or (self.last and not self.flushed):
+        not by the folder), or straight into the store: `direct` (an ingest of one batch: nothing to bound, and
+        staging it would only copy it twice), an in-memory store, or rows Arrow cannot hold."""
+        if self.staging is None or not len(frame) or direct:
             return self.store._append(table, frame)
         frame = canonical_arrow(table, frame)
         if isinstance(frame, pa.Table):
@@ -456,12 +454,12 @@ class _Ingest:
         """Set aside what still names no known match, and write everything left."""
         self.batch += [set_aside_orphans(r, known) for r in self.pending]
         self.pending = []
-        self.last = True
-        self.flush()
+        self.flush(last=True)
 
-    def flush(self) -> None:
-        """Write the queued results: one insert per table (pandas and Arrow parts apart)."""
-        store = self.store
+    def flush(self, last: bool = False) -> None:
+        """Write the queued results: one insert per table (pandas and Arrow parts apart). `last`: no batch follows,
+        so one that is also the first goes straight into the store."""
+        store, direct = self.store, last and not self.flushed
         for cat in self.catalogues:
             if all(cat is not c for c in self.written_catalogues):
                 store._put_catalogue(cat, self.warnings)
@@ -474,12 +472,12 @@ class _Ingest:
             self.batch = [checked(r) for r in self.batch]
             prepared = self._prepare()
         for table, frame in prepared:
-            self.write(table, frame)
+            self.write(table, frame, direct)
         status = {}
         quarantine = [row for r in self.batch for row in r.bad]
         if quarantine:
-            self.write("quarantine", rows_to_arrow("quarantine", quarantine))
-        self.write("sources", pd.DataFrame([{
+            self.write("quarantine", rows_to_arrow("quarantine", quarantine), direct)
+        self.write("sources", direct=direct, frame=pd.DataFrame([{
             "source_file": r.source_file, "content_hash": r.content_hash, "runner": r.runner, "read": r.read,
             "accepted": r.accepted, "quarantined": r.quarantined, "ingested_at": self.now} for r in self.batch]))
         for r in self.batch:
