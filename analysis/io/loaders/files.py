@@ -118,14 +118,6 @@ class Line(str):
         return self.value
 
 
-def _decode(raw: bytes) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RecordError("not UTF-8", None, f"byte {raw[exc.start]:#04x} at column {exc.start + 1} is not "
-                          "UTF-8 text") from exc
-
-
 def json_lines(path: Path, parse: bool = True) -> Iterator[Line]:
     """The non-blank lines of a JSON-lines file, each decoded strictly as UTF-8 (a bad byte sets that line
     aside as 'not UTF-8', never a replacement character) and, with `parse`, parsed by `parse_json_line`
@@ -139,18 +131,15 @@ def json_lines(path: Path, parse: bool = True) -> Iterator[Line]:
             value, error = None, None
             try:
                 text = raw.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError:
-                try:
-                    text = _decode(raw.rstrip(b"\r\n"))
-                except RecordError as exc:
-                    text, error = raw.rstrip(b"\r\n").decode("utf-8", errors="replace"), exc
+            except UnicodeDecodeError as exc:  # the line is set aside, named by its first bad byte
+                text = raw.rstrip(b"\r\n").decode("utf-8", errors="replace")
+                error = RecordError("not UTF-8", None, f"byte {raw[exc.start]:#04x} at column {exc.start + 1} is not "
+                                    "UTF-8 text")
             if error is None and parse:
-                value = fast_loads(text)
-                if value is UNREAD:
-                    try:
-                        value = parse_json_line(text, last=not raw.endswith(b"\n"))
-                    except RecordError as exc:
-                        value, error = None, exc
+                try:
+                    value = parse_json_line(text, last=not raw.endswith(b"\n"))
+                except RecordError as exc:
+                    error = exc
             line = Line(text)
             line.number, line.value, line.error = number, value, error
             yield line

@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.io.loaders.base import (
-    PROBE,
     LoadOptions,
     LoadResult,
     RecordError,
@@ -368,13 +367,11 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
     agents: dict[tuple[str, str], str] = {}
     meta: dict[str, dict] = {}
     seen_results: set[tuple[str, str]] = set()
-    done = 0  # records accepted or set aside so far (the builder probes the format on the first PROBE)
     read_match, read_type, read_player, read_agent, read_time = (read[f] for f in ("match", "type", "player", "agent", "time"))
     stages, result_events, seat_tables = mapping.stages, mapping.result_events, bool(mapping.agent_table)
     for line in document_lines(path):
         number = line.number
         out.saw()
-        done += 1
         try:
             record = line.parsed()
             if not isinstance(record, dict):
@@ -408,8 +405,8 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
             elif stage == "ignore":
                 row = None
             else:  # an events row as a tuple of EVENT_COLUMNS (the loader hands the events over as columns)
-                seq, round_, target, text, value = tail(record)
-                row = (match, seq, round_, time, stage, player, kind, target, text, value, number)
+                seq, round_, target, text, value = tail(record)  # no seq: the line number
+                row = (match, number if seq is None else seq, round_, time, stage, player, kind, target, text, value)
         except RecordError as exc:
             out.quarantine(str(number), exc, line)
             continue
@@ -436,8 +433,7 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
                 slot["players"].add(row_["player"])
             results.extend(game_rows)
             lines.append((match, number))
-            if done <= PROBE:
-                out.passed()
+            out.passed()
             continue
         if stage == "result":
             seen_results.add((match, player))
@@ -445,8 +441,7 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
         elif row is not None:
             events.append(row)
         lines.append((match, number))
-        if done <= PROBE:
-            out.passed()
+        out.passed()
     _finish(out, path, content_hash, mapping, events, results, lines, agents, meta, measures)
     return out.build()
 
@@ -512,13 +507,13 @@ def _named_agent(mapping: RunnerMap, player: str) -> str | None:
 EVENT_COLUMNS = ("match_id", "seq", "round", "time", "stage", "actor", "type", "target", "text", "value")
 
 
-def _event_table(events: list[tuple], path: Path):
-    """The events rows (tuples of EVENT_COLUMNS and the line number) as one canonical Arrow table, built
-    column by column; the rows as dicts where a value breaks the schema (the store then names it)."""
+def _event_table(events: list[tuple]):
+    """The events rows (tuples of EVENT_COLUMNS) as one canonical Arrow table, built column by column; the
+    rows as dicts where a value breaks the schema (the store then names it)."""
     if not events:
         return None
     try:
-        return tuples_to_arrow("events", EVENT_COLUMNS, [e[:-1] for e in events])
+        return tuples_to_arrow("events", EVENT_COLUMNS, events)
     except SchemaError:
         return [dict(zip(EVENT_COLUMNS, e)) for e in events]
 
@@ -557,10 +552,9 @@ def _finish(out, path, content_hash, mapping, events, results, lines, agents, me
                 "n_players": len(by_match.get(m, [])) or len(slot["players"]), "started_at": slot["time"],
                 "source_file": str(path), "content_hash": content_hash, "record_index": str(slot["first"])}
                for m, slot in meta.items() if m in ids]
-    events = [e if e[1] is not None else (*e[:1], e[-1], *e[2:]) for e in events]  # no seq: the line number
     measures = [row for row in measures if row["_line"] not in failed]
     for row in kept_results + measures:
         del row["_line"]
     out.accept_bulk(len(lines), matches=matches, results=kept_results, measures=measures or None,
-                    events=_event_table(events, path))
+                    events=_event_table(events))
     out.add_records([m for m, _ in lines], [n for _, n in lines])

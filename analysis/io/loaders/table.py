@@ -112,16 +112,17 @@ def _read_jsonl(path: Path, out: ResultBuilder, need: tuple[str, ...] = ()) -> t
         rows.append(obj)
         labels.append(str(line.number))
         if len(rows) == PROBE and need:
-            _require_columns(path, need, list(dict.fromkeys(k for r in rows for k in r)), f"its first {PROBE} records")
+            _require_columns(need, list(dict.fromkeys(k for r in rows for k in r)), f"its first {PROBE} records'")
     return pd.DataFrame(rows), labels
 
 
-def _require_columns(path: Path, need: tuple[str, ...], have: list[str], where: str) -> None:
-    """NotThisRunner naming the columns of `need` (the required ones, as the file names them) not among `have`."""
+def _require_columns(need: tuple[str, ...], have: list[str], where: str) -> None:
+    """NotThisRunner naming the columns of `need` (the required ones, as the file names them) not among `have`
+    (`where` the columns were seen: 'its', or 'its first 10 records'')."""
     missing = [c for c in need if c not in have]
     if missing:
         named = [f"'{c}'{suggest(c, have)}" for c in missing]
-        raise NotThisRunner(f"required columns {', '.join(named)} not in the file ({where}' columns: {have}); map "
+        raise NotThisRunner(f"required columns {', '.join(named)} not in the file ({where} columns: {have}); map "
                             "them with --map if this is a table of results", runner=NAME, reason="missing field",
                             field=missing[0])
 
@@ -236,12 +237,11 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     absent = [m for m in measures if m not in frame.columns]
     if (missing or absent) and len(frame):
         have = [str(c) for c in frame.columns]
+        if missing and path.suffix.lower() == ".jsonl":
+            _require_columns(tuple(missing + absent), have, "its")
         named = [f"'{c}'{suggest(c, have)}" for c in missing + absent]
         detail = (f"{'required column' if missing else 'declared measure'}s {', '.join(named)} not in the file "
                   f"(its columns: {have})")
-        if missing and path.suffix.lower() == ".jsonl":
-            raise NotThisRunner(detail + "; map them with --map if this is a table of results", runner=NAME,
-                                reason="missing field", field=(missing + absent)[0])
         return out.reject_file(RecordError("missing field", (missing + absent)[0], detail + "; map them with --map "
                                            "CANONICAL=COLUMN or declare measures with --measure COLUMN=KIND"))
     known = {source[c] for c in REQUIRED + OPTIONAL} | set(measures)
