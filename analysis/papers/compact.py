@@ -174,15 +174,12 @@ def _socio_items(store, writer: PaperWriter, runner: str | None, seed: int, note
         return
     folds = {"folds": "two agents left out of each training fold", "model": "logistic regression on metric "
                                                                             "differences (equation 5)"}
-    from sklearn.metrics import roc_auc_score
-
     curves = {m: found.roc(m, held_out=False) for m in found.auc["model"]}
-    in_sample = {m: float(roc_auc_score(d["y"], d["p"])) for m, d in found.fitted.groupby("model") if d["y"].nunique() > 1}
     writer.figure(Item("Figure 6", "ROC curves of each model, trained on all data (the held-out AUCs in the table)",
                        protocol={**folds, "curves": "each model trained on every pair and scored on the same pairs, "
                                                     "as the paper's figure; its table gives the cross-validated AUCs"},
                        referee_default="out-of-fold curves, which do not reward a model for fitting its own data"),
-                  plot_roc_curves(curves, in_sample), found.auc.assign(auc_all_data=found.auc["model"].map(in_sample)))
+                  plot_roc_curves(curves, dict(zip(found.auc["model"], found.auc["auc_all_data"]))), found.auc)
     for number, model, title in (("Figure 7(a)", "metrics", "fixed feature weights"),
                                  ("Figure 7(b)", "metrics per game", "feature weights per game")):
         weights = found.weights[found.weights["model"] == model].rename(

@@ -108,10 +108,7 @@ def concordia_paper(store, writer: PaperWriter, finalists: list[str] | None = No
                  substrate_table())
     _evaluation_tables(writer, store, scope, seed)
     finals = ("Table 8", "Table 9", "Table 10", "Table 11", "Table 12")
-    if not len(scenario_matches):
-        for number in finals:
-            writer.missing(Item(number, "finals"), "the store holds no scenario-based match")
-    elif SELECTION not in phases:
+    if SELECTION not in phases:
         for number in finals:
             writer.missing(Item(number, "finals"), f"the finals need an {SELECTION!r} phase that selects the finalists "
                            f"and a {FINAL!r} phase they play; the store holds no phase (every match was read as the "
@@ -195,11 +192,6 @@ def _score_figures(store, writer: PaperWriter, selection, models: bool, sampling
     from referee.run.describe import feature_correlations, scenario_features, scores_by
     from referee.run.predictive import compare_predictors, training_demands
 
-    numbers = ["Figure 2", "Figure 3 (left)", "Figure 3 (right)", "Figure 4", "Figure 5", "Figure 6", "Figure 7"]
-    if not len(selection):
-        for number in numbers:
-            writer.missing(Item(number, "scores"), "the store holds no scenario-based match")
-        return
     scenarios = store.table("scenarios")
     scores = normalise(agent_match_scores(selection, store.table("results")), scenarios)
     bounds = sorted(set(scores["bounds"]))

@@ -120,7 +120,7 @@ class Determinants(FitResult):
     `referee.models.fit.FitResult` contract: `table()` is the AUC table; `diagnostics` counts the fits and
     says `converged` False when any logistic fit warned that it did not converge)."""
 
-    auc: pd.DataFrame = field(default_factory=pd.DataFrame)  # model, folds, auc, low, high, fold_kind
+    auc: pd.DataFrame = field(default_factory=pd.DataFrame)  # model, folds, auc, low, high, fold_kind, auc_all_data
     weights: pd.DataFrame = field(default_factory=pd.DataFrame)  # model, feature, weight, low, high
     predictions: pd.DataFrame = field(default_factory=pd.DataFrame)  # model, y, p (out of fold, averaged)
     fitted: pd.DataFrame = field(default_factory=pd.DataFrame)  # model, y, p (each model trained on all pairs)
@@ -132,7 +132,8 @@ class Determinants(FitResult):
                             if "model" in self.auc else 0, **self.diagnostics}
 
     def table(self) -> pd.DataFrame:
-        """The cross-validated AUC per model (model, folds, auc, low, high, fold_kind)."""
+        """The cross-validated AUC per model (model, folds, auc, low, high, fold_kind) and each model's AUC when
+        trained and scored on every pair (auc_all_data)."""
         return self.auc
 
     def roc(self, model: str, held_out: bool = True) -> pd.DataFrame:
@@ -181,7 +182,8 @@ def determinants(rows: pd.DataFrame, metrics: list[str], n_boot: int = 100, seed
             continue
         se = aucs.std(ddof=1) / np.sqrt(len(aucs)) if len(aucs) > 1 else np.nan
         auc_rows.append({"model": model, "fold_kind": kind, "folds": len(aucs), "auc": float(aucs.mean()),
-                         "low": float(aucs.mean() - 1.96 * se), "high": float(aucs.mean() + 1.96 * se)})
+                         "low": float(aucs.mean() - 1.96 * se), "high": float(aucs.mean() + 1.96 * se),
+                         "auc_all_data": float(roc_auc_score(y, whole_p))})
         seen = p_n > 0
         pred_rows.append(pd.DataFrame({"model": model, "y": y[seen], "p": p_sum[seen] / p_n[seen]}))
     weights = _weights(rows, metrics, games, agents, n_boot, seed)
