@@ -88,5 +88,5 @@ def _flat(values) -> pa.Array:
 def _column(result: LoadResult) -> pa.Array | None:
     """A large result's match ids as one Arrow text column (`LoadResult.match_column`), or None (small, or not
     every part is Arrow)."""
-    column = result.match_column()
+    column = result.match_column
     return column if column is not None and len(column) >= COLUMNAR else None

@@ -9,6 +9,7 @@ counts as one record, quarantined with the field left empty.
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import math
 from dataclasses import dataclass, field
@@ -73,7 +74,6 @@ class LoadResult:
     _tables: dict[str, Frame] | None = field(default=None, repr=False)
     _quarantine: pd.DataFrame | None = field(default=None, repr=False)
     _ids: dict[str, set[str]] = field(default_factory=dict, repr=False)
-    _columns: dict[str, pa.Array | None] = field(default_factory=dict, repr=False)
 
     @property
     def quarantine(self) -> pd.DataFrame:
@@ -115,18 +115,19 @@ class LoadResult:
         if not chunks:
             return set()
         named = pa.chunked_array(chunks, pa.string())
-        outside = pc.invert(pc.is_in(named, value_set=self.match_column()))
+        outside = pc.invert(pc.is_in(named, value_set=self.match_column))
         return set(pc.unique(named.filter(outside)).to_pylist())
 
+    @functools.cached_property
     def match_column(self) -> pa.Array | None:
         """This result's own match ids as one Arrow text column (made once), where every matches part is an
         Arrow table; None otherwise."""
-        if "column" not in self._columns:
-            own = self.parts.get("matches", [])
-            self._columns["column"] = (pa.concat_arrays([c.cast(pa.string()) for p in own for c in p["match_id"].chunks])
-                                       if own and all(isinstance(p, pa.Table) for p in own) else
-                                       pa.array([], pa.string()) if not own else None)
-        return self._columns["column"]
+        own = self.parts.get("matches", [])
+        if not own:
+            return pa.array([], pa.string())
+        if not all(isinstance(p, pa.Table) for p in own):
+            return None
+        return pa.concat_arrays([c.cast(pa.string()) for p in own for c in p["match_id"].chunks])
 
     @property
     def quarantined(self) -> int:
