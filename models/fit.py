@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -236,6 +237,10 @@ def summary_table(idata, var_names: list[str], hdi_prob: float = 0.94) -> pd.Dat
     return out.reset_index(drop=True)
 
 
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")  # warnings alike but for their numbers are one kind
+_ASIDE = re.compile(r" \((?=[a-z])")
+
+
 @contextlib.contextmanager
 def summarised_warnings(what: str, notes: list[str] | None = None) -> Iterator[None]:
     """For loops of many fits (bootstrap replicates, folds): record the warnings raised inside, then raise
@@ -244,12 +249,14 @@ def summarised_warnings(what: str, notes: list[str] | None = None) -> Iterator[N
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield
-    counts: dict[tuple[type, str], int] = {}
+    counts: dict[tuple[type, str], list] = {}  # one entry per message shape: its numbers may vary by fit
     for w in heard(caught):
-        key = (w.category, str(w.message).split(" (", 1)[0])
-        counts[key] = counts.get(key, 0) + 1
-    for (category, message), count in counts.items():
-        text = f"{count} time(s) during {what}: {message}"
+        message = _ASIDE.split(str(w.message), 1)[0]  # without its first parenthetical aside, e.g. "(the agent won"
+        entry = counts.setdefault((w.category, _NUMBER.sub("#", message)), [0, message, False])
+        entry[0] += 1
+        entry[2] |= message != entry[1]
+    for (category, _), (count, message, varied) in counts.items():
+        text = f"{count} time(s) during {what}: {message}" + (" (first of them; the numbers vary)" if varied else "")
         if notes is not None:
             notes.append(f"{category.__name__}: {text}")
         warnings.warn(text, category, stacklevel=3)

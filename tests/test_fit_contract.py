@@ -49,6 +49,22 @@ def test_collect_notes_records_and_still_warns():
     assert notes == ["RatingWarning: shown to the caller"]
 
 
+def test_warnings_of_many_fits_are_counted_once_per_kind_whatever_their_numbers():
+    from referee.models.fit import summarised_warnings
+
+    notes: list[str] = []
+    with warnings.catch_warnings(record=True) as heard:
+        warnings.simplefilter("always")
+        with summarised_warnings("the 3 folds' fits", notes):
+            for n in (5, 7, 5):
+                warnings.warn(f"{n} of 30 cells have no finite rating (the agent won every comparison)", RatingWarning)
+            warnings.warn("a Normal(0, (400 Elo)^2) prior was added", RatingWarning)
+    assert notes == ["RatingWarning: 3 time(s) during the 3 folds' fits: 5 of 30 cells have no finite rating "
+                     "(first of them; the numbers vary)",
+                     "RatingWarning: 1 time(s) during the 3 folds' fits: a Normal(0, (400 Elo)^2) prior was added"]
+    assert [str(w.message) for w in heard] == [n.split(": ", 1)[1] for n in notes]
+
+
 @pytest.mark.parametrize("fitter", ["bt", "bt-per-game", "bt-md"])
 def test_non_convergence_is_reported_for_each_iterative_fitter(fitter):
     coded = encode(_comparisons())

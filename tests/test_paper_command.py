@@ -155,6 +155,13 @@ def test_paper_compact_fits_the_per_game_model_by_maximum_likelihood(tmp_path, c
     assert len(shown) + len(one_sided) == len(cells)
     if len(one_sided):
         assert "cells without a finite estimate" in items["Table 1"]["protocol"]
+    # Figure 2 bootstraps Table 1's model, and an agent without a finite global rating has none by plain ML
+    assert {k: items["Figure 2"]["protocol"][k] for k in ("model", "estimation")} == {
+        "model": "Bradley-Terry with per-game deviations", "estimation": "plain maximum likelihood"}
+    point = rate(comparisons, "bt-per-game", tau_elo=None).ratings.set_index("agent")["rating"]
+    open_agents = set(one_sided.index.get_level_values("agent"))
+    assert set(point[point.isna()].index) == open_agents
+    assert point.drop(list(open_agents))[table.index].to_numpy() == pytest.approx(table.to_numpy(), abs=0.01)
     # Table 2 is the paper's list of metrics, in its order, each with how many player-matches carry it
     listed = pd.read_csv(out / "table_2.csv")
     text = _paper("compact-social-intelligence.txt")

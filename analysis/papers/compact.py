@@ -25,7 +25,7 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
     COMPACT's metrics). Returns (protocol, notes). ValueError when the store holds no match of `runner`, or (no
     runner named) no COMPACT match."""
     from referee.io.loaders import RUNNERS
-    from referee.present.figures import plot_bootstrap_violins, plot_win_matrices
+    from referee.present.figures import plot_win_matrices
     from referee.run.job_table import JOBS
 
     held = store.runners()
@@ -71,10 +71,7 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
                      table.sort_values("rank", key=lambda r: pd.to_numeric(r, errors="coerce"), na_position="last"))
         writer.table(Item("Section 2 (Kendall tau)", "each game's ranking against the global one (Kendall tau)",
                           protocol=PER_GAME, referee_default=PER_GAME_DEFAULT), per_game.value.kendall_tau)
-        bt = JOBS["ratings"].compute(store, method="bt", bootstrap=BOOTSTRAP, **scope)
-        writer.figure(Item("Figure 2", "bootstrap distribution of the global Elo ratings",
-                           protocol={"model": "scalar Bradley-Terry", "bootstrap": f"{BOOTSTRAP} resamples of matches"}),
-                      plot_bootstrap_violins(bt.value.bootstrap.long()))
+        _figure_2(store, writer, scope, notes)
         matches = store.table("matches")
         mine = matches if runner is None else matches[matches["runner"] == runner]
         split = "communication" if mine["communication"].notna().any() else None
@@ -101,6 +98,33 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
             writer.missing(Item("Section 2 (cross-validated AUC)", "cross-validation"), "every match is one game")
     _socio_items(store, writer, runner, seed, notes)
     return protocol, notes
+
+
+def _figure_2(store, writer: PaperWriter, scope: dict, notes: list[str]) -> None:
+    """Figure 2: the global ratings of Table 1's model (per-game Bradley-Terry, plain maximum likelihood)
+    re-estimated on BOOTSTRAP resamples of the games; a replicate in which an agent's global rating has no
+    finite estimate (it won or lost every comparison of some game) leaves that agent out, counted per agent."""
+    from referee.present.figures import plot_bootstrap_violins
+    from referee.run.job_table import JOBS
+
+    item = Item("Figure 2", "bootstrap distribution of the global Elo ratings",
+                protocol={**PER_GAME, "bootstrap": f"{BOOTSTRAP} resamples of whole games, each refitted"})
+    result = JOBS["ratings"].compute(store, method="bt-per-game", per_game_prior_sd=None, bootstrap=BOOTSTRAP,
+                                     **scope)
+    notes += [f"Figure 2: {n}" for n in result.notes]
+    boot = result.value.bootstrap
+    drawn = boot.long().dropna(subset=["rating"])
+    absent = {agent: BOOTSTRAP - int((drawn["agent"] == agent).sum()) for agent in boot.agents}
+    if drawn.empty:
+        writer.missing(item, "no bootstrap replicate gives any agent a finite global rating by plain maximum "
+                             "likelihood: every agent won or lost every comparison of some game in every resample")
+        return
+    left_out = {a: n for a, n in absent.items() if n}
+    if left_out:
+        item.protocol["replicates without a finite estimate"] = (
+            "left out per agent (it won or lost every comparison of some game there, or drew none of its games): "
+            + ", ".join(f"{a} {n} of {BOOTSTRAP}" for a, n in left_out.items()))
+    writer.figure(item, plot_bootstrap_violins(drawn))
 
 
 def _table_1(fit, game_table) -> "pd.DataFrame":

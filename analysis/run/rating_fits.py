@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt, pair_counts
+from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, add_rank, fit_bt, pair_counts
 from referee.models.ratings.bt_multidim import fit_bt_multidim
 from referee.models.ratings.bt_per_game import fit_bt_per_game
 from referee.models.ratings.davidson import fit_davidson
@@ -80,12 +80,20 @@ def openskill(coded, prior: bool, k: float):
 
 def bt_per_game(coded, by: str | None, prior: bool, dims: int, tau_elo: float | None, seed: int) -> Point:
     """Global ratings plus shrunk per-game deviations (the global table, or each game's with `by`), and each
-    game's Kendall tau against the global ranking."""
+    game's Kendall tau against the global ranking. By plain maximum likelihood (`tau_elo` None) a rating
+    without a finite estimate (a cell the agent won or lost throughout; for the global rating, any of its
+    cells) is NaN, not the optimiser's stopping point: a bootstrap replicate leaves it out."""
     fit = fit_bt_per_game(coded.game_counts(), coded.agents, coded.games, tau_elo=tau_elo, prior_sd=_prior(prior))
     present = np.zeros((len(coded.games), len(coded.agents)), bool)
     present[coded.game, coded.a] = True
     present[coded.game, coded.b] = True
-    return Point(fit.game_table() if by else fit.global_table(), [fit], fit=fit, kendall_tau=fit.kendall_tau(present))
+    table = fit.game_table() if by else fit.global_table()
+    if tau_elo is None and fit.unbounded.any():
+        open_ = fit.unbounded.ravel() if by else fit.unbounded.any(axis=0)
+        table["rating"] = table["rating"].mask(open_)
+        table = add_rank(table.drop(columns="rank")) if not by else table.assign(
+            rank=table.groupby("game")["rating"].rank(method="min", ascending=False).astype("Int64"))
+    return Point(table, [fit], fit=fit, kendall_tau=fit.kendall_tau(present))
 
 
 def bt_md(coded, by: str | None, prior: bool, dims: int, tau_elo: float | None, seed: int) -> Point:

@@ -45,8 +45,7 @@ def _strengths(model: str, train: pd.DataFrame, agents: list[str], games: list[s
     coded = encode(train, agents)
     strengths = np.zeros((len(games), len(agents)))
     game_index = pd.Index(games).get_indexer(coded.games)
-    with summarised_warnings(f"the {model} fit of one cross-validation fold"):
-        implementation(RATING_METHODS[model].fold)(strengths, coded, agents, game_index, dims, seed, tau_elo)
+    implementation(RATING_METHODS[model].fold)(strengths, coded, agents, game_index, dims, seed, tau_elo)
     return strengths
 
 
@@ -87,7 +86,9 @@ def cross_validate(comparisons: pd.DataFrame, folds: int = 5, dims: range | list
     specs = [(m, d) for m in models for d in (dims if RATING_METHODS[m].dimensions else [0])]
     shared = share(executor, "cv-comparisons", data)
     tasks = [Task(f"cv-fold-{f}", cv_fold, (shared, f, specs, seed, tau_elo)) for f in range(folds)]
-    rows = [row for part in run_tasks(tasks, executor, "cross-validation folds") for row in part]
+    with summarised_warnings(f"the {folds} cross-validation folds' fits"):  # once, with its count, not per fold
+        parts = run_tasks(tasks, executor, "cross-validation folds")
+    rows = [row for part in parts for row in part]
     return pd.DataFrame(rows, columns=["model", "dims", "fold", "auc", "n_test"])
 
 
