@@ -246,6 +246,11 @@ def test_paper_aoa_on_the_eval01_sample(tmp_path, capsys):
     table = pd.read_csv(out / "appendix_a_1.csv")
     assert len(table) == 12 and table["rank"].is_monotonic_increasing
     assert items["Section 5.4"]["reason"] and "deport" in items["Section 5.4"]["reason"]
+    # the season file is the report's own tables transcribed: the items say so, and what "outcome" stands for
+    for number in ("Appendix A.1", "Section 3.4"):
+        assert "transcribed by hand" in " ".join(items[number]["protocol"].values()), number
+    assert items["Section 7.1"]["protocol"]["outcome"].startswith("nation power")
+    assert set(pd.read_csv(out / "section_7_1.csv").columns) >= {"nation_power", "outcome_rank"}
     ranks = pd.read_csv(out / "section_4_3.csv")
     strongest = ranks.loc[ranks["power_rank"] == 1, "rank"].min()
     assert strongest > 1  # the report: the strongest nation did not win

@@ -5,6 +5,8 @@ with a dead nation; the strongest nation fourth), the score decomposition, activ
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 from scipy import stats
 
@@ -22,6 +24,11 @@ NOT_FROM_LOGS = (  # numbered sections whose numbers the season's logs do not ca
     ("Appendix A.3", "run timeline and nation deaths", "needs the three-hour state snapshots; the season file holds "
                                                        "the final state only"),
 )
+ITEM_INPUTS = {  # what an item's columns stand for where the season's data differ from the report's
+    "Section 7.1": {"outcome": "nation power (outcome_rank ranks the agents' nations by power): the report's outcome "
+                               "score, graded against each agent's own mission, is EVAL 02's and no EVAL 01 log "
+                               "holds it"},
+}
 MIN_RHO_POINTS = 5  # agents with an action count below which Section 5.1's Spearman rho says nothing
 TABLE_COLUMNS = ["rank", "agent", "player", "team", "role", "nation_power", "nation_alive", "universal", "bonus",
                  "score"]
@@ -49,7 +56,9 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
                 "outcomes": outcomes, "regressions": "none (the report's findings are counts and ranks)"}
     notes = list(audit.notes)
     shown = [c for c in TABLE_COLUMNS if c in frame.columns]
-    item = Item("Appendix A.1", "all agents ranked by final score: universal, bonus, nation power")
+    source = _season_source(matches, match)
+    item = Item("Appendix A.1", "all agents ranked by final score: universal, bonus, nation power",
+                protocol={"values": f"as the season file gives them, not recomputed from raw logs; its source: {source}"})
     if "score" in frame.columns and frame["score"].notna().any():
         item.quote(15167, "Appendix A.1 (the winner, Sunny)", int(round(frame["score"].max())))
     writer.table(item, frame[shown].sort_values("rank"))
@@ -64,7 +73,10 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
                                 "decomposition"),
                                ("Section 7.1", "two scores, never combined: telemetry against outcome",
                                 "two_scores")):
-        item = Item(number, title, protocol={"check": key, "verdict": checks.get(key, {}).get("verdict")})
+        item = Item(number, title, protocol={"check": key, "verdict": checks.get(key, {}).get("verdict"),
+                                             **ITEM_INPUTS.get(number, {})})
+        if number == "Section 3.4":
+            item.protocol["inputs"] = f"the counters and components the season file gives; its source: {source}"
         if key == "hold_outcome_constant":
             spread = _widest_spread(frame)
             if spread is not None:
@@ -91,6 +103,14 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
     for number, title, reason in NOT_FROM_LOGS:
         writer.missing(Item(number, title), reason)
     return protocol, notes
+
+
+def _season_source(matches: pd.DataFrame, match: str) -> str:
+    """Where the season file says its values come from (its `source`, e.g. EVAL 01's hand transcription of
+    the report's tables), or that it does not say."""
+    attrs = matches.loc[matches["match_id"] == match, "attrs"]
+    said = json.loads(attrs.iloc[0]).get("source") if len(attrs) and isinstance(attrs.iloc[0], str) else None
+    return said or "the season file does not say"
 
 
 def _of_kind(events: pd.DataFrame, word: str) -> pd.Series:
