@@ -287,3 +287,68 @@ def test_a_staging_folder_left_by_a_killed_ingest_is_removed_by_the_next(tmp_pat
     with Store(tmp_path / "s.duckdb") as store:
         assert store.ingest([tmp_path / "one.csv"]).accepted == 2
     assert not dead.exists() and alive.exists() and other.exists()
+
+
+def _shape(kind: str, folder) -> dict:
+    """One of the benchmark's folder shapes (issue 49's rows), small: the ingest options that read it."""
+    from referee.io.mapping_draft import draft_mapping
+    from referee.simulators import benchmark_shapes
+    from referee.simulators.clem import clem_run
+
+    if kind == "clem":
+        clem_run(folder, instances=2, experiments=2, seed=3, turns=2, companions=True)
+        return {}
+    writer = {"seats": benchmark_shapes.seat_logs, "auctions": benchmark_shapes.auction_logs,
+              "refused": benchmark_shapes.points_logs}[kind]
+    writer(folder, 24, 3)
+    if kind == "refused":
+        return {}
+    mapping = folder.parent / f"{kind}.toml"
+    mapping.write_text(draft_mapping([folder]).text, encoding="utf-8")
+    return {"runner": mapping}
+
+
+@pytest.mark.parametrize("kind", ["seats", "auctions", "clem", "refused"])
+def test_each_folder_shape_is_stored_alike_staged_direct_and_by_the_standard_parser(tmp_path, monkeypatch, kind):
+    """Issue 49's other shapes (6-player and auction logs mapped, a clemcore run with its companion files,
+    files no runner reads): batches staged on disk, one batch written straight in, and every record parsed by
+    the standard library instead of orjson give the same store, row for row, and the same report of files."""
+    from referee.io.loaders.files import UNREAD
+    from referee.io.staging import Staging
+
+    folder = tmp_path / kind
+    options = _shape(kind, folder)
+    ways, files = {}, {}
+    patches = {
+        "staged": lambda p: p.setattr("referee.io.store.BATCH_FILES", 10),
+        "direct": lambda p: p.setattr("referee.io.store.Staging", lambda path: None),
+        "standard": lambda p: p.setattr("referee.io.loaders.files.fast_loads", lambda text: UNREAD),
+    }
+    staged_tables: list[str] = []
+    for way, patch in patches.items():
+        with monkeypatch.context() as patched:
+            patch(patched)
+            if way == "staged":
+                real_add = Staging.add
+                patched.setattr(Staging, "add", lambda self, table, frame: staged_tables.append(table)
+                                or real_add(self, table, frame))
+            with Store(tmp_path / f"{way}.duckdb") as store:
+                report = store.ingest([folder], workers=1, **options)
+        ways[way] = _rows(tmp_path / f"{way}.duckdb")
+        files[way] = report.files.drop(columns=["seconds"], errors="ignore").sort_values("source_file").reset_index(
+            drop=True)
+    for table in TABLES:
+        pd.testing.assert_frame_equal(ways["staged"][table], ways["direct"][table], check_dtype=False, obj=table)
+        pd.testing.assert_frame_equal(ways["staged"][table], ways["standard"][table], check_dtype=False, obj=table)
+    pd.testing.assert_frame_equal(files["staged"], files["direct"], check_dtype=False)
+    pd.testing.assert_frame_equal(files["staged"], files["standard"], check_dtype=False)
+    if kind == "refused":  # no runner reads them: nothing stored, every file named with its reason
+        assert ways["staged"]["matches"].empty and len(files["staged"]) == 24
+        assert set(files["staged"]["status"]) <= {"refused", "unrecognised", "rejected", "skipped"}, files["staged"]
+    else:  # something was stored, and the batched ingest took the staged path
+        assert len(ways["staged"]["matches"]) >= 12 and {"matches", "results"} <= set(staged_tables)
+    if kind == "clem":  # companions (instance.json, requests.json, experiment.json) are listed, not read as logs
+        listed = files["staged"]
+        companion = listed["source_file"].str.endswith(("instance.json", "requests.json", "experiment.json"))
+        assert companion.sum() == 480 and set(listed.loc[companion, "status"]) == {"companion"}
+        assert (listed.loc[companion, "read"] == 0).all() and (listed.loc[~companion, "status"] == "ingested").all()
