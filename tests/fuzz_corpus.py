@@ -152,7 +152,7 @@ def build_corpus(out: Path, seed: int = 0) -> list[Mutant]:
         add(name, runner, "dupkey", filename, head + _dupkey(last) + "]", [], 1, n - 1)
         add(name, runner, "badbyte", filename, head.encode() + _badbyte(last) + b"]", [], 1, n - 1)
         add(name, runner, "bom", filename, b"\xef\xbb\xbf" + text.encode(), [], 0, n)
-        add(name, runner, "deep", filename, head + _deep(last) + "]", [], None, None)
+        add(name, runner, "deep", filename, head + _deep(last) + "]", [], 1, n - 1)  # the deep element alone
         add(name, runner, "truncated", filename, text[: len(text) // 2], [], None, None)
         add(name, runner, "garbage", filename, rng.bytes(3000), [], None, None)
         add(name, runner, "empty", filename, "", [], None, None)

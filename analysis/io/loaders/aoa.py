@@ -29,6 +29,7 @@ from referee.io.loaders.base import (
     parse_time,
     ranks_from_scores,
     read_json,
+    record_fault,
     require,
     score_value,
 )
@@ -165,7 +166,7 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
     """Read a season summary: every agent, nation and snapshot entry is one record."""
     out = ResultBuilder(path, content_hash, NAME)
     try:
-        doc = read_json(path)
+        doc = read_json(path, within=SECTIONS)
         if not isinstance(doc, dict):
             raise RecordError("not this runner", None, "expected a season object")
         extra = sorted(set(doc) - SEASON_KEYS)
@@ -187,6 +188,7 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
     for i, entry in enumerate(doc.get("nations", [])):
         out.saw()
         try:
+            _check(entry)
             nation = _nation(entry)
             if nation["nation"] in nations:
                 raise RecordError("duplicate nation", "nation", f"nation {nation['nation']!r} is listed twice")
@@ -204,6 +206,7 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
     for i, entry in enumerate(doc["agents"]):
         out.saw()
         try:
+            _check(entry)
             result, agent_measures = _agent_rows(entry, match_id, nations)
             if any(r["player"] == result["player"] for r in results):
                 raise RecordError("player listed twice", "agent", f"agent {result['player']!r} is listed twice")
@@ -216,6 +219,7 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
     for i, entry in enumerate(doc.get("snapshots", [])):
         out.saw()
         try:
+            _check(entry)
             snap = _snapshot(entry)
         except RecordError as exc:
             out.quarantine(f"snapshots[{i}]", exc, entry)
@@ -225,6 +229,7 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
     for i, entry in enumerate(doc.get("peace", [])):
         out.saw()
         try:
+            _check(entry)
             events.append({"match_id": match_id, **_peace(entry)})
         except RecordError as exc:
             out.quarantine(f"peace[{i}]", exc, entry)
@@ -243,6 +248,17 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
                     measures=pd.DataFrame(measures, columns=columns("measures")),
                     events=pd.DataFrame(events, columns=columns("events")))
     return out.build()
+
+
+SECTIONS = ("agents", "nations", "snapshots", "peace")  # a season's lists: each item is a record of its own
+
+
+def _check(entry: object) -> None:
+    """Raise the fault `read_json` left inside one item of a season's list (a repeated key, a byte that is not
+    UTF-8, an integer past 64 bits, nesting too deep), so that item alone is set aside."""
+    fault = record_fault(entry)
+    if fault is not None:
+        raise fault
 
 
 def load_events(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:

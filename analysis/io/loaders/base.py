@@ -274,7 +274,7 @@ class ResultBuilder:
         In sequential mode, raises NotThisRunner when the file's first PROBE records all failed alike."""
         self._example = self._example or error.detail
         text = raw if isinstance(raw, str) else _dump(raw)
-        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")  # storable, whatever came in
+        text = _kept_text(text)  # storable, whatever came in
         if record != "-":
             text = text.rstrip("\r\n")  # a record's line without its line end; a whole file kept as it was
         text = self._capped(text, record)
@@ -323,7 +323,8 @@ class ResultBuilder:
                        match_id: Callable[[dict, str], str]) -> None:
         """Walk match records, one match each: `records` is a list (labelled by index from 0) or an iterable of
         (label, raw) pairs; `parse(raw)` gives the record's rows or raises RecordError (quarantined with its
-        raw text); `match_id(match_row, label)` names the match, which every row then carries."""
+        raw text; any other exception it raises is that record's 'invalid value', `unforeseen`);
+        `match_id(match_row, label)` names the match, which every row then carries."""
         pairs = enumerate(records) if isinstance(records, list) else records
         for label, record in pairs:
             label = str(label)
@@ -335,6 +336,9 @@ class ResultBuilder:
                 rows = parse(record)
             except RecordError as exc:
                 self.quarantine(label, exc, record)
+                continue
+            except Exception as exc:  # noqa: BLE001 - the one guard: whatever one record raises costs it alone
+                self.quarantine(label, unforeseen(exc), record)
                 continue
             match = rows["matches"][0]
             mid = match_id(match, label)
@@ -413,7 +417,12 @@ def _dump(raw: Any) -> str:
     try:
         return json.dumps(raw, ensure_ascii=False, allow_nan=True, default=str)
     except (TypeError, ValueError):
-        return repr(raw)
+        try:
+            return repr(raw)
+        except RecursionError:
+            return "(a value nested too deep to write out)"
+    except RecursionError:
+        return "(a value nested too deep to write out)"
 
 
 def require(record: dict, name: str, kinds: tuple[type, ...], what: str) -> Any:
@@ -441,6 +450,22 @@ def score_value(value: Any, name: str, allow_neg_inf: bool = True) -> float:
 
 
 INT64 = (-(1 << 63), (1 << 63) - 1)  # the store's whole numbers (BIGINT)
+
+
+def unforeseen(exc: Exception) -> RecordError:
+    """A record's fault the loader did not name (a value of a type its format never holds there): the record's
+    own quarantine reason, so that it never costs the records beside it."""
+    return RecordError("invalid value", None, f"the record could not be read ({type(exc).__name__}: {exc}); it is "
+                       "set aside alone")
+
+
+def _kept_text(text: str) -> str:
+    """A set-aside record's text as the store can hold it: a byte the decoder escaped, or a lone surrogate a
+    JSON escape made, becomes U+FFFD."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def storable_text(value: str, field: str | None) -> str:

@@ -39,6 +39,8 @@ def json_error(exc: json.JSONDecodeError, text: str, last: bool = True) -> Recor
 
 
 KEY_END = re.compile(r'"\s*:')  # every key of a JSON text ends so (and a few escaped quotes inside strings)
+INT64 = 1 << 63  # the store's integers are 64-bit: a parsed integer outside [-INT64, INT64) is out of range
+SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate (a JSON escape, or a byte the decoder escaped)
 PAST_64_BITS = float(1 << 63)  # orjson reads an integer past 64 bits as a float: none of these is exact
 
 
@@ -96,11 +98,15 @@ def parse_json_line(line: str, last: bool = False) -> Any:
     if value is not UNREAD:
         return value
     try:
-        return json.loads(line, object_pairs_hook=_no_duplicate_keys)
+        value = json.loads(line, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise json_error(exc, line, last) from exc
     except RecursionError as exc:
         raise RecordError("too deeply nested", None, "the JSON nests deeper than referee reads") from exc
+    fault = record_fault(value)  # what orjson refused and the standard parse let through: past 64 bits, surrogates
+    if fault is not None:
+        raise fault
+    return value
 
 
 class Line(str):
@@ -220,36 +226,93 @@ class Faulty(dict):
 
 def record_fault(record: Any, path: str = "") -> RecordError | None:
     """What makes one parsed record unusable although its file parsed: a repeated key or a byte that is not
-    UTF-8 anywhere inside it (found by `read_json`, which reads on past both), or the error a loader attached
-    (`Faulty`); None when there is none."""
+    UTF-8 anywhere inside it (found by `read_json`, which reads on past both), a lone surrogate (a JSON escape
+    no UTF-8 text can hold), an integer past the store's 64 bits, nesting too deep to walk, or the error a
+    loader attached (`Faulty`); None when there is none."""
+    try:
+        fault = _fault(record, path)
+    except RecursionError:
+        return RecordError("too deeply nested", path or None, "the JSON nests deeper than referee reads")
+    if fault is not None and fault.field and len(fault.field) > FIELD_SHOWN:  # a path hundreds of levels deep
+        fault.field = fault.field[:FIELD_SHOWN] + "..."
+    return fault
+
+
+FIELD_SHOWN = 60  # characters of a fault's key path named (the rest elided)
+TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')  # a JSON string (skipped whole) or a bracket
+DEEP = 200  # a container opened deeper than this is cut out when the standard parse runs out of stack
+TOO_DEEP = "\u0000referee: nested too deep\u0000"  # what stands in for it; `record_fault` names it
+
+
+def without_deep_values(text: str, limit: int = DEEP) -> str:
+    """`text` with every JSON container opened at a depth past `limit` replaced by the string TOO_DEEP, so that
+    the standard parse reads the rest and `record_fault` sets aside only the record that held it. For the
+    path where a parse ran out of stack (linear in the text; brackets inside strings are skipped)."""
+    out, depth, cut, last = [], 0, None, 0
+    for match in TOKEN.finditer(text):
+        token = match.group()
+        if token == "[" or token == "{":
+            depth += 1
+            if depth == limit + 1:
+                cut = match.start()
+        elif token == "]" or token == "}":
+            if depth == limit + 1 and cut is not None:
+                out += [text[last:cut], json.dumps(TOO_DEEP)]
+                last, cut = match.end(), None
+            depth -= 1
+    return "".join(out) + text[last:]
+
+
+def lenient_loads(text: str) -> Any:
+    """The standard library's parse, reading on past faults that belong to one record: a repeated key marks
+    its object, a value nested deeper than the stack allows becomes TOO_DEEP (`record_fault` names both);
+    NaN and infinities are read. Raises json.JSONDecodeError."""
+    try:
+        return json.loads(text, object_pairs_hook=_lenient_pairs)
+    except RecursionError:
+        return json.loads(without_deep_values(text), object_pairs_hook=_lenient_pairs)
+
+
+def _fault(record: Any, path: str) -> RecordError | None:
     if isinstance(record, Faulty):
         return record.error
     if isinstance(record, _Marked):
         key = f"{path}.{record.duplicate}" if path else record.duplicate
         return RecordError("duplicate key", key, f"key {record.duplicate!r} appears twice in one object")
     if isinstance(record, str):
-        bad = next((i for i, ch in enumerate(record) if "\udc80" <= ch <= "\udcff"), None)
-        if bad is not None:
+        if record == TOO_DEEP:
+            return RecordError("too deeply nested", path or None, "the JSON nests deeper than referee reads")
+        if not SURROGATE.search(record):
+            return None
+        bad = SURROGATE.search(record).start()
+        if "\udc80" <= record[bad] <= "\udcff":  # a byte the decoder escaped
             return RecordError("not UTF-8", path or None, f"byte {ord(record[bad]) - 0xdc00:#04x} in the text "
                                f"{record[:bad]!r}... is not UTF-8")
-        return None
+        return RecordError("not UTF-8", path or None, f"the text {record[:bad]!r}... holds a lone surrogate "
+                           f"(\\u{ord(record[bad]):04x}), which no UTF-8 text can")
+    if type(record) is int:
+        if -INT64 <= record < INT64:
+            return None
+        return RecordError("out of range", path or None, f"the integer {str(record)[:24]}... is past the 64 bits "
+                           "referee stores")
     items = record.items() if isinstance(record, dict) else enumerate(record) if isinstance(record, list) else ()
     for key, value in items:
-        inner = record_fault(key, path) if isinstance(key, str) else None
-        inner = inner or record_fault(value, f"{path}.{key}" if path else str(key))
+        inner = _fault(key, path) if isinstance(key, str) else None
+        inner = inner or _fault(value, f"{path}.{key}" if path else str(key))
         if inner is not None:
             return inner
     return None
 
 
-def read_json(path: Path) -> Any:
+def read_json(path: Path, within: tuple[str, ...] = ()) -> Any:
     """Parse a JSON file, reading on past faults that belong to one record: a repeated key or a byte that is
     not UTF-8 inside an array element leaves the element marked, and `record_fault` names it, so one bad
     record does not cost its neighbours. -Infinity is allowed (Concordia writes it); a byte-order mark is
     skipped.
 
     Raises RecordError('empty file' | 'malformed JSON' | 'truncated file' | 'too deeply nested', or the
-    fault of a top-level object) for the whole file, with line and column.
+    fault of a top-level object) for the whole file, with line and column; a fault inside one item of a
+    top-level list named in `within` is left for the caller to find per item (`record_fault`).
     """
     data = path.read_bytes()
     if data.startswith(b"\xef\xbb\xbf"):
@@ -261,16 +324,24 @@ def read_json(path: Path) -> Any:
     if doc is not UNREAD:
         return doc
     try:
-        doc = json.loads(text, object_pairs_hook=_lenient_pairs)
+        doc = lenient_loads(text)
     except json.JSONDecodeError as exc:
         raise json_error(exc, text) from exc
-    except RecursionError as exc:
+    except RecursionError as exc:  # nested deeper than even the cut reaches (a stack already deep)
         raise RecordError("too deeply nested", None, "the JSON nests deeper than referee reads") from exc
-    if not isinstance(doc, list):
-        fault = record_fault(doc)
+    if not isinstance(doc, list):  # one record, but for its lists named in `within` (the caller checks each item)
+        fault = record_fault(_without(doc, within) if within and isinstance(doc, dict) else doc)
         if fault is not None:
             raise fault
     return doc
+
+
+def _without(doc: dict, keys: tuple[str, ...]) -> dict:
+    """`doc` without `keys`, still marked if it repeated a key (`_Marked`)."""
+    out = type(doc)((k, v) for k, v in doc.items() if k not in keys)
+    if isinstance(doc, _Marked):
+        out.duplicate = doc.duplicate
+    return out
 
 
 SKELETON_ITEMS = 3  # elements of each array a skeleton keeps

@@ -28,6 +28,7 @@ from typing import Any, Iterator
 
 from referee.io.loaders.base import (LoadOptions, LoadResult, RecordError, ResultBuilder, file_key, parse_time,
                                      score_value)
+from referee.io.loaders.files import lenient_loads
 
 NAME = "inspect"
 SEPARATE_EPISODES = True  # one log per model: a sample epoch of each is one episode, compared across logs
@@ -84,8 +85,10 @@ def _member(archive: zipfile.ZipFile, raw: io.BufferedReader, info: zipfile.ZipI
 
 
 def _json(data: bytes, where: str) -> Any:
+    """One member's JSON (NaN and infinities read, as Inspect's own reader does; a value nested past the stack
+    cut out and named by `record_fault`)."""
     try:
-        return json.loads(data)
+        return lenient_loads(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise RecordError("malformed JSON", None, f"{where}: {exc}") from exc
 
@@ -148,14 +151,35 @@ def _json_log(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
     header = _json_header(path)
 
     def samples() -> Iterator[tuple[str, Any]]:
+        done = 0
         with open(path, "rb") as fh:
             try:
                 for i, sample in enumerate(ijson.items(fh, "samples.item", use_float=True)):
                     yield f"samples[{i}]", sample
-            except ijson.JSONError as exc:
-                yield "samples[...]", RecordError("truncated file", "samples", f"the samples stop parsing: {exc}")
+                    done = i + 1
+                return
+            except ijson.JSONError as exc:  # NaN, an infinity, 1e400 or deep nesting in one sample: read on
+                stopped = exc
+        yield from _samples_after(path, done, stopped)
 
     return header, samples()
+
+
+def _samples_after(path: Path, done: int, stopped: Exception) -> Iterator[tuple[str, Any]]:
+    """The samples of a .json log from `done` on, when the streamed parse stopped at one of them: the log read
+    whole by the standard parse (which reads NaN, infinities and 1e400, and cuts out values nested past its
+    stack), each sample then checked on its own; a log that does not parse even so ends with its samples."""
+    try:
+        doc = lenient_loads(path.read_bytes().decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        yield "samples[...]", RecordError("truncated file", "samples", f"the samples stop parsing: {stopped}")
+        return
+    rest = doc.get("samples") if isinstance(doc, dict) else None
+    if not isinstance(rest, list):
+        yield "samples[...]", RecordError("malformed file", "samples", f"the samples stop parsing: {stopped}")
+        return
+    for i in range(done, len(rest)):
+        yield f"samples[{i}]", rest[i]
 
 
 def to_float(value: Any, field: str) -> float:
