@@ -243,3 +243,34 @@ def test_a_draft_is_valid_toml_whatever_the_event_types_hold(tmp_path, kind):
     parsed = tomllib.loads(draft.text)  # valid TOML: the writer escaped the value, the comment shows escapes
     assert parsed["name"] != "hijack" and set(parsed) <= {"name", "keys", "events", "results", "agents", "match"}
     assert kind in [k for stage in parsed["events"].values() for k in stage]  # the type survives exactly
+
+
+def test_a_type_match_or_player_that_is_a_list_or_an_object_is_drafted_past_and_set_aside(tmp_path, capsys):
+    """`referee map` on logs where one line's type, game id or player is a list or an object (issue 51: exit 3,
+    'unhashable'): the draft is written and parses as TOML, and ingest through it sets those lines aside."""
+    import json
+    import tomllib
+
+    from referee.cli import main
+    from referee.simulators.benchmark_shapes import points_logs
+
+    logs = tmp_path / "logs"
+    points_logs(logs, 12, 1, turns=2, talk=1)
+    first = sorted(logs.glob("*.jsonl"))[0]
+    lines = first.read_text(encoding="utf-8").splitlines()
+    odd = [json.loads(lines[1]) for _ in range(4)]
+    odd[0]["type"], odd[1]["game_id"], odd[2]["player"], odd[3]["type"] = ["move"], {"g": 1}, ["x"], {"a": 1}
+    first.write_text("\n".join(lines + [json.dumps(o) for o in odd]) + "\n", encoding="utf-8")
+    mapping = tmp_path / "m.toml"
+    assert main(["map", str(logs), "--out", str(mapping)]) == 0
+    drafted = tomllib.loads(mapping.read_text(encoding="utf-8"))
+    assert drafted["match"] == {"from": "file"}  # an object game id in one file: the id is no longer constant there
+    assert main(["ingest", str(logs), "--runner", str(mapping), "--store", str(tmp_path / "s.duckdb")]) == 0
+    from referee.io.store import Store
+
+    with Store(tmp_path / "s.duckdb", read_only=True) as store:
+        aside = store.table("quarantine")
+    mine = aside[aside["source_file"] == str(first)]
+    assert sorted(zip(mine["field"], mine["reason"])) == [("player", "wrong type"), ("type", "wrong type"),
+                                                           ("type", "wrong type")]
+    capsys.readouterr()
