@@ -265,3 +265,149 @@ def test_ranked_a_turn_by_a_player_not_in_the_game_is_set_aside(tmp_path):
     quarantine = store.table("quarantine")
     assert quarantine["field"].tolist() == ["player"] and quarantine["reason"].tolist() == ["unknown player"]
     assert report.quarantined == 1
+
+
+def _sotopia_lines(n: int = 4) -> list[dict]:
+    lines = (SAMPLE / "sotopia" / "logs" / "episodes.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines[:n]]
+
+
+def _rename(d: dict, old: str, new: str) -> dict:
+    return {(new if k == old else k): v for k, v in d.items()}
+
+
+@pytest.mark.parametrize("change, reason, field", [
+    (lambda r: r["raw_rewards"][0][1].pop("goal"), "missing field", "raw_rewards[0].goal"),
+    (lambda r: r["raw_rewards"][0].__setitem__(1, _rename(r["raw_rewards"][0][1], "believability", "believabilty")),
+     "unknown field", "raw_rewards[0].believabilty"),
+    (lambda r: r["raw_rewards"][1][1].__setitem__("charisma", 1e6), "unknown field", "raw_rewards[1].charisma"),
+    (lambda r: r["raw_rewards"][0][1].__setitem__("overall_score", r["raw_rewards"][0][1]["overall_score"] + 1),
+     "wrong value", "raw_rewards[0].overall_score"),
+    (lambda r: r["raw_rewards"][0].__setitem__(0, r["raw_rewards"][0][0] + 0.5), "wrong value",
+     "raw_rewards[0].overall_score"),
+    (lambda r: r["raw_rewards"][0][1].__setitem__("overall_score", float("nan")), "not a number", None),
+])
+def test_sotopia_an_episode_that_breaks_sotopia_evals_rules_is_set_aside_alone(tmp_path, change, reason, field):
+    """SOTOPIA-EVAL's seven dimensions, no other, and the overall their mean with one value in both its places:
+    an episode breaking one is set aside naming the dimension; the others are stored."""
+    records = _sotopia_lines()
+    change(records[1])
+    path = tmp_path / "episodes.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    store, report = _ingest(tmp_path, [path])
+    aside = store.table("quarantine")
+    assert report.accepted == 3 and len(aside) == 1 and aside["record"].tolist() == ["2"], aside["message"].tolist()
+    if reason == "not a number":  # NaN, as Python writes it: the score's own check names it
+        assert "NaN" in aside["message"].iloc[0]
+    else:
+        assert (aside["reason"].iloc[0], aside["field"].iloc[0]) == (reason, field), aside["message"].iloc[0]
+
+
+def test_sotopia_numeric_episode_ids_are_ids_and_missing_agent_ids_are_said(tmp_path):
+    records = _sotopia_lines()
+    records[0]["episode_id"] = records[1]["episode_id"] = 7
+    del records[2]["agent_ids"]
+    path = tmp_path / "episodes.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    store, report = _ingest(tmp_path, [path])
+    aside = store.table("quarantine")
+    assert aside["reason"].tolist() == ["duplicate match id"] and report.accepted == 3
+    matches = store.table("matches").set_index("record_index")
+    assert "sotopia:7" in set(matches["match_id"])
+    assert "not in the log" in json.loads(matches.loc["3", "attrs"])["agent_ids"]
+
+
+@pytest.mark.parametrize("edit, reason, field", [
+    (lambda rows: rows.append(rows[3]), "duplicate row", None),  # one episode written twice
+    (lambda rows: rows.append(rows[3][:40]), "truncated line", None),  # the last row cut short, no line end
+    (lambda rows: rows.__setitem__(1, rows[1].replace("[62.518 66.981 58.388]", "[NaN NaN NaN]")),
+     "wrong value", "focal_player_returns"),
+])
+def test_meltingpot_a_repeated_cut_or_unreadable_row_is_set_aside_alone(tmp_path, edit, reason, field):
+    rows = (SAMPLE / "meltingpot" / "logs" / "results.csv").read_text(encoding="utf-8").splitlines()[:8]
+    edit(rows)
+    path = tmp_path / "results.csv"
+    path.write_text("\n".join(rows) + ("" if reason == "truncated line" else "\n"), encoding="utf-8")
+    store, report = _ingest(tmp_path, [path])
+    aside = store.table("quarantine")
+    assert len(aside) == 1 and (aside["reason"].iloc[0], aside["field"].iloc[0]) == (reason, field), \
+        aside["message"].tolist()
+    assert report.accepted == len(rows) - 2
+
+
+@pytest.mark.parametrize("episode", ["-1", "1.5", "text", "1e400"])
+def test_meltingpot_an_episode_that_is_not_a_whole_number_and_a_repeated_episode_are_set_aside(tmp_path, episode):
+    rows = (SAMPLE / "meltingpot" / "logs" / "results.csv").read_text(encoding="utf-8").splitlines()[:6]
+    rows = [rows[0] + ",episode"] + [f"{r},{i}" for i, r in enumerate(rows[1:])]
+    rows[2] = rows[2].rsplit(",", 1)[0] + f",{episode}"
+    rows.append(rows[4].rsplit(",", 1)[0] + ",0")  # the same scenario, population and episode as row 2's first
+    path = tmp_path / "results.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    store, report = _ingest(tmp_path, [path])
+    aside = store.table("quarantine").sort_values("record")
+    assert list(zip(aside["record"], aside["reason"], aside["field"])) == [
+        ("3", "wrong value", "episode"), ("7", "duplicate episode", "episode")], aside["message"].tolist()
+
+
+def _eval_log(tmp_path: Path, samples=None, header=None, extra: dict | None = None) -> Path:
+    """The bundled Inspect log rewritten (deflated): `samples(list)` edits its sample dicts, `header(dict)` its
+    header, `extra` adds members (name -> bytes) after the others."""
+    import zipfile
+
+    from tests.hostile.corpus import _members
+
+    members = _members(SAMPLE / "inspect" / "logs" / "addition_weak.eval")
+    names = [n for n in members if n.startswith("samples/")]
+    records = [json.loads(members[n]) for n in names]
+    if samples:
+        samples(records)
+    head = json.loads(members["header.json"])
+    if header:
+        header(head)
+    path = tmp_path / "log.eval"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for name, data in members.items():
+            if name in names:
+                if names.index(name) >= len(records):
+                    continue
+                data = json.dumps(records[names.index(name)]).encode()
+            out.writestr(name, json.dumps(head).encode() if name == "header.json" else data)
+        for name, data in (extra or {}).items():
+            out.writestr(name, data)
+    return path
+
+
+def test_inspect_checks_what_it_stores_against_its_own_rules(tmp_path):
+    """A ZIP member named twice (both copies set aside: which is the sample cannot be told), a negative working
+    time (that sample), an object as the log's id (the log), fewer samples than the header counts (said)."""
+    import warnings
+
+    from tests.hostile.corpus import _members
+
+    members = _members(SAMPLE / "inspect" / "logs" / "addition_weak.eval")
+    copy = {"samples/q0_epoch_1.json": members["samples/q0_epoch_1.json"]}
+    (tmp_path / "twice").mkdir()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns of the duplicate name it writes
+        twice = _eval_log(tmp_path / "twice", extra=copy)
+    store, report = _ingest(tmp_path / "twice", [twice])
+    aside = store.table("quarantine")
+    assert aside["reason"].tolist() == ["duplicate member"] * 2 and report.accepted == 11
+
+    (tmp_path / "negative").mkdir()
+    negative = _eval_log(tmp_path / "negative", samples=lambda rs: rs[3].__setitem__("working_time", -3.0))
+    store, report = _ingest(tmp_path / "negative", [negative])
+    aside = store.table("quarantine")
+    assert list(zip(aside["reason"], aside["field"])) == [("wrong value", "working_time")] and report.accepted == 11
+
+    (tmp_path / "id").mkdir()
+    odd_id = _eval_log(tmp_path / "id", header=lambda h: h["eval"].__setitem__("eval_id", {"x": 1}))
+    store, report = _ingest(tmp_path / "id", [odd_id])
+    aside = store.table("quarantine")
+    assert list(zip(aside["record"], aside["field"])) == [("-", "eval.eval_id")] and report.accepted == 0
+
+    (tmp_path / "half").mkdir()
+    half = _eval_log(tmp_path / "half", samples=lambda rs: rs.__delitem__(slice(6, None)))
+    store, report = _ingest(tmp_path / "half", [half])
+    assert report.accepted == 6
+    assert any("fewer samples than their header" in w and "6 of 12" in w for w in report.warnings), report.warnings

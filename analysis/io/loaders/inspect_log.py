@@ -23,6 +23,7 @@ import json
 import math
 import struct
 import zipfile
+from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -97,16 +98,24 @@ def _eval_members(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
     """(header, (member name, sample) pairs) of a .eval log; the samples are read one member at a time, the
     archive opened again only when they are iterated (nothing stays open if the header is refused)."""
     with zipfile.ZipFile(path) as archive, open(path, "rb") as raw:
-        names = {i.filename: i for i in archive.infolist()}
+        infos = archive.infolist()
+        names = {i.filename: i for i in infos}
         head_name = "header.json" if "header.json" in names else "_journal/start.json"
         if head_name not in names:
             raise RecordError("missing field", "header.json",
                               "the .eval log has neither header.json nor _journal/start.json")
         header = _json(_member(archive, raw, names[head_name]), head_name)
 
+    twice = Counter(i.filename for i in infos)
+
     def samples() -> Iterator[tuple[str, Any]]:
         with zipfile.ZipFile(path) as archive, open(path, "rb") as raw:
             for name, info in names.items():
+                if twice[name] > 1 and name.startswith("samples/"):  # which copy is the sample's cannot be told
+                    for _ in range(twice[name]):
+                        yield name, RecordError("duplicate member", name, f"the log holds {twice[name]} ZIP members "
+                                                "named so; each is set aside, as no one of them is the sample")
+                    continue
                 if name.startswith("samples/") and name.endswith(".json"):
                     try:
                         yield name, _json(_member(archive, raw, info), name)
@@ -222,7 +231,11 @@ class _Log:
         scorers = [s.get("name") for s in ev.get("scorers") or [] if isinstance(s, dict)]
         self.primary = headline.get("scorer") or next((s for s in scorers if isinstance(s, str)), None)
         self.stated, self.reducer, self.cluster = stated_metrics(results, self.primary)
-        self.log_id = ev.get("eval_id") or ev.get("run_id") or file_key(path, content_hash)
+        given = next((ev[k] for k in ("eval_id", "run_id") if ev.get(k) is not None), None)
+        if given is not None and not (isinstance(given, str) and given.strip()):
+            raise RecordError("wrong type", "eval.eval_id", f"an Inspect log's id is text, got {given!r}"[:160])
+        self.log_id = given or file_key(path, content_hash)
+        self.total = results.get("total_samples") if isinstance(results.get("total_samples"), int) else None
         self.created = ev.get("created")
         self.status = header.get("status")
 
@@ -292,6 +305,10 @@ def parse_sample(sample: Any, log: _Log) -> dict[str, list[dict]]:
         if player in score_of and isinstance(tokens, (int, float)) and not isinstance(tokens, bool) and math.isfinite(tokens):
             measures.append({"player": player, "name": "tokens", "value": float(tokens), "kind": "telemetry"})
     working = sample.get("working_time")
+    for key in ("working_time", "total_time"):
+        spent = sample.get(key)
+        if isinstance(spent, (int, float)) and not isinstance(spent, bool) and spent < 0:
+            raise RecordError("wrong value", key, f"{key} {spent:g} s is negative")
     if isinstance(working, (int, float)) and not isinstance(working, bool) and math.isfinite(working):
         measures += [{"player": p, "name": "working_time", "value": float(working), "kind": "telemetry"} for p in score_of]
     outcome = "aborted" if error else ("forfeit" if limit else None)
@@ -338,5 +355,8 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     out.accept_records(samples, parse,
                        lambda match, label: f"{log.log_id}:{json.loads(match['attrs'])['sample_id']}:"
                                             f"{match['repetition']}")
+    if log.total is not None and out.read < log.total and log.status == "success":
+        out.note(f"Inspect log(s) holding fewer samples than their header's results.total_samples (here {out.read} "
+                 f"of {log.total}): samples are missing from the file")
     return out.build(empty=f"Inspect log(s) with no samples (status {log.status!r}; a log written with "
                            "log_samples=False, or cancelled before a sample ended, has none to rate)")

@@ -63,7 +63,7 @@ def _numbers(value, field: str) -> list[float]:
     if value is None or (isinstance(value, float) and math.isnan(value)) or (isinstance(value, str) and not value.strip()):
         return []
     if isinstance(value, str):
-        found = re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf", value)
+        found = re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf(?:inity)?", value, re.I)
         value = [float(x) for x in found]
     values = [float(x) for x in np.asarray(value, dtype=float).ravel()]
     if not all(math.isfinite(x) for x in values):
@@ -90,6 +90,33 @@ def _names(value) -> list[str]:
     return [str(x) for x in np.asarray(value).ravel()]
 
 
+def _episode(value) -> int | None:
+    """An episode number: a whole number >= 0 (a CSV cell's text, or a Parquet integer or integral float);
+    None when blank; RecordError naming `episode` otherwise (-1, 1.5, text, 1e400)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or (isinstance(value, str)
+                                                                             and not value.strip()):
+        return None
+    text = str(value).strip()
+    if isinstance(value, float) and value.is_integer() and value >= 0:
+        return int(value)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0:
+        return int(value)
+    if isinstance(value, str) and text.isdigit() and len(text) <= 18:
+        return int(text)
+    raise RecordError("wrong value", "episode", f"an episode is a whole number from 0, got {text[:40]!r}")
+
+
+def _short_rows(path: Path, width: int) -> dict[str, int]:
+    """label -> cells, for the rows of a CSV with fewer cells than its header (pandas pads them with blanks:
+    a last row cut short would read as a row of empty cells)."""
+    if path.suffix.lower() != ".csv":
+        return {}
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        rows = csv.reader(fh)
+        next(rows, None)
+        return {str(i + 2): len(cells) for i, cells in enumerate(rows) if cells and len(cells) < width}
+
+
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read one Melting Pot results table; a bad row is set aside by its line (CSV) or row (Parquet) and column."""
     out, frame, labels = open_rows(path, content_hash, NAME)
@@ -101,10 +128,24 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         return out.reject_file(RecordError("missing field", missing[0], f"a Melting Pot results table needs columns "
                                            f"{list(REQUIRED)} and one of {list(POPULATION)}; it has {list(frame.columns)}"))
     counts: dict[tuple[str, str], int] = {}
+    seen: dict[tuple, str] = {}  # (scenario, population, episode) -> the row that played it
+    rows_seen: dict[tuple, str] = {}  # a row's cells -> its first label (a repeated row is no new episode)
     key = file_key(path, content_hash)
     records = frame.to_dict("records")
+    short = _short_rows(path, len(frame.columns))
+
+    label_of = {id(row): label for label, row in zip(labels, records)}
 
     def parse(row: dict) -> dict[str, list[dict]]:
+        label = label_of[id(row)]
+        if label in short:
+            raise RecordError("truncated line", None, f"the row has {short[label]} of the header's "
+                              f"{len(frame.columns)} cells (cut short)")
+        cells = tuple(str(v) for v in row.values())
+        if cells in rows_seen:
+            raise RecordError("duplicate row", None, f"the row repeats row {rows_seen[cells]} cell for cell: one "
+                              "episode written twice, not a new one")
+        rows_seen[cells] = label
         scenario, who = row.get("scenario"), row.get(population)
         if not isinstance(scenario, str) or not scenario.strip():
             raise RecordError("missing field", "scenario", "the row names no scenario")
@@ -117,10 +158,14 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         if focal and abs(np.mean(focal) - score) > 1e-6 * max(1.0, abs(score)):
             raise RecordError("inconsistent", "focal_per_capita_return", f"{score} is not the mean of the focal "
                               f"player returns {focal}")
-        episode = row.get("episode")
-        if episode is None or (isinstance(episode, float) and math.isnan(episode)) or episode == "":
+        episode = _episode(row.get("episode"))
+        if episode is None:
             counts[(scenario, who)] = counts.get((scenario, who), 0) + 1
             episode = counts[(scenario, who)] - 1
+        elif (scenario, who, episode) in seen:
+            raise RecordError("duplicate episode", "episode", f"episode {episode} of population {who!r} on "
+                              f"{scenario!r} is also row {seen[(scenario, who, episode)]}")
+        seen[(scenario, who, episode)] = label
         substrate = row.get("substrate")
         game = substrate.strip() if isinstance(substrate, str) and substrate.strip() else re.sub(r"_\d+$", "", scenario)
         names = _names(row.get("focal_player_names"))
@@ -133,5 +178,6 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
              "direction": "higher"}]
         return {"matches": [match], "results": results, "measures": measures}
 
-    out.accept_records(((label, row) for label, row in zip(labels, records)), parse, lambda match, label: f"meltingpot:{key}:{label}")
+    out.accept_records(((label, row) for label, row in zip(labels, records)), parse,
+                       lambda match, label: f"meltingpot:{key}:{label}")
     return out.build()

@@ -9,7 +9,8 @@ repetition = the agent profile ids in order, joined by '+': the instance, see `C
 result per agent (player = its character id, agent = its model), score = its SOTOPIA-EVAL `goal` unless
 `--score` names another dimension; the seven dimensions and `overall_score` are measures of kind `judge`
 rated by the environment model; messages are events (sender, receiver, text; the environment's
-observations as type `observation`). A dimension outside its range (believability 0..10, relationship
+observations as type `observation`). An unknown or missing dimension, an overall that is not the mean of the
+seven (or whose two copies disagree), and a dimension outside its range (believability 0..10, relationship
 -5..5, knowledge 0..10, secret -10..0, social_rules -10..0, financial_and_material_benefits -5..5, goal
 0..10) sets the episode aside naming it.
 """
@@ -35,6 +36,7 @@ COMPARISON_UNIT = ("the instance (environment and agent profiles, in order): eve
 DIMENSIONS = {"believability": (0, 10), "relationship": (-5, 5), "knowledge": (0, 10), "secret": (-10, 0),
               "social_rules": (-10, 0), "financial_and_material_benefits": (-5, 5), "goal": (0, 10)}
 OVERALL = "overall_score"  # the unweighted mean of the seven
+MEAN_TOLERANCE = 0.006  # Sotopia writes the overall rounded (to 4 or to 2 decimals): a mean further off is wrong
 OVERALL_RANGE = (sum(lo for lo, _ in DIMENSIONS.values()) / 7, sum(hi for _, hi in DIMENSIONS.values()) / 7)
 DEFAULT_SCORE = "goal"
 EXPORT_KEYS = ("episode_id", "environment_id", "agent_ids", "experiment_tag", "experiment_model_name_pairs",
@@ -127,6 +129,10 @@ def _reward(entry, i: int, key: str) -> dict[str, float]:
     if isinstance(entry, (int, float)) and not isinstance(entry, bool):
         values = {OVERALL: entry}
     elif isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], dict):
+        copy = entry[1].get(OVERALL)
+        if _number(entry[0]) and _number(copy) and abs(entry[0] - copy) > MEAN_TOLERANCE:
+            raise RecordError("wrong value", f"{where}.{OVERALL}", f"the overall score is written twice and the copies "
+                              f"disagree: {entry[0]!r} beside its dimensions, {copy!r} among them")
         values = {OVERALL: entry[0], **entry[1]}
     elif isinstance(entry, dict):
         values = dict(entry)
@@ -141,7 +147,32 @@ def _reward(entry, i: int, key: str) -> dict[str, float]:
         if not lo - 1e-9 <= value <= hi + 1e-9:
             raise RecordError("wrong value", f"{where}.{name}", f"{name} {value} is outside its range {lo:g}..{hi:g}")
         out[name] = float(value)
+    _check_dimensions(out, where, len(values) > 1)
     return out
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_dimensions(values: dict[str, float], where: str, rated: bool) -> None:
+    """SOTOPIA-EVAL's own rules for one agent's reward: no dimension but its seven (and the overall), all seven
+    where any is given (`rated`: the reward carries its dimensions, not a bare overall), and the overall their
+    unweighted mean (to the rounding Sotopia writes it with); RecordError naming the dimension."""
+    unknown = [k for k in values if k not in DIMENSIONS and k != OVERALL]
+    if unknown:
+        raise RecordError("unknown field", f"{where}.{unknown[0]}", f"'{unknown[0]}' is not one of SOTOPIA-EVAL's "
+                          f"dimensions {list(DIMENSIONS)} (misspelt, or another evaluator's)")
+    if not rated:
+        return
+    missing = [d for d in DIMENSIONS if d not in values]
+    if missing:
+        raise RecordError("missing field", f"{where}.{missing[0]}", f"SOTOPIA-EVAL rates seven dimensions; "
+                          f"'{missing[0]}' is missing")
+    mean = sum(values[d] for d in DIMENSIONS) / len(DIMENSIONS)
+    if OVERALL in values and abs(values[OVERALL] - mean) > MEAN_TOLERANCE:
+        raise RecordError("wrong value", f"{where}.{OVERALL}", f"overall_score {values[OVERALL]:g} is not the mean "
+                          f"of the seven dimensions ({mean:.4f})")
 
 
 def parse_episode(record, score_name: str) -> dict[str, list[dict]]:
@@ -182,6 +213,8 @@ def parse_episode(record, score_name: str) -> dict[str, list[dict]]:
                 for i in range(n) for name, value in values[i].items()]
     events = _events(_get(record, "messages")[0])
     attrs = {k: record[k] for k in ("codename",) if isinstance(record.get(k), str)}
+    if not profiles:  # said in the match, not invented silently
+        attrs["agent_ids"] = f"not in the log: the agents are named {', '.join(agents)} by their position"
     if isinstance(tag, str):
         attrs["tag"] = tag
     environment = environment if isinstance(environment, str) else None
@@ -219,6 +252,8 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
 
     def match_id(match: dict, label: str) -> str:
         given = match.pop("given_id", None)
+        if isinstance(given, int) and not isinstance(given, bool):  # a numeric id names its episode as text does
+            given = str(given)
         return f"sotopia:{given}" if isinstance(given, str) and given else f"sotopia:{file_key(path, content_hash)}:{label}"
 
     if path.suffix.lower() == ".jsonl":

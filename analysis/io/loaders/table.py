@@ -14,6 +14,7 @@ Parquet by row index from 0.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import re
@@ -159,7 +160,12 @@ def read_rows(path: Path, out: ResultBuilder, need: tuple[str, ...] = ()) -> tup
         if twice:
             raise RecordError("duplicate column", twice[0], f"column '{twice[0]}' appears {header.count(twice[0])} "
                               "times in the header")
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, on_bad_lines="error", encoding="utf-8-sig")
+        try:
+            frame = pd.read_csv(path, dtype=str, keep_default_na=False, on_bad_lines="error", encoding="utf-8-sig")
+        except pd.errors.ParserError:
+            frame = _without_cut_row(path, out)
+            if frame is None:
+                raise
     except UnicodeDecodeError as exc:
         raise RecordError("not UTF-8", None, f"byte {exc.object[exc.start]:#04x} at offset {exc.start} is not "
                           "UTF-8 text") from exc
@@ -168,6 +174,26 @@ def read_rows(path: Path, out: ResultBuilder, need: tuple[str, ...] = ()) -> tup
     except (pd.errors.ParserError, csv.Error) as exc:
         raise RecordError("malformed CSV", None, str(exc).strip()) from exc
     return frame, [str(i + 2) for i in range(len(frame))]
+
+
+def _without_cut_row(path: Path, out: ResultBuilder) -> pd.DataFrame | None:
+    """The CSV's rows before its last line when that line was cut short (the file ends without a line end, inside
+    a quoted cell): the cut row is set aside as 'truncated line' in `out`, the rows before it are read. None when
+    the file is malformed elsewhere."""
+    data = path.read_bytes()
+    if data.endswith(b"\n") or b"\n" not in data:
+        return None
+    head, cut = data.rsplit(b"\n", 1)
+    try:
+        frame = pd.read_csv(io.BytesIO(head + b"\n"), dtype=str, keep_default_na=False, on_bad_lines="error",
+                            encoding="utf-8-sig")
+    except (pd.errors.ParserError, UnicodeDecodeError):
+        return None
+    out.saw()
+    out.quarantine(str(len(frame) + 2), RecordError("truncated line", None, "the last row is cut short (the file "
+                                                    "ends inside it, without a line end)"),
+                   cut.decode("utf-8", "replace"))
+    return frame
 
 
 def open_rows(path: Path, content_hash: str, runner: str) -> tuple[ResultBuilder, pd.DataFrame | None, list[str]]:
