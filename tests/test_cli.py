@@ -148,3 +148,15 @@ def test_commands_on_a_store_that_lacks_what_they_need_exit_1_with_the_reason(tm
         err = capsys.readouterr().err
         assert code in (1, 2) and words in err, (argv, code, err)
     assert (tmp_path / "taken.parquet").read_text() == "x"  # nothing overwritten
+
+
+def test_score_is_refused_empty_and_said_unused_outside_sotopia(tmp_path, capsys):
+    from referee.io.resources import shipped
+
+    gtbench, sotopia = shipped("sample") / "gtbench" / "logs", shipped("sample") / "sotopia" / "logs"
+    assert main(["ingest", str(sotopia), "--score", "", "--store", str(tmp_path / "a.duckdb")]) != 0
+    assert "--score is empty" in capsys.readouterr().err
+    assert main(["ingest", str(gtbench), "--score", "goal", "--store", str(tmp_path / "b.duckdb")]) == 0
+    assert "--score 'goal' was not used" in capsys.readouterr().err
+    assert main(["ingest", str(sotopia), "--score", "goal", "--store", str(tmp_path / "c.duckdb")]) == 0
+    assert "was not used" not in capsys.readouterr().err

@@ -25,6 +25,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.io.sampled_values import hashable
 from referee.io.id_patterns import id_pattern
 from referee.io.toml_file import toml_line, toml_value
 from referee.io.loaders.base import RecordError, parse_time
@@ -139,34 +140,10 @@ def _paths(record: dict, prefix: str = "", depth: int = PATH_DEPTH) -> dict[str,
         if not isinstance(key, str):
             continue
         path = f"{prefix}{key}"
-        out[path] = _hashable(value)
+        out[path] = hashable(value)
         if depth > 1 and isinstance(value, dict) and len(value) <= PATH_KEYS:
             out.update(_paths(value, f"{path}.", depth - 1))
     return out
-
-
-class _Items(list):
-    """A list value of a sampled record that can be counted and compared like text (by its JSON)."""
-
-    def __hash__(self):
-        return hash(json.dumps(self, sort_keys=True, default=str))
-
-
-class _Fields(dict):
-    """An object value of a sampled record that can be counted and compared like text (by its JSON)."""
-
-    def __hash__(self):
-        return hash(json.dumps(self, sort_keys=True, default=str))
-
-
-def _hashable(value: object) -> object:
-    """`value` with every list and object inside it hashable (`_Items`, `_Fields`), so that a log whose type,
-    match id or player is a list or an object is drafted like any other (such keys are never chosen)."""
-    if isinstance(value, list):
-        return _Items(_hashable(v) for v in value)
-    if isinstance(value, dict):
-        return _Fields((k, _hashable(v)) for k, v in value.items())
-    return value
 
 
 def _named(path: str, names: tuple[str, ...]) -> bool:
@@ -198,7 +175,7 @@ class _Evidence:
 
     def ends(self, type_key: str) -> Counter:
         """How many sampled files end with a line of each event type."""
-        return Counter(_hashable(s.last.get(type_key)) for s in self.files if s.last)
+        return Counter(hashable(s.last.get(type_key)) for s in self.files if s.last)
 
     def coverage(self, path: str, kinds=(str,)) -> float:
         hits = sum(1 for f in self.flat for r in f if isinstance(r.get(path), kinds) and not isinstance(r.get(path), bool))

@@ -327,6 +327,9 @@ class Store(StoreQueries):
             catalogue = load_catalogue(catalogue)
         beside: list[tuple[Path, str]] = []
         files = loaders.data_files(paths, beside)
+        if score is not None and not score.strip():
+            raise ValueError("--score is empty: name the score a runner records several of (Sotopia: a SOTOPIA-EVAL "
+                             "dimension, e.g. goal or overall_score)")
         sources = self.con.execute("SELECT source_file, content_hash, accepted FROM sources").df()
         done = set(sources.loc[sources["accepted"] > 0, "content_hash"])
         rejected = set(sources.loc[sources["accepted"] == 0, "content_hash"])
@@ -360,6 +363,10 @@ class Store(StoreQueries):
                 job.add(result, read.detected, known, last=k == len(files) - 1)
             job.finish(known)
             report = job.report()
+            read_by = {r for r in report.files["runner"].dropna() if getattr(loaders.RUNNERS.get(r), "SCORE_OPTION", False)}
+            if score is not None and not read_by:
+                report.warnings.append(f"--score {score!r} was not used: no file of this ingest is of a runner that "
+                                       "records several scores (Sotopia); each runner's own score was stored")
             if strict and report.quarantined:
                 first = report.quarantine["message"].head(5).tolist()
                 raise IngestError(f"--strict: {report.quarantined} record(s) would be quarantined; nothing was "

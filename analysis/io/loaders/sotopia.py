@@ -28,6 +28,7 @@ from referee.io.loaders.detect import share
 from referee.io.loaders.files import read_json
 
 NAME = "sotopia"
+SCORE_OPTION = True  # ingest's --score chooses which SOTOPIA-EVAL dimension is the score
 SEPARATE_EPISODES = True  # episodes of one environment and agent profiles are one instance, compared across models
 COMPARISON_UNIT = ("the instance (environment and agent profiles, in order): every model's score against every "
                    "other model's that played it, in the same episode (its partner, when a different model) or "
