@@ -29,7 +29,7 @@ from referee.io.loaders.base import (
     parse_time,
     ranks_from_scores,
     read_json,
-    record_fault,
+    check_record,
     require,
     score_value,
 )
@@ -188,7 +188,7 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
     for i, entry in enumerate(doc.get("nations", [])):
         out.saw()
         try:
-            _check(entry)
+            check_record(entry)
             nation = _nation(entry)
             if nation["nation"] in nations:
                 raise RecordError("duplicate nation", "nation", f"nation {nation['nation']!r} is listed twice")
@@ -206,7 +206,7 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
     for i, entry in enumerate(doc["agents"]):
         out.saw()
         try:
-            _check(entry)
+            check_record(entry)
             result, agent_measures = _agent_rows(entry, match_id, nations)
             if any(r["player"] == result["player"] for r in results):
                 raise RecordError("player listed twice", "agent", f"agent {result['player']!r} is listed twice")
@@ -219,7 +219,7 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
     for i, entry in enumerate(doc.get("snapshots", [])):
         out.saw()
         try:
-            _check(entry)
+            check_record(entry)
             snap = _snapshot(entry)
         except RecordError as exc:
             out.quarantine(f"snapshots[{i}]", exc, entry)
@@ -229,7 +229,7 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
     for i, entry in enumerate(doc.get("peace", [])):
         out.saw()
         try:
-            _check(entry)
+            check_record(entry)
             events.append({"match_id": match_id, **_peace(entry)})
         except RecordError as exc:
             out.quarantine(f"peace[{i}]", exc, entry)
@@ -250,15 +250,8 @@ def load_season(path: Path, content_hash: str, options: LoadOptions) -> LoadResu
     return out.build()
 
 
-SECTIONS = ("agents", "nations", "snapshots", "peace")  # a season's lists: each item is a record of its own
-
-
-def _check(entry: object) -> None:
-    """Raise the fault `read_json` left inside one item of a season's list (a repeated key, a byte that is not
-    UTF-8, an integer past 64 bits, nesting too deep), so that item alone is set aside."""
-    fault = record_fault(entry)
-    if fault is not None:
-        raise fault
+SECTIONS = ("agents", "nations", "snapshots", "peace")  # a season's lists: each item is a record of its own, whose
+# faults `read_json` leaves for `check_record` to raise item by item
 
 
 def load_events(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:

@@ -25,10 +25,11 @@ from referee.io.catalogue import Catalogue
 from referee.io.schema import SchemaError, columns, conform, conform_arrow, empty, rows_to_arrow
 from referee.models.registry import suggest  # noqa: F401  (re-exported for the loaders)
 from referee.io.loaders.errors import (  # noqa: F401  (re-exported: every loader imports them from here)
-    DATA_TABLES, FILE_RAW_CAP, FORMAT_REASONS, PROBE, RAW_CAP, NotThisRunner, RecordError, _way)
+    DATA_TABLES, FILE_RAW_CAP, FORMAT_REASONS, INT64, PROBE, RAW_CAP, NotThisRunner, RecordError, _way,
+    storable_text, whole_number)
 from referee.io.loaders.files import (  # noqa: F401
-    Line, file_hash, file_key, file_text, hash_and_head, json_error, json_lines, parse_json_line, read_json,
-    record_fault)
+    Line, check_record, file_hash, file_key, file_text, hash_and_head, json_error, json_lines, parse_json_line,
+    read_json, record_fault)
 
 Frame = pd.DataFrame | pa.Table
 
@@ -330,9 +331,7 @@ class ResultBuilder:
             label = str(label)
             self.saw()
             try:
-                fault = None if isinstance(record, str) else record_fault(record)
-                if fault is not None:
-                    raise fault
+                check_record(record)
                 rows = parse(record)
             except RecordError as exc:
                 self.quarantine(label, exc, record)
@@ -414,15 +413,15 @@ def _strings(values) -> pa.ChunkedArray | pa.Array:
 
 
 def _dump(raw: Any) -> str:
-    try:
-        return json.dumps(raw, ensure_ascii=False, allow_nan=True, default=str)
-    except (TypeError, ValueError):
+    """A set-aside record as text: its JSON, else its repr, else (nested past the stack) a sentence saying so."""
+    for write in (lambda: json.dumps(raw, ensure_ascii=False, allow_nan=True, default=str), lambda: repr(raw)):
         try:
-            return repr(raw)
+            return write()
+        except (TypeError, ValueError):
+            continue
         except RecursionError:
-            return "(a value nested too deep to write out)"
-    except RecursionError:
-        return "(a value nested too deep to write out)"
+            break
+    return "(a value nested too deep to write out)"
 
 
 def require(record: dict, name: str, kinds: tuple[type, ...], what: str) -> Any:
@@ -449,9 +448,6 @@ def score_value(value: Any, name: str, allow_neg_inf: bool = True) -> float:
     return value
 
 
-INT64 = (-(1 << 63), (1 << 63) - 1)  # the store's whole numbers (BIGINT)
-
-
 def unforeseen(exc: Exception) -> RecordError:
     """A record's fault the loader did not name (a value of a type its format never holds there): the record's
     own quarantine reason, so that it never costs the records beside it."""
@@ -466,26 +462,6 @@ def _kept_text(text: str) -> str:
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     except UnicodeEncodeError:
         return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-
-
-def storable_text(value: str, field: str | None) -> str:
-    """`value` when the store can hold it (UTF-8 text); RecordError('not UTF-8') for a lone surrogate, which
-    a JSON escape such as "\\ud800" makes and no UTF-8 text holds. O(1) for ASCII text."""
-    if not value.isascii():
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise RecordError("not UTF-8", field, f"the text {value[:exc.start][-40:]!r}... holds a lone surrogate "
-                              f"{value[exc.start]!r}, which is not UTF-8 text") from None
-    return value
-
-
-def whole_number(value: int, field: str | None) -> int:
-    """`value` when the store's 64-bit whole numbers hold it; RecordError('out of range') naming the field."""
-    if not INT64[0] <= value <= INT64[1]:
-        raise RecordError("out of range", field, f"{str(value)[:40]}{'...' if len(str(value)) > 40 else ''} is past "
-                          "the 64-bit whole numbers the store holds")
-    return value
 
 
 def parse_time(value: Any, field: str) -> datetime | None:

@@ -60,3 +60,26 @@ def checked_keys(value: object, what: str, required=(), allowed=None, where: str
     if extra:
         raise RecordError("unexpected field", at(extra[0]), f"field '{extra[0]}' is not part of {what}")
     return value
+
+
+INT64 = (-(1 << 63), (1 << 63) - 1)  # the store's whole numbers (BIGINT)
+
+
+def storable_text(value: str, field: str | None) -> str:
+    """`value` when the store can hold it (UTF-8 text); RecordError('not UTF-8') for a lone surrogate, which
+    a JSON escape such as "\\ud800" makes and no UTF-8 text holds. O(1) for ASCII text."""
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise RecordError("not UTF-8", field, f"the text {value[:exc.start][-40:]!r}... holds a lone surrogate "
+                              f"{value[exc.start]!r}, which is not UTF-8 text") from None
+    return value
+
+
+def whole_number(value: int, field: str | None) -> int:
+    """`value` when the store's 64-bit whole numbers hold it; RecordError('out of range') naming the field."""
+    if not INT64[0] <= value <= INT64[1]:
+        raise RecordError("out of range", field, f"{str(value)[:40]}{'...' if len(str(value)) > 40 else ''} is past "
+                          "the 64-bit whole numbers the store holds")
+    return value

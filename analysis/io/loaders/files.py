@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterator
 
 import orjson
 
-from referee.io.loaders.errors import FILE_RAW_CAP, RecordError
+from referee.io.loaders.errors import FILE_RAW_CAP, RecordError, storable_text, whole_number
 
 
 def file_text(path: Path, cap: int = FILE_RAW_CAP) -> str:
@@ -39,7 +39,6 @@ def json_error(exc: json.JSONDecodeError, text: str, last: bool = True) -> Recor
 
 
 KEY_END = re.compile(r'"\s*:')  # every key of a JSON text ends so (and a few escaped quotes inside strings)
-INT64 = 1 << 63  # the store's integers are 64-bit: a parsed integer outside [-INT64, INT64) is out of range
 SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate (a JSON escape, or a byte the decoder escaped)
 PAST_64_BITS = float(1 << 63)  # orjson reads an integer past 64 bits as a float: none of these is exact
 
@@ -103,9 +102,7 @@ def parse_json_line(line: str, last: bool = False) -> Any:
         raise json_error(exc, line, last) from exc
     except RecursionError as exc:
         raise RecordError("too deeply nested", None, "the JSON nests deeper than referee reads") from exc
-    fault = record_fault(value)  # what orjson refused and the standard parse let through: past 64 bits, surrogates
-    if fault is not None:
-        raise fault
+    check_record(value)  # what orjson refused and the standard parse let through: past 64 bits, surrogates
     return value
 
 
@@ -239,6 +236,22 @@ def record_fault(record: Any, path: str = "") -> RecordError | None:
 
 
 FIELD_SHOWN = 60  # characters of a fault's key path named (the rest elided)
+def check_record(record: Any) -> None:
+    """Raise `record_fault(record)`, if the record has one (a text record, a line not yet parsed, has none)."""
+    fault = None if isinstance(record, str) else record_fault(record)
+    if fault is not None:
+        raise fault
+
+
+def _raised(check: Callable[[Any, str | None], Any], value: Any, path: str) -> RecordError | None:
+    """The RecordError one of the store's value checks (`storable_text`, `whole_number`) raises, or None."""
+    try:
+        check(value, path or None)
+    except RecordError as exc:
+        return exc
+    return None
+
+
 TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')  # a JSON string (skipped whole) or a bracket
 DEEP = 200  # a container opened deeper than this is cut out when the standard parse runs out of stack
 TOO_DEEP = "\u0000referee: nested too deep\u0000"  # what stands in for it; `record_fault` names it
@@ -288,13 +301,9 @@ def _fault(record: Any, path: str) -> RecordError | None:
         if "\udc80" <= record[bad] <= "\udcff":  # a byte the decoder escaped
             return RecordError("not UTF-8", path or None, f"byte {ord(record[bad]) - 0xdc00:#04x} in the text "
                                f"{record[:bad]!r}... is not UTF-8")
-        return RecordError("not UTF-8", path or None, f"the text {record[:bad]!r}... holds a lone surrogate "
-                           f"(\\u{ord(record[bad]):04x}), which no UTF-8 text can")
+        return _raised(storable_text, record, path)  # a lone surrogate a JSON escape made
     if type(record) is int:
-        if -INT64 <= record < INT64:
-            return None
-        return RecordError("out of range", path or None, f"the integer {str(record)[:24]}... is past the 64 bits "
-                           "referee stores")
+        return _raised(whole_number, record, path)
     items = record.items() if isinstance(record, dict) else enumerate(record) if isinstance(record, list) else ()
     for key, value in items:
         inner = _fault(key, path) if isinstance(key, str) else None
@@ -330,9 +339,7 @@ def read_json(path: Path, within: tuple[str, ...] = ()) -> Any:
     except RecursionError as exc:  # nested deeper than even the cut reaches (a stack already deep)
         raise RecordError("too deeply nested", None, "the JSON nests deeper than referee reads") from exc
     if not isinstance(doc, list):  # one record, but for its lists named in `within` (the caller checks each item)
-        fault = record_fault(_without(doc, within) if within and isinstance(doc, dict) else doc)
-        if fault is not None:
-            raise fault
+        check_record(_without(doc, within) if within and isinstance(doc, dict) else doc)
     return doc
 
 
