@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, add_rank, fit_bt, pair_counts
+from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bt, pair_counts
 from referee.models.ratings.bt_multidim import fit_bt_multidim
 from referee.models.ratings.bt_per_game import fit_bt_per_game
 from referee.models.ratings.davidson import fit_davidson
@@ -87,12 +87,8 @@ def bt_per_game(coded, by: str | None, prior: bool, dims: int, tau_elo: float | 
     present = np.zeros((len(coded.games), len(coded.agents)), bool)
     present[coded.game, coded.a] = True
     present[coded.game, coded.b] = True
-    table = fit.game_table() if by else fit.global_table()
-    if tau_elo is None and fit.unbounded.any():
-        open_ = fit.unbounded.ravel() if by else fit.unbounded.any(axis=0)
-        table["rating"] = table["rating"].mask(open_)
-        table = add_rank(table.drop(columns="rank")) if not by else table.assign(
-            rank=table.groupby("game")["rating"].rank(method="min", ascending=False).astype("Int64"))
+    plain = tau_elo is None
+    table = fit.game_table(finite=plain) if by else fit.global_table(finite=plain)
     return Point(table, [fit], fit=fit, kendall_tau=fit.kendall_tau(present))
 
 

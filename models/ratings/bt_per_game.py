@@ -57,17 +57,24 @@ class PerGameFit(FitResult):
         """Per-game strengths mu + delta, shape (K, n)."""
         return self.mu[None, :] + self.delta
 
-    def global_table(self) -> pd.DataFrame:
-        """agent, rating (Elo scale from mu), lower, upper (NaN: use the bootstrap), rank."""
-        frame = pd.DataFrame({"agent": self.agents, "rating": to_elo(self.mu), "lower": np.nan, "upper": np.nan})
+    def global_table(self, finite: bool = False) -> pd.DataFrame:
+        """agent, rating (Elo scale from mu), lower, upper (NaN: use the bootstrap), rank. `finite`: an agent with
+        a cell that has no finite estimate (`unbounded`) has no global rating (NaN) and no rank."""
+        rating = to_elo(self.mu)
+        if finite and self.unbounded.size:
+            rating = np.where(self.unbounded.any(axis=0), np.nan, rating)
+        frame = pd.DataFrame({"agent": self.agents, "rating": rating, "lower": np.nan, "upper": np.nan})
         return add_rank(frame)
 
-    def game_table(self) -> pd.DataFrame:
-        """game, agent, rating (Elo scale of mu + delta, centred per game), lower, upper, rank within game."""
+    def game_table(self, finite: bool = False) -> pd.DataFrame:
+        """game, agent, rating (Elo scale of mu + delta, centred per game), lower, upper, rank within game.
+        `finite`: a cell without a finite estimate (`unbounded`) has no rating (NaN) and no rank."""
         parts = []
         for k, game in enumerate(self.games):
-            frame = pd.DataFrame({"agent": self.agents, "rating": to_elo(self.theta[k]), "lower": np.nan,
-                                  "upper": np.nan})
+            rating = to_elo(self.theta[k])
+            if finite and self.unbounded.size:
+                rating = np.where(self.unbounded[k], np.nan, rating)
+            frame = pd.DataFrame({"agent": self.agents, "rating": rating, "lower": np.nan, "upper": np.nan})
             parts.append(add_rank(frame).assign(game=game))
         return pd.concat(parts, ignore_index=True)[["game", "agent", "rating", "lower", "upper", "rank"]]
 
