@@ -320,6 +320,7 @@ def test_sotopia_numeric_episode_ids_are_ids_and_missing_agent_ids_are_said(tmp_
 @pytest.mark.parametrize("edit, reason, field", [
     (lambda rows: rows.append(rows[3]), "duplicate row", None),  # one episode written twice
     (lambda rows: rows.append(rows[3][:40]), "truncated line", None),  # the last row cut short, no line end
+    (lambda rows: rows.append(rows[3][:12]), "truncated line", None),  # ... cut outside a quoted cell
     (lambda rows: rows.__setitem__(1, rows[1].replace("[62.518 66.981 58.388]", "[NaN NaN NaN]")),
      "wrong value", "focal_player_returns"),
 ])

@@ -106,17 +106,6 @@ def _episode(value) -> int | None:
     raise RecordError("wrong value", "episode", f"an episode is a whole number from 0, got {text[:40]!r}")
 
 
-def _short_rows(path: Path, width: int) -> dict[str, int]:
-    """label -> cells, for the rows of a CSV with fewer cells than its header (pandas pads them with blanks:
-    a last row cut short would read as a row of empty cells)."""
-    if path.suffix.lower() != ".csv":
-        return {}
-    with open(path, encoding="utf-8-sig", newline="") as fh:
-        rows = csv.reader(fh)
-        next(rows, None)
-        return {str(i + 2): len(cells) for i, cells in enumerate(rows) if cells and len(cells) < width}
-
-
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read one Melting Pot results table; a bad row is set aside by its line (CSV) or row (Parquet) and column."""
     out, frame, labels = open_rows(path, content_hash, NAME)
@@ -132,15 +121,11 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     rows_seen: dict[tuple, str] = {}  # a row's cells -> its first label (a repeated row is no new episode)
     key = file_key(path, content_hash)
     records = frame.to_dict("records")
-    short = _short_rows(path, len(frame.columns))
 
     label_of = {id(row): label for label, row in zip(labels, records)}
 
     def parse(row: dict) -> dict[str, list[dict]]:
         label = label_of[id(row)]
-        if label in short:
-            raise RecordError("truncated line", None, f"the row has {short[label]} of the header's "
-                              f"{len(frame.columns)} cells (cut short)")
         cells = tuple(str(v) for v in row.values())
         if cells in rows_seen:
             raise RecordError("duplicate row", None, f"the row repeats row {rows_seen[cells]} cell for cell: one "

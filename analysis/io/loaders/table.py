@@ -161,11 +161,12 @@ def read_rows(path: Path, out: ResultBuilder, need: tuple[str, ...] = ()) -> tup
             raise RecordError("duplicate column", twice[0], f"column '{twice[0]}' appears {header.count(twice[0])} "
                               "times in the header")
         try:
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False, on_bad_lines="error", encoding="utf-8-sig")
-        except pd.errors.ParserError:
-            frame = _without_cut_row(path, out)
-            if frame is None:
-                raise
+            frame, stopped = _csv_frame(path), None
+        except pd.errors.ParserError as exc:
+            frame, stopped = None, exc
+        frame = _without_cut_row(path, out, frame)
+        if frame is None:
+            raise stopped
     except UnicodeDecodeError as exc:
         raise RecordError("not UTF-8", None, f"byte {exc.object[exc.start]:#04x} at offset {exc.start} is not "
                           "UTF-8 text") from exc
@@ -176,19 +177,35 @@ def read_rows(path: Path, out: ResultBuilder, need: tuple[str, ...] = ()) -> tup
     return frame, [str(i + 2) for i in range(len(frame))]
 
 
-def _without_cut_row(path: Path, out: ResultBuilder) -> pd.DataFrame | None:
-    """The CSV's rows before its last line when that line was cut short (the file ends without a line end, inside
-    a quoted cell): the cut row is set aside as 'truncated line' in `out`, the rows before it are read. None when
-    the file is malformed elsewhere."""
-    data = path.read_bytes()
-    if data.endswith(b"\n") or b"\n" not in data:
-        return None
-    head, cut = data.rsplit(b"\n", 1)
-    try:
-        frame = pd.read_csv(io.BytesIO(head + b"\n"), dtype=str, keep_default_na=False, on_bad_lines="error",
-                            encoding="utf-8-sig")
-    except (pd.errors.ParserError, UnicodeDecodeError):
-        return None
+CUT_TAIL = 64 << 10  # bytes at a CSV's end read to find a last row cut short
+
+
+def _csv_frame(source) -> pd.DataFrame:
+    """A CSV (path or bytes buffer) as text cells, as every table runner reads it; raises pandas' errors."""
+    return pd.read_csv(source, dtype=str, keep_default_na=False, on_bad_lines="error", encoding="utf-8-sig")
+
+
+def _without_cut_row(path: Path, out: ResultBuilder, frame: pd.DataFrame | None) -> pd.DataFrame | None:
+    """`frame` (None: pandas stopped on the file) without a last row that was cut short, set aside in `out` as
+    'truncated line': the file ends without a line end, and either pandas stopped inside the cut row (an open
+    quote: the rows before it are read) or padded it with blanks (fewer cells than the header). None when
+    pandas stopped and the file is malformed elsewhere."""
+    with open(path, "rb") as fh:
+        fh.seek(max(0, path.stat().st_size - CUT_TAIL))
+        tail = fh.read()
+    if tail.endswith(b"\n") or b"\n" not in tail:
+        return frame
+    cut = tail.rsplit(b"\n", 1)[1]
+    if frame is None:
+        data = path.read_bytes()
+        try:
+            frame = _csv_frame(io.BytesIO(data[: len(data) - len(cut)]))
+        except (pd.errors.ParserError, UnicodeDecodeError):
+            return None
+    elif len(next(csv.reader([cut.decode("utf-8", "replace")]), [])) < len(frame.columns):
+        frame = frame.iloc[:-1]
+    else:
+        return frame
     out.saw()
     out.quarantine(str(len(frame) + 2), RecordError("truncated line", None, "the last row is cut short (the file "
                                                     "ends inside it, without a line end)"),
