@@ -9,9 +9,7 @@ import hashlib
 import pytest
 
 from referee.io.reading import FileReader, load_file
-from tests.hostile.corpus import bases, mutants
-
-BASES = [b.name for b in bases(__import__("pathlib").Path(__import__("tempfile").mkdtemp()) / "names")]
+from tests.hostile.corpus import BASES, base, mutants
 
 
 def _read(path, runner):
@@ -40,16 +38,16 @@ def problems_of(result, good: int, bad: int, single: bool = False) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("name", BASES)
+@pytest.mark.parametrize("name", list(BASES))
 def test_one_hostile_value_costs_at_most_its_own_record(name, tmp_path):
-    base = next(b for b in bases(tmp_path / "bases") if b.name == name)
-    plain = base.file(tmp_path / "plain")
-    base.write(base.records, plain)
-    before = _read(plain, base.runner)
-    assert before.accepted >= (1 if base.single else 2) and not before.bad, (name, before.accepted, before.bad[:2])
+    hostile = base(name, tmp_path / "bases")
+    plain = hostile.file(tmp_path / "plain")
+    hostile.write(hostile.records, plain)
+    before = _read(plain, hostile.runner)
+    assert before.accepted >= (1 if hostile.single else 2) and not before.bad, (name, before.accepted, before.bad[:2])
     failures = []
-    for m in mutants(base, tmp_path / "mutants"):
-        found = problems_of(_read(m.path, base.runner), before.accepted, len(before.bad), base.single)
+    for m in mutants(hostile, tmp_path / "mutants"):
+        found = problems_of(_read(m.path, hostile.runner), before.accepted, len(before.bad), hostile.single)
         if found:
             failures.append(f"{m.klass} at {m.where}: " + "; ".join(found))
     assert not failures, f"{len(failures)} failure(s):\n" + "\n".join(failures[:40])

@@ -91,7 +91,7 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False).replace(json.dumps(MARK), _hostile[0])
 
 
-_hostile = [""]  # the token being written (module state used only inside `write_mutant`)
+_hostile = [""]  # the token being written (set and reset by `mutants` around each write)
 
 
 def _write_lines(records: list, path: Path) -> None:
@@ -135,15 +135,18 @@ def _inspect_records(template: Path) -> list:
     return [json.loads(data) for name, data in _members(template).items() if name.startswith("samples/")]
 
 
-def _json_log_writer(template: Path) -> Callable[[list, Path], None]:
-    """Write an Inspect .json log (the EvalLog document: the header's fields and `samples`)."""
-    header = json.loads(_members(template)["header.json"])
+def _embedded(doc: dict, key: str, records: list) -> str:
+    """JSON text of `doc` with `records` as its list `key`, each record written by `_dumps` (its hostile token)."""
+    text = _dumps({**doc, key: [MARK + str(i) for i in range(len(records))]})
+    for i, record in enumerate(records):
+        text = text.replace(json.dumps(MARK + str(i)), _dumps(record), 1)
+    return text
 
+
+def _embedding_writer(doc: dict, key: str) -> Callable[[list, Path], None]:
+    """Write `doc` (an Inspect .json log's header, an Age of Agents season) with the records as its list `key`."""
     def write(records: list, path: Path) -> None:
-        text = _dumps({**header, "samples": [MARK + str(i) for i in range(len(records))]})
-        for i, record in enumerate(records):
-            text = text.replace(json.dumps(MARK + str(i)), _dumps(record), 1)
-        path.write_text(text, encoding="utf-8")
+        path.write_text(_embedded(doc, key, records), encoding="utf-8")
     return write
 
 
@@ -151,62 +154,80 @@ def _lines(path: Path, limit: int) -> list:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()][:limit]
 
 
-def bases(folder: Path) -> list[Base]:
-    """Every runner's base (and a mapped one), written under `folder` where a generated file is needed."""
-    from tests.fuzz_corpus import _records_lines, _table_lines, _textarena_lines
+def _table(source: Path, rows: int) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(source.read_text(encoding="utf-8"))))[: rows + 1]
 
-    folder.mkdir(parents=True, exist_ok=True)
-    logs = SAMPLE / "ranked" / "logs"
-    inspect_log = SAMPLE / "inspect" / "logs" / "addition_weak.eval"
-    concordia = SAMPLE / "concordia" / "logs" / "agent_01__gemma-2-9b-it__all-mpnet-base-v2.json"
-    replays = sorted((SAMPLE / "kaggle" / "replays").glob("*.json"))
-    out = [
-        Base("ranked-games", "ranked", ".jsonl", _lines(logs / "games.jsonl", 12), _write_lines),
-        Base("ranked-turns", "ranked", ".jsonl", _lines(logs / "turns.jsonl", 40), _write_lines,
-             others=[logs / "games.jsonl"], filename="turns.jsonl"),
-        Base("compact", "compact", ".jsonl", _lines(SAMPLE / "compact" / "logs" / "games.jsonl", 60), _write_lines),
-        Base("aoa-events", "aoa", ".jsonl", _lines(SAMPLE / "aoa_sim" / "logs" / "events.jsonl", 40), _write_lines,
-             others=[SAMPLE / "aoa_sim" / "logs" / "season.json"], filename="events.jsonl"),
-        Base("records", "records", ".jsonl", [json.loads(x) for x in _records_lines(12)], _write_lines),
-        Base("table-lines", "table", ".jsonl", [json.loads(x) for x in _table_lines(12)], _write_lines),
-        Base("textarena", "textarena", ".jsonl", [json.loads(x) for x in _textarena_lines(8)], _write_lines),
-        Base("gtbench", "gtbench", ".jsonl", _lines(SAMPLE / "gtbench" / "logs" / "matches.jsonl", 10), _write_lines),
-        Base("sotopia", "sotopia", ".jsonl", _lines(SAMPLE / "sotopia" / "logs" / "episodes.jsonl", 8), _write_lines),
-        Base("concordia", "concordia", ".json", json.loads(concordia.read_text(encoding="utf-8"))[:8], _write_array),
-        Base("kaggle", "kaggle", ".json", [json.loads(r.read_text(encoding="utf-8")) for r in replays], _write_array),
-        Base("inspect-eval", "inspect", ".eval", _inspect_records(inspect_log), _inspect_writer(inspect_log)),
-        Base("inspect-json", "inspect", ".json", _inspect_records(inspect_log), _json_log_writer(inspect_log)),
-    ]
-    for name, runner, source, rows in (("arena", "arena", SAMPLE / "arena" / "logs" / "judgments.csv", 20),
-                                       ("meltingpot", "meltingpot", SAMPLE / "meltingpot" / "logs" / "results.csv", 12)):
-        table = list(csv.reader(io.StringIO(source.read_text(encoding="utf-8"))))
-        out.append(Base(name, runner, ".csv", table[: rows + 1], _write_csv, kind="csv"))
-    table = [["match", "agent", "score", "rank"]] + [[f"t{i // 2}", f"x{i % 2}", str(float(i)), str(1 + i % 2)]
-                                                      for i in range(16)]
-    out.append(Base("table-csv", "table", ".csv", table, _write_csv, kind="csv"))
-    out.append(_mapped(folder / "mapped"))
-    episode = SAMPLE / "clembench" / "results" / "mock--programmatic" / "guessnumber" / "easy" / "instance_00000"
-    for name, runner, source in (("clembench", "clembench", episode / "interactions.json"),
-                                 ("concordia-log", "concordia-log", SAMPLE / "concordia_log" / "simulation.json")):
-        out.append(Base(name, runner, ".json", [json.loads(source.read_text(encoding="utf-8"))], _write_one,
-                        filename=source.name, single=True))
-    season = json.loads((SAMPLE / "aoa_sim" / "logs" / "season.json").read_text(encoding="utf-8"))
-    out.append(Base("aoa-season", "aoa", ".json", season["agents"], _season_writer(season), filename="season.json"))
-    return out
+
+def _document(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def _write_one(records: list, path: Path) -> None:
     path.write_text(_dumps(records[0]), encoding="utf-8")
 
 
-def _season_writer(season: dict) -> Callable[[list, Path], None]:
-    """Write an Age of Agents season file whose agents are `records`."""
-    def write(records: list, path: Path) -> None:
-        text = _dumps({**season, "agents": [MARK + str(i) for i in range(len(records))]})
-        for i, record in enumerate(records):
-            text = text.replace(json.dumps(MARK + str(i)), _dumps(record), 1)
-        path.write_text(text, encoding="utf-8")
-    return write
+def _fuzz(name: str, n: int) -> list:
+    """Records of the older fuzz corpus's generated lines (`tests.fuzz_corpus`: records, table, textarena)."""
+    import tests.fuzz_corpus as fuzz
+
+    return [json.loads(x) for x in getattr(fuzz, f"_{name}_lines")(n)]
+
+
+_RANKED = SAMPLE / "ranked" / "logs"
+_INSPECT = SAMPLE / "inspect" / "logs" / "addition_weak.eval"
+_EPISODE = SAMPLE / "clembench" / "results" / "mock--programmatic" / "guessnumber" / "easy" / "instance_00000"
+_SEASON = SAMPLE / "aoa_sim" / "logs" / "season.json"
+
+BASES: dict[str, Callable[[Path], Base]] = {  # name -> what builds it (given a folder for generated files)
+    "ranked-games": lambda f: Base("ranked-games", "ranked", ".jsonl", _lines(_RANKED / "games.jsonl", 12),
+                                   _write_lines),
+    "ranked-turns": lambda f: Base("ranked-turns", "ranked", ".jsonl", _lines(_RANKED / "turns.jsonl", 40),
+                                   _write_lines, others=[_RANKED / "games.jsonl"], filename="turns.jsonl"),
+    "compact": lambda f: Base("compact", "compact", ".jsonl", _lines(SAMPLE / "compact" / "logs" / "games.jsonl", 60),
+                              _write_lines),
+    "aoa-events": lambda f: Base("aoa-events", "aoa", ".jsonl", _lines(SAMPLE / "aoa_sim" / "logs" / "events.jsonl",
+                                                                       40), _write_lines, others=[_SEASON],
+                                 filename="events.jsonl"),
+    "records": lambda f: Base("records", "records", ".jsonl", _fuzz("records", 12), _write_lines),
+    "table-lines": lambda f: Base("table-lines", "table", ".jsonl", _fuzz("table", 12), _write_lines),
+    "textarena": lambda f: Base("textarena", "textarena", ".jsonl", _fuzz("textarena", 8), _write_lines),
+    "gtbench": lambda f: Base("gtbench", "gtbench", ".jsonl", _lines(SAMPLE / "gtbench" / "logs" / "matches.jsonl",
+                                                                     10), _write_lines),
+    "sotopia": lambda f: Base("sotopia", "sotopia", ".jsonl", _lines(SAMPLE / "sotopia" / "logs" / "episodes.jsonl",
+                                                                     8), _write_lines),
+    "concordia": lambda f: Base("concordia", "concordia", ".json", _document(
+        SAMPLE / "concordia" / "logs" / "agent_01__gemma-2-9b-it__all-mpnet-base-v2.json")[:8], _write_array),
+    "kaggle": lambda f: Base("kaggle", "kaggle", ".json", [_document(r) for r in sorted(
+        (SAMPLE / "kaggle" / "replays").glob("*.json"))], _write_array),
+    "inspect-eval": lambda f: Base("inspect-eval", "inspect", ".eval", _inspect_records(_INSPECT),
+                                   _inspect_writer(_INSPECT)),
+    "inspect-json": lambda f: Base("inspect-json", "inspect", ".json", _inspect_records(_INSPECT), _embedding_writer(
+        json.loads(_members(_INSPECT)["header.json"]), "samples")),
+    "arena": lambda f: Base("arena", "arena", ".csv", _table(SAMPLE / "arena" / "logs" / "judgments.csv", 20),
+                            _write_csv, kind="csv"),
+    "meltingpot": lambda f: Base("meltingpot", "meltingpot", ".csv", _table(
+        SAMPLE / "meltingpot" / "logs" / "results.csv", 12), _write_csv, kind="csv"),
+    "table-csv": lambda f: Base("table-csv", "table", ".csv", [["match", "agent", "score", "rank"]] + [
+        [f"t{i // 2}", f"x{i % 2}", str(float(i)), str(1 + i % 2)] for i in range(16)], _write_csv, kind="csv"),
+    "mapped": lambda f: _mapped(f / "mapped"),
+    "clembench": lambda f: Base("clembench", "clembench", ".json", [_document(_EPISODE / "interactions.json")],
+                                _write_one, filename="interactions.json", single=True),
+    "concordia-log": lambda f: Base("concordia-log", "concordia-log", ".json", [_document(
+        SAMPLE / "concordia_log" / "simulation.json")], _write_one, filename="simulation.json", single=True),
+    "aoa-season": lambda f: Base("aoa-season", "aoa", ".json", _document(_SEASON)["agents"], _embedding_writer(
+        _document(_SEASON), "agents"), filename="season.json"),
+}
+
+
+def base(name: str, folder: Path) -> Base:
+    """The base `name` (of BASES), its generated files (if any) written under `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return BASES[name](folder)
+
+
+def bases(folder: Path) -> list[Base]:
+    """Every runner's base (and a mapped one), written under `folder` where a generated file is needed."""
+    return [base(name, folder) for name in BASES]
 
 
 def _mapped(folder: Path) -> Base:
