@@ -24,11 +24,8 @@ NOT_FROM_LOGS = (  # numbered sections whose numbers the season's logs do not ca
     ("Appendix A.3", "run timeline and nation deaths", "needs the three-hour state snapshots; the season file holds "
                                                        "the final state only"),
 )
-ITEM_INPUTS = {  # what an item's columns stand for where the season's data differ from the report's
-    "Section 7.1": {"outcome": "nation power (outcome_rank ranks the agents' nations by power): the report's outcome "
-                               "score, graded against each agent's own mission, is EVAL 02's and no EVAL 01 log "
-                               "holds it"},
-}
+OUTCOME_IS_POWER = ("nation power (outcome_rank ranks the agents' nations by power): the report's outcome score, "
+                    "graded against each agent's own mission, is EVAL 02's and no EVAL 01 log holds it")
 MIN_RHO_POINTS = 5  # agents with an action count below which Section 5.1's Spearman rho says nothing
 TABLE_COLUMNS = ["rank", "agent", "player", "team", "role", "nation_power", "nation_alive", "universal", "bonus",
                  "score"]
@@ -63,6 +60,8 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
         item.quote(15167, "Appendix A.1 (the winner, Sunny)", int(round(frame["score"].max())))
     writer.table(item, frame[shown].sort_values("rank"))
     checks = audit.checks
+    inputs = {"Section 3.4": {"inputs": f"the counters and components the season file gives; its source: {source}"},
+              "Section 7.1": {"outcome": OUTCOME_IS_POWER}}  # where the season's data differ from the report's
     for number, title, key in (("Section 3.4", "the score formula recomputed from each agent's counters",
                                 "reproduction"),
                                ("Section 4.1", "one nation, several agents: the score's spread at one outcome",
@@ -74,9 +73,7 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
                                ("Section 7.1", "two scores, never combined: telemetry against outcome",
                                 "two_scores")):
         item = Item(number, title, protocol={"check": key, "verdict": checks.get(key, {}).get("verdict"),
-                                             **ITEM_INPUTS.get(number, {})})
-        if number == "Section 3.4":
-            item.protocol["inputs"] = f"the counters and components the season file gives; its source: {source}"
+                                             **inputs.get(number, {})})
         if key == "hold_outcome_constant":
             spread = _widest_spread(frame)
             if spread is not None:
