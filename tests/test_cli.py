@@ -160,3 +160,20 @@ def test_score_is_refused_empty_and_said_unused_outside_sotopia(tmp_path, capsys
     assert "--score 'goal' was not used" in capsys.readouterr().err
     assert main(["ingest", str(sotopia), "--score", "goal", "--store", str(tmp_path / "c.duckdb")]) == 0
     assert "was not used" not in capsys.readouterr().err
+
+
+def test_every_help_text_prints_as_written(capsys):
+    """argparse %-formats help strings: a literal % in a job's or option's help (the leaderboard's "95 %") must
+    print as itself, not as a formatted dict of the parser's internals."""
+    from referee.run.job_table import JOBS
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "option_strings" not in capsys.readouterr().out
+    for name in JOBS:
+        with pytest.raises(SystemExit):
+            main([name, "--help"])
+        assert "option_strings" not in capsys.readouterr().out, name
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "95 % rank sets" in " ".join(capsys.readouterr().out.split())

@@ -25,10 +25,15 @@ def argparse_type(check):
     return parse
 
 
+def _help(text: str | None) -> str | None:
+    """`text` as argparse's help expects it: a literal % doubled (argparse %-formats help, not descriptions)."""
+    return None if text is None else text.replace("%", "%%")
+
+
 def add_option(parser, option: Option) -> None:
     """`option` on the command line: a positional, a flag, a repeatable or a valued option, with its checker,
     choices, default and help."""
-    kwargs: dict = {"help": option.help}
+    kwargs: dict = {"help": _help(option.help)}
     if option.type is not None:
         kwargs["type"] = argparse_type(option.type)
     if option.choices is not None:
@@ -40,7 +45,7 @@ def add_option(parser, option: Option) -> None:
         parser.add_argument(option.name, nargs=nargs, default=option.default, **kwargs)
         return
     if option.flag:
-        parser.add_argument(option.flag_name, dest=option.name, action="store_true", help=option.help)
+        parser.add_argument(option.flag_name, dest=option.name, action="store_true", help=_help(option.help))
         return
     if option.nargs:
         kwargs["nargs"] = option.nargs
@@ -52,7 +57,7 @@ def add_option(parser, option: Option) -> None:
 
 def add_job_parser(sub, job: Job) -> None:
     """The parser of `job` (with its variants as sub-commands) in subparsers `sub`."""
-    p = sub.add_parser(job.name, help=job.help, description=job.about)
+    p = sub.add_parser(job.name, help=_help(job.help), description=job.about)
     if job.variants:  # one sub-command per variant, with every option of that variant
         variants = p.add_subparsers(dest=job.options[0].name, required=True)
         for name, options in job.variants.items():
