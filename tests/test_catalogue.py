@@ -40,3 +40,20 @@ def test_bad_catalogue_names_file_scenario_and_key(tmp_path, body, needle):
     with pytest.raises(CatalogueError) as err:
         load_catalogue(path)
     assert str(path) in str(err.value) and needle in str(err.value)
+
+
+def test_a_catalogue_naming_none_of_the_ingested_scenarios_is_said(tmp_path):
+    """Issue 51: a catalogue of other logs was taken without a word (its tags then apply to nothing)."""
+    from referee.io.resources import shipped
+    from referee.io.store import Store
+
+    sample = shipped("sample")
+    other = Store(tmp_path / "a.duckdb").ingest([str(sample / "meltingpot")],
+                                                catalogue=sample / "concordia" / "catalogue.toml")
+    assert any("names none of the 6 scenario(s)" in w for w in other.warnings)
+    unused = Store(tmp_path / "b.duckdb").ingest([str(sample / "gtbench" / "logs")],
+                                                 catalogue=sample / "meltingpot" / "catalogue.toml")
+    assert any("catalogue was not used" in w for w in unused.warnings)
+    own = Store(tmp_path / "c.duckdb").ingest([str(sample / "meltingpot")],
+                                              catalogue=sample / "meltingpot" / "catalogue.toml")
+    assert not any("catalogue" in w for w in own.warnings) and own.accepted == 120

@@ -115,6 +115,37 @@ def test_concordia_log_scores_that_are_not_finite_numbers_set_the_log_aside_nami
     assert store.table("results").empty  # never the previous step's scores
 
 
+def test_concordia_log_scores_as_a_list_a_negative_step_are_set_aside_and_a_stranger_scored_is_noted(tmp_path):
+    doc = json.loads((SAMPLE / "concordia_log" / "simulation.json").read_text())
+    cases = {"list": lambda d: _last_scores_owner(d).__setitem__("Player Scores", [1, 2]),
+             "step": lambda d: d["entries"][0].__setitem__("step", -1),
+             "stranger": lambda d: _last_scores(d).__setitem__("Zed", 3.0)}
+    for name, change in cases.items():
+        edited = json.loads(json.dumps(doc))
+        change(edited)
+        path = tmp_path / name / "simulation.json"
+        path.parent.mkdir()
+        path.write_text(json.dumps(edited))
+        store, report = _ingest(tmp_path / name, [path], runner="concordia-log")
+        if name == "stranger":  # stored as written, the score of one who never acted named in the match
+            assert report.quarantined == 0
+            assert json.loads(store.table("matches")["attrs"].iloc[0])["scored_non_acting"] == {"Zed": 3.0}
+            continue
+        field = store.table("quarantine")["field"].iloc[0]
+        assert report.accepted == 0 and field.endswith("Player Scores" if name == "list" else "entries[0].step")
+
+
+def _last_scores_owner(node, found=None):
+    """The object holding the last `Player Scores` nested in a Concordia log document."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found = node if key == "Player Scores" and isinstance(value, dict) else _last_scores_owner(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            found = _last_scores_owner(value, found)
+    return found
+
+
 def _lines_file(tmp_path: Path, name: str, records: list[dict]) -> Path:
     path = tmp_path / name
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
@@ -412,3 +443,92 @@ def test_inspect_checks_what_it_stores_against_its_own_rules(tmp_path):
     store, report = _ingest(tmp_path / "half", [half])
     assert report.accepted == 6
     assert any("fewer samples than their header" in w and "6 of 12" in w for w in report.warnings), report.warnings
+
+
+@pytest.mark.parametrize("name, value", [("Aborted", 2), ("Main Score", -5.0), ("Main Score", 1e6)])
+def test_clem_a_flag_not_0_or_1_and_a_main_score_outside_0_to_100_are_set_aside(tmp_path, name, value):
+    def change(doc):
+        doc["episode scores"][name] = value
+
+    folder = _clem_episode(tmp_path, scores=change)
+    store, report = _ingest(tmp_path, [folder])
+    quarantine = store.table("quarantine")
+    assert quarantine["field"].tolist() == [f"episode scores.{name}"]
+    assert quarantine["reason"].tolist() == ["out of range"]
+    assert store.table("results")["score"].isna().all() and store.table("results")["outcome"].isna().all()
+    assert "Success" in set(store.table("measures")["name"])  # the file's other scores are kept
+
+
+def test_clem_an_object_game_id_is_set_aside_and_a_turn_from_a_stranger_is_named(tmp_path):
+    def game_id(doc):
+        doc["meta"]["game_id"] = {"x": 1}
+
+    folder = _clem_episode(tmp_path / "a", interactions=game_id)
+    store, _ = _ingest(tmp_path / "a", [folder / "interactions.json"])
+    assert store.table("quarantine")["field"].tolist() == ["meta.game_id"]
+
+    def stranger(doc):
+        doc["turns"][0][0]["from"] = "Player 9"
+
+    folder = _clem_episode(tmp_path / "b", interactions=stranger)
+    store, report = _ingest(tmp_path / "b", [folder / "interactions.json"])
+    assert report.quarantined == 0
+    assert json.loads(store.table("matches")["attrs"].iloc[0])["unknown_actors"] == ["Player 9"]
+
+
+@pytest.mark.parametrize("rank", ["1e30", "1.5", "0"])
+def test_a_rank_that_is_not_a_whole_number_from_1_is_set_aside_in_a_table_and_a_mapped_log(tmp_path, rank):
+    table = tmp_path / "t.csv"
+    table.write_text(f"match,agent,score,rank\nm1,a,3,1\nm1,b,1,{rank}\nm2,a,1,2\nm2,b,3,1\n")
+    store, report = _ingest(tmp_path, [table], runner="table")
+    quarantine = store.table("quarantine")
+    assert quarantine["field"].tolist() == ["rank"] and report.accepted == 3
+
+    mapping = tmp_path / "m.toml"
+    mapping.write_text('name = "v1-bench"\n[keys]\nmatch = "m"\ntype = "t"\nplayer = "p"\nagent = "p"\n'
+                       'rank = "r"\n[events]\nresult = ["final"]\n')
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps({"m": "g1", "t": "final", "p": p, "r": r}) + "\n"
+                           for p, r in (("a", 1), ("b", json.loads(rank)))))
+    store = Store(tmp_path / "m.duckdb")
+    report = store.ingest([str(log)], runner=str(mapping))
+    assert report.read == 2 and report.quarantined == 1 and store.table("quarantine")["field"].tolist() == ["r"]
+
+
+def test_arena_json_lines_a_number_as_a_model_name_is_set_aside(tmp_path):
+    path = tmp_path / "battles.jsonl"
+    rows = [{"model_a": "x", "model_b": "y", "winner": "model_a"}, {"model_a": 7, "model_b": "y", "winner": "tie"},
+            {"model_a": "y", "model_b": {"n": 1}, "winner": "model_b"}, {"model_a": "y", "model_b": "x",
+                                                                         "winner": "model_b"}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    store, report = _ingest(tmp_path, [path], runner="arena")
+    quarantine = store.table("quarantine")
+    assert report.accepted == 2 and sorted(quarantine["field"]) == ["model_a", "model_b"]
+    assert set(store.table("results")["agent"]) == {"x", "y"}
+
+
+def test_inspect_a_header_naming_eval_twice_sets_the_log_aside_naming_the_key(tmp_path):
+    """Both forms: a .eval's header.json and a .json log whose top level names `eval` twice (a JSON reader keeps
+    the last copy without a word)."""
+    path = _eval_log(tmp_path)
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        members = {i.filename: archive.read(i) for i in archive.infolist()}
+    head = members["header.json"].decode()
+    members["header.json"] = head.replace('{"version"', '{"eval": {"task": "other"}, "version"', 1).encode()
+    assert members["header.json"] != head.encode()
+    twice = tmp_path / "twice.eval"
+    with zipfile.ZipFile(twice, "w", zipfile.ZIP_DEFLATED) as out:
+        for name, data in members.items():
+            out.writestr(name, data)
+    store, report = _ingest(tmp_path, [twice])
+    assert report.accepted == 0 and store.table("quarantine")["field"].tolist() == ["eval"]
+
+    log = tmp_path / "j" / "log.json"
+    log.parent.mkdir()
+    log.write_text('{"version": 2, "status": "success", "eval": {"task": "a"}, "eval": {"task": "b"}, '
+                   '"samples": []}')
+    store = Store(tmp_path / "j.duckdb")
+    report = store.ingest([str(log)], runner="inspect")
+    assert report.accepted == 0 and store.table("quarantine")["field"].tolist() == ["eval"]

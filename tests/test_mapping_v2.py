@@ -101,6 +101,8 @@ def test_each_shape_is_stored_whole_and_bradley_terry_recovers_the_skills(tmp_pa
     ("[measures]\nkills = { key = \"k\", kind = \"telemetry\", direction = \"higher\" }\n", "for outcomes only"),
     ("[measures]\nkills = \"k\"\n", "must be an inline table"),
     ("[measures]\nkills = { kind = \"telemetry\" }\n", "needs key"),
+    ("[measures]\n\"\" = { key = \"k\", kind = \"telemetry\" }\n", "not blank"),
+    ("[measures]\nkills = { key = \"a..b\", kind = \"telemetry\", event = \"t\" }\n", "between each '.'"),
 ])
 def test_malformed_mappings_of_each_new_kind_are_refused_naming_the_key(tmp_path, table, message):
     path = tmp_path / "m.toml"
@@ -109,13 +111,41 @@ def test_malformed_mappings_of_each_new_kind_are_refused_naming_the_key(tmp_path
         read_runner_map(path)
 
 
-@pytest.mark.parametrize("name", ["concordia", "Inspect", "table"])
+@pytest.mark.parametrize("name", ["concordia", "Inspect", "table", "mapped"])
 def test_a_mapping_cannot_take_a_built_in_runners_name(tmp_path, name):
     """Issue 39: a mapping named `concordia` mixed its matches with the built-in runner's."""
     path = tmp_path / "m.toml"
     path.write_text(f"name = \"{name}\"\n[keys]\nmatch = \"m\"\ntype = \"t\"\nscore = \"s\"\nplayer = \"p\"\n")
     with pytest.raises(MappingError, match="built-in runner's name"):
         read_runner_map(path)
+
+
+def test_a_key_path_of_only_a_dot_is_refused(tmp_path):
+    path = tmp_path / "m.toml"
+    path.write_text("name = \"x\"\n[keys]\nmatch = \"m\"\ntype = \"t\"\nscore = \"s\"\nplayer = \".\"\n")
+    with pytest.raises(MappingError, match=r"\[keys\] player: a key path"):
+        read_runner_map(path)
+
+
+def test_a_measure_of_a_player_not_in_the_match_is_set_aside_alone(tmp_path, capsys):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    line = {"id": "m0", "kind": "result", "names": ["p0-a", "p1-b"], "pts": [3, 1],
+            "kills": {"p0-a": 1, "p1-b": 2, "p9-z": 5}, "alive": [1, 0]}
+    (logs / "m0.jsonl").write_text(json.dumps(line) + "\n")
+    mapping = tmp_path / "m.toml"
+    mapping.write_text(PARALLEL_MAP)
+    assert main(["ingest", str(logs), "--runner", str(mapping), "--store", str(tmp_path / "s.duckdb"),
+                 "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["read"] == found["accepted"] + found["quarantined"] and found["quarantined"] == 1
+    from referee.io.store import Store
+
+    with Store(tmp_path / "s.duckdb", read_only=True) as store:
+        quarantine = store.query("SELECT * FROM quarantine")
+        measures = store.table("measures")
+    assert quarantine["reason"].tolist() == ["unknown player"] and quarantine["field"].tolist() == ["kills.p9-z"]
+    assert len(measures) == 4 and "p9-z" not in set(measures["player"])  # the line's other values kept
 
 
 def test_a_bad_result_value_is_set_aside_with_its_line_and_the_counts_add_up(tmp_path, capsys):

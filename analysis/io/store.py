@@ -373,6 +373,8 @@ class Store(StoreQueries):
                                   "written. First: " + " | ".join(first))
             if staging is not None:
                 staging.insert_into(self.con)
+            if catalogue is not None:
+                report.warnings += _catalogue_unused(self.con, catalogue, report.files)
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
@@ -384,6 +386,24 @@ class Store(StoreQueries):
             log.warning(w)
         self.last_ingest = report
         return report
+
+
+def _catalogue_unused(con, catalogue: Catalogue, files: pd.DataFrame) -> list[str]:
+    """The warning when a catalogue given to an ingest names none of the scenarios it stored (its tags and
+    phases then apply to nothing), or when the matches it stored carry no scenario at all; else nothing."""
+    stored = files.loc[files["accepted"] > 0, "source_file"].tolist()
+    if not stored:
+        return []
+    scenarios = con.execute("SELECT DISTINCT scenario FROM matches WHERE source_file IN (SELECT unnest(?))",
+                            [stored]).df()["scenario"].dropna().tolist()
+    if not scenarios:
+        return ["the catalogue was not used: the matches of this ingest name no scenario (their runners record "
+                "none), so its tags and phases apply to nothing"]
+    if set(scenarios) & set(catalogue.names):
+        return []
+    shown = ", ".join(repr(s) for s in sorted(scenarios)[:3]) + (" ..." if len(scenarios) > 3 else "")
+    return [f"the catalogue names none of the {len(scenarios)} scenario(s) of this ingest ({shown}): its tags and "
+            "phases apply to none of them; is it the catalogue of these logs?"]
 
 
 def _phase_name(phase: str | None) -> str | None:

@@ -155,6 +155,11 @@ def _strip(values) -> pa.Array:
     return found if found is not None else pa.array(series(values).str.strip(), pa.string())
 
 
+def _not_text(values: pd.Series) -> np.ndarray:
+    """Which cells of a column read from JSON hold a value that is not text (and not missing)."""
+    return values.map(lambda v: v is not None and v == v and not isinstance(v, str)).to_numpy(bool)
+
+
 def _mask(values) -> np.ndarray:
     return pc.fill_null(values, False).to_numpy(zero_copy_only=False).astype(bool)
 
@@ -182,6 +187,10 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         (_mask(pc.equal(text["first"], text["second"])), "self-comparison", cols["second"],
          "both contestants are the same"),
     ]
+    if frame is not None:  # JSON: a contestant is named by text (a number or an object is no model's name)
+        for side in ("first", "second"):
+            reasons.insert(0, (_not_text(frame[cols[side]]), "wrong type", cols[side],
+                               "a contestant is named by text"))
     raw = {c: table[c] if frame is None else frame[c] for c in names}  # a CSV's columns stay Arrow text
     times = _time(raw[cols["time"]]) if cols["time"] in names else None
     if times is not None:

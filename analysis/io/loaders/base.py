@@ -448,6 +448,19 @@ def score_value(value: Any, name: str, allow_neg_inf: bool = True) -> float:
     return value
 
 
+RANK_MAX = 2**31 - 1  # a rank counts players: past this it is not a rank of any match a runner plays
+
+
+def rank_value(value: Any, name: str) -> float:
+    """A runner's own rank of a player (1 = best, ties share the better rank, as the store holds them): a whole
+    number from 1 to RANK_MAX as float; RecordError naming `name` for anything else (text, NaN, an infinity, 0,
+    1.5, 1e30)."""
+    rank = score_value(value, name, allow_neg_inf=False)
+    if not 1 <= rank <= RANK_MAX or not rank.is_integer():
+        raise RecordError("wrong value", name, f"a rank is a whole number from 1 (best), got {value!r}")
+    return rank
+
+
 def unforeseen(exc: Exception) -> RecordError:
     """A record's fault the loader did not name (a value of a type its format never holds there): the record's
     own quarantine reason, so that it never costs the records beside it."""

@@ -185,12 +185,22 @@ def outcome(flags: dict[str, int | None]) -> str | None:
 EPISODE_KEYS = ("results_folder", "game_name", "experiment_name", "game_id")  # what names an episode in `meta`
 
 
+MAIN_RANGE = (0.0, 100.0)  # clem's Main Score (its BENCH_SCORE) is a quality score from 0 to 100
+
+
 def score_number(value: object, field: str) -> float | None:
     """One of clem's scores: None where missing or NaN (clem's 'undefined', as an aborted episode's Main
-    Score), else `score_value`'s finite number; RecordError naming `field` for text, a boolean or an infinity."""
+    Score), else `score_value`'s finite number; RecordError naming `field` for text, a boolean or an infinity,
+    for an episode flag (Aborted, Lose, Success) other than 0 or 1, and for a Main Score outside 0-100."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
-    return score_value(value, field, allow_neg_inf=False)
+    number = score_value(value, field, allow_neg_inf=False)
+    name = field.rpartition(".")[2]
+    if name in FLAGS and number not in (0, 1):
+        raise RecordError("out of range", field, f"clem's {name} flag is 0 or 1, got {value!r}")
+    if name == MAIN and not MAIN_RANGE[0] <= number <= MAIN_RANGE[1]:
+        raise RecordError("out of range", field, f"clem's Main Score runs from 0 to 100, got {value!r}")
+    return number
 
 
 def other_episode(meta: object, other: object) -> str | None:
@@ -252,6 +262,8 @@ def _main_score(path: Path, meta: dict) -> tuple[float | None, dict, bool]:
     if not isinstance(episode, dict) or other_episode(meta, doc.get("meta")):
         return None, {}, True
     try:
+        for name in FLAGS:  # a flag other than 0 or 1 makes the scores unreadable too
+            score_number(episode.get(name), f"episode scores.{name}")
         return score_number(episode.get(MAIN), f"episode scores.{MAIN}"), episode, False
     except RecordError:
         return None, episode, True
@@ -299,18 +311,31 @@ def parse_interactions(record: object, path: Path) -> dict[str, list[dict]]:
         shared = None
     if not game:
         raise RecordError("missing field", "meta.game_name", "the episode names no game")
-    instance = path.parent.name if meta.get("game_id") is None else str(meta["game_id"])
+    game_id = meta.get("game_id")
+    if game_id is not None and (isinstance(game_id, bool) or not isinstance(game_id, (int, str))):
+        raise RecordError("wrong type", "meta.game_id", f"clem numbers an episode, got {game_id!r}")
+    instance = path.parent.name if game_id is None else str(game_id)
+    events = _events(record["turns"])
+    strangers = _strangers(events, record["players"])
     match = {"runner": NAME, "game": game, "scenario": f"{game}/{experiment}", "n_players": len(players),
              "repetition": instance,
              "attrs": json.dumps({"experiment_name": experiment, "results_folder": pair,
                                   "episode": path.parent.name}
                                  | {k: meta[k] for k in ("clem_version", "round_count") if k in meta}
                                  | ({"note": "Success and Lose both 1 (clem's own output): counted as played, "
-                                     "outcome unknown"} if both else {}))}
+                                     "outcome unknown"} if both else {})
+                                 | ({"unknown_actors": strangers} if strangers else {}))}
     known = shared != "forfeit" and not unreadable
     results = [{**p, "score": main if known else None, "rank": 1.0 if known else None, "outcome": shared}
                for p in players]
-    return {"matches": [match], "results": results, "events": _events(record["turns"])}
+    return {"matches": [match], "results": results, "events": events}
+
+
+def _strangers(events: list[dict], players: dict) -> list[str]:
+    """Who sends or receives a turn but is neither the game master nor one of the episode's `players`: stored
+    as clem wrote it, and named in the match's attrs (`unknown_actors`)."""
+    known = set(players) | {"GM"}
+    return sorted({str(e[k]) for e in events for k in ("actor", "target") if e[k] is not None and e[k] not in known})
 
 
 def _flag_or_none(record: dict, name: str) -> int | None:

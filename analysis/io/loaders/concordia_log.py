@@ -78,13 +78,16 @@ def resolve(value: object, store: dict, where: str) -> object:
 
 def _scores(value: object, where: str = "") -> dict[str, float] | None:
     """The last scores mapping (player -> number) nested anywhere in a game master's step log, or None;
-    RecordError naming the player's field for a score that is not a finite number (text, NaN, an infinity):
+    RecordError naming the player's field for a score that is not a finite number (text, NaN, an infinity), or
+    the scores' field when they are not an object of player -> score (a list, a number):
     a step whose scores cannot be read never falls back to an earlier step's."""
     found = None
     if isinstance(value, dict):
         for k, v in value.items():
             here = f"{where}.{k}" if where else str(k)
-            if k in SCORE_KEYS and isinstance(v, dict) and v:
+            if k in SCORE_KEYS and not isinstance(v, dict):
+                raise RecordError("wrong type", here, f"expected an object of player -> score, got {v!r}")
+            if k in SCORE_KEYS and v:
                 found = {str(name): score_value(x, f"{here}.{name}", allow_neg_inf=False) for name, x in v.items()}
             else:
                 inner = _scores(v, here)
@@ -105,6 +108,8 @@ def _entry(raw: object, index: int, store: dict) -> dict:
     step = raw["step"]
     if isinstance(step, bool) or not isinstance(step, int):
         raise RecordError("wrong type", f"{where}.step", f"expected an integer step, got {step!r}")
+    if step < 0:
+        raise RecordError("out of range", f"{where}.step", f"Concordia counts steps from 0, got {step}")
     name = raw["entity_name"]
     if not isinstance(name, str) or not name:
         raise RecordError("wrong type", f"{where}.entity_name", f"expected a name, got {name!r}")

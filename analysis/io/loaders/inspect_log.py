@@ -104,7 +104,9 @@ def _eval_members(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
         if head_name not in names:
             raise RecordError("missing field", "header.json",
                               "the .eval log has neither header.json nor _journal/start.json")
-        header = _json(_member(archive, raw, names[head_name]), head_name)
+        data = _member(archive, raw, names[head_name])
+        header = _json(data, head_name)
+        _no_key_twice(data, head_name)
 
     twice = Counter(i.filename for i in infos)
 
@@ -123,6 +125,25 @@ def _eval_members(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
                         yield name, exc
 
     return header, samples()
+
+
+def _no_key_twice(data: bytes, where: str) -> None:
+    """RecordError when the header's top-level object names one key twice (a JSON reader keeps the last copy
+    without a word: which one describes the run cannot be told, so the log is set aside whole)."""
+    top: list = []
+
+    def pairs(items: list) -> dict:
+        top[:] = [key for key, _ in items]  # the outermost object is decoded last
+        return dict(items)
+
+    try:
+        json.loads(data, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        return  # the lenient read above has already named what it could not read
+    twice = sorted(key for key, n in Counter(top).items() if n > 1)
+    if twice:
+        raise RecordError("duplicate key", twice[0], f"{where} names '{twice[0]}' twice; which copy describes the "
+                          "run cannot be told")
 
 
 HEADER_KEYS = ("version", "status", "eval", "results")  # what a .json log's header holds for referee
@@ -145,6 +166,9 @@ def _json_header(path: Path) -> dict:
                     if event == "end_map" or value == "samples":
                         break
                     if value in HEADER_KEYS:
+                        if value in header:
+                            raise RecordError("duplicate key", value, f"the log names '{value}' twice; which copy "
+                                              "describes the run cannot be told")
                         builder = ijson.ObjectBuilder()
                 elif builder is not None:
                     builder.event(event, value)

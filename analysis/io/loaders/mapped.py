@@ -41,6 +41,7 @@ from referee.io.loaders.base import (
     ResultBuilder,
     suggest,
     parse_time,
+    rank_value,
     ranks_from_scores,
     score_value,
     storable_text,
@@ -118,8 +119,9 @@ def read_runner_map(path: str | Path) -> RunnerMap:
     name = doc.get("name")
     if not isinstance(name, str) or not name.strip():
         raise MappingError(f"{path}: 'name' (the runner's name, text) is required")
-    if name.strip().lower() in RUNNER_NAMES:  # its matches would mix with the built-in runner's in the store
-        raise MappingError(f"{path}: 'name' {name.strip()!r} is a built-in runner's name; choose another name")
+    if name.strip().lower() in RUNNER_NAMES + ("mapped",):  # its matches would mix with the built-in runner's
+        raise MappingError(f"{path}: 'name' {name.strip()!r} is a built-in runner's name (or the mapping format's, "
+                           "'mapped'); choose another name")
     keys_doc = doc.get("keys", {})
     if not isinstance(keys_doc, dict):
         raise MappingError(f"{path}: [keys] must be a table of canonical field = JSON key")
@@ -172,6 +174,8 @@ def _measures(path: Path, doc: dict, result_types: tuple[str, ...]) -> tuple[Mea
     specs = []
     for name, spec in table.items():
         where = f"[measures] {name}"
+        if not name.strip() or not name.isprintable():
+            raise MappingError(f"{path}: [measures] a measure's name is printable text, not blank, got {name!r}")
         if not isinstance(spec, dict):
             raise MappingError(f"{path}: {where} must be an inline table {{key = \"JSON key\", kind = \"outcome\", "
                                f"direction = \"higher\"}}, got {spec!r}")
@@ -217,7 +221,10 @@ def _key_paths(path: Path, where: str, value) -> tuple[tuple[str, ...], ...]:
     values = [value] if isinstance(value, str) else value
     if not isinstance(values, list) or not values or not all(isinstance(v, str) and v for v in values):
         raise MappingError(f"{path}: {where} must be a JSON key or a list of keys, got {value!r}")
-    return tuple(tuple(v.split(".")) for v in values)
+    paths = tuple(tuple(v.split(".")) for v in values)
+    if any("" in p for p in paths):
+        raise MappingError(f"{path}: {where}: a key path names a key between each '.', got {value!r}")
+    return paths
 
 
 def _v2_tables(path: Path, doc: dict) -> dict:
@@ -454,8 +461,8 @@ def _result_row(record, read, label, match, player, agent, number, seen_results,
     score, rank = read["score"](record), read["rank"](record)
     if score is None and rank is None:
         raise RecordError("missing field", label["score"], "a result line needs a score or a rank")
-    if rank is not None and rank < 1:
-        raise RecordError("wrong value", label["rank"], f"rank must be 1 or more, got {rank}")
+    if rank is not None:
+        rank = rank_value(rank, label["rank"])
     if (match, player) in seen_results:
         raise RecordError("player listed twice", label["player"],
                           f"player {player!r} has two result lines in match {match!r}")
@@ -482,6 +489,24 @@ def _measure_rows(record: dict, spec: MeasureSpec, match: str, player: str | Non
         pairs = [(player, value)]
     return [{"match_id": match, "player": who, "name": spec.name, "value": _number(v, f"{key}.{who}" if who else key),
              "kind": spec.kind, "direction": spec.direction, "_line": number} for who, v in pairs if v is not None]
+
+
+def _measures_of_players(out, measures: list[dict], meta: dict, agents: dict) -> list[dict]:
+    """`measures` without those of a player the match never names (no line of it has that player, no result
+    lists them, no seat table seats them): each such value is set aside alone as a record of its own ('unknown
+    player', naming its line and key), the rest of its line kept."""
+    seated = {key for key in agents}
+    kept = []
+    for row in measures:
+        who, match = row["player"], row["match_id"]
+        if who is None or who in meta.get(match, {}).get("players", ()) or (match, who) in seated:
+            kept.append(row)
+            continue
+        out.saw(1)
+        out.quarantine(f"{row['_line']}.{who}", RecordError(
+            "unknown player", f"{row['name']}.{who}", f"measure {row['name']!r} names player {who!r}, who is not "
+            f"in match {match!r}"), json.dumps({who: row["value"]}))
+    return kept
 
 
 def _seat_table(record: dict, mapping: RunnerMap) -> dict | None:
@@ -552,7 +577,7 @@ def _finish(out, path, content_hash, mapping, events, results, lines, agents, me
                 "n_players": len(by_match.get(m, [])) or len(slot["players"]), "started_at": slot["time"],
                 "source_file": str(path), "content_hash": content_hash, "record_index": str(slot["first"])}
                for m, slot in meta.items() if m in ids]
-    measures = [row for row in measures if row["_line"] not in failed]
+    measures = _measures_of_players(out, [row for row in measures if row["_line"] not in failed], meta, agents)
     for row in kept_results + measures:
         del row["_line"]
     out.accept_bulk(len(lines), matches=matches, results=kept_results, measures=measures or None,

@@ -9,7 +9,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from referee.io.loaders.errors import RecordError
-from referee.io.loaders.base import score_value
+from referee.io.loaders.base import rank_value, score_value
 
 if TYPE_CHECKING:  # the mapping's own module imports this one
     from referee.io.loaders.mapped import RunnerMap
@@ -96,9 +96,7 @@ def _players(record: dict, mapping: RunnerMap) -> tuple[list[str], str]:
 
 def _result_value(layout: str, player: str, raw, field: str) -> tuple[str, float | None, float | None]:
     """(player, score, rank) of one player's value under `layout` ('scores' or 'ranks'; a rank is 1 or more)."""
-    got = score_value(raw, field, allow_neg_inf=False)
-    if layout == "ranks" and got < 1:
-        raise RecordError("wrong value", field, f"rank must be 1 or more, got {got}")
+    got = rank_value(raw, field) if layout == "ranks" else score_value(raw, field, allow_neg_inf=False)
     return (player, got, None) if layout == "scores" else (player, None, got)
 
 

@@ -30,6 +30,7 @@ from referee.io.loaders.base import (
     ResultBuilder,
     json_lines,
     parse_time,
+    rank_value,
     ranks_from_scores,
     score_value,
 )
@@ -64,9 +65,7 @@ def _participant(p: object, i: int) -> dict:
     points = None if p.get("points") is None else score_value(p["points"], f"{field}.points", allow_neg_inf=False)
     rank = p.get("rank", p.get("position"))
     if rank is not None:
-        rank = score_value(rank, f"{field}.rank", allow_neg_inf=False)
-        if rank < 1:
-            raise RecordError("wrong value", f"{field}.rank", f"rank must be 1 or more, got {rank}")
+        rank = rank_value(rank, f"{field}.rank")
     if points is None and rank is None:
         raise RecordError("missing field", f"{field}.points", "a participant needs points or a rank")
     team = p.get("team")

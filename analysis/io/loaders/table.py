@@ -33,6 +33,7 @@ from referee.io.loaders.base import (
     suggest,
     json_lines,
     parse_time,
+    rank_value,
 )
 from referee.io.loaders.detect import share
 from referee.io.schema import MEASURE_KINDS, OUTCOMES
@@ -306,6 +307,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
             if score is None:
                 raise RecordError("missing value", source["score"], f"'{source['score']}' is empty")
             rank = number_cell(values["rank"], source["rank"], allow_neg_inf=False)
+            rank = None if rank is None else rank_value(rank, source["rank"])
             outcome = (_text(values["outcome"]) or "").lower() or None
             if outcome is not None and outcome not in OUTCOMES:
                 raise RecordError("wrong value", source["outcome"], f"outcome {values['outcome']!r} is not one of {list(OUTCOMES)}")
