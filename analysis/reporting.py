@@ -26,6 +26,7 @@ from referee.present.report import (
     ingest_section,
     layout_section,
     leaderboard_section,
+    outcome_section,
     one_axis_section,
     prediction_section,
     rankings_section,
@@ -82,7 +83,8 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     multidimensional ratings (`ratings-cv`, `ratings`; several games), socio-cognitive metrics (`socio`;
     predictions or judge ratings), construct-validity audits (`audit`; an outcome measure, or an Age of Agents
     season), and with `fit_models` the Bayesian beta regressions and Measurement Layouts (`fit`,
-    `compare-predictors`; a scenario catalogue), and the latest calibration of each model recorded in the store
+    `compare-predictors`; a scenario catalogue), the crossed models of per-sample pass/fail or graded outcomes
+    (`fit pass-fail`, `fit graded`; a runner whose agents answer items apart, as Inspect's), and the latest calibration of each model recorded in the store
     (`referee calibrate --store`). A section that fails shows its error and the rest still builds.
 
     Writes `index.html` (self-contained), `report.md`, `figures/` (PNG and SVG), `tables/` (CSV, sorted by
@@ -121,6 +123,8 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
         sections += _guarded("Beta regressions", beta_regression_sections, store, described, seed=seed,
                              sampling=sampling)
         sections += _guarded("Measurement Layouts", layout_sections, store, seed=seed, sampling=sampling)
+    if fit_models:
+        sections += _guarded("Pass/fail and graded outcomes", outcome_sections, store, seed=seed, sampling=sampling)
     sections.append(calibration_section(store.table("calibrations"), Path(out)))
     for section in appendix:
         section.title = f"Appendix: {section.title}"
@@ -213,6 +217,22 @@ def beta_regression_sections(store: Store, described: Result, seed: int = 0, bas
     tag_fit = job("fit", store, model="tag-effects", **fitting).value
     correlations = described.table("correlations").set_index("feature")
     return beta_regression_section(contrast, contrast.table(), tag_fit, tag_fit.table(), correlations)
+
+
+def outcome_sections(store: Store, seed: int = 0, sampling: dict | None = None) -> list[Section]:
+    """The crossed outcome model (`fit pass-fail`, or `fit graded`) of each runner whose agents answer items
+    apart (separate episodes, as Inspect's samples) and whose every score is pass/fail or graded."""
+    from referee.prepare.outcomes import outcome_kind
+
+    joined = store.table("results")[["match_id", "score"]].merge(store.table("matches")[["match_id", "runner"]])
+    sections = []
+    for runner in sorted(set(joined["runner"]) & separate_episode_runners()):
+        kind = outcome_kind(joined.loc[joined["runner"] == runner, "score"])
+        if kind is None or joined.loc[joined["runner"] == runner, "score"].notna().sum() == 0:
+            continue
+        found = job("fit", store, model=kind, runner=runner, seed=seed, **(sampling or {}))
+        sections.append(outcome_section(runner, found))
+    return sections
 
 
 MIN_PREDICTION_MATCHES = 10  # cross-validated prediction needs a few matches per fold

@@ -11,7 +11,8 @@ nominal rates; `summarise` tests both per parameter group.
 
 Families: 'bayes-bt' (`referee.models.ratings.bayes_bt`), 'tag-effects' and 'baseline-contrast'
 (`referee.models.scores.beta_regression`), 'measurement-layout' (`referee.models.scores.measurement_layout`) and
-'audit-regression' (`referee.models.validity.checks.build_assignment_regression`).
+'audit-regression' (`referee.models.validity.checks.build_assignment_regression`) and 'pass-fail'
+(`referee.models.scores.outcome_glm`, the crossed model: 4 agents and more, 3 tasks of 6 items, 2 epochs).
 """
 
 from __future__ import annotations
@@ -165,6 +166,29 @@ def _audit_simulate(rng, design: dict, truth: dict) -> np.ndarray:
     return rng.normal(mean, truth["sigma"])
 
 
+# ---------------------------------------------------------------------------------------------- pass-fail
+def _outcome_design(rng, size: int) -> dict:
+    rows = [(f"agent_{a}", f"task_{t}", str(i), e) for a in range(4 + size) for t in range(3) for i in range(6)
+            for e in range(2)]
+    return {"frame": pd.DataFrame(rows, columns=["agent", "task", "item", "epoch"])}
+
+
+def _outcome_build(design: dict, y):
+    from referee.models.scores.outcome_glm import EFFECTS, Priors, build_model, design as code
+
+    frame = design["frame"]
+    frame = frame.assign(y=np.arange(len(frame)) % 2 if y is None else y)  # placeholder: both outcomes
+    return build_model(code(frame), EFFECTS["crossed"], False, False, Priors())
+
+
+def _outcome_simulate(rng, design: dict, truth: dict) -> np.ndarray:
+    from referee.models.scores.outcome_glm import design as code
+
+    d = code(design["frame"].assign(y=0))
+    eta = truth["mu"] + truth["agent_effect"][d.agent] + truth["task_effect"][d.task] + truth["item_effect"][d.item]
+    return rng.binomial(1, _sigmoid(eta))
+
+
 FAMILIES = {
     "bayes-bt": Family("bayes-bt", _bt_design, _bt_build, ("sigma", "mu"), _bt_simulate, ("sigma", "mu")),
     "tag-effects": Family("tag-effects", _score_design, _tag_build,
@@ -181,6 +205,10 @@ FAMILIES = {
     "audit-regression": Family("audit-regression", _audit_design, _audit_build,
                                ("slope", "assignment", "intercept", "sigma"), _audit_simulate,
                                ("slope", "assignment", "intercept", "sigma")),
+    "pass-fail": Family("pass-fail", _outcome_design, _outcome_build,
+                        ("mu", "sigma_agent", "agent_effect", "sigma_task", "task_effect", "sigma_item", "item_effect"),
+                        _outcome_simulate, ("mu", "sigma_agent", "agent_effect", "sigma_task", "task_effect",
+                                            "sigma_item", "item_effect")),
 }
 EXTRA_TRUTH = {"tag-effects": ("gamma_all",), "baseline-contrast": ("gamma_all",), "measurement-layout": ("theta",)}
 

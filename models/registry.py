@@ -108,12 +108,15 @@ MIN_BALLOTS = 10  # an agent on fewer ballots (games) is listed apart, not ranke
 
 @dataclass(frozen=True)
 class ScoreModel:
-    """A Bayesian model of normalised scores (`referee fit MODEL`): its description, the likelihoods it offers,
-    whether it is the Measurement Layout (capabilities and demands: `referee plan --scenarios` serves its
-    capabilities), and `fit`, its implementation ('module:function', called as (scores, scenarios, tags, seed,
-    likelihood, baseline, scenario_intercepts, agent_intercepts, structure, **sampling) -> (fit, tables,
-    lines)); `figure`, the function drawing its figure from the job's Result
-    (`referee.present.job_figures`)."""
+    """A Bayesian model of scores (`referee fit MODEL`): its description, the likelihoods it offers, whether it
+    is the Measurement Layout (capabilities and demands: `referee plan --scenarios` serves its capabilities),
+    the data it reads (`data`: 'scores', the normalised scores of scenario-based matches, or 'outcomes', the
+    per-sample pass/fail or graded outcomes of any runner), whether it needs the scenarios' catalogue tags
+    (`needs_tags`) or a baseline agent (`needs_baseline`), checked before any compile or draw, and `fit`, its
+    implementation ('module:function'; a 'scores' model is called as (scores, scenarios, tags, seed,
+    likelihood, baseline, scenario_intercepts, agent_intercepts, structure, **sampling), an 'outcomes' model as
+    (outcomes, stated, seed, effects, interaction, compare, **sampling); both return (fit, tables, lines));
+    `figure`, the function drawing its figure from the job's Result (`referee.present.job_figures`)."""
 
     name: str
     description: str
@@ -121,6 +124,9 @@ class ScoreModel:
     figure: str
     likelihoods: tuple[str, ...] = ("ordered", "squeeze")
     layout: bool = False
+    data: str = "scores"
+    needs_tags: bool = False
+    needs_baseline: bool = False
 
     def run(self, *args, **kwargs):
         return implementation(self.fit)(*args, **kwargs)
@@ -128,13 +134,21 @@ class ScoreModel:
 
 SCORE_MODELS: dict[str, ScoreModel] = {m.name: m for m in (
     ScoreModel("tag-effects", "hierarchical beta regression of scores on scenario tags (contest figure 6)",
-               "referee.run.score_models:tag_effects", "referee.present.job_figures:tag_effects"),
+               "referee.run.score_models:tag_effects", "referee.present.job_figures:tag_effects", needs_tags=True),
     ScoreModel("baseline-contrast", "each agent's log-odds difference from a baseline agent (contest figure 3)",
-               "referee.run.score_models:baseline_contrast", "referee.present.job_figures:baseline_contrast"),
+               "referee.run.score_models:baseline_contrast", "referee.present.job_figures:baseline_contrast",
+               needs_baseline=True),
     ScoreModel("measurement-layout", "capabilities against scenario demands (contest figure 7)",
                "referee.run.score_models:measurement_layout", "referee.present.job_figures:capability_profiles",
-               likelihoods=("ordered",), layout=True),
+               likelihoods=("ordered",), layout=True, needs_tags=True),
+    ScoreModel("pass-fail", "per-sample pass/fail outcomes: logit with crossed agent, task and item effects",
+               "referee.run.outcome_models:pass_fail", "referee.present.job_figures:outcome_effects",
+               likelihoods=(), data="outcomes"),
+    ScoreModel("graded", "per-sample graded outcomes (C/P/I, a judge's grades): ordered logistic, crossed effects",
+               "referee.run.outcome_models:graded", "referee.present.job_figures:outcome_effects",
+               likelihoods=(), data="outcomes"),
 )}
+OUTCOME_EFFECTS = ("agent", "agent+task", "crossed")  # the outcome models' ladder (`referee fit --effects`)
 PLAN_MODELS = ("tag-effects", "measurement-layout")  # the models `plan --scenarios` can serve
 
 
@@ -163,7 +177,8 @@ PLAN_RULES: dict[str, PlanRule] = {r.name: r for r in (
     PlanRule("active", "agents whose Borda intervals overlap a neighbour's", _DESIGN + "active_pairs"),
     PlanRule("uniform", "pairs drawn uniformly", _DESIGN + "uniform_pairs"),
 )}
-CALIBRATION_FAMILIES = ("bayes-bt", "tag-effects", "baseline-contrast", "measurement-layout", "audit-regression")
+CALIBRATION_FAMILIES = ("bayes-bt", "tag-effects", "baseline-contrast", "measurement-layout", "audit-regression",
+                        "pass-fail")
 # sampling defaults: 4 chains (R-hat is unreliable with 2), 500 tuning steps (nutpie adapts its mass matrix
 # in a few hundred) and 1,250 draws per chain; at contest scale every shipped model meets the standard with
 # them or with its own stated defaults (tag effects, the layout, the audit's regression; see

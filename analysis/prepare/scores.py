@@ -59,7 +59,8 @@ def normalise(scores: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     A copy of `scores` with `score_norm` in [0, 1] (NaN where a scenario's scores are all equal and it has
-    no theoretical bounds) and `bounds` ('theoretical' or 'observed'). -inf maps to the minimum (0).
+    no theoretical bounds) and `bounds` ('theoretical'; 'scale' for a runner whose every score is a pass/fail or
+    graded outcome on [0, 1], kept as it is; else 'observed'). -inf maps to the minimum (0).
 
     Warns
     -----
@@ -74,11 +75,12 @@ def normalise(scores: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
     lo = out["_unit"].map(bounds["score_min"]).astype(float)
     hi = out["_unit"].map(bounds["score_max"]).astype(float)
     theoretical = lo.notna() & hi.notna()
+    scale = ~theoretical & _on_unit_scale(out, raw)
     observed_lo = finite.groupby(out["_unit"]).transform("min")
     observed_hi = finite.groupby(out["_unit"]).transform("max")
-    lo = lo.where(theoretical, observed_lo)
-    hi = hi.where(theoretical, observed_hi)
-    fallback = sorted(set(out.loc[~theoretical, "_unit"]))
+    lo = lo.where(theoretical, observed_lo.where(~scale, 0.0))
+    hi = hi.where(theoretical, observed_hi.where(~scale, 1.0))
+    fallback = sorted(set(out.loc[~theoretical & ~scale, "_unit"]))
     if fallback:
         warnings.warn(f"no theoretical score bounds for {fallback}; normalised by observed bounds",
                       BoundsWarning, stacklevel=2)
@@ -95,8 +97,22 @@ def normalise(scores: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
     raw = raw.where(~np.isneginf(raw), lo)
     norm = ((raw - lo) / span.where(~constant)).clip(0.0, 1.0)
     out["score_norm"] = norm
-    out["bounds"] = np.where(theoretical, "theoretical", "observed")
+    out["bounds"] = np.where(theoretical, "theoretical", np.where(scale, "scale", "observed"))
     return out.drop(columns="_unit")
+
+
+def _on_unit_scale(scores: pd.DataFrame, raw: pd.Series) -> pd.Series:
+    """Which rows belong to a runner whose every score is a pass/fail or graded outcome on [0, 1] (Inspect's
+    C/P/I as 1/0.5/0, clem's Success): their own scale is the bounds, so a scenario where every agent passed
+    (or failed) keeps its scores rather than turning NaN, and one graded 0.5 stays 0.5."""
+    from referee.prepare.outcomes import outcome_kind
+
+    runner = scores["runner"] if "runner" in scores.columns else pd.Series("", index=scores.index)
+    kinds = {}
+    for r in runner.dropna().unique():
+        values = raw[runner == r].dropna()
+        kinds[r] = len(values) > 0 and outcome_kind(values) is not None and bool(values.between(0, 1).all())
+    return runner.map(kinds).fillna(False).astype(bool)
 
 
 def normalised_scores(store, scenarios_only: bool = False, phases: list[str] | None = None) -> pd.DataFrame:

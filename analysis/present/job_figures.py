@@ -53,9 +53,30 @@ def plan(result) -> dict:
 
 
 def fit(result) -> dict:
-    """The model's figure, named after the model, drawn by its registered function (`SCORE_MODELS[model].figure`)."""
+    """The model's figure, named after the model, drawn by its registered function (`SCORE_MODELS[model].figure`);
+    an outcome model's task effects beside it (`{model}_tasks`) when it has them."""
     model = result.fields["model"]
-    return {model: lambda: implementation(SCORE_MODELS[model].figure)(result)}
+    figures = {model: lambda: implementation(SCORE_MODELS[model].figure)(result)}
+    tasks = result.tables.get("tasks")
+    if SCORE_MODELS[model].data == "outcomes" and tasks is not None and len(tasks):
+        figures[f"{model}_tasks"] = lambda: _forest(tasks, "task", result)
+    return figures
+
+
+def outcome_effects(result):
+    """Forest plot of the agents' effects on the probability scale (94 % HDI), at the average task and item."""
+    return _forest(result.table(), "agent", result)
+
+
+def _forest(table, label: str, result):
+    """Posterior means and 94 % HDIs of `table`'s p (an agent's or task's probability of a pass, or expected
+    grade), highest first; an effect the data cannot identify is labelled '(prior only)'."""
+    shown = table.assign(mean=table["p"], hdi_low=table["p_low"], hdi_high=table["p_high"])
+    shown[label] = [f"{n} (prior only)" if i != "yes" else n for n, i in zip(shown[label], shown["identified"])]
+    graded = result.fields["model"] == "graded"
+    what = "expected grade (fraction of the top)" if graded else "probability of a pass"
+    return plot_intervals(shown.sort_values("mean", ascending=False), label,
+                          f"{label.capitalize()} effects, {what} (mean, 94% HDI)", what, reference=None)
 
 
 def tag_effects(result):

@@ -377,6 +377,30 @@ def beta_regression_section(contrast, contrast_table: pd.DataFrame, tags, tag_ta
     return section
 
 
+def outcome_section(runner: str, result) -> Section:
+    """Per-sample outcomes of `runner` (a `referee fit pass-fail` or `fit graded` Result): agent effects on the
+    probability scale (forest plot), accuracy raw beside pooled per agent and task, priors and diagnostics."""
+    fit = result.value
+    what = "the expected grade" if fit.graded else "the probability of a pass"
+    section = Section(f"Pass/fail and graded outcomes ({runner})", text=[
+        f"{'Ordered logistic' if fit.graded else 'Logit'} model of each sample's outcome with crossed effects of "
+        f"{', '.join(fit.effects)} (sum-to-zero agents and tasks, items nested in tasks). Agents' effects are "
+        f"shown as {what} on the average task and item (mean, 94% HDI); the accuracy table puts each agent's raw "
+        "rate per task beside the model's partially pooled estimate and the runner's own standard error where its "
+        "logs state one."] + result.lines)
+    if not fit.converged:
+        section.warnings.append(f"NOT CONVERGED (max R-hat {fit.diagnostics['max_r_hat']:.3f}, "
+                                f"{fit.diagnostics['divergences']} divergences); read its numbers with care.")
+    section.warnings += [n for n in fit.notes if not n.startswith("Priors")]
+    section.tables += [("Agents", result.table()), ("Accuracy by agent and task", result.table("accuracy")),
+                       ("Priors", fit.priors), ("Diagnostics", _diagnostics_table(fit.diagnostics))]
+    from referee.present.job_figures import outcome_effects
+
+    section.figures.append((f"Agents' {what} on the average task and item (mean, 94% HDI); '(prior only)' marks "
+                            "an agent the data cannot compare with the others.", outcome_effects(result)))
+    return section
+
+
 def layout_section(comparison) -> Section:
     """Measurement Layout profiles (figure 6, agents with test R^2 >= 0.35 only) and the predictive
     comparison (figure 7), from an `referee.run.predictive.Comparison`."""

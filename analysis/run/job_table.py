@@ -24,6 +24,7 @@ from referee.models.registry import (
     PLAN_MODELS,
     PLAN_RULES,
     RATING_METHODS,
+    OUTCOME_EFFECTS,
     SCORE_MODELS,
     VOTING_METHODS,
     implementation,
@@ -271,7 +272,8 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("demand", None, "--model measurement-layout: serve this demand's capabilities in every pick "
                    "(default: the demand least known at each pick)")) + DATA + SAMPLING_OPTIONS,
         figures=FIGURES + "plan"),
-    Job("fit", "referee.run.score_jobs:fit", "Bayesian beta regressions and Measurement Layouts of normalised scores", (
+    Job("fit", "referee.run.score_jobs:fit", "Bayesian models of scores: beta regressions and Measurement Layouts of "
+        "normalised scores, hierarchical models of per-sample pass/fail and graded outcomes", (
         Option("model", None, "; ".join(f"{n}: {m.description}" for n, m in SCORE_MODELS.items()),
                choices=tuple(SCORE_MODELS), positional="1", required=True),
         Option("baseline", "rational_agent", "baseline agent for baseline-contrast"),
@@ -282,7 +284,14 @@ JOBS: dict[str, Job] = {j.name: j for j in (
         Option("structure", "identified", "tag-effects: 'identified' (default) gives agent slopes only to tags "
                "present in and absent from at least 3 scenarios; 'paper' gives every tag agent slopes, as the contest "
                "paper", choices=("identified", "paper")),
-        PHASE, SEED) + SAMPLING_OPTIONS, figures=FIGURES + "fit"),
+        Option("effects", "crossed", "pass-fail, graded: the effects modelled, agent, agent+task or crossed (agent + "
+               "task + item, the default)", choices=OUTCOME_EFFECTS),
+        Option("interaction", False, "pass-fail, graded: add agent x task effects", flag=True),
+        Option("compare", False, "pass-fail, graded: fit the ladder agent -> agent+task -> crossed and compare them "
+               "by PSIS-LOO and WAIC per sample", flag=True),
+        Option("measure", None, "pass-fail, graded: model this stored measure (e.g. clem's Success) instead of the "
+               "score"),
+        RUNNER, PHASE, SEED) + SAMPLING_OPTIONS, figures=FIGURES + "fit"),
     Job("compare-predictors", "referee.run.score_jobs:predictors", "Measurement Layout vs linear regression, XGBoost "
         "and a constant", (
             Option("folds", 4, "folds over each agent's scenarios (default 4: every cell held out once, a quarter at "

@@ -15,22 +15,55 @@ from referee.run.stored import selected_tables
 
 def fit(store, model: str, baseline: str = "rational_agent", likelihood: str = "ordered",
         scenario_intercepts: bool = False, no_agent_intercepts: bool = False, structure: str = "identified",
-        phase: list[str] | None = None, seed: int = 0, **options) -> Result:
-    """A Bayesian model of normalised scores (`referee fit`): `model` one of `referee.models.registry.SCORE_MODELS`
-    (tag effects, the baseline contrast against `baseline`, the Measurement Layout). The main table is the
-    model's (log-odds effects, or the layout's capabilities); the posterior is `result.idata`."""
+        effects: str = "crossed", interaction: bool = False, compare: bool = False, measure: str | None = None,
+        runner: str | None = None, phase: list[str] | None = None, seed: int = 0, **options) -> Result:
+    """A Bayesian model of scores (`referee fit`): `model` one of `referee.models.registry.SCORE_MODELS`: of
+    normalised scores (tag effects, the baseline contrast against `baseline`, the Measurement Layout) or of
+    per-sample outcomes (pass-fail, graded: `effects` the ladder step, `interaction` agent x task, `compare`
+    the PSIS-LOO/WAIC ladder, `measure` a measure to read instead of the score). What a model needs (catalogue
+    tags, the baseline agent, pass/fail or graded scores) is checked before any compile or draw. The main table
+    is the model's; the posterior is `result.idata`."""
     from referee.models.registry import SCORE_MODELS
 
-    scores, scenarios, tags = model_scores(store, phase)
     spec = SCORE_MODELS[model]
+    if spec.data == "outcomes":
+        from referee.prepare.outcomes import runner_stderr, sample_outcomes
+
+        outcomes = sample_outcomes(store, runner, measure, phase)
+        found, tables, lines = spec.run(outcomes, runner_stderr(store), seed=seed, effects=effects,
+                                        interaction=interaction, compare=compare, **sampling(options))
+        fields = {"model": model, "effects": effects, "interaction": interaction}
+        return Result("fit", tables, found.notes, found.diagnostics, fields=fields, lines=lines, value=found)
+    if compare or interaction or measure or effects != "crossed":
+        raise ValueError(f"--effects, --interaction, --compare and --measure are for the outcome models (pass-fail, "
+                         f"graded), not {model}")
     if likelihood not in spec.likelihoods:
         raise ValueError(f"{model} uses the {' or '.join(spec.likelihoods)} likelihood only; drop --likelihood "
                          f"{likelihood}")
+    scores, scenarios, tags = model_scores(store, phase, runner)
+    check_score_inputs(spec, scores, tags, baseline)
     found, tables, lines = spec.run(scores, scenarios, tags, seed=seed, likelihood=likelihood, baseline=baseline,
                                     scenario_intercepts=scenario_intercepts, agent_intercepts=not no_agent_intercepts,
                                     structure=structure, **sampling(options))
     return Result("fit", tables, found.notes, found.diagnostics, fields={"model": model, "baseline": baseline},
                   lines=lines, value=found)
+
+
+def check_score_inputs(spec, scores, tags, baseline: str) -> None:
+    """ValueError, before any compile or draw, when the store lacks what the score model `spec` needs: catalogue
+    tags on the scored scenarios (tag-effects, the Measurement Layout), the baseline agent (baseline-contrast),
+    two agents."""
+    if scores["agent"].nunique() < 2:
+        raise ValueError(f"{spec.name} needs two or more agents; the scores have {scores['agent'].nunique()}")
+    if spec.needs_tags:
+        tagged = set(tags["scenario"]) & set(scores["scenario"]) if len(tags) else set()
+        if not tagged:
+            raise ValueError(f"{spec.name} models scores by the scenarios' tags, and none of the "
+                             f"{scores['scenario'].nunique()} scored scenario(s) has any: ingest with --catalogue "
+                             "FILE naming each scenario's tags (or fit pass-fail / graded, which need none)")
+    if spec.needs_baseline and baseline not in set(scores["agent"]):
+        raise ValueError(f"baseline agent {baseline!r} is not among the scored agents "
+                         f"({', '.join(sorted(scores['agent'].unique())[:8])}): name one with --baseline")
 
 
 def predictors(store, folds: int = 4, phase: list[str] | None = None, seed: int = 0, **options) -> Result:

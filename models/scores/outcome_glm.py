@@ -1,0 +1,451 @@
+"""Hierarchical models of per-sample outcomes: pass/fail (Bernoulli, fitted as binomial counts per cell) and graded
+scores (ordered logistic), with crossed effects of agent, task and item.
+
+Data: one row per scored sample (`referee.prepare.outcomes.sample_outcomes`): `agent`, `task` (a scenario's game,
+Inspect's task), `item` (the instance the agent answered, nested in its task), `y` (0/1, or a grade's level
+index 0..K-1) and `sample` (its name in the store, for Pareto-k warnings).
+
+Models (`EFFECTS`, the ladder `referee fit --compare` climbs):
+- `agent`:       logit p = mu + a_agent
+- `agent+task`:  logit p = mu + a_agent + b_task
+- `crossed`:     logit p = mu + a_agent + b_task + c_item          (the default)
+- `interaction` (on request): + d_agent,task for every observed (agent, task) pair.
+For graded scores the same linear predictor (without mu) enters an ordered logistic with K - 1 cutpoints.
+
+Coding: a_agent ~ ZeroSumNormal(sigma_agent) and b_task ~ ZeroSumNormal(sigma_task), centred where there are
+CENTRED_LEVELS agents (tasks) or more and the median one has CENTRED_MIN samples or more, else non-centred (sigma
+times a standard zero-sum normal);
+c_item = sigma_item z_item and d = sigma_pair z_pair (non-centred: an item has a few samples). Zero-sum coding does not depend on level order: mu is the logit of the average agent on the average
+task, a_agent an agent's deviation from the average agent.
+
+Priors (`Priors`, stated in every fit's notes and `priors` table): mu ~ Normal(0, 1.5); every sigma ~
+HalfNormal(1); cutpoints ~ Normal(evenly spread over -2..2, 2), ordered. The prior predictive check in the notes
+gives the range these put an agent's accuracy in.
+
+HiBayES (UK AISI) fits, for users moving over: its default `model_binomial` is logit p = mu + a_model (two
+levels), its hierarchical variants add task (and item) intercepts as `N(0, sigma)` effects, and its
+ordered-logistic model puts the same predictor through K - 1 cutpoints; referee's `agent`, `agent+task`,
+`crossed` and graded models are these forms with zero-sum coding and the identification checks below.
+
+Identification (`identification`): with task effects, an agent's effect is told apart from its tasks' only
+through other agents on the same tasks; agents (and tasks) outside the largest connected group of the
+agent-task graph are `identified: no, prior only` (an agent alone on its task: its effect and the task's split
+by the priors alone). Items answered by one agent only are counted in the notes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from referee.models.fit import CHAINS, FitResult, collect_notes, sample, summary_table
+from referee.models.registry import OUTCOME_EFFECTS
+
+EFFECTS = dict(zip(OUTCOME_EFFECTS, (("agent",), ("agent", "task"), ("agent", "task", "item"))))
+LADDER = tuple(EFFECTS)  # the models `--compare` fits, simplest first
+LIKELIHOODS = ("pass-fail", "graded")
+# per chain, with nutpie's low-rank mass matrix: at 1,000 draws the largest R-hat over the crossed model's ~360
+# parameters (issue 52's design) ran 1.005-1.009, too near the 1.01 limit; 2,000 halve its noise
+OUTCOME_DRAWS, OUTCOME_TUNE = 2000, 500
+HDI = 0.94
+NOT_IDENTIFIED = "no, prior only"
+
+
+@dataclass(frozen=True)
+class Priors:
+    """Prior scales on the logit scale (see the module docstring)."""
+
+    intercept_sd: float = 1.5
+    group_sd: float = 1.0
+    cutpoint_sd: float = 2.0
+
+    def table(self, effects: tuple[str, ...], graded: bool, interaction: bool) -> pd.DataFrame:
+        """One row per parameter group: parameter, prior."""
+        rows = [] if graded else [("mu", f"Normal(0, {self.intercept_sd})")]
+        rows += [(f"sigma_{e}", f"HalfNormal({self.group_sd})") for e in effects]
+        rows += [("sigma_pair", f"HalfNormal({self.group_sd})")] if interaction else []
+        rows += [("cutpoints", f"Normal(evenly -2..2, {self.cutpoint_sd}), ordered")] if graded else []
+        rows += [(f"{e} effects", "ZeroSumNormal(sigma)" if e in ("agent", "task") else "Normal(0, sigma)")
+                 for e in effects]
+        return pd.DataFrame(rows, columns=["parameter", "prior"])
+
+
+@dataclass
+class Design:
+    """Integer codes of a tidy outcome table: `agents`, `tasks`, `items` (level names), per-sample index arrays
+    `agent`, `task`, `item`, `pair` (the observed (agent, task) pair), `y`, and `levels` (graded: the K level
+    values in order; pass-fail: (0, 1))."""
+
+    agents: list
+    tasks: list
+    items: list
+    pairs: list
+    agent: np.ndarray
+    task: np.ndarray
+    item: np.ndarray
+    pair: np.ndarray
+    y: np.ndarray
+    levels: tuple
+    samples: list
+
+
+def design(frame: pd.DataFrame) -> Design:
+    """`frame` (agent, task, item, y, [sample]) coded; y of a graded table is mapped to its level index."""
+    levels = tuple(sorted(frame["y"].unique()))
+    codes = {c: pd.Categorical(frame[c].astype(str)) for c in ("agent", "task")}
+    item = pd.Categorical(frame["task"].astype(str) + "\x1f" + frame["item"].astype(str))
+    pair = pd.Categorical(frame["agent"].astype(str) + "\x1f" + frame["task"].astype(str))
+    y = np.searchsorted(np.array(levels), frame["y"].to_numpy())
+    samples = frame["sample"].astype(str).tolist() if "sample" in frame else [str(i) for i in range(len(frame))]
+    return Design(list(codes["agent"].categories), list(codes["task"].categories),
+                  [c.split("\x1f", 1)[1] for c in item.categories], list(pair.categories),
+                  codes["agent"].codes.astype(int), codes["task"].codes.astype(int), item.codes.astype(int),
+                  pair.codes.astype(int), y.astype(int), levels, samples)
+
+
+def identification(frame: pd.DataFrame, effects: tuple[str, ...]) -> tuple[dict[str, pd.DataFrame], list[str]]:
+    """Which effects the data can tell apart: ({'agent': agent, identified, why; 'task': ...}, notes).
+
+    With task effects, agents and tasks outside the largest connected group of the agent-task graph (by
+    samples) are `no, prior only`; without them every agent is identified. Items answered by one agent only are
+    counted in the notes (their effect is that agent's result on them)."""
+    agents = sorted(frame["agent"].astype(str).unique())
+    tasks = sorted(frame["task"].astype(str).unique())
+    notes: list[str] = []
+    found = {"agent": pd.DataFrame({"agent": agents, "identified": "yes", "why": ""}),
+             "task": pd.DataFrame({"task": tasks, "identified": "yes", "why": ""})}
+    if "task" in effects:
+        group = _components(frame)
+        sizes = frame.assign(g=frame["agent"].astype(str).map(group)).groupby("g").size()
+        main = sizes.idxmax()
+        for kind, names in (("agent", agents), ("task", tasks)):
+            table = found[kind]
+            out = [n for n in names if group[(kind, n) if kind == "task" else n] != main]
+            for n in out:
+                partners = sorted(frame.loc[frame[kind].astype(str) == n,
+                                            "task" if kind == "agent" else "agent"].astype(str).unique())
+                why = (f"alone on {', '.join(partners)}: its effect and the task's are split by the priors alone"
+                       if kind == "agent" else f"answered only by {', '.join(partners)}, who is on no task of the "
+                       "others: split from the agent's effect by the priors alone")
+                table.loc[table[kind] == n, ["identified", "why"]] = [NOT_IDENTIFIED, why]
+        lost = found["agent"]["identified"].ne("yes").sum()
+        if lost:
+            notes.append(f"{lost} agent(s) cannot be compared with the others: no other agent answered their tasks "
+                         "(their rows say 'identified: no, prior only'; they are not findings): "
+                         + ", ".join(found["agent"].loc[found["agent"]["identified"].ne("yes"), "agent"]) + ".")
+    if "item" in effects:
+        single = frame.groupby(["task", "item"])["agent"].nunique()
+        if (single == 1).any():
+            notes.append(f"{int((single == 1).sum())} of {len(single)} item(s) were answered by one agent only: "
+                         "their effect is that agent's result on them, not the item's difficulty.")
+    return found, notes
+
+
+def _components(frame: pd.DataFrame) -> dict:
+    """Connected groups of the agent-task graph: agent name -> group and ('task', name) -> group."""
+    parent: dict = {}
+
+    def root(x):
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, t in frame[["agent", "task"]].astype(str).drop_duplicates().itertuples(index=False):
+        parent[root(a)] = root(("task", t))
+    return {k: root(k) for k in list(parent)}
+
+
+def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: bool, priors: Priors):
+    """The PyMC model (see the module docstring). Pass-fail is fitted as binomial counts of the samples sharing
+    (agent, item): the same posterior as one Bernoulli per sample, at a fraction of the cost."""
+    import pymc as pm
+
+    coords = {"agent": d.agents, "task": d.tasks, "item": list(range(len(d.items))), "pair": d.pairs}
+    with pm.Model(coords=coords) as model:
+        if graded:
+            k = len(d.levels)
+            cuts = pm.Normal("cutpoints", mu=np.linspace(-2, 2, k - 1), sigma=priors.cutpoint_sd,
+                             transform=pm.distributions.transforms.ordered)
+            eta = 0.0
+        else:
+            cells = pd.DataFrame({"a": d.agent, "t": d.task, "i": d.item, "p": d.pair, "y": d.y})
+            cells = cells.groupby(["a", "t", "i", "p"])["y"].agg(["sum", "count"]).reset_index()
+            eta = pm.Normal("mu", 0.0, priors.intercept_sd)
+        index = {"agent": d.agent, "task": d.task, "item": d.item, "pair": d.pair} if graded else \
+            {"agent": cells["a"].to_numpy(), "task": cells["t"].to_numpy(), "item": cells["i"].to_numpy(),
+             "pair": cells["p"].to_numpy()}
+        for e in effects + (("pair",) if interaction else ()):
+            sigma = pm.HalfNormal(f"sigma_{e}", priors.group_sd)
+            if e in ("agent", "task") and len(coords[e]) < 2:
+                effect = pm.Deterministic(f"{e}_effect", pm.math.zeros(1), dims=e)
+            elif e in ("agent", "task") and centred(getattr(d, e)):
+                effect = pm.ZeroSumNormal(f"{e}_effect", sigma=sigma, dims=e)
+            elif e in ("agent", "task"):
+                effect = pm.Deterministic(f"{e}_effect", sigma * pm.ZeroSumNormal(f"z_{e}", sigma=1.0, dims=e),
+                                          dims=e)
+            else:
+                z = pm.Normal(f"z_{e}", 0.0, 1.0, dims=e)
+                effect = pm.Deterministic(f"{e}_effect", sigma * z, dims=e)
+            eta = eta + effect[index[e]]
+        if graded:
+            pm.OrderedLogistic("y", eta=eta, cutpoints=cuts, observed=d.y)
+        else:
+            pm.Binomial("y", n=cells["count"].to_numpy(), logit_p=eta, observed=cells["sum"].to_numpy())
+    return model
+
+
+CENTRED_MIN = 30  # samples per level (median) from which an agent's or task's effects are coded centred
+
+
+CENTRED_LEVELS = 6  # and from this many levels (fewer leave their scale loose, a funnel even with rich data)
+
+
+def centred(codes: np.ndarray) -> bool:
+    """Whether effects over the levels in `codes` (one per sample) are coded centred: when there are
+    CENTRED_LEVELS levels or more and the median level has CENTRED_MIN samples or more, the data pin each effect
+    and its scale, and a centred coding mixes best; otherwise the effects and their scale form a funnel, which
+    the non-centred coding (sigma times a standard zero-sum normal) removes."""
+    counts = np.bincount(codes)
+    return len(counts) >= CENTRED_LEVELS and float(np.median(counts)) >= CENTRED_MIN
+
+
+def _draws(idata, name: str) -> np.ndarray | None:
+    """A posterior variable's draws as (chain, draw, ...) floats, None when the model has none."""
+    return idata.posterior[name].to_numpy() if name in idata.posterior else None
+
+
+def linear_predictor(idata, d: Design, effects: tuple[str, ...], interaction: bool, chain: int) -> np.ndarray:
+    """eta of one chain per draw and sample: (draw, sample), float64."""
+    mu = _draws(idata, "mu")
+    eta = np.zeros((idata.posterior.sizes["draw"], len(d.y))) + (mu[chain][:, None] if mu is not None else 0.0)
+    for e in effects + (("pair",) if interaction else ()):
+        eta += _draws(idata, f"{e}_effect")[chain][:, getattr(d, e)]
+    return eta
+
+
+def pointwise_loglik(idata, d: Design, effects: tuple[str, ...], interaction: bool, graded: bool) -> np.ndarray:
+    """Each sample's log-likelihood per draw (chain, draw, sample), float32, computed a chain at a time: one
+    Bernoulli per sample (never per aggregated cell), or the ordered logistic's probability of the sample's
+    grade."""
+    from scipy.special import expit, log_expit
+
+    post = idata.posterior
+    out = np.empty((post.sizes["chain"], post.sizes["draw"], len(d.y)), np.float32)
+    cuts = _draws(idata, "cutpoints") if graded else None  # (chain, draw, K - 1)
+    for chain in range(post.sizes["chain"]):
+        eta = linear_predictor(idata, d, effects, interaction, chain)
+        if not graded:
+            out[chain] = np.where(d.y == 1, log_expit(eta), log_expit(-eta))
+            continue
+        edges = np.concatenate([np.full((len(eta), 1), -np.inf), cuts[chain], np.full((len(eta), 1), np.inf)], 1)
+        lower, upper = edges[:, d.y], edges[:, d.y + 1]  # the grade's cutpoints below and above
+        out[chain] = np.log(np.clip(expit(eta - lower) - expit(eta - upper), 1e-300, None))
+    return out
+
+
+@dataclass
+class OutcomeFit(FitResult):
+    """A fitted outcome model (the `referee.models.fit.FitResult` contract): `idata` the posterior with the
+    per-sample `log_likelihood` group, `summary` every parameter's posterior summary, `agents` and `tasks` the
+    effects on the logit and the probability scale with their identification, `priors` the priors as fitted,
+    `effects`, `interaction`, `graded`, `levels`. `table()` is `agents`."""
+
+    summary: pd.DataFrame = field(default_factory=pd.DataFrame)
+    agents: pd.DataFrame = field(default_factory=pd.DataFrame)
+    tasks: pd.DataFrame = field(default_factory=pd.DataFrame)
+    priors: pd.DataFrame = field(default_factory=pd.DataFrame)
+    effects: tuple = ()
+    interaction: bool = False
+    graded: bool = False
+    levels: tuple = ()
+    design: Design | None = None
+
+    def table(self) -> pd.DataFrame:
+        """The agents: agent, n, raw, effect, hdi_low, hdi_high (logit deviation from the average agent), p,
+        p_low, p_high (the probability of a pass, or the expected grade as a fraction of the top, for the agent
+        on the average task and item), identified, why."""
+        return self.agents
+
+
+def fit_outcomes(frame: pd.DataFrame, effects: str = "crossed", interaction: bool = False,
+                 likelihood: str | None = None, draws: int = OUTCOME_DRAWS, tune: int = OUTCOME_TUNE,
+                 chains: int = CHAINS, seed: int = 0, sampler: str = "auto", priors: Priors = Priors()
+                 ) -> OutcomeFit:
+    """Fit one model of the ladder to per-sample outcomes.
+
+    Parameters
+    ----------
+    frame : agent, task, item, y (0/1 for pass-fail; a grade's value for graded), optional sample (its name).
+    effects : one of EFFECTS ('agent', 'agent+task', 'crossed'); interaction : add agent x task effects.
+    likelihood : 'pass-fail' or 'graded' (default: pass-fail when every y is 0 or 1).
+    draws, tune, chains, seed, sampler : for `referee.models.fit.sample` (nutpie by default).
+
+    Returns
+    -------
+    OutcomeFit; raises ValueError before any compile or draw when the data cannot support the model.
+    """
+    check_outcomes(frame, effects, likelihood)
+    graded = (likelihood or ("pass-fail" if set(frame["y"].unique()) <= {0, 1} else "graded")) == "graded"
+    names = EFFECTS[effects]
+    d = design(frame)
+    found, notes = identification(frame, names)
+    notes.insert(0, prior_predictive(priors, names, interaction, graded, seed))
+    model = build_model(d, names, interaction, graded, priors)
+    var_names = [v for v in (["mu"] if not graded else ["cutpoints"]) + [f"sigma_{e}" for e in names]
+                 + [f"{e}_effect" for e in names] + (["sigma_pair", "pair_effect"] if interaction else [])
+                 if not (v in ("agent_effect", "task_effect") and len(getattr(d, v[:-7] + "s")) < 2)]
+    with collect_notes(notes):
+        idata, diagnostics = sample(model, var_names, draws, tune, chains, seed, sampler, low_rank=True)
+    loglik = pointwise_loglik(idata, d, names, interaction, graded)
+    import xarray as xr
+
+    idata.add_groups({"log_likelihood": xr.Dataset({"y": (("chain", "draw", "sample"), loglik)},
+                                                   coords={"chain": idata.posterior["chain"],
+                                                           "draw": idata.posterior["draw"],
+                                                           "sample": d.samples})})
+    summary = summary_table(idata, var_names, hdi_prob=HDI)
+    agents = _effect_table(idata, d, frame, "agent", names, graded).merge(found["agent"], on="agent")
+    tasks = _effect_table(idata, d, frame, "task", names, graded).merge(found["task"], on="task") \
+        if "task" in names else pd.DataFrame()
+    return OutcomeFit(model="graded" if graded else "pass-fail", diagnostics=diagnostics, notes=notes, idata=idata,
+                      summary=summary, agents=agents, tasks=tasks,
+                      priors=priors.table(names, graded, interaction), effects=names, interaction=interaction,
+                      graded=graded, levels=d.levels, design=d)
+
+
+def check_outcomes(frame: pd.DataFrame, effects: str, likelihood: str | None) -> None:
+    """ValueError, before any compile or draw, when `frame` cannot support the model: an unknown ladder step or
+    likelihood, no samples, one agent only, y that is not 0/1 under pass-fail, or a graded y with one level."""
+    if effects not in EFFECTS:
+        raise ValueError(f"effects must be one of {list(EFFECTS)}, got {effects!r}")
+    if likelihood is not None and likelihood not in LIKELIHOODS:
+        raise ValueError(f"likelihood must be one of {list(LIKELIHOODS)}, got {likelihood!r}")
+    if frame.empty:
+        raise ValueError("no scored sample to model")
+    if frame["agent"].nunique() < 2:
+        raise ValueError(f"one agent only ({frame['agent'].iloc[0]!r}): agent effects need two or more")
+    values = set(frame["y"].unique())
+    if likelihood == "pass-fail" and not values <= {0, 1}:
+        raise ValueError(f"pass-fail needs every outcome 0 or 1; these scores take {len(values)} values "
+                         f"(e.g. {sorted(values)[:4]}): fit them as graded")
+    if len(values) < 2:
+        raise ValueError(f"every sample has the same outcome ({next(iter(values))}): nothing to model")
+
+
+def _effect_table(idata, d: Design, frame: pd.DataFrame, kind: str, effects: tuple[str, ...], graded: bool
+                  ) -> pd.DataFrame:
+    """One row per agent (or task): n, raw (mean outcome as a fraction of the top level), effect with its HDI,
+    and p with its HDI at the average of the other effects (items and interaction at 0)."""
+    import arviz as az
+    from scipy.special import expit
+
+    names = getattr(d, kind + "s")
+    draws = _draws(idata, f"{kind}_effect").reshape(-1, len(names))
+    base = _draws(idata, "mu").reshape(-1, 1) if not graded else 0.0
+    prob = _expected(draws + base, idata, d, graded) if graded else expit(draws + base)
+    top = max(d.levels) or 1
+    raw = frame.assign(v=frame["y"] / top).groupby(frame[kind].astype(str))["v"].agg(["size", "mean"])
+    hdi = az.hdi(draws[None], hdi_prob=HDI)
+    p_hdi = az.hdi(prob[None], hdi_prob=HDI)
+    return pd.DataFrame({kind: names, "n": raw.loc[names, "size"].to_numpy(), "raw": raw.loc[names, "mean"].to_numpy(),
+                         "effect": draws.mean(0), "hdi_low": hdi[:, 0], "hdi_high": hdi[:, 1],
+                         "p": prob.mean(0), "p_low": p_hdi[:, 0], "p_high": p_hdi[:, 1]})
+
+
+def _expected(eta: np.ndarray, idata, d: Design, graded: bool) -> np.ndarray:
+    """The expected grade as a fraction of the top level at linear predictor `eta` (draws, n)."""
+    from scipy.special import expit
+
+    cuts = _draws(idata, "cutpoints").reshape(-1, len(d.levels) - 1)
+    above = expit(eta[:, :, None] - cuts[:, None, :])  # P(y > k) for each cutpoint k
+    values = np.array(d.levels, float) / (max(d.levels) or 1)
+    return values[0] + (above * np.diff(values)[None, None, :]).sum(-1)
+
+
+def prior_predictive(priors: Priors, effects: tuple[str, ...], interaction: bool, graded: bool, seed: int,
+                     n: int = 4000) -> str:
+    """The prior predictive check as a sentence: the 5-95 % range the priors give an agent's accuracy on an
+    average task (drawn in numpy from the priors themselves), and how often they put it below 1 % or above 99 %."""
+    from scipy.special import expit
+
+    rng = np.random.default_rng(seed)
+    mu = rng.normal(0, priors.intercept_sd, n) if not graded else rng.normal(0, priors.cutpoint_sd, n)
+    agent = np.abs(rng.normal(0, priors.group_sd, n)) * rng.normal(size=n)
+    p = expit(mu + agent)
+    low, high = np.quantile(p, [0.05, 0.95])
+    extreme = float(((p < 0.01) | (p > 0.99)).mean())
+    return (f"Priors ({', '.join(f'{r.parameter} ~ {r.prior}' for r in priors.table(effects, graded, interaction).itertuples())}): "
+            f"the prior predictive puts an agent's {'expected grade' if graded else 'accuracy'} on an average task "
+            f"between {low:.2f} and {high:.2f} in 90 % of draws ({extreme:.0%} below 0.01 or above 0.99).")
+
+
+def compare_ladder(fits: dict[str, OutcomeFit]) -> tuple[pd.DataFrame, list[str]]:
+    """PSIS-LOO and WAIC of each fit, per sample, compared (ArviZ): one row per (criterion, model) with rank,
+    elpd, p (effective parameters), elpd_diff, dse (its standard error), weight, warning; and notes naming
+    the preferred model and each sample whose Pareto k exceeds 0.7. Each criterion is computed once per fit."""
+    import warnings
+
+    import arviz as az
+
+    tables, notes = [], []
+    for criterion, compute in (("loo", az.loo), ("waic", az.waic)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            found = {name: compute(f.idata, pointwise=True) for name, f in fits.items()}
+            table = az.compare(found, ic=criterion, scale="log")
+        table = table.rename(columns={f"elpd_{criterion}": "elpd", f"p_{criterion}": "p", "elpd_diff": "elpd_diff",
+                                      "d_loo": "elpd_diff", "d_waic": "elpd_diff"}).reset_index(names="model")
+        table.insert(0, "criterion", criterion)
+        tables.append(table[["criterion", "model", "rank", "elpd", "p", "elpd_diff", "se", "dse", "weight",
+                             "warning"]])
+        if criterion == "waic" and any("posterior variance of the log predictive" in str(w.message) for w in caught):
+            notes.append("WAIC: the posterior variance of some samples' log predictive density exceeds 0.4 "
+                         "(ArviZ); read PSIS-LOO first.")
+        if criterion == "loo":
+            for name, loo in found.items():
+                high = np.flatnonzero(loo.pareto_k.to_numpy() > 0.7)
+                if len(high):
+                    shown = [fits[name].design.samples[i] for i in high[:10]]
+                    notes.append(f"{name}: {len(high)} sample(s) with Pareto k above 0.7 (PSIS-LOO unreliable for "
+                                 "them): " + ", ".join(shown) + (" ..." if len(high) > 10 else "") + ".")
+    table = pd.concat(tables, ignore_index=True)
+    best = table.loc[(table["criterion"] == "loo") & (table["rank"] == 0), "model"].iloc[0]
+    runner_up = table[(table["criterion"] == "loo") & (table["rank"] == 1)]
+    if len(runner_up):
+        diff, dse = float(runner_up["elpd_diff"].iloc[0]), float(runner_up["dse"].iloc[0])
+        verdict = "clearly" if diff > 2 * dse else "not clearly (within two standard errors)"
+        notes.insert(0, f"PSIS-LOO prefers {best}, {verdict}: {runner_up['model'].iloc[0]} is {diff:.1f} elpd "
+                     f"behind (standard error {dse:.1f}).")
+    return table, notes
+
+
+def cell_table(fit: OutcomeFit, frame: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy per agent and task, raw beside pooled: agent, task, n, raw (mean outcome as a fraction of the
+    top level), p, p_low, p_high (the model's partially pooled estimate for the agent on that task at the
+    average item, with its 94 % HDI; the task effect is 0 where the model has none), identified."""
+    import arviz as az
+    from scipy.special import expit
+
+    d, post = fit.design, fit.idata.posterior
+    top = max(d.levels) or 1
+    cells = frame.assign(v=frame["y"] / top).groupby([frame["agent"].astype(str), frame["task"].astype(str)])
+    cells = cells["v"].agg(n="size", raw="mean").reset_index()
+    a = np.array([d.agents.index(x) for x in cells["agent"]])
+    t = np.array([d.tasks.index(x) for x in cells["task"]])
+    eta = _draws(fit.idata, "agent_effect").reshape(-1, len(d.agents))[:, a]
+    if "task" in fit.effects:
+        eta = eta + _draws(fit.idata, "task_effect").reshape(-1, len(d.tasks))[:, t]
+    if fit.interaction:
+        pairs = [d.pairs.index(f"{x}\x1f{y}") for x, y in zip(cells["agent"], cells["task"])]
+        eta = eta + _draws(fit.idata, "pair_effect").reshape(-1, len(d.pairs))[:, pairs]
+    if fit.graded:
+        prob = _expected(eta, fit.idata, d, True)
+    else:
+        prob = expit(eta + post["mu"].to_numpy().reshape(-1, 1))
+    hdi = az.hdi(prob[None], hdi_prob=HDI)
+    identified = fit.agents.set_index("agent")["identified"]
+    return cells.assign(p=prob.mean(0), p_low=hdi[:, 0], p_high=hdi[:, 1],
+                        identified=identified.reindex(cells["agent"]).to_numpy())

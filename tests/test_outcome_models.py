@@ -1,0 +1,178 @@
+"""Hierarchical models of per-sample outcomes (issue 52): pass/fail and graded, crossed agent, task and item
+effects, identification said out loud, PSIS-LOO/WAIC per sample, and every `referee fit` model on an Inspect
+store either fitting or refusing before sampling."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from referee.models.scores import outcome_glm as og
+from referee.simulators.pass_fail import pass_fail_samples
+from tests.conftest import shared_file
+
+SEED = 20  # the generated data set of the ladder tests (its 12 true agent effects, drawn from the prior)
+
+
+def test_identification_names_agents_alone_on_their_tasks_and_items_one_agent_answered():
+    frame = pd.DataFrame({"agent": ["a", "a", "b", "b", "c", "c"], "task": ["t1", "t2", "t1", "t2", "t3", "t3"],
+                          "item": ["1", "2", "1", "2", "9", "8"], "y": [1, 0, 1, 1, 0, 1]})
+    found, notes = og.identification(frame, og.EFFECTS["crossed"])
+    agents = found["agent"].set_index("agent")["identified"]
+    assert agents.to_dict() == {"a": "yes", "b": "yes", "c": og.NOT_IDENTIFIED}
+    assert found["task"].set_index("task")["identified"].to_dict() == {"t1": "yes", "t2": "yes",
+                                                                      "t3": og.NOT_IDENTIFIED}
+    assert any("c" in n and "cannot be compared" in n for n in notes)
+    assert any(n.startswith("2 of 4 item(s) were answered by one agent") for n in notes)
+    alone, _ = og.identification(frame, og.EFFECTS["agent"])  # without task effects nothing is aliased
+    assert set(alone["agent"]["identified"]) == {"yes"}
+
+
+def _tiny_fit(graded: bool):
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"agent": rng.choice(list("abcd"), 120), "task": rng.choice(["t1", "t2"], 120),
+                          "item": rng.integers(0, 6, 120).astype(str)})
+    frame["y"] = rng.integers(0, 3, 120) / 2 if graded else rng.integers(0, 2, 120)
+    return frame, og.fit_outcomes(frame, likelihood="graded" if graded else "pass-fail", draws=100, tune=100,
+                                  chains=2, seed=3)
+
+
+@pytest.mark.parametrize("graded", [False, True])
+def test_the_pointwise_log_likelihood_is_each_samples_own(graded):
+    """Per sample, never per aggregated cell: checked against scipy's Bernoulli (pass-fail, which samples
+    binomial cells) and against PyMC's own log-likelihood of the per-sample ordered logistic (graded)."""
+    import warnings
+
+    frame, fit = _tiny_fit(graded)
+    ours = fit.idata.log_likelihood["y"].to_numpy()
+    assert ours.shape == (2, 100, len(frame))
+    if not graded:
+        from scipy.special import expit
+        from scipy.stats import bernoulli
+
+        post = fit.idata.posterior
+        d = fit.design
+        eta = (post["mu"].to_numpy()[..., None] + post["agent_effect"].to_numpy()[..., d.agent]
+               + post["task_effect"].to_numpy()[..., d.task] + post["item_effect"].to_numpy()[..., d.item])
+        np.testing.assert_allclose(ours, bernoulli.logpmf(d.y, expit(eta)), rtol=1e-5, atol=1e-6)
+        return
+    import pymc as pm
+
+    model = og.build_model(fit.design, fit.effects, False, True, og.Priors())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = pm.compute_log_likelihood(fit.idata.copy(), model=model, extend_inferencedata=False,
+                                           progressbar=False)
+    np.testing.assert_allclose(ours, theirs["y"].to_numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.fixture(scope="module")
+def ladder():
+    """Issue 52's design: 12 agents x 8 tasks x 40 items x 2 epochs, the last two agents alone on a task each;
+    the ladder fitted at its defaults."""
+    frame, truth = pass_fail_samples(seed=SEED)
+    fits = {name: og.fit_outcomes(frame, effects=name, seed=0) for name in og.LADDER}
+    return frame, truth, fits
+
+
+def test_the_crossed_model_converges_covers_the_true_agent_effects_and_flags_the_aliased(ladder):
+    frame, truth, fits = ladder
+    crossed = fits["crossed"]
+    d = crossed.diagnostics
+    assert d["max_r_hat"] <= 1.01 and min(d["min_ess_bulk"], d["min_ess_tail"]) >= 400 and d["divergences"] == 0, d
+    table = crossed.table().set_index("agent")
+    centred = truth["agent"] - truth["agent"].mean()  # the zero-sum effects are deviations from the average agent
+    covered = (table["hdi_low"] <= centred[table.index]) & (centred[table.index] <= table["hdi_high"])
+    assert covered.mean() >= 0.9, table.assign(true=centred)
+    flagged = table.index[table["identified"] == og.NOT_IDENTIFIED].tolist()
+    assert flagged == truth["aliased"]
+    assert len(frame) == 10 * 6 * 40 * 2 + 2 * 40 * 2
+
+
+def test_psis_loo_and_waic_prefer_the_crossed_model_over_agent_only(ladder):
+    _, _, fits = ladder
+    table, notes = og.compare_ladder(fits)
+    for criterion in ("loo", "waic"):
+        ranked = table[table["criterion"] == criterion].sort_values("rank")["model"].tolist()
+        assert ranked[0] == "crossed" and ranked.index("agent") > ranked.index("crossed")
+    loo = table[table["criterion"] == "loo"].set_index("model")
+    assert loo.loc["agent", "elpd_diff"] > 2 * loo.loc["agent", "dse"]  # clearly, by its standard error
+    assert notes[0].startswith("PSIS-LOO prefers crossed, clearly")
+
+
+def test_the_graded_model_recovers_the_order_of_agents():
+    """Three grades (I, P, C as 0, 0.5, 1) from an ordered logistic with known agent effects."""
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(2)
+    agents = pd.Series(np.linspace(-1.5, 1.5, 6), [f"m{k}" for k in range(6)])
+    rows = pd.DataFrame([(a, t, i) for a in agents.index for t in ("t1", "t2", "t3") for i in range(20)],
+                        columns=["agent", "task", "item"])
+    eta = agents[rows["agent"]].to_numpy() + rng.normal(0, 0.5, 60)[rows.index % 60]
+    cuts = np.array([-0.5, 0.8])
+    above = 1 / (1 + np.exp(-(eta[:, None] - cuts[None, :])))
+    u = rng.random(len(rows))
+    rows["y"] = ((u[:, None] < above).sum(1)) / 2
+    fit = og.fit_outcomes(rows, likelihood="graded", effects="agent+task", seed=1, draws=500, tune=500)
+    assert fit.graded and fit.levels == (0.0, 0.5, 1.0) and fit.converged, fit.diagnostics
+    table = fit.table().set_index("agent")
+    assert spearmanr(table.loc[agents.index, "effect"], agents).statistic >= 0.9
+    assert ((table["p"] > 0) & (table["p"] < 1)).all()
+
+
+def test_models_refuse_data_they_cannot_model_before_sampling():
+    frame = pd.DataFrame({"agent": ["a", "b"], "task": ["t", "t"], "item": ["1", "1"], "y": [0.2, 0.7]})
+    with pytest.raises(ValueError, match="pass-fail needs every outcome 0 or 1"):
+        og.fit_outcomes(frame, likelihood="pass-fail")
+    with pytest.raises(ValueError, match="one agent only"):
+        og.fit_outcomes(frame.assign(agent="a"))
+    with pytest.raises(ValueError, match="effects must be one of"):
+        og.fit_outcomes(frame, effects="everything")
+
+
+def test_every_fit_model_on_an_inspect_store_fits_or_refuses_before_sampling(tmp_path, capsys):
+    """Issue 52: tag-effects crashed after 18 s of sampling and measurement-layout with 'SVD did not converge' on
+    Inspect data (no catalogue tags); each now says what it lacks at once (exit 1), and the outcome models fit."""
+    from referee.cli import main
+    from referee.models.registry import SCORE_MODELS
+
+    store = str(tmp_path / "i.duckdb")
+    assert main(["ingest", str(shared_file("real", "inspect")), "--store", store]) == 0
+    capsys.readouterr()
+    for name, spec in SCORE_MODELS.items():
+        start = time.perf_counter()
+        code = main(["fit", name, "--store", store, "--out", str(tmp_path / name), "--draws", "200", "--tune",
+                     "200", "--seed", "1"])
+        err = capsys.readouterr().err
+        if spec.data == "outcomes":
+            assert code == 0, (name, err)
+            agents = pd.read_csv(tmp_path / name / "table.csv")
+            assert set(agents.loc[agents["identified"] != "yes", "agent"]) == {"hardcoded/hardcoded",
+                                                                              "openai/gpt-4o"}, agents
+            accuracy = pd.read_csv(tmp_path / name / "accuracy.csv")
+            assert {"raw", "p", "runner_stderr"} <= set(accuracy.columns)
+            continue
+        assert code == 1, (name, err)
+        assert time.perf_counter() - start < 10  # refused before any compile or draw
+        words = "baseline agent 'rational_agent'" if spec.needs_baseline else "none of the"
+        assert words in err, (name, err)
+
+
+def test_describe_counts_every_scored_sample_of_a_pass_fail_runner(tmp_path):
+    """Issue 52: describe kept 12 of the scored samples of the real Inspect logs (a sample every model passed or
+    failed has constant scores, which per-scenario min-max normalisation turned into NaN) and showed an agent at
+    0.50 against a raw accuracy of 0.84; a pass/fail score is now kept on its own 0-1 scale."""
+    from referee.io.store import Store
+    from referee.run.score_jobs import describe
+
+    store = Store(tmp_path / "i.duckdb")
+    store.ingest([str(shared_file("real", "inspect"))])
+    results = store.table("results").merge(store.table("matches")[["match_id", "scenario"]], on="match_id")
+    scored = results.dropna(subset=["score"])
+    by_agent = describe(store).tables["mean_by_agent"].set_index("agent")
+    assert by_agent["n"].sum() == len(scored)
+    raw = scored.groupby("agent")["score"].mean()
+    np.testing.assert_allclose(by_agent.loc[raw.index, "mean"], raw)
