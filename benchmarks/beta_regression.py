@@ -12,6 +12,10 @@ and the centred tag-effects model (the baseline of issue 5).
 
 Targets (issue 15): every shipped model converged (R-hat <= 1.01, bulk and tail ESS >= 400, no divergence)
 within 90 s on 2 cores, and nutpie's min-ESS/s at least 2x PyMC's on every model.
+
+`--sweep 20` (issue 53) instead fits each model at its defaults with nutpie over seeds 0-19 (data and sampler)
+and prints how many seeds give no divergence and R-hat <= 1.01 (target: at least 19 of 20), the divergences of
+each seed and the R-hat median and maximum.
 """
 
 from __future__ import annotations
@@ -59,12 +63,33 @@ def row(r: dict) -> str:
             f"{'yes' if r['converged'] else 'NO'} (min ESS {ess:.0f}) |")
 
 
+def sweep(models: list[str], seeds: int) -> int:
+    """Each model at its defaults over `seeds` seeds: divergences and R-hat of every seed, and the count of clean
+    seeds (no divergence, R-hat <= 1.01)."""
+    print("| model | clean seeds | divergences by seed | R-hat median / max | min ESS min | wall s median |")
+    print("|---|---|---|---|---|---|")
+    for model in models:
+        found = [run(model, "nutpie", seed) for seed in range(seeds)]
+        clean = sum(r["divergences"] == 0 and r["max_r_hat"] <= 1.01 for r in found)
+        rhat = sorted(r["max_r_hat"] for r in found)
+        ess = min(min(r["min_ess_bulk"], r["min_ess_tail"]) for r in found)
+        wall = sorted(r["seconds"] for r in found)[len(found) // 2]
+        print(f"| {model} | {clean}/{seeds} | {' '.join(str(r['divergences']) for r in found)} | "
+              f"{rhat[len(rhat) // 2]:.3f} / {rhat[-1]:.3f} | {ess:.0f} | {wall:.0f} |", flush=True)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=list(MODELS) + [CENTRED], choices=list(MODELS) + [CENTRED])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-pymc", action="store_true", help="nutpie only (the convergence table, faster)")
+    parser.add_argument("--sweep", type=int, default=0, metavar="N",
+                        help="instead: each model at its defaults (nutpie) over seeds 0..N-1 (data and sampler): how "
+                             "many seeds give no divergence and R-hat <= 1.01 (issue 53: at least 19 of 20)")
     args = parser.parse_args()
+    if args.sweep:
+        return sweep([m for m in args.models if m != CENTRED], args.sweep)
     print("| model | sampler | wall (compile included) | min bulk ESS | min tail ESS | min-ESS/s | divergences "
           "| max R-hat | converged |")
     print("|---|---|---|---|---|---|---|---|---|")

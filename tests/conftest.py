@@ -153,3 +153,48 @@ def play_runner(name: str, script: str, out: Path, timeout: float = 600) -> Path
 def pytest_configure(config):
     config.addinivalue_line("markers", "runners: plays real games with an installed runner (TextArena in referee's "
                                        "venv; Kaggle Environments and clemcore in their own, `make runners`)")
+    config.addinivalue_line("markers", "bayes: fits a model by MCMC; `--seeds N` reruns it under N more sampler "
+                                       "seeds and BLAS thread counts")
+    config.addinivalue_line("markers", "seeds: a rerun of a Bayesian test under another sampler seed (`--seeds N`)")
+
+
+# --------------------------------------------------------------------------------------------- seed sweep (issue 53)
+SEED_STEP = 7919  # a sampler seed shift: the k-th rerun draws with seed + k * SEED_STEP
+
+
+def pytest_addoption(parser):
+    parser.addoption("--seeds", type=int, default=0, metavar="N",
+                     help="rerun every test marked bayes under N more sampler seeds (seed + k*7919, k = 1..N), with "
+                          "1 or 2 BLAS threads in turn: a stand-in for other machines, whose last bits differ; select "
+                          "the reruns alone with -m seeds")
+
+
+def pytest_generate_tests(metafunc):
+    n = metafunc.config.getoption("seeds")
+    if n and metafunc.definition.get_closest_marker("bayes") is not None:
+        metafunc.fixturenames.append("seed_shift")
+        metafunc.parametrize("seed_shift", [pytest.param(0, id="own-seed")] + [
+            pytest.param(k, id=f"seed+{k}", marks=pytest.mark.seeds) for k in range(1, n + 1)], indirect=True)
+
+
+@pytest.fixture
+def seed_shift(request, monkeypatch):
+    """Shift every sampler seed of the test by k * SEED_STEP and run its BLAS with k % 2 + 1 threads (k = 0: the
+    test as written)."""
+    k = request.param
+    if not k:
+        yield 0
+        return
+    from threadpoolctl import threadpool_limits
+
+    from referee.models import compiled
+
+    for name in ("sample_nutpie", "sample_pymc"):
+        original = getattr(compiled, name)
+
+        def shifted(model, draws, tune, chains, seed, *args, _original=original):
+            return _original(model, draws, tune, chains, seed + k * SEED_STEP, *args)
+
+        monkeypatch.setattr(compiled, name, shifted)
+    with threadpool_limits(limits=k % 2 + 1):
+        yield k

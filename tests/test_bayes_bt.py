@@ -2,12 +2,14 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from referee.run.ratings import encode, rate
 from referee.models.ratings.bradley_terry import fit_bt
 from tests.helpers import simulate
 
 
+@pytest.mark.bayes
 def test_scalar_and_per_game_posteriors():
     rng = np.random.default_rng(0)
     strengths = rng.normal(0, 0.7, (2, 5)) + np.linspace(-1, 1, 5)

@@ -82,6 +82,7 @@ def _scores(sim) -> pd.DataFrame:
     return cells.rename(columns={"y": "score_norm"}).assign(bounds="theoretical")
 
 
+@pytest.mark.bayes
 def test_baseline_contrast_recovers_agent_effects():
     seeds = range(3) if FULL else range(1)
     hits = total = 0
@@ -136,6 +137,7 @@ def test_expected_score_is_the_ordered_beta_mean():
     assert br.expected_score(np.array(0.0)) == pytest.approx(0.5)
 
 
+@pytest.mark.bayes
 def test_tag_effects_recover_coefficients_and_slopes():
     seeds = range(3) if FULL else range(1)
     hits = total = ame_hits = ame_total = 0
@@ -145,14 +147,14 @@ def test_tag_effects_recover_coefficients_and_slopes():
                                  tag_sd=0.4)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fit = br.fit_tag_effects(_scores(sim), catalogue.tags, draws=600, tune=600, seed=seed)
+            fit = br.fit_tag_effects(_scores(sim), catalogue.tags, seed=seed)  # the defaults users get
         t = sim.truth
         truth = {f"beta[{k}]": v for k, v in t["beta"].items()}
         truth.update({f"slope[{a}, {k}]": v for a, s in t["agent_tag_slopes"].items() for k, v in s.items()})
         truth.update({f"agent_intercept[{a}]": v for a, v in t["agent_intercepts"].items()})
         h, n = _coverage(fit.summary, truth)
         hits, total = hits + h, total + n
-        assert fit.diagnostics["divergences"] == 0
+        assert fit.converged, fit.diagnostics  # the fit's own verdict at its defaults, on every seed (issue 53)
         assert not any("rank" in note for note in fit.notes)  # the synthetic design is full rank
         posterior_corr = fit.idata.posterior["tag_corr"]
         assert posterior_corr.dims[-2:] == ("slope_tag", "slope_tag_")
@@ -167,6 +169,7 @@ def test_tag_effects_recover_coefficients_and_slopes():
     assert ame_hits / ame_total >= 0.6, (ame_hits, ame_total)  # nominal 94%, few tags
 
 
+@pytest.mark.bayes
 def test_squeeze_likelihood_and_fit_result_files(tmp_path):
     from referee.present.outputs import ResultsFolder
 

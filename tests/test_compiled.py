@@ -28,6 +28,7 @@ def test_model_key_tells_structure_and_data_apart():
     assert model_key(other) != model_key(_model(y))
 
 
+@pytest.mark.bayes
 def test_a_refit_of_the_same_structure_reuses_the_compiled_nutpie_model():
     pytest.importorskip("nutpie")
     y = np.random.default_rng(0).normal(1.0, 2.0, 40)

@@ -20,6 +20,7 @@ SHIPPED = ("tag effects", "baseline contrast", "measurement layout", "bayes-bt",
            "audit regression") if FULL else ("baseline contrast", "bayes-bt", "bayes-bt per game", "audit regression")
 
 
+@pytest.mark.bayes
 @pytest.mark.slow
 @pytest.mark.parametrize("model", SHIPPED)
 def test_default_fit_meets_the_convergence_standard(model):

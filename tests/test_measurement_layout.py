@@ -31,13 +31,14 @@ def _layout_contest(seed: int, agents: int):
     return sim, catalogue, demands, cells
 
 
+@pytest.mark.bayes
 def test_capabilities_are_recovered():
     sim, _, demands, cells = _layout_contest(seed=1, agents=10 if FULL else 6)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = fit_layout(cells["agent"], demands.reindex(cells["scenario"]).to_numpy(float), cells["score_norm"],
-                         list(demands.columns), draws=500, tune=500, seed=1)
-    assert fit.diagnostics["divergences"] == 0
+                         list(demands.columns), seed=1)  # the defaults users get
+    assert fit.converged, fit.diagnostics  # the fit's own verdict at its defaults, on every seed (issue 53)
     truth = sim.truth["layout"]
     caps = fit.capabilities()
     caps["truth"] = [truth["capability"][a][d] for a, d in zip(caps["agent"], caps["demand"])]
@@ -95,6 +96,7 @@ def test_demands_are_chosen_on_the_training_rows_only():
     assert "hard" not in demand_matrix(train, scenarios, tags, select_on=held_out).columns
 
 
+@pytest.mark.bayes
 def test_layout_beats_the_constant_on_its_own_data():
     sim, catalogue, demands, cells = _layout_contest(seed=2, agents=8 if FULL else 6)
     with warnings.catch_warnings():

@@ -78,6 +78,7 @@ def ladder():
     return frame, truth, fits
 
 
+@pytest.mark.bayes
 def test_the_crossed_model_converges_covers_the_true_agent_effects_and_flags_the_aliased(ladder):
     frame, truth, fits = ladder
     crossed = fits["crossed"]
@@ -92,6 +93,7 @@ def test_the_crossed_model_converges_covers_the_true_agent_effects_and_flags_the
     assert len(frame) == 10 * 6 * 40 * 2 + 2 * 40 * 2
 
 
+@pytest.mark.bayes
 def test_psis_loo_and_waic_prefer_the_crossed_model_over_agent_only(ladder):
     _, _, fits = ladder
     table, notes = og.compare_ladder(fits)
@@ -103,6 +105,7 @@ def test_psis_loo_and_waic_prefer_the_crossed_model_over_agent_only(ladder):
     assert notes[0].startswith("PSIS-LOO prefers crossed, clearly")
 
 
+@pytest.mark.bayes
 def test_the_graded_model_recovers_the_order_of_agents():
     """Three grades (I, P, C as 0, 0.5, 1) from an ordered logistic with known agent effects."""
     from scipy.stats import spearmanr
@@ -133,6 +136,7 @@ def test_models_refuse_data_they_cannot_model_before_sampling():
         og.fit_outcomes(frame, effects="everything")
 
 
+@pytest.mark.bayes
 def test_every_fit_model_on_an_inspect_store_fits_or_refuses_before_sampling(tmp_path, capsys):
     """Issue 52: tag-effects crashed after 18 s of sampling and measurement-layout with 'SVD did not converge' on
     Inspect data (no catalogue tags); each now says what it lacks at once (exit 1), and the outcome models fit."""

@@ -20,7 +20,7 @@ from referee.io.catalogue import CONTEST_2024, load_catalogue
 from referee.simulators.concordia import cells_frame, simulate_concordia
 
 MODELS = ("tag effects", "tag effects (paper)", "baseline contrast", "measurement layout", "bayes-bt",
-          "bayes-bt per game", "audit regression")
+          "bayes-bt per game", "audit regression", "pass-fail")
 AGENTS, REPETITIONS = 26, 3
 
 
@@ -118,6 +118,18 @@ def _audit_regression(data: dict, seed: int, sampling: dict) -> dict:
     return assignment_luck(data["frame"], "role", "nation_power", seed=seed, sampling=sampling)["bayes_diagnostics"]
 
 
+def _outcomes(seed: int) -> dict:
+    from referee.simulators.pass_fail import pass_fail_samples
+
+    return {"frame": pass_fail_samples(seed=seed)[0]}  # issue 52's design: 12 agents x 8 tasks x 40 items x 2
+
+
+def _pass_fail(data: dict, seed: int, sampling: dict) -> dict:
+    from referee.models.scores.outcome_glm import fit_outcomes
+
+    return fit_outcomes(data["frame"], seed=seed, **sampling).diagnostics
+
+
 # model -> (its data from a seed, its fit of that data)
 _FITS = {
     "tag effects": (_scores, _tag_effects),
@@ -127,4 +139,5 @@ _FITS = {
     "bayes-bt": (_comparisons, _bayes_bt),
     "bayes-bt per game": (_comparisons, lambda data, seed, sampling: _bayes_bt(data, seed, sampling, by="game")),
     "audit regression": (_season, _audit_regression),
+    "pass-fail": (_outcomes, _pass_fail),
 }

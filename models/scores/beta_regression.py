@@ -321,7 +321,10 @@ def build_tag_effects(data: pd.DataFrame, agents: list[str], scenarios: list[str
                 slope = pm.MvNormal("slope", mu=np.zeros(len(slopes)), chol=chol, dims=("agent", "slope_tag"))
             else:
                 z = pm.Normal("z", 0.0, 1.0, dims=("agent", "slope_tag"))
-                slope = pm.Deterministic("slope", pt.dot(z, chol.T), dims=("agent", "slope_tag"))
+                # z L^T as a sum of products: a dot with the transposed factor is a non-contiguous array in
+                # nutpie's numba code, which numba warns of on every compile
+                slope = pm.Deterministic("slope", (z[:, None, :] * chol[None, :, :]).sum(axis=-1),
+                                         dims=("agent", "slope_tag"))
             eta = eta + (slope[a_idx] * X[s_idx][:, cols]).sum(axis=1)
         if agent_intercepts:
             sigma_a = pm.HalfNormal("sigma_agent", priors.group_sd)

@@ -1,0 +1,139 @@
+"""The per-sample outcome models (`referee fit pass-fail`, issue 52): nutpie (referee's default) against PyMC's
+NUTS on the same model and data, convergence and coverage over generated data sets, and the real Inspect logs.
+
+Run: PYTHONPATH=. .venv/bin/python -m benchmarks.outcome_models [--seeds 10] [--no-pymc] [--inspect PATH]
+
+1. Issue 52's design (12 agents x 8 tasks x 40 items x 2 epochs, the last two agents alone on a task each):
+   for each of `--seeds` generated data sets, the crossed model at its defaults; per data set its wall time,
+   max R-hat, min bulk/tail ESS, divergences, how many of the 12 true agent effects its 94 % HDIs cover, whether
+   exactly the two aliased agents are flagged, and whether PSIS-LOO prefers crossed over agent-only (the
+   ladder on the first data set only). Targets: R-hat <= 1.01, ESS >= 400, coverage >= 90 % (pooled), the
+   aliased flagged, LOO preferring crossed.
+2. nutpie against PyMC's NUTS on the first data set, side by side in this process (each after one untimed
+   small fit: the process's one-time costs): wall time, sampling time, min ESS per second.
+3. The real Inspect logs (`../shared/data/real/inspect`): ingest, then the agent + task fit as the command line
+   runs it; target under 15 s on 2 cores (HiBayES: 84-113 s per run, 14-24 s per model).
+HiBayES itself cannot run here (Python 3.12 and JAX); its published model forms are in the outcome models'
+module docstring (`referee.models.scores.outcome_glm`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from referee.models.fit import ConvergenceWarning
+from referee.models.scores import outcome_glm as og
+from referee.simulators.pass_fail import pass_fail_samples
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "real" / "inspect"
+
+
+def fit_one(frame, truth, seed: int, sampler: str = "auto", **kwargs) -> dict:
+    """One crossed fit timed, with its convergence, coverage and identification against `truth`."""
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # the row reports convergence itself
+        fit = og.fit_outcomes(frame, seed=seed, sampler=sampler, **kwargs)
+    seconds = time.perf_counter() - start
+    table = fit.table().set_index("agent")
+    centred = (truth["agent"] - truth["agent"].mean())[table.index]
+    covered = int(((table["hdi_low"] <= centred) & (centred <= table["hdi_high"])).sum())
+    flagged = table.index[table["identified"] == og.NOT_IDENTIFIED].tolist()
+    d = fit.diagnostics
+    return {"fit": fit, "seconds": seconds, "sampling": d["sampling_seconds"], "r_hat": d["max_r_hat"],
+            "ess_bulk": d["min_ess_bulk"], "ess_tail": d["min_ess_tail"], "divergences": d["divergences"],
+            "covered": covered, "agents": len(table), "aliased_flagged": flagged == truth["aliased"]}
+
+
+def generated(seeds: int) -> None:
+    print(f"1. issue 52's design, crossed model at its defaults ({og.OUTCOME_DRAWS} draws, {og.OUTCOME_TUNE} "
+          "tuning steps, 4 chains, nutpie)")
+    print(f"{'data':>5} {'wall s':>7} {'sample s':>8} {'R-hat':>6} {'ESS bulk':>8} {'ESS tail':>8} {'div':>4} "
+          f"{'covered':>8} {'aliased':>8}")
+    rows, first = [], None
+    for seed in range(seeds):
+        frame, truth = pass_fail_samples(seed=20 + seed)
+        row = fit_one(frame, truth, seed)
+        first = first or (frame, truth, row["fit"])
+        rows.append(row)
+        print(f"{20 + seed:>5} {row['seconds']:>7.1f} {row['sampling']:>8.1f} {row['r_hat']:>6.3f} "
+              f"{row['ess_bulk']:>8.0f} {row['ess_tail']:>8.0f} {row['divergences']:>4} "
+              f"{row['covered']:>5}/{row['agents']} {'yes' if row['aliased_flagged'] else 'NO':>8}")
+    converged = sum(r["r_hat"] <= 1.01 and min(r["ess_bulk"], r["ess_tail"]) >= 400 and not r["divergences"]
+                    for r in rows)
+    coverage = sum(r["covered"] for r in rows) / sum(r["agents"] for r in rows)
+    print(f"converged {converged}/{len(rows)}; pooled coverage of the true agent effects by the 94 % HDIs "
+          f"{coverage:.1%} (target >= 90 %); aliased agents flagged in {sum(r['aliased_flagged'] for r in rows)}"
+          f"/{len(rows)}")
+    frame, truth, crossed = first
+    fits = {name: crossed if name == "crossed" else og.fit_outcomes(frame, effects=name, seed=0)
+            for name in og.LADDER}
+    table, notes = og.compare_ladder(fits)
+    print("ladder on the first data set (PSIS-LOO, per sample):")
+    print(table[table["criterion"] == "loo"][["model", "rank", "elpd", "elpd_diff", "dse", "weight"]]
+          .to_string(index=False))
+    print(notes[0])
+    return frame, truth
+
+
+def samplers(frame, truth) -> None:
+    print("\n2. nutpie against PyMC's NUTS, the crossed model on the first data set (one process)")
+    small, small_truth = pass_fail_samples(agents=4, tasks=2, items=5, aliased=0, seed=1)
+    for sampler in ("nutpie", "pymc"):  # the process's one-time costs
+        fit_one(small, small_truth, 0, sampler=sampler, draws=50, tune=50)
+    print(f"{'sampler':>8} {'wall s':>7} {'sample s':>8} {'R-hat':>6} {'min ESS':>8} {'ESS/s':>7} {'div':>4}")
+    found = {}
+    for sampler in ("nutpie", "pymc"):
+        row = fit_one(frame, truth, 0, sampler=sampler)
+        ess = min(row["ess_bulk"], row["ess_tail"])
+        found[sampler] = ess / row["seconds"]
+        print(f"{sampler:>8} {row['seconds']:>7.1f} {row['sampling']:>8.1f} {row['r_hat']:>6.3f} {ess:>8.0f} "
+              f"{ess / row['seconds']:>7.1f} {row['divergences']:>4}")
+    print(f"nutpie's min-ESS per wall second is {found['nutpie'] / found['pymc']:.1f}x PyMC's")
+
+
+def inspect(path: Path) -> None:
+    print(f"\n3. real Inspect logs ({path}): agent + task fit as `referee fit pass-fail --effects agent+task` runs it")
+    if not path.exists():
+        print("   skipped: the shared folder is absent")
+        return
+    from referee.io.store import Store
+    from referee.run.score_jobs import fit
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(Path(tmp) / "i.duckdb")
+        start = time.perf_counter()
+        store.ingest([str(path)])
+        ingest = time.perf_counter() - start
+        for label in ("cold", "warm"):
+            start = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = fit(store, "pass-fail", effects="agent+task", seed=0)
+            d = result.diagnostics
+            print(f"   {label}: ingest {ingest:.1f} s, fit {time.perf_counter() - start:.1f} s (compile "
+                  f"{d['compile_seconds']:.1f} s, sampling {d['sampling_seconds']:.1f} s), R-hat {d['max_r_hat']:.3f}, "
+                  f"{d['divergences']} divergences; target under 15 s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--no-pymc", action="store_true")
+    parser.add_argument("--inspect", type=Path, default=SHARED)
+    args = parser.parse_args()
+    frame, truth = generated(args.seeds)
+    if not args.no_pymc:
+        samplers(frame, truth)
+    inspect(args.inspect)
+    np.seterr(all="ignore")
+
+
+if __name__ == "__main__":
+    main()
