@@ -22,7 +22,7 @@ RUNNER_STAMPS := $(RUNNER_ENVS:%=.cache/runners/%/.installed)
 # pytest workers: both cores of the reference machine (CI: 2 cores)
 JOBS ?= 2
 
-.PHONY: demo test test-all install runners browser lock clean
+.PHONY: demo test test-seeds test-all install runners browser lock clean
 
 # a changed lock rebuilds the venv from nothing, so that it holds the lock and nothing else
 $(STAMP): $(LOCK) $(BOOTSTRAP) pyproject.toml
@@ -67,7 +67,11 @@ browser:
 	  else echo "warning: chromium and chromium-driver are missing: tests/test_browser.py will fail"; fi; fi
 
 test: $(EDITABLE) runners browser
-	$(BIN)/python -m pytest -q -n $(JOBS)
+	$(BIN)/python -m pytest -q -n $(JOBS) --seeds 1 -m "not (seeds and slow)"
+
+# the seed sweep (issue 53): every Bayesian test under its own seed and 9 more, 1 or 2 BLAS threads in turn
+test-seeds: $(EDITABLE)
+	$(BIN)/python -m pytest -q -n $(JOBS) --seeds 9 -m "bayes"
 
 # every test including the unbounded heavy validation (slow marker)
 test-all: $(EDITABLE) runners browser

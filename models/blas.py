@@ -54,8 +54,13 @@ def link() -> bool:
     own choice (or a missing wheel, or another platform) leaves PyTensor to find a BLAS itself."""
     current = os.environ.get("PYTENSOR_FLAGS", "")
     given = flags() if sys.platform.startswith("linux") else None
-    if given is None or "blas__ldflags" in current or os.environ.get("REFEREE_BLAS") == "system":
+    if given is None or os.environ.get("REFEREE_BLAS") == "system":
         return False
+    if "blas__ldflags" in current:  # the user's own, or ours inherited by a worker process (which loads it too)
+        if "scipy_openblas" not in current:
+            return False
+        _load()
+        return True
     _load()
     if "pytensor" in sys.modules:
         import pytensor

@@ -62,7 +62,8 @@ def compiled_nutpie(model) -> tuple[object, float, bool]:
     return compiled, seconds, False
 
 
-def sample_nutpie(model, draws: int, tune: int, chains: int, seed: int, progress: bool, low_rank: bool):
+def sample_nutpie(model, draws: int, tune: int, chains: int, seed: int, progress: bool, low_rank: bool,
+                  target_accept: float = 0.8):
     """(InferenceData, timings) of nutpie's NUTS on `model`: the compiled model from `compiled_nutpie`, the
     posterior with the model's constant and observed data attached as `pm.sample(nuts_sampler="nutpie")`
     attaches them, and timings {compile_seconds, sampling_seconds, compiled_model_reused}."""
@@ -75,7 +76,7 @@ def sample_nutpie(model, draws: int, tune: int, chains: int, seed: int, progress
     compiled, compile_seconds, reused = compiled_nutpie(model)
     start = time.perf_counter()
     idata = nutpie.sample(compiled, draws=draws, tune=tune, chains=chains, seed=_get_seeds_per_chain(seed, 1)[0],
-                          progress_bar=progress, low_rank_modified_mass_matrix=low_rank)
+                          progress_bar=progress, low_rank_modified_mass_matrix=low_rank, target_accept=target_accept)
     sampling_seconds = time.perf_counter() - start
     coords, dims = coords_and_dims_for_inferencedata(model)
     for group, values in (("constant_data", find_constants(model)), ("observed_data", find_observations(model))):

@@ -156,14 +156,16 @@ def progress_enabled() -> bool:
 
 
 def sample(model, var_names: list[str], draws: int = DRAWS, tune: int = TUNE, chains: int = CHAINS, seed: int = 0,
-           sampler: str = "auto", target_accept: float = 0.9, low_rank: bool = False):
+           sampler: str = "auto", target_accept: float | None = None, low_rank: bool = False):
     """Sample a PyMC model with NUTS and diagnose it: the one way referee draws from a posterior.
 
     Parameters
     ----------
     model : a pymc.Model. var_names : the parameters the diagnostics cover.
     draws, tune, chains : per chain; seed : the sampler's seed (the same seed gives the same draws).
-    sampler : 'auto' | 'pymc' | 'nutpie' (see `resolve_sampler`). target_accept : PyMC's NUTS step target.
+    sampler : 'auto' | 'pymc' | 'nutpie' (see `resolve_sampler`). target_accept : the step size's target
+        acceptance rate (None: each sampler's default, nutpie's 0.8 and PyMC's 0.9 as referee sets it); a model
+        whose default fits diverge at the default passes a higher one.
     low_rank : nutpie adapts a low-rank modified mass matrix (for posteriors with a few strongly correlated
         directions, such as an intercept shared by every contrast); PyMC's NUTS has none and ignores it.
 
@@ -180,9 +182,9 @@ def sample(model, var_names: list[str], draws: int = DRAWS, tune: int = TUNE, ch
     which = resolve_sampler(sampler)
     progress = progress_enabled()
     if which == "nutpie":  # the compiled model is kept per structure (`referee.models.compiled`)
-        idata, timings = sample_nutpie(model, draws, tune, chains, seed, progress, low_rank)
+        idata, timings = sample_nutpie(model, draws, tune, chains, seed, progress, low_rank, target_accept or 0.8)
     else:
-        idata, timings = sample_pymc(model, draws, tune, chains, seed, progress, target_accept)
+        idata, timings = sample_pymc(model, draws, tune, chains, seed, progress, target_accept or 0.9)
     diagnostics = diagnose(idata, var_names)
     diagnostics["sampler"] = which
     diagnostics.update(timings)

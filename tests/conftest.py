@@ -172,16 +172,17 @@ def pytest_addoption(parser):
 def pytest_generate_tests(metafunc):
     n = metafunc.config.getoption("seeds")
     if n and metafunc.definition.get_closest_marker("bayes") is not None:
-        metafunc.fixturenames.append("seed_shift")
-        metafunc.parametrize("seed_shift", [pytest.param(0, id="own-seed")] + [
-            pytest.param(k, id=f"seed+{k}", marks=pytest.mark.seeds) for k in range(1, n + 1)], indirect=True)
+        metafunc.fixturenames.append("seed_k")
+        metafunc.parametrize("seed_k", [pytest.param(0, id="own-seed")] + [
+            pytest.param(k, id=f"seed+{k}", marks=pytest.mark.seeds) for k in range(1, n + 1)])
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def seed_shift(request, monkeypatch):
-    """Shift every sampler seed of the test by k * SEED_STEP and run its BLAS with k % 2 + 1 threads (k = 0: the
-    test as written)."""
-    k = request.param
+    """Shift every sampler seed of the test by k * SEED_STEP and run its BLAS with k % 2 + 1 threads (k, the
+    test's `seed_k` parameter under `--seeds`; 0, or no parameter: the test as written)."""
+    callspec = getattr(request.node, "callspec", None)
+    k = callspec.params.get("seed_k", 0) if callspec is not None else 0
     if not k:
         yield 0
         return

@@ -31,6 +31,9 @@ def test_model_key_tells_structure_and_data_apart():
 @pytest.mark.bayes
 def test_a_refit_of_the_same_structure_reuses_the_compiled_nutpie_model():
     pytest.importorskip("nutpie")
+    from referee.models import compiled
+
+    compiled._COMPILED.clear()  # as a fresh process: an earlier test (or a seed rerun) may have compiled it
     y = np.random.default_rng(0).normal(1.0, 2.0, 40)
     _, first = sample(_model(y), ["mu", "sigma"], draws=800, tune=400, chains=2, seed=3, sampler="nutpie")
     idata, second = sample(_model(y), ["mu", "sigma"], draws=800, tune=400, chains=2, seed=3, sampler="nutpie")

@@ -69,13 +69,19 @@ def test_the_pointwise_log_likelihood_is_each_samples_own(graded):
     np.testing.assert_allclose(ours, theirs["y"].to_numpy(), rtol=1e-4, atol=1e-5)
 
 
-@pytest.fixture(scope="module")
-def ladder():
+_LADDER: dict = {}  # the latest ladder, by sampler seed shift (`--seeds`): its two tests share it
+
+
+@pytest.fixture
+def ladder(request):
     """Issue 52's design: 12 agents x 8 tasks x 40 items x 2 epochs, the last two agents alone on a task each;
-    the ladder fitted at its defaults."""
-    frame, truth = pass_fail_samples(seed=SEED)
-    fits = {name: og.fit_outcomes(frame, effects=name, seed=0) for name in og.LADDER}
-    return frame, truth, fits
+    the ladder fitted at its defaults (under the test's seed shift when `--seeds` reruns it)."""
+    shift = request.getfixturevalue("seed_shift")
+    if shift not in _LADDER:
+        _LADDER.clear()  # one ladder held at a time: each fit keeps its per-sample log-likelihood
+        frame, truth = pass_fail_samples(seed=SEED)
+        _LADDER[shift] = frame, truth, {name: og.fit_outcomes(frame, effects=name, seed=0) for name in og.LADDER}
+    return _LADDER[shift]
 
 
 @pytest.mark.bayes

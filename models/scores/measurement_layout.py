@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from referee.models.fit import CHAINS, LAYOUT_DRAWS, LAYOUT_TUNE, FitResult, collect_notes, sample, summary_table
+from referee.models.registry import LAYOUT_TARGET_ACCEPT
 from referee.models.scores.beta_regression import Priors, aliased_tags, score_likelihood
 
 
@@ -186,7 +187,8 @@ def fit_layout(agents_obs: pd.Series, X_obs: np.ndarray, y: np.ndarray, demands:
     columns, fitted = [columns[k] for k in kept], [fitted[k] for k in kept]
     model = build_layout(agent_idx, X[:, columns], np.asarray(y, float), agents, fitted, priors)
     with collect_notes(notes):
-        idata, diagnostics = sample(model, DIAGNOSED, draws, tune, chains, seed, sampler)
+        idata, diagnostics = sample(model, DIAGNOSED, draws, tune, chains, seed, sampler,
+                                    target_accept=LAYOUT_TARGET_ACCEPT)
     summary = summary_table(idata, DIAGNOSED)
     return LayoutFit(idata=idata, summary=summary, diagnostics=diagnostics, agents=agents, demands=fitted,
                      notes=notes, columns=columns)
