@@ -85,6 +85,7 @@ def ladder(request):
 
 
 @pytest.mark.bayes
+@pytest.mark.slow  # a minute a ladder: `make test` runs it once, `make test-seeds` under ten seeds
 def test_the_crossed_model_converges_covers_the_true_agent_effects_and_flags_the_aliased(ladder):
     frame, truth, fits = ladder
     crossed = fits["crossed"]
@@ -100,6 +101,7 @@ def test_the_crossed_model_converges_covers_the_true_agent_effects_and_flags_the
 
 
 @pytest.mark.bayes
+@pytest.mark.slow  # a minute a ladder: `make test` runs it once, `make test-seeds` under ten seeds
 def test_psis_loo_and_waic_prefer_the_crossed_model_over_agent_only(ladder):
     _, _, fits = ladder
     table, notes = og.compare_ladder(fits)
@@ -125,7 +127,7 @@ def test_the_graded_model_recovers_the_order_of_agents():
     above = 1 / (1 + np.exp(-(eta[:, None] - cuts[None, :])))
     u = rng.random(len(rows))
     rows["y"] = ((u[:, None] < above).sum(1)) / 2
-    fit = og.fit_outcomes(rows, likelihood="graded", effects="agent+task", seed=1, draws=500, tune=500)
+    fit = og.fit_outcomes(rows, likelihood="graded", effects="agent+task", seed=1)  # the defaults users get
     assert fit.graded and fit.levels == (0.0, 0.5, 1.0) and fit.converged, fit.diagnostics
     table = fit.table().set_index("agent")
     assert spearmanr(table.loc[agents.index, "effect"], agents).statistic >= 0.9
