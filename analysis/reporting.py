@@ -370,6 +370,7 @@ SAMPLES = [
     (SAMPLE / "compact" / "logs", None),
     (SAMPLE / "arena" / "logs", None),
     (SAMPLE / "ranked" / "logs", None),
+    (SAMPLE / "inspect" / "logs", None),
 ]
 
 
