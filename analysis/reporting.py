@@ -370,7 +370,6 @@ SAMPLES = [
     (SAMPLE / "compact" / "logs", None),
     (SAMPLE / "arena" / "logs", None),
     (SAMPLE / "ranked" / "logs", None),
-    (SAMPLE / "inspect" / "logs", None),
 ]
 
 
