@@ -188,3 +188,24 @@ def test_describe_counts_every_scored_sample_of_a_pass_fail_runner(tmp_path):
     assert by_agent["n"].sum() == len(scored)
     raw = scored.groupby("agent")["score"].mean()
     np.testing.assert_allclose(by_agent.loc[raw.index, "mean"], raw)
+
+
+@pytest.mark.bayes
+def test_the_report_has_a_pass_fail_section_for_a_runner_whose_agents_answer_items_apart(tmp_path):
+    from referee.io.resources import shipped
+    from referee.io.store import Store
+    from referee.reporting import outcome_sections
+    from tests.figure_checks import figure_problems
+
+    store = Store(tmp_path / "s.duckdb")
+    store.ingest([str(shipped("sample") / "inspect" / "logs"), str(shipped("sample") / "arena" / "logs")])
+    sections = outcome_sections(store, seed=0)
+    assert [s.title for s in sections] == ["Pass/fail and graded outcomes (inspect)"]  # the arena's are pairwise
+    section = sections[0]
+    tables = dict(section.tables)
+    agents = tables["Agents"].set_index("agent")
+    assert set(agents.index) == {"mockllm/strong", "mockllm/weak"}
+    assert agents.loc["mockllm/strong", "p"] > agents.loc["mockllm/weak", "p"]  # 10 of 12 against 4 of 12
+    np.testing.assert_allclose(agents["raw"].sort_index(), [10 / 12, 4 / 12])
+    assert not section.warnings or not any("NOT CONVERGED" in w for w in section.warnings)
+    assert figure_problems(section.figures[0][1]) == []
