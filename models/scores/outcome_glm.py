@@ -109,57 +109,44 @@ def design(frame: pd.DataFrame) -> Design:
                   pair.codes.astype(int), y.astype(int), levels, samples)
 
 
-def identification(frame: pd.DataFrame, effects: tuple[str, ...]) -> tuple[dict[str, pd.DataFrame], list[str]]:
+def identification(d: Design, effects: tuple[str, ...]) -> tuple[dict[str, pd.DataFrame], list[str]]:
     """Which effects the data can tell apart: ({'agent': agent, identified, why; 'task': ...}, notes).
 
     With task effects, agents and tasks outside the largest connected group of the agent-task graph (by
     samples) are `no, prior only`; without them every agent is identified. Items answered by one agent only are
     counted in the notes (their effect is that agent's result on them)."""
-    agents = sorted(frame["agent"].astype(str).unique())
-    tasks = sorted(frame["task"].astype(str).unique())
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
     notes: list[str] = []
-    found = {"agent": pd.DataFrame({"agent": agents, "identified": "yes", "why": ""}),
-             "task": pd.DataFrame({"task": tasks, "identified": "yes", "why": ""})}
+    found = {"agent": pd.DataFrame({"agent": d.agents, "identified": "yes", "why": ""}),
+             "task": pd.DataFrame({"task": d.tasks, "identified": "yes", "why": ""})}
     if "task" in effects:
-        group = _components(frame)
-        sizes = frame.assign(g=frame["agent"].astype(str).map(group)).groupby("g").size()
-        main = sizes.idxmax()
-        for kind, names in (("agent", agents), ("task", tasks)):
-            table = found[kind]
-            out = [n for n in names if group[(kind, n) if kind == "task" else n] != main]
-            for n in out:
-                partners = sorted(frame.loc[frame[kind].astype(str) == n,
-                                            "task" if kind == "agent" else "agent"].astype(str).unique())
-                why = (f"alone on {', '.join(partners)}: its effect and the task's are split by the priors alone"
-                       if kind == "agent" else f"answered only by {', '.join(partners)}, who is on no task of the "
-                       "others: split from the agent's effect by the priors alone")
-                table.loc[table[kind] == n, ["identified", "why"]] = [NOT_IDENTIFIED, why]
-        lost = found["agent"]["identified"].ne("yes").sum()
-        if lost:
-            notes.append(f"{lost} agent(s) cannot be compared with the others: no other agent answered their tasks "
-                         "(their rows say 'identified: no, prior only'; they are not findings): "
-                         + ", ".join(found["agent"].loc[found["agent"]["identified"].ne("yes"), "agent"]) + ".")
+        n_agents = len(d.agents)  # the graph's nodes: the agents, then the tasks
+        size = n_agents + len(d.tasks)
+        graph = coo_matrix((np.ones(len(d.agent)), (d.agent, n_agents + d.task)), shape=(size, size))
+        _, group = connected_components(graph, directed=False)
+        main = np.bincount(group[d.agent]).argmax()  # the group holding the most samples
+        for kind, codes, others, other_names in (("agent", d.agent, d.task, d.tasks),
+                                                 ("task", d.task, d.agent, d.agents)):
+            offset = 0 if kind == "agent" else n_agents
+            for k in np.flatnonzero(group[offset:offset + len(getattr(d, kind + "s"))] != main):
+                partners = ", ".join(other_names[j] for j in np.unique(others[codes == k]))
+                why = (f"alone on {partners}: its effect and the task's are split by the priors alone"
+                       if kind == "agent" else f"answered only by {partners}, who is on no task of the others: "
+                       "split from the agent's effect by the priors alone")
+                found[kind].loc[k, ["identified", "why"]] = [NOT_IDENTIFIED, why]
+        lost = found["agent"]["identified"].ne("yes")
+        if lost.any():
+            notes.append(f"{lost.sum()} agent(s) cannot be compared with the others: no other agent answered their "
+                         "tasks (their rows say 'identified: no, prior only'; they are not findings): "
+                         + ", ".join(found["agent"].loc[lost, "agent"]) + ".")
     if "item" in effects:
-        single = frame.groupby(["task", "item"])["agent"].nunique()
-        if (single == 1).any():
-            notes.append(f"{int((single == 1).sum())} of {len(single)} item(s) were answered by one agent only: "
+        answered = pd.Series(d.agent).groupby(d.item).nunique()
+        if (answered == 1).any():
+            notes.append(f"{int((answered == 1).sum())} of {len(answered)} item(s) were answered by one agent only: "
                          "their effect is that agent's result on them, not the item's difficulty.")
     return found, notes
-
-
-def _components(frame: pd.DataFrame) -> dict:
-    """Connected groups of the agent-task graph: agent name -> group and ('task', name) -> group."""
-    parent: dict = {}
-
-    def root(x):
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, t in frame[["agent", "task"]].astype(str).drop_duplicates().itertuples(index=False):
-        parent[root(a)] = root(("task", t))
-    return {k: root(k) for k in list(parent)}
 
 
 def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: bool, priors: Priors):
@@ -297,13 +284,12 @@ def fit_outcomes(frame: pd.DataFrame, effects: str = "crossed", interaction: boo
     graded = (likelihood or ("pass-fail" if set(frame["y"].unique()) <= {0, 1} else "graded")) == "graded"
     names = EFFECTS[effects]
     d = design(frame)
-    single = {e for e in ("agent", "task") if len(getattr(d, e + "s")) < 2}  # effects fixed at 0
-    found, notes = identification(frame, names)
-    notes.insert(0, prior_predictive(priors, tuple(e for e in names if e not in single), interaction, graded, seed))
+    modelled = tuple(e for e in names if len(getattr(d, e + "s")) > 1)  # one task (or agent): its effect is 0
+    found, notes = identification(d, names)
+    notes.insert(0, prior_predictive(priors, modelled, interaction, graded, seed))
     model = build_model(d, names, interaction, graded, priors)
-    var_names = [v for v in (["mu"] if not graded else ["cutpoints"]) + [f"sigma_{e}" for e in names]
-                 + [f"{e}_effect" for e in names] + (["sigma_pair", "pair_effect"] if interaction else [])
-                 if v not in {f"sigma_{e}" for e in single} | {f"{e}_effect" for e in single}]
+    var_names = [v for v in ["mu", "cutpoints"] + [f"sigma_{e}" for e in modelled] + [f"{e}_effect" for e in modelled]
+                 + (["sigma_pair", "pair_effect"] if interaction else []) if v in model.named_vars]
     with collect_notes(notes):
         idata, diagnostics = sample(model, var_names, draws, tune, chains, seed, sampler, low_rank=True,
                                     target_accept=TARGET_ACCEPT)
@@ -315,13 +301,12 @@ def fit_outcomes(frame: pd.DataFrame, effects: str = "crossed", interaction: boo
                                                            "draw": idata.posterior["draw"],
                                                            "sample": d.samples})})
     summary = summary_table(idata, var_names, hdi_prob=HDI)
-    agents = _effect_table(idata, d, frame, "agent", names, graded).merge(found["agent"], on="agent")
-    tasks = _effect_table(idata, d, frame, "task", names, graded).merge(found["task"], on="task") \
-        if "task" in names else pd.DataFrame()
+    agents = _effect_table(idata, d, "agent", graded).merge(found["agent"], on="agent")
+    tasks = _effect_table(idata, d, "task", graded).merge(found["task"], on="task") if "task" in names \
+        else pd.DataFrame()
     return OutcomeFit(model="graded" if graded else "pass-fail", diagnostics=diagnostics, notes=notes, idata=idata,
                       summary=summary, agents=agents, tasks=tasks,
-                      priors=priors.table(tuple(e for e in names if e not in single), graded, interaction),
-                      effects=names, interaction=interaction,
+                      priors=priors.table(modelled, graded, interaction), effects=names, interaction=interaction,
                       graded=graded, levels=d.levels, design=d)
 
 
@@ -344,34 +329,43 @@ def check_outcomes(frame: pd.DataFrame, effects: str, likelihood: str | None) ->
         raise ValueError(f"every sample has the same outcome ({next(iter(values))}): nothing to model")
 
 
-def _effect_table(idata, d: Design, frame: pd.DataFrame, kind: str, effects: tuple[str, ...], graded: bool
-                  ) -> pd.DataFrame:
-    """One row per agent (or task): n, raw (mean outcome as a fraction of the top level), effect with its HDI,
-    and p with its HDI at the average of the other effects (items and interaction at 0)."""
-    import arviz as az
+def _graded_values(d: Design) -> np.ndarray:
+    """Each level's value as a fraction of the top level (pass-fail: 0 and 1)."""
+    return np.array(d.levels, float) / (max(d.levels) or 1)
+
+
+def _probability(eta: np.ndarray, idata, d: Design, graded: bool) -> np.ndarray:
+    """The probability of a pass (mu added), or the expected grade as a fraction of the top level, at linear
+    predictor `eta` (draws, n) without mu."""
     from scipy.special import expit
 
-    names = getattr(d, kind + "s")
-    draws = _draws(idata, f"{kind}_effect").reshape(-1, len(names))
-    base = _draws(idata, "mu").reshape(-1, 1) if not graded else 0.0
-    prob = _expected(draws + base, idata, d, graded) if graded else expit(draws + base)
-    top = max(d.levels) or 1
-    raw = frame.assign(v=frame["y"] / top).groupby(frame[kind].astype(str))["v"].agg(["size", "mean"])
-    hdi = az.hdi(draws[None], hdi_prob=HDI)
-    p_hdi = az.hdi(prob[None], hdi_prob=HDI)
-    return pd.DataFrame({kind: names, "n": raw.loc[names, "size"].to_numpy(), "raw": raw.loc[names, "mean"].to_numpy(),
-                         "effect": draws.mean(0), "hdi_low": hdi[:, 0], "hdi_high": hdi[:, 1],
-                         "p": prob.mean(0), "p_low": p_hdi[:, 0], "p_high": p_hdi[:, 1]})
-
-
-def _expected(eta: np.ndarray, idata, d: Design, graded: bool) -> np.ndarray:
-    """The expected grade as a fraction of the top level at linear predictor `eta` (draws, n)."""
-    from scipy.special import expit
-
+    if not graded:
+        return expit(eta + _draws(idata, "mu").reshape(-1, 1))
     cuts = _draws(idata, "cutpoints").reshape(-1, len(d.levels) - 1)
     above = expit(eta[:, :, None] - cuts[:, None, :])  # P(y > k) for each cutpoint k
-    values = np.array(d.levels, float) / (max(d.levels) or 1)
+    values = _graded_values(d)
     return values[0] + (above * np.diff(values)[None, None, :]).sum(-1)
+
+
+def _intervals(draws: np.ndarray) -> np.ndarray:
+    """The HDI_PROB highest-density interval of each column of `draws` (draws, n): (n, 2)."""
+    import arviz as az
+
+    return az.hdi(draws[None], hdi_prob=HDI)
+
+
+def _effect_table(idata, d: Design, kind: str, graded: bool) -> pd.DataFrame:
+    """One row per agent (or task): n, raw (mean outcome as a fraction of the top level), effect with its HDI,
+    and p with its HDI at the average of the other effects (items and interaction at 0)."""
+    names = getattr(d, kind + "s")
+    codes = getattr(d, kind)
+    draws = _draws(idata, f"{kind}_effect").reshape(-1, len(names))
+    prob = _probability(draws, idata, d, graded)
+    n = np.bincount(codes, minlength=len(names))
+    raw = np.bincount(codes, _graded_values(d)[d.y], minlength=len(names)) / n
+    hdi, p_hdi = _intervals(draws), _intervals(prob)
+    return pd.DataFrame({kind: names, "n": n, "raw": raw, "effect": draws.mean(0), "hdi_low": hdi[:, 0],
+                         "hdi_high": hdi[:, 1], "p": prob.mean(0), "p_low": p_hdi[:, 0], "p_high": p_hdi[:, 1]})
 
 
 def prior_predictive(priors: Priors, effects: tuple[str, ...], interaction: bool, graded: bool, seed: int,
@@ -405,8 +399,7 @@ def compare_ladder(fits: dict[str, OutcomeFit]) -> tuple[pd.DataFrame, list[str]
             warnings.simplefilter("always")
             found = {name: compute(f.idata, pointwise=True) for name, f in fits.items()}
             table = az.compare(found, ic=criterion, scale="log")
-        table = table.rename(columns={f"elpd_{criterion}": "elpd", f"p_{criterion}": "p", "elpd_diff": "elpd_diff",
-                                      "d_loo": "elpd_diff", "d_waic": "elpd_diff"}).reset_index(names="model")
+        table = table.rename(columns={f"elpd_{criterion}": "elpd", f"p_{criterion}": "p"}).reset_index(names="model")
         table.insert(0, "criterion", criterion)
         tables.append(table[["criterion", "model", "rank", "elpd", "p", "elpd_diff", "se", "dse", "weight",
                              "warning"]])
@@ -431,30 +424,22 @@ def compare_ladder(fits: dict[str, OutcomeFit]) -> tuple[pd.DataFrame, list[str]
     return table, notes
 
 
-def cell_table(fit: OutcomeFit, frame: pd.DataFrame) -> pd.DataFrame:
+def cell_table(fit: OutcomeFit) -> pd.DataFrame:
     """Accuracy per agent and task, raw beside pooled: agent, task, n, raw (mean outcome as a fraction of the
     top level), p, p_low, p_high (the model's partially pooled estimate for the agent on that task at the
     average item, with its 94 % HDI; the task effect is 0 where the model has none), identified."""
-    import arviz as az
-    from scipy.special import expit
-
-    d, post = fit.design, fit.idata.posterior
-    top = max(d.levels) or 1
-    cells = frame.assign(v=frame["y"] / top).groupby([frame["agent"].astype(str), frame["task"].astype(str)])
-    cells = cells["v"].agg(n="size", raw="mean").reset_index()
-    a = np.array([d.agents.index(x) for x in cells["agent"]])
-    t = np.array([d.tasks.index(x) for x in cells["task"]])
+    d = fit.design
+    cells = pd.DataFrame({"a": d.agent, "t": d.task, "p": d.pair, "v": _graded_values(d)[d.y]})
+    cells = cells.groupby(["a", "t", "p"])["v"].agg(n="size", raw="mean").reset_index()
+    a, t = cells["a"].to_numpy(), cells["t"].to_numpy()
     eta = _draws(fit.idata, "agent_effect").reshape(-1, len(d.agents))[:, a]
     if "task" in fit.effects:
         eta = eta + _draws(fit.idata, "task_effect").reshape(-1, len(d.tasks))[:, t]
     if fit.interaction:
-        pairs = [d.pairs.index(f"{x}\x1f{y}") for x, y in zip(cells["agent"], cells["task"])]
-        eta = eta + _draws(fit.idata, "pair_effect").reshape(-1, len(d.pairs))[:, pairs]
-    if fit.graded:
-        prob = _expected(eta, fit.idata, d, True)
-    else:
-        prob = expit(eta + post["mu"].to_numpy().reshape(-1, 1))
-    hdi = az.hdi(prob[None], hdi_prob=HDI)
-    identified = fit.agents.set_index("agent")["identified"]
-    return cells.assign(p=prob.mean(0), p_low=hdi[:, 0], p_high=hdi[:, 1],
-                        identified=identified.reindex(cells["agent"]).to_numpy())
+        eta = eta + _draws(fit.idata, "pair_effect").reshape(-1, len(d.pairs))[:, cells["p"].to_numpy()]
+    prob = _probability(eta, fit.idata, d, fit.graded)
+    hdi = _intervals(prob)
+    identified = fit.agents["identified"].to_numpy()  # in the design's agent order
+    return pd.DataFrame({"agent": np.array(d.agents)[a], "task": np.array(d.tasks)[t], "n": cells["n"],
+                         "raw": cells["raw"], "p": prob.mean(0), "p_low": hdi[:, 0], "p_high": hdi[:, 1],
+                         "identified": identified[a]})
