@@ -228,7 +228,7 @@ def outcome_sections(store: Store, seed: int = 0, sampling: dict | None = None) 
     sections = []
     for runner in sorted(set(joined["runner"]) & separate_episode_runners()):
         kind = outcome_kind(joined.loc[joined["runner"] == runner, "score"])
-        if kind is None or joined.loc[joined["runner"] == runner, "score"].notna().sum() == 0:
+        if kind is None:
             continue
         found = job("fit", store, model=kind, runner=runner, seed=seed, **(sampling or {}))
         sections.append(outcome_section(runner, found))

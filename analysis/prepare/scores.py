@@ -111,7 +111,7 @@ def _on_unit_scale(scores: pd.DataFrame, raw: pd.Series) -> pd.Series:
     kinds = {}
     for r in runner.dropna().unique():
         values = raw[runner == r].dropna()
-        kinds[r] = len(values) > 0 and outcome_kind(values) is not None and bool(values.between(0, 1).all())
+        kinds[r] = outcome_kind(values) is not None and bool(values.between(0, 1).all())
     return runner.map(kinds).fillna(False).astype(bool)
 
 

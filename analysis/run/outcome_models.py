@@ -4,8 +4,7 @@ tables (agents, tasks, accuracy raw beside pooled and the runner's own standard 
 
 Each is registered in `referee.models.registry.SCORE_MODELS` (data 'outcomes'): called as (outcomes, stated,
 seed, effects, interaction, compare, **sampling) -> (fit, tables, lines), `outcomes` from
-`referee.prepare.outcomes.sample_outcomes`, `stated` the runner's own standard errors (agent, task,
-runner_stderr) or None.
+`referee.prepare.outcomes.sample_outcomes`, `stated` the runner's own standard errors (`stated_stderr`).
 """
 
 from __future__ import annotations
@@ -25,26 +24,36 @@ def graded(outcomes, stated, seed, effects, interaction, compare, **sampling):
     return _fit(outcomes, stated, "graded", seed, effects, interaction, compare, sampling)
 
 
-def check_kind(outcomes: pd.DataFrame, likelihood: str) -> None:
-    """ValueError before any compile or draw when the scores are not what `likelihood` models."""
-    kind = outcome_kind(outcomes["y"])
-    if kind is None:
+def stated_stderr(tables) -> pd.DataFrame:
+    """The runner's own stated standard error of each agent's headline per task, where its output states one and
+    one log holds the pair (Inspect's header `stderr`; `referee.run.runner_numbers.HEADLINES`): agent, task,
+    runner_stderr. `tables`: `referee.run.runner_numbers.Tables` of the modelled matches."""
+    from referee.run.runner_numbers import runner_numbers
+
+    numbers = runner_numbers(tables)
+    stated = numbers[numbers["headline"].astype(bool) & numbers["task"].notna() & numbers["stated_stderr"].notna()]
+    one = stated.groupby(["agent", "task"])["stated_stderr"].agg(["size", "first"]).reset_index()
+    one = one[one["size"] == 1]
+    return pd.DataFrame({"agent": one["agent"].astype(str), "task": one["task"].astype(str),
+                         "runner_stderr": one["first"].astype(float)})
+
+
+def check_kind(outcomes: pd.DataFrame) -> None:
+    """ValueError before any compile or draw when the scores are continuous: neither pass/fail nor graded (the
+    model checks the rest, `referee.models.scores.outcome_glm.check_outcomes`)."""
+    if outcome_kind(outcomes["y"]) is None:
         raise ValueError(f"the scores take {outcomes['y'].nunique()} distinct values: they are continuous, not "
                          "pass/fail or graded; model them with tag-effects or baseline-contrast (normalised scores)")
-    if likelihood == "pass-fail" and kind != "pass-fail":
-        raise ValueError(f"pass-fail needs every score 0 or 1; these take {sorted(outcomes['y'].unique())[:7]}: "
-                         "fit them with `referee fit graded`")
 
 
 def _fit(outcomes, stated, likelihood, seed, effects, interaction, compare, sampling):
-    from referee.models.scores.outcome_glm import LADDER, cell_table, check_outcomes, compare_ladder, fit_outcomes
+    from referee.models.scores.outcome_glm import LADDER, cell_table, compare_ladder, fit_outcomes
 
-    check_kind(outcomes, likelihood)
-    check_outcomes(outcomes, effects, likelihood)
+    check_kind(outcomes)
     found = fit_outcomes(outcomes, effects=effects, interaction=interaction, likelihood=likelihood, seed=seed,
                          **sampling)
-    accuracy = cell_table(found, outcomes)
-    if stated is not None and len(stated):
+    accuracy = cell_table(found)
+    if len(stated):
         accuracy = accuracy.merge(stated, on=["agent", "task"], how="left")
     tables = {"table": found.table(), "tasks": found.tasks, "accuracy": accuracy, "priors": found.priors,
               "summary": found.summary}

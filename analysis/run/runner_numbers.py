@@ -2,7 +2,8 @@
 
 One registry, `HEADLINES`: for each runner that prints a headline number of its own, what it is called, how it
 is computed from the tables referee stored (a function of `Tables` giving one row per (agent, unit, metric):
-agent, unit, metric, value, stderr, and where the runner's own output states them, stated and stated_stderr)
+agent, unit, metric, value, stderr, and where the runner's own output states them, stated and stated_stderr;
+`task`, the game, where a unit is one: an Inspect log's task)
 and one line on why referee's rating may order the agents
 otherwise, so a user can report both:
 
@@ -31,7 +32,7 @@ from referee.prepare.clem_table import clem_episodes, clem_names, clem_results
 from referee.prepare.inspect_table import MEANS, inspect_metrics
 from referee.prepare.scores import agent_match_scores
 
-COLUMNS = ["runner", "agent", "unit", "metric", "value", "stderr", "stated", "stated_stderr", "headline"]
+COLUMNS = ["runner", "agent", "unit", "task", "metric", "value", "stderr", "stated", "stated_stderr", "headline"]
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,13 @@ def stored_runner_numbers(store, table: pd.DataFrame, matches: pd.DataFrame,
     by game or without an `agent` column is returned as it is."""
     if "agent" not in table.columns or "game" in table.columns:
         return table, []
+    return with_runner_numbers(table, stored_tables(store, matches, results))
+
+
+def stored_tables(store, matches: pd.DataFrame, results: pd.DataFrame) -> Tables:
+    """`Tables` of these matches and results, with the store's measures (`referee.io.store.Store`) read only where
+    a present runner's headline needs them."""
     needs = any(HEADLINES[r].measures for r in matches["runner"].unique() if r in HEADLINES)
     measures = store.table("measures") if needs else pd.DataFrame(columns=["match_id", "player", "name", "value",
                                                                             "kind", "round"])
-    return with_runner_numbers(table, Tables(matches, results, measures))
+    return Tables(matches, results, measures)

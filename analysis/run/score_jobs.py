@@ -27,11 +27,16 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str = "
 
     spec = SCORE_MODELS[model]
     if spec.data == "outcomes":
-        from referee.prepare.outcomes import runner_stderr, sample_outcomes
+        from referee.prepare.outcomes import sample_outcomes
+        from referee.run.outcome_models import stated_stderr
+        from referee.run.runner_numbers import stored_tables
 
-        outcomes = sample_outcomes(store, runner, measure, phase)
-        found, tables, lines = spec.run(outcomes, runner_stderr(store), seed=seed, effects=effects,
-                                        interaction=interaction, compare=compare, **sampling(options))
+        matches, results = store.table("matches"), store.table("results")
+        outcomes = sample_outcomes(matches, results, store.table("measures") if measure else None, runner, measure,
+                                   phase)
+        stated = stated_stderr(stored_tables(store, matches[matches["match_id"].isin(outcomes["sample"])], results))
+        found, tables, lines = spec.run(outcomes, stated, seed=seed, effects=effects, interaction=interaction,
+                                        compare=compare, **sampling(options))
         fields = {"model": model, "effects": effects, "interaction": interaction}
         return Result("fit", tables, found.notes, found.diagnostics, fields=fields, lines=lines, value=found)
     if compare or interaction or measure or effects != "crossed":
