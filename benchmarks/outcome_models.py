@@ -25,8 +25,6 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
-
 from referee.models.fit import ConvergenceWarning
 from referee.models.scores import outcome_glm as og
 from referee.simulators.pass_fail import pass_fail_samples
@@ -132,7 +130,6 @@ def main() -> None:
     if not args.no_pymc:
         samplers(frame, truth)
     inspect(args.inspect)
-    np.seterr(all="ignore")
 
 
 if __name__ == "__main__":

@@ -52,9 +52,10 @@ def _load() -> None:
 def link() -> bool:
     """Point PyTensor at the bundled OpenBLAS (see the module docstring); True when it was, False when the user's
     own choice (or a missing wheel, or another platform) leaves PyTensor to find a BLAS itself."""
-    current = os.environ.get("PYTENSOR_FLAGS", "")
-    given = flags() if sys.platform.startswith("linux") else None
-    if given is None or os.environ.get("REFEREE_BLAS") == "system":
+    if os.environ.get("REFEREE_BLAS") == "system" or not sys.platform.startswith("linux"):
+        return False
+    current, given = os.environ.get("PYTENSOR_FLAGS", ""), flags()
+    if given is None:
         return False
     if "blas__ldflags" in current:  # the user's own, or ours inherited by a worker process (which loads it too)
         if "scipy_openblas" not in current:

@@ -262,8 +262,8 @@ def _main_score(path: Path, meta: dict) -> tuple[float | None, dict, bool]:
     if not isinstance(episode, dict) or other_episode(meta, doc.get("meta")):
         return None, {}, True
     try:
-        for name in FLAGS:  # a flag other than 0 or 1 makes the scores unreadable too
-            score_number(episode.get(name), f"episode scores.{name}")
+        for name in FLAGS:  # a flag other than 0 or 1 (clem writes 0/1 or booleans) makes the scores unreadable too
+            _flag(episode, name)
         return score_number(episode.get(MAIN), f"episode scores.{MAIN}"), episode, False
     except RecordError:
         return None, episode, True

@@ -495,11 +495,10 @@ def _measures_of_players(out, measures: list[dict], meta: dict, agents: dict) ->
     """`measures` without those of a player the match never names (no line of it has that player, no result
     lists them, no seat table seats them): each such value is set aside alone as a record of its own ('unknown
     player', naming its line and key), the rest of its line kept."""
-    seated = {key for key in agents}
     kept = []
     for row in measures:
         who, match = row["player"], row["match_id"]
-        if who is None or who in meta.get(match, {}).get("players", ()) or (match, who) in seated:
+        if who is None or who in meta.get(match, {}).get("players", ()) or (match, who) in agents:
             kept.append(row)
             continue
         out.saw(1)
