@@ -92,15 +92,20 @@ def test_clem_scores_naming_another_episode_are_not_attached(tmp_path):
     assert store.table("measures").empty and store.table("results")["score"].isna().all()
 
 
-def _last_scores(node, found=None):
-    """The last `Player Scores` object nested in a Concordia log document."""
+def _last_scores_owner(node, found=None):
+    """The object holding the last `Player Scores` nested in a Concordia log document."""
     if isinstance(node, dict):
         for key, value in node.items():
-            found = value if key == "Player Scores" and isinstance(value, dict) else _last_scores(value, found)
+            found = node if key == "Player Scores" and isinstance(value, dict) else _last_scores_owner(value, found)
     elif isinstance(node, list):
         for value in node:
-            found = _last_scores(value, found)
+            found = _last_scores_owner(value, found)
     return found
+
+
+def _last_scores(doc) -> dict:
+    """The last `Player Scores` object nested in a Concordia log document."""
+    return _last_scores_owner(doc)["Player Scores"]
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("-inf"), "lots"])
@@ -133,17 +138,6 @@ def test_concordia_log_scores_as_a_list_a_negative_step_are_set_aside_and_a_stra
             continue
         field = store.table("quarantine")["field"].iloc[0]
         assert report.accepted == 0 and field.endswith("Player Scores" if name == "list" else "entries[0].step")
-
-
-def _last_scores_owner(node, found=None):
-    """The object holding the last `Player Scores` nested in a Concordia log document."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            found = node if key == "Player Scores" and isinstance(value, dict) else _last_scores_owner(value, found)
-    elif isinstance(node, list):
-        for value in node:
-            found = _last_scores_owner(value, found)
-    return found
 
 
 def _lines_file(tmp_path: Path, name: str, records: list[dict]) -> Path:

@@ -127,23 +127,28 @@ def test_a_key_path_of_only_a_dot_is_refused(tmp_path):
         read_runner_map(path)
 
 
+def _ingest_one_set_aside(tmp_path, logs, mapping_text: str, capsys):
+    """Ingest `logs` through the mapping `mapping_text` with `--json`; asserts the counts add up with one record
+    set aside, and returns the store's (quarantine, measures)."""
+    from referee.io.store import Store
+
+    mapping = tmp_path / "m.toml"
+    mapping.write_text(mapping_text)
+    assert main(["ingest", str(logs), "--runner", str(mapping), "--store", str(tmp_path / "s.duckdb"),
+                 "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["read"] == found["accepted"] + found["quarantined"] and found["quarantined"] == 1
+    with Store(tmp_path / "s.duckdb", read_only=True) as store:
+        return store.query("SELECT * FROM quarantine"), store.table("measures")
+
+
 def test_a_measure_of_a_player_not_in_the_match_is_set_aside_alone(tmp_path, capsys):
     logs = tmp_path / "logs"
     logs.mkdir()
     line = {"id": "m0", "kind": "result", "names": ["p0-a", "p1-b"], "pts": [3, 1],
             "kills": {"p0-a": 1, "p1-b": 2, "p9-z": 5}, "alive": [1, 0]}
     (logs / "m0.jsonl").write_text(json.dumps(line) + "\n")
-    mapping = tmp_path / "m.toml"
-    mapping.write_text(PARALLEL_MAP)
-    assert main(["ingest", str(logs), "--runner", str(mapping), "--store", str(tmp_path / "s.duckdb"),
-                 "--json"]) == 0
-    found = json.loads(capsys.readouterr().out)
-    assert found["read"] == found["accepted"] + found["quarantined"] and found["quarantined"] == 1
-    from referee.io.store import Store
-
-    with Store(tmp_path / "s.duckdb", read_only=True) as store:
-        quarantine = store.query("SELECT * FROM quarantine")
-        measures = store.table("measures")
+    quarantine, measures = _ingest_one_set_aside(tmp_path, logs, PARALLEL_MAP, capsys)
     assert quarantine["reason"].tolist() == ["unknown player"] and quarantine["field"].tolist() == ["kills.p9-z"]
     assert len(measures) == 4 and "p9-z" not in set(measures["player"])  # the line's other values kept
 
@@ -157,16 +162,7 @@ def test_a_bad_result_value_is_set_aside_with_its_line_and_the_counts_add_up(tmp
     first = next(iter(last["final_positions"]))
     last["final_positions"][first] = "twelve"
     bad.write_text("\n".join(lines[:-1] + [json.dumps(last)]) + "\n")
-    mapping = tmp_path / "m.toml"
-    mapping.write_text(POINTS_MAP)
-    assert main(["ingest", str(logs), "--runner", str(mapping), "--store", str(tmp_path / "s.duckdb"),
-                 "--json"]) == 0
-    found = json.loads(capsys.readouterr().out)
-    assert found["read"] == found["accepted"] + found["quarantined"] and found["quarantined"] == 1
-    from referee.io.store import Store
-
-    with Store(tmp_path / "s.duckdb", read_only=True) as store:
-        quarantine = store.query("SELECT * FROM quarantine")
+    quarantine, _ = _ingest_one_set_aside(tmp_path, logs, POINTS_MAP, capsys)
     assert len(quarantine) == 1 and quarantine.iloc[0].astype(str).str.contains("final_positions").any()
     assert quarantine.iloc[0].astype(str).str.contains("game_0003").any()
 

@@ -20,14 +20,14 @@ SEED = 20  # the generated data set of the ladder tests (its 12 true agent effec
 def test_identification_names_agents_alone_on_their_tasks_and_items_one_agent_answered():
     frame = pd.DataFrame({"agent": ["a", "a", "b", "b", "c", "c"], "task": ["t1", "t2", "t1", "t2", "t3", "t3"],
                           "item": ["1", "2", "1", "2", "9", "8"], "y": [1, 0, 1, 1, 0, 1]})
-    found, notes = og.identification(frame, og.EFFECTS["crossed"])
+    found, notes = og.identification(og.design(frame), og.EFFECTS["crossed"])
     agents = found["agent"].set_index("agent")["identified"]
     assert agents.to_dict() == {"a": "yes", "b": "yes", "c": og.NOT_IDENTIFIED}
     assert found["task"].set_index("task")["identified"].to_dict() == {"t1": "yes", "t2": "yes",
                                                                       "t3": og.NOT_IDENTIFIED}
     assert any("c" in n and "cannot be compared" in n for n in notes)
     assert any(n.startswith("2 of 4 item(s) were answered by one agent") for n in notes)
-    alone, _ = og.identification(frame, og.EFFECTS["agent"])  # without task effects nothing is aliased
+    alone, _ = og.identification(og.design(frame), og.EFFECTS["agent"])  # without task effects nothing is aliased
     assert set(alone["agent"]["identified"]) == {"yes"}
 
 
@@ -164,8 +164,11 @@ def test_every_fit_model_on_an_inspect_store_fits_or_refuses_before_sampling(tmp
             agents = pd.read_csv(tmp_path / name / "table.csv")
             assert set(agents.loc[agents["identified"] != "yes", "agent"]) == {"hardcoded/hardcoded",
                                                                               "openai/gpt-4o"}, agents
-            accuracy = pd.read_csv(tmp_path / name / "accuracy.csv")
+            accuracy = pd.read_csv(tmp_path / name / "accuracy.csv").set_index(["agent", "task"])
             assert {"raw", "p", "runner_stderr"} <= set(accuracy.columns)
+            # Inspect's own header: the sample sd of 1, 1, 1, 0 over the square root of 4
+            llama = accuracy.loc[("azureai/Meta-Llama-3-1-405B-Instruct-jqf", "popularity")]
+            assert llama["raw"] == 0.75 and llama["runner_stderr"] == pytest.approx(np.std([1, 1, 1, 0], ddof=1) / 2)
             continue
         assert code == 1, (name, err)
         assert time.perf_counter() - start < 10  # refused before any compile or draw
@@ -205,7 +208,8 @@ def test_the_report_has_a_pass_fail_section_for_a_runner_whose_agents_answer_ite
     tables = dict(section.tables)
     agents = tables["Agents"].set_index("agent")
     assert set(agents.index) == {"mockllm/strong", "mockllm/weak"}
-    assert agents.loc["mockllm/strong", "p"] > agents.loc["mockllm/weak", "p"]  # 10 of 12 against 4 of 12
-    np.testing.assert_allclose(agents["raw"].sort_index(), [10 / 12, 4 / 12])
-    assert not section.warnings or not any("NOT CONVERGED" in w for w in section.warnings)
+    assert agents.loc["mockllm/strong", "p"] > agents.loc["mockllm/weak", "p"]
+    stored = store.table("results").groupby("agent")["score"].mean()  # the samples' own scores, C 1 and I 0
+    np.testing.assert_allclose(agents["raw"], stored.reindex(agents.index))
+    assert not any("NOT CONVERGED" in w for w in section.warnings)
     assert figure_problems(section.figures[0][1]) == []
