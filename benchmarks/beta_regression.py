@@ -69,7 +69,12 @@ def sweep(models: list[str], seeds: int) -> int:
     print("| model | clean seeds | divergences by seed | R-hat median / max | min ESS min | wall s median |")
     print("|---|---|---|---|---|---|")
     for model in models:
-        found = [run(model, "nutpie", seed) for seed in range(seeds)]
+        found = []
+        for seed in range(seeds):
+            found.append(run(model, "nutpie", seed))
+            r = found[-1]
+            print(f"  {model} seed {seed}: {r['divergences']} divergences, R-hat {r['max_r_hat']:.4f}, "
+                  f"{r['seconds']:.0f} s", file=sys.stderr, flush=True)
         clean = sum(r["divergences"] == 0 and r["max_r_hat"] <= 1.01 for r in found)
         rhat = sorted(r["max_r_hat"] for r in found)
         ess = min(min(r["min_ess_bulk"], r["min_ess_tail"]) for r in found)

@@ -69,6 +69,21 @@ def test_the_pointwise_log_likelihood_is_each_samples_own(graded):
     np.testing.assert_allclose(ours, theirs["y"].to_numpy(), rtol=1e-4, atol=1e-5)
 
 
+def test_the_graded_simulator_draws_each_grade_at_its_ordered_logistic_probability():
+    """Three grades on issue 52's design: the share of each grade matches the closed form, the mean over samples
+    of P(latent > c) = 1 / (1 + exp(c - eta)) differenced at the cutpoints -1 and 1, within 4 standard errors."""
+    frame, truth = pass_fail_samples(grades=3, seed=3)
+    eta = truth["mu"] + truth["agent"][frame["agent"]].to_numpy() + truth["task"][frame["task"]].to_numpy() \
+        + truth["item"][frame["task"] + "/" + frame["item"].astype(str)].to_numpy()
+    above = 1 / (1 + np.exp(np.array([-1.0, 1.0])[None, :] - eta[:, None]))  # P(grade >= 1), P(grade >= 2)
+    expected = np.stack([1 - above[:, 0], above[:, 0] - above[:, 1], above[:, 1]], 1).mean(0)
+    found = frame["y"].value_counts(normalize=True).reindex([0.0, 0.5, 1.0]).to_numpy()
+    se = np.sqrt(expected * (1 - expected) / len(frame))
+    assert np.all(np.abs(found - expected) < 4 * se), (found, expected)
+    binary, _ = pass_fail_samples(seed=3)
+    assert set(binary["y"]) == {0, 1} and (binary["agent"] == frame["agent"]).all()
+
+
 _LADDER: dict = {}  # the latest ladder, by sampler seed shift (`--seeds`): its two tests share it
 
 

@@ -128,6 +128,7 @@ def test_export_is_read_back_by_duckdb_pandas_and_dask(sample_store, tmp_path):
 SIMS = 100 if FULL else 4
 
 
+@pytest.mark.bayes
 @pytest.mark.slow
 @pytest.mark.parametrize("family", list(calibration.FAMILIES))
 def test_every_bayesian_model_is_calibrated(family):
@@ -144,6 +145,7 @@ def _overdispersed(rng, design, truth):
     return rng.normal(mean, 3 * truth["sigma"])
 
 
+@pytest.mark.bayes
 def test_calibration_fails_a_model_that_does_not_match_its_data(monkeypatch):
     family = calibration.FAMILIES["audit-regression"]
     broken_family = calibration.Family("audit-regression", family.design, family.build, family.ranked,

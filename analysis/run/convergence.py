@@ -20,7 +20,7 @@ from referee.io.catalogue import CONTEST_2024, load_catalogue
 from referee.simulators.concordia import cells_frame, simulate_concordia
 
 MODELS = ("tag effects", "tag effects (paper)", "baseline contrast", "measurement layout", "bayes-bt",
-          "bayes-bt per game", "audit regression", "pass-fail")
+          "bayes-bt per game", "audit regression", "pass-fail", "graded")
 AGENTS, REPETITIONS = 26, 3
 
 
@@ -124,10 +124,16 @@ def _outcomes(seed: int) -> dict:
     return {"frame": pass_fail_samples(seed=seed)[0]}  # issue 52's design: 12 agents x 8 tasks x 40 items x 2
 
 
-def _pass_fail(data: dict, seed: int, sampling: dict) -> dict:
+def _graded_outcomes(seed: int) -> dict:
+    from referee.simulators.pass_fail import pass_fail_samples
+
+    return {"frame": pass_fail_samples(grades=3, seed=seed)[0]}  # the same design, three grades (0, 0.5, 1)
+
+
+def _pass_fail(data: dict, seed: int, sampling: dict, likelihood: str = "pass-fail") -> dict:
     from referee.models.scores.outcome_glm import fit_outcomes
 
-    return fit_outcomes(data["frame"], seed=seed, **sampling).diagnostics
+    return fit_outcomes(data["frame"], likelihood=likelihood, seed=seed, **sampling).diagnostics
 
 
 # model -> (its data from a seed, its fit of that data)
@@ -140,4 +146,5 @@ _FITS = {
     "bayes-bt per game": (_comparisons, lambda data, seed, sampling: _bayes_bt(data, seed, sampling, by="game")),
     "audit regression": (_season, _audit_regression),
     "pass-fail": (_outcomes, _pass_fail),
+    "graded": (_graded_outcomes, lambda data, seed, sampling: _pass_fail(data, seed, sampling, "graded")),
 }

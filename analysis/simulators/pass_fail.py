@@ -15,9 +15,10 @@ import pandas as pd
 
 def pass_fail_samples(agents: int = 12, tasks: int = 8, items: int = 40, epochs: int = 2, aliased: int = 2,
                       mu: float = 0.3, sigma_agent: float = 1.0, sigma_task: float = 0.8, sigma_item: float = 0.7,
-                      seed: int = 0) -> tuple[pd.DataFrame, dict]:
+                      grades: int = 2, seed: int = 0) -> tuple[pd.DataFrame, dict]:
     """(samples, truth): samples one row per (agent, task, item, epoch) with sample, agent, task, item, epoch,
-    y (0 or 1); truth {'mu', 'agent': Series, 'task': Series, 'item': Series (by 'task/item'), 'aliased': the
+    y (0 or 1; with `grades` > 2, an ordered-logistic grade k/(grades-1) for k = 0..grades-1, its cutpoints evenly
+    spaced from -1 to 1 on the logit scale); truth {'mu', 'agent': Series, 'task': Series, 'item': Series (by 'task/item'), 'aliased': the
     agents alone on their task}."""
     if not 0 <= aliased < min(agents, tasks):
         raise ValueError(f"aliased must be from 0 to fewer than the agents and the tasks, got {aliased}")
@@ -35,6 +36,11 @@ def pass_fail_samples(agents: int = 12, tasks: int = 8, items: int = 40, epochs:
     frame = pd.DataFrame(rows, columns=["agent", "task", "item", "epoch"])
     eta = mu + a[frame["agent"]].to_numpy() + b[frame["task"]].to_numpy() \
         + c[(frame["task"] + "/" + frame["item"].astype(str))].to_numpy()
-    frame["y"] = rng.binomial(1, 1 / (1 + np.exp(-eta)))
+    if grades > 2:
+        cutpoints = np.linspace(-1, 1, grades - 1)
+        latent = eta + rng.logistic(0, 1, len(frame))
+        frame["y"] = (latent[:, None] > cutpoints[None, :]).sum(1) / (grades - 1)
+    else:
+        frame["y"] = rng.binomial(1, 1 / (1 + np.exp(-eta)))
     frame.insert(0, "sample", [f"{r.agent}:{r.task}/{r.item}:{r.epoch}" for r in frame.itertuples()])
     return frame, {"mu": mu, "agent": a, "task": b, "item": c, "aliased": agent_names[agents - aliased:]}
