@@ -191,6 +191,19 @@ def test_every_fit_model_on_an_inspect_store_fits_or_refuses_before_sampling(tmp
         assert words in err, (name, err)
 
 
+def test_a_beta_likelihood_asked_of_an_outcome_model_is_refused_not_ignored(tmp_path, capsys):
+    """`--likelihood squeeze` with pass-fail was silently dropped; the outcome models take theirs from their name."""
+    from referee.cli import main
+
+    store = str(tmp_path / "i.duckdb")
+    assert main(["ingest", str(shared_file("real", "inspect")), "--store", store]) == 0
+    capsys.readouterr()
+    for name in ("pass-fail", "graded"):
+        assert main(["fit", name, "--likelihood", "squeeze", "--store", store, "--out", str(tmp_path / name)]) == 1
+        assert "--likelihood squeeze is for the beta regressions" in capsys.readouterr().err
+        assert not list(tmp_path.glob(f"{name}/*"))  # nothing written
+
+
 def test_describe_counts_every_scored_sample_of_a_pass_fail_runner(tmp_path):
     """Issue 52: describe kept 12 of the scored samples of the real Inspect logs (a sample every model passed or
     failed has constant scores, which per-scenario min-max normalisation turned into NaN) and showed an agent at

@@ -277,7 +277,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
         Option("model", None, "; ".join(f"{n}: {m.description}" for n, m in SCORE_MODELS.items()),
                choices=tuple(SCORE_MODELS), positional="1", required=True),
         Option("baseline", "rational_agent", "baseline agent for baseline-contrast"),
-        Option("likelihood", "ordered", "ordered beta (default) or the Smithson-Verkuilen squeeze (beta regressions "
+        Option("likelihood", None, "ordered beta (default) or the Smithson-Verkuilen squeeze (beta regressions "
                "only)", choices=("ordered", "squeeze")),
         Option("scenario_intercepts", False, "tag-effects: add scenario intercepts", flag=True),
         Option("no_agent_intercepts", False, "tag-effects: leave out agent intercepts", flag=True),

@@ -13,20 +13,24 @@ from referee.run.score_models import model_scores
 from referee.run.stored import selected_tables
 
 
-def fit(store, model: str, baseline: str = "rational_agent", likelihood: str = "ordered",
+def fit(store, model: str, baseline: str = "rational_agent", likelihood: str | None = None,
         scenario_intercepts: bool = False, no_agent_intercepts: bool = False, structure: str = "identified",
         effects: str = "crossed", interaction: bool = False, compare: bool = False, measure: str | None = None,
         runner: str | None = None, phase: list[str] | None = None, seed: int = 0, **options) -> Result:
     """A Bayesian model of scores (`referee fit`): `model` one of `referee.models.registry.SCORE_MODELS`: of
     normalised scores (tag effects, the baseline contrast against `baseline`, the Measurement Layout) or of
     per-sample outcomes (pass-fail, graded: `effects` the ladder step, `interaction` agent x task, `compare`
-    the PSIS-LOO/WAIC ladder, `measure` a measure to read instead of the score). What a model needs (catalogue
+    the PSIS-LOO/WAIC ladder, `measure` a measure to read instead of the score). `likelihood` (beta regressions
+    only): 'ordered' (default) or 'squeeze'; an outcome model asked for one is refused. What a model needs (catalogue
     tags, the baseline agent, pass/fail or graded scores) is checked before any compile or draw. The main table
     is the model's; the posterior is `result.idata`."""
     from referee.models.registry import SCORE_MODELS
 
     spec = SCORE_MODELS[model]
     if spec.data == "outcomes":
+        if likelihood is not None:
+            raise ValueError(f"{model} chooses its likelihood by its name (pass-fail: Bernoulli, graded: ordered "
+                             f"logistic); --likelihood {likelihood} is for the beta regressions: drop it")
         from referee.prepare.outcomes import sample_outcomes
         from referee.run.outcome_models import stated_stderr
         from referee.run.runner_numbers import stored_tables
@@ -42,6 +46,7 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str = "
     if compare or interaction or measure or effects != "crossed":
         raise ValueError(f"--effects, --interaction, --compare and --measure are for the outcome models (pass-fail, "
                          f"graded), not {model}")
+    likelihood = likelihood or spec.likelihoods[0]
     if likelihood not in spec.likelihoods:
         raise ValueError(f"{model} uses the {' or '.join(spec.likelihoods)} likelihood only; drop --likelihood "
                          f"{likelihood}")
