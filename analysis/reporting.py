@@ -83,7 +83,7 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     multidimensional ratings (`ratings-cv`, `ratings`; several games), socio-cognitive metrics (`socio`;
     predictions or judge ratings), construct-validity audits (`audit`; an outcome measure, or an Age of Agents
     season), and with `fit_models` the Bayesian beta regressions and Measurement Layouts (`fit`,
-    `compare-predictors`; a scenario catalogue), the crossed models of per-sample pass/fail or graded outcomes
+    `compare-predictors`; per runner whose scenarios have catalogue tags), the crossed models of per-sample pass/fail or graded outcomes
     (`fit pass-fail`, `fit graded`; a runner whose agents answer items apart, as Inspect's), and the latest calibration of each model recorded in the store
     (`referee calibrate --store`). A section that fails shows its error and the rest still builds.
 
@@ -120,9 +120,7 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     elif not fit_models:
         sections.append(skipped(contest, "the Bayesian fits were not asked for (--no-models)"))
     else:
-        sections += _guarded("Beta regressions", beta_regression_sections, store, described, seed=seed,
-                             sampling=sampling)
-        sections += _guarded("Measurement Layouts", layout_sections, store, seed=seed, sampling=sampling)
+        sections += contest_sections(store, seed=seed, sampling=sampling)
     if fit_models:
         sections += _guarded("Pass/fail and graded outcomes", outcome_sections, store, seed=seed, sampling=sampling)
     sections.append(calibration_section(store.table("calibrations"), Path(out)))
@@ -199,24 +197,55 @@ def _audit(store: Store, title: str, **options) -> Section:
     return audit_section(title, found.value, found.table("players"), found.drawn["outcome"])
 
 
-def layout_sections(store: Store, seed: int = 0, sampling: dict | None = None) -> Section:
-    """The Measurement Layout against the other predictors on held-out scenarios (`compare-predictors`) as the
-    contest figures 6-7 section."""
-    return layout_section(job("compare-predictors", store, seed=seed, **(sampling or {})).value)
+def contest_sections(store: Store, seed: int = 0, sampling: dict | None = None) -> list[Section]:
+    """The beta regressions and Measurement Layouts (contest figures 2-3, 5-7) of each runner in
+    `tagged_runners`, each on its own matches (another runner's scenarios would enter them untagged); one section
+    saying why when no runner has tagged scenarios."""
+    tagged = tagged_runners(store)
+    if not tagged:
+        return [skipped("Beta regressions and Measurement Layouts (contest figures 2-3, 5-7)",
+                        "no scored scenario has tags in its catalogue, which these models explain scores by")]
+    sections: list[Section] = []
+    for runner in tagged:
+        sections += _guarded(f"Beta regressions ({runner})", beta_regression_sections, store, runner, seed=seed,
+                             sampling=sampling)
+        sections += _guarded(f"Measurement Layouts ({runner})", layout_sections, store, runner, seed=seed,
+                             sampling=sampling)
+    return sections
 
 
-def beta_regression_sections(store: Store, described: Result, seed: int = 0, baseline: str = "rational_agent",
+def tagged_runners(store: Store) -> list[str]:
+    """The runners, by name, whose scored scenario-based matches name a scenario with catalogue tags: those the
+    beta regressions and Measurement Layouts can model."""
+    matches, tags = store.table("matches"), store.table("scenario_tags")
+    tagged = matches[matches["scenario"].isin(set(tags["scenario"]))]
+    scored = set(store.table("results").dropna(subset=["score"])["match_id"])
+    return sorted(set(tagged.loc[tagged["match_id"].isin(scored), "runner"]))
+
+
+def layout_sections(store: Store, runner: str, seed: int = 0, sampling: dict | None = None) -> Section:
+    """The Measurement Layout against the other predictors on held-out scenarios (`compare-predictors`) of
+    `runner`'s matches as the contest figures 6-7 section."""
+    section = layout_section(job("compare-predictors", store, runner=runner, seed=seed, **(sampling or {})).value)
+    section.title += f" ({runner})"
+    return section
+
+
+def beta_regression_sections(store: Store, runner: str, seed: int = 0, baseline: str = "rational_agent",
                              sampling: dict | None = None) -> Section:
-    """The baseline contrast and the tag effects (`fit`) with the correlations of `described` (the `describe`
-    job's Result) as the section with contest figures 2, 3 (right) and 5; the baseline is `baseline` when it
-    played, else the first agent by name."""
+    """The baseline contrast and the tag effects (`fit`) of `runner`'s scenario-based matches with their
+    correlations (`describe`) as the section with contest figures 2, 3 (right) and 5; the baseline is `baseline`
+    when it played, else the first agent by name."""
+    described = job("describe", store, runner=runner)
     agents = sorted(described.table("scores")["agent"].unique())
-    fitting = dict(seed=seed, **(sampling or {}))
+    fitting = dict(runner=runner, seed=seed, **(sampling or {}))
     contrast = job("fit", store, model="baseline-contrast", baseline=baseline if baseline in agents else agents[0],
                    **fitting).value
     tag_fit = job("fit", store, model="tag-effects", **fitting).value
     correlations = described.table("correlations").set_index("feature")
-    return beta_regression_section(contrast, contrast.table(), tag_fit, tag_fit.table(), correlations)
+    section = beta_regression_section(contrast, contrast.table(), tag_fit, tag_fit.table(), correlations)
+    section.title += f" ({runner})"
+    return section
 
 
 def outcome_sections(store: Store, seed: int = 0, sampling: dict | None = None) -> list[Section]:

@@ -120,8 +120,8 @@ def test_a_score_model_warning_reaches_the_cli_and_the_report(sample_store, tmp_
     assert "NOT CONVERGED" in (tmp_path / "f" / "notes.txt").read_text()
     assert json.loads((tmp_path / "f" / "diagnostics.json").read_text())["converged"] is False
     with Store(sample_store, read_only=True) as s:
-        from referee.reporting import _guarded, beta_regression_sections, job
-        sections = _guarded("Beta regressions", beta_regression_sections, s, job("describe", s),
+        from referee.reporting import _guarded, beta_regression_sections
+        sections = _guarded("Beta regressions", beta_regression_sections, s, "concordia",
                             sampling={"draws": 20, "tune": 20, "chains": 2})
     assert any("NOT CONVERGED" in w for section in sections for w in section.warnings)
 

@@ -120,3 +120,30 @@ def test_the_ratings_section_states_one_count_and_every_table_has_status(tmp_pat
     by_agent = bt.set_index("agent")["status"]
     assert (elo.set_index("Submission")["Status"] == by_agent.reindex(elo["Submission"]).to_numpy()).all()
     assert by_agent.str.startswith("provisional").sum() >= 5 and (by_agent == "established").sum() >= 20
+
+
+def test_the_contest_models_read_only_the_runner_whose_scenarios_are_tagged(tmp_path, monkeypatch):
+    """A store of Concordia (catalogue tags) and Inspect (scenarios, no tags): the beta regressions and Measurement
+    Layouts once took every scenario-based match, so Inspect's untagged tasks entered the baseline contrast (2
+    divergences) and broke the layout (SVD); each job the contest sections run now names concordia."""
+    from referee.io.store import Store
+
+    calls = []
+
+    def recorded(name, store, **options):
+        calls.append((name, options.get("runner")))
+        raise RuntimeError("recorded")
+
+    monkeypatch.setattr(pipeline, "job", recorded)
+    with Store(tmp_path / "mixed.duckdb") as store:
+        store.ingest([pipeline.SAMPLE / "concordia" / "logs"], catalogue=pipeline.SAMPLE / "concordia" / "catalogue.toml")
+        store.ingest([pipeline.SAMPLE / "inspect"])
+        assert set(store.table("matches").dropna(subset=["scenario"])["runner"]) == {"concordia", "inspect"}
+        assert pipeline.tagged_runners(store) == ["concordia"]
+        sections = pipeline.contest_sections(store)
+    assert [s.title for s in sections] == ["Beta regressions (concordia)", "Measurement Layouts (concordia)"]
+    assert calls == [("describe", "concordia"), ("compare-predictors", "concordia")]
+    with Store(tmp_path / "inspect.duckdb") as store:
+        store.ingest([pipeline.SAMPLE / "inspect"])
+        [alone] = pipeline.contest_sections(store)
+    assert alone.skipped and "no scored scenario has tags" in alone.skipped

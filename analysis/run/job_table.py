@@ -296,7 +296,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
         "and a constant", (
             Option("folds", 4, "folds over each agent's scenarios (default 4: every cell held out once, a quarter at "
                    "a time); R^2 and RMSE are averaged over folds", type=folds),
-            PHASE, SEED) + SAMPLING_OPTIONS + SWEEP_OPTIONS, figures=FIGURES + "predictors"),
+            RUNNER, PHASE, SEED) + SAMPLING_OPTIONS + SWEEP_OPTIONS, figures=FIGURES + "predictors"),
     Job("describe", "referee.run.score_jobs:describe", "descriptive figures: means by agent and scenario, correlation "
         "heatmap", (RUNNER, PHASE), figures=FIGURES + "describe"),
     Job("calibrate", "referee.run.score_jobs:calibrate", "simulation-based calibration of a Bayesian model (Talts et "

@@ -76,13 +76,14 @@ def check_score_inputs(spec, scores, tags, baseline: str) -> None:
                          f"({', '.join(sorted(scores['agent'].unique())[:8])}): name one with --baseline")
 
 
-def predictors(store, folds: int = 4, phase: list[str] | None = None, seed: int = 0, **options) -> Result:
+def predictors(store, folds: int = 4, runner: str | None = None, phase: list[str] | None = None, seed: int = 0,
+               **options) -> Result:
     """The Measurement Layout against linear regression, XGBoost and a constant (`referee compare-predictors`,
-    contest figure 7), cross-validated over each agent's scenarios: `pooled` (the main table), `per_agent`,
-    the predictions and each fold's diagnostics and demands."""
+    contest figure 7), cross-validated over each agent's scenarios (of `runner`, in `phase`): `pooled` (the main
+    table), `per_agent`, the predictions and each fold's diagnostics and demands."""
     from referee.run.predictive import compare_predictors, training_demands
 
-    scores, scenarios, tags = model_scores(store, phase)
+    scores, scenarios, tags = model_scores(store, phase, runner)
     with sweep_executor(options) as executor:
         comp = compare_predictors(scores, training_demands(scores, scenarios, tags), folds=folds, seed=seed,
                                   executor=executor, **sampling(options))
