@@ -28,7 +28,7 @@ from pathlib import Path
 from referee.io.sampled_values import hashable
 from referee.io.id_patterns import id_pattern
 from referee.io.toml_file import toml_line, toml_value
-from referee.io.loaders.base import RecordError, parse_time
+from referee.io.loaders.base import RecordError, is_number, parse_time
 from referee.io.loaders.files import document_lines, head_text, is_document
 from referee.io.loaders.mapped_results import value_at
 from referee.names import RUNNER_NAMES
@@ -156,10 +156,6 @@ def _mentions(path: str, words: tuple[str, ...]) -> bool:
     return any(w in last for w in words)
 
 
-def _is_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
 def _example(record: dict, limit: int = 160) -> str:
     text = json.dumps(record, ensure_ascii=False)
     return text if len(text) <= limit else text[:limit] + " ..."
@@ -245,7 +241,7 @@ def _result_layouts(ev: _Evidence, type_key: str) -> list[_Layout]:
             seats = {p: list(v) for p, v in flat.items() if isinstance(v, dict) and len(v) >= 2
                      and all(isinstance(x, str) for x in v.values())}  # a seat table: its keys are the players
             for p, v in flat.items():
-                if isinstance(v, dict) and len(v) >= 2 and all(_is_number(x) for x in v.values()):
+                if isinstance(v, dict) and len(v) >= 2 and all(is_number(x) for x in v.values()):
                     shape = (p, "keyed", None)
                     shapes[shape].setdefault(i, set()).update(v)
                     numbers[shape].append(list(v.values()))
@@ -259,7 +255,7 @@ def _result_layouts(ev: _Evidence, type_key: str) -> list[_Layout]:
                 elif p in strings:
                     shape = (p, "order", None)
                     shapes[shape].setdefault(i, set()).update(x for e in v for x in (e if isinstance(e, list) else [e]))
-                elif isinstance(v, list) and len(v) >= 2 and all(_is_number(x) for x in v):
+                elif isinstance(v, list) and len(v) >= 2 and all(is_number(x) for x in v):
                     for q, names in {**strings, **seats}.items():
                         if len(names) == len(v) and all(isinstance(x, str) for x in names):
                             shape = (p, "parallel", q)
@@ -302,7 +298,7 @@ def _per_player_results(ev: _Evidence, type_key: str, player_key: str) -> _Layou
         rows = [(i, r) for i, f in enumerate(ev.flat) for r in f if r.get(type_key) == kind and isinstance(r.get(player_key), str)]
         if not rows:
             continue
-        keys = Counter(p for _, r in rows for p, v in r.items() if _is_number(v) and _mentions(p, SCORE_WORDS + RANK_WORDS))
+        keys = Counter(p for _, r in rows for p, v in r.items() if is_number(v) and _mentions(p, SCORE_WORDS + RANK_WORDS))
         scores = Counter({p: c for p, c in keys.items() if _mentions(p, SCORE_WORDS)})
         ranks = Counter({p: c for p, c in keys.items() if p not in scores})
         if not keys:
@@ -504,7 +500,7 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     if time_key:
         keys.append(f"time = {toml_value(time_key)}  # ISO 8601 times, {why}")
         used.add(time_key)
-    round_key, why = _scalar_key(ev, ROUND_NAMES, lambda v: _is_number(v) and float(v).is_integer(), used)
+    round_key, why = _scalar_key(ev, ROUND_NAMES, lambda v: is_number(v) and float(v).is_integer(), used)
     if round_key:
         keys.append(f"round = {toml_value(round_key)}  # whole numbers, {why}")
         used.add(round_key)

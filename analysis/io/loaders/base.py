@@ -436,6 +436,14 @@ def require(record: dict, name: str, kinds: tuple[type, ...], what: str) -> Any:
     return value
 
 
+def is_number(value: Any, finite: bool = False) -> bool:
+    """Whether `value` is a JSON number as Python reads one (an int or a float, not a bool); with `finite`, a
+    finite one (not NaN, not an infinity)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return not finite or math.isfinite(value)
+
+
 def score_value(value: Any, name: str, allow_neg_inf: bool = True) -> float:
     """A raw score as float: a number, finite or (if allowed) -inf; NaN, +inf and non-numbers raise."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):

@@ -27,8 +27,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
-from referee.io.loaders.base import (LoadOptions, LoadResult, RecordError, ResultBuilder, file_key, parse_time,
-                                     score_value)
+from referee.io.loaders.base import (LoadOptions, LoadResult, RecordError, ResultBuilder, file_key, is_number,
+                                     parse_time, score_value)
 from referee.io.loaders.files import lenient_loads
 
 NAME = "inspect"
@@ -279,7 +279,7 @@ def stated_metrics(results: dict, primary: str | None) -> tuple[dict[str, float]
     stated, cluster = {}, None
     for name, metric in entry["metrics"].items():
         value = metric.get("value") if isinstance(metric, dict) else None
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        if is_number(value, finite=True):
             stated[name] = float(value)
         params = metric.get("params") if isinstance(metric, dict) else None
         if name == "stderr" and isinstance(params, dict) and isinstance(params.get("cluster"), str):
@@ -326,14 +326,14 @@ def parse_sample(sample: Any, log: _Log) -> dict[str, list[dict]]:
     for key, spent in (usage or {}).items() if isinstance(usage, dict) else ():
         player = key if log.roles else ("model" if key == log.model or len(usage) == 1 else None)
         tokens = spent.get("total_tokens") if isinstance(spent, dict) else None
-        if player in score_of and isinstance(tokens, (int, float)) and not isinstance(tokens, bool) and math.isfinite(tokens):
+        if player in score_of and is_number(tokens, finite=True):
             measures.append({"player": player, "name": "tokens", "value": float(tokens), "kind": "telemetry"})
     working = sample.get("working_time")
     for key in ("working_time", "total_time"):
         spent = sample.get(key)
         if isinstance(spent, (int, float)) and not isinstance(spent, bool) and spent < 0:
             raise RecordError("wrong value", key, f"{key} {spent:g} s is negative")
-    if isinstance(working, (int, float)) and not isinstance(working, bool) and math.isfinite(working):
+    if is_number(working, finite=True):
         measures += [{"player": p, "name": "working_time", "value": float(working), "kind": "telemetry"} for p in score_of]
     outcome = "aborted" if error else ("forfeit" if limit else None)
     sample_id = str(sample["id"])

@@ -27,6 +27,7 @@ from referee.io.loaders.base import (
     RecordError,
     ResultBuilder,
     file_key,
+    is_number,
     json_lines,
     parse_time,
     ranks_from_scores,
@@ -46,7 +47,7 @@ OTHER_RUNNERS = ("focal_agent", "participants", "record", "season", "turn", "age
 
 
 def _numbers(values) -> bool:
-    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    return all(is_number(v) for v in values)
 
 
 def _fits(record: dict) -> bool:

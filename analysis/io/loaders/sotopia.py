@@ -22,7 +22,7 @@ import json
 import math
 from pathlib import Path
 
-from referee.io.loaders.base import (LoadOptions, LoadResult, RecordError, ResultBuilder, file_key, json_lines,
+from referee.io.loaders.base import (LoadOptions, is_number, LoadResult, RecordError, ResultBuilder, file_key, json_lines,
                                      ranks_from_scores, score_value)
 from referee.io.loaders.detect import share
 from referee.io.loaders.files import read_json
@@ -131,7 +131,7 @@ def _reward(entry, i: int, key: str) -> dict[str, float]:
         values = {OVERALL: entry}
     elif isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], dict):
         copy = entry[1].get(OVERALL)
-        if _number(entry[0]) and _number(copy) and abs(entry[0] - copy) > MEAN_TOLERANCE:
+        if is_number(entry[0], finite=True) and is_number(copy, finite=True) and abs(entry[0] - copy) > MEAN_TOLERANCE:
             raise RecordError("wrong value", f"{where}.{OVERALL}", f"the overall score is written twice and the copies "
                               f"disagree: {entry[0]!r} beside its dimensions, {copy!r} among them")
         values = {OVERALL: entry[0], **entry[1]}
@@ -150,10 +150,6 @@ def _reward(entry, i: int, key: str) -> dict[str, float]:
         out[name] = float(value)
     _check_dimensions(out, where, len(values) > 1)
     return out
-
-
-def _number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _check_dimensions(values: dict[str, float], where: str, rated: bool) -> None:
