@@ -73,8 +73,7 @@ def _forest(table, label: str, result):
     grade), highest first; an effect the data cannot identify is labelled '(prior only)'."""
     shown = table.assign(mean=table["p"], hdi_low=table["p_low"], hdi_high=table["p_high"])
     shown[label] = [f"{n} (prior only)" if i != "yes" else n for n, i in zip(shown[label], shown["identified"])]
-    graded = result.fields["model"] == "graded"
-    what = "expected grade (fraction of the top)" if graded else "probability of a pass"
+    what = result.value.scale
     return plot_intervals(shown.sort_values("mean", ascending=False), label,
                           f"{label.capitalize()} effects, {what} (mean, 94% HDI)", what, reference=None)
 

@@ -381,7 +381,7 @@ def outcome_section(runner: str, result) -> Section:
     """Per-sample outcomes of `runner` (a `referee fit pass-fail` or `fit graded` Result): agent effects on the
     probability scale (forest plot), accuracy raw beside pooled per agent and task, priors and diagnostics."""
     fit = result.value
-    what = "the expected grade" if fit.graded else "the probability of a pass"
+    what = f"the {fit.scale}"
     section = Section(f"Pass/fail and graded outcomes ({runner})", text=[
         f"{'Ordered logistic' if fit.graded else 'Logit'} model of each sample's outcome with crossed effects of "
         f"{', '.join(fit.effects)} (sum-to-zero agents and tasks, items nested in tasks). Agents' effects are "

@@ -262,6 +262,12 @@ class OutcomeFit(FitResult):
         on the average task and item), identified, why."""
         return self.agents
 
+    @property
+    def scale(self) -> str:
+        """What `p` measures, for captions and axes: the expected grade (as a fraction of the top grade) or the
+        probability of a pass."""
+        return "expected grade (fraction of the top)" if self.graded else "probability of a pass"
+
 
 def fit_outcomes(frame: pd.DataFrame, effects: str = "crossed", interaction: bool = False,
                  likelihood: str | None = None, draws: int = OUTCOME_DRAWS, tune: int = OUTCOME_TUNE,
