@@ -172,3 +172,21 @@ def test_calibrate_command_records_the_run_and_the_report_links_it(tmp_path):
     text = (tmp_path / "report" / "report.md").read_text()
     assert "## Calibration of the Bayesian models" in text
     assert "../calibration/rank_histograms.png" in text
+
+
+def test_rank_uniformity_counts_a_simulations_elements_as_one_simulations_evidence():
+    """Closed form: 12 simulations whose 18 elements each share their simulation's rank give counts 18 times
+    those of the 12 ranks alone, so the corrected chi-square is the 12 ranks' own; the uncorrected one would call
+    a fair sample non-uniform. 18 independent elements per simulation keep their evidence (divided, but still
+    found when the ranks pile up)."""
+    rng = np.random.default_rng(0)
+    ranks12 = rng.integers(0, 100, 12)
+    copies = pd.DataFrame({"group": "g", "sim": np.repeat(np.arange(12), 18), "element": np.tile(np.arange(18), 12),
+                           "rank": np.repeat(ranks12, 18), "draws": 99, "in50": True, "in94": True})
+    p = calibration.summarise(copies, 12).set_index("group").loc["g", "p_uniform"]
+    counts = np.histogram(ranks12 / 100, bins=calibration.BINS, range=(0, 1))[0]
+    from scipy import stats
+    assert p == pytest.approx(stats.chisquare(counts).pvalue)
+    assert stats.chisquare(counts * 18).pvalue < calibration.P_MIN < p  # uncorrected: a false alarm
+    piled = copies.assign(rank=rng.integers(90, 100, len(copies)))  # every rank in the top bin: a broken model
+    assert not calibration.summarise(piled, 12).set_index("group").loc["g", "passed"]
