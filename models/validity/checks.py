@@ -293,7 +293,7 @@ def assignment_luck(frame: pd.DataFrame, assignment: str, outcome: str, seed: in
 # dominates the fit; P(outcome slope > 0) is reported near 0 or 1, where its Monte Carlo error rests on the
 # tail ESS, so it draws 5,000 per chain (20,000 in all) by default.
 AUDIT_DRAWS = 5000
-# nutpie's default step-size target (0.8) left one divergent transition in 20,000 draws on 4 of 20 simulated
+# nutpie's default step-size target (0.8) left 1-3 divergent transitions in 20,000 draws on 6 of 20 simulated
 # seasons (issue 53's sweep); a smaller step at 0.9 costs a fraction of a second here
 AUDIT_TARGET_ACCEPT = 0.9
 
