@@ -217,10 +217,8 @@ def contest_sections(store: Store, seed: int = 0, sampling: dict | None = None) 
 def tagged_runners(store: Store) -> list[str]:
     """The runners, by name, whose scored scenario-based matches name a scenario with catalogue tags: those the
     beta regressions and Measurement Layouts can model."""
-    matches, tags = store.table("matches"), store.table("scenario_tags")
-    tagged = matches[matches["scenario"].isin(set(tags["scenario"]))]
-    scored = set(store.table("results").dropna(subset=["score"])["match_id"])
-    return sorted(set(tagged.loc[tagged["match_id"].isin(scored), "runner"]))
+    return store.query("SELECT DISTINCT m.runner FROM matches m JOIN scenario_tags t USING (scenario) "
+                       "JOIN results r USING (match_id) WHERE r.score IS NOT NULL ORDER BY m.runner")["runner"].tolist()
 
 
 def layout_sections(store: Store, runner: str, seed: int = 0, sampling: dict | None = None) -> Section:

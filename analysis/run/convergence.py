@@ -118,16 +118,11 @@ def _audit_regression(data: dict, seed: int, sampling: dict) -> dict:
     return assignment_luck(data["frame"], "role", "nation_power", seed=seed, sampling=sampling)["bayes_diagnostics"]
 
 
-def _outcomes(seed: int) -> dict:
+def _outcomes(seed: int, grades: int = 2) -> dict:
     from referee.simulators.pass_fail import pass_fail_samples
 
-    return {"frame": pass_fail_samples(seed=seed)[0]}  # issue 52's design: 12 agents x 8 tasks x 40 items x 2
-
-
-def _graded_outcomes(seed: int) -> dict:
-    from referee.simulators.pass_fail import pass_fail_samples
-
-    return {"frame": pass_fail_samples(grades=3, seed=seed)[0]}  # the same design, three grades (0, 0.5, 1)
+    # issue 52's design: 12 agents x 8 tasks x 40 items x 2; pass/fail, or `grades` ordered grades (0, 0.5, 1)
+    return {"frame": pass_fail_samples(grades=grades, seed=seed)[0]}
 
 
 def _pass_fail(data: dict, seed: int, sampling: dict, likelihood: str = "pass-fail") -> dict:
@@ -146,5 +141,5 @@ _FITS = {
     "bayes-bt per game": (_comparisons, lambda data, seed, sampling: _bayes_bt(data, seed, sampling, by="game")),
     "audit regression": (_season, _audit_regression),
     "pass-fail": (_outcomes, _pass_fail),
-    "graded": (_graded_outcomes, lambda data, seed, sampling: _pass_fail(data, seed, sampling, "graded")),
+    "graded": (lambda seed: _outcomes(seed, grades=3), lambda data, seed, sampling: _pass_fail(data, seed, sampling, "graded")),
 }

@@ -27,10 +27,11 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str | N
     from referee.models.registry import SCORE_MODELS
 
     spec = SCORE_MODELS[model]
+    if likelihood is not None and likelihood not in spec.likelihoods:
+        offered = (f"uses the {' or '.join(spec.likelihoods)} likelihood only" if spec.likelihoods else
+                   "chooses its likelihood by its name; --likelihood {likelihood} is for the beta regressions")
+        raise ValueError(f"{model} {offered.format(likelihood=likelihood)}: drop --likelihood {likelihood}")
     if spec.data == "outcomes":
-        if likelihood is not None:
-            raise ValueError(f"{model} chooses its likelihood by its name (pass-fail: Bernoulli, graded: ordered "
-                             f"logistic); --likelihood {likelihood} is for the beta regressions: drop it")
         from referee.prepare.outcomes import sample_outcomes
         from referee.run.outcome_models import stated_stderr
         from referee.run.runner_numbers import stored_tables
@@ -47,9 +48,6 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str | N
         raise ValueError(f"--effects, --interaction, --compare and --measure are for the outcome models (pass-fail, "
                          f"graded), not {model}")
     likelihood = likelihood or spec.likelihoods[0]
-    if likelihood not in spec.likelihoods:
-        raise ValueError(f"{model} uses the {' or '.join(spec.likelihoods)} likelihood only; drop --likelihood "
-                         f"{likelihood}")
     scores, scenarios, tags = model_scores(store, phase, runner)
     check_score_inputs(spec, scores, tags, baseline)
     found, tables, lines = spec.run(scores, scenarios, tags, seed=seed, likelihood=likelihood, baseline=baseline,

@@ -22,8 +22,8 @@ import json
 import math
 from pathlib import Path
 
-from referee.io.loaders.base import (LoadOptions, is_number, LoadResult, RecordError, ResultBuilder, file_key, json_lines,
-                                     ranks_from_scores, score_value)
+from referee.io.loaders.base import (LoadOptions, LoadResult, RecordError, ResultBuilder, file_key, is_number,
+                                     json_lines, ranks_from_scores, score_value)
 from referee.io.loaders.detect import share
 from referee.io.loaders.files import read_json
 
