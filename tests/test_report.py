@@ -129,9 +129,14 @@ def test_the_contest_models_read_only_the_runner_whose_scenarios_are_tagged(tmp_
     from referee.io.store import Store
 
     calls = []
+    real = pipeline.job
 
-    def recorded(name, store, **options):
+    def recorded(name, store, **options):  # describe runs (the fits read its scores); a fit stops at its call
         calls.append((name, options.get("runner")))
+        if name == "describe":
+            found = real(name, store, **options)
+            assert set(found.table("scores")["runner"]) == {options["runner"]}
+            return found
         raise RuntimeError("recorded")
 
     monkeypatch.setattr(pipeline, "job", recorded)
@@ -142,7 +147,7 @@ def test_the_contest_models_read_only_the_runner_whose_scenarios_are_tagged(tmp_
         assert pipeline.tagged_runners(store) == ["concordia"]
         sections = pipeline.contest_sections(store)
     assert [s.title for s in sections] == ["Beta regressions (concordia)", "Measurement Layouts (concordia)"]
-    assert calls == [("describe", "concordia"), ("compare-predictors", "concordia")]
+    assert calls == [("describe", "concordia"), ("fit", "concordia"), ("compare-predictors", "concordia")]
     with Store(tmp_path / "inspect.duckdb") as store:
         store.ingest([pipeline.SAMPLE / "inspect"])
         [alone] = pipeline.contest_sections(store)
