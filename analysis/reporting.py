@@ -207,10 +207,10 @@ def contest_sections(store: Store, seed: int = 0, sampling: dict | None = None) 
                         "no scored scenario has tags in its catalogue, which these models explain scores by")]
     sections: list[Section] = []
     for runner in tagged:
-        sections += _guarded(f"Beta regressions ({runner})", beta_regression_sections, store, runner, seed=seed,
-                             sampling=sampling)
-        sections += _guarded(f"Measurement Layouts ({runner})", layout_sections, store, runner, seed=seed,
-                             sampling=sampling)
+        for title, build in (("Beta regressions", beta_regression_sections), ("Measurement Layouts", layout_sections)):
+            for section in _guarded(title, build, store, runner, seed=seed, sampling=sampling):
+                section.title += f" ({runner})"
+                sections.append(section)
     return sections
 
 
@@ -223,10 +223,8 @@ def tagged_runners(store: Store) -> list[str]:
 
 def layout_sections(store: Store, runner: str, seed: int = 0, sampling: dict | None = None) -> Section:
     """The Measurement Layout against the other predictors on held-out scenarios (`compare-predictors`) of
-    `runner`'s matches as the contest figures 6-7 section."""
-    section = layout_section(job("compare-predictors", store, runner=runner, seed=seed, **(sampling or {})).value)
-    section.title += f" ({runner})"
-    return section
+    `runner`'s matches as the contest figures 6-7 section (`contest_sections` names the runner in its title)."""
+    return layout_section(job("compare-predictors", store, runner=runner, seed=seed, **(sampling or {})).value)
 
 
 def beta_regression_sections(store: Store, runner: str, seed: int = 0, baseline: str = "rational_agent",
@@ -241,9 +239,7 @@ def beta_regression_sections(store: Store, runner: str, seed: int = 0, baseline:
                    **fitting).value
     tag_fit = job("fit", store, model="tag-effects", **fitting).value
     correlations = described.table("correlations").set_index("feature")
-    section = beta_regression_section(contrast, contrast.table(), tag_fit, tag_fit.table(), correlations)
-    section.title += f" ({runner})"
-    return section
+    return beta_regression_section(contrast, contrast.table(), tag_fit, tag_fit.table(), correlations)
 
 
 def outcome_sections(store: Store, seed: int = 0, sampling: dict | None = None) -> list[Section]:

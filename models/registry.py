@@ -184,19 +184,19 @@ CALIBRATION_FAMILIES = ("bayes-bt", "tag-effects", "baseline-contrast", "measure
 # them or with its own stated defaults (tag effects, the layout, the audit's regression; see
 # benchmarks/beta_regression.py and tests/test_convergence.py)
 CHAINS, DRAWS, TUNE = 4, 1250, 500
-# the Measurement Layout mixes at about 0.13 effective draws per draw at contest scale and costs more per draw
-# than the beta regressions: 1,000 draws kept it near 70 s with ESS above 600 at contest scale. On the bundled
-# 8-agent sample, 500 tuning steps and 1,000 draws left figure 7's folds (three quarters of the cells) at R-hat
-# 1.016-1.029, and 1,000 and 1,500 the fit on all cells at R-hat 1.013 (tail ESS 351); 1,000 tuning steps and
-# 2,000 draws converged them (all cells, seeds 0 and 1: R-hat <= 1.005, tail ESS 516 and 416, 31-40 s). Not yet
-# robust at contest scale (issue 53's sweep, seeds 0-5): R-hat 1.0065-1.0127, above 1.01 on seeds 2 and 3 (the
-# persuasion demand's mean and spread, tail ESS 210). Longer chains are no cure: 1,500 tuning steps and 3,000 draws
-# gave 1.0049 and 1.006 on seeds 2 and 3 but 1.0127 and 1.0132 on seeds 0 and 1; the chains wander apart along the
-# persuasion demand, a geometry to fix in the model (its parameterisation), not by drawing longer. nutpie's
-# low-rank mass matrix (`sample(..., low_rank=True)`) gave R-hat 1.0015-1.006, 0 divergences and min ESS 603-2975
-# on seeds 0-8 at about 3x the time (120-203 s): the lead, not yet swept over 20 seeds
+# the Measurement Layout costs more per draw than the beta regressions. On the bundled 8-agent sample, 500 tuning
+# steps and 1,000 draws left figure 7's folds (three quarters of the cells) at R-hat 1.016-1.029, and 1,000 and
+# 1,500 the fit on all cells at R-hat 1.013; 1,000 tuning steps and 2,000 draws converged them. At contest scale
+# (issue 53's sweep) those settings with independent per-agent deviations and a diagonal mass matrix gave R-hat
+# 1.0065-1.0127 over seeds 0-5 (above 1.01 on two: the persuasion demand's mean, tail ESS 210), and longer chains
+# (1,500/3,000) were no cure (seeds 0 and 1: 1.0127, 1.0132). The cure is the geometry: zero-sum deviations per
+# demand (`measurement_layout` module docstring) took ESS to 560-800 but left 2 of 6 seeds above 1.01 (the demands'
+# levels trade off where scenarios combine them); adding nutpie's low-rank mass matrix (LAYOUT_LOW_RANK) gave
+# R-hat 1.002-1.003 and min ESS near 2,500 at about 190 s a fit against 60 s (seeds 0 and 5; the 20-seed sweep is
+# in the README). 1,000 draws after 800 tuning steps was not enough (seed 3: R-hat 1.008, ESS 685).
 LAYOUT_TUNE, LAYOUT_DRAWS = 1000, 2000
 # and a target acceptance of 0.9 (nutpie's default 0.8): on a 6-agent design (tests/test_measurement_layout.py)
 # 0.8 left one divergent transition in 2 of 10 seeds
 LAYOUT_TARGET_ACCEPT = 0.9
+LAYOUT_LOW_RANK = True  # nutpie's low-rank modified mass matrix (PyMC's NUTS has none)
 DEFAULT_TAU_ELO = 100.0  # bt-per-game: prior sd of the per-game deviations, Elo points

@@ -12,8 +12,14 @@ allowed. (For a graded demand level x in the design the factor would be sigmoid(
 used here are binary.)
 
 Priors (stated, overridable through `LayoutPriors`): capability c_ad = sigmoid(theta_ad) with
-theta_ad = m_d + s_d z_ad, z_ad ~ Normal(0, 1), m_d ~ Normal(1, 1.5), s_d ~ HalfNormal(1) (a demand's
-capabilities are pooled across agents); b_a ~ Beta(1, 4); nu_a ~ Gamma(2, 0.1).
+theta_ad = m_d + s_d z_ad, m_d ~ Normal(1, 1.5), s_d ~ HalfNormal(1) (a demand's capabilities are pooled across
+agents); b_a ~ Beta(1, 4); nu_a ~ Gamma(2, 0.1). The deviations z_.d of one demand are zero-sum normal over the
+agents (independent unit normals conditioned on summing to zero, each of variance (A - 1) / A), so m_d is
+exactly the agents' mean theta_.d: with independent z the data fix every theta_ad and leave m_d to trade off
+against all A deviations at once, a direction NUTS crawled along (issue 53's sweep: R-hat above 1.01 on the
+persuasion demand's mean in 2 of 6 seeds). The demands' levels still trade off against each other where they
+are only seen together in scenarios, so the layout samples with nutpie's low-rank mass matrix
+(`referee.models.registry.LAYOUT_LOW_RANK`).
 
 Demands, as the contest paper chose them: the tags whose presence correlates negatively with score (each
 marks added difficulty), an indicator per substrate, and a visitor (vs resident) indicator.
@@ -28,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from referee.models.fit import CHAINS, LAYOUT_DRAWS, LAYOUT_TUNE, FitResult, collect_notes, sample, summary_table
-from referee.models.registry import LAYOUT_TARGET_ACCEPT
+from referee.models.registry import LAYOUT_LOW_RANK, LAYOUT_TARGET_ACCEPT
 from referee.models.scores.beta_regression import Priors, aliased_tags, score_likelihood
 
 
@@ -125,8 +131,9 @@ def build_layout(agent_idx: np.ndarray, X_obs: np.ndarray, y: np.ndarray, agents
     with pm.Model(coords=coords) as model:
         m = pm.Normal("demand_mean", priors.capability_mean_mu, priors.capability_mean_sd, dims="demand")
         s = pm.HalfNormal("demand_spread", priors.capability_spread_sd, dims="demand")
-        z = pm.Normal("z", 0.0, 1.0, dims=("agent", "demand"))
-        theta = pm.Deterministic("theta", m[None, :] + s[None, :] * z, dims=("agent", "demand"))
+        # zero-sum over the agents: demand_mean alone carries each demand's level (see the module docstring)
+        z = pm.ZeroSumNormal("z", 1.0, dims=("demand", "agent"))
+        theta = pm.Deterministic("theta", m[None, :] + s[None, :] * z.T, dims=("agent", "demand"))
         pm.Deterministic("capability", pm.math.invlogit(theta), dims=("agent", "demand"))
         base = pm.Beta("base_chance", priors.base_alpha, priors.base_beta, dims="agent")
         nu = pm.Gamma("sample_size", priors.nu_alpha, priors.nu_beta, dims="agent")
@@ -188,7 +195,7 @@ def fit_layout(agents_obs: pd.Series, X_obs: np.ndarray, y: np.ndarray, demands:
     model = build_layout(agent_idx, X[:, columns], np.asarray(y, float), agents, fitted, priors)
     with collect_notes(notes):
         idata, diagnostics = sample(model, DIAGNOSED, draws, tune, chains, seed, sampler,
-                                    target_accept=LAYOUT_TARGET_ACCEPT)
+                                    target_accept=LAYOUT_TARGET_ACCEPT, low_rank=LAYOUT_LOW_RANK)
     summary = summary_table(idata, DIAGNOSED)
     return LayoutFit(idata=idata, summary=summary, diagnostics=diagnostics, agents=agents, demands=fitted,
                      notes=notes, columns=columns)
