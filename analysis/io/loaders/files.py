@@ -202,6 +202,12 @@ class _Marked(dict):
     duplicate: str | None = None
 
 
+def repeated_key(value: Any) -> str | None:
+    """The first key a JSON object parsed by `lenient_loads` named twice at its own level (not inside its
+    values), or None."""
+    return value.duplicate if isinstance(value, _Marked) else None
+
+
 def _lenient_pairs(pairs: list[tuple[str, Any]]) -> dict:
     out = _Marked()
     for key, value in pairs:

@@ -29,7 +29,7 @@ from typing import Any, Iterator
 
 from referee.io.loaders.base import (LoadOptions, LoadResult, RecordError, ResultBuilder, file_key, is_number,
                                      parse_time, score_value)
-from referee.io.loaders.files import lenient_loads
+from referee.io.loaders.files import lenient_loads, repeated_key
 
 NAME = "inspect"
 SEPARATE_EPISODES = True  # one log per model: a sample epoch of each is one episode, compared across logs
@@ -106,7 +106,10 @@ def _eval_members(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
                               "the .eval log has neither header.json nor _journal/start.json")
         data = _member(archive, raw, names[head_name])
         header = _json(data, head_name)
-        _no_key_twice(data, head_name)
+        twice = repeated_key(header)  # a JSON reader keeps the last copy without a word: the log is set aside whole
+        if twice is not None:
+            raise RecordError("duplicate key", twice, f"{head_name} names '{twice}' twice; which copy describes the "
+                              "run cannot be told")
 
     twice = Counter(i.filename for i in infos)
 
@@ -125,25 +128,6 @@ def _eval_members(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
                         yield name, exc
 
     return header, samples()
-
-
-def _no_key_twice(data: bytes, where: str) -> None:
-    """RecordError when the header's top-level object names one key twice (a JSON reader keeps the last copy
-    without a word: which one describes the run cannot be told, so the log is set aside whole)."""
-    top: list = []
-
-    def pairs(items: list) -> dict:
-        top[:] = [key for key, _ in items]  # the outermost object is decoded last
-        return dict(items)
-
-    try:
-        json.loads(data, object_pairs_hook=pairs)
-    except (ValueError, RecursionError):
-        return  # the lenient read above has already named what it could not read
-    twice = sorted(key for key, n in Counter(top).items() if n > 1)
-    if twice:
-        raise RecordError("duplicate key", twice[0], f"{where} names '{twice[0]}' twice; which copy describes the "
-                          "run cannot be told")
 
 
 HEADER_KEYS = ("version", "status", "eval", "results")  # what a .json log's header holds for referee
