@@ -106,10 +106,10 @@ def _eval_members(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
                               "the .eval log has neither header.json nor _journal/start.json")
         data = _member(archive, raw, names[head_name])
         header = _json(data, head_name)
-        twice = repeated_key(header)  # a JSON reader keeps the last copy without a word: the log is set aside whole
-        if twice is not None:
-            raise RecordError("duplicate key", twice, f"{head_name} names '{twice}' twice; which copy describes the "
-                              "run cannot be told")
+        repeated = repeated_key(header)  # a JSON reader keeps the last copy without a word: the log is set aside whole
+        if repeated is not None:
+            raise RecordError("duplicate key", repeated, f"{head_name} names '{repeated}' twice; which copy "
+                              "describes the run cannot be told")
 
     twice = Counter(i.filename for i in infos)
 
