@@ -106,10 +106,9 @@ def _eval_members(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
                               "the .eval log has neither header.json nor _journal/start.json")
         data = _member(archive, raw, names[head_name])
         header = _json(data, head_name)
-        repeated = repeated_key(header)  # a JSON reader keeps the last copy without a word: the log is set aside whole
+        repeated = repeated_key(header)
         if repeated is not None:
-            raise RecordError("duplicate key", repeated, f"{head_name} names '{repeated}' twice; which copy "
-                              "describes the run cannot be told")
+            raise _named_twice(repeated, head_name)
 
     twice = Counter(i.filename for i in infos)
 
@@ -128,6 +127,13 @@ def _eval_members(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
                         yield name, exc
 
     return header, samples()
+
+
+def _named_twice(key: str, where: str) -> RecordError:
+    """The fault of a log header that names `key` twice (a JSON reader keeps the last copy without a word), in
+    either log form: the log is set aside whole."""
+    return RecordError("duplicate key", key, f"{where} names '{key}' twice; which copy describes the run cannot be "
+                       "told")
 
 
 HEADER_KEYS = ("version", "status", "eval", "results")  # what a .json log's header holds for referee
@@ -151,8 +157,7 @@ def _json_header(path: Path) -> dict:
                         break
                     if value in HEADER_KEYS:
                         if value in header:
-                            raise RecordError("duplicate key", value, f"the log names '{value}' twice; which copy "
-                                              "describes the run cannot be told")
+                            raise _named_twice(value, "the log")
                         builder = ijson.ObjectBuilder()
                 elif builder is not None:
                     builder.event(event, value)
