@@ -29,8 +29,8 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str | N
     spec = SCORE_MODELS[model]
     if likelihood is not None and likelihood not in spec.likelihoods:
         offered = (f"uses the {' or '.join(spec.likelihoods)} likelihood only" if spec.likelihoods else
-                   "chooses its likelihood by its name; --likelihood {likelihood} is for the beta regressions")
-        raise ValueError(f"{model} {offered.format(likelihood=likelihood)}: drop --likelihood {likelihood}")
+                   f"chooses its likelihood by its name; --likelihood {likelihood} is for the beta regressions")
+        raise ValueError(f"{model} {offered}: drop --likelihood {likelihood}")
     if spec.data == "outcomes":
         from referee.prepare.outcomes import sample_outcomes
         from referee.run.outcome_models import stated_stderr
