@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -141,5 +142,5 @@ _FITS = {
     "bayes-bt per game": (_comparisons, lambda data, seed, sampling: _bayes_bt(data, seed, sampling, by="game")),
     "audit regression": (_season, _audit_regression),
     "pass-fail": (_outcomes, _pass_fail),
-    "graded": (lambda seed: _outcomes(seed, grades=3), lambda data, seed, sampling: _pass_fail(data, seed, sampling, "graded")),
+    "graded": (partial(_outcomes, grades=3), partial(_pass_fail, likelihood="graded")),
 }
