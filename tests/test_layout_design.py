@@ -151,3 +151,15 @@ def test_merged_demands_split_on_a_ridge_the_plan_breaks():
     assert table.loc[0, "scenario"] == "a alone" and table.loc[0, "sd_after"] < 0.7 * table.loc[0, "sd_before"]
     both = next_layout_scenarios(draws, candidates.loc[["both"]], 1, target="a")
     assert both.loc[0, "sd_after"] > 0.98 * both.loc[0, "sd_before"]  # the product again: nothing apart
+
+
+def test_an_unplayed_demand_gets_the_layouts_own_prior():
+    """The layout's deviations are zero-sum over the agents, so the agents' mean theta of a demand is its mean
+    m ~ Normal(1, 1.5) alone: variance 2.25 (closed form), where independent deviations would add E[s^2] / A = 0.5
+    for two agents (s ~ HalfNormal(1))."""
+    S = 40000
+    draws = _draws(np.full((S, 2, 1), 0.5), ["old"])
+    cap = with_prior_demands(draws, ["new"], seed=0).capability[:, :, 1]
+    mean_theta = np.log(cap / (1 - cap)).mean(axis=1)
+    assert mean_theta.mean() == pytest.approx(1.0, abs=0.05)
+    assert mean_theta.var() == pytest.approx(2.25, rel=0.04)

@@ -76,14 +76,16 @@ def layout_draws(idata, max_draws: int = MAX_DRAWS) -> LayoutDraws:
 def with_prior_demands(draws: LayoutDraws, names: list[str], priors: LayoutPriors = LayoutPriors(),
                        seed: int = 0) -> LayoutDraws:
     """`draws` with demands `names` added, their capabilities drawn from the layout's prior (demand mean
-    m ~ Normal, spread s ~ HalfNormal, theta = m + s z per agent): for demands no observation has exercised."""
+    m ~ Normal, spread s ~ HalfNormal, theta = m + s z per agent, z zero-sum over the agents as in
+    `measurement_layout.build_layout`): for demands no observation has exercised."""
     if not names:
         return draws
     rng = np.random.default_rng(seed)
     S, A = draws.base.shape
     m = rng.normal(priors.capability_mean_mu, priors.capability_mean_sd, size=(S, 1, len(names)))
     s = np.abs(rng.normal(0.0, priors.capability_spread_sd, size=(S, 1, len(names))))
-    theta = m + s * rng.standard_normal((S, A, len(names)))
+    w = rng.standard_normal((S, A, len(names)))
+    theta = m + s * (w - w.mean(axis=1, keepdims=True))  # iid normals less their mean: the zero-sum normal
     cap = np.concatenate([draws.capability, 1.0 / (1.0 + np.exp(-theta))], axis=2)
     return LayoutDraws(draws.agents, draws.demands + list(names), cap, draws.base, draws.nu, draws.cutpoints)
 
