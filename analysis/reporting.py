@@ -308,13 +308,14 @@ def _rankings(store: Store, runner: str, scope: dict, board: Result | str, title
     """Each method's own tables from the runner's leaderboard `board` (or why there is none)."""
     if isinstance(board, str):
         return skipped(title, board)
-    elo, bt, table = board.value.elo, board.value.bt, board.value.votes
-    count = status_note(bt.table())
+    elo, inference, table = board.value.elo, board.value.inference, board.value.votes
+    bt = inference.bt
+    count = status_note(inference.table)
     votes = {m: table[(table["method"] == m) & table["ranked"].astype(bool)] for m in VOTES}
     votes = {m: v for m, v in votes.items() if len(v) >= 2}
     unvoted = [] if votes else [f"Voting methods not run: fewer than two agents appear on {MIN_BALLOTS:g} or more "
                                 "ballots; a ranking by votes needs two."]
-    section = rankings_section(runner, elo, bt, votes, pooled=runner in separate_episode_runners(),
+    section = rankings_section(runner, elo, inference, votes, pooled=runner in separate_episode_runners(),
                                count=count, unit=comparison_unit(runner))
     section.text += unvoted + board.runner_numbers
     said = {count, status_note(elo.table())}  # the count is stated once, in the text

@@ -4,8 +4,11 @@
 within a match (match_id, a, b, outcome 1 / 0 / 0.5 for a by score, else by rank) with, for every covariate,
 its value for each side (`NAME_a`, `NAME_b`). Covariates:
 
-- `seat`: the player's position in the match, 0 first: the number its player name ends with (`seat 0`,
-  `player 1`, `p3`) when every player of the match has one, else its order in the results;
+- `seat`: the player's position in the match (turn order, 0 first), only where the data say it: a per-player
+  measure named `seat` (a table's seat column ingested as a measure), or, for a runner whose format numbers its
+  players by seat (its loader declares `SEATS = True`: Kaggle's and GTBench's `seat {i}`, TextArena's
+  `player {id}`), the number the player name ends with. Never from agent names, never from the order of the
+  results: a store without seats gets a ValueError saying so (`seats`);
 - `role`: one 0/1 column per role (`role=Mafia` ...), the most common role left out as the reference;
 - `measure:NAME`: the player's measure NAME (e.g. an arena answer's length), its mean when recorded several
   times; a pair where either side lacks it is left out, and counted;
@@ -28,11 +31,29 @@ from referee.prepare.membership import is_in
 from referee.prepare.comparisons import outcome_of
 
 
-def _seats(results: pd.DataFrame) -> pd.Series:
+SEAT_MEASURE = "seat"  # a per-player measure holding the seat (0 first)
+
+
+def seated_runners() -> set[str]:
+    """Runners whose format numbers each player by its seat (`SEATS = True` on the loader)."""
+    from referee.io.loaders import RUNNERS
+
+    return {name for name, module in RUNNERS.items() if getattr(module, "SEATS", False)}
+
+
+def seats(matches: pd.DataFrame, results: pd.DataFrame, measures: pd.DataFrame | None) -> pd.Series:
+    """The seat (float, 0 first) of each row of `results`, NaN where the data do not record one (module doc:
+    a `seat` measure, else the player number of a runner with `SEATS`)."""
+    out = pd.Series(np.nan, index=results.index)
+    if measures is not None and len(measures):
+        found = measures[(measures["name"] == SEAT_MEASURE) & measures["player"].notna()]
+        if len(found):
+            value = found.groupby(["match_id", "player"])["value"].first()
+            key = pd.MultiIndex.from_arrays([results["match_id"], results["player"]])
+            out = pd.Series(value.reindex(key).to_numpy(float), index=results.index)
+    seated = results["match_id"].map(matches.set_index("match_id")["runner"]).isin(seated_runners())
     number = results["player"].astype(str).str.extract(r"(\d+)\s*$")[0].astype(float)
-    order = results.groupby("match_id").cumcount().astype(float)
-    complete = number.notna().groupby(results["match_id"]).transform("all")
-    return number.where(complete, order)
+    return out.where(out.notna(), number.where(seated.to_numpy()))
 
 
 def covariate_pairs(matches: pd.DataFrame, results: pd.DataFrame, measures: pd.DataFrame | None,
@@ -45,7 +66,11 @@ def covariate_pairs(matches: pd.DataFrame, results: pd.DataFrame, measures: pd.D
     names, notes = [], []
     for cov in covariates:
         if cov == "seat":
-            players["seat"] = _seats(players)
+            players["seat"] = seats(matches, players, measures)
+            if players["seat"].isna().all():
+                raise ValueError("--covariate seat: no match records its players' seats (a per-player measure "
+                                 f"'{SEAT_MEASURE}', or a runner whose format numbers players by seat: "
+                                 f"{', '.join(sorted(seated_runners()))}); a seat is never read from names")
             names.append("seat")
         elif cov == "role":
             roles = players["role"].dropna()

@@ -219,11 +219,23 @@ def plot_win_matrices(matrices: dict[str, pd.DataFrame]) -> Figure:
 OPEN_END = 400.0  # Elo points: how long plot_ratings draws an interval's open end
 
 
-def plot_ratings(table: pd.DataFrame) -> Figure:
+def plot_ratings(table: pd.DataFrame, ranked_first: bool = False) -> Figure:
     """Each agent's rating with its 95 % interval (a rating table: agent, rating, lower, upper), best on top;
     an open end (an agent that never won or never lost) is drawn OPEN_END Elo points long and named in the
-    title. Returns a Figure."""
-    rated = table[table["rating"].notna()].sort_values("rating", ascending=False)
+    title. ranked_first : the table is a board (`block` column): its ranked agents in rank order on top, the
+    provisional ones below them, marked, so that an agent with a handful of matches never leads the figure.
+    Returns a Figure."""
+    rated = table[table["rating"].notna()]
+    if ranked_first and "block" in rated.columns:
+        ranked = rated["block"] == "ranked"
+        rated = pd.concat([rated[ranked], rated[~ranked].sort_values("rating", ascending=False)])
+        rated = rated.assign(agent=np.where(ranked.reindex(rated.index), rated["agent"].astype(str),
+                                            rated["agent"].astype(str) + " (provisional)"),
+                             rating=rated["rating"])
+        # the figure keeps the board's order: a descending key from it
+        rated = rated.assign(order=np.arange(len(rated), 0, -1))
+    else:
+        rated = rated.sort_values("rating", ascending=False)
     lower, upper = rated["lower"].to_numpy(float), rated["upper"].to_numpy(float)
     rating = rated["rating"].to_numpy(float)
     open_ends = int((~np.isfinite(lower) & ~np.isnan(lower)).sum() + (~np.isfinite(upper) & ~np.isnan(upper)).sum())
@@ -232,16 +244,19 @@ def plot_ratings(table: pd.DataFrame) -> Figure:
                           "hdi_high": np.where(np.isposinf(upper), rating + OPEN_END, upper)})
     title = "Ratings with 95 % intervals" + (f" ({open_ends} open end(s) drawn {OPEN_END:.0f} Elo points long)"
                                               if open_ends else "")
-    return plot_intervals(frame, "agent", title, "rating (Elo scale)", reference=None)
+    order = rated["order"].to_numpy(float) if "order" in rated.columns else None
+    return plot_intervals(frame, "agent", title, "rating (Elo scale)", reference=None, order=order)
 
 
 @styled
-def plot_intervals(table: pd.DataFrame, label: str, title: str, xlabel: str, reference: float | None = 0.0) -> Figure:
+def plot_intervals(table: pd.DataFrame, label: str, title: str, xlabel: str, reference: float | None = 0.0,
+                   order=None) -> Figure:
     """Posterior means with interval bars (columns `label`, `mean`, `hdi_low`, `hdi_high`), first row on top,
     with a dashed reference line (contest figures 2 and 3 right). Beyond `MAX_ROWS` rows the ones of highest
-    mean are drawn and the others summarised in one grey row. Say the interval in `title` or the caption.
-    Returns a Figure."""
-    shown, others = listed(table, "mean")
+    mean (or of highest `order`, an array beside the rows) are drawn and the others summarised in one grey
+    row. Say the interval in `title` or the caption. Returns a Figure."""
+    shown, others = listed(table if order is None else table.assign(_order=order),
+                           "mean" if order is None else "_order")
     fig, ax = _subplots(figsize=(TWO_COLUMNS * 0.75, _height(len(shown) + bool(len(others)))))
     y = list(range(len(shown)))[::-1]
     lower = (shown["mean"] - shown["hdi_low"]).clip(lower=0)

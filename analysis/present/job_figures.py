@@ -32,7 +32,7 @@ def ratings(result) -> dict:
 
 def leaderboard(result) -> dict:
     """The Bradley-Terry ratings with their intervals, established agents first."""
-    return {"intervals": lambda: plot_ratings(result.table())}
+    return {"intervals": lambda: plot_ratings(result.table(), ranked_first=True)}
 
 
 def ratings_cv(result) -> dict:

@@ -199,11 +199,13 @@ def leaderboard_section(runner: str, result) -> Section:
     method side by side, the established agents ranked and the others below; its notes as text."""
     level = result.fields["level"]
     section = Section(f"Leaderboard ({runner})", leaderboard=True, text=[
-        "One row per agent, best first. The established agents are ranked by Bradley-Terry (Elo scale, 95 % interval "
-        f"from a bootstrap over matches); rank_set holds each agent's true rank at {level:.0%} on its own, "
-        f"joint_rank_set every agent's at once (Mogstad et al. 2024), could_be_first marks the agents that could be "
-        "first, and a tier starts at the first agent its tier's first is separated from by paired tests with Holm's "
-        "correction (family-wise 95 %; each neighbour's difference and Holm p-value in the table below). Elo is the "
+        "One row per agent, best first. The established agents (enough matches: never by strength) are ranked by "
+        f"Bradley-Terry (Elo scale, 95 % interval from {result.value.inference.source}; open where an agent never "
+        f"lost or never won); rank_set holds each agent's true rank at {level:.0%} on its own, "
+        f"joint_rank_set every agent's at once (Mogstad et al. 2024, step down), could_be_first marks the agents that "
+        "could be first, and a new tier starts only where paired tests with Holm's correction separate every agent "
+        "above from every agent below (family-wise 95 %; each neighbour's difference and Holm p-value in the table "
+        "below); tier 1 holds every agent that could be first. Elo is the "
         "contest's; the voting columns are each method's position; the masses are Nash averaging's and alpha-Rank's "
         "in the game among the established agents. Provisional agents and agents without information follow in "
         "the second block, unranked. Click a column's header to sort by it. The per-method tables are in the "
@@ -218,15 +220,16 @@ def leaderboard_section(runner: str, result) -> Section:
     return section
 
 
-def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], pooled: bool = True,
+def rankings_section(runner: str, elo, board, votes: dict[str, pd.DataFrame], pooled: bool = True,
                      count: str | None = None, unit: str | None = None) -> Section:
-    """Ratings and rankings in the contest's tables 3-7 layout (Elo, IML, Copeland, ranked pairs, EwA), plus
-    Bradley-Terry with bootstrap intervals and its violin figure.
+    """Ratings and rankings in the contest's tables 3-7 layout (Elo, IML, Copeland, ranked pairs, EwA), plus the
+    board's draws of the Bradley-Terry ratings as violins (the Bradley-Terry table itself is the leaderboard).
 
-    elo, bt : `referee.run.ratings.RatingResult` (bt with a bootstrap); votes : method -> `referee.models.voting.vote`
-    table; pooled : comparisons and ballots are per (scenario, repetition) (Concordia), else per match;
-    count : the one sentence counting established agents (`referee.run.rating_labels.status_note`), stated once;
-    unit : what one comparison is for this runner, in words (`referee.io.loaders.comparison_unit`).
+    elo : `referee.run.ratings.RatingResult`; board : the one inference (`referee.run.board.Board`); votes :
+    method -> `referee.models.voting.vote` table; pooled : comparisons and ballots are per (scenario,
+    repetition) (Concordia), else per match; count : the one sentence counting established agents
+    (`referee.run.rating_labels.status_note`), stated once; unit : what one comparison is for this runner, in
+    words (`referee.io.loaders.comparison_unit`).
     """
     said = unit
     unit = "(scenario, repetition)" if pooled else "match"
@@ -234,12 +237,12 @@ def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], poole
     section = Section(f"Ratings and rankings ({runner})", text=[
         ("Comparisons are made within each (scenario, repetition), joined on both; a strictly higher focal "
          "score wins. " if pooled else "Comparisons are made between the players of each match; a higher score "
-         "wins. ") + "Elo is the contest's computation; Bradley-Terry ties count as half wins and its intervals "
-        f"come from {bt.bootstrap.ratings.shape[0]} bootstrap resamples of {unit_plural}. Voting methods take one "
+         "wins. ") + "Elo is the contest's computation; Bradley-Terry ties count as half wins, and its ratings, "
+        f"intervals, rank sets and tiers are the leaderboard's ({board.source}). Voting methods take one "
         f"ballot per {unit}; agents on too few ballots are listed apart, not ranked."])
     if said:
         section.text.append(f"One comparison is {said}.")
-    status = bt.table().set_index("agent")[["matches", "status"]]
+    status = board.table.set_index("agent")[["matches", "status"]]
     if count:
         section.text.append(count[0].upper() + count[1:] + "; the same status stands in every table below.")
     section.tables.append(("Table 3 layout: Elo", _contest_layout(elo.table(), "rating", "Elo", status)))
@@ -251,17 +254,13 @@ def rankings_section(runner: str, elo, bt, votes: dict[str, pd.DataFrame], poole
     for method, (title, label) in titles.items():
         if method in votes:
             section.tables.append((title, _contest_layout(votes[method], "score", label, status)))
-    section.tables.append(("Bradley-Terry (Elo scale) with 95% intervals (the `interval` column says which: "
-                           "bootstrap percentile, or wider where the bootstrap cannot be trusted; open where an agent "
-                           "never won or never lost), rank intervals and tie groups (`group`: agents whose ranks "
-                           "cannot be told apart at 95 %, 1 = top)",
-                           bt.table().sort_values("rank")))
-    n_boot = bt.bootstrap.ratings.shape[0]
-    section.figures.append((f"Bootstrap distribution of Bradley-Terry ratings (COMPACT figure 2): each violin is one "
-                            f"agent's {n_boot} replicates over resampled {unit_plural}, line at the median"
-                            + (f"; beyond {MAX_ROWS} agents the lowest are pooled in one grey violin."
-                               if bt.bootstrap.ratings.shape[1] > MAX_ROWS
-                               else "."), plot_bootstrap_violins(bt.bootstrap.long())))
+    drawn = board.draws_long()
+    if len(drawn):
+        shown = drawn["agent"].nunique()
+        section.figures.append((f"The board's draws of each agent's Bradley-Terry rating ({board.source}; COMPACT "
+                                "figure 2's view), line at the median"
+                                + (f"; beyond {MAX_ROWS} agents the lowest are pooled in one grey violin."
+                                   if shown > MAX_ROWS else "."), plot_bootstrap_violins(drawn)))
     return section
 
 

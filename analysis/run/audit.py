@@ -56,13 +56,12 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     results = ranked.assign(score=results.loc[ranked.index, "score"])  # the audited score stays as recorded
     matches, ids = kept, set(kept["match_id"])
     measures = store.table("measures")
-    measures = measures[measures["match_id"].isin(ids) & measures["player"].notna()]
+    measures = measures[measures["match_id"].isin(ids)]
+    measures = pd.concat([measures[measures["player"].notna()], episode_outcomes(measures, results)],
+                         ignore_index=True)
     wide = measures.pivot_table(index=["match_id", "player"], columns="name", values="value", aggfunc="mean")
     frame = results.merge(wide.reset_index(), on=["match_id", "player"], how="left")
-    first = (frame["rank"] == 1).groupby(frame["match_id"]).transform("sum")
-    size = frame.groupby("match_id")["rank"].transform("size")
-    # a shared first place is a tie (1/k each); a match everyone shares first place in has no winner (0)
-    frame["win"] = np.where((frame["rank"] == 1) & (first < size), 1.0 / first.clip(lower=1), 0.0)
+    frame["win"] = derived_win(frame)
     if matches["match_id"].nunique() > 1:
         frame["player"] = frame["match_id"] + "/" + frame["player"]
     frame = frame.merge(matches[["match_id", "game"]], on="match_id", how="left")
@@ -75,6 +74,35 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     # each measure's declared kind (outcome, telemetry, ...), so that what was declared at ingest counts unasked
     frame.attrs["kinds"] = measures.drop_duplicates("name").set_index("name")["kind"].to_dict()
     return frame, events
+
+
+def episode_outcomes(measures: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """A runner's episode-level outcome measures (player empty, kind outcome: clem's Success, Lose, Aborted) as
+    one row per player of the episode, so that `--outcome Success` judges each player's score by its episode's
+    outcome; a player's own measure of the same name wins over its episode's."""
+    shared = measures[measures["player"].isna() & (measures["kind"] == "outcome") & measures["round"].isna()]
+    if shared.empty:
+        return shared
+    own = set(zip(measures.loc[measures["player"].notna(), "match_id"], measures.loc[measures["player"].notna(),
+                                                                                     "name"]))
+    shared = shared[[(m, n) not in own for m, n in zip(shared["match_id"], shared["name"])]]
+    players = results[["match_id", "player"]].drop_duplicates()
+    return shared.drop(columns=["player"]).merge(players, on="match_id")
+
+
+def derived_win(frame: pd.DataFrame) -> np.ndarray:
+    """The derived outcome `win` per player row (match_id, rank, outcome): 1 for a stored outcome `win`, 0 for
+    `loss` or `forfeit`, 1/k for a `tie` among k players; where no outcome is stored, from the ranks: 1/k for a
+    first place shared by k players, 0 below, and 0 in a match where everyone shares first place (no winner).
+    So the derived win agrees with the results the runner stored (clem stores a shared rank 1 and the win)."""
+    outcome = frame["outcome"] if "outcome" in frame.columns else pd.Series(None, index=frame.index, dtype=object)
+    first = (frame["rank"] == 1).groupby(frame["match_id"]).transform("sum")
+    size = frame.groupby("match_id")["rank"].transform("size")
+    by_rank = np.where((frame["rank"] == 1) & (first < size), 1.0 / first.clip(lower=1), 0.0)
+    tied = (outcome == "tie").groupby(frame["match_id"]).transform("sum").clip(lower=1)
+    stored = np.select([outcome == "win", outcome.isin(["loss", "forfeit"]), outcome == "tie"],
+                       [1.0, 0.0, 1.0 / tied], default=np.nan)
+    return np.where(np.isnan(stored), by_rank, stored)
 
 
 def stored_directions(measures: pd.DataFrame) -> dict[str, str]:
@@ -221,6 +249,16 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
             "the score's), so checking the score against them is circular. Supply a ground-truth outcome recorded "
             "apart from the score: an outcome column of a table (`referee ingest --measure NAME=outcome`), or the "
             "outcome measures a runner's logs carry (data/formats/), and name it with --outcome")
+    constant = {o: frame[o].dropna().unique() for o in outcomes}
+    constant = {o: values for o, values in constant.items() if len(values) <= 1}
+    if constant:
+        said = "; ".join(f"{o} is {_value_text(v[0]) if len(v) else 'missing'} for every player"
+                         for o, v in constant.items())
+        if len(constant) == len(outcomes):
+            raise ValueError(f"the outcome does not vary ({said}): a score cannot be judged against a constant, so "
+                             "the audit gives no verdict. Name an outcome that differs between players with "
+                             "--outcome (the store's outcome measures: `referee info`)")
+        outcomes = [o for o in outcomes if o not in constant]
     directions = {**frame.attrs.get("directions", {}), **(directions or {})}  # the runner's, then the user's
     assumed = [o for o, way in declared_directions(outcomes, formula, directions).items() if way is None]
     directions = outcome_directions(outcomes, formula, directions, assume)
@@ -229,6 +267,8 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
         if way == "lower":
             work[o] = -work[o]  # every check reads higher as better; verdicts print the recorded values
     notes: list[str] = [frame.attrs["outcome_note"]] if frame.attrs.get("outcome_note") else []
+    if constant:
+        notes.append(f"not judged against {', '.join(constant)}: it does not vary ({said})")
     if assumed:
         notes.append(f"which way is better for {', '.join(assumed)} was not declared; read as {assume} is better "
                      f"(declare it: referee audit --outcome {assumed[0]}:higher|lower)")
@@ -503,6 +543,11 @@ def score_ranks_roles(frame: pd.DataFrame, k: int) -> str:
     top = frame.assign(score_rank=validity.score_ranks(frame)).nsmallest(k, "score_rank")
     return ", ".join(f"{int(r.score_rank)}. {r.player}" + (f" ({r.role})" if pd.notna(r.role) and r.role is not None
                                                             else "") for r in top.itertuples())
+
+
+def _value_text(value) -> str:
+    """A value as a reader writes it (3, 0.5, 'win'), never a numpy repr."""
+    return f"{value:g}" if isinstance(value, (int, float, np.number)) else str(value)
 
 
 def outcome_arg(text: str) -> tuple[str, str | None]:

@@ -2,14 +2,14 @@
 their head-to-head record, from one rating method's cluster bootstrap (Miller 2024, "Adding error bars to
 evals": resample the unit the data cluster in, and compare paired).
 
-Every replicate of the bootstrap (`referee.run.ratings.rate`) rates both agents on the same resampled
-matches, so the difference is paired: its percentile interval and P(A > B) (the share of replicates in which
-A's rating is higher, ties counted half) come from the same draws. A replicate that drew none of one agent's
-matches has no difference and is left out, counted. Where every replicate gives the same difference (all
-ties, one-sided records) the bootstrap cannot move it and no interval is given, saying so.
+Bradley-Terry (the default) reads the board (`referee.run.board`): the same inference, the same se and the same
+Holm-adjusted tests as the leaderboard's rank sets and tiers, so `compare` cannot disagree with the board.
 
-`compare_all` gives every pair, with a two-sided bootstrap p-value (twice the smaller tail share) and, for
-agents adjacent in the ranking, Holm's step-down adjustment over those adjacent pairs (`separable` at 5 %).
+Another method uses its own paired bootstrap: every replicate rates both agents on the same resampled
+matches, so the difference is paired, and its percentile interval, P(A > B) (ties counted half) and the
+two-sided p (twice the smaller tail) come from the same replicates. A replicate that drew none of one agent's
+matches is left out, counted. Where every replicate gives the same difference the bootstrap cannot move it
+and no interval or probability is given, saying so. No interval is ever widened.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import pandas as pd
 
 from referee.run.ratings import RatingResult, rate
 from referee.prepare.membership import agents_in
-from referee.run.rating_labels import ESTABLISHED
 
 
 def pair_records(comparisons: pd.DataFrame) -> pd.DataFrame:
@@ -48,59 +47,34 @@ def head_to_head(records: pd.DataFrame, a: str, b: str) -> dict:
     return {"wins": wins, "losses": losses, "ties": int(row["ties"]), "met_in": int(row["met_in"])}
 
 
-def _consistent(out: dict, table: pd.DataFrame, a: str, b: str) -> dict:
-    """`out` (a paired difference) made consistent with the two agents' own rows of the rating table: where
-    either agent is not established (few matches, never won or never lost, a wide interval: the agents whose
-    rating interval is widened or open beyond the bootstrap's), the difference's interval is widened to hold every
-    difference the two intervals allow, [lower_a - upper_b, upper_a - lower_b] (open where either is), and
-    `interval` says why."""
-    rows = table.loc[[a, b]]
-    if (rows["status"] == ESTABLISHED).all() or not np.isfinite(out["difference"]):
-        return out
-    low = float(rows.at[a, "lower"] - rows.at[b, "upper"])
-    high = float(rows.at[a, "upper"] - rows.at[b, "lower"])
-    lower = low if np.isnan(out["lower"]) else min(out["lower"], low)
-    upper = high if np.isnan(out["upper"]) else max(out["upper"], high)
-    why = "; ".join(f"{x}: {rows.at[x, 'status']}" for x in (a, b) if rows.at[x, "status"] != ESTABLISHED)
-    return dict(out, lower=lower, upper=upper,
-                interval=f"widened to the two agents' own intervals ({why}): the paired bootstrap cannot be read "
-                         "alone here")
-
-
-def _paired(result: RatingResult, a: str, b: str) -> dict:
+def _from_draws(result: RatingResult, a: str, b: str) -> dict:
+    """a - b from a method's own paired bootstrap: P(better) (share of replicates with a above, ties half), p
+    (twice the smaller tail) and the percentile interval (inverted CDF), all from the same replicates, so that
+    an interval holding 0 never sits beside P outside [0.025, 0.975]; never widened. A replicate without either
+    agent is left out, counted."""
     agents = list(result.bootstrap.agents)
     d = result.bootstrap.ratings[:, agents.index(a)] - result.bootstrap.ratings[:, agents.index(b)]
     used = d[np.isfinite(d)]
     table = result.table().set_index("agent")
     out = {"difference": float(table.loc[a, "rating"] - table.loc[b, "rating"]), "replicates": int(used.size),
-           "replicates_left_out": int(d.size - used.size)}
+           "replicates_left_out": int(d.size - used.size), "se": float(np.std(used, ddof=1)) if used.size > 1
+           else np.nan}
     if used.size == 0:
         return dict(out, p_better=np.nan, lower=np.nan, upper=np.nan, p_value=np.nan,
                     interval="none: no replicate drew both agents")
     p = float((used > 0).mean() + 0.5 * (used == 0).mean())  # ties counted half
     out["p_better"], out["p_value"] = p, min(1.0, 2.0 * min(p, 1.0 - p))
     if np.ptp(used) < 1e-9:
-        return _consistent(dict(out, lower=np.nan, upper=np.nan, interval="none: the bootstrap could not move the "
-                                "difference (every replicate alike)"), table, a, b)
-    lower, upper = np.percentile(used, [2.5, 97.5])
-    found = dict(out, lower=float(lower), upper=float(upper), interval="bootstrap percentile 95 %, paired")
-    if not lower <= found["difference"] <= upper:  # the estimate outside its own percentile interval: the hull
-        found.update(lower=min(lower, found["difference"]), upper=max(upper, found["difference"]),
-                     interval="bootstrap percentile 95 %, paired, extended to hold the estimate")
-    return _consistent(found, table, a, b)
+        return dict(out, lower=np.nan, upper=np.nan, p_better=np.nan, p_value=np.nan,
+                    interval="none: the bootstrap could not move the difference (every replicate alike)")
+    lower, upper = np.quantile(used, [0.025, 0.975], method="inverted_cdf")
+    what = "bootstrap percentile 95 %, paired"
+    if not lower <= out["difference"] <= upper:
+        what += "; the estimate lies outside it (a skewed bootstrap)"
+    return dict(out, lower=float(lower), upper=float(upper), interval=what)
 
 
-def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", bootstrap: int = 1000, seed: int = 0,
-            unit: str = "match") -> dict:
-    """P(a is stronger than b), the rating difference a - b (Elo points) with its 95 % paired bootstrap interval,
-    and their head-to-head record.
-
-    comparisons : a comparisons table (`referee.prepare.comparisons`; a `resample` column sets the cluster the
-    bootstrap draws); method : a rating method of `referee.run.ratings.METHODS` on the Elo scale;
-    unit : the name of the resample unit, reported. Returns a dict: agent_a, agent_b, method, resample,
-    p_better, difference, lower, upper, p_value, interval, replicates, replicates_left_out, matches (matches
-    the two met in), wins, losses, ties (a's record against b), matches_a, matches_b, status_a, status_b.
-    ValueError when either agent has no comparison."""
+def _check(a: str, b: str, comparisons: pd.DataFrame) -> None:
     known = set(agents_in(comparisons))
     for agent in (a, b):
         if agent not in known:
@@ -109,28 +83,66 @@ def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", boots
             raise ValueError(f"agent {agent!r} has no comparison in the store{suggest(agent, sorted(known))}")
     if a == b:
         raise ValueError("compare two different agents")
-    result = rate(comparisons, method, bootstrap=bootstrap, seed=seed)
-    table = result.table().set_index("agent")
-    if "component" in table.columns and table.loc[a, "component"] != table.loc[b, "component"]:
-        raise ValueError(f"{a} and {b} are in different components of the comparison graph: no chain of matches "
-                         "links them, so their ratings cannot be compared")
+
+
+def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", bootstrap: int | None = None,
+            seed: int = 0, unit: str = "match", board=None) -> dict:
+    """P(a is stronger than b), the rating difference a - b (Elo points) with its 95 % interval, and their
+    head-to-head record.
+
+    comparisons : a comparisons table (`referee.prepare.comparisons`; a `resample` column sets the cluster the
+    bootstrap draws); method : 'bt' reads the board (`referee.run.board.Board.pair`: the same inference as the
+    leaderboard's sets and tiers; `board` when the caller has it, else inferred with `bootstrap` replicates or
+    the fit's covariance); any other method of `referee.run.ratings.METHODS` on the Elo scale, its own paired
+    bootstrap (`bootstrap` replicates, default 1000). unit : the resample unit, reported.
+    Returns a dict: agent_a, agent_b, method, resample, p_better, difference, se, lower, upper, p_value,
+    interval, replicates, replicates_left_out, p_holm (bt: the board's), matches (matches the two met in), wins,
+    losses, ties (a's record against b), matches_a, matches_b, status_a, status_b. ValueError when either agent
+    has no comparison or no chain of matches links them."""
+    _check(a, b, comparisons)
+    if method == "bt":
+        from referee.run.board import infer_board
+
+        board = board if board is not None else infer_board(comparisons, bootstrap=bootstrap or 0, seed=seed)
+        table = board.table.set_index("agent")
+        found = board.pair(a, b)
+        found.update(replicates=int(bootstrap or 0), replicates_left_out=0)
+    else:
+        result = rate(comparisons, method, bootstrap=bootstrap or DEFAULT_BOOTSTRAP, seed=seed)
+        table = result.table().set_index("agent")
+        if "component" in table.columns and table.loc[a, "component"] != table.loc[b, "component"]:
+            raise ValueError(f"{a} and {b} are in different components of the comparison graph: no chain of "
+                             "matches links them, so their ratings cannot be compared")
+        found = dict(_from_draws(result, a, b), p_holm=np.nan)
     pair = comparisons[comparisons["a"].isin([a, b]) & comparisons["b"].isin([a, b])]
     record = head_to_head(pair_records(pair), a, b)
-    return {"agent_a": a, "agent_b": b, "method": method, "resample": unit, **_paired(result, a, b),
+    return {"agent_a": a, "agent_b": b, "method": method, "resample": unit, **found,
             "matches": record.pop("met_in"), **record,
             "matches_a": int(table.loc[a, "matches"]), "matches_b": int(table.loc[b, "matches"]),
             "status_a": table.loc[a, "status"], "status_b": table.loc[b, "status"]}
 
 
-def compare_all(comparisons: pd.DataFrame, method: str = "bt", bootstrap: int = 1000, seed: int = 0,
-                unit: str = "match") -> pd.DataFrame:
-    """Every pair of rated agents (a ranked above b), one row each as `compare` gives, plus `adjacent` (b is the
-    next agent down the ranking, within a component), `p_holm` (Holm's adjustment over the adjacent pairs)
-    and `separable` (p_holm < 0.05 and a difference interval that excludes 0). Returns the table sorted by a's rank, then b's."""
+DEFAULT_BOOTSTRAP = 1000  # a method's own paired bootstrap (every method but bt, which reads the board)
+
+
+def compare_all(comparisons: pd.DataFrame, method: str = "bt", bootstrap: int | None = None, seed: int = 0,
+                unit: str = "match", board=None) -> pd.DataFrame:
+    """Every pair of rated agents (a ranked above b, within a component), one row each as `compare` gives, plus
+    `adjacent` (b is the next agent down), `p_holm` and `separable` (p_holm < 0.05). For bt the pairs, their
+    p-values and Holm's adjustment are the board's (Holm over every pair of a component's ranked agents, as
+    its tiers; a pair with a provisional agent has no p_holm and is not separable); for another method Holm's
+    adjustment is over the adjacent pairs of its own bootstrap. Sorted by a's rank, then b's."""
     from statsmodels.stats.multitest import multipletests
 
-    result = rate(comparisons, method, bootstrap=bootstrap, seed=seed)
-    table = result.table()
+    if method == "bt":
+        from referee.run.board import infer_board
+
+        board = board if board is not None else infer_board(comparisons, bootstrap=bootstrap or 0, seed=seed)
+        table, pair = board.table, board.pair
+    else:
+        result = rate(comparisons, method, bootstrap=bootstrap or DEFAULT_BOOTSTRAP, seed=seed)
+        table = result.table()
+        pair = lambda a, b: dict(_from_draws(result, a, b), p_holm=np.nan)  # noqa: E731
     table = table[table["rating"].notna()].sort_values("rating", ascending=False).reset_index(drop=True)
     component = (table["component"] if "component" in table.columns else pd.Series(1, index=table.index)).to_numpy()
     records = pair_records(comparisons)
@@ -140,14 +152,14 @@ def compare_all(comparisons: pd.DataFrame, method: str = "bt", bootstrap: int = 
         for j in later:  # the first of them is the next agent down the ranking within the component
             a, b = table.at[i, "agent"], table.at[j, "agent"]
             record = head_to_head(records, a, b)
-            rows.append({"agent_a": a, "agent_b": b, **_paired(result, a, b), "matches": record.pop("met_in"),
+            rows.append({"agent_a": a, "agent_b": b, **pair(a, b), "matches": record.pop("met_in"),
                          **record, "adjacent": j == later[0]})
     out = pd.DataFrame(rows)
-    out["p_holm"] = np.nan
-    adjacent = out["adjacent"] & out["p_value"].notna()
-    if adjacent.any():
-        out.loc[adjacent, "p_holm"] = multipletests(out.loc[adjacent, "p_value"], method="holm")[1]
-    # separable: Holm's test, and a difference interval (widened where the agents' own intervals are) that
-    # excludes 0, so that a pair is never separated against the two agents' rows
-    out["separable"] = (out["p_holm"] < 0.05) & ((out["lower"] > 0) | (out["upper"] < 0))
+    if out.empty:
+        return out
+    if method != "bt":
+        adjacent = out["adjacent"] & out["p_value"].notna()
+        if adjacent.any():
+            out.loc[adjacent, "p_holm"] = multipletests(out.loc[adjacent, "p_value"], method="holm")[1]
+    out["separable"] = out["p_holm"] < 0.05
     return out.assign(method=method, resample=unit)

@@ -40,7 +40,8 @@ class GameRanking:
       information).
     - `payoffs`: one row per ordered pair (win rate, log-odds, comparisons, filled), or for the
       agent-vs-scenario game one row per (agent, scenario) cell (score, filled, matches).
-    - `cyclic`: per component, the cyclic share and its bootstrap interval, chance_lower/chance_upper (the 95 %
+    - `cyclic`: per component, the cyclic share and its bias-corrected bootstrap interval (`at_bound`: the
+      estimate sits at or outside a bound, which is said, never hidden by widening), chance_lower/chance_upper (the 95 %
       range of the share in one-axis, Bradley-Terry, games with the same comparisons) and chance_p (the share
       of those at or above the observed one), the Nash support and the cyclic triads; empty for the
       agent-vs-scenario game.
@@ -62,16 +63,34 @@ class GameRanking:
 
 
 def _interval(draws: list, n: int, estimate=None) -> tuple[np.ndarray, np.ndarray]:
-    """The 95 % percentile interval (lower, upper; each (n,), or scalars for n = 0) of bootstrap draws, NaN
-    when fewer than 20 draws were kept; with `estimate`, extended to hold it where a skewed bootstrap's
-    percentiles miss it (a cyclic share's bootstrap is biased upward), so no estimate is printed outside its
-    own interval."""
+    """The 95 % interval (lower, upper; each (n,), or scalars for n = 0) of bootstrap draws, NaN when fewer than
+    20 draws were kept: with `estimate`, the bias-corrected percentile interval (Efron 1987's BC: the percentiles
+    moved by z0 = Phi^-1(share of draws below the estimate), since a cyclic share's bootstrap is biased upward),
+    else the plain percentile interval. Never widened to hold the estimate: where the estimate still lies at or
+    outside a bound, `at_bound` says so and the caller says it."""
+    from scipy.stats import norm
+
     if len(draws) < 20:
         return (np.nan, np.nan) if n == 0 else (np.full(n, np.nan), np.full(n, np.nan))
-    lower, upper = np.percentile(draws, [2.5, 97.5], axis=0)
-    if estimate is not None:
-        lower, upper = np.fmin(lower, estimate), np.fmax(upper, estimate)
+    values = np.asarray(draws, float)
+    if estimate is None:
+        lower, upper = np.percentile(values, [2.5, 97.5], axis=0)
+        return lower, upper
+    r = len(values)
+    below = np.clip(np.mean(values < np.asarray(estimate, float), axis=0), 0.5 / r, 1 - 0.5 / r)
+    z0 = norm.ppf(below)
+    levels = norm.cdf(2 * z0 + norm.ppf([[0.025], [0.975]]))  # (2, n) or (2, 1)
+    if n == 0:
+        return tuple(float(np.quantile(values, q)) for q in levels[:, 0])
+    lower = np.array([np.quantile(values[:, i], levels[0, i]) for i in range(values.shape[1])])
+    upper = np.array([np.quantile(values[:, i], levels[1, i]) for i in range(values.shape[1])])
     return lower, upper
+
+
+def at_bound(estimate, lower, upper) -> np.ndarray | bool:
+    """True where an estimate sits at or outside its interval's bound (within 1e-9)."""
+    estimate, lower, upper = (np.asarray(x, float) for x in (estimate, lower, upper))
+    return (estimate <= lower + 1e-9) | (estimate >= upper - 1e-9)
 
 
 def _solve(comparisons: pd.DataFrame, agents: list[str], method: str, alpha: float, m: int):
@@ -167,7 +186,8 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
         triads = strongest_cycles(game.wins, agents, game.log_odds, game.counts, MIN_PAIR_GAMES)
         cycles.append(triads.assign(component=k))
         cyclic.append({"component": k, "agents": len(agents), "cyclic_share": share, "lower": interval[0],
-                       "upper": interval[1], "chance_lower": float(np.percentile(chance, 2.5)),
+                       "upper": interval[1], "at_bound": bool(np.isfinite(interval[0])
+                                                              and at_bound(share, interval[0], interval[1])), "chance_lower": float(np.percentile(chance, 2.5)),
                        "chance_upper": float(np.percentile(chance, 97.5)),
                        "chance_p": float(np.mean(chance >= share - 1e-12)), "support": ", ".join(support),
                        "cyclic_triads": len(triads),

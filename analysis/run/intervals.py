@@ -1,7 +1,7 @@
 """Intervals a paper can print: what each rating interval is, where the data leave it open, where a bootstrap
 cannot be trusted, and which agents' ranks cannot be told apart.
 
-Pure functions on a rating table (agent, rating, lower, upper, rank[, rank_lower, rank_upper, component])
+Pure functions on a rating table (agent, rating, lower, upper, rank[, component])
 on the Elo scale and the comparisons it came from (`referee.prepare.comparisons`).
 
 - One-sided records (`one_sided`): an agent whose every comparison is a loss (never won) has no finite
@@ -15,13 +15,8 @@ on the Elo scale and the comparisons it came from (`referee.prepare.comparisons`
   interval, the interval is the hull of the bootstrap's and the model's (Wald, profile) intervals; where the
   method has no model interval and the bootstrap did not move, there is no interval (NaN), and the
   `interval` column says so.
-- Rank intervals (`rank_bounds`): with a bootstrap, the percentile interval of each agent's rank; for the
-  agents above, and for every agent without a bootstrap, from the rating intervals: best rank = 1 + the
-  agents whose lower bound is above this agent's upper bound, worst = the component's size less the agents
-  whose upper bound is below its lower bound (Chatbot Arena's rule, both ways).
-- Tie groups (`tie_groups`): down the ranking, a new group starts at the first agent whose best rank is
-  worse than the worst rank of the current group's first agent: agents of one group cannot be told apart
-  at 95 % from that agent; groups are numbered 1 (top) down and are monotone in rank, within each component.
+- Ranks' uncertainty is not here: rank sets, the set of the best and tiers come from one inference, the board
+  (`referee.run.board`), which every table that prints them reads.
 """
 
 from __future__ import annotations
@@ -39,7 +34,7 @@ from referee.prepare.membership import agents_in
 PROFILE_METHODS = ("elo", "bt", "bt-davidson", "plackett-luce")
 WALD = {"bt": "Wald 95 %", "bt-davidson": "Wald 95 %", "plackett-luce": "Wald 95 %", "bayes-bt": "94 % HDI",
         "trueskill": "mu -/+ 1.96 sigma", "openskill": "mu -/+ 1.96 sigma"}  # each method's own interval
-ROBUST_WALD = "Wald 95 % (cluster-robust by match, never narrower than the model-based)"
+ROBUST_WALD = "Wald 95 % (cluster-robust by match)"
 
 
 def one_sided(comparisons: pd.DataFrame) -> pd.Series:
@@ -76,17 +71,15 @@ def _profile(rating: pd.Series, agents: list[str], counts: np.ndarray, agent: st
 def finish(table: pd.DataFrame, comparisons: pd.DataFrame, method: str, model: pd.DataFrame | None,
            model_interval: str | None, status: pd.DataFrame, replicates: int = 0,
            fixed: str | None = None) -> tuple[pd.DataFrame, list[str]]:
-    """The rating table with honest intervals, rank intervals, tie groups and an `interval` column saying
-    what each interval is.
+    """The rating table with honest intervals and an `interval` column saying what each interval is.
 
-    table : agent, rating, lower, upper, rank[, rank_lower, rank_upper (bootstrap), component]; lower/upper are
+    table : agent, rating, lower, upper, rank[, component]; lower/upper are
         the bootstrap's percentiles when `replicates` > 0, else the model's.
     model : agent, lower, upper of the method's own (model-based) interval, or None when it has none;
     model_interval : what that interval is (e.g. 'Wald 95 %').
     status : `rating_labels.reference_status` of the comparisons (matches and one_sided per agent).
     fixed : the anchor agent, whose rating is fixed in every replicate (its zero width is by design).
-    Returns (table with lower/upper (-inf/+inf where open), rank_lower, rank_upper, matches, interval, group;
-    notes).
+    Returns (table with lower/upper (-inf/+inf where open), matches, interval; notes).
     """
     out = table.copy()
     side = out["agent"].map(status["one_sided"]).fillna("")
@@ -127,10 +120,9 @@ def finish(table: pd.DataFrame, comparisons: pd.DataFrame, method: str, model: p
                          for t in text[outside]]
         notes.append(f"{int(outside.sum())} agent(s)' estimate lay outside the bootstrap's percentile interval (a "
                      "skewed bootstrap); their intervals are extended to hold it, see `interval`")
-    out = rank_bounds(out, keep=~weak if replicates else None)
     out["matches"] = matches.astype(int).to_numpy()
     out["interval"] = text.to_numpy()
-    return tie_groups(out), notes
+    return out.drop(columns=["rank_lower", "rank_upper"], errors="ignore"), notes
 
 
 def _open_sides(out: pd.DataFrame, text: pd.Series, side: pd.Series, matches: pd.Series, rated: pd.Series,
@@ -156,48 +148,3 @@ def _open_sides(out: pd.DataFrame, text: pd.Series, side: pd.Series, matches: pd
         notes.append(f"{int(who.sum())} agent(s) {name}: their intervals are open {where} (`interval` column), not "
                      "the narrow spread of identical estimates")
     return notes
-
-
-def rank_bounds(table: pd.DataFrame, keep: pd.Series | None = None) -> pd.DataFrame:
-    """rank_lower (best) and rank_upper (worst) from the rating intervals, within `component` when present:
-    best = 1 + agents whose lower bound is above this one's upper, worst = component size - agents whose upper
-    bound is below this one's lower; a missing bound counts as open. `keep` (bool per row): rows whose
-    existing (bootstrap) rank interval is kept, widened to these bounds where they are wider."""
-    out = table.copy()
-    lower = out["lower"].fillna(-np.inf).to_numpy(float)
-    upper = out["upper"].fillna(np.inf).to_numpy(float)
-    comp = out["component"].fillna(0).to_numpy() if "component" in out.columns else np.zeros(len(out))
-    rated = out["rating"].notna().to_numpy()
-    best = np.full(len(out), np.nan)
-    worst = np.full(len(out), np.nan)
-    for c in np.unique(comp):
-        idx = np.flatnonzero((comp == c) & rated)
-        lo, hi = lower[idx], upper[idx]
-        best[idx] = 1 + (lo[None, :] > hi[:, None]).sum(axis=1)
-        worst[idx] = len(idx) - (hi[None, :] < lo[:, None]).sum(axis=1)
-    if keep is not None and "rank_lower" in out.columns:
-        kept = keep.to_numpy(bool) & out["rank_lower"].notna().to_numpy()
-        best = np.where(kept, out["rank_lower"].to_numpy(float), np.fmin(best, out["rank_lower"].to_numpy(float)))
-        worst = np.where(kept, out["rank_upper"].to_numpy(float), np.fmax(worst, out["rank_upper"].to_numpy(float)))
-    out["rank_lower"] = pd.array(np.where(rated, best, np.nan), dtype="Float64").round().astype("Int64")
-    out["rank_upper"] = pd.array(np.where(rated, worst, np.nan), dtype="Float64").round().astype("Int64")
-    return out
-
-
-def tie_groups(table: pd.DataFrame) -> pd.DataFrame:
-    """The table with `group`: 1 = the top group; down the ranking (by rating, within `component`), a new
-    group starts at the first agent whose best rank (rank_lower) is worse than the worst rank (rank_upper)
-    of the current group's first agent. Unrated agents get no group."""
-    out = table.copy()
-    group = pd.Series(pd.NA, index=out.index, dtype="Int64")
-    comp = out["component"] if "component" in out.columns else pd.Series(0, index=out.index)
-    for _, part in out[out["rating"].notna()].groupby(comp[out["rating"].notna()]):
-        ordered = part.sort_values("rating", ascending=False)
-        number, leader_worst = 0, -np.inf
-        for idx, best, worst in zip(ordered.index, ordered["rank_lower"], ordered["rank_upper"]):
-            if number == 0 or best > leader_worst:
-                number += 1
-                leader_worst = worst
-            group[idx] = number
-    out["group"] = group
-    return out

@@ -171,7 +171,8 @@ JOBS: dict[str, Job] = {j.name: j for j in (
     Job("ratings", "referee.run.rating_jobs:ratings", "rate agents: Elo, Bradley-Terry (scalar, Davidson ties, "
         "per-game, multidimensional, Bayesian), Plackett-Luce, TrueSkill, OpenSkill", (
             Option("method", "bt", _method_help() + " (default bt)", choices=tuple(RATING_METHODS), metavar="METHOD"),
-            Option("bootstrap", 0, "resample matches N times (COMPACT used 200) for percentile and rank intervals",
+            Option("bootstrap", 0, "resample matches N times (COMPACT used 200) for percentile intervals (bt: the "
+                   "board's draws, as `leaderboard --bootstrap N`)",
                    type=count, metavar="N"),
             Option("by", None, "game: ratings per game (bt-per-game and bt-md model the games jointly); tag, role, "
                    "scenario, phase: one leaderboard per slice, each rated on its own, with the slice sizes",
@@ -201,7 +202,9 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("all", False, "every pair, with Holm's control over adjacent pairs", flag=True),
             Option("method", "bt", "the rating model (default bt)",
                    choices=methods_with(elo_scale=True, sampled=False)),
-            Option("bootstrap", 1000, "bootstrap replicates (default 1000)", type=positive_int, metavar="N"),
+            Option("bootstrap", None, "bootstrap replicates (bt: default none, the board's Normal draws with the "
+                   "fit's covariance, as the leaderboard; another method: default 1000)", type=positive_int,
+                   metavar="N"),
             RESAMPLE) + DATA, out=Path("reports/compare")),
     Job("ratings-cv", "referee.run.rating_jobs:ratings_cv", "cross-validated ROC-AUC of rating models; "
         "win-probability heatmap", (
@@ -212,8 +215,9 @@ JOBS: dict[str, Job] = {j.name: j for j in (
     Job("leaderboard", "referee.run.leaderboard:leaderboard", "one leaderboard: every method side by side, the "
         "established agents ranked with marginal and simultaneous 95 % rank sets and who could be first, the "
         "provisional ones listed below", (
-            Option("bootstrap", 500, "resamples of the matches for the intervals and rank sets (default 500)",
-                   type=positive_int, metavar="N"),
+            Option("bootstrap", 0, "N resamples of the matches as the board's draws for the intervals, rank sets, "
+                   "tiers and pairwise tests (default 0: Normal draws with the Bradley-Terry fit's covariance, "
+                   "cluster-robust by match)", type=count, metavar="N"),
             Option("level", 0.95, "confidence level of the rank sets (default 0.95)", type=probability),
             Option("min_games", MIN_BALLOTS, f"voting: agents on fewer than N ballots are not ranked by the voting "
                    f"methods (default {MIN_BALLOTS})", type=positive_float, metavar="N"))

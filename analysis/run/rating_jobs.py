@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from referee.models.registry import DEFAULT_TAU_ELO, MIN_BALLOTS
@@ -82,10 +83,26 @@ def _rated(matches, results, method, by, parallel, resample, rate_scripted, held
     if resampled and not fitting["bootstrap"]:
         resampled = f"--resample {resample} has no effect without --bootstrap"
     with sweep_executor(options) as executor:
-        result = rate(comparisons, method, by=by, agents=agents, executor=executor, anchor=held, **fitting)
+        if on_the_board(method, by, held, fitting):
+            from referee.run.board import infer_board
+
+            board = infer_board(comparisons, agents, bootstrap=fitting["bootstrap"], seed=fitting["seed"],
+                                executor=executor)
+            result = board.bt
+            result.ratings = board.table.drop(columns=["block"])
+        else:
+            result = rate(comparisons, method, by=by, agents=agents, executor=executor, anchor=held, **fitting)
+            result.notes.append("rank sets, the set of the best and tiers are the board's (`referee leaderboard`, "
+                                f"Bradley-Terry); {method}'s `rank` is its own order")
     if resampled:
         result.notes.append(resampled)
     return result
+
+
+def on_the_board(method: str, by, anchor, fitting: dict) -> bool:
+    """Whether a ratings call is the board's own inference (plain Bradley-Terry, not by game, not anchored, no
+    prior), so that its table is the board's table (`referee.run.board`) rather than a second computation."""
+    return method == "bt" and by is None and anchor is None and not fitting.get("prior")
 
 
 def _ratings_result(result, method, by, per_game_prior_sd, excluded) -> Result:
@@ -160,6 +177,7 @@ def _covariate_ratings(store, method, matches, results, excluded, covariate, boo
                          "intervals: not with --bootstrap, --by, --anchor or another method")
     pairs, names, notes = covariate_pairs(matches, results, store.table("measures"), covariate)
     fit = fit_contextual_bt(pairs, names)
+    fit.ratings = with_statuses(fit.ratings, pairs.assign(cluster=pairs["match_id"]))
     moved = int((fit.ratings["rank_change"] != 0).sum())
     notes = excluded + notes + fit.notes + [
         f"ratings controlled for {', '.join(names)} over {fit.comparisons} within-match comparisons; {moved} agent(s) "
@@ -170,8 +188,23 @@ def _covariate_ratings(store, method, matches, results, excluded, covariate, boo
                          fit.effects.to_string(index=False)])
 
 
+def with_statuses(table: pd.DataFrame, comparisons: pd.DataFrame) -> pd.DataFrame:
+    """A rating table fitted apart from the board (the contextual model) with the one status rule's `matches` and
+    `status` (`rating_labels.label_status`) and its intervals open on the side where an agent never lost (above)
+    or never won (below), as every other table of the same comparisons: an unbeaten agent's rating is never
+    printed with a closed interval."""
+    from referee.run.intervals import one_sided
+    from referee.run.rating_labels import label_status
+
+    out = label_status(table, comparisons)
+    side = out["agent"].map(one_sided(comparisons)).fillna("")
+    out.loc[side == "never lost", "upper"] = np.inf
+    out.loc[side == "never won", "lower"] = -np.inf
+    return out
+
+
 def compare(store, a: str | None = None, b: str | None = None, all: bool = False, method: str = "bt",
-            bootstrap: int = 1000, resample: str = "match", runner: str | None = None, phase: list[str] | None = None,
+            bootstrap: int | None = None, resample: str = "match", runner: str | None = None, phase: list[str] | None = None,
             parallel: bool = False, where: list[str] | None = None, seed: int = 0) -> Result:
     """Paired comparison (`referee compare A B`): P(a stronger than b), the difference a - b in Elo points with
     its 95 % interval, their head-to-head record; with `all`, every pair with Holm's control over adjacent
@@ -196,13 +229,22 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
             f"{int(adjacent['separable'].sum())} of {len(adjacent)} adjacent pairs separable at 5 % (Holm)"])
     found = compare_two(comparisons, a, b, method, bootstrap, seed, resample)
     interval = (found["interval"] if math.isnan(found["lower"]) else
-                f"95 % interval {found['lower']:+.0f} to {found['upper']:+.0f} ({found['interval']})")
-    line = (f"P({a} stronger than {b}) = {found['p_better']:.3f} ({method}, {found['replicates']} bootstrap "
-            f"replicates resampling by {resample})\ndifference {found['difference']:+.0f} Elo points, {interval}\n"
+                f"95 % interval {_signed(found['lower'])} to {_signed(found['upper'])} ({found['interval']})")
+    source = (f"{method}, the board's inference" if method == "bt" else
+              f"{method}, {found['replicates']} bootstrap replicates resampling by {resample}")
+    probability = ("no probability (both ends open)" if math.isnan(found["p_better"]) else
+                   f"{found['p_better']:.3f} (two-sided p = {found['p_value']:.3g})")
+    line = (f"P({a} stronger than {b}) = {probability} ({source})\n"
+            f"difference {found['difference']:+.0f} Elo points, {interval}\n"
             f"head to head: {found['wins']} win(s), {found['losses']} loss(es), {found['ties']} tie(s) in "
             f"{found['matches']} match(es)")
     return Result("compare", {"compare": pd.DataFrame([found])}, notes, fields=dict(found), lines=[line],
                   value=found)
+
+
+def _signed(value: float) -> str:
+    """An interval end in Elo points with its sign; an open end as 'open'."""
+    return "open" if math.isinf(value) else f"{value:+.0f}"
 
 
 def ratings_cv(store, folds: int = 5, dims=range(1, 8), split: str | None = None,
@@ -279,7 +321,9 @@ def _game_rank(store, matches, results, excluded, method, alpha, against, bootst
                          min_games=min_games, seed=seed)
     lines = []
     for row in found.cyclic.itertuples():
-        interval = "" if math.isnan(row.lower) else f" (95 % bootstrap {row.lower:.2f}-{row.upper:.2f})"
+        interval = "" if math.isnan(row.lower) else (
+            f" (95 % bias-corrected bootstrap {row.lower:.2f}-{row.upper:.2f}"
+            + ("; the estimate sits at its bound: the resamples seldom fall below it" if row.at_bound else "") + ")")
         lines.append(f"group {row.component}: cyclic share {row.cyclic_share:.2f}{interval} of the game is what one "
                      f"axis (Bradley-Terry, Elo) cannot hold; {chance_reading(row)}; {row.cyclic_triads} cyclic "
                      "triad(s)" + (f", e.g. {row.strongest_triads}" if row.cyclic_triads else "")

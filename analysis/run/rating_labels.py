@@ -11,10 +11,9 @@ comparisons it came from and, for anchors, the bootstrap replicates.
   and the note says so.
 - Labels (`reference_status`, `label_status`): one rule for every table that ranks agents, whatever its
   method (Elo, the Bradley-Terry family, Plackett-Luce, TrueSkill, OpenSkill, voting): an agent is
-  `established` when it played at least MIN_MATCHES matches, has both won and lost (or tied), and its 95 %
-  interval under Bradley-Terry on the same comparisons (Wald, cluster-robust by match; MAP under the stated
-  prior where the MLE does not exist) is at most MAX_WIDTH Elo points wide; otherwise `provisional`, with the
-  reason. So the same agent has the same status in every table of a report.
+  `established` when it played at least MIN_MATCHES matches (information, never strength: an unbeaten agent is
+  established with its interval open above); otherwise `provisional`, with the reason. So the same agent has
+  the same status in every table of a report.
 - No information (`without_information`): an agent whose comparisons are all ties, or whose every decided
   comparison is against one scripted partner (`referee.prepare.comparisons.scripted_agents`), or who has no
   comparison at all, carries no information on its strength. It is never fitted, ranked, given a voting mass
@@ -30,7 +29,6 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from referee.models.ratings.bootstrap import MIN_MATCHES
-from referee.models.ratings.bradley_terry import ELO_SCALE, Z95, pair_counts, reference_se, robust_se
 from referee.run.intervals import one_sided
 from referee.run.options import number_or_nan
 from referee.models.registry import methods_with
@@ -38,8 +36,6 @@ from referee.prepare.membership import agents_in, is_in
 from referee.names import NEVER_COMPARED, NO_INFORMATION
 
 ESTABLISHED = "established"  # the status of an agent the one rule trusts (else "provisional: why")
-MAX_WIDTH = 200.0  # Elo points: the widest 95 % interval of an established rating
-MAX_SIGMA = 25.0 / 6.0  # TrueSkill / OpenSkill units: half the starting sigma (25/3)
 ANCHORABLE = methods_with(anchorable=True)  # a free additive constant (`referee.models.registry`)
 
 
@@ -109,48 +105,24 @@ def matches_per_agent(comparisons: pd.DataFrame) -> pd.Series:
     return seen.groupby("agent").size()
 
 
-RULE = (f"established: at least {MIN_MATCHES} matches, a win and a loss (or a tie), and a Bradley-Terry 95 % "
-        f"interval (Wald, cluster-robust by match) at most {MAX_WIDTH:.0f} Elo points wide on the same comparisons, "
-        "whatever the method")
+RULE = (f"established: at least {MIN_MATCHES} matches against agents of its own connected part of the comparison "
+        "graph, whatever the method; an agent that never lost (or never won) is established too, its interval open on "
+        "that side; the status says how much the data hold on an agent, never how strong it is")
 
 
 def reference_status(comparisons: pd.DataFrame, parts: pd.Series | None = None) -> pd.DataFrame:
     """matches, one_sided ('never won', 'never lost' or '') and status for every compared agent by the
-    module's one rule (see RULE), each connected component of the comparison graph (`parts`, from
-    `components` when not given) fitted on its own. Indexed by agent."""
+    module's one rule (see RULE): an agent is established by the information the data hold on it (matches
+    against connected opponents), never by the width of its interval, so that the strongest agent, whose
+    interval is the widest, is ranked like any other. Indexed by agent. `parts` (component per agent) is
+    accepted for the callers that have it; every comparison links two agents of one component."""
     agents = agents_in(comparisons)
-    parts = components(comparisons, agents) if parts is None else parts.reindex(agents)
-    width = pd.Series(np.nan, index=agents)
-    for c in parts.unique():
-        names = list(parts.index[parts == c])
-        if len(names) < 2:
-            continue
-        sub = comparisons[is_in(comparisons["a"], names)]
-        index = pd.Index(names)
-        a, b = index.get_indexer(sub["a"]), index.get_indexer(sub["b"])
-        outcome = sub["outcome"].to_numpy(float)
-        theta, se, prior = reference_se(pair_counts(a, b, outcome, len(names)))
-        if sub["cluster"].nunique() < len(sub):
-            se = np.fmax(se, robust_se(theta, a, b, outcome, sub["cluster"].astype(str).to_numpy(), prior))
-        width[names] = 2 * Z95 * ELO_SCALE * se
     side = one_sided(comparisons).reindex(agents).fillna("")
     n = matches_per_agent(comparisons).reindex(agents).fillna(0).astype(int)
-    status = []
-    for agent in agents:
-        why = []
-        if n[agent] < MIN_MATCHES:
-            why.append(f"{n[agent]} match(es), fewer than {MIN_MATCHES}")
-        if side[agent]:
-            why.append(f"{side[agent]}: its interval is open")
-        elif not np.isfinite(width[agent]):
-            why.append("no interval")
-        elif width[agent] > MAX_WIDTH:
-            why.append(f"interval {width[agent]:.0f} Elo points wide (over {MAX_WIDTH:.0f})")
-        status.append(ESTABLISHED if not why else "provisional: " + "; ".join(why))
+    status = [ESTABLISHED if n[agent] >= MIN_MATCHES else
+              f"provisional: {n[agent]} match(es), fewer than {MIN_MATCHES}" for agent in agents]
     return pd.DataFrame({"matches": n.to_numpy(), "one_sided": side.to_numpy(), "status": status},
                         index=pd.Index(agents, name="agent"))
-
-
 
 
 def _uninformed(comparisons: pd.DataFrame, scripted: set) -> dict[str, str]:

@@ -1,8 +1,8 @@
 """Ratings from a comparisons table (`referee.prepare.comparisons`): one entry point over every rating model.
 
 `rate(comparisons, method, ...)` returns a `RatingResult` whose `table` has columns
-`agent, rating, lower, upper, rank` (plus `game` first when rated by game, and `rank_lower, rank_upper`
-with a bootstrap). Methods:
+`agent, rating, lower, upper, rank` (plus `game` first when rated by game). Ranks' uncertainty (rank sets,
+the set of the best, tiers) is the board's (`referee.run.board`), not a method's. Methods:
 
 - `elo`: the 2024 Concordia contest's Elo (strict wins; Newman iteration; rounded), MAP fallback;
 - `bt`: Bradley-Terry MLE on the Elo scale (ties as half wins), Wald 95% intervals; `prior=True` (or no
@@ -21,7 +21,7 @@ with a bootstrap). Methods:
   on their own scale (mu, sigma; `leaderboard` = mu - 3 sigma) (`referee.models.ratings.skill`).
 
 `bootstrap=N` resamples clusters (matches) N times, in blocks of BLOCK replicates with seeds derived from
-`seed` (so any `executor` gives the same replicates), and reports percentile intervals and rank intervals;
+`seed` (so any `executor` gives the same replicates), and reports percentile intervals;
 the replicates are in `RatingResult.bootstrap`.
 """
 
@@ -43,7 +43,7 @@ from referee.run.rating_labels import (ANCHORABLE, NO_INFORMATION, anchor_replic
 from referee.models.registry import RATING_METHODS, implementation, methods_with
 from referee.models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, summarised_warnings
 from referee.models.ratings.bootstrap import BootstrapResult, bootstrap_generic, bootstrap_resampled, bt_resampling
-from referee.models.ratings.bradley_terry import pair_counts, robust_se, wald_table
+from referee.models.ratings.bradley_terry import bt_covariance, centred_se, pair_counts, wald_table
 from referee.models.ratings.bt_per_game import DEFAULT_TAU_ELO
 from referee.run.rating_fits import Point, davidson_ties
 from referee.prepare.membership import agents_in, is_in
@@ -107,7 +107,7 @@ class RatingResult(FitResult):
     kendall_tau: pd.DataFrame | None = None
 
     def table(self) -> pd.DataFrame:
-        """agent, rating, lower, upper, rank[, rank_lower, rank_upper, replicates, flag] (`game` first by game)."""
+        """agent, rating, lower, upper, rank[, replicates, flag] (`game` first by game)."""
         return self.ratings
 
 
@@ -161,9 +161,8 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
 
     Returns
     -------
-    RatingResult with `table` (agent, rating, lower, upper, rank[, rank_lower, rank_upper, replicates, flag];
+    RatingResult with `table` (agent, rating, lower, upper, rank[, replicates, flag];
     `game` first when by='game'), on the Elo scale (mean 1500, or the anchor's), and, not by game,
-    `rank_lower`, `rank_upper`, `group` (agents whose ranks cannot be told apart at 95 %, 1 = top),
     `interval` (what the interval is; -inf/+inf where the data leave it open: `referee.run.intervals`),
     `matches` and `status` (established / provisional: why), plus `component` when the comparison graph falls
     apart (each component is rated on its own, centred at 1500; ranks, intervals and groups within it), and
@@ -219,7 +218,7 @@ def _connected(comparisons: pd.DataFrame, method: str, bootstrap: int, by: str |
     robust = point.coded is not None and pd.Series(point.coded.cluster).duplicated().any()
     if robust:  # matches of several pairs are not independent: the match is the unit (not in bootstrap blocks)
         fit, coded = point.fit, point.coded
-        se = np.fmax(fit.se, robust_se(fit.theta, coded.a, coded.b, coded.outcome, coded.cluster, fit.prior_sd))
+        se = centred_se(bt_covariance(fit.theta, coded.a, coded.b, coded.outcome, coded.cluster, fit.prior_sd))
         table = wald_table(coded.agents, fit.theta, se)
     if anchor is not None:
         table = anchor_shift(table, anchor)
@@ -244,8 +243,8 @@ def _connected(comparisons: pd.DataFrame, method: str, bootstrap: int, by: str |
         if by:
             summary[["game", "agent"]] = pd.DataFrame(summary.pop("agent").tolist(), index=summary.index)
         merged = table.drop(columns=["lower", "upper"]).merge(summary, on=keys, how="left")
-        result.ratings = merged[keys + ["rating", "lower", "upper", "rank", "rank_lower", "rank_upper",
-                                        "replicates", "flag"] + (["anchor"] if anchor is not None else [])]
+        result.ratings = merged[keys + ["rating", "lower", "upper", "rank", "replicates", "flag"]
+                                + (["anchor"] if anchor is not None else [])]
         flagged = merged[merged["flag"] != ""]
         if len(flagged):
             result.notes.append(f"{len(flagged)} agent(s) have bootstrap intervals to read with caution (see the "

@@ -229,6 +229,21 @@ def robust_covariance(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: 
     return bread @ meat @ bread
 
 
+def bt_covariance(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluster: np.ndarray,
+                  prior_sd: float | None = None) -> np.ndarray:
+    """The covariance (n, n) of log-strengths `theta` (natural-log units) behind every Bradley-Terry interval,
+    rank set and pairwise test referee prints: the cluster-robust `robust_covariance` where some cluster (match)
+    holds several comparisons, else the model-based inverse information (with the prior's precision under MAP),
+    the covariance `fit_bt`'s standard errors come from. Centre it with `centred` for centred ratings."""
+    a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
+    if pd.Series(cluster).duplicated().any():
+        return robust_covariance(theta, a, b, outcome, cluster, prior_sd)
+    n = len(theta)
+    wins = pair_counts(a, b, np.ones(len(a)), n)
+    info = information(np.asarray(theta, float), wins + wins.T) + (np.eye(n) / prior_sd**2 if prior_sd else 0.0)
+    return np.linalg.inv(info) if prior_sd else np.linalg.pinv(info, hermitian=True)
+
+
 CHI2_95 = 3.841458820694124  # the chi-square(1) 95 % quantile: a likelihood-ratio interval's cut-off
 
 

@@ -112,8 +112,10 @@ def design(frame: pd.DataFrame) -> Design:
 def identification(d: Design, effects: tuple[str, ...]) -> tuple[dict[str, pd.DataFrame], list[str]]:
     """Which effects the data can tell apart: ({'agent': agent, identified, why; 'task': ...}, notes).
 
-    With task effects, agents and tasks outside the largest connected group of the agent-task graph (by
-    samples) are `no, prior only`; without them every agent is identified. Items answered by one agent only are
+    With task effects, an agent is identified only when its connected group of the agent-task graph holds
+    another agent, and that group is the one of most samples among such groups; every other agent and task is
+    `no, prior only` (a design where no two agents share a task flags every agent); without task effects every
+    agent is identified. Items answered by one agent only are
     counted in the notes (their effect is that agent's result on them)."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
@@ -126,7 +128,10 @@ def identification(d: Design, effects: tuple[str, ...]) -> tuple[dict[str, pd.Da
         size = n_agents + len(d.tasks)
         graph = coo_matrix((np.ones(len(d.agent)), (d.agent, n_agents + d.task)), shape=(size, size))
         _, group = connected_components(graph, directed=False)
-        main = np.bincount(group[d.agent]).argmax()  # the group holding the most samples
+        agents_in_group = np.bincount(group[:n_agents], minlength=group.max() + 1)
+        shared = agents_in_group >= 2  # a group whose tasks another agent also answered
+        samples = np.bincount(group[d.agent], minlength=group.max() + 1)
+        main = int(np.argmax(np.where(shared, samples, -1))) if shared.any() else -1  # most samples, >= 2 agents
         for kind, codes, others, other_names in (("agent", d.agent, d.task, d.tasks),
                                                  ("task", d.task, d.agent, d.agents)):
             offset = 0 if kind == "agent" else n_agents

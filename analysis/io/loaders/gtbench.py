@@ -38,6 +38,7 @@ from referee.io.loaders.detect import share
 from referee.io.loaders.files import json_records
 
 NAME = "gtbench"
+SEATS = True  # the format numbers each player by its seat (turn order): `referee.prepare.covariates.seats`
 REQUIRED = ("agents", "game")
 OPTIONAL = ("match_id", "models", "winner", "scores", "status", "forfeit", "seed", "started_at", "notes")
 STATUSES = ("completed", "forfeit", "aborted")

@@ -38,6 +38,7 @@ from referee.io.loaders.base import (
 from referee.io.loaders.detect import share
 
 NAME = "kaggle"
+SEATS = True  # the format numbers each player by its seat (turn order): `referee.prepare.covariates.seats`
 KEYS = ("name", "steps", "rewards", "statuses")  # what every replay carries
 OPTIONAL = ("id", "title", "description", "version", "module_version", "configuration", "specification",
             "schema_version", "info", "logs")

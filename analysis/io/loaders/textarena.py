@@ -34,6 +34,7 @@ from referee.io.loaders.base import (
 from referee.io.loaders.detect import share
 
 NAME = "textarena"
+SEATS = True  # the format numbers each player by its seat (turn order): `referee.prepare.covariates.seats`
 FORMAT = "referee-textarena/1"
 KEYS = {"format", "game_id", "env_id", "seed", "started_at", "players", "notes"}
 PLAYER_KEYS = {"player_id", "agent", "role", "reward", "invalid_move", "turn_count", "reason"}
