@@ -81,7 +81,7 @@ def duels(n_agents: int, games: int, rare: int, seat: float, seed: int) -> tuple
             first = rare_slots[m]
         won = rng.random() < 1 / (1 + np.exp(-(strength[first] - strength[second] + seat)))
         rows += [{"match": f"m{m}", "agent": first, "player": "p0", "score": float(won), "rank": 1 + (not won),
-                  "game": "duel"},
+                  "game": "duel", "seat": 0},
                  {"match": f"m{m}", "agent": second, "player": "p1", "score": float(not won), "rank": 1 + won,
-                  "game": "duel"}]
+                  "game": "duel", "seat": 1}]
     return pd.DataFrame(rows), strength

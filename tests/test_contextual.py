@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 import pandas as pd
+
+import referee
 import pytest
 
 from referee.cli import main
@@ -32,9 +34,17 @@ def simulate(agents: int, matches: int, seed: int) -> tuple[pd.DataFrame, pd.Dat
     return pd.DataFrame(games), pd.DataFrame(rows), theta
 
 
+def seat_measures(results: pd.DataFrame) -> pd.DataFrame:
+    """The seats as the data record them (a per-player measure `seat`): the table runner numbers no seats, and a
+    seat is never read from player or agent names (issue 66)."""
+    seat = results["player"].str.extract(r"(\d+)$")[0].astype(float)
+    return pd.DataFrame({"match_id": results["match_id"], "player": results["player"], "name": "seat",
+                         "value": seat, "kind": "telemetry"})
+
+
 def test_recovers_a_known_seat_advantage_and_role_effect():
     matches, results, theta = simulate(agents=30, matches=3000, seed=1)
-    pairs, names, notes = covariate_pairs(matches, results, None, ["seat", "role"])
+    pairs, names, notes = covariate_pairs(matches, results, seat_measures(results), ["seat", "role"])
     assert names == ["seat", "role=spy"] and "citizen" in notes[0]
     fit = fit_contextual_bt(pairs, names)
     effects = fit.effects.set_index("covariate")
@@ -55,7 +65,7 @@ def test_controlling_for_seat_moves_an_agent_that_always_sat_last():
     last = results.groupby("match_id")["player"].transform("max") == results["player"]
     first_match = results["match_id"].isin(results.loc[last, "match_id"].unique()[:400])
     results.loc[last & first_match, "agent"] = "lucky"
-    pairs, names, _ = covariate_pairs(matches, results, None, ["seat"])
+    pairs, names, _ = covariate_pairs(matches, results, seat_measures(results), ["seat"])
     fit = fit_contextual_bt(pairs, names).ratings.set_index("agent")
     assert fit.loc["lucky", "rank_uncontrolled"] < fit.loc["lucky", "rank"]  # it falls once seats are accounted for
     assert fit.loc["lucky", "rank_change"] < 0
@@ -64,9 +74,10 @@ def test_controlling_for_seat_moves_an_agent_that_always_sat_last():
 def test_ratings_command_with_covariates(tmp_path, capsys):
     matches, results, _ = simulate(agents=8, matches=400, seed=3)
     path = tmp_path / "t.csv"
-    results.rename(columns={"match_id": "match"})[["match", "player", "agent", "score", "role"]].to_csv(path, index=False)
+    table = results.assign(seat=seat_measures(results)["value"]).rename(columns={"match_id": "match"})
+    table[["match", "player", "agent", "score", "role", "seat"]].to_csv(path, index=False)
     store = tmp_path / "s.duckdb"
-    assert main(["ingest", "--store", str(store), str(path), "--map", "role=role"]) == 0
+    assert main(["ingest", "--store", str(store), str(path), "--map", "role=role", "--measure", "seat=telemetry"]) == 0
     out = tmp_path / "r"
     assert main(["ratings", "--store", str(store), "--method", "bt", "--covariate", "seat", "--covariate", "role",
                  "--out", str(out)]) == 0
@@ -100,7 +111,7 @@ def _statsmodels_fit(pairs: pd.DataFrame, names: list[str]):
 
 def test_sufficient_statistics_newton_matches_statsmodels_glm_with_clustered_errors():
     matches, results, _ = simulate(agents=20, matches=1500, seed=4)
-    pairs, names, _ = covariate_pairs(matches, results, None, ["seat", "role"])
+    pairs, names, _ = covariate_pairs(matches, results, seat_measures(results), ["seat", "role"])
     ours = fit_contextual_bt(pairs, names)
     agents, theta, beta, beta_se = _statsmodels_fit(pairs, names)
     assert list(ours.ratings["agent"]) == agents
@@ -164,3 +175,17 @@ def test_arena_per_side_columns_become_measures_and_bad_cells_are_set_aside(tmp_
     assert ("bold", "y") not in first.index  # a blank cell is no measure
     assert sorted(quarantine["field"]) == ["sum_assistant_a_tokens", "sum_assistant_a_tokens", "sum_assistant_b_tokens"]
     assert quarantine["record"].tolist() == ["3", "4", "5"]
+
+
+def test_no_seat_is_read_from_names_without_a_seat_field(tmp_path):
+    # issue 66: a table whose player names end in digits but records no seat gets no seat effect, in the ratings
+    # (refused, saying why) and on the leaderboard (nothing printed)
+    matches, results, _ = simulate(agents=8, matches=200, seed=5)
+    with pytest.raises(ValueError, match="no match records its players' seats"):
+        covariate_pairs(matches, results, None, ["seat"])
+    path = tmp_path / "t.csv"
+    results.rename(columns={"match_id": "match"})[["match", "player", "agent", "score"]].to_csv(path, index=False)
+    store = tmp_path / "s.duckdb"
+    assert main(["ingest", "--store", str(store), str(path)]) == 0
+    board = referee.leaderboard(store)
+    assert "seat_effect" not in board.tables and not any("seat" in line for line in board.said)

@@ -156,8 +156,6 @@ def test_bootstrap_leaves_absent_agents_out_and_flags_thin_support(ffa):
     assert not np.isclose(table[["lower", "upper"]].to_numpy(), 1500.0, atol=1e-6).any()
     absent = np.isnan(result.bootstrap.ratings)
     assert absent.sum() == (200 - table["replicates"]).sum()
-    # an absent agent's replicate has no rank either; everyone else's rank interval is within 1..n present
-    assert (table["rank_lower"] >= 1).all() and (table["rank_upper"] <= len(table)).all()
     assert any("read with caution" in n for n in result.notes)
 
 

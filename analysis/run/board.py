@@ -224,6 +224,9 @@ def infer_board(comparisons: pd.DataFrame, agents: list[str] | None = None, boot
     for column in ("rank", "tier", "rank_lower", "rank_upper", "joint_lower", "joint_upper"):
         table[column] = pd.array(table[column], dtype="Float64").astype("Int64")
     table["could_be_first"] = table["could_be_first"].astype("boolean")
+    first = ["agent", "rating", "lower", "upper", "rank", "tier", "rank_set", "joint_rank_set", "could_be_first",
+             "matches", "status", "interval"]
+    table = table[[c for c in first if c in table.columns] + [c for c in table.columns if c not in first]]
     table["block"] = np.where(table["rank"].notna(), "ranked",
                               np.where(table["rating"].isna(), "no information", "provisional"))
     table = table.sort_values(["block", "component", "rank", "rating", "matches", "agent"],
