@@ -86,6 +86,11 @@ class Board:
             if x not in rows.index or not np.isfinite(rows.at[x, "rating"]):
                 raise ValueError(f"agent {x!r} has no Bradley-Terry rating on this board")
         se = float(self.se.at[a, b]) if a in self.se.index and b in self.se.index else np.nan
+        if np.isfinite(se) and se <= 0:  # the draws never move the difference: no interval, no probability
+            d = float(rows.at[a, "rating"] - rows.at[b, "rating"])
+            return {"difference": d, "se": se, "p_better": np.nan, "p_value": np.nan, "lower": np.nan,
+                    "upper": np.nan, "interval": "none: the board's draws never move this difference",
+                    "p_holm": np.nan}
         if not np.isfinite(se):
             raise ValueError(f"{a} and {b} are in different components of the comparison graph: no chain of matches "
                              "links them, so their ratings cannot be compared")

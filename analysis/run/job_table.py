@@ -212,6 +212,9 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("dims", range(1, 8), "dimension range for bt-md, e.g. 1-7 or 2", type=dims_range),
             Option("split", None, "a match attribute to split the heatmap by (e.g. communication)"),
             PER_GAME_SD) + DATA + SWEEP_OPTIONS, figures=FIGURES + "ratings_cv"),
+    Job("check", "referee.run.self_check:check", "check that ratings, leaderboard and compare agree on one store "
+        "(every rank inside the board's set, compare's P, p and interval one computation, tiers as their tests, "
+        "no seat without a seat field); exits 1 on any violation", DATA, out=Path("reports/check")),
     Job("leaderboard", "referee.run.leaderboard:leaderboard", "one leaderboard: every method side by side, the "
         "established agents ranked with marginal and simultaneous 95 % rank sets and who could be first, the "
         "provisional ones listed below", (

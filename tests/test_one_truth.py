@@ -1,0 +1,144 @@
+"""One truth per quantity (issue 66): every number referee prints about an agent comes from one inference, the
+strongest agent is ranked, and the self-check (`referee check`) finds no contradiction between ratings,
+leaderboard and compare on generated boards of every shape and on the real runners' output."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import referee
+from referee.cli import main
+from referee.io.store import Store
+from referee.models.ratings.rank_sets import rank_sets
+from referee.run.self_check import check_outputs
+from tests.conftest import SHARED
+
+
+def _duels(n: int, games: int, seed: int, leader: float | None = None, rare: int = 0, ties: bool = False
+           ) -> pd.DataFrame:
+    """A long table of two-player games (match, agent, player, score): strengths ~ N(0, 0.6) in log-odds, the
+    first agent's set to `leader`, the last `rare` agents in 3 games each; every game a tie with `ties`."""
+    rng = np.random.default_rng(seed)
+    strength = rng.normal(0, 0.6, n)
+    if leader is not None:
+        strength[0] = leader
+    common = n - rare
+    rows = []
+    for m in range(games):
+        i, j = rng.choice(common, 2, replace=False)
+        if m < 3 * rare:
+            i = common + m // 3
+        won = rng.random() < 1 / (1 + np.exp(strength[j] - strength[i]))
+        a, b = (0.5, 0.5) if ties else (float(won), float(not won))
+        rows += [{"match": f"m{m}", "agent": f"ag{i:02d}", "player": "p0", "score": a},
+                 {"match": f"m{m}", "agent": f"ag{j:02d}", "player": "p1", "score": b}]
+    return pd.DataFrame(rows)
+
+
+def _store(tmp_path, name: str, table: pd.DataFrame) -> str:
+    path, store = tmp_path / f"{name}.csv", tmp_path / f"{name}.duckdb"
+    table.to_csv(path, index=False)
+    assert main(["ingest", str(path), "--store", str(store)]) == 0
+    return str(store)
+
+
+def test_a_far_stronger_agent_is_ranked_and_could_be_first(tmp_path):
+    store = _store(tmp_path, "leader", _duels(40, 2100, seed=1, leader=2.5, rare=4))
+    board = referee.leaderboard(store)
+    row = board.table().set_index("agent").loc["ag00"]
+    assert row["block"] == "ranked" and row["rank"] == 1 and bool(row["could_be_first"]), row
+    assert row["tier"] == 1 and row["rank_set"].startswith("1")
+    # the ratings print the board's numbers for it, not a second computation
+    ratings = referee.ratings(store).table().set_index("agent").loc["ag00"]
+    assert ratings["rank_set"] == row["rank_set"] and ratings["status"] == row["status"] == "established"
+    assert referee.check(store).violations == 0
+
+
+@pytest.mark.parametrize("shape", ["sparse", "leader", "seatless", "one established", "all ties", "unbeaten"])
+def test_the_self_check_holds_on_generated_boards(tmp_path, shape):
+    tables = {"sparse": lambda: _duels(30, 150, seed=2, rare=6),
+              "leader": lambda: _duels(20, 800, seed=3, leader=3.0),
+              "seatless": lambda: _duels(12, 500, seed=4),
+              "one established": lambda: pd.concat([_duels(8, 40, seed=5),
+                                                    _duels(2, 12, seed=6).assign(match=lambda f: "x" + f["match"])]),
+              "all ties": lambda: pd.concat([_duels(6, 60, seed=7, ties=True),
+                                             _duels(6, 200, seed=8).assign(agent=lambda f: "z" + f["agent"],
+                                                                          match=lambda f: "y" + f["match"])]),
+              "unbeaten": lambda: _duels(10, 300, seed=9, leader=9.0)}
+    store = _store(tmp_path, "board", tables[shape]())
+    found = referee.check(store)
+    assert found.violations == 0, found.table().to_string()
+    board = referee.leaderboard(store)
+    assert "seat_effect" not in board.tables  # no table here records seats
+    assert (board.table()["block"] == "ranked").sum() >= 1  # a board, even where one agent is established
+
+
+def test_one_established_agent_gets_a_board():
+    # the crash of issue 66: rank sets of a single agent (numpy's zero-size reduction) -> rank 1, could be first
+    found = rank_sets(np.array([1500.0]), np.full((100, 1), 1500.0))
+    assert found.lower.tolist() == found.joint_upper.tolist() == [1] and found.best.tolist() == [True]
+
+
+def test_the_self_check_can_fail():
+    ratings = pd.DataFrame({"agent": ["a", "b"], "rating": [1600.0, 1400.0], "lower": [1550.0, 1350.0],
+                            "upper": [1650.0, 1450.0], "rank": [1, 3], "rank_set": ["1", "1-2"],
+                            "status": ["established"] * 2, "tier": [1, 1], "joint_rank_set": ["1", "1-2"]})
+    board = ratings.assign(block="ranked", could_be_first=[True, False], tier=[1, 2], rank=[1, 2])
+    tests = pd.DataFrame({"agent": ["a"], "next": ["b"], "p_holm": [0.4], "new_tier": [True]})
+    pairs = pd.DataFrame({"agent_a": ["a"], "agent_b": ["b"], "difference": [200.0], "lower": [-10.0],
+                          "upper": [410.0], "p_better": [0.993], "p_value": [0.014]})
+    found = check_outputs(ratings, board, tests, pairs, seat_printed=True, seats_recorded=False)
+    assert set(found["invariant"]) == {"one truth", "rank inside its set", "compare agrees with itself", "set of the best",
+                                       "tiers agree with their tests", "seats only from the data"}
+
+
+def test_the_audit_gives_no_verdict_against_a_constant_outcome(tmp_path):
+    table = _duels(6, 60, seed=11).assign(coop=1.0)
+    path, store = tmp_path / "c.csv", tmp_path / "c.duckdb"
+    table.to_csv(path, index=False)
+    assert main(["ingest", str(path), "--store", str(store), "--measure", "coop=outcome"]) == 0
+    with pytest.raises(ValueError, match="does not vary"):
+        referee.audit(str(store), outcome=["coop:higher"], no_bayes=True)
+
+
+def test_the_derived_win_agrees_with_the_stored_results():
+    from referee.run.audit import derived_win
+
+    # clem stores a shared rank 1 and the episode's outcome for both players: a won episode is a win for both
+    frame = pd.DataFrame({"match_id": ["e1", "e1", "e2", "e2", "d", "d", "d"], "rank": [1.0, 1, 1, 1, 1, 2, 3],
+                          "outcome": ["win", "win", "loss", "loss", None, None, None]})
+    assert derived_win(frame).tolist() == [1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+
+
+def test_a_design_where_no_two_agents_share_a_task_flags_every_agent():
+    from referee.models.scores import outcome_glm as og
+
+    frame = pd.DataFrame({"agent": ["a", "a", "b", "b", "c"], "task": ["t1", "t2", "t3", "t3", "t4"],
+                          "item": ["1", "2", "3", "4", "5"], "y": [1, 0, 1, 1, 0]})
+    found, _ = og.identification(og.design(frame), og.EFFECTS["crossed"])
+    assert set(found["agent"]["identified"]) == {og.NOT_IDENTIFIED}
+
+
+REAL = sorted(p.name for p in (SHARED / "data" / "real").iterdir() if p.is_dir()) if (
+    SHARED / "data" / "real").is_dir() else []
+
+
+@pytest.mark.skipif(not REAL, reason=f"shared data not found at {SHARED / 'data' / 'real'} (set REFEREE_SHARED)")
+@pytest.mark.parametrize("folder", REAL)
+def test_the_self_check_holds_on_every_real_folder(tmp_path, folder):
+    store = tmp_path / "real.duckdb"
+    with Store(store) as s:
+        s.ingest([SHARED / "data" / "real" / folder])
+        runners = sorted(s.table("matches")["runner"].unique())
+    checked = 0
+    for runner in runners:
+        try:
+            found = referee.check(str(store), runner=runner)
+        except ValueError as exc:  # nothing comparable (separate items, one agent): said, and nothing to check
+            assert "compar" in str(exc) or "information" in str(exc) or "agent" in str(exc), exc
+            continue
+        assert found.violations == 0, found.table().to_string()
+        checked += 1
+    assert runners  # each runner checked, or refused with its reason (nothing comparable)
