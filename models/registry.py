@@ -48,6 +48,7 @@ class Method:
     covariates: bool = False  # the contextual model (covariates with cluster-robust intervals) extends it
     fold: str | None = None  # its fit in one cross-validation fold (`referee.run.ratings_cv`), if it has one
     dimensions: bool = False  # it has a number of dimensions (cross-validated at each)
+    board: bool = False  # the board's own method (`referee.run.board`): its ratings, sets and pairs are the board's
 
 
 F = "referee.run.rating_fits:"
@@ -56,7 +57,7 @@ RATING_METHODS: dict[str, Method] = {m.name: m for m in (
            anchorable=True, separate_fits=True, fit=F + "elo", counts=F + "elo_counts"),
     Method("bt", "Bradley-Terry by maximum likelihood, ties as half wins", streamable=True, anchorable=True,
            separate_fits=True, davidson_variant="bt-davidson", fit=F + "bt", counts=F + "bt_counts", robust=True,
-           covariates=True, fold="referee.run.ratings_cv:bt_fold"),
+           covariates=True, fold="referee.run.ratings_cv:bt_fold", board=True),
     Method("bt-davidson", "Bradley-Terry with Davidson's tie parameter", anchorable=True, separate_fits=True,
            davidson_variant="bt-davidson", fit=F + "bt_davidson"),
     Method("bt-per-game", "global ratings plus shrunk per-game deviations", fit=F + "bt_per_game",

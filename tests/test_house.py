@@ -143,7 +143,7 @@ def test_the_notebook_api_matches_the_command_line(concordia, tmp_path):
     from referee.cli import main
 
     found = referee.ratings(concordia, "bt", bootstrap=40, seed=3)
-    assert {"agent", "rating", "lower", "upper", "group", "status"} <= set(found.table().columns)
+    assert {"agent", "rating", "lower", "upper", "rank_set", "tier", "status"} <= set(found.table().columns)
     assert "<table" in found._repr_html_() and found.plot().get_axes()
     store = tmp_path / "s.duckdb"
     assert main(["ingest", str(referee.sample("concordia", "logs")), "--store", str(store), "--catalogue",

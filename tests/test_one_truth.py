@@ -143,3 +143,35 @@ def test_the_self_check_holds_on_every_real_folder(tmp_path, folder):
         checked += 1
     # each runner is checked, or refused with its reason (nothing comparable); a folder whose replays name no
     # agent stores nothing to rate
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path, monkeypatch, capsys):
+    # issue 67/71: `referee formats | head` printed a BrokenPipeError as "a bug in referee"
+    import sys
+
+    from referee import cli
+
+    class Closed:
+        """Standard output whose reader has gone: every write raises, as a closed pipe does."""
+
+        def __init__(self, fd: int):
+            self.fd = fd
+
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            pass
+
+        def fileno(self):
+            return self.fd
+
+    target = open(tmp_path / "sink", "w")
+    saved = __import__("os").dup(1)
+    monkeypatch.setattr(sys, "stdout", Closed(target.fileno()))
+    try:
+        code = cli.main(["formats"])
+    finally:
+        __import__("os").dup2(saved, 1)
+    assert code == cli.EXIT_PIPE == 141
+    assert "bug" not in capsys.readouterr().err

@@ -43,9 +43,9 @@ def test_a_single_game_tournament_of_80_agents_and_8000_matches(tmp_path, checke
     assert main(["report", "--store", str(store), "--out", str(out)]) == 0
     html, md = (out / "index.html").read_text(), (out / "report.md").read_text()
 
-    # ratings with bootstrap intervals, sorted by rank, recovering the simulated strengths
-    bt = _table(out, "bradley-terry")
-    assert len(bt) == 80 and bt["rank"].is_monotonic_increasing
+    # the board (Bradley-Terry: the one inference), ranked agents by rank, recovering the simulated strengths
+    bt = _table(out, "leaderboard-table-1")
+    assert len(bt) == 80 and bt["rank"].dropna().is_monotonic_increasing
     common = bt[~bt["agent"].isin([f"ag{i:03d}" for i in range(60, 80)])]
     assert (common["lower"] < common["rating"]).all() and (common["rating"] < common["upper"]).all()
     rho = spearmanr(common["rating"], common["agent"].map(strengths)).statistic
@@ -115,8 +115,8 @@ def test_the_ratings_section_states_one_count_and_every_table_has_status(tmp_pat
     section = md.split("## Appendix: Ratings and rankings (table)")[1].split("\n## ")[0]
     assert section.count("agent(s) established") == 1
     elo = _table(out, "table-3-layout-elo")
-    bt = _table(out, "bradley-terry")
-    assert "Status" in elo.columns and "status" in bt.columns and "group" in bt.columns
+    bt = _table(out, "leaderboard-table-1")  # the Bradley-Terry table is the board's: one rank truth
+    assert "Status" in elo.columns and "status" in bt.columns and "rank_set" in bt.columns
     by_agent = bt.set_index("agent")["status"]
     assert (elo.set_index("Submission")["Status"] == by_agent.reindex(elo["Submission"]).to_numpy()).all()
     assert by_agent.str.startswith("provisional").sum() >= 5 and (by_agent == "established").sum() >= 20

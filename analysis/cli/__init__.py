@@ -54,8 +54,29 @@ def _check(args) -> None:
         check_writable(out)
 
 
+EXIT_PIPE = 128 + 13  # a reader that closed the pipe (`referee formats | head`): 128 + SIGPIPE, as Unix tools end
+
+
+def closed_pipe() -> int:
+    """End quietly after the reader closed standard output: what is still buffered goes nowhere (Python's own
+    advice for SIGPIPE), and the exit status is the conventional one."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_PIPE
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the `referee` command; returns the exit code (module docstring)."""
+    """Entry point of the `referee` command; returns the exit code (module docstring); a closed pipe ends
+    quietly with EXIT_PIPE."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # inside the guard: a reader gone before the last buffer is a closed pipe too
+        return code
+    except BrokenPipeError:
+        return closed_pipe()
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
@@ -70,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
             payload = args.func(args) or {}
             if getattr(args, "failure", None):  # the command finished, and its result says it did not succeed
                 code, error = EXIT_ERROR, args.failure
+        except BrokenPipeError:
+            raise
         except HANDLED as exc:
             code, error = EXIT_ERROR, str(exc).strip("'\"")
         except Exception as exc:  # noqa: BLE001 - the top level never shows a raw traceback unless asked

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from referee.models.registry import RATING_METHODS
 from referee.run.ratings import RatingResult, rate
 from referee.prepare.membership import agents_in
 
@@ -100,7 +101,7 @@ def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", boots
     losses, ties (a's record against b), matches_a, matches_b, status_a, status_b. ValueError when either agent
     has no comparison or no chain of matches links them."""
     _check(a, b, comparisons)
-    if method == "bt":
+    if RATING_METHODS[method].board:
         from referee.run.board import infer_board
 
         board = board if board is not None else infer_board(comparisons, bootstrap=bootstrap or 0, seed=seed)
@@ -132,9 +133,9 @@ def compare_all(comparisons: pd.DataFrame, method: str = "bt", bootstrap: int | 
     p-values and Holm's adjustment are the board's (Holm over every pair of a component's ranked agents, as
     its tiers; a pair with a provisional agent has no p_holm and is not separable); for another method Holm's
     adjustment is over the adjacent pairs of its own bootstrap. Sorted by a's rank, then b's."""
-    from statsmodels.stats.multitest import multipletests
+    from referee.models.ratings.rank_sets import holm
 
-    if method == "bt":
+    if RATING_METHODS[method].board:
         from referee.run.board import infer_board
 
         board = board if board is not None else infer_board(comparisons, bootstrap=bootstrap or 0, seed=seed)
@@ -157,9 +158,9 @@ def compare_all(comparisons: pd.DataFrame, method: str = "bt", bootstrap: int | 
     out = pd.DataFrame(rows)
     if out.empty:
         return out
-    if method != "bt":
+    if not RATING_METHODS[method].board:
         adjacent = out["adjacent"] & out["p_value"].notna()
         if adjacent.any():
-            out.loc[adjacent, "p_holm"] = multipletests(out.loc[adjacent, "p_value"], method="holm")[1]
+            out.loc[adjacent, "p_holm"] = holm(out.loc[adjacent, "p_value"].to_numpy(float))
     out["separable"] = out["p_holm"] < 0.05
     return out.assign(method=method, resample=unit)

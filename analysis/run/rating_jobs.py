@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from referee.models.registry import DEFAULT_TAU_ELO, MIN_BALLOTS
+from referee.models.registry import DEFAULT_TAU_ELO, MIN_BALLOTS, RATING_METHODS
 from referee.run.executor import sweep_executor
 from referee.run.options import sampling
 from referee.run.result import Result
@@ -102,7 +102,7 @@ def _rated(matches, results, method, by, parallel, resample, rate_scripted, held
 def on_the_board(method: str, by, anchor, fitting: dict) -> bool:
     """Whether a ratings call is the board's own inference (plain Bradley-Terry, not by game, not anchored, no
     prior), so that its table is the board's table (`referee.run.board`) rather than a second computation."""
-    return method == "bt" and by is None and anchor is None and not fitting.get("prior")
+    return RATING_METHODS[method].board and by is None and anchor is None and not fitting.get("prior")
 
 
 def _ratings_result(result, method, by, per_game_prior_sd, excluded) -> Result:
@@ -230,7 +230,7 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
     found = compare_two(comparisons, a, b, method, bootstrap, seed, resample)
     interval = (found["interval"] if math.isnan(found["lower"]) else
                 f"95 % interval {_signed(found['lower'])} to {_signed(found['upper'])} ({found['interval']})")
-    source = (f"{method}, the board's inference" if method == "bt" else
+    source = (f"{method}, the board's inference" if RATING_METHODS[method].board else
               f"{method}, {found['replicates']} bootstrap replicates resampling by {resample}")
     probability = ("no probability (both ends open)" if math.isnan(found["p_better"]) else
                    f"{found['p_better']:.3f} (two-sided p = {found['p_value']:.3g})")

@@ -94,6 +94,7 @@ def check(store, runner: str | None = None, phase: list[str] | None = None, wher
     """Run ratings (bt), leaderboard and compare --all on one store and scope through the jobs themselves and
     check them side by side (module doc). Main table `violations` (empty when all hold); the result fails (the
     command exits 1) when any invariant is broken. Fields: `checked` (what was read), `violations` (count)."""
+    from referee.models.registry import methods_with
     from referee.prepare.covariates import seats
     from referee.run.job_table import JOBS
     from referee.run.stored import stored_tables
@@ -102,7 +103,8 @@ def check(store, runner: str | None = None, phase: list[str] | None = None, wher
         return JOBS[name].compute(*args, **options)
 
     scope = dict(runner=runner, phase=phase, where=where, parallel=parallel, seed=seed)  # as each job takes them
-    ratings = job("ratings", store, method="bt", **scope)
+    [board_method] = methods_with(board=True)
+    ratings = job("ratings", store, method=board_method, **scope)
     board = job("leaderboard", store, **scope)
     pairs = job("compare", store, all=True, **scope)
     matches, results = stored_tables(store, runner, phase, where)
