@@ -71,8 +71,9 @@ MIN_SLOPE_SCENARIOS = 3
 TAG_TUNE, TAG_DRAWS = 500, 1500
 # the step size's target acceptance of the tag-effects fit: with few agents (6, 16 scenarios) the agent slopes'
 # scales and correlations leave a narrow neck, where nutpie's default 0.8 diverged 2-21 times in every one of
-# six seeds (low-rank adaptation: 4-18) and 0.9 once in five of six; 0.95 gave none in six, sampling 1.5x longer
-TAG_TARGET_ACCEPT = 0.95
+# six seeds (low-rank adaptation: 4-18) and 0.9 once in five of six; 0.95 gave none in six, sampling 1.5x longer,
+# on one CPU but one divergence on both test seeds on another (AMD EPYC, issue 65); 0.98 gave none on either
+TAG_TARGET_ACCEPT = 0.98
 
 
 @dataclass
