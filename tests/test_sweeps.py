@@ -130,7 +130,8 @@ SIMS = 100 if FULL else 4
 
 @pytest.mark.bayes
 @pytest.mark.slow
-@pytest.mark.parametrize("family", list(calibration.FAMILIES))
+@pytest.mark.parametrize("family", [f if f == "bayes-bt" else pytest.param(f, marks=pytest.mark.heavy)
+                                    for f in calibration.FAMILIES])
 def test_every_bayesian_model_is_calibrated(family):
     result = calibrate(family, SIMS, seed=11, draws=300 if not FULL else 500, tune=300 if not FULL else 500)
     assert len(result.ranks) == SIMS * len(result.ranks[result.ranks["sim"] == 0])
