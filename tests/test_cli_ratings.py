@@ -67,6 +67,7 @@ def test_fit_and_describe_commands(sample_store, tmp_path):
     assert (tmp_path / "d" / "correlations.png").exists() and (tmp_path / "d" / "mean_by_agent.png").exists()
 
 
+@pytest.mark.heavy  # make test-all (issue 65: make test under 20 minutes on 2 cores)
 @pytest.mark.filterwarnings("ignore::referee.models.fit.ConvergenceWarning")  # short chains: a smoke test of the files
 def test_measurement_layout_commands(sample_store, tmp_path, capsys):
     assert main(["compare-predictors", "--store", str(sample_store), "--draws", "150", "--tune", "150", "--folds", "2",

@@ -111,6 +111,7 @@ def test_a_ratings_warning_reaches_the_cli_the_files_and_the_report(tmp_path, ca
     assert "never won: zed" in index.read_text()
 
 
+@pytest.mark.heavy  # make test-all (issue 65: make test under 20 minutes on 2 cores)
 def test_a_score_model_warning_reaches_the_cli_and_the_report(sample_store, tmp_path, capsys):
     # 20 draws after 20 tuning steps cannot converge: the ConvergenceWarning must be seen everywhere
     assert main(["fit", "baseline-contrast", "--store", str(sample_store), "--draws", "20", "--tune", "20",

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -17,6 +19,7 @@ def _run(*cmd, cwd=None):
     return done.stdout
 
 
+@pytest.mark.heavy  # make test-all (issue 65: make test under 20 minutes on 2 cores)
 def test_non_editable_install_runs_the_demo(tmp_path):
     uv = Path(sys.executable).parent / "uv"
     source = tmp_path / "source"

@@ -96,6 +96,7 @@ def test_demands_are_chosen_on_the_training_rows_only():
     assert "hard" not in demand_matrix(train, scenarios, tags, select_on=held_out).columns
 
 
+@pytest.mark.heavy  # make test-all (issue 65: make test under 20 minutes on 2 cores)
 @pytest.mark.bayes
 def test_layout_beats_the_constant_on_its_own_data():
     sim, catalogue, demands, cells = _layout_contest(seed=2, agents=8 if FULL else 6)

@@ -46,6 +46,7 @@ def test_there_is_one_notebook_per_journey_committed_without_outputs():
                 assert cell.outputs == [] and cell.execution_count is None, path.name
 
 
+@pytest.mark.heavy  # make test-all (issue 65: make test under 20 minutes on 2 cores)
 def test_the_contest_notebook(tmp_path, monkeypatch):
     run = execute(FOLDER / "01_contest_analysis.ipynb", tmp_path, monkeypatch)
     found = summary(run)

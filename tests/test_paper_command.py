@@ -66,6 +66,7 @@ def test_the_paper_catalogue_holds_table_1_and_table_13():
             assert description in text, tag
 
 
+@pytest.mark.heavy  # make test-all (issue 65: make test under 20 minutes on 2 cores)
 def test_paper_concordia_on_a_simulated_three_phase_contest(tmp_path, capsys):
     sim, store, out = tmp_path / "sim", tmp_path / "k.duckdb", tmp_path / "paper"
     assert main(["simulate", "concordia", "--phases", "--out", str(sim), "--agents", "8", "--repetitions", "2",
@@ -117,6 +118,7 @@ def test_paper_concordia_on_a_simulated_three_phase_contest(tmp_path, capsys):
     assert "calculation" in set(correlations.columns)  # the paper's tags, not the code's
 
 
+@pytest.mark.heavy  # make test-all (issue 65: make test under 20 minutes on 2 cores)
 def test_paper_compact_fits_the_per_game_model_by_maximum_likelihood(tmp_path, capsys):
     from referee.io.store import Store
     from referee.prepare.comparisons import comparisons_from_tables
