@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from referee.models.validity.checks import CHECK_TITLES
 
+LIST_ITEMS = 10  # items of a list named in a sentence; the rest counted (the whole list is in a table or CSV)
+
 
 def chance_reading(row) -> str:
     """One sentence on a cyclic share against its chance range (a `GameRanking.cyclic` row)."""
@@ -50,3 +52,12 @@ def audit_markdown(result) -> str:
     if result.notes:
         lines += ["## Notes", ""] + [f"- {md(n)}" for n in result.notes] + [""]
     return "\n".join(lines)
+
+
+def cut_list(items, limit: int = LIST_ITEMS, where: str = "", sep: str = ", ") -> str:
+    """Items joined with `sep`, the first `limit` of them and a count of the rest ('... and 97 more', with where
+    the whole list is when `where` says)."""
+    items = [str(i) for i in items]
+    if len(items) <= limit:
+        return sep.join(items)
+    return sep.join(items[:limit]) + f" and {len(items) - limit} more" + (f" ({where})" if where else "")

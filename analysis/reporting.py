@@ -26,6 +26,7 @@ from referee.present.report import (
     ingest_section,
     layout_section,
     leaderboard_section,
+    runner_numbers_section,
     outcome_section,
     one_axis_section,
     prediction_section,
@@ -95,6 +96,7 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     sampling = dict(sampling or {})
     boards: dict[str, Result | str] = {}  # per runner: its leaderboard, or why it has none
     sections: list[Section] = leaderboard_sections(store, boards, seed=seed)
+    sections += runner_numbers_sections(store)
     if ingest_report is not None:
         sections.append(ingest_section(ingest_report))
     sections.append(store_section(store))
@@ -138,7 +140,12 @@ def leaderboard_sections(store: Store, boards: dict, seed: int = 0) -> list[Sect
     sections = []
     for runner, group in store.table("matches").groupby("runner"):
         sections += _guarded(f"Leaderboard ({runner})", _leaderboard, store, _scope(runner, group), boards, seed)
-    return sections
+    return sorted(sections, key=lambda s: -_ranked(s))  # the board that ranks most agents opens the report
+
+
+def _ranked(section: Section) -> int:
+    """How many agents a leaderboard section ranks (0 for one that could not be built)."""
+    return int(section.tables[0][-1]["block"].eq("ranked").sum()) if section.tables else 0
 
 
 def _scope(runner: str, group) -> dict:
@@ -156,6 +163,16 @@ def _leaderboard(store: Store, scope: dict, boards: dict, seed: int) -> list[Sec
         boards[runner] = str(exc)
         return []  # the appendix's ratings section says why
     return [leaderboard_section(runner, boards[runner])]
+
+
+def runner_numbers_sections(store: Store) -> list[Section]:
+    """The runners' own numbers (`runner-numbers`), right after the leaderboards, whether or not referee could rate
+    (nothing when no runner of the store prints numbers of its own)."""
+    try:
+        found = job("runner-numbers", store)
+    except ValueError:
+        return []
+    return [runner_numbers_section(found)]
 
 
 FORMULAS = shipped("formulas")
@@ -318,6 +335,12 @@ def _rankings(store: Store, runner: str, scope: dict, board: Result | str, title
     section = rankings_section(runner, elo, inference, votes, pooled=runner in separate_episode_runners(),
                                count=count, unit=comparison_unit(runner))
     section.text += unvoted + board.runner_numbers
+    if len(board.tables.get("tier_tests", ())):
+        section.tables.append(("The leaderboard's tiers: each agent against the next, the difference (Elo points) "
+                               "and its Holm-adjusted p-value", board.table("tier_tests")))
+    if "seat_effect" in board.tables:
+        section.tables.append(("Seat effect: a later seat's change in the log-odds of winning (95 %, clustered by "
+                               "match)", board.table("seat_effect")))
     said = {count, status_note(elo.table())}  # the count is stated once, in the text
     section.warnings += [n for n in dict.fromkeys(elo.notes + bt.notes) if n not in said]
     if len(phases) > 1:

@@ -15,7 +15,7 @@ def test_ratings_bt_with_bootstrap(sample_store, tmp_path):
     table = pd.read_csv(out / "ratings.csv")
     assert list(table.columns)[:12] == ["agent", "rating", "lower", "upper", "rank", "tier", "rank_set",
                                         "joint_rank_set", "could_be_first", "matches", "status", "interval"]
-    assert "runner_metric" in table.columns and "group" not in table.columns  # one rank truth: the board's
+    assert "contest_elo" in table.columns and "group" not in table.columns  # one rank truth: the board's
     assert len(table) == 8 and sorted(table["rank"]) == list(range(1, 9))
     assert (table["lower"] <= table["rating"]).all() and (table["rating"] <= table["upper"]).all()
     assert (out / "bootstrap.png").stat().st_size > 5000

@@ -130,6 +130,30 @@ def strengths_top(ranked, strengths):
     return max(ranked["agent"], key=strengths.get)
 
 
+def assert_prints_on_a_page(out):
+    """Issue 67's bar for a report folder `out`: the first table under the title is the leaderboard, with at most
+    12 columns and at most one note box before it; no cell reads <NA>, nan, inf or in e-notation, in HTML or
+    Markdown; no machine path anywhere (HTML, Markdown, CSV)."""
+    import re
+
+    html = (out / "index.html").read_text()
+    body = html[html.index("<body>"):]
+    first_table = body.index("<table")
+    assert body.index('class="table-wrap leaderboard"') < first_table
+    assert body[:first_table].count('class="warning"') <= 1 and "<h2>Leaderboard" in body[:first_table]
+    header = body[first_table:body.index("</thead>", first_table)]
+    assert 3 <= header.count("<th") <= 12, header
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", body, flags=re.S)
+    bad = [c for c in cells if re.fullmatch(r"\s*(<NA>|&lt;NA&gt;|nan|NaN|-?inf|None|-?\d+(\.\d+)?e[+-]?\d+)\s*", c)]
+    assert cells and not bad, bad[:10]
+    md = (out / "report.md").read_text()
+    assert not re.search(r"\|\s*(<NA>|&lt;NA&gt;|nan|-?inf|-?\d+(\.\d+)?e[+-]\d+)\s*\|", md)
+    machine = str(out.resolve().parent)
+    for path in [out / "index.html", out / "report.md", *(out / "tables").glob("*.csv")]:
+        text = path.read_text()
+        assert machine not in text and not re.search(r"(?<![\w.:/])/(tmp|work|home|root|usr|opt)/", text), path
+
+
 def test_the_report_opens_with_the_leaderboard(tmp_path):
     matches, results, _ = tournament(n_agents=30, n_matches=900, rare=4, sizes=(2,), seed=5)
     store = _ingest(tmp_path, "t", matches, results)
@@ -180,6 +204,7 @@ def test_an_80_agent_board_with_rare_agents_and_a_planted_seat_advantage(tmp_pat
     md = (out / "report.md").read_text()
     first = md.split("\n## ")[1]
     assert first.startswith("Leaderboard (table)") and "seat effect" in first
+    assert_prints_on_a_page(out)
     [csv] = (out / "tables").glob("leaderboard-table-1-*.csv")
     board = pd.read_csv(csv)
     assert len(board) == 80 and {"elo", "copeland", "ranked-pairs", "ewa", "nash_mass", "alpha_rank_mass",
@@ -187,7 +212,7 @@ def test_an_80_agent_board_with_rare_agents_and_a_planted_seat_advantage(tmp_pat
     rare = {f"ag{i:02d}" for i in range(70, 80)}
     assert rare <= set(board.loc[board["block"] != "ranked", "agent"])
     assert board["block"].tolist() == sorted(board["block"], key=lambda b: b != "ranked")
-    [seats] = (out / "tables").glob("leaderboard-table-2-*.csv")
+    [seats] = (out / "tables").glob("*seat-effect*.csv")  # beside the tier tests, in the appendix
     seat = pd.read_csv(seats).iloc[0]
     assert seat["lower"] <= -0.4 <= seat["upper"] and seat["upper"] < 0, seat  # a later seat loses 0.4 log-odds
     # an unbeaten newcomer (3 wins over the leaders) tops the ratings, is listed below, and moves no tier

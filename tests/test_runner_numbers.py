@@ -44,9 +44,12 @@ def test_generated_clemcore_run_rates_models_in_clems_order_and_not_its_scripted
     assert spearmanr(table["rating"], clemscore.reindex(table.index)).statistic >= 0.9
     skill = pd.Series(truth).rename(lambda m: f"{m}-t0.0")
     assert spearmanr(table["rating"], skill.reindex(table.index)).statistic >= 0.9
-    # clem's own clemscore is the runner_metric column, equal to clem's aggregation to its printed precision
-    shown = table["runner_metric"].str.extract(r"clemscore ([\d.]+)")[0].astype(float)
-    assert (shown - clemscore.reindex(table.index)).abs().max() < 0.005
+    # clem's own clemscore, % played and quality are numeric columns, equal to clem's aggregation of the self-play
+    # pair (the model) to its printed precision
+    assert (table["clemscore"] - clemscore.reindex(table.index)).abs().max() < 0.005
+    selfplay = clem.rename(lambda folder: folder.split("--")[0])
+    for mine, theirs in (("pct_played", "all, Average % Played"), ("quality", "all, Average Quality Score")):
+        assert table[mine].dtype == float and (table[mine] - selfplay[theirs].reindex(table.index)).abs().max() < 0.005
     assert any("clemscore" in n and "instance by instance" in n for n in found.notes)
 
 
@@ -117,7 +120,12 @@ def test_inspect_accuracy_and_stderr_equal_each_logs_header(tmp_path):
     streamed = computed[computed["agent"].str.startswith("azureai/")].iloc[0]
     assert (streamed["value"], streamed["stderr"]) == pytest.approx((0.75, 0.25))
     table = referee.ratings(store, method="bt").table()
-    assert table["runner_metric"].str.contains("accuracy").any()
+    assert {"accuracy", "stderr"} <= set(table.columns) and table["accuracy"].dtype == float
+    # each model's accuracy and stderr are its log's header where the model has one log
+    one = computed.groupby("agent").filter(lambda g: g["unit"].nunique() == 1).set_index("agent")
+    shown = table.set_index("agent").loc[one.index.intersection(table["agent"])]
+    assert len(shown) and np.allclose(shown["accuracy"], one.loc[shown.index, "stated"], atol=1e-12)
+    assert np.allclose(shown["stderr"], one.loc[shown.index, "stated_stderr"], atol=1e-12)
 
 
 def test_clustered_stderr_is_the_cluster_robust_se_of_a_mean():
@@ -167,3 +175,65 @@ def test_concordias_own_number_is_the_contests_elo_and_melting_pots_its_normalis
                 / (means.max(axis=1) - means.min(axis=1)).to_numpy()[:, None]).mean()
     assert np.allclose(got.reindex(expected.index), expected)
     assert got.idxmax() == "acb" and got.idxmin() == "random"  # the generating skills' order ends
+
+
+def test_ratings_on_a_clemcore_run_print_clems_numbers_as_numeric_columns(tmp_path, capsys):
+    """Issue 67's bar: `referee ratings` on a clemcore run prints clem's own clemscore, % played and quality per
+    model, as numbers beside referee's rating, equal to clem's aggregation of the model's self-play pair."""
+    clem_run(tmp_path / "results", instances=4, experiments=2, seed=5)
+    store = tmp_path / "s.duckdb"
+    assert main(["ingest", "--store", str(store), str(tmp_path / "results")]) == 0
+    capsys.readouterr()
+    assert main(["ratings", "--store", str(store), "--out", str(tmp_path / "r")]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert {"rating", "clemscore", "pct_played", "quality"} <= set(printed[0].split())
+    written = pd.read_csv(tmp_path / "r" / "ratings.csv").set_index("agent")
+    assert all(written[c].dtype == float for c in ("clemscore", "pct_played", "quality"))
+    with referee.open(store) as opened:
+        clem = clem_results(clem_episodes(opened.table("matches"), opened.table("measures")))
+    own = clem.rename(lambda folder: folder.split("--")[0])
+    for mine, theirs in (("clemscore", "-, clemscore"), ("pct_played", "all, Average % Played"),
+                         ("quality", "all, Average Quality Score")):
+        assert np.allclose(written[mine], own[theirs].reindex(written.index), atol=0.005), mine
+    from referee.present.cells import cell_text
+
+    for line in printed[1:len(written) + 1]:  # each row prints the model's numbers as cell_text writes them
+        agent = line.split()[0]
+        assert all(f" {cell_text(written.loc[agent, c])}" in line for c in ("clemscore", "pct_played", "quality"))
+
+
+def test_runner_numbers_prints_clems_results_table_for_every_model_pair(tmp_path, capsys):
+    root = shared_file("real", "clembench-ludo")
+    store = referee.open([root], store=tmp_path / "s.duckdb")
+    found = referee.runner_numbers(store)
+    table = found.table().set_index("unit")
+    raw = pd.read_csv(root / "raw.csv", index_col=0)
+    kept = raw[raw["model"].isin(table.index)]  # the trimmed run's episodes are a subset of clem's raw table
+    assert len(table) == 3 and table.index.isin(pd.read_csv(root / "results.csv", index_col=0).index).all()
+    mine = clem_results(clem_episodes(store.table("matches"), store.table("measures")))
+    for column, theirs in (("clemscore", "-, clemscore"), ("pct_played", "all, Average % Played"),
+                           ("quality", "all, Average Quality Score"), ("ludo, Quality Score (std)",
+                                                                       "ludo, Quality Score (std)")):
+        assert np.allclose(table[column], mine[theirs].reindex(table.index), atol=1e-9, equal_nan=True), column
+    assert len(kept)  # and the job names the units as clem's raw table does
+    by_agent = found.table("by_agent").set_index("agent")
+    assert by_agent.loc["gpt-4o", "clemscore"] == table.loc["gpt-4o-t0.0--gpt-4o-t0.0", "clemscore"]  # self-play
+
+
+def test_a_store_referee_cannot_rate_still_shows_the_runners_numbers(tmp_path, capsys):
+    """One Inspect log of one model: nothing comparable, yet Inspect's accuracy and stderr are printed by
+    `runner-numbers`, named by the ratings' error, and in the report."""
+    one = shared_file("real", "inspect") / "tests_analysis_test_logs" / "2025-05-12T20-28-13-04-00_popularity.json"
+    store = tmp_path / "s.duckdb"
+    assert main(["ingest", "--store", str(store), str(one)]) == 0
+    capsys.readouterr()
+    assert main(["ratings", "--store", str(store), "--out", str(tmp_path / "r")]) == 1
+    assert "`referee runner-numbers` prints inspect's own numbers" in capsys.readouterr().err
+    assert main(["runner-numbers", "--store", str(store), "--out", str(tmp_path / "n")]) == 0
+    table = pd.read_csv(tmp_path / "n" / "numbers.csv")
+    assert {"accuracy", "stderr"} <= set(table.columns) and table["accuracy"].dtype == float
+    header = pd.read_json(one, typ="series")["results"]["scores"][0]["metrics"]  # what Inspect itself printed
+    assert table["accuracy"].iloc[0] == pytest.approx(header["accuracy"]["value"], abs=1e-12)
+    assert table["stderr"].iloc[0] == pytest.approx(header["stderr"]["value"], abs=1e-12)
+    assert main(["report", "--store", str(store), "--out", str(tmp_path / "rep"), "--no-models"]) == 0
+    assert "## The runners' own numbers (inspect)" in (tmp_path / "rep" / "report.md").read_text()

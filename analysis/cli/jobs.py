@@ -133,8 +133,12 @@ def run_command(args) -> dict:
     if folder is not None:
         write_result(result, folder)
     say = (lambda text: None) if args.json else print
-    if result.tables:
-        say(result.table().to_string(index=False))
+    if result.tables and len(result.table()):
+        from referee.present.cells import readable
+        from referee.models.registry import implementation
+
+        shown = implementation(job.view)(result) if job.view else readable(result.table())
+        say(shown.to_string(index=False))  # as the report prints it: no NaN, <NA> or inf
     for line in result.lines:
         say(line)
     for note in result.notes:

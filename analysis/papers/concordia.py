@@ -150,7 +150,9 @@ def _evaluation_tables(writer: PaperWriter, store, scope: dict, seed: int) -> No
         for method, (number, _, label) in VOTES.items():
             writer.missing(Item(number, f"evaluation phase: {label}"), "no evaluation-phase comparison")
         return
-    writer.table(item, elo.table("ratings").drop(columns="runner_metric", errors="ignore").sort_values("rank"))
+    from referee.run.runner_numbers import RUNNER_COLUMNS
+
+    writer.table(item, elo.table("ratings").drop(columns=list(RUNNER_COLUMNS), errors="ignore").sort_values("rank"))
     votes = JOBS["rank"].compute(store, method=list(VOTES), min_games=1, seed=seed, **scope).value
     for method, (number, _, label) in VOTES.items():
         table = votes[votes["method"] == method].drop(columns="method").sort_values("rank")

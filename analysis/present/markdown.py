@@ -21,14 +21,15 @@ def md_cell(value):
 
 
 def md_table(frame: pd.DataFrame, rows: int) -> Markup:
-    """The first `rows` rows of `frame` as a Markdown table, every text cell and header escaped (`md_cell`);
-    Markup, so that the template does not escape it again."""
-    shown = frame.head(rows)
+    """The first `rows` rows of `frame` as a Markdown table, every cell as `referee.present.cells.cell_text` writes
+    it and escaped (`md_cell`) like every header; Markup, so that the template does not escape it again."""
+    from referee.present.cells import readable
+
+    shown = readable(frame.head(rows))
     shown = shown.set_axis([md_cell(str(c)) for c in shown.columns], axis=1)
     for column in shown.columns:
-        if shown[column].dtype == object or pd.api.types.is_string_dtype(shown[column]):
-            shown[column] = shown[column].map(md_cell)
-    return Markup(shown.to_markdown(index=False, floatfmt=".4g"))
+        shown[column] = shown[column].map(md_cell)
+    return Markup(shown.to_markdown(index=False, disable_numparse=True))
 
 
 def md_finalize(value):

@@ -20,7 +20,10 @@ import jinja2
 import pandas as pd
 from matplotlib.figure import Figure
 
+from referee.present.board_view import board_view, methods_view
+from referee.present.cells import readable
 from referee.present.markdown import md_finalize, md_table
+from referee.present.report_paths import relative_frame, relative_paths
 from referee.present.outputs import ResultsFolder, rank_sorted, referee_version
 from referee.models.validity.checks import CHECK_TITLES
 from referee.present.figures import (
@@ -38,9 +41,9 @@ from referee.present.figures import (
 from referee.present.plan_figures import plot_contest_stages
 from referee.models.registry import DEFAULT_TAU_ELO
 from referee.names import NEVER_COMPARED
-from referee.readings import chance_reading, kendall_reading
+from referee.readings import chance_reading, cut_list, kendall_reading
 
-HTML_ROWS = 60  # rows of a table shown on the page; the CSV under tables/ has them all
+HTML_ROWS = 30  # rows of a table shown on the page and in report.md; the CSV under tables/ has them all
 
 
 @dataclass
@@ -51,10 +54,11 @@ class Section:
     title: str
     text: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)
+    tables: list[tuple] = field(default_factory=list)  # (caption, shown) or (caption, shown, the CSV's table)
     figures: list[tuple[str, Figure]] = field(default_factory=list)
     skipped: str | None = None
-    leaderboard: bool = False  # its tables are shown whole, compact and wrapping (the report's first section)
+    leaderboard: bool = False  # its tables are shown whole and compact, its text and warnings folded after them
+    summary: str | None = None  # one line above the tables (the leaderboard's: who is ranked, who could be first)
 
 
 def skipped(title: str, reason: str) -> Section:
@@ -66,9 +70,8 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
 
 
-def _table_html(frame: pd.DataFrame, rows: int = HTML_ROWS) -> str:
-    shown = frame.head(rows)
-    return shown.to_html(index=False, escape=True, border=0, float_format=lambda v: f"{v:.4g}", na_rep="")
+def _table_html(frame: pd.DataFrame, rows: int = HTML_ROWS, classes: str | None = None) -> str:
+    return readable(frame.head(rows)).to_html(index=False, escape=True, border=0, classes=classes)
 
 
 def write_report(sections: list[Section], folder: "ResultsFolder", title: str = "referee report") -> Path:
@@ -81,6 +84,8 @@ def write_report(sections: list[Section], folder: "ResultsFolder", title: str = 
     """
     rendered = []
     anchors: dict[str, int] = {}
+    base = Path(folder.out).resolve()
+    here = lambda text: relative_paths(text, base)  # noqa: E731
     for section in sections:
         anchor = _slug(section.title)
         anchors[anchor] = anchors.get(anchor, 0) + 1
@@ -94,20 +99,25 @@ def write_report(sections: list[Section], folder: "ResultsFolder", title: str = 
             figures.append({"caption": caption, "png": name + ".png", "svg": name + ".svg",
                             "src": f"data:image/png;base64,{data}"})
         tables = []
-        for i, (caption, table) in enumerate(section.tables):
-            table = rank_sorted(table)
-            csv = folder.table(f"tables/{anchor}-{i + 1}-{_slug(caption)[:40]}", table)
+        for i, (caption, table, *whole) in enumerate(section.tables):
+            table = relative_frame(table if whole else rank_sorted(table), base)  # a view keeps its own order
+            whole = relative_frame(whole[0], base) if whole else table
+            csv = folder.table(f"tables/{anchor}-{i + 1}-{_slug(caption)[:40]}", whole)
             rows = len(table) if section.leaderboard else HTML_ROWS
             cut = len(table) > rows
             note = f"First {rows} of {len(table)} rows; all of them: " if cut else "As CSV: "
-            tables.append({"caption": caption, "html": _table_html(table, rows),
+            kind = "board" if section.leaderboard and i == 0 else None  # the agent column may wrap
+            tables.append({"caption": here(caption), "html": _table_html(table, rows, kind),
                            "markdown": md_table(table, rows), "csv": csv.relative_to(folder.out).as_posix(),
                            "note": note, "leaderboard": section.leaderboard})
-        rendered.append({"title": section.title, "anchor": anchor, "text": section.text, "skipped": section.skipped,
-                         "warnings": section.warnings, "figures": figures, "tables": tables})
+        rendered.append({"title": section.title, "anchor": anchor, "text": [here(p) for p in section.text],
+                         "skipped": section.skipped, "warnings": [here(w) for w in section.warnings],
+                         "figures": figures, "tables": tables, "leaderboard": section.leaderboard,
+                         "summary": here(section.summary)})
+    lead = next((i for i, s in enumerate(sections) if not s.leaderboard), len(sections))
     env = jinja2.Environment(loader=jinja2.PackageLoader("referee.present", "templates"),
                              autoescape=jinja2.select_autoescape(["html"]))
-    context = {"title": title, "sections": rendered, "version": referee_version(),
+    context = {"title": title, "sections": rendered, "version": referee_version(), "lead": lead,
                "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
     markdown = jinja2.Environment(loader=jinja2.PackageLoader("referee.present", "templates"), trim_blocks=True,
                                   lstrip_blocks=True, keep_trailing_newline=True, finalize=md_finalize)
@@ -195,28 +205,47 @@ def _contest_layout(table: pd.DataFrame, value: str, label: str, status: pd.Data
 
 
 def leaderboard_section(runner: str, result) -> Section:
-    """The leaderboard (`referee.run.leaderboard`'s Result) as the report's first section: one table, every
-    method side by side, the established agents ranked and the others below; its notes as text."""
+    """The leaderboard (`referee.run.leaderboard`'s Result) as the report's first section: a one-line summary,
+    the board (`referee.present.board_view.board_view`: at most 12 columns), each method's own columns right below
+    (`methods_view`), then the definitions and notes folded in one block. The tier tests and the seat effect are
+    in the appendix's rankings section; the CSVs hold the job's numeric tables."""
     level = result.fields["level"]
-    section = Section(f"Leaderboard ({runner})", leaderboard=True, text=[
+    table = result.table()
+    ranked = int((table["block"] == "ranked").sum())
+    best = result.fields["could_be_first"]
+    others = " (the others have too few matches or no information)" if ranked < len(table) else ""
+    summary = f"{ranked} of {len(table)} agents ranked{others}; could be first at {level:.0%}: {cut_list(best) or 'none'}."
+    definitions = (
         "One row per agent, best first. The established agents (enough matches: never by strength) are ranked by "
-        f"Bradley-Terry (Elo scale, 95 % interval from {result.value.inference.source}; open where an agent never "
-        f"lost or never won); rank_set holds each agent's true rank at {level:.0%} on its own, "
-        f"joint_rank_set every agent's at once (Mogstad et al. 2024, step down), could_be_first marks the agents that "
-        "could be first, and a new tier starts only where paired tests with Holm's correction separate every agent "
-        "above from every agent below (family-wise 95 %; each neighbour's difference and Holm p-value in the table "
-        "below); tier 1 holds every agent that could be first. Elo is the "
-        "contest's; the voting columns are each method's position; the masses are Nash averaging's and alpha-Rank's "
-        "in the game among the established agents. Provisional agents and agents without information follow in "
-        "the second block, unranked. Click a column's header to sort by it. The per-method tables are in the "
-        "appendix.", *result.fields["said"]], warnings=[n for n in result.notes if n not in result.fields["said"]])
-    section.tables.append((f"Leaderboard ({runner})", result.table()))
-    if "seat_effect" in result.tables:
-        section.tables.append(("Seat effect: a later seat's change in the log-odds of winning (95 %, clustered by "
-                               "match)", result.table("seat_effect")))
-    if len(result.tables.get("tier_tests", ())):
-        section.tables.append(("Tiers: each agent against the next, the difference (Elo points) and its "
-                               "Holm-adjusted p-value", result.table("tier_tests")))
+        f"Bradley-Terry (Elo scale, 95 % interval from {result.value.inference.source}; '≥' or '≤' where an agent "
+        f"never lost or never won). The rank set holds each agent's true rank at {level:.0%} on its own, the joint "
+        "rank set every agent's at once (Mogstad et al. 2024, step down); could be first marks the agents that "
+        "could be first. A new tier starts only where paired tests with Holm's correction separate every agent "
+        "above from every agent below (family-wise 95 %; the tests are in the appendix); tier 1 holds every agent "
+        "that could be first. Provisional agents and agents without information follow, unranked. The second "
+        "table gives each method's own reading: the contest's Elo, each voting method's position, and Nash "
+        "averaging's and alpha-Rank's masses in the game among the established agents. Click a column's header "
+        "to sort by it.")
+    said = [s for s in result.fields["said"] if not s.startswith(f"{ranked} established agent")]
+    section = Section(f"Leaderboard ({runner})", leaderboard=True, summary=summary,
+                      text=[definitions, *said], warnings=[n for n in result.notes if n not in result.fields["said"]])
+    section.tables.append(("Every agent, best first", board_view(table, result.fields["runner_columns"]), table))
+    methods = methods_view(table, result.fields["methods"])
+    if methods.shape[1] > 1:
+        section.tables.append(("Each method's own reading (same order)", methods,
+                               table[["agent", *[c for c in result.fields["methods"] if c in table.columns]]]))
+    return section
+
+
+def runner_numbers_section(result) -> Section:
+    """The runners' own numbers (`referee.run.runner_numbers.own_numbers`'s Result): per unit, as each runner
+    computes and names them, and why referee's rating may order the agents otherwise."""
+    runners = ", ".join(result.fields["runners"])
+    section = Section(f"The runners' own numbers ({runners})", text=[
+        "Each runner's own headline numbers, computed its way from the logs referee stored (and equal to what the "
+        "runner prints, where its output prints them), per unit: clem's model pair, Inspect's log, ... They need "
+        "no comparison between agents, so they stand even where referee cannot rate.", *result.lines])
+    section.tables.append(("Per unit, as the runner names each number", result.table()))
     return section
 
 
@@ -473,11 +502,12 @@ def one_axis_section(runner: str, elo: pd.DataFrame, nash, alpha) -> Section:
     ranks["spread"] = spread.max(axis=1) - spread.min(axis=1)
     firsts = {label: ", ".join(sorted(ranks.loc[ranks[column] == 1, "agent"]))
               for label, column in (("Elo", "elo_rank"), ("Nash averaging", "nash_rank"), ("alpha-Rank", "alpha_rank"))}
-    if len(set(firsts.values())) == 1:
+    firsts = {method: agents for method, agents in firsts.items() if agents}  # a method may rank nobody here
+    if len(firsts) == 3 and len(set(firsts.values())) == 1:
         section.text.append(f"All three put {firsts['Elo']} first.")
-    else:
-        section.text.append("They disagree on the first place: " + "; ".join(f"{k} {v}" for k, v in firsts.items())
-                            + ".")
+    elif firsts:
+        section.text.append("They disagree on the first place: " + "; ".join(f"{k} puts {v} first"
+                                                                           for k, v in firsts.items()) + ".")
     apart = ranks[ranks["spread"] >= 2].sort_values("spread", ascending=False)
     if len(apart):
         section.text.append(f"{len(apart)} agent(s) move two places or more between the three rankings: "

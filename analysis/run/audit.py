@@ -23,6 +23,7 @@ from referee.models.validity import checks as validity
 from referee.models.validity import season
 from referee.models.validity.checks import CHECK_TITLES
 from referee.models.validity.formula import Formula, load_formula
+from referee.readings import cut_list
 
 VALIDITY_CHECKS = ("hold_outcome_constant", "failure_at_top", "rank_agreement", "assignment_luck")
 RATIO_LIMIT = 2.0
@@ -373,9 +374,10 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
             # name the terms a reader checks against a report: the parts and what the total is written in
             named = set(formula.total.names) | set(formula.parts)
             verdict = (f"{terms['player'].nunique()} players have some of the formula's counters published, not all: "
-                       + "; ".join(f"{r.player}'s {r.component} from {r.counters} = {r.from_counters:g}"
+                       + cut_list([f"{r.player}'s {r.component} from {r.counters} = {r.from_counters:g}"
                                    + ("" if pd.isna(r.recorded) else f" of the recorded {r.recorded:g}")
-                                   for r in terms.itertuples() if r.component in named)
+                                   for r in terms.itertuples() if r.component in named], where="the table below",
+                                  sep="; ")
                        + f". {int(equal.sum())} recorded component(s) reproduce exactly from the published counters.")
             out["counter_terms"] = {"table": terms, "verdict": verdict, "passed": None}
         parts = validity.decompose(frame, formula)
@@ -498,8 +500,7 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
         both = validity.two_scores(frame, telemetry, primary)
         odd = both[both["discordant"] != ""]
         verdict = (f"Telemetry ({telemetry}) and outcome ({primary}) reported side by side, never summed. " +
-                   (" ".join(f"{r.player}: {r.discordant}." for r in odd.itertuples()) or
-                    "No player is high on one and low on the other."))
+                   (_discordant(odd) or "No player is high on one and low on the other."))
         out["two_scores"] = {"table": both, "verdict": verdict, "passed": None}
     else:
         skipped["two_scores"] = "no process-telemetry measure (--telemetry)"
@@ -536,6 +537,12 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
         "Nothing could be judged: give a formula and an outcome measure" + basis + ".",
     }
     return out
+
+
+def _discordant(odd: pd.DataFrame) -> str:
+    """The discordant players by kind, the first LIST_ITEMS of each named and the rest counted."""
+    return " ".join(f"{kind.capitalize()}: {cut_list(block['player'], where='the table below')}."
+                    for kind, block in odd.groupby("discordant", sort=True))
 
 
 def score_ranks_roles(frame: pd.DataFrame, k: int) -> str:

@@ -72,6 +72,7 @@ class Job:
     out: Path | None = None
     variants: dict[str, tuple[Option, ...]] = field(default_factory=dict)
     figures: str | None = None
+    view: str | None = None  # 'module:function' giving the text table the command prints (default: the main table)
     about: str | None = None  # the command's longer description and exit codes (its --help)
 
     @property
@@ -215,6 +216,10 @@ JOBS: dict[str, Job] = {j.name: j for j in (
     Job("check", "referee.run.self_check:check", "check that ratings, leaderboard and compare agree on one store "
         "(every rank inside the board's set, compare's P, p and interval one computation, tiers as their tests, "
         "no seat without a seat field); exits 1 on any violation", DATA, out=Path("reports/check")),
+    Job("runner-numbers", "referee.run.runner_numbers:own_numbers", "each runner's own headline numbers, computed "
+        "its way (clem's clemscore, % played and quality per model pair; Inspect's accuracy and stderr per log; "
+        "Sotopia's dimensions; ...), printed even where referee cannot rate", (RUNNER, PHASE, DATA[3]),
+        out=Path("reports/runner-numbers")),
     Job("leaderboard", "referee.run.leaderboard:leaderboard", "one leaderboard: every method side by side, the "
         "established agents ranked with marginal and simultaneous 95 % rank sets and who could be first, the "
         "provisional ones listed below", (
@@ -224,7 +229,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("level", 0.95, "confidence level of the rank sets (default 0.95)", type=probability),
             Option("min_games", MIN_BALLOTS, f"voting: agents on fewer than N ballots are not ranked by the voting "
                    f"methods (default {MIN_BALLOTS})", type=positive_float, metavar="N"))
-        + DATA + SWEEP_OPTIONS, figures=FIGURES + "leaderboard"),
+        + DATA + SWEEP_OPTIONS, figures=FIGURES + "leaderboard", view="referee.present.board_view:leaderboard_view"),
     Job("rank", "referee.run.rating_jobs:rank", "voting-as-evaluation (one ballot per (scenario, repetition) or "
         "match), or game-theoretic rankings on the meta-game (Nash averaging, alpha-Rank)", (
             Option("method", None, "a voting method (repeatable: several side by side), all of them, or nash "

@@ -14,14 +14,12 @@ follow in a second block with their rating and interval and no rank.
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from dataclasses import dataclass
 
 from referee.models.registry import MIN_BALLOTS
 from referee.run.executor import sweep_executor
-from referee.run.rating_labels import ESTABLISHED
 from referee.run.result import Result
 from referee.run.stored import selected_tables
 
@@ -108,24 +106,27 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     """The leaderboard of a store's runner (module doc). Main table `leaderboard`, one row per agent: block
     (ranked / provisional / no information), rank, tier, agent, rating, lower, upper (Bradley-Terry, Elo
     points, 95 %), rank_set (marginal, `level`), joint_rank_set (simultaneous), could_be_first, elo, one column
-    per voting method (its position), nash_mass, alpha_rank_mass, runner_metric (the runner's own headline,
-    where it has one), matches, status; `rank_sets` the numeric bounds; `tier_tests` each pair of neighbours'
+    per voting method (its position), nash_mass, alpha_rank_mass, the runner's own headline number(s) as numeric
+    columns named as the runner names them (clemscore, accuracy and stderr, ...; where it has one), matches,
+    status; `rank_sets` the numeric bounds; `tier_tests` each pair of neighbours'
     difference with its Holm-adjusted p-value; `seat_effect` the advantage of a later seat where the matches
     record seats (`seat_effect`). Every rank, set, tier and status is the board's (`referee.run.board`).
     Fields: `could_be_first` (agents), `level`, `critical` (the critical values per component), `said` (what
-    the board found, as sentences), `runner_numbers` (the first of them); `value` a `Board`."""
-    from referee.prepare.comparisons import comparisons_and_agents, require_comparisons
+    the board found, as sentences), `runner_numbers` (the first of them), `runner_columns` (the runner's own
+    columns), `methods` (each method's own columns: elo, voting positions, masses); `value` a `Board`."""
+    from referee.prepare.comparisons import comparisons_and_agents
     from referee.run.board import infer_board
     from referee.run.ratings import rate
-    from referee.run.runner_numbers import stored_runner_numbers
+    from referee.run.runner_numbers import require_rated, stored_runner_numbers
 
     matches, results, notes = selected_tables(store, runner, phase, where)
     comparisons, agents = comparisons_and_agents(matches, results, parallel=parallel)
-    require_comparisons(comparisons, matches, results)
+    require_rated(comparisons, matches, results)
     with sweep_executor(options) as executor:
         inference = infer_board(comparisons, agents, bootstrap=bootstrap, level=level, seed=seed, executor=executor)
     notes += inference.bt.notes
-    table, runner_numbers = stored_runner_numbers(store, inference.table, matches, results)
+    table, runner_numbers = stored_runner_numbers(store, inference.table, matches, results, headline_only=True)
+    runner_columns = [c for c in table.columns if c not in inference.table.columns]
     said = list(runner_numbers)  # statements of what the board found, not warnings
     ranked = table[table["block"] == "ranked"]
     seats = seat_effect(store, matches, results, said)
@@ -142,9 +143,8 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
         board[column] = board["agent"].map(masses[column])
     first = ["block", "rank", "tier", "agent", "rating", "lower", "upper", "rank_set", "joint_rank_set",
              "could_be_first", "elo"]
-    last = ["runner_metric", "matches", "status"]
-    middle = list(positions.columns) + list(masses.columns)
-    board = board.reindex(columns=first + middle + [c for c in last if c in board.columns])
+    middle = ["elo", *positions.columns, *masses.columns]
+    board = board.reindex(columns=first + middle[1:] + runner_columns + ["matches", "status"])
     best = inference.could_be_first
     rest = len(board) - len(ranked)
     said.append(f"{len(ranked)} established agent(s) ranked; {rest} listed below without a rank (provisional "
@@ -155,5 +155,5 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
               **({"seat_effect": seats} if len(seats) else {})}
     return Result("leaderboard", tables, notes + said, inference.bt.diagnostics,
                   fields={"could_be_first": best, "level": level, "critical": inference.critical, "said": said,
-                          "runner_numbers": runner_numbers},
+                          "runner_numbers": runner_numbers, "runner_columns": runner_columns, "methods": middle},
                   value=Board(inference, elo, votes))

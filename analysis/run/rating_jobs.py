@@ -26,7 +26,8 @@ def ratings(store, method: str = "bt", bootstrap: int = 0, by: str | None = None
             runner: str | None = None, phase: list[str] | None = None, parallel: bool = False,
             where: list[str] | None = None, seed: int = 0, **options) -> Result:
     """Rate agents (`referee ratings`): the rating table (agent, rating, lower, upper, rank and rank interval,
-    group, interval, matches, status, `runner_metric`: the runner's own headline number computed its way) of
+    group, interval, matches, status, and the runner's own numbers as numeric columns named as it names them:
+    clem's clemscore, pct_played and quality, Inspect's accuracy and stderr, ...; `referee.run.runner_numbers`) of
     `method`; `by` slices (game, tag, role, scenario, phase), `covariate` the contextual Bradley-Terry; `ties`
     'davidson' fits Davidson's tie parameter. options : sampling (draws, tune, chains, sampler) and sweep (jobs,
     scheduler, exchange) options."""
@@ -63,11 +64,11 @@ def _rated(matches, results, method, by, parallel, resample, rate_scripted, held
         ComparisonBudgetError,
         comparable_agents,
         comparisons_and_agents,
-        require_comparisons,
         win_counts,
         with_resample,
     )
     from referee.run.ratings import STREAMABLE, rate, rate_counts
+    from referee.run.runner_numbers import require_rated
 
     streamed = method in STREAMABLE and not (fitting["bootstrap"] or by or parallel or held)
     try:
@@ -78,7 +79,7 @@ def _rated(matches, results, method, by, parallel, resample, rate_scripted, held
         names, wins, ties = win_counts(matches, results, scripted=rate_scripted)
         return rate_counts(wins, ties, names, method, prior=fitting["prior"],
                            agents=comparable_agents(matches, results, scripted=rate_scripted))
-    require_comparisons(comparisons, matches, results)
+    require_rated(comparisons, matches, results)
     comparisons, resampled = with_resample(comparisons, matches, resample)
     if resampled and not fitting["bootstrap"]:
         resampled = f"--resample {resample} has no effect without --bootstrap"

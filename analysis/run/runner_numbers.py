@@ -16,8 +16,10 @@ otherwise, so a user can report both:
   averaged over scenarios (the evaluation notebook's normalisation);
 - concordia: the contest's Elo (strict wins, Newman iteration) on the focal agents' scenario comparisons.
 
-`runner_numbers(tables)` is the tidy table of every runner present; `headline_column(numbers)` one text per
-agent for a rating table's `runner_metric` column; `differences(numbers)` the one-line reasons.
+`runner_numbers(tables)` is the tidy table of every runner present; `runner_columns(numbers)` the same as numeric
+columns per agent, named as the runner names them (a rating table's columns beside referee's rating; the
+leaderboard shows the headline alone); `differences(numbers)` the one-line reasons; `runner_numbers_job` the
+`referee runner-numbers` job, which prints them even where referee cannot rate.
 """
 
 from __future__ import annotations
@@ -28,10 +30,13 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from referee.io.loaders.sotopia import DIMENSIONS as _SOTOPIA
 from referee.prepare.clem_table import clem_episodes, clem_names, clem_results
 from referee.prepare.inspect_table import MEANS, inspect_metrics
 from referee.prepare.scores import agent_match_scores
+from referee.run.result import Result
 
+SOTOPIA_DIMENSIONS = tuple(d for d in _SOTOPIA if d != "goal")
 COLUMNS = ["runner", "agent", "unit", "task", "metric", "value", "stderr", "stated", "stated_stderr", "headline"]
 
 
@@ -44,15 +49,33 @@ class Tables:
     measures: pd.DataFrame
 
 
+def only_unit(agent: str, units: list[str]) -> str | None:
+    """The unit whose numbers are the agent's own: its one unit, or none when it has several."""
+    return units[0] if len(units) == 1 else None
+
+
+def self_play(agent: str, units: list[str]) -> str | None:
+    """clem's model is its self-play pair (`gpt-4o-t0.0--gpt-4o-t0.0`): that unit where the agent has it, else its
+    one unit (a game played against a programmatic partner only), else none."""
+    same = [u for u in units if len(set(u.split("--"))) == 1]
+    return same[0] if len(same) == 1 else only_unit(agent, units)
+
+
 @dataclass(frozen=True)
 class Headline:
     """A runner's own headline: its name, how it is computed (Tables -> agent, unit, metric, value, stderr,
-    stated, headline) and why referee's rating may order the agents otherwise."""
+    stated, headline), why referee's rating may order the agents otherwise, `columns` (metric as computed ->
+    the numeric column it is printed in, named as the runner names it; the first is the headline), `stderr`
+    (the column of the headline's standard error where the runner prints one) and `own_unit` (which of an
+    agent's units holds its own numbers)."""
 
     name: str
     compute: Callable[[Tables], pd.DataFrame]
     differs: str
+    columns: dict[str, str]
     measures: bool = False  # whether `compute` reads the measures table
+    stderr: str | None = None
+    own_unit: Callable[[str, list[str]], str | None] = only_unit
 
 
 def _rows(frame: pd.DataFrame) -> pd.DataFrame:
@@ -133,24 +156,33 @@ HEADLINES: dict[str, Headline] = {
         "clemscore", _clem,
         "clem multiplies a model's % played by its mean quality score, game by game; referee compares models "
         "instance by instance (an aborted episode loses to every model that played the instance) and rates the "
-        "wins: a model that wins few instances by much scores higher with clem than with referee", measures=True),
+        "wins: a model that wins few instances by much scores higher with clem than with referee",
+        {"clemscore": "clemscore", "% Played": "pct_played", "Quality Score": "quality"}, measures=True,
+        own_unit=self_play),
     "inspect": Headline(
         "accuracy", _inspect,
         "Inspect averages each model's scores over the samples of its own log; referee compares models only on "
-        "the samples and epochs both ran, so logs of different samples agree on accuracy but not on ratings"),
+        "the samples and epochs both ran, so logs of different samples agree on accuracy but not on ratings",
+        {m: m for m in MEANS}, stderr="stderr"),
     "sotopia": Headline(
         "goal and overall score", _sotopia,
         "Sotopia averages each model's dimension scores over its episodes, whatever the partner and the "
-        "environment; referee compares goal scores on the same environment and agent profiles", measures=True),
+        "environment; referee compares goal scores on the same environment and agent profiles",
+        {d: d for d in ("overall_score", "goal", *SOTOPIA_DIMENSIONS)}, measures=True),
     "meltingpot": Headline(
         "normalised focal per-capita return", _meltingpot,
         "Melting Pot averages the normalised return over scenarios; referee compares populations episode by "
-        "episode, so a population that wins most scenarios narrowly can outrank one that wins a few by much"),
+        "episode, so a population that wins most scenarios narrowly can outrank one that wins a few by much",
+        {"normalised focal per-capita return": "normalised_return"}),
     "concordia": Headline(
         "contest Elo", _concordia,
         "the same Elo as the contest's (strict wins; ties left out); referee's default Bradley-Terry counts a "
-        "tie as half a win, and its table uses a prior where the contest's Elo is undefined"),
+        "tie as half a win, and its table uses a prior where the contest's Elo is undefined",
+        {"contest Elo": "contest_elo"}),
 }
+
+# every column a rating table may carry the runners' own numbers in
+RUNNER_COLUMNS = frozenset(c for h in HEADLINES.values() for c in (*h.columns.values(), h.stderr) if c)
 
 
 def runner_numbers(tables: Tables) -> pd.DataFrame:
@@ -164,50 +196,70 @@ def runner_numbers(tables: Tables) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)[COLUMNS] if parts else pd.DataFrame(columns=COLUMNS)
 
 
-def _text(row) -> str:
-    value = row["value"] if pd.notna(row["value"]) else row["stated"]
-    digits = 0 if float(value).is_integer() and abs(value) >= 100 else 2 if abs(value) >= 1 else 3
-    text = f"{row['metric']} {value:.{digits}f}"
-    if pd.notna(row["stderr"]):
-        text += f" ± {row['stderr']:.{digits}f}"
-    return text
-
-
-def headline_column(numbers: pd.DataFrame) -> pd.Series:
-    """One text per agent (indexed by agent): its headline numbers, each 'metric value[ ± stderr]', followed by
-    its unit where the agent has several ('; ' between them)."""
-    head = numbers[numbers["headline"].astype(bool)]
-    out = {}
-    for agent, block in head.groupby("agent"):
-        several = block["unit"].nunique() > 1
-        out[agent] = "; ".join(_text(r) + (f" [{r['unit']}]" if several else "") for _, r in block.iterrows())
-    return pd.Series(out, dtype=object)
+def runner_columns(numbers: pd.DataFrame, headline_only: bool = False) -> pd.DataFrame:
+    """The runners' own numbers as numeric columns, one row per agent (indexed by agent): each runner's metrics
+    under the runner's own names (`Headline.columns`: clem's clemscore, pct_played, quality; Inspect's accuracy
+    and stderr; Sotopia's dimensions; Melting Pot's normalised_return; Concordia's contest_elo), read from the
+    agent's own unit (`Headline.own_unit`: clem's self-play pair; else the agent's one unit); NaN where the agent
+    has no own unit (the whole table is `runner_numbers`). `headline_only`: each runner's headline columns (and
+    the headline's stderr) alone. Values as the runner computes them (referee's computation, else the runner's stated one)."""
+    frames = []
+    for runner, block in numbers.groupby("runner"):
+        spec = HEADLINES[runner]
+        if headline_only:
+            block = block[block["headline"].astype(bool)]
+        names = {metric: column for metric, column in spec.columns.items() if metric in set(block["metric"])}
+        block = block[block["metric"].isin(names)]
+        own = {agent: spec.own_unit(agent, sorted(rows["unit"].astype(str).unique()))
+               for agent, rows in block.groupby("agent")}
+        block = block[block["unit"].astype(str) == block["agent"].map(own)]
+        value = block["value"].where(block["value"].notna(), block["stated"])
+        wide = block.assign(value=value.astype(float)).pivot_table(index="agent", columns="metric", values="value",
+                                                                   aggfunc="first")
+        wide = wide.reindex(columns=list(names)).rename(columns=names)
+        if spec.stderr:  # the headline's standard error, where the runner prints one
+            head = block[block["headline"].astype(bool)].drop_duplicates("agent").set_index("agent")
+            wide[spec.stderr] = head["stderr"].where(head["stderr"].notna(), head["stated_stderr"]).astype(float)
+        frames.append(wide)
+    if not frames:
+        return pd.DataFrame()
+    out = pd.concat(frames, axis=1)
+    out.columns.name = None
+    return out.loc[:, ~out.columns.duplicated()]
 
 
 def differences(numbers: pd.DataFrame) -> list[str]:
-    """One line per runner present in `numbers`: the runner's headline, and why referee's rating may differ."""
-    return [f"{runner}'s own {HEADLINES[runner].name} is in the `runner_metric` column; {HEADLINES[runner].differs}"
-            for runner in sorted(numbers["runner"].unique())]
+    """One line per runner present in `numbers`: the runner's headline, its column, and why referee's rating may
+    differ."""
+    out = []
+    for runner in sorted(numbers["runner"].unique()):
+        spec = HEADLINES[runner]
+        out.append(f"{runner}'s own {spec.name} is the `{next(iter(spec.columns.values()))}` column "
+                   f"(`referee runner-numbers` prints all of the runner's numbers); {spec.differs}")
+    return out
 
 
-def with_runner_numbers(table: pd.DataFrame, tables: Tables) -> tuple[pd.DataFrame, list[str]]:
-    """A rating table (a column `agent`) with `runner_metric` (the runners' own headline per agent, '' where
-    the runner prints none), and the lines saying why the two may disagree."""
+def with_runner_numbers(table: pd.DataFrame, tables: Tables, headline_only: bool = False
+                        ) -> tuple[pd.DataFrame, list[str]]:
+    """A rating table (a column `agent`) with the runners' own numbers as numeric columns (`runner_columns`),
+    and the lines saying where they are and why the two may disagree."""
     numbers = runner_numbers(tables)
     if numbers.empty:
         return table, []
-    column = table["agent"].map(headline_column(numbers)).fillna("")
-    return table.assign(runner_metric=column.to_numpy()), differences(numbers)
+    wide = runner_columns(numbers, headline_only)
+    wide = wide.drop(columns=[c for c in wide.columns if c in table.columns])
+    added = {column: table["agent"].map(wide[column]).astype(float).to_numpy() for column in wide.columns}
+    return table.assign(**added), differences(numbers)
 
 
-def stored_runner_numbers(store, table: pd.DataFrame, matches: pd.DataFrame,
-                          results: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+def stored_runner_numbers(store, table: pd.DataFrame, matches: pd.DataFrame, results: pd.DataFrame,
+                          headline_only: bool = False) -> tuple[pd.DataFrame, list[str]]:
     """`with_runner_numbers` of a rating table over the matches and results it was rated from, reading the
     store's measures (`referee.io.store.Store`) only where a present runner's headline needs them; a table rated
     by game or without an `agent` column is returned as it is."""
     if "agent" not in table.columns or "game" in table.columns:
         return table, []
-    return with_runner_numbers(table, stored_tables(store, matches, results))
+    return with_runner_numbers(table, stored_tables(store, matches, results), headline_only)
 
 
 def stored_tables(store, matches: pd.DataFrame, results: pd.DataFrame) -> Tables:
@@ -217,3 +269,61 @@ def stored_tables(store, matches: pd.DataFrame, results: pd.DataFrame) -> Tables
     measures = store.table("measures") if needs else pd.DataFrame(columns=["match_id", "player", "name", "value",
                                                                             "kind", "round"])
     return Tables(matches, results, measures)
+
+
+def per_unit(numbers: pd.DataFrame) -> pd.DataFrame:
+    """The runners' own per-unit table (clem's results table per model pair, Inspect's per log, ...): one row per
+    (runner, unit, agent), one numeric column per metric, named as the runner names it (`Headline.columns`; a
+    metric outside them, such as clem's per-game '% Played', keeps the runner's own name), and the headline's
+    standard error where the runner prints one."""
+    rows = []
+    for runner, block in numbers.groupby("runner"):
+        spec = HEADLINES[runner]
+        value = block["value"].where(block["value"].notna(), block["stated"]).astype(float)
+        wide = block.assign(value=value, metric=block["metric"].map(lambda m: spec.columns.get(m, m))).pivot_table(
+            index=["agent", "unit"], columns="metric", values="value", aggfunc="first", sort=False)
+        order = [c for c in spec.columns.values() if c in wide.columns]
+        wide = wide[order + [c for c in wide.columns if c not in order]]
+        if spec.stderr:
+            head = block[block["headline"].astype(bool)].drop_duplicates(["agent", "unit"]).set_index(["agent", "unit"])
+            error = head["stderr"].where(head["stderr"].notna(), head["stated_stderr"]).astype(float)
+            wide.insert(len(order), spec.stderr, error.reindex(wide.index).to_numpy())
+        rows.append(wide.reset_index().assign(runner=runner))
+    out = pd.concat(rows, ignore_index=True)
+    out.columns.name = None
+    return out[["runner", "unit", "agent", *[c for c in out.columns if c not in ("runner", "unit", "agent")]]]
+
+
+def own_numbers(store, runner: str | None = None, phase: list[str] | None = None,
+                where: list[str] | None = None) -> Result:
+    """The runners' own numbers, computed their way from the stored logs (`referee runner-numbers`,
+    `referee.runner_numbers(...)`), whether or not referee can rate these agents. Main table `numbers`: per
+    unit (`per_unit`: clem's model pairs, Inspect's logs); `by_agent` the agent's own numbers as the rating tables
+    show them (`runner_columns`); `long` the tidy table (`runner_numbers`). Lines: why referee's rating may order
+    the agents otherwise. ValueError when no runner of these matches prints a number of its own."""
+    from referee.run.stored import stored_tables as scoped
+
+    matches, results = scoped(store, runner, phase, where)
+    numbers = runner_numbers(stored_tables(store, matches, results))
+    if numbers.empty:
+        present = ", ".join(sorted(matches["runner"].unique())) or "none"
+        raise ValueError(f"no runner of these matches ({present}) prints a headline number of its own that referee "
+                         f"can compute from its logs; referee knows those of {', '.join(HEADLINES)}")
+    by_agent = runner_columns(numbers).rename_axis("agent").reset_index()
+    return Result("runner-numbers", {"numbers": per_unit(numbers), "by_agent": by_agent, "long": numbers}, [], {},
+                  lines=differences(numbers), fields={"runners": sorted(numbers["runner"].unique())})
+
+
+def require_rated(comparisons: pd.DataFrame, matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """`referee.prepare.comparisons.require_comparisons`, its error saying where the runner's own numbers are
+    when the runner prints some (they need no comparison)."""
+    from referee.prepare.comparisons import require_comparisons
+
+    try:
+        return require_comparisons(comparisons, matches, results)
+    except ValueError as exc:
+        own = sorted(set(matches["runner"]) & set(HEADLINES))
+        if not own:
+            raise
+        raise ValueError(f"{exc}; `referee runner-numbers` prints {', '.join(own)}'s own numbers, which need no "
+                         "comparison") from None
