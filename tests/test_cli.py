@@ -98,6 +98,11 @@ def test_demo_writes_report_with_figures(tmp_path, checked_figures):
         assert f'href="figures/{f.name}"' in html and f.with_suffix(".svg").exists()
     assert html.count('src="data:image/png;base64,') == len(figures)
     assert "could not be built" not in html
+    # issue 67: the board opens the page and no machine path reaches a reader (the demo's store is in a build
+    # folder, its samples in referee's data)
+    from test_leaderboard import assert_prints_on_a_page
+
+    assert_prints_on_a_page(tmp_path / "demo")
     markdown = (tmp_path / "demo" / "report.md").read_text()
     assert markdown.count("![") == len(figures) and "Submission" in markdown and "## Appendix: Ratings and rankings (concordia)" in markdown
     # provenance: the lock the run was installed from, the inputs, the versions; a manifest of every file

@@ -27,9 +27,9 @@ def relative_paths(text, base: Path):
         first = found.strip("/").split("/")[0]
         if not first or not (Path("/") / first).exists():
             return found
-        shipped = Path(data_root()).resolve()
-        if Path(found).is_relative_to(shipped) and not base.is_relative_to(shipped):
-            return "referee data/" + Path(found).relative_to(shipped).as_posix()  # a bundled sample, by its name
+        shipped, real = Path(data_root()).resolve(), Path(found).resolve()  # (an editable install links to it)
+        if real.is_relative_to(shipped) and not base.is_relative_to(shipped):
+            return "referee data/" + real.relative_to(shipped).as_posix()  # a bundled sample, by its name
         return os.path.relpath(found, base)
 
     return ABSOLUTE.sub(relative, text)
@@ -37,5 +37,5 @@ def relative_paths(text, base: Path):
 
 def relative_frame(frame: pd.DataFrame, base: Path) -> pd.DataFrame:
     """`frame` with `relative_paths` applied to every text column."""
-    text = [c for c in frame.columns if frame[c].dtype == object]
+    text = [c for c in frame.columns if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])]
     return frame.assign(**{c: frame[c].map(lambda v: relative_paths(v, base)) for c in text}) if text else frame
