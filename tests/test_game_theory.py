@@ -122,7 +122,12 @@ def test_the_one_axis_report_section_names_the_disagreement_and_draws_the_cycles
     section = one_axis_section("rps", elo, nash, alpha)
     text = " ".join(section.text)
     assert "more than noise" in text and "paper > rock > scissors" in text
-    assert "They disagree on the first place: Elo rock; Nash averaging paper, rock, scissors" in text
+    assert ("They disagree on the first place: Elo puts rock first; Nash averaging puts paper, rock, scissors "
+            "first") in text
+    # a method that ranks nobody first is left out of the sentence, never printed empty ("Elo ;")
+    nobody = one_axis_section("rps", elo.assign(rank=elo["rank"] + 1), nash, alpha)
+    said = " ".join(nobody.text)
+    assert "Elo puts" not in said and "Elo ;" not in said and "Nash averaging puts paper, rock, scissors first" in said
     table = section.tables[0][1].set_index("agent")
     assert table.loc["scissors", "spread"] == 2 and table.loc["dud", "nash_rank"] == 4
     assert len(section.figures) == 1
