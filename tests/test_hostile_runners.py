@@ -439,8 +439,8 @@ def test_inspect_checks_what_it_stores_against_its_own_rules(tmp_path):
     assert any("fewer samples than their header" in w and "6 of 12" in w for w in report.warnings), report.warnings
 
 
-@pytest.mark.parametrize("name, value", [("Aborted", 2), ("Main Score", -5.0), ("Main Score", 1e6)])
-def test_clem_a_flag_not_0_or_1_and_a_main_score_outside_0_to_100_are_set_aside(tmp_path, name, value):
+@pytest.mark.parametrize("name, value", [("Aborted", 2), ("Success", 0.5)])
+def test_clem_a_flag_not_0_or_1_is_set_aside(tmp_path, name, value):
     def change(doc):
         doc["episode scores"][name] = value
 
@@ -450,7 +450,20 @@ def test_clem_a_flag_not_0_or_1_and_a_main_score_outside_0_to_100_are_set_aside(
     assert quarantine["field"].tolist() == [f"episode scores.{name}"]
     assert quarantine["reason"].tolist() == ["out of range"]
     assert store.table("results")["score"].isna().all() and store.table("results")["outcome"].isna().all()
-    assert "Success" in set(store.table("measures")["name"])  # the file's other scores are kept
+    assert {"Success", "Aborted"} - {name} <= set(store.table("measures")["name"])  # the file's other scores kept
+
+
+@pytest.mark.parametrize("value", [-5.0, -37.5, 1e6])
+def test_clem_a_main_score_outside_0_to_100_is_stored_as_clem_writes_it(tmp_path, value):
+    """clem's eqbench writes negative Main Scores and clem's results.csv averages them in: no range is a rule."""
+    def change(doc):
+        doc["episode scores"]["Main Score"] = value
+
+    folder = _clem_episode(tmp_path, scores=change)
+    store, report = _ingest(tmp_path, [folder])
+    assert report.quarantined == 0
+    main = store.table("measures").query("name == 'Main Score'")["value"]
+    assert main.tolist() == [value] and (store.table("results")["score"] == value).all()
 
 
 def test_clem_an_object_game_id_is_set_aside_and_a_turn_from_a_stranger_is_named(tmp_path):

@@ -44,7 +44,7 @@ def test_unknown_runner_is_set_aside_once_per_file_then_read_with_a_mapping(tave
         q = store.table("quarantine")
         sources = store.table("sources")
     assert len(q) == N_FILES and set(q.record) == {"-"} and set(q.reason) <= {"unknown format", "not this runner"}
-    assert "'episode'" in q.message.iloc[0] and "'payload'" in q.message.iloc[0] and "--runner FILE.toml" in q.message.iloc[0]
+    assert "'episode'" in q.message.iloc[0] and "'payload'" in q.message.iloc[0] and "--runner MAPPING.toml" in q.message.iloc[0] and "referee map " in q.message.iloc[0]
     assert (sources.accepted == 0).all() and (sources.read == 1).all()
     assert q.raw.str.len().max() <= FILE_RAW_CAP + 200  # each file's head, not all of its text
     # problem 3: after the fix the files are read again (they were never marked as ingested) ...
@@ -107,7 +107,7 @@ def test_flat_event_logs_are_not_a_table(tmp_path, capsys):
     assert totals["by_reason"] == {"not this runner": 5}
     with Store(tmp_path / "s.duckdb", read_only=True) as store:
         message = store.table("quarantine").message.iloc[0]
-    assert "tried table" in message and "'match'" in message and "--runner FILE.toml" in message
+    assert "tried table" in message and "'match'" in message and "--runner MAPPING.toml" in message and "referee map " in message
 
 
 def test_early_stop_names_the_keys_and_the_runners_tried(tmp_path):

@@ -222,3 +222,63 @@ def test_sotopia_tournament_episode_logs_are_read(tmp_path, capsys):
                             for v in (doc["model_mapping"], doc["rewards"]))
         assert rows["player"].tolist() == list(mapping) and rows["agent"].tolist() == list(mapping.values())
         assert rows["score"].tolist() == [float(r) for r in rewards]
+
+
+def _documents(path: Path) -> list:
+    """Every JSON document of a file written one after another (the independent reading: the standard library's
+    raw_decode, document by document)."""
+    text, decoder, at, docs = path.read_text(encoding="utf-8"), json.JSONDecoder(), 0, []
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at == len(text):
+            return docs
+        doc, at = decoder.raw_decode(text, at)
+        docs.append(doc)
+
+
+def test_concordias_appended_reruns_are_read_run_by_run_and_identical_records_stored_once(tmp_path, capsys):
+    """Concordia's evaluation script opens its results file in mode 'a': a rerun writes a second array after the
+    first (test5, test6). Each array's records are stored, the rerun's as '(rerun 1)' repetitions, a record
+    repeated identically stored once and said; every focal score is the file's own."""
+    root = shared_file("real", "concordia-results-appended")
+    store, out = _ingest("concordia-results-appended", tmp_path, capsys)
+    expected, repeated = [], 0
+    for path in sorted(root.glob("*.json")):
+        docs = _documents(path)
+        seen = set()
+        for k, doc in enumerate(docs):
+            for record in doc:
+                key = json.dumps(record, sort_keys=True)
+                if k and key in seen:
+                    repeated += 1
+                    continue
+                seen.add(key)
+                expected.append((record["focal_agent"], record["scenario"], "mean" + (f" (rerun {k})" if k else ""),
+                                 record["focal_per_capita_score"]))
+    assert len(_documents(root / "test5__google_gemma-2-9b-it__all-mpnet-base-v2.json")) == 2 and repeated > 0
+    assert out["read"] == out["accepted"] == len(expected) and out["quarantined"] == 0
+    with store:
+        matches, results = store.table("matches"), store.table("results")
+    focal = results[results["group"] == "focal"].merge(matches[["match_id", "scenario", "repetition"]])
+    got = sorted(zip(focal["agent"], focal["scenario"], focal["repetition"], focal["score"]))
+    assert got == sorted(expected)
+    assert any("repeated identically" in n and str(repeated) in n for n in out["warnings"] + out.get("notes", [])), out
+
+
+def test_kaggles_repeated_game_replay_with_rewards_only_in_its_steps_is_read(tmp_path, capsys):
+    """Kaggle's OpenSpiel repeated-game test replay has no top-level rewards or statuses: Environment.toJSON
+    computes them from the last step, and so does referee."""
+    root = shared_file("real", "kaggle-official")
+    [path] = sorted(root.glob("*.json"))
+    doc = _json(path)
+    assert "rewards" not in doc and "statuses" not in doc
+    store, out = _ingest("kaggle-official", tmp_path, capsys)
+    assert out["read"] == out["accepted"] == 1
+    with store:
+        results = store.table("results").sort_values("player")
+    last = doc["steps"][-1]
+    assert results["agent"].tolist() == doc["info"]["TeamNames"]
+    assert results["score"].tolist() == [float(s["reward"]) for s in last]
+    best = max(s["reward"] for s in last)
+    assert results["outcome"].tolist() == ["win" if s["reward"] == best else "loss" for s in last]

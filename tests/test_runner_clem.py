@@ -86,3 +86,4 @@ def test_one_model_against_the_scripted_partner_gives_no_comparison_and_says_why
     scripted = comparisons_from_tables(matches, results, scripted=True)
     assert set(scripted["a"]) | set(scripted["b"]) == {"mock", "programmatic"}
     assert (scripted["outcome"] == 0.5).all() and scripted["cluster"].str.startswith("guessnumber/").all()
+

@@ -237,3 +237,28 @@ def test_a_store_referee_cannot_rate_still_shows_the_runners_numbers(tmp_path, c
     assert table["stderr"].iloc[0] == pytest.approx(header["stderr"]["value"], abs=1e-12)
     assert main(["report", "--store", str(store), "--out", str(tmp_path / "rep"), "--no-models"]) == 0
     assert "## The runners' own numbers (inspect)" in (tmp_path / "rep" / "report.md").read_text()
+
+
+def test_a_run_whose_folders_were_renamed_keeps_one_model_and_clems_own_table(tmp_path):
+    """Issue 68: run folders renamed after the run (`X-t0.0--X-t0.0` to `X-t0.0`, meta.results_folder still the
+    pair) and scores.json files without meta (clem's older scorer): every scores.json finds its episode through its
+    interactions.json, each model stays one model, and clem's table equals the unrenamed run's."""
+    import json
+    import shutil
+
+    clem_run(tmp_path / "as_run", instances=3, experiments=1, seed=2)
+    shutil.copytree(tmp_path / "as_run", tmp_path / "renamed")
+    for folder in sorted((tmp_path / "renamed").iterdir()):
+        for scores in folder.rglob("scores.json"):
+            doc = json.loads(scores.read_text())
+            doc.pop("meta")
+            scores.write_text(json.dumps(doc))
+        folder.rename(folder.with_name(folder.name.split("--")[0]))
+    tables = {}
+    for name in ("as_run", "renamed"):
+        store = referee.open([tmp_path / name], store=tmp_path / f"{name}.duckdb")
+        assert store.last_ingest.quarantined == 0, name
+        tables[name] = (clem_results(clem_episodes(store.table("matches"), store.table("measures"))),
+                        store.table("results").query("group == 'focal'").groupby("agent").size())
+    pd.testing.assert_frame_equal(tables["renamed"][0], tables["as_run"][0])
+    pd.testing.assert_series_equal(tables["renamed"][1], tables["as_run"][1])

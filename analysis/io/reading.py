@@ -183,8 +183,8 @@ def not_recognised(path: Path, digest: str, tried: list[NotThisRunner], keys: li
         seen = f"valid JSON, no runner's keys: one JSON document whose top-level keys are {keys}"
     else:
         seen = f"keys seen in its first records: {keys}" if keys else "no JSON records seen in its head"
-    hint = ("describe this runner's logs in a mapping file and pass it with --runner FILE.toml "
-            "(data/formats/mapped.md), or force a built-in runner with --runner "
+    hint = (f"`referee map {path.parent if path.parent.name else path}` drafts a mapping of these logs (then "
+            "`referee ingest --runner MAPPING.toml`; data/formats/mapped.md), or force a built-in runner with --runner "
             f"({', '.join(sorted(loaders.RUNNERS))})")
     if tried:
         error = RecordError(tried[-1].reason if forced else "not this runner", tried[-1].field,

@@ -223,7 +223,7 @@ DATA = (RUNNER, PHASE,
                metavar="COLUMN=VALUE"),
         SEED)
 SAMPLING_OPTIONS = (
-    Option("draws", None, f"draws per chain after tuning (default {DRAWS}; tag effects 1500, the Measurement Layout "
+    Option("draws", None, f"draws per chain after tuning (default {DRAWS}; tag effects 2500, the Measurement Layout "
            f"{LAYOUT_DRAWS}, the audit's regression 5000)", type=positive_int, group=SAMPLING),
     Option("tune", None, f"tuning steps per chain (default {TUNE}; the Measurement Layout {LAYOUT_TUNE})", type=count,
            group=SAMPLING),

@@ -64,11 +64,12 @@ LIKELIHOODS = ("ordered", "squeeze")
 STRUCTURES = ("identified", "paper")
 # agent slopes need the tag in (and out of) this many scenarios; see `slope_tags`
 MIN_SLOPE_SCENARIOS = 3
-# tag effects tune for 500 steps and draw 1,500. At contest scale 300 tuning steps gave slightly more
+# tag effects tune for 500 steps and draw 2,500. At contest scale 300 tuning steps gave slightly more
 # effective draws (947 against 759 of 5,000, seeds 0 and 1), but on the bundled 8-agent sample 300 left one
 # chain badly adapted (seed 0: tail ESS 143, R-hat 1.010) where 500 converged (tail ESS 1,403, R-hat 1.004)
-# in the same 35 s
-TAG_TUNE, TAG_DRAWS = 500, 1500
+# in the same 35 s. At target acceptance 0.98 (below) 1,500 draws left the bundled sample's tail ESS at 306 of
+# the 400 required (seed 0, AMD EPYC); 2,500 gave 810 (R-hat 1.002, no divergence) in 51 s of sampling
+TAG_TUNE, TAG_DRAWS = 500, 2500
 # the step size's target acceptance of the tag-effects fit: with few agents (6, 16 scenarios) the agent slopes'
 # scales and correlations leave a narrow neck, where nutpie's default 0.8 diverged 2-21 times in every one of
 # six seeds (low-rank adaptation: 4-18) and 0.9 once in five of six; 0.95 gave none in six, sampling 1.5x longer,

@@ -185,21 +185,20 @@ def outcome(flags: dict[str, int | None]) -> str | None:
 EPISODE_KEYS = ("results_folder", "game_name", "experiment_name", "game_id")  # what names an episode in `meta`
 
 
-MAIN_RANGE = (0.0, 100.0)  # clem's Main Score (its BENCH_SCORE) is a quality score from 0 to 100
-
-
 def score_number(value: object, field: str) -> float | None:
     """One of clem's scores: None where missing or NaN (clem's 'undefined', as an aborted episode's Main
-    Score), else `score_value`'s finite number; RecordError naming `field` for text, a boolean or an infinity,
-    for an episode flag (Aborted, Lose, Success) other than 0 or 1, and for a Main Score outside 0-100."""
+    Score), else `score_value`'s finite number; RecordError naming `field` for text or an infinity, and for an
+    episode flag (Aborted, Lose, Success) other than 0 or 1 (a boolean flag is its 0 or 1: clem's games log
+    them as `int(flag)` or the flag itself). A Main Score has no range: each game computes its own BENCH_SCORE,
+    and eqbench's is negative for poor answers (clem's results.csv averages them in)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
-    number = score_value(value, field, allow_neg_inf=False)
     name = field.rpartition(".")[2]
+    if name in FLAGS and isinstance(value, bool):
+        return float(value)
+    number = score_value(value, field, allow_neg_inf=False)
     if name in FLAGS and number not in (0, 1):
         raise RecordError("out of range", field, f"clem's {name} flag is 0 or 1, got {value!r}")
-    if name == MAIN and not MAIN_RANGE[0] <= number <= MAIN_RANGE[1]:
-        raise RecordError("out of range", field, f"clem's Main Score runs from 0 to 100, got {value!r}")
     return number
 
 

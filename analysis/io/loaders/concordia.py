@@ -20,7 +20,7 @@ import math
 from pathlib import Path
 
 from referee.io.catalogue import contest_catalogue, earlier_catalogue
-from referee.io.loaders.files import Faulty
+from referee.io.loaders.files import Faulty, read_json_documents
 from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
@@ -28,7 +28,6 @@ from referee.io.loaders.base import (
     RecordError,
     ResultBuilder,
     ranks_from_scores,
-    read_json,
     require,
     score_value,
 )
@@ -230,17 +229,52 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """
     out = ResultBuilder(path, content_hash, NAME)
     try:
-        doc = read_json(path)
-        records = doc if isinstance(doc, list) else [doc]
-        if isinstance(doc, list) and doc and all(isinstance(r, dict) for r in doc) and \
-                not any("focal_agent" in r or "scenario" in r for r in doc):
-            raise NotThisRunner("no record has 'focal_agent' or 'scenario'", runner=NAME, field="focal_agent")
+        docs = read_json_documents(path)
+        for doc in docs:
+            if isinstance(doc, list) and doc and all(isinstance(r, dict) for r in doc) and \
+                    not any("focal_agent" in r or "scenario" in r for r in doc):
+                raise NotThisRunner("no record has 'focal_agent' or 'scenario'", runner=NAME, field="focal_agent")
     except RecordError as exc:
         return out.reject_file(exc)
+
     def match_id(match: dict, index: int) -> str:
         phase = f"{match['phase']}:" if match["phase"] else ""  # one scenario's repetition 0 exists in each phase
         return f"concordia:{phase}{match['scenario']}:{match['repetition']}:{match.pop('focal')}"
 
-    expanded = ((f"{i}{suffix}", part) for i, record in enumerate(records) for suffix, part in earlier_records(record))
-    out.accept_records(expanded, lambda record: parse_record(record, options), match_id)
+    runs: dict[int, tuple[int, object]] = {}  # id(record) -> (its array's number, the record kept alive)
+
+    def parse(record) -> dict[str, list[dict]]:
+        rows = parse_record(record, options)
+        k = runs.get(id(record), (0, None))[0]
+        if k:  # a rerun appended to the file: its repetitions are new matches, not the first run's
+            for match in rows["matches"]:
+                match["repetition"] = f"{match['repetition']} ({RERUN} {k})"
+        return rows
+
+    out.accept_records(_appended_runs(docs, out, runs), parse, match_id)
     return out.build()
+
+
+RERUN = "rerun"  # the repetition label of a record from the k-th array appended to a results file: '0 (rerun 1)'
+
+
+def _appended_runs(docs: list, out: ResultBuilder, runs: dict):
+    """(label, record) of every record of a results file's documents: the first as written, each later one (a
+    rerun the evaluation script appended to the same file) labelled 'k:i' and entered in `runs` (id -> (k,
+    record)), so that its repetitions are labelled '(rerun k)' once parsed and a rerun adds matches instead of
+    colliding with the first run's; a record repeated identically in a later array is stored once (and said)."""
+    seen = set()
+    for k, doc in enumerate(docs):
+        for i, record in enumerate(doc if isinstance(doc, list) else [doc]):
+            if k:
+                key = json.dumps(record, sort_keys=True, default=str)
+                if key in seen:
+                    out.note("Concordia record(s) repeated identically in a later array appended to the same "
+                             "results file: stored once")
+                    continue
+            elif len(docs) > 1:
+                seen.add(json.dumps(record, sort_keys=True, default=str))
+            for suffix, part in earlier_records(record):
+                if k:
+                    runs[id(part)] = (k, part)
+                yield (f"{k}:{i}{suffix}" if k else f"{i}{suffix}"), part

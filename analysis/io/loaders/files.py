@@ -329,12 +329,57 @@ def read_json(path: Path, within: tuple[str, ...] = ()) -> Any:
     fault of a top-level object) for the whole file, with line and column; a fault inside one item of a
     top-level list named in `within` is left for the caller to find per item (`record_fault`).
     """
+    return parse_json_text(json_text(path), within)
+
+
+def json_text(path: Path) -> str:
+    """A JSON file's text: a byte-order mark skipped, bytes that are not UTF-8 kept as marked characters (found
+    per record). RecordError('empty file') for a file of whitespace only."""
     data = path.read_bytes()
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     text = data.decode("utf-8", errors="surrogateescape")  # bad bytes become marked characters, found per record
     if not text.strip():
         raise RecordError("empty file", None, "the file is empty")
+    return text
+
+
+def document_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each JSON document written one after another in `text` (a file a writer appended to:
+    Concordia's evaluation script opens its results file in mode 'a', so a rerun writes a second array right
+    after the first). One span for an ordinary file; raises json.JSONDecodeError where a document does not
+    parse."""
+    decoder, spans, at = json.JSONDecoder(), [], 0
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at >= len(text):
+            return spans
+        _, end = decoder.raw_decode(text, at)
+        spans.append((at, end))
+        at = end
+
+
+def read_json_documents(path: Path, within: tuple[str, ...] = ()) -> list[Any]:
+    """Every JSON document of a file, in order: `[read_json(path)]` for an ordinary file, and for a file a writer
+    appended to (documents back to back, `document_spans`) each document parsed as `read_json` parses a file.
+    Raises as `read_json` does when the text is not a sequence of documents."""
+    text = json_text(path)
+    try:
+        return [parse_json_text(text, within)]
+    except RecordError as exc:
+        if not exc.detail.startswith("Extra data"):
+            raise
+        first = exc
+    try:
+        spans = document_spans(text)
+    except (json.JSONDecodeError, RecursionError):
+        raise first from None
+    return [parse_json_text(text[start:end], within) for start, end in spans]
+
+
+def parse_json_text(text: str, within: tuple[str, ...] = ()) -> Any:
+    """`read_json` of a text already read (`json_text`)."""
     doc = fast_loads(text)
     if doc is not UNREAD:
         return doc

@@ -39,7 +39,10 @@ from referee.io.loaders.detect import share
 
 NAME = "kaggle"
 SEATS = True  # the format numbers each player by its seat (turn order): `referee.prepare.covariates.seats`
-KEYS = ("name", "steps", "rewards", "statuses")  # what every replay carries
+KEYS = ("name", "steps")  # what every replay carries
+# what `Environment.toJSON` adds from the last step (each seat's `reward` and `status` there): a replay written
+# without them (the OpenSpiel repeated-game test replays of Kaggle/kaggle-environments) is read from its last step
+FINAL = ("rewards", "statuses")
 OPTIONAL = ("id", "title", "description", "version", "module_version", "configuration", "specification",
             "schema_version", "info", "logs")
 FAILED = ("INVALID", "TIMEOUT", "ERROR")  # a seat's final status that forfeits (Kaggle nulls its reward)
@@ -65,9 +68,11 @@ def sniff(path: Path, head: str, sample: list) -> float:
         return 0.0
     if sample:
         return share(sample, lambda r: all(k in r for k in KEYS) and "configuration" in r)
-    # a replay larger than the head: its top-level keys come first in Kaggle's output, the steps follow
+    # a replay larger than the head: its top-level keys come first in Kaggle's output, the steps follow (a
+    # replay without the final rewards and statuses holds its seats' rewards and statuses in each step)
     text = head.lstrip()[:4096]
-    return 1.0 if text.startswith("{") and all(f'"{k}"' in head for k in ("statuses", "configuration")) else 0.0
+    final = '"statuses"' in head or ('"steps"' in head and '"status"' in head and '"reward"' in head)
+    return 1.0 if text.startswith("{") and '"configuration"' in head and final else 0.0
 
 
 def _agents(record: dict, seats: int) -> list[str]:
@@ -150,12 +155,28 @@ def _events(steps: list, seats: int, illegal: set[int]) -> list[dict]:
     return events
 
 
+def _final_from_steps(record: dict) -> dict:
+    """`rewards` and `statuses` as `Environment.toJSON` computes them (each seat's `reward` and `status` in the
+    last step), for a replay written without them; {} when the last step does not hold them (the record's own
+    checks then name what is missing)."""
+    steps = record.get("steps")
+    last = steps[-1] if isinstance(steps, list) and steps and isinstance(steps[-1], list) else None
+    if not last or not all(isinstance(s, dict) and "reward" in s and "status" in s for s in last):
+        return {} if all(k in record for k in FINAL) else {k: None for k in FINAL if k not in record}
+    return {"rewards": [s["reward"] for s in last], "statuses": [s["status"] for s in last]}
+
+
 def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     """Canonical rows (matches, results, events) for one replay; raises RecordError naming the field."""
-    checked_keys(record, "a Kaggle replay", KEYS, set(KEYS) | set(OPTIONAL))
+    checked_keys(record, "a Kaggle replay", KEYS, set(KEYS) | set(FINAL) | set(OPTIONAL))
     game = record["name"]
     if not isinstance(game, str) or not game:
         raise RecordError("wrong type", "name", f"expected the environment's name, got {game!r}")
+    record = {**_final_from_steps(record), **record}
+    for key in FINAL:
+        if record[key] is None:
+            raise RecordError("missing field", key, f"the replay has no final {key}, nor a last step holding each "
+                              "seat's reward and status")
     statuses, rewards_raw, steps = record["statuses"], record["rewards"], record["steps"]
     if not isinstance(statuses, list) or len(statuses) < 2:
         raise RecordError("wrong type", "statuses", "expected one final status per seat, two seats or more")
@@ -203,7 +224,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     out = ResultBuilder(path, content_hash, NAME)
     try:
         doc = read_json(path)
-        if isinstance(doc, dict) and not any(k in doc for k in KEYS):
+        if isinstance(doc, dict) and not any(k in doc for k in ("steps", *FINAL)):
             raise NotThisRunner("the object has none of a replay's keys (steps, rewards, statuses)",
                                 runner=NAME, field="steps")
     except RecordError as exc:
