@@ -157,9 +157,9 @@ def pytest_configure(config):
                                        "seeds and BLAS thread counts")
     config.addinivalue_line("markers", "seeds: a rerun of a Bayesian test under another sampler seed (`--seeds N`)")
     config.addinivalue_line("markers", "heavy: validation `make test` leaves to `make test-all`: the simulation-based "
-                                       "calibration of every model but bayes-bt, the contest notebook, the second "
-                                       "layout recovery, the paper fits, the either-door file comparison and the "
-                                       "non-editable install (about 13 minutes on 2 cores)")
+                                       "calibration of every model but bayes-bt, the contest notebook, the layout "
+                                       "recoveries, the outcome models' crossed ladder, the paper fits, the "
+                                       "either-door file comparison and the non-editable install")
 
 
 # --------------------------------------------------------------------------------------------- seed sweep (issue 53)

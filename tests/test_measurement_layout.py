@@ -31,6 +31,7 @@ def _layout_contest(seed: int, agents: int):
     return sim, catalogue, demands, cells
 
 
+@pytest.mark.heavy  # make test-all (issue 65: make test under 20 minutes on 2 cores)
 @pytest.mark.bayes
 def test_capabilities_are_recovered():
     sim, _, demands, cells = _layout_contest(seed=1, agents=10 if FULL else 6)

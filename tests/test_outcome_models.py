@@ -99,8 +99,8 @@ def ladder(request):
     return _LADDER[shift]
 
 
+@pytest.mark.heavy  # the crossed-model ladder: `make test-all` runs it once, `make test-seeds` under ten seeds
 @pytest.mark.bayes
-@pytest.mark.slow  # a minute a ladder: `make test` runs it once, `make test-seeds` under ten seeds
 def test_the_crossed_model_converges_covers_the_true_agent_effects_and_flags_the_aliased(ladder):
     frame, truth, fits = ladder
     crossed = fits["crossed"]
@@ -115,8 +115,8 @@ def test_the_crossed_model_converges_covers_the_true_agent_effects_and_flags_the
     assert len(frame) == 10 * 6 * 40 * 2 + 2 * 40 * 2
 
 
+@pytest.mark.heavy  # the crossed-model ladder: `make test-all` runs it once, `make test-seeds` under ten seeds
 @pytest.mark.bayes
-@pytest.mark.slow  # a minute a ladder: `make test` runs it once, `make test-seeds` under ten seeds
 def test_psis_loo_and_waic_prefer_the_crossed_model_over_agent_only(ladder):
     _, _, fits = ladder
     table, notes = og.compare_ladder(fits)

@@ -5,6 +5,7 @@ so that no renderer reads it as HTML (`<script>`, `<img onerror>`) or a cell's `
 from __future__ import annotations
 
 import html
+import re
 
 import pandas as pd
 from markupsafe import Markup
@@ -29,7 +30,18 @@ def md_table(frame: pd.DataFrame, rows: int) -> Markup:
     shown = shown.set_axis([md_cell(str(c)) for c in shown.columns], axis=1)
     for column in shown.columns:
         shown[column] = shown[column].map(md_cell)
-    return Markup(shown.to_markdown(index=False, disable_numparse=True))
+    align = ["right" if _numbers(shown[c]) else "left" for c in shown.columns]
+    return Markup(shown.to_markdown(index=False, disable_numparse=True, colalign=align))
+
+
+NUMBER = re.compile(r"^[-+<>≥≤]?\s?\d[\d.,–\s-]*$|^—$|^open$")  # a number, interval or rank set as a cell reads
+
+
+def _numbers(column: pd.Series) -> bool:
+    """Whether a column of cell texts holds numbers (right-aligned, as figures are set)."""
+    texts = [str(v) for v in column]
+    return bool(texts) and all(NUMBER.match(v) for v in texts) and any(v[:1].isdigit() or v[1:2].isdigit()
+                                                                     for v in texts)
 
 
 def md_finalize(value):

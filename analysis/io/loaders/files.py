@@ -362,8 +362,9 @@ def document_spans(text: str) -> list[tuple[int, int]]:
 
 def read_json_documents(path: Path, within: tuple[str, ...] = ()) -> list[Any]:
     """Every JSON document of a file, in order: `[read_json(path)]` for an ordinary file, and for a file a writer
-    appended to (documents back to back, `document_spans`) each document parsed as `read_json` parses a file.
-    Raises as `read_json` does when the text is not a sequence of documents."""
+    appended arrays to (arrays back to back, `document_spans`) each array parsed as `read_json` parses a file.
+    Raises as `read_json` does when the text is not a sequence of arrays (JSON lines of objects are another
+    format: their first error stands)."""
     text = json_text(path)
     try:
         return [parse_json_text(text, within)]
@@ -375,6 +376,8 @@ def read_json_documents(path: Path, within: tuple[str, ...] = ()) -> list[Any]:
         spans = document_spans(text)
     except (json.JSONDecodeError, RecursionError):
         raise first from None
+    if not all(text[start] == "[" for start, _ in spans):
+        raise first
     return [parse_json_text(text[start:end], within) for start, end in spans]
 
 
