@@ -203,19 +203,22 @@ def test_ratings_on_a_clemcore_run_print_clems_numbers_as_numeric_columns(tmp_pa
 
 
 def test_runner_numbers_prints_clems_results_table_for_every_model_pair(tmp_path, capsys):
+    """The job's per-pair table against clem's own raw.csv: clem's aggregation of clem's rows for the episodes
+    the trimmed folder holds (an independent path from the logs referee parsed to the numbers it prints)."""
     root = shared_file("real", "clembench-ludo")
     store = referee.open([root], store=tmp_path / "s.duckdb")
     found = referee.runner_numbers(store)
     table = found.table().set_index("unit")
-    raw = pd.read_csv(root / "raw.csv", index_col=0)
-    kept = raw[raw["model"].isin(table.index)]  # the trimmed run's episodes are a subset of clem's raw table
     assert len(table) == 3 and table.index.isin(pd.read_csv(root / "results.csv", index_col=0).index).all()
-    mine = clem_results(clem_episodes(store.table("matches"), store.table("measures")))
+    raw = pd.read_csv(root / "raw.csv", index_col=0)
+    held = {(f.parents[3].name, f.parents[1].name, f.parent.name) for f in root.rglob("scores.json")}
+    kept = raw[[key in held for key in zip(raw["model"], raw["experiment"], raw["episode"])]]
+    clems = clem_results(kept)  # clem's bencheval aggregation (itself checked against results.csv)
+    assert len(clems) == 3
     for column, theirs in (("clemscore", "-, clemscore"), ("pct_played", "all, Average % Played"),
                            ("quality", "all, Average Quality Score"), ("ludo, Quality Score (std)",
                                                                        "ludo, Quality Score (std)")):
-        assert np.allclose(table[column], mine[theirs].reindex(table.index), atol=1e-9, equal_nan=True), column
-    assert len(kept)  # and the job names the units as clem's raw table does
+        assert np.allclose(table[column], clems[theirs].reindex(table.index), atol=1e-9, equal_nan=True), column
     by_agent = found.table("by_agent").set_index("agent")
     assert by_agent.loc["gpt-4o", "clemscore"] == table.loc["gpt-4o-t0.0--gpt-4o-t0.0", "clemscore"]  # self-play
 

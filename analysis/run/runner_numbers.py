@@ -18,8 +18,9 @@ otherwise, so a user can report both:
 
 `runner_numbers(tables)` is the tidy table of every runner present; `runner_columns(numbers)` the same as numeric
 columns per agent, named as the runner names them (a rating table's columns beside referee's rating; the
-leaderboard shows the headline alone); `differences(numbers)` the one-line reasons; `runner_numbers_job` the
-`referee runner-numbers` job, which prints them even where referee cannot rate.
+leaderboard shows the headline alone), read from `per_unit(numbers)` (the runner's own per-unit table);
+`differences(numbers)` the one-line reasons; `own_numbers` the `referee runner-numbers` job, which prints them even
+where referee cannot rate.
 """
 
 from __future__ import annotations
@@ -197,34 +198,26 @@ def runner_numbers(tables: Tables) -> pd.DataFrame:
 
 
 def runner_columns(numbers: pd.DataFrame, headline_only: bool = False) -> pd.DataFrame:
-    """The runners' own numbers as numeric columns, one row per agent (indexed by agent): each runner's metrics
-    under the runner's own names (`Headline.columns`: clem's clemscore, pct_played, quality; Inspect's accuracy
-    and stderr; Sotopia's dimensions; Melting Pot's normalised_return; Concordia's contest_elo), read from the
-    agent's own unit (`Headline.own_unit`: clem's self-play pair; else the agent's one unit); NaN where the agent
-    has no own unit (the whole table is `runner_numbers`). `headline_only`: each runner's headline columns (and
-    the headline's stderr) alone. Values as the runner computes them (referee's computation, else the runner's stated one)."""
+    """The runners' own numbers as numeric columns, one row per agent (indexed by agent): the row of `per_unit`
+    that is the agent's own unit (`Headline.own_unit`: clem's self-play pair; else the agent's one unit), its
+    columns named as the runner names them (`Headline.columns`: clem's clemscore, pct_played, quality;
+    Inspect's accuracy and stderr; Sotopia's dimensions; Melting Pot's normalised_return; Concordia's
+    contest_elo); NaN where the agent has no own unit (the whole table is `per_unit`). `headline_only`: each
+    runner's headline columns (and the headline's stderr) alone."""
     frames = []
-    for runner, block in numbers.groupby("runner"):
+    for runner, rows in per_unit(numbers).groupby("runner"):
         spec = HEADLINES[runner]
-        if headline_only:
-            block = block[block["headline"].astype(bool)]
-        names = {metric: column for metric, column in spec.columns.items() if metric in set(block["metric"])}
-        block = block[block["metric"].isin(names)]
-        own = {agent: spec.own_unit(agent, sorted(rows["unit"].astype(str).unique()))
-               for agent, rows in block.groupby("agent")}
-        block = block[block["unit"].astype(str) == block["agent"].map(own)]
-        value = block["value"].where(block["value"].notna(), block["stated"])
-        wide = block.assign(value=value.astype(float)).pivot_table(index="agent", columns="metric", values="value",
-                                                                   aggfunc="first")
-        wide = wide.reindex(columns=list(names)).rename(columns=names)
-        if spec.stderr:  # the headline's standard error, where the runner prints one
-            head = block[block["headline"].astype(bool)].drop_duplicates("agent").set_index("agent")
-            wide[spec.stderr] = head["stderr"].where(head["stderr"].notna(), head["stated_stderr"]).astype(float)
-        frames.append(wide)
+        mine = numbers[numbers["runner"] == runner]
+        heads = set(mine.loc[mine["headline"].astype(bool), "metric"])
+        kept = [column for metric, column in spec.columns.items()
+                if column in rows.columns and (metric in heads or not headline_only)]
+        kept += [spec.stderr] if spec.stderr in rows.columns else []
+        own = {agent: spec.own_unit(agent, sorted(block["unit"].astype(str).unique()))
+               for agent, block in rows.groupby("agent")}
+        frames.append(rows[rows["unit"].astype(str) == rows["agent"].map(own)].set_index("agent")[kept])
     if not frames:
         return pd.DataFrame()
     out = pd.concat(frames, axis=1)
-    out.columns.name = None
     return out.loc[:, ~out.columns.duplicated()]
 
 
@@ -275,7 +268,8 @@ def per_unit(numbers: pd.DataFrame) -> pd.DataFrame:
     """The runners' own per-unit table (clem's results table per model pair, Inspect's per log, ...): one row per
     (runner, unit, agent), one numeric column per metric, named as the runner names it (`Headline.columns`; a
     metric outside them, such as clem's per-game '% Played', keeps the runner's own name), and the headline's
-    standard error where the runner prints one."""
+    standard error where the runner prints one. Each value and standard error is referee's computation, else the
+    runner's stated one."""
     rows = []
     for runner, block in numbers.groupby("runner"):
         spec = HEADLINES[runner]
@@ -289,6 +283,8 @@ def per_unit(numbers: pd.DataFrame) -> pd.DataFrame:
             error = head["stderr"].where(head["stderr"].notna(), head["stated_stderr"]).astype(float)
             wide.insert(len(order), spec.stderr, error.reindex(wide.index).to_numpy())
         rows.append(wide.reset_index().assign(runner=runner))
+    if not rows:
+        return pd.DataFrame(columns=["runner", "unit", "agent"])
     out = pd.concat(rows, ignore_index=True)
     out.columns.name = None
     return out[["runner", "unit", "agent", *[c for c in out.columns if c not in ("runner", "unit", "agent")]]]
