@@ -237,44 +237,34 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     except RecordError as exc:
         return out.reject_file(exc)
 
-    def match_id(match: dict, index: int) -> str:
+    def match_id(match: dict, label: str) -> str:
+        run = label.partition(":")[0] if ":" in label else ""  # the k of a rerun's 'k:i' label
+        if run:  # a rerun appended to the file: its repetitions are new matches, not the first run's
+            match["repetition"] = f"{match['repetition']} ({RERUN} {run})"
         phase = f"{match['phase']}:" if match["phase"] else ""  # one scenario's repetition 0 exists in each phase
         return f"concordia:{phase}{match['scenario']}:{match['repetition']}:{match.pop('focal')}"
 
-    runs: dict[int, tuple[int, object]] = {}  # id(record) -> (its array's number, the record kept alive)
-
-    def parse(record) -> dict[str, list[dict]]:
-        rows = parse_record(record, options)
-        k = runs.get(id(record), (0, None))[0]
-        if k:  # a rerun appended to the file: its repetitions are new matches, not the first run's
-            for match in rows["matches"]:
-                match["repetition"] = f"{match['repetition']} ({RERUN} {k})"
-        return rows
-
-    out.accept_records(_appended_runs(docs, out, runs), parse, match_id)
+    out.accept_records(_appended_runs(docs, out), lambda record: parse_record(record, options), match_id)
     return out.build()
 
 
 RERUN = "rerun"  # the repetition label of a record from the k-th array appended to a results file: '0 (rerun 1)'
 
 
-def _appended_runs(docs: list, out: ResultBuilder, runs: dict):
-    """(label, record) of every record of a results file's documents: the first as written, each later one (a
-    rerun the evaluation script appended to the same file) labelled 'k:i' and entered in `runs` (id -> (k,
-    record)), so that its repetitions are labelled '(rerun k)' once parsed and a rerun adds matches instead of
-    colliding with the first run's; a record repeated identically in a later array is stored once (and said)."""
+def _appended_runs(docs: list, out: ResultBuilder):
+    """(label, record) of every record of a results file's documents: the first array's labelled by index, each
+    later one's (a rerun the evaluation script appended to the same file) 'k:i', from which `load`'s match id
+    labels its repetitions '(rerun k)', so that a rerun adds matches instead of colliding with the first run's;
+    a record repeated identically in a later array is stored once (and said)."""
     seen = set()
     for k, doc in enumerate(docs):
         for i, record in enumerate(doc if isinstance(doc, list) else [doc]):
-            if k:
+            if len(docs) > 1:
                 key = json.dumps(record, sort_keys=True, default=str)
-                if key in seen:
+                if k and key in seen:
                     out.note("Concordia record(s) repeated identically in a later array appended to the same "
                              "results file: stored once")
                     continue
-            elif len(docs) > 1:
-                seen.add(json.dumps(record, sort_keys=True, default=str))
+                seen.add(key)
             for suffix, part in earlier_records(record):
-                if k:
-                    runs[id(part)] = (k, part)
                 yield (f"{k}:{i}{suffix}" if k else f"{i}{suffix}"), part

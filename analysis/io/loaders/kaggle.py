@@ -157,12 +157,11 @@ def _events(steps: list, seats: int, illegal: set[int]) -> list[dict]:
 
 def _final_from_steps(record: dict) -> dict:
     """`rewards` and `statuses` as `Environment.toJSON` computes them (each seat's `reward` and `status` in the
-    last step), for a replay written without them; {} when the last step does not hold them (the record's own
-    checks then name what is missing)."""
+    last step), for a replay written without them; {} when the last step does not hold them."""
     steps = record.get("steps")
     last = steps[-1] if isinstance(steps, list) and steps and isinstance(steps[-1], list) else None
     if not last or not all(isinstance(s, dict) and "reward" in s and "status" in s for s in last):
-        return {} if all(k in record for k in FINAL) else {k: None for k in FINAL if k not in record}
+        return {}
     return {"rewards": [s["reward"] for s in last], "statuses": [s["status"] for s in last]}
 
 
@@ -174,7 +173,7 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
         raise RecordError("wrong type", "name", f"expected the environment's name, got {game!r}")
     record = {**_final_from_steps(record), **record}
     for key in FINAL:
-        if record[key] is None:
+        if key not in record:
             raise RecordError("missing field", key, f"the replay has no final {key}, nor a last step holding each "
                               "seat's reward and status")
     statuses, rewards_raw, steps = record["statuses"], record["rewards"], record["steps"]
