@@ -7,6 +7,7 @@ from __future__ import annotations
 from referee.models.validity.checks import CHECK_TITLES
 
 LIST_ITEMS = 10  # items of a list named in a sentence; the rest counted (the whole list is in a table or CSV)
+SMALLEST = 0.001  # a positive number below this reads '< 0.001', in sentences and table cells alike
 
 
 def chance_reading(row) -> str:
@@ -61,3 +62,8 @@ def cut_list(items, limit: int = LIST_ITEMS, where: str = "", sep: str = ", ") -
     if len(items) <= limit:
         return sep.join(items)
     return sep.join(items[:limit]) + f" and {len(items) - limit} more" + (f" ({where})" if where else "")
+
+
+def p_text(p: float) -> str:
+    """'= 0.012' or '< 0.001': a p-value in a sentence as a reader reads it (never e-notation)."""
+    return f"< {SMALLEST:g}" if p < SMALLEST else f"= {p:.3f}"

@@ -137,15 +137,13 @@ def leaderboard_sections(store: Store, boards: dict, seed: int = 0) -> list[Sect
     """The report's first sections: one leaderboard (`leaderboard`) per runner whose matches hold comparisons.
     `boards` receives each runner's leaderboard Result, or why it has none (no comparison), for the appendix,
     which draws each method apart from the same computation."""
-    sections = []
+    built = []
     for runner, group in store.table("matches").groupby("runner"):
-        sections += _guarded(f"Leaderboard ({runner})", _leaderboard, store, _scope(runner, group), boards, seed)
-    return sorted(sections, key=lambda s: -_ranked(s))  # the board that ranks most agents opens the report
-
-
-def _ranked(section: Section) -> int:
-    """How many agents a leaderboard section ranks (0 for one that could not be built)."""
-    return int(section.tables[0][-1]["block"].eq("ranked").sum()) if section.tables else 0
+        found = _guarded(f"Leaderboard ({runner})", _leaderboard, store, _scope(runner, group), boards, seed)
+        board = boards.get(runner)
+        built.append((len(board.table("rank_sets")) if isinstance(board, Result) else 0, found))
+    # the board that ranks most agents opens the report
+    return [s for _, found in sorted(built, key=lambda pair: -pair[0]) for s in found]
 
 
 def _scope(runner: str, group) -> dict:

@@ -78,7 +78,9 @@ def test_markdown_holds_no_unescaped_markup(tmp_path, capsys):
     markdown = (out / "report.md").read_text(encoding="utf-8")
     assert "<script" not in markdown and "<img" not in markdown and "&lt;script&gt;" in markdown
     assert "plain\\|pipe" in markdown
-    table = md_table(pd.DataFrame({"agent": ["<b>x</b>", "a|b"], "n": [1, 2]}), 10)
+    from referee.present.cells import readable
+
+    table = md_table(readable(pd.DataFrame({"agent": ["<b>x</b>", "a|b"], "n": [1, 2]})))
     assert "<b>" not in table and "&lt;b&gt;" in table and "a\\|b" in table
     assert md_text("1 < 2 & 3 > 2") == "1 &lt; 2 &amp; 3 &gt; 2"
 

@@ -18,6 +18,7 @@ import pandas as pd
 from referee.present.cells import MISSING, cell_text, readable
 
 MAX_COLUMNS = 12  # what fits an A4 page in the report's type
+FIXED_COLUMNS = 10  # the board's own columns (all but the runner's numbers)
 
 
 def _interval(lower, upper) -> str:
@@ -42,8 +43,7 @@ def board_view(table: pd.DataFrame, runner_columns: list[str] | tuple[str, ...] 
     `agent`, `rating`, `lower`, `upper`, `rank_set`, `joint_rank_set`, `could_be_first`, `matches`, `status` and
     the runner's own columns named in `runner_columns`): text cells, rows in the job's order, at most
     MAX_COLUMNS columns (the runner's columns beyond that are left to the second table and the CSV)."""
-    room = MAX_COLUMNS - 10
-    shown_runner = [c for c in runner_columns if c in table.columns][:room]
+    shown_runner = [c for c in runner_columns if c in table.columns][:MAX_COLUMNS - FIXED_COLUMNS]
     out = pd.DataFrame({
         "rank": table["rank"].map(cell_text),
         "tier": table["tier"].map(cell_text),
@@ -61,11 +61,10 @@ def board_view(table: pd.DataFrame, runner_columns: list[str] | tuple[str, ...] 
     return out.reset_index(drop=True)
 
 
-def methods_view(table: pd.DataFrame, methods: list[str] | tuple[str, ...]) -> pd.DataFrame:
-    """Each method's own reading of the same agents, in the board's order: agent, then the columns named in
-    `methods` that the table holds (the contest's Elo, voting positions, Nash and alpha-Rank masses), as text."""
-    kept = [c for c in methods if c in table.columns]
-    return readable(table[["agent", *kept]]).reset_index(drop=True)
+def methods_view(methods: pd.DataFrame) -> pd.DataFrame:
+    """Each method's own reading of the same agents, in the board's order: the leaderboard's `agent` column and
+    its method columns (the contest's Elo, voting positions, Nash and alpha-Rank masses), as text."""
+    return readable(methods).reset_index(drop=True)
 
 
 def leaderboard_view(result) -> pd.DataFrame:

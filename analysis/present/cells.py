@@ -11,10 +11,11 @@ import math
 import numpy as np
 import pandas as pd
 
+from referee.readings import SMALLEST  # below this (and above 0) a number prints as '<0.001'
+
 MISSING = "—"  # an em dash: a cell with no value
 OPEN = "open"  # an interval's end that the data leave open (an agent that never lost, or never won)
 DIGITS = 4  # significant digits of a non-integer number
-SMALLEST = 0.001  # below this (and above 0) a number prints as "<0.001"
 LONGEST = 240  # characters of a text cell shown; a longer one is cut and says so (the CSV holds it whole)
 
 

@@ -21,15 +21,11 @@ def md_cell(value):
     return md_text(value).replace("|", "\\|") if isinstance(value, str) else value
 
 
-def md_table(frame: pd.DataFrame, rows: int) -> Markup:
-    """The first `rows` rows of `frame` as a Markdown table, every cell as `referee.present.cells.cell_text` writes
-    it and escaped (`md_cell`) like every header; Markup, so that the template does not escape it again."""
-    from referee.present.cells import readable
-
-    shown = readable(frame.head(rows))
-    shown = shown.set_axis([md_cell(str(c)) for c in shown.columns], axis=1)
-    for column in shown.columns:
-        shown[column] = shown[column].map(md_cell)
+def md_table(cells: pd.DataFrame) -> Markup:
+    """A table of cell texts (`referee.present.cells.readable`) as a Markdown table, every cell and header escaped
+    (`md_cell`), numbers right-aligned; Markup, so that the template does not escape it again."""
+    shown = cells.set_axis([md_cell(str(c)) for c in cells.columns], axis=1)
+    shown = shown.map(md_cell) if len(shown.columns) else shown
     align = ["right" if _numbers(shown[c]) else "left" for c in shown.columns]
     return Markup(shown.to_markdown(index=False, disable_numparse=True, colalign=align))
 

@@ -41,7 +41,7 @@ from referee.present.figures import (
 from referee.present.plan_figures import plot_contest_stages
 from referee.models.registry import DEFAULT_TAU_ELO
 from referee.names import NEVER_COMPARED
-from referee.readings import chance_reading, cut_list, kendall_reading
+from referee.readings import chance_reading, kendall_reading
 
 HTML_ROWS = 30  # rows of a table shown on the page and in report.md; the CSV under tables/ has them all
 
@@ -70,8 +70,9 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
 
 
-def _table_html(frame: pd.DataFrame, rows: int = HTML_ROWS, classes: str | None = None) -> str:
-    return readable(frame.head(rows)).to_html(index=False, escape=True, border=0, classes=classes)
+def _table_html(cells: pd.DataFrame, classes: str | None = None) -> str:
+    """A table of cell texts (`readable`) as HTML, every cell escaped."""
+    return cells.to_html(index=False, escape=True, border=0, classes=classes)
 
 
 def write_report(sections: list[Section], folder: "ResultsFolder", title: str = "referee report") -> Path:
@@ -107,8 +108,9 @@ def write_report(sections: list[Section], folder: "ResultsFolder", title: str = 
             cut = len(table) > rows
             note = f"First {rows} of {len(table)} rows; all of them: " if cut else "As CSV: "
             kind = "board" if section.leaderboard and i == 0 else None  # the agent column may wrap
-            tables.append({"caption": here(caption), "html": _table_html(table, rows, kind),
-                           "markdown": md_table(table, rows), "csv": csv.relative_to(folder.out).as_posix(),
+            cells = readable(table.head(rows))  # each cell as a reader reads it, once for HTML and Markdown
+            tables.append({"caption": here(caption), "html": _table_html(cells, kind),
+                           "markdown": md_table(cells), "csv": csv.relative_to(folder.out).as_posix(),
                            "note": note, "leaderboard": section.leaderboard})
         rendered.append({"title": section.title, "anchor": anchor, "text": [here(p) for p in section.text],
                          "skipped": section.skipped, "warnings": [here(w) for w in section.warnings],
@@ -211,10 +213,7 @@ def leaderboard_section(runner: str, result) -> Section:
     in the appendix's rankings section; the CSVs hold the job's numeric tables."""
     level = result.fields["level"]
     table = result.table()
-    ranked = int((table["block"] == "ranked").sum())
-    best = result.fields["could_be_first"]
-    others = " (the others have too few matches or no information)" if ranked < len(table) else ""
-    summary = f"{ranked} of {len(table)} agents ranked{others}; could be first at {level:.0%}: {cut_list(best) or 'none'}."
+    summary = result.fields["summary"]
     definitions = (
         "One row per agent, best first. The established agents (enough matches: never by strength) are ranked by "
         f"Bradley-Terry (Elo scale, 95 % interval from {result.value.inference.source}; '≥' or '≤' where an agent "
@@ -226,14 +225,12 @@ def leaderboard_section(runner: str, result) -> Section:
         "table gives each method's own reading: the contest's Elo, each voting method's position, and Nash "
         "averaging's and alpha-Rank's masses in the game among the established agents. Click a column's header "
         "to sort by it.")
-    said = [s for s in result.fields["said"] if not s.startswith(f"{ranked} established agent")]
+    said = [s for s in result.fields["said"] if s != summary]
     section = Section(f"Leaderboard ({runner})", leaderboard=True, summary=summary,
                       text=[definitions, *said], warnings=[n for n in result.notes if n not in result.fields["said"]])
     section.tables.append(("Every agent, best first", board_view(table, result.fields["runner_columns"]), table))
-    methods = methods_view(table, result.fields["methods"])
-    if methods.shape[1] > 1:
-        section.tables.append(("Each method's own reading (same order)", methods,
-                               table[["agent", *[c for c in result.fields["methods"] if c in table.columns]]]))
+    methods = table[["agent", *result.fields["methods"]]]  # every method's column is on the board
+    section.tables.append(("Each method's own reading (same order)", methods_view(methods), methods))
     return section
 
 

@@ -3,6 +3,7 @@ report's folder (`relative_paths`), a bundled sample by its name in referee's da
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -25,14 +26,26 @@ def relative_paths(text, base: Path):
     def relative(match: re.Match) -> str:
         found = match.group(0)
         first = found.strip("/").split("/")[0]
-        if not first or not (Path("/") / first).exists():
+        if not first or not _top_folder(first):
             return found
-        shipped, real = Path(data_root()).resolve(), Path(found).resolve()  # (an editable install links to it)
+        shipped, real = _shipped(), Path(found).resolve()  # (an editable install links to referee's data)
         if real.is_relative_to(shipped) and not base.is_relative_to(shipped):
             return "referee data/" + real.relative_to(shipped).as_posix()  # a bundled sample, by its name
         return os.path.relpath(found, base)
 
     return ABSOLUTE.sub(relative, text)
+
+
+@functools.cache
+def _top_folder(name: str) -> bool:
+    """Whether `/name` exists on this machine (asked once per name: a report's cells repeat a few roots)."""
+    return (Path("/") / name).exists()
+
+
+@functools.cache
+def _shipped() -> Path:
+    """referee's own data folder, resolved once."""
+    return Path(data_root()).resolve()
 
 
 def relative_frame(frame: pd.DataFrame, base: Path) -> pd.DataFrame:

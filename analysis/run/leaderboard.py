@@ -19,6 +19,7 @@ import pandas as pd
 from dataclasses import dataclass
 
 from referee.models.registry import MIN_BALLOTS
+from referee.readings import cut_list
 from referee.run.executor import sweep_executor
 from referee.run.result import Result
 from referee.run.stored import selected_tables
@@ -113,7 +114,8 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     record seats (`seat_effect`). Every rank, set, tier and status is the board's (`referee.run.board`).
     Fields: `could_be_first` (agents), `level`, `critical` (the critical values per component), `said` (what
     the board found, as sentences), `runner_numbers` (the first of them), `runner_columns` (the runner's own
-    columns), `methods` (each method's own columns: elo, voting positions, masses); `value` a `Board`."""
+    columns), `methods` (each method's own columns: elo, voting positions, masses), `summary` (the one sentence on
+    how many are ranked and who could be first, which the report puts above the board); `value` a `Board`."""
     from referee.prepare.comparisons import comparisons_and_agents
     from referee.run.board import infer_board
     from referee.run.ratings import rate
@@ -142,18 +144,21 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     for column in masses.columns:
         board[column] = board["agent"].map(masses[column])
     first = ["block", "rank", "tier", "agent", "rating", "lower", "upper", "rank_set", "joint_rank_set",
-             "could_be_first", "elo"]
-    middle = ["elo", *positions.columns, *masses.columns]
-    board = board.reindex(columns=first + middle[1:] + runner_columns + ["matches", "status"])
+             "could_be_first"]
+    methods = ["elo", *positions.columns, *masses.columns]
+    board = board.reindex(columns=first + methods + runner_columns + ["matches", "status"])
     best = inference.could_be_first
     rest = len(board) - len(ranked)
-    said.append(f"{len(ranked)} established agent(s) ranked; {rest} listed below without a rank (provisional "
-                f"or without information). Could be first at {level:.0%}: {', '.join(best) or 'none'}")
+    others = f"; {rest} listed below without a rank (provisional or without information)" if rest else ""
+    summary = (f"{len(ranked)} of {len(board)} agents ranked{others}. Could be first at {level:.0%}: "
+               f"{cut_list(best) or 'none'}.")
+    said.append(summary)
     sets = ranked[["agent", "rank", "rank_lower", "rank_upper", "joint_lower", "joint_upper", "could_be_first",
                    "tier"]].reset_index(drop=True)
     tables = {"leaderboard": board, "rank_sets": sets, "tier_tests": inference.tier_tests,
               **({"seat_effect": seats} if len(seats) else {})}
     return Result("leaderboard", tables, notes + said, inference.bt.diagnostics,
                   fields={"could_be_first": best, "level": level, "critical": inference.critical, "said": said,
-                          "runner_numbers": runner_numbers, "runner_columns": runner_columns, "methods": middle},
+                          "runner_numbers": runner_numbers, "runner_columns": runner_columns, "methods": methods,
+                          "summary": summary},
                   value=Board(inference, elo, votes))

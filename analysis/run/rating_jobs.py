@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from referee.models.registry import DEFAULT_TAU_ELO, MIN_BALLOTS, RATING_METHODS
+from referee.readings import p_text
 from referee.run.executor import sweep_executor
 from referee.run.options import sampling
 from referee.run.result import Result
@@ -234,18 +235,13 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
     source = (f"{method}, the board's inference" if RATING_METHODS[method].board else
               f"{method}, {found['replicates']} bootstrap replicates resampling by {resample}")
     probability = ("no probability (both ends open)" if math.isnan(found["p_better"]) else
-                   f"{found['p_better']:.3f} (two-sided p {_p_text(found['p_value'])})")
+                   f"{found['p_better']:.3f} (two-sided p {p_text(found['p_value'])})")
     line = (f"P({a} stronger than {b}) = {probability} ({source})\n"
             f"difference {found['difference']:+.0f} Elo points, {interval}\n"
             f"head to head: {found['wins']} win(s), {found['losses']} loss(es), {found['ties']} tie(s) in "
             f"{found['matches']} match(es)")
     return Result("compare", {"compare": pd.DataFrame([found])}, notes, fields=dict(found), lines=[line],
                   value=found)
-
-
-def _p_text(p: float) -> str:
-    """'= 0.012' or '< 0.001': a p-value as a reader reads it (never e-notation)."""
-    return "< 0.001" if p < 0.001 else f"= {p:.3f}"
 
 
 def _signed(value: float) -> str:
