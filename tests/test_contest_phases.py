@@ -253,5 +253,26 @@ def test_report_on_a_phased_store_ranks_the_evaluation_and_adds_the_contest(phas
     assert "## Appendix: Contest phases (concordia)" in text and "Table 12 layout" in text
     assert text.index("## Leaderboard (concordia)") < text.index("## Store")
     assert "these rankings are on phase evaluation" in text
-    assert "test runs (12 marked exclude_from_elo_calculation)" in text
+    assert "12 test runs marked exclude_from_elo_calculation, which the contest's Elo script skips" in text
     assert index.exists()
+
+
+def test_concordias_flag_in_another_runners_data_excludes_nothing():
+    """A flag is read only from the runner whose format defines it (issue 71): a GTBench match whose `notes`
+    (kept in attrs) hold `"exclude_from_elo_calculation": true`, and a table match with that column, stay in
+    the ratings; the same attrs on a Concordia match leave it out."""
+    flagged = json.dumps({"notes": {"exclude_from_elo_calculation": True}, "exclude_from_elo_calculation": True})
+    matches = pd.DataFrame({"match_id": ["g1", "t1", "c1", "c2"], "runner": ["gtbench", "table", "concordia", "concordia"],
+                            "attrs": [flagged, flagged, flagged, json.dumps({"exclude_from_elo_calculation": False})]})
+    assert exclusions(matches).tolist() == [None, None, "exclude_from_elo_calculation", None]
+    assert exclusion_counts(matches) == {"exclude_from_elo_calculation": 1}
+
+
+def test_a_concordia_flag_that_is_not_a_bool_sets_its_record_aside(tmp_path, record):
+    write_json(tmp_path / "logs" / "all.json", [record(focal_agent="alpha"),
+                                                record(focal_agent="beta", exclude_from_elo_calculation="yes")])
+    with Store(tmp_path / "s.duckdb") as store:
+        store.ingest([tmp_path / "logs"])
+        aside, results = store.table("quarantine"), store.table("results")
+    assert aside[["field", "reason"]].values.tolist() == [["exclude_from_elo_calculation", "wrong type"]]
+    assert "beta" not in set(results["agent"]) and "alpha" in set(results["agent"])

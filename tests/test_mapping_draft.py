@@ -247,7 +247,8 @@ def test_a_draft_is_valid_toml_whatever_the_event_types_hold(tmp_path, kind):
 
 def test_a_type_match_or_player_that_is_a_list_or_an_object_is_drafted_past_and_set_aside(tmp_path, capsys):
     """`referee map` on logs where one line's type, game id or player is a list or an object (issue 51: exit 3,
-    'unhashable'): the draft is written and parses as TOML, and ingest through it sets those lines aside."""
+    'unhashable'): the draft is written and parses as TOML, and ingest through it sets those lines aside (the
+    match key stays the game id: an id that is an object on one line is that line's fault)."""
     import json
     import tomllib
 
@@ -264,13 +265,51 @@ def test_a_type_match_or_player_that_is_a_list_or_an_object_is_drafted_past_and_
     mapping = tmp_path / "m.toml"
     assert main(["map", str(logs), "--out", str(mapping)]) == 0
     drafted = tomllib.loads(mapping.read_text(encoding="utf-8"))
-    assert drafted["match"] == {"from": "file"}  # an object game id in one file: the id is no longer constant there
+    assert drafted["keys"]["match"] == "game_id"  # one line's object id is that line's fault, not the file's
     assert main(["ingest", str(logs), "--runner", str(mapping), "--store", str(tmp_path / "s.duckdb")]) == 0
     from referee.io.store import Store
 
     with Store(tmp_path / "s.duckdb", read_only=True) as store:
         aside = store.table("quarantine")
     mine = aside[aside["source_file"] == str(first)]
-    assert sorted(zip(mine["field"], mine["reason"])) == [("player", "wrong type"), ("type", "wrong type"),
-                                                           ("type", "wrong type")]
+    assert sorted(zip(mine["field"], mine["reason"])) == [("game_id", "wrong type"), ("player", "wrong type"),
+                                                           ("type", "wrong type"), ("type", "wrong type")]
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("shape", ["walk", "werewolf"])
+def test_the_draft_takes_the_result_a_person_would_and_a_vote_is_cast_by_its_voter(tmp_path, shape, capsys):
+    """Issue 68's raw-log shapes: a winners list beside a number of steps (3 players), and 8-player games whose
+    `final_ranks` leaves players out in one game of ten while `final_ranks_full` ranks everyone, with votes
+    naming the voter in `voter` and an id written past 64 bits on some lines and as text on others. The
+    unedited draft stores every game once with every player, and Bradley-Terry recovers the skills; rating by
+    the steps walked (what the draft took before) does not."""
+    from referee.simulators.benchmark_shapes import BIG_ID, walk_logs, werewolf_logs
+
+    make, players = {"walk": (walk_logs, 3), "werewolf": (werewolf_logs, 8)}[shape]
+    logs, games = tmp_path / "logs", 240
+    skill = make(logs, games, seed=5)
+    draft = tmp_path / "draft.toml"
+    assert main(["map", str(logs), "--out", str(draft), "--check"]) == 0
+    assert "+ set aside 0" in capsys.readouterr().out
+    store = tmp_path / "s.duckdb"
+    assert main(["ingest", str(logs), "--runner", str(draft), "--store", str(store)]) == 0
+    with Store(store, read_only=True) as s:
+        assert s.query("SELECT count(*) AS n FROM matches")["n"][0] == games
+        assert s.query("SELECT count(*) AS n FROM results")["n"][0] == games * players
+        assert s.query("SELECT count(*) AS n FROM quarantine")["n"][0] == 0
+        if shape == "werewolf":  # one match per game although its id is a number on vote lines, text on others
+            ids = set(s.query("SELECT match_id FROM matches")["match_id"])
+            assert ids == {str(BIG_ID + g) for g in range(games)}
+            votes = s.query("SELECT actor, count(*) AS n FROM events WHERE stage = 'vote' GROUP BY actor")
+            # every player casts one vote a round (two a game); the one voted for (7 votes on player_0) is no actor
+            assert len(votes) == 8 and set(votes["n"]) == {2 * games}
+    assert main(["ratings", "--store", str(store), "--method", "bt", "--out", str(tmp_path / "r")]) == 0
+    table = pd.read_csv(tmp_path / "r" / "ratings.csv").set_index("agent")
+    rho = spearmanr(table["rating"], [skill[a] for a in table.index]).statistic
+    assert rho >= 0.95, rho
+    text = draft.read_text()
+    if shape == "walk":
+        assert "winners = 'winners'" in text and "steps_walked" in text.split("[results]")[1].split("event =")[0]
+    else:
+        assert "ranks = 'final_ranks_full'" in text and "player = ['voter', 'player']" in text

@@ -109,11 +109,18 @@ def test_trueskill_and_openskill_equal_the_packages_called_directly():
         for n, (r,) in zip(who, model.rate([[os_[n]] for n in who], ranks=list(range(1, len(who) + 1)))):
             os_[n] = r
     for method, direct in (("trueskill", ts), ("openskill", os_)):
-        table = rate(comparisons, method).table().set_index("agent")
+        result = rate(comparisons, method)
+        table = result.table().set_index("agent")
         for n in names:
             assert table.loc[n, "rating"] == pytest.approx(direct[n].mu, abs=1e-9)
             assert table.loc[n, "sigma"] == pytest.approx(direct[n].sigma, abs=1e-9)
             assert table.loc[n, "leaderboard"] == pytest.approx(direct[n].mu - 3 * direct[n].sigma, abs=1e-9)
+        # the order public leaderboards print: by mu - 3 sigma, computed from the packages' own ratings
+        conservative = sorted(names, key=lambda n: -(direct[n].mu - 3 * direct[n].sigma))
+        assert table.sort_values("leaderboard_rank").index.tolist() == conservative
+        assert any("fed 60 matches in time order" in n for n in result.notes), result.notes
+    untimed = comparisons.sort_index().drop(columns="time")  # no time: fed as the store holds them, and said
+    assert any("in the store's order" in n for n in rate(untimed, "trueskill").notes)
 
 
 def test_plackett_luce_through_the_ratings_entry_point_with_a_bootstrap():

@@ -282,3 +282,36 @@ def test_kaggles_repeated_game_replay_with_rewards_only_in_its_steps_is_read(tmp
     assert results["score"].tolist() == [float(s["reward"]) for s in last]
     best = max(s["reward"] for s in last)
     assert results["outcome"].tolist() == ["win" if s["reward"] == best else "loss" for s in last]
+
+
+def test_a_replay_naming_no_agents_is_stored_by_seat_and_rated_only_once_named(tmp_path, capsys):
+    """Most of Kaggle's own test replays carry no info.TeamNames (issue 68): the real chess replay with its names
+    taken out is stored whole (every move, each seat's reward and outcome) under placeholder agents, said at
+    ingest, and left out of every comparison; the same replay with its names is rated."""
+    from referee.prepare.selection import exclusion_note
+
+    [chess] = sorted(shared_file("real", "kaggle").glob("*chess*"))
+    doc = _json(chess)
+    named = dict(doc["info"])
+    doc["info"] = {k: v for k, v in doc["info"].items() if k not in ("TeamNames", "Agents")}
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "unnamed.json").write_text(json.dumps(doc), encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    assert main(["ingest", str(logs), "--store", str(db)]) == 0
+    said = capsys.readouterr()
+    assert "naming no agents" in said.out + said.err
+    with Store(db, read_only=True) as store:
+        matches, results, events = store.table("matches"), store.table("results"), store.table("events")
+    assert results.sort_values("player")["agent"].tolist() == ["seat 0 (unnamed)", "seat 1 (unnamed)"]
+    assert results.sort_values("player")["score"].tolist() == [float(r) for r in doc["rewards"]]
+    assert len(events) > 0 and json.loads(matches["attrs"].iloc[0])["unnamed_agents"] is True
+    comparisons, agents = comparisons_and_agents(matches, results)
+    assert comparisons.empty and agents == []
+    assert "1 Kaggle replays naming no agents" in exclusion_note(matches)
+    doc["info"] = named  # named: the same replay gives its one comparison
+    (logs / "unnamed.json").write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["ingest", str(logs), "--store", str(tmp_path / "t.duckdb")]) == 0
+    with Store(tmp_path / "t.duckdb", read_only=True) as store:
+        comparisons, agents = comparisons_and_agents(store.table("matches"), store.table("results"))
+    assert len(comparisons) == 1 and agents == sorted(named["TeamNames"])

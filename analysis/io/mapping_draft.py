@@ -45,7 +45,9 @@ AGENT_NAMES = ("model", "agent", "model_name", "policy", "submission", "llm")
 TIME_NAMES = ("ts", "time", "timestamp", "created_at", "datetime", "date")
 ROUND_NAMES = ("round", "turn", "step", "tick", "iteration", "move_number")
 TEXT_NAMES = ("text", "content", "message", "utterance", "msg", "body")
-TARGET_NAMES = ("to", "target", "receiver", "recipient", "for", "addressee")
+TARGET_NAMES = ("to", "target", "receiver", "recipient", "for", "addressee", "voted_for", "vote_for", "vote",
+                "choice", "accused", "nominee", "suspect")
+VOTER_NAMES = ("voter", "by", "from", "source", "sender", "caster", "actor")  # who cast a vote
 RANK_WORDS = ("rank", "place", "position", "standing", "order", "finish")
 SCORE_WORDS = ("score", "point", "reward", "return", "payoff", "utility", "chips", "money")
 WINNER_WORDS = ("winner", "winning", "won")
@@ -213,6 +215,12 @@ class _Layout:
     example: dict
     why: str
     rank_key: str | None = None  # per-player lines: the rank beside the score
+    share: float = 1.0  # share of the files holding this event type whose lines carry the layout
+
+
+# What a person reading the logs takes as a game's result, first: who won or the final ranking, over any
+# numeric field (a count of steps or tokens beside a winners list is telemetry, not the result).
+LAYOUT_PREFERENCE = {"winners": 0, "ranks": 0, "parallel-ranks": 0, "order": 1, "scores": 2, "parallel-scores": 2}
 
 
 def _result_layouts(ev: _Evidence, type_key: str) -> list[_Layout]:
@@ -276,10 +284,22 @@ def _result_layouts(ev: _Evidence, type_key: str) -> list[_Layout]:
                       "parallel": f"a list of {'ranks' if ranks else 'points'} parallel to the players in '{q}'"}[shape]
                    + f" in {len(per_file)} of {len(files)} files")
             players = [per_file.get(i, set()) for i in range(len(ev.files))]
-            found.append(_Layout(kind, layout, p, q, players, ends, examples[(p,)], why))
-    order = {"scores": 0, "ranks": 0, "order": 1, "parallel-scores": 2, "parallel-ranks": 2, "winners": 3}
-    found.sort(key=lambda x: (-x.ends, order[x.layout], -_mentions(x.key, RANK_WORDS + SCORE_WORDS)))
+            found.append(_Layout(kind, layout, p, q, players, ends, examples[(p,)], why, share=share))
+    found.sort(key=_preference)
     return found
+
+
+def _preference(layout: _Layout) -> tuple:
+    """Sort key of candidate result layouts, best first: the event type that ends the most files; then the
+    layout found in the most of its files, naming the most players (a full ranking over one that leaves some
+    players out); then a winners list or a ranking over numbers (`LAYOUT_PREFERENCE`; a list of players
+    counts as a ranking only when its key says so, 'final_ranking', else it is read after numbers); then a key
+    named like a result."""
+    named = sum(len(p) for p in layout.players) / max(1, sum(1 for p in layout.players if p))
+    ranked = layout.layout == "order" and _mentions(layout.key, RANK_WORDS + WINNER_WORDS)
+    preference = 0 if ranked else 3 if layout.layout == "order" else LAYOUT_PREFERENCE[layout.layout]
+    return (-round(layout.ends, 2), -round(layout.share, 2), -round(named, 1), preference,
+            -_mentions(layout.key, RANK_WORDS + SCORE_WORDS))
 
 
 def _looks_like_ranks(path: str, lines: list[list]) -> bool:
@@ -362,12 +382,35 @@ def _other_player_keys(ev: _Evidence, type_key: str, result: _Layout | None, bes
         return []
     found = []
     for path in ev.candidates((str,), least=0.01):
-        if path in (type_key, best) or "." in path:
-            continue
+        if path in (type_key, best) or "." in path or (_named(path, TARGET_NAMES) and not _named(path, VOTER_NAMES)):
+            continue  # a target names a player too, but not the one who acts
         inside, total = _players_named(ev, path, result, without=best)
         if total and inside / total >= 0.9:
             found.append(path)
-    return found
+    return sorted(found, key=lambda path: not _named(path, VOTER_NAMES))
+
+
+def _voter_key(ev: _Evidence, type_key: str, result: _Layout | None, player_key: str) -> tuple[str | None, str]:
+    """A key named like a voter ('voter', 'by', 'from') on the lines of vote events whose values are the players
+    the results name: a vote's actor is who cast it, even where the line's player key holds the one voted for."""
+    if result is None:
+        return None, ""
+    votes = {r.get(type_key) for f in ev.flat for r in f if isinstance(r.get(type_key), str) and "vote" in r[type_key].lower()}
+    if not votes:
+        return None, ""
+    for path in ev.candidates((str,), least=0.0):
+        if path == player_key or not _named(path, VOTER_NAMES):
+            continue
+        inside = total = 0
+        for i, f in enumerate(ev.flat):
+            for r in f:
+                if r.get(type_key) in votes and isinstance(r.get(path), str):
+                    total += 1
+                    inside += r[path] in result.players[i]
+        if total and inside / total >= 0.9:
+            return path, (f"on {', '.join(sorted(votes))} lines '{path}' names who voted ({inside:,} of {total:,} lines "
+                          "name a player), so it is tried first: a vote's actor is its voter")
+    return None, ""
 
 
 def _match_key(ev: _Evidence, exclude: set[str]) -> tuple[str | None, str]:
@@ -380,7 +423,8 @@ def _match_key(ev: _Evidence, exclude: set[str]) -> tuple[str | None, str]:
     for path in ev.candidates((str, int), least=0.9):
         if path in exclude:
             continue
-        values = [[r.get(path) for r in f if r.get(path) is not None] for f in ev.flat]
+        values = [[str(r[path]) for r in f if isinstance(r.get(path), (str, int)) and not isinstance(r[path], bool)]
+                  for f in ev.flat]  # an id is read as text: 17 and "17" are one id, as the mapped loader stores it
         runs = sum(sum(1 for a, b in zip(v, v[1:]) if a != b) + (1 if v else 0) for v in values)
         distinct = {x for v in values for x in v}
         constant = all(len(set(v)) <= 1 for v in values)
@@ -473,7 +517,8 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     if result is None and player_key is not None:
         result = _per_player_results(ev, type_key, player_key)
     also = _other_player_keys(ev, type_key, result, player_key) if player_key else []
-    used = {type_key} | ({player_key} if player_key else set()) | set(also)
+    voter, voter_why = _voter_key(ev, type_key, result, player_key) if player_key else (None, "")
+    used = {type_key} | ({player_key} if player_key else set()) | set(also) | ({voter} if voter else set())
     match_key, match_why = _match_key(ev, used)
     used |= {match_key} if match_key else set()
     title = name or (ev.files[0].path.parent.name or "my-runner")
@@ -491,7 +536,12 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     keys = [f"type = {toml_value(type_key)}  # {type_why}"]
     if match_key:
         keys.insert(0, f"match = {toml_value(match_key)}  # {match_why}")
-    if player_key and also:
+    if player_key and voter:
+        rest = [k for k in also if k != voter]
+        keys.append(f"player = {toml_value([voter, player_key] + rest)}  # '{player_key}': {player_why}; {voter_why}"
+                    + ("; on lines without either, " + ", ".join(f"'{k}'" for k in rest) + " names the player"
+                       if rest else ""))
+    elif player_key and also:
         keys.append(f"player = {toml_value([player_key] + also)}  # {player_why}; on lines without it, "
                     + ", ".join(f"'{k}'" for k in also) + " names the player (each key tried in turn)")
     elif player_key:
@@ -589,7 +639,7 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
         lines = [f"# PROBLEM: {p}" for p in problems] + lines
     guesses = {"type": type_key, "match": match_key or "(file name)", "player": player_key,
                "result": None if result is None else {"event": result.event, "layout": result.layout, "key": result.key},
-               "agents": agent_source}
+               "agents": agent_source, "voter": voter}
     text = "\n".join(toml_line(line) for line in lines).rstrip() + "\n"
     tomllib.loads(text)  # the draft is TOML whatever the logs held (a TOMLDecodeError here is a bug in the draft)
     return Draft(text, problems, [s.path for s in ev.files], guesses)

@@ -3,8 +3,10 @@
 The 2024 Concordia contest ran in phases (development, evaluation, the finalists' cross-play; paper
 section 9.2); a match's phase is `matches.phase`. Concordia marks test runs in each record:
 `exclude_from_elo_calculation` (and `disable_language_model`, which the launcher turns into the former); its
-Elo script skips those records. referee keeps them in the store and leaves them out of every rating and
-ranking (`referee.prepare.comparisons` drops them), counting them with `exclusion_counts`.
+Elo script skips those records. Kaggle replays that name no agents are stored by seat and wait for names.
+referee keeps such matches in the store and leaves them out of every rating and ranking
+(`referee.prepare.comparisons` drops them), counting them with `exclusion_counts`. Each flag is declared by
+the loader of the runner that writes it (`EXCLUDED_WHEN`) and read from that runner's matches only.
 """
 
 from __future__ import annotations
@@ -16,42 +18,56 @@ import pyarrow.compute as pc
 
 from referee.prepare.membership import is_in
 
-EXCLUSION_FIELDS = ("exclude_from_elo_calculation", "disable_language_model")
+def excluded_when() -> dict[str, dict[str, str]]:
+    """runner -> {flag: what a match with it set true is}: each loader's `EXCLUDED_WHEN` (Concordia's test-run
+    flags; Kaggle's replays that name no agents). A flag is read only from its own runner's matches: the same
+    key in another runner's attrs (a GTBench note, a table's column) is that runner's data, not a flag."""
+    from referee.io.loaders import RUNNERS
+
+    return {name: dict(module.EXCLUDED_WHEN) for name, module in RUNNERS.items() if getattr(module, "EXCLUDED_WHEN", None)}
 
 
 def exclusions(matches: pd.DataFrame) -> pd.Series:
-    """Why each match is a test run that ratings leave out, or None: a Series aligned with `matches` holding
-    the first of EXCLUSION_FIELDS its `attrs` JSON sets to true (read as text, one vectorised pass per field:
-    every Concordia record names both flags, mostly as false, so parsing each record's JSON would loop over
-    every match)."""
+    """Why each match is left out of ratings, or None: a Series aligned with `matches` holding the first flag
+    of its runner's `EXCLUDED_WHEN` that its `attrs` JSON sets to true (read as
+    text, one vectorised pass per flag: every Concordia record names both flags, mostly as false, so parsing
+    each record's JSON would loop over every match)."""
     reasons = pd.Series(None, index=matches.index, dtype=object)
-    if "attrs" not in matches.columns:
+    if "attrs" not in matches.columns or "runner" not in matches.columns or matches.empty:
         return reasons
-    text = pa.array(matches["attrs"], from_pandas=True).cast(pa.string())
-    for name in reversed(EXCLUSION_FIELDS):  # the first field wins (Arrow's regex kernel: no Python per row)
-        found = pc.match_substring_regex(text, rf'"{name}"\s*:\s*true').fill_null(False)
-        reasons = reasons.mask(np.asarray(found.to_numpy(zero_copy_only=False), bool), name)
+    for runner, flags in excluded_when().items():
+        own = (matches["runner"] == runner).to_numpy(bool)
+        if not own.any():
+            continue
+        text = pa.array(matches["attrs"][own], from_pandas=True).cast(pa.string())
+        for name in reversed(list(flags)):  # the first flag wins (Arrow's regex kernel: no Python per row)
+            found = np.asarray(pc.match_substring_regex(text, rf'"{name}"\s*:\s*true').fill_null(False)
+                               .to_numpy(zero_copy_only=False), bool)
+            hit = np.zeros(len(matches), bool)
+            hit[np.flatnonzero(own)[found]] = True
+            reasons = reasons.mask(hit, name)
     return reasons.astype(object).where(reasons.notna(), None)
 
 
 def without_excluded(matches: pd.DataFrame) -> pd.DataFrame:
-    """`matches` less the test runs (`exclusions`)."""
+    """`matches` less those ratings leave out (`exclusions`)."""
     return matches[exclusions(matches).isna()]
 
 
 def exclusion_counts(matches: pd.DataFrame) -> dict[str, int]:
-    """How many of `matches` each EXCLUSION_FIELDS reason leaves out of ratings (only reasons that occur)."""
+    """How many of `matches` each flag (`excluded_when`) leaves out of ratings (only flags that occur)."""
     return {str(k): int(v) for k, v in exclusions(matches).dropna().value_counts().items()}
 
 
 def exclusion_note(matches: pd.DataFrame) -> str | None:
-    """One sentence counting the test runs ratings leave out of `matches`, or None when there are none."""
+    """One sentence counting the matches ratings leave out of `matches` and why, or None when there are none."""
     counts = exclusion_counts(matches)
     if not counts:
         return None
-    parts = ", ".join(f"{n} marked {name}" for name, n in counts.items())
-    return (f"{sum(counts.values())} of {len(matches)} matches are test runs ({parts}); as in the contest's Elo "
-            "script they are left out of every rating and ranking (they stay in the store)")
+    said = {flag: what for flags in excluded_when().values() for flag, what in flags.items()}
+    parts = "; ".join(f"{n} {said.get(name, name)}" for name, n in counts.items())
+    return (f"{sum(counts.values())} of {len(matches)} matches are left out of every rating and ranking and stay in "
+            f"the store: {parts}")
 
 
 def with_outcomes(matches: pd.DataFrame, results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

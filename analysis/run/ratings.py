@@ -181,8 +181,9 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
         raise ValueError(f"no comparison carries information: {information_note(total, uninformed)}; a rating "
                          "needs wins and losses between agents (for a benchmark whose models play the same "
                          "instances apart, see `referee formats RUNNER`: its comparison unit)")
-    if method in ONLINE and "time" in comparisons.columns and comparisons["time"].notna().any():
-        comparisons = comparisons.sort_values("time", kind="stable")
+    fed = None
+    if method in ONLINE:
+        comparisons, fed = in_feeding_order(comparisons)
     if anchor is not None and (method not in ANCHORABLE or by is not None):
         raise ValueError(f"--anchor fixes the free constant of {', '.join(ANCHORABLE)} (not by game); "
                          f"{method} {'by game ' if by else ''}has none to fix")
@@ -199,11 +200,30 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
                                                                     sampler), **labelled)
     options = dict(bootstrap=bootstrap, by=by, prior=prior, dims=dims, k=k, tau_elo=tau_elo, seed=seed,
                    executor=executor, status=status)
-    if parts is not None:
-        compared = parts.reindex(status.index)
-        if compared.nunique() > 1:
-            return _labelled(_by_component(comparisons, compared, method, anchor, options), **labelled)
-    return _labelled(_connected(comparisons, method, anchor=anchor, **options), **labelled)
+    compared = None if parts is None else parts.reindex(status.index)
+    if compared is not None and compared.nunique() > 1:
+        result = _labelled(_by_component(comparisons, compared, method, anchor, options), **labelled)
+    else:
+        result = _labelled(_connected(comparisons, method, anchor=anchor, **options), **labelled)
+    if fed is not None:
+        result.notes.append(fed)
+    return result
+
+
+def in_feeding_order(comparisons: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """(comparisons in the order an online method is fed them, the sentence saying which order): by the match's
+    start time where any comparison carries one (stable: matches without a time keep their place after the
+    timed ones), else as the store holds them (by source file, then record within the file). An online rating
+    depends on this order; the sentence says so, so that a published leaderboard fed another order is not
+    taken for a disagreement of method."""
+    matches = pd.Series(comparisons["cluster"]).nunique()
+    if "time" in comparisons.columns and comparisons["time"].notna().any():
+        timed = comparisons.loc[comparisons["time"].notna(), "cluster"].nunique()
+        return (comparisons.sort_values("time", kind="stable"),
+                f"online method: fed {matches:,} matches in time order (their start time; {timed:,} of {matches:,} "
+                "carry one, the others follow in the store's order); another order gives other ratings")
+    return comparisons, (f"online method: fed {matches:,} matches in the store's order (by source file, then record "
+                         "within it; no match carries a start time); another order gives other ratings")
 
 
 def _connected(comparisons: pd.DataFrame, method: str, bootstrap: int, by: str | None, prior: bool, dims: int,

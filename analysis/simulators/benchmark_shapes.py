@@ -8,6 +8,11 @@
 - `auction_logs`: 4-bidder auctions, one file each (about 55 KB with the default rounds), in no runner's
   keys: `bid` lines naming the bidder and its model with a reasoning text, then one `settle` line holding
   every bidder's utility in an object keyed by bidder.
+- `walk_logs`: 3-player races; the `end` line holds a winners list and each player's steps walked (a number
+  that is not the result: the winner is who reached the goal, often in fewer steps).
+- `werewolf_logs`: 8-player games with votes (`voter` casts, `player` is the one voted for), ids written as
+  numbers past 64 bits on some lines and as text on others, and an `end` line whose `final_ranks` leaves out
+  the players eliminated early in one game of ten while `final_ranks_full` ranks everyone.
 
 In both, a player's performance is its model's skill plus a standard Gumbel draw, so the finishing order is
 Plackett-Luce with weights exp(skill): Bradley-Terry on the stored results recovers the skills' order.
@@ -98,3 +103,49 @@ def auction_logs(folder: str | Path, games: int, seed: int, models: tuple[str, .
         return lines
 
     return _write_games(folder, games, seed, models, 4, "auction-", game)
+
+
+def walk_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ...] = MODELS) -> dict[str, float]:
+    """Write `games` files `race-NNNN.jsonl` of 3-player races into a new `folder`; returns the skills. The best
+    performer wins (`winners`, a list of one); `steps_walked` is a count unrelated to skill (the winner stops
+    early, the others walk on), so a draft that rates by it gets the order wrong."""
+
+    def game(g, rng, who, skill):
+        seats = [f"p{k}" for k in range(3)]
+        perf = np.array([skill[m] for m in who]) + rng.gumbel(size=3)
+        winner = seats[int(np.argmax(perf))]
+        steps = {s: int(rng.integers(20, 40)) if s == winner else int(rng.integers(35, 80)) for s in seats}
+        lines = [{"type": "start", "game": f"R{g}", "seats": dict(zip(seats, who.tolist()))}]
+        lines += [{"type": "step", "game": f"R{g}", "player": s, "turn": t} for t in range(3) for s in seats]
+        lines.append({"type": "end", "game": f"R{g}", "steps_walked": steps, "winners": [winner],
+                      "players": seats})
+        return lines
+
+    return _write_games(folder, games, seed, models, 3, "race-", game)
+
+
+BIG_ID = 18446744073709551616  # 2**64: past the 64-bit whole numbers, as some runners write a game's id
+
+
+def werewolf_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ...] = MODELS) -> dict[str, float]:
+    """Write `games` files `wolf-NNNN.jsonl` of 8-player games into a new `folder`; returns the skills. Votes name
+    the voter in `voter` and the one voted for in `player`; the game's id is a number past 64 bits on its
+    `vote` lines and the same id as text elsewhere; the `end` line's `final_ranks_full` ranks all 8 players by
+    performance, and `final_ranks` is the same but, in every tenth game, leaves out the two ranked last."""
+
+    def game(g, rng, who, skill):
+        seats = [f"player_{k}" for k in range(8)]
+        perf = np.array([skill[m] for m in who]) + rng.gumbel(size=8)
+        ranks = {seats[k]: int(r) + 1 for r, k in enumerate(np.argsort(-perf))}
+        gid = BIG_ID + g
+        lines = [{"event": "setup", "game_id": str(gid), "roles": dict(zip(seats, who.tolist()))}]
+        for r in range(2):
+            lines += [{"event": "speak", "game_id": str(gid), "player": s, "round": r, "text": "I suspect someone."}
+                      for s in seats]
+            lines += [{"event": "vote", "game_id": gid, "voter": s, "player": seats[1] if k == 0 else seats[0],
+                       "round": r} for k, s in enumerate(seats)]  # all accuse player_0; player_0 accuses player_1
+        partial = {s: v for s, v in ranks.items() if v <= 6} if g % 10 == 0 else ranks
+        lines.append({"event": "end", "game_id": str(gid), "final_ranks": partial, "final_ranks_full": ranks})
+        return lines
+
+    return _write_games(folder, games, seed, models, 8, "wolf-", game)

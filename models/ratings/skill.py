@@ -34,10 +34,14 @@ class SkillFit(FitResult):
     model: str = "skill"
 
     def table(self) -> pd.DataFrame:
-        """agent, rating (mu), lower, upper (mu -/+ 1.96 sigma), rank (by mu), sigma, leaderboard (mu - 3 sigma)."""
+        """agent, rating (mu), lower, upper (mu -/+ 1.96 sigma), rank (by mu), sigma, leaderboard (mu - 3 sigma,
+        the packages' conservative value) and leaderboard_rank (1 = best by it: the order public TrueSkill and
+        OpenSkill leaderboards print, which can differ from the order by mu where sigmas differ)."""
         frame = pd.DataFrame({"agent": self.agents, "rating": self.mu, "lower": self.mu - Z95 * self.sigma,
                               "upper": self.mu + Z95 * self.sigma})
-        return add_rank(frame).assign(sigma=self.sigma, leaderboard=self.mu - 3 * self.sigma)
+        conservative = self.mu - 3 * self.sigma
+        order = pd.Series(conservative).rank(ascending=False, method="min").to_numpy(int)
+        return add_rank(frame).assign(sigma=self.sigma, leaderboard=conservative, leaderboard_rank=order)
 
 
 def _ranks(ranking: Ranking) -> tuple[list[int], list[int]]:

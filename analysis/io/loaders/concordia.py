@@ -46,6 +46,13 @@ PER_CAPITA = "mean"  # the repetition of a v1.8.0-v1.8.9 result kept without its
 OPTIONAL = ("background_agent", "background_per_capita_score", "ungrouped_per_capita_score", "api_type",
             "model", "embedder", "disable_language_model", "exclude_from_elo_calculation")
 OUTCOME_KEYS = {"resident_scores", "visitor_scores", "metadata"}
+# a record's flags that make it a test run: Concordia's Elo script skips a record with either set true (the
+# launcher sets exclude_from_elo_calculation when the language model is disabled); `referee.prepare.selection`
+# reads them from this runner's matches only
+EXCLUDED_WHEN = {"exclude_from_elo_calculation": "test runs marked exclude_from_elo_calculation, which the "
+                                                 "contest's Elo script skips",
+                 "disable_language_model": "test runs marked disable_language_model, which the contest's Elo "
+                                           "script skips"}
 _TOLERANCE = 1e-6
 
 
@@ -190,6 +197,10 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
         if per_capita[name] is not None and not _agrees(per_capita[name], scores):
             raise RecordError("inconsistent", name,
                               f"recorded {per_capita[name]} differs from the mean of the per-player scores")
+    for flag in EXCLUDED_WHEN:  # Concordia's logging types: ScenarioResult declares both `bool`
+        if record.get(flag) is not None and not isinstance(record[flag], bool):
+            raise RecordError("wrong type", flag, f"expected true or false (Concordia's ScenarioResult declares it "
+                              f"a bool), got {record[flag]!r}"[:300])
     attrs = {k: record[k] for k in OPTIONAL if k in record and k != "background_agent"}
     attrs.update({k: v for k, v in per_capita.items() if v is not None and not math.isinf(v)})
     attrs["background_agent"] = background

@@ -501,10 +501,11 @@ SUMMARY = "document"  # the value of RECORD_KEY on a document's own line (its ke
 
 
 def _record_line(number: int, value: Any) -> Line:
-    """One record of a parsed document as a Line: its JSON text (capped), and its value or its fault."""
+    """One record of a parsed document as a Line: its JSON text (capped), its value and its fault (None when
+    it has none; `parsed()` raises it, while a reader that stores only some keys may read the value past it)."""
     fault = record_fault(value)
     line = Line((json.dumps(value, default=str) if fault is None else str(value))[:RAW_LINE_CAP])
-    line.number, line.value, line.error = number, (None if fault else value), fault
+    line.number, line.value, line.error = number, value, fault
     return line
 
 

@@ -7,7 +7,8 @@ A replay is one JSON object per episode, as `env.toJSON()` writes it and Kaggle 
      "rewards": [1, -1], "statuses": ["DONE", "DONE"], "info": {"TeamNames": ["model-a", "model-b"], ...}}
 
 Canonical: one match per file (match_id = the replay's `id`, else `info.EpisodeId`; game = `name`), one result
-per seat (player = 'seat {i}', agent = `info.TeamNames[i]`, else `info.Agents[i].Name`; score = the final
+per seat (player = 'seat {i}', agent = `info.TeamNames[i]`, else `info.Agents[i].Name`, else 'seat {i} (unnamed)'
+with the match marked `unnamed_agents` and left out of ratings; score = the final
 reward; rank from the rewards; group `background` for a seat played by one of the environment's built-in agents,
 `BUILT_IN`: a scripted opponent, not rated unless asked, else `focal`). A model may play itself (Game Arena's
 self-play episodes name one model in both seats): the match is stored whole, its moves and illegal-move forfeits
@@ -48,6 +49,15 @@ OPTIONAL = ("id", "title", "description", "version", "module_version", "configur
 FAILED = ("INVALID", "TIMEOUT", "ERROR")  # a seat's final status that forfeits (Kaggle nulls its reward)
 STATUSES = ("ACTIVE", "INACTIVE", "DONE") + FAILED
 TEXT_CAP = 2000  # characters of a move's JSON kept in its event
+# A replay may name no agents (56 of the 73 test replays in Kaggle/kaggle-environments carry no info.TeamNames
+# or info.Agents: `env.toJSON()` writes `info` only as `make(..., info=...)` was given it). Such a replay is
+# stored whole, each seat's agent the placeholder below, and marked `unnamed_agents`, which leaves it out of
+# every rating (`referee.prepare.selection`) until it is named and ingested again
+UNNAMED = "seat {i} (unnamed)"
+UNNAMED_NOTE = ("Kaggle replay(s) naming no agents (no info.TeamNames or info.Agents): stored by seat as "
+                "'seat 0 (unnamed)', ...; left out of ratings until named (re-export with make(..., info={'TeamNames': "
+                "[...]}) and ingest again with --replace)")
+EXCLUDED_WHEN = {"unnamed_agents": "Kaggle replays naming no agents, stored by seat until named"}
 # the built-in agents kaggle_environments ships with each environment (its `agents` dict): scripted opponents,
 # stored as group `background` (a role, not a rated agent) where a seat's name is one of them
 BUILT_IN = {"connectx": ("random", "negamax"), "hungry_geese": ("random", "greedy"), "halite": ("random",),
@@ -82,10 +92,8 @@ def _agents(record: dict, seats: int) -> list[str]:
     names = info.get("TeamNames")
     if names is None and isinstance(info.get("Agents"), list):
         names = [a.get("Name") if isinstance(a, dict) else None for a in info["Agents"]]
-    if names is None:
-        raise RecordError("missing field", "info.TeamNames",
-                          "the replay names no agents: Kaggle's replays carry info.TeamNames; for a local run "
-                          "pass make(..., info={'TeamNames': [...]})")
+    if names is None:  # stored by seat, left out of ratings until named (`EXCLUDED_WHEN`)
+        return [UNNAMED.format(i=i) for i in range(seats)]
     if not isinstance(names, list) or len(names) != seats:
         raise RecordError("wrong type", "info.TeamNames", f"expected {seats} names (one per seat), got {names!r}")
     for i, name in enumerate(names):
@@ -207,7 +215,8 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
              "attrs": json.dumps({k: v for k, v in {
                  "version": record.get("version"), "module_version": record.get("module_version"),
                  "open_spiel_game": config.get("openSpielGameString"), "steps": len(steps),
-                 "self_play": len(set(agents)) < seats or None}.items() if v is not None})}
+                 "self_play": len(set(agents)) < seats or None,
+                 "unnamed_agents": agents[0] == UNNAMED.format(i=0) or None}.items() if v is not None})}
     scripted = built_in(game)
     results = [{"player": f"seat {i}", "agent": agents[i], "score": rewards[i],
                 "group": "background" if agents[i] in scripted else "focal",
@@ -234,5 +243,11 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         given = match.pop("given_id")
         return f"kaggle:{given}" if given else f"kaggle:{path.stem}:{label}"
 
-    out.accept_records(records, lambda record: parse_record(record, options), match_id)
+    def parsed(record: object) -> dict[str, list[dict]]:
+        rows = parse_record(record, options)
+        if rows["results"][0]["agent"] == UNNAMED.format(i=0):
+            out.note(UNNAMED_NOTE)
+        return rows
+
+    out.accept_records(records, parsed, match_id)
     return out.build()

@@ -380,7 +380,7 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
         number = line.number
         out.saw()
         try:
-            record = line.parsed()
+            record = _mapped_record(line)
             if not isinstance(record, dict):
                 raise RecordError("wrong type", None, f"expected a JSON object, got {type(record).__name__}")
             match = read_match(record)
@@ -451,6 +451,19 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
         out.passed()
     _finish(out, path, content_hash, mapping, events, results, lines, agents, meta, measures)
     return out.build()
+
+
+def _mapped_record(line) -> object:
+    """The line's JSON value. A whole number past the store's 64 bits is a fault only where it would be stored:
+    the mapping stores its own keys only, each read by its typed reader (a text key keeps the digits, so an id
+    written as a number on one line and as text on another is one id; `round` or `seq` past 64 bits is set
+    aside by its reader, naming the key). So such a line is read again, whole numbers kept exactly."""
+    try:
+        return line.parsed()
+    except RecordError as exc:
+        if exc.reason != "out of range":
+            raise
+        return line.value if line.value is not None else json.loads(line)
 
 
 def _result_row(record, read, label, match, player, agent, number, seen_results, has_player) -> dict:
