@@ -34,10 +34,12 @@ def phased(tmp_path_factory):
         assert main(["ingest", "--store", str(store), "--phase", phase, "--catalogue", str(sim / "catalogue.toml"),
                      str(sim / "logs" / phase)]) == 0
     out = root / "contest"
-    assert main(["contest", "--store", str(store), "--out", str(out), "--json"]) == 0
+    truth = json.loads((sim / "truth.json").read_text())
+    # the finalists the (simulated) organisers took: the paper's top five and the baseline
+    assert main(["contest", "--store", str(store), "--out", str(out), "--json",
+                 "--finalists", ",".join(truth["finalists"])]) == 0
     records = {p: {f.name.split("__")[0]: json.loads(f.read_text()) for f in (sim / "logs" / p).glob("*.json")}
                for p in PHASES}
-    truth = json.loads((sim / "truth.json").read_text())
     return {"root": root, "store": store, "out": out, "records": records, "truth": truth}
 
 
@@ -166,12 +168,18 @@ def test_without_a_final_phase_only_the_selection_is_computed(phased):
 def test_given_finalists_and_ties_at_the_cut_are_said(phased):
     with Store(phased["store"], read_only=True) as store:
         matches, results = store.table("matches"), store.table("results")
-    chosen = ["rational_agent"] + phased["truth"]["finalists"][:3]
+    truth = phased["truth"]
+    assert truth["finalists"][-1] == "rational_agent" and len(truth["finalists"]) == 6  # top five and the baseline
+    elo = truth["selection_elo"]
+    top = [a for a in sorted(elo, key=lambda a: (-elo[a], a)) if a != "rational_agent"][:5]
+    assert truth["finalists"][:5] == top
+    never = next(a for a in sorted(elo, key=lambda a: elo[a]) if a not in truth["finalists"])  # played no final
+    chosen = [never] + truth["finalists"][:3]
     result = run_contest(matches, results, finalists=chosen)
     assert result.finalists == chosen
     assert any("differ from the top 6" in n for n in result.notes)
     assert any("outside the finalists" in n for n in result.notes)  # cross-play holds the real finalists
-    assert any("without a rated match in phase 'cross-play': rational_agent" in n for n in result.notes)
+    assert any(f"without a rated match in phase 'cross-play': {never}" in n for n in result.notes)
 
 
 def test_phase_from_the_catalogue_and_the_flag_overrides_it(tmp_path, record):

@@ -125,7 +125,8 @@ def test_paper_compact_fits_the_per_game_model_by_maximum_likelihood(tmp_path, c
     from referee.run.ratings import rate
 
     sim, store, out = tmp_path / "sim", tmp_path / "c.duckdb", tmp_path / "paper"
-    assert main(["simulate", "compact", "--out", str(sim), "--games", "30"]) == 0
+    # 4 agents in 40 games: every game's win graph connected (seed 0), so plain ML has its numbers to compare
+    assert main(["simulate", "compact", "--out", str(sim), "--games", "40", "--agents", "4"]) == 0
     assert main(["ingest", str(sim / "logs"), "--store", str(store)]) == 0
     capsys.readouterr()
     assert main(["paper", "compact", "--store", str(store), "--out", str(out)]) == 0
@@ -134,34 +135,42 @@ def test_paper_compact_fits_the_per_game_model_by_maximum_likelihood(tmp_path, c
     assert set(COMPACT_ITEMS) <= set(items)
     assert items["Figure 3"]["reason"] and all(items[n]["files"] for n in items if n != "Figure 3")
     assert items["Table 1"]["protocol"]["estimation"].startswith("plain maximum likelihood")
+    assert {"bootstrap", "consistency", "cross-validation"} <= set(manifest["protocol"])  # not overwritten
     assert "Normal(0, 100 Elo)" in items["Table 1"]["referee_default"]
     table = pd.to_numeric(pd.read_csv(out / "table_1.csv").set_index("agent")["global"], errors="coerce").dropna()
     with Store(store, read_only=True) as s:
         comparisons = comparisons_from_tables(s.table("matches"), s.table("results"), parallel=True)
-    ml = rate(comparisons, "bt-per-game", tau_elo=None).fit.global_table().set_index("agent")["rating"]
+    ml_fit = rate(comparisons, "bt-per-game", tau_elo=None).fit
+    ml = ml_fit.global_table().set_index("agent")["rating"]
+    ml_cells = ml_fit.game_table().set_index(["game", "agent"])["rating"]
     shrunk = rate(comparisons, "bt-per-game").fit.global_table().set_index("agent")["rating"]
     assert len(table) >= 2  # the agents whose every game has a finite rating
     assert table.to_numpy() == pytest.approx(ml[table.index].to_numpy(), abs=0.01)
     assert np.abs(table.to_numpy() - shrunk[table.index].to_numpy()).max() > 0.5  # not referee's default
     consistency = pd.read_csv(out / "figure_5.csv")
     assert "inter-agent, all pairs (Figure 4 off-diagonal)" in set(consistency["comparison"])
-    # a cell where the agent won (or lost) every comparison of a game has no finite estimate: its record, not a number
+    # by plain ML a game's ratings exist only where its win graph among its players is strongly connected
+    # (checked here by a search of its own); other played cells give their record, unplayed cells are empty
+    connected = {game: _strongly_connected(rows) for game, rows in comparisons.groupby("game")}
     counted = pd.concat([comparisons.assign(agent=comparisons["a"], won=comparisons["outcome"]),
                          comparisons.assign(agent=comparisons["b"], won=1 - comparisons["outcome"])])
     cells = counted.groupby(["game", "agent"])["won"].agg(["sum", "count"])
-    one_sided = cells[(cells["sum"] == 0) | (cells["sum"] == cells["count"])]
     full = pd.read_csv(out / "table_1.csv").set_index("agent")
-    for (game, agent), row in one_sided.iterrows():
-        assert full.loc[agent, game] == f"no finite estimate ({row['sum']:g}-{row['count'] - row['sum']:g})"
-    shown = pd.to_numeric(full.drop(columns=["rank", "global"]).stack(), errors="coerce").dropna()
-    assert len(shown) + len(one_sided) == len(cells)
-    if len(one_sided):
+    for (game, agent), row in cells.iterrows():
+        if connected[game]:
+            assert float(full.loc[agent, game]) == pytest.approx(ml_cells[(game, agent)], abs=0.01)
+        else:
+            assert full.loc[agent, game].startswith(f"no finite estimate ({row['sum']:g}-{row['count'] - row['sum']:g}:")
+    assert full.drop(columns=["rank", "global"]).stack().size == len(cells)  # an unplayed cell is empty
+    split = {g for g, c in connected.items() if not c}
+    if split:
         assert "cells without a finite estimate" in items["Table 1"]["protocol"]
     # Figure 2 bootstraps Table 1's model, and an agent without a finite global rating has none by plain ML
     assert {k: items["Figure 2"]["protocol"][k] for k in ("model", "estimation")} == {
         "model": "Bradley-Terry with per-game deviations", "estimation": "plain maximum likelihood"}
     point = rate(comparisons, "bt-per-game", tau_elo=None).ratings.set_index("agent")["rating"]
-    open_agents = set(one_sided.index.get_level_values("agent"))
+    open_agents = {a for (g, a) in cells.index if g in split} | {
+        a for a in point.index if cells.loc[(slice(None), a), :].shape[0] < len(connected)}
     assert set(point[point.isna()].index) == open_agents
     assert point.drop(list(open_agents))[table.index].to_numpy() == pytest.approx(table.to_numpy(), abs=0.01)
     # Table 2 is the paper's list of metrics, in its order, each with how many player-matches carry it
@@ -181,6 +190,53 @@ def test_paper_compact_fits_the_per_game_model_by_maximum_likelihood(tmp_path, c
     assert items["Figure 1"]["protocol"]["panels"].startswith("with communication first")
     weights = pd.read_csv(out / "figure_7_b.csv")
     assert weights["feature"].str.contains(" | ").all() and len(weights) > len(pd.read_csv(out / "figure_7_a.csv"))
+
+
+def _strongly_connected(rows: pd.DataFrame) -> bool:
+    """Whether every player of these comparisons reaches every other along "has beaten" edges (a tie is half a
+    win each way), by a search both ways from one player."""
+    edges = [(r.a, r.b) for r in rows.itertuples() if r.outcome > 0] + [(r.b, r.a) for r in rows.itertuples()
+                                                                       if r.outcome < 1]
+    nodes = set(rows["a"]) | set(rows["b"])
+
+    def reach(pairs):
+        seen, todo = set(), [next(iter(sorted(nodes)))]
+        while todo:
+            x = todo.pop()
+            if x not in seen:
+                seen.add(x)
+                todo += [b for a, b in pairs if a == x]
+        return seen
+
+    return len(nodes) > 1 and reach(edges) == nodes == reach([(b, a) for a, b in edges])
+
+
+def test_a_split_win_graph_prints_no_number_and_a_connected_one_prints_them(tmp_path, capsys):
+    """Issue 69's bar: on the bundled COMPACT sample every game's win graph splits, so Table 1 prints no Elo
+    number (each played cell its record and why; each unplayed cell empty) and the Kendall taus are not made;
+    on a simulated 120-game run every game's graph is connected and every cell is a number."""
+    for source, games in ((SAMPLE / "compact" / "logs", None),
+                          (tmp_path / "sim" / "logs", 120)):
+        if games:
+            assert main(["simulate", "compact", "--out", str(tmp_path / "sim"), "--games", str(games)]) == 0
+        store, out = tmp_path / f"{games}.duckdb", tmp_path / f"paper{games}"
+        assert main(["ingest", str(source), "--store", str(store)]) == 0
+        from referee.prepare.comparisons import comparisons_from_tables
+        from referee.papers.compact import _table_1
+        from referee.run.ratings import rate
+
+        with Store(store, read_only=True) as s:
+            comparisons = comparisons_from_tables(s.table("matches"), s.table("results"), parallel=True)
+        connected = {g: _strongly_connected(rows) for g, rows in comparisons.groupby("game")}
+        fit = rate(comparisons, "bt-per-game", tau_elo=None).fit
+        table = _table_1(fit, fit.game_table()).set_index("agent")
+        numbers = pd.to_numeric(table.drop(columns=["rank"]).stack(), errors="coerce").dropna()
+        if games is None:
+            assert not any(connected.values()) and numbers.empty and table["rank"].isna().all()
+            assert table.drop(columns=["rank", "global"]).isna().sum().sum() == 3  # games an agent never played
+        else:
+            assert all(connected.values()) and len(numbers) == table.drop(columns=["rank"]).size
+    capsys.readouterr()
 
 
 def test_figure_5_right_pools_each_games_framings_by_slot():
@@ -248,6 +304,10 @@ def test_paper_aoa_on_the_eval01_sample(tmp_path, capsys):
     table = pd.read_csv(out / "appendix_a_1.csv")
     assert len(table) == 12 and table["rank"].is_monotonic_increasing
     assert items["Section 5.4"]["reason"] and "deport" in items["Section 5.4"]["reason"]
+    assert "no log of this season's actions" in items["Section 5.2"]["reason"]  # no event log: said as it is
+    assert items["Appendix A.3"]["files"]  # the season file's own snapshots (the report's timeline)
+    deaths = items["Appendix A.3"]["protocol"]["nation deaths"]
+    assert deaths.index("Thornwall") < deaths.index("Steelcross")
     # the season file is the report's own tables transcribed: the items say so, and what "outcome" stands for
     for number in ("Appendix A.1", "Section 3.4"):
         assert "transcribed by hand" in " ".join(items[number]["protocol"].values()), number
@@ -270,6 +330,34 @@ def test_paper_aoa_on_the_eval01_sample(tmp_path, capsys):
     text = _paper("age-of-agents-eval01.txt")
     if text is not None:
         assert "Sunny (deepseek-v4-flash) at 15,167" in text and "placed fourth" in text and "roughly 175" in text
+
+
+def test_paper_aoa_on_a_simulated_season_reads_its_event_log_and_quotes_no_published_number(tmp_path, capsys):
+    """Issue 69's bar: on aoa_sim (a simulated season with an event log) sections 5.2 and 5.3 count the log's
+    rejections, checked against the log itself read line by line; A.3 and 5.6 are made from the snapshots and
+    peace-timer readings the season holds; and no EVAL 01 number is quoted beside this other season's."""
+    from collections import Counter
+
+    store, out = tmp_path / "a.duckdb", tmp_path / "paper"
+    assert main(["ingest", str(SAMPLE / "aoa_sim"), "--store", str(store)]) == 0
+    capsys.readouterr()
+    assert main(["paper", "aoa", "--store", str(store), "--out", str(out)]) == 0
+    manifest = _manifest(out)
+    items = {i["number"]: i for i in manifest["items"]}
+    lines = [json.loads(x) for x in (SAMPLE / "aoa_sim" / "logs" / "events.jsonl").read_text().splitlines() if x.strip()]
+    refused = [x for x in lines if x.get("status") == "rejected"]
+    assert len(refused) == 109
+    by_agent = pd.read_csv(out / "section_5_3.csv").set_index("actor")["rejected"].to_dict()
+    assert by_agent == dict(Counter(x["agent"] for x in refused))
+    assert pd.read_csv(out / "section_5_2.csv")["rejected"].sum() == 109
+    deport = pd.read_csv(out / "section_5_4.csv").set_index("event")
+    votes = [x for x in lines if "deport" in str(x.get("action", x.get("type")))]
+    assert deport["events"].sum() == len(votes) and deport["rejected"].sum() == sum(x["status"] == "rejected" for x in votes)
+    season = json.loads((SAMPLE / "aoa_sim" / "logs" / "season.json").read_text())
+    assert len(pd.read_csv(out / "section_5_6.csv")) == len({p["time"] for p in season["peace"]})
+    assert items["Appendix A.3"]["files"] and items["Section 5.6"]["files"]
+    assert not any(i["published"] for i in items.values())
+    assert manifest["protocol"]["published numbers"].startswith("not quoted")
 
 
 def test_every_paper_runs_on_the_demo_store_and_lists_every_numbered_item(tmp_path, capsys):

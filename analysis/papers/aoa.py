@@ -16,15 +16,15 @@ NOT_FROM_LOGS = (  # numbered sections whose numbers the season's logs do not ca
     ("Section 3.6", "cost of the run", "API spend is the operator's bill ($798 in the report); no log records it"),
     ("Section 3.7", "errors caught during post-hoc analysis", "a narrative of the authors' own checks, not a number "
                                                               "computed from the logs"),
-    ("Section 5.6", "mission progress in the run window", "needs each mission's progress over time (peace streaks, "
-                                                          "power gaps); the season's final statistics carry no series"),
     ("Section 6.2", "two false claims caught and corrected", "a narrative of the authors' corrections, not a number "
                                                              "computed from the logs"),
     ("Section 6.6", "the human-interference channel", "spectator traffic is not in the season's logs"),
-    ("Appendix A.3", "run timeline and nation deaths", "needs the three-hour state snapshots; the season file holds "
-                                                       "the final state only"),
 )
-OUTCOME_IS_POWER = ("nation power (outcome_rank ranks the agents' nations by power): the report's outcome score, "
+# the report's own season, known by the source its season file names (the published numbers are quoted beside
+# the computed ones only for it: another season, a simulated one, is other data)
+EVAL01_SOURCE = "Age of Agents EVAL 01 report"
+OUTCOME_IS_POWER = ("nation power (outcome_rank ranks the agent rows by their nation's power, 1 = strongest; the "
+                    "agents of one nation share a rank): the report's outcome score, "
                     "graded against each agent's own mission, is EVAL 02's and no EVAL 01 log holds it")
 MIN_RHO_POINTS = 5  # agents with an action count below which Section 5.1's Spearman rho says nothing
 TABLE_COLUMNS = ["rank", "agent", "player", "team", "role", "nation_power", "nation_alive", "universal", "bonus",
@@ -54,9 +54,12 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
     notes = list(audit.notes)
     shown = [c for c in TABLE_COLUMNS if c in frame.columns]
     source = _season_source(matches, match)
+    reported = source.startswith(EVAL01_SOURCE)  # the season the report is about: its numbers may be quoted
+    protocol["published numbers"] = ("quoted beside the computed ones: this is the report's own season" if reported
+                                     else f"not quoted: this season ({source}) is not the one the report describes")
     item = Item("Appendix A.1", "all agents ranked by final score: universal, bonus, nation power",
                 protocol={"values": f"as the season file gives them, not recomputed from raw logs; its source: {source}"})
-    if "score" in frame.columns and frame["score"].notna().any():
+    if reported and "score" in frame.columns and frame["score"].notna().any():
         item.quote(15167, "Appendix A.1 (the winner, Sunny)", int(round(frame["score"].max())))
     writer.table(item, frame[shown].sort_values("rank"))
     checks = audit.checks
@@ -76,7 +79,7 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
                                              **inputs.get(number, {})})
         if key == "hold_outcome_constant":
             spread = _widest_spread(frame)
-            if spread is not None:
+            if spread is not None and reported:
                 item.quote(175, "Section 4.1 (8,940 against 51 within Valdris: 'roughly 175')", round(spread, 1))
         table = checks.get(key, {}).get("table")
         if isinstance(table, pd.DataFrame) and len(table):
@@ -88,15 +91,19 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
                                "nation's rank among the nations by power",
                 protocol={"verdict": checks["rank_agreement"]["verdict"]})
     strongest = ranks.loc[ranks["power_rank"] == 1, "rank"]
-    if len(strongest):
+    if len(strongest) and reported:
         item.quote(4, "Section 4.3 (Tofu, governing Shadowmere, 'finished fourth')", int(strongest.min()))
     writer.table(item, ranks)
     _activity(writer, frame)
     _deportation(writer, events)
     roster = [c for c in ("player", "agent", "team", "role") if c in frame.columns]
-    writer.table(Item("Section 3.2", "the roster: each agent, its model, nation and mission"),
+    writer.table(Item("Section 3.2", "the roster: each agent, its model, nation and mission",
+                      protocol={"columns": "codename (player), model (agent), nation (team), mission (role); the "
+                                           "report's Tier and Provider are not in the season file"}),
                  frame[roster].sort_values(roster[0]))
     _rejections(writer, events)
+    _timeline(writer, events)
+    _peace(writer, events)
     for number, title, reason in NOT_FROM_LOGS:
         writer.missing(Item(number, title), reason)
     return protocol, notes
@@ -118,16 +125,25 @@ def _of_kind(events: pd.DataFrame, word: str) -> pd.Series:
 
 
 def _rejections(writer: PaperWriter, events: pd.DataFrame) -> None:
-    """Sections 5.2 and 5.3: rejected actions by kind and by agent, from the season's event log."""
-    rejected = events[_of_kind(events, "reject")]
+    """Sections 5.2 and 5.3: rejected actions by kind and by agent, from the season's event log (an event the
+    world refused: `is_rejected`, the one reading of an event's status), each beside its attempts."""
+    from referee.models.validity.checks import is_rejected
+
+    refused = is_rejected(events)
+    attempted = events[events["status"].notna()] if "status" in events.columns else events.iloc[:0]
     for number, title, by in (("Section 5.2", "rejected actions by kind", "type"),
                               ("Section 5.3", "rejected actions by agent", "actor")):
-        item = Item(number, title)
-        if not len(rejected) or by not in rejected.columns:
-            writer.missing(item, "the store holds no event log with rejected actions for this season (the season "
-                                 "file alone carries final statistics)")
+        item = Item(number, title, protocol={"rejected": "events whose status is 'rejected' (the world refused "
+                                                         "them), beside the attempts of the same " + by})
+        if not refused.any():
+            writer.missing(item, f"none of the season's {len(attempted):,} attempted actions was rejected"
+                           if len(attempted) else "the store holds no log of this season's actions (its season file "
+                           "carries final statistics and state snapshots, no attempted action)")
             continue
-        writer.table(item, rejected[by].value_counts().rename_axis(by).reset_index(name="rejected"))
+        table = pd.DataFrame({"attempted": attempted[by].value_counts(), "rejected": events.loc[refused, by]
+                              .value_counts()}).fillna(0).astype(int)
+        table["rejection_rate"] = table["rejected"] / table["attempted"]
+        writer.table(item, table.sort_values("rejected", ascending=False).rename_axis(by).reset_index())
 
 
 def _widest_spread(frame: pd.DataFrame) -> float | None:
@@ -141,9 +157,10 @@ def _widest_spread(frame: pd.DataFrame) -> float | None:
 
 
 def _power_ranks(frame: pd.DataFrame) -> pd.DataFrame:
-    """agent, team, score rank, nation power and the nation's rank among the nations (1 = strongest; a
+    """player (the codename), agent (its model), team, score rank, nation power and the nation's rank among the
+    nations (1 = strongest; a
     nation counts once however many agents it has; nations without power left blank) and how many there are."""
-    out = frame[["agent", "team", "rank", "nation_power"]].copy()
+    out = frame[[c for c in ("player", "agent", "team", "rank", "nation_power") if c in frame.columns]].copy()
     nations = out.dropna(subset=["team"]).groupby("team")["nation_power"].first()
     out["power_rank"] = out["team"].map(nations.rank(ascending=False, method="min"))
     out["nations"] = int(nations.notna().sum())
@@ -172,11 +189,67 @@ def _activity(writer: PaperWriter, frame: pd.DataFrame) -> None:
 
 
 def _deportation(writer: PaperWriter, events: pd.DataFrame) -> None:
-    """Section 5.4: deport-related events against deportations carried out."""
+    """Section 5.4: deport-related events against deportations carried out: each kind counted with how many the
+    world accepted and rejected (`is_rejected`)."""
+    from referee.models.validity.checks import is_rejected
+
     item = Item("Section 5.4", "deportation: deport-related events against deportations carried out")
-    related = events.loc[_of_kind(events, "deport"), "type"].astype(str) if len(events) else pd.Series(dtype=str)
+    related = events[_of_kind(events, "deport")] if len(events) else events
     if not len(related):
         writer.missing(item, "the store holds no event log with deport-related events for this season (the season "
                              "file alone carries final statistics)")
         return
-    writer.table(item, related.value_counts().rename_axis("event").reset_index(name="events"))
+    refused = is_rejected(related)
+    table = pd.DataFrame({"events": related["type"].astype(str).value_counts(),
+                          "accepted": related.loc[related["status"] == "accepted", "type"].astype(str).value_counts(),
+                          "rejected": related.loc[refused, "type"].astype(str).value_counts()}).fillna(0).astype(int)
+    writer.table(item, table.rename_axis("event").reset_index())
+
+
+SNAPSHOT_TYPES = ("power", "alive", "agents")  # a nation's state in a snapshot (data/formats/aoa.md)
+
+
+def _timeline(writer: PaperWriter, events: pd.DataFrame) -> None:
+    """Appendix A.3: the run's timeline from the season's snapshots (stage `snapshot`): each nation's power,
+    whether it is alive and its governing agents at each snapshot time, and when each nation died (its first
+    snapshot with alive 0)."""
+    item = Item("Appendix A.3", "run timeline and nation deaths",
+                protocol={"from": "the season's snapshots (events of stage 'snapshot', actor = nation)"})
+    snaps = events[(events["stage"] == "snapshot") & events["type"].isin(SNAPSHOT_TYPES) & events["actor"].notna()] \
+        if len(events) else events
+    if not len(snaps):
+        writer.missing(item, "the store holds no snapshot of the nations' state for this season (its season file "
+                             "has no `snapshots` list), only the final state")
+        return
+    wide = snaps.pivot_table(index=["time", "actor"], columns="type", values="value", aggfunc="last").reset_index()
+    wide = wide.rename(columns={"actor": "nation"}).sort_values(["time", "nation"])
+    if "alive" in wide.columns:
+        dead = wide[wide["alive"] == 0].groupby("nation")["time"].min()
+        wide["died_at"] = wide["nation"].map(dead)
+        item.protocol["nation deaths"] = (", ".join(f"{n} at {t}" for n, t in dead.sort_values().items())
+                                          or "none in the snapshots")
+    item.protocol["snapshots"] = f"{wide['time'].nunique()} times, {wide['nation'].nunique()} nations"
+    writer.table(item, wide)
+
+
+def _peace(writer: PaperWriter, events: pd.DataFrame) -> None:
+    """Section 5.6: progress in the run window from the series the season holds: the board-wide peace timer
+    (minutes, stage `snapshot`, type `peace_timer`) over time, beside the power gap between the strongest and the
+    second nation at the snapshot times where the nations' power is recorded."""
+    item = Item("Section 5.6", "mission progress in the run window",
+                protocol={"from": "the season's peace-timer readings and power snapshots"})
+    peace = events[(events["stage"] == "snapshot") & (events["type"] == "peace_timer")] if len(events) else events
+    if not len(peace):
+        writer.missing(item, "the store holds no peace-timer reading for this season (its season file has no "
+                             "`peace` list): no series to show progress over the run window")
+        return
+    series = peace.groupby("time")["value"].max().rename("peace_timer_minutes").to_frame()
+    power = events[(events["stage"] == "snapshot") & (events["type"] == "power")]
+    if len(power):
+        def gap(values: pd.Series) -> float:
+            top = values.nlargest(2).to_numpy()
+            return float(top[0] - top[1]) if len(top) == 2 else float("nan")
+        series["power_gap"] = power.groupby("time")["value"].apply(gap)
+    series = series.reset_index()
+    item.protocol.update(readings=len(peace), longest_peace_minutes=float(series["peace_timer_minutes"].max()))
+    writer.table(item, series)

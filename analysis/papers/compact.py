@@ -12,7 +12,9 @@ from referee.papers.items import Item, PaperWriter
 PAPER_DIMS = range(1, 8)  # the multidimensional model's dimensions the paper cross-validates
 BOOTSTRAP = 200  # Figure 2: "200 subsampled re-estimations"
 PER_GAME = {"model": "Bradley-Terry with per-game deviations", "estimation": "plain maximum likelihood",
-            "constraint": "deviations sum to zero over games (referee's choice; the paper does not say)"}
+            "constraint": "global ratings centred on 1500 (as Table 1's global column, mean 1499.5); each agent's "
+                          "deviations sum to zero over games (referee's choice: the paper does not say how they are "
+                          "pinned, and its Table 1's do not sum to zero)"}
 PER_GAME_DEFAULT = "deviations shrunk by a Normal(0, 100 Elo) prior, in the fit and in the cross-validation"
 
 
@@ -56,21 +58,33 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
         game_table = fit.game_table()
         games = game_table["game"].nunique()
         table = _table_1(fit, game_table)
-        protocol = dict(PER_GAME)
+        table_protocol = dict(PER_GAME)  # Table 1's own (the paper's top-level protocol keeps its entries)
         if fit.prior_sd is not None:  # the pooled fit has no finite solution: never under the plain label
-            protocol["estimation"] = ("plain maximum likelihood for the per-game deviations; the global ratings "
-                                      "with a Normal(0, 400 Elo) prior, because their maximum-likelihood estimate "
-                                      "does not exist on these matches")
+            table_protocol["estimation"] = ("plain maximum likelihood for the per-game deviations; the pooled fit added "
+                                      "a Normal(0, 400 Elo) prior to the global ratings, their maximum-likelihood "
+                                      "estimate not existing on these matches: no global rating is shown where "
+                                      "the prior decides it (Table 1's global column says why)")
         unbounded = int(fit.unbounded.sum())
         if unbounded:
-            protocol["cells without a finite estimate"] = (
-                f"{unbounded} agent-game cell(s): the agent won or lost every comparison there, so plain maximum "
-                "likelihood has no finite rating; the cell shows its win-loss record instead of a number")
+            split = int((fit.parts > 1).sum())
+            table_protocol["cells without a finite estimate"] = (
+                f"{unbounded} agent-game cell(s) in {split} of {len(fit.games)} game(s) whose win graph among its "
+                "players is not strongly connected (parts that never beat each other both ways, an agent that "
+                "won or lost every comparison among them), so plain maximum likelihood has no finite rating there; "
+                "the cell shows its win-loss record and why instead of a number; a game the agent never played is "
+                "empty")
         writer.table(Item("Table 1", "Elo scores: each agent's global rating and its rating in each game",
-                          protocol=protocol, referee_default=PER_GAME_DEFAULT),
+                          protocol=table_protocol, referee_default=PER_GAME_DEFAULT),
                      table.sort_values("rank", key=lambda r: pd.to_numeric(r, errors="coerce"), na_position="last"))
-        writer.table(Item("Section 2 (Kendall tau)", "each game's ranking against the global one (Kendall tau)",
-                          protocol=PER_GAME, referee_default=PER_GAME_DEFAULT), per_game.value.kendall_tau)
+        tau = per_game.value.kendall_tau
+        tau_item = Item("Section 2 (Kendall tau)", "each game's ranking against the global one (Kendall tau)",
+                        protocol={**PER_GAME, "agents": "those with a finite rating in the game and globally"},
+                        referee_default=PER_GAME_DEFAULT)
+        if tau["kendall_tau"].notna().any():
+            writer.table(tau_item, tau)
+        else:
+            writer.missing(tau_item, "no game has two agents with finite per-game and global ratings by plain "
+                                     "maximum likelihood (Table 1 says why for each cell)")
         _figure_2(store, writer, scope, notes)
         matches = store.table("matches")
         mine = matches if runner is None else matches[matches["runner"] == runner]
@@ -89,11 +103,18 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
                                          "panels": "with communication first, as the paper's (a) and (b)"}),
                           plot_win_matrices(matrices))
         if cv is not None and games > 1:
+            auc = cv.table("cv_auc")
+            cv_protocol = {"folds": "5, whole games", "dimensions": "1-7, as the paper tries", **PER_GAME}
+            with_prior = auc[auc["folds_with_prior"] > 0] if "folds_with_prior" in auc.columns else auc.iloc[:0]
+            if len(with_prior):  # said in the item, not only on stderr: these rows are not plain maximum likelihood
+                cv_protocol["folds given a prior"] = (
+                    "; ".join(f"{r.model}{'' if not r.dims else f' ({r.dims} dims)'}: {r.folds_with_prior} of "
+                              f"{r.folds}" for r in with_prior.itertuples())
+                    + " folds' fits have no maximum-likelihood estimate on their training games and add a Normal(0, "
+                    "400 Elo) prior (column folds_with_prior)")
             writer.table(Item("Section 2 (cross-validated AUC)", "held-out ROC-AUC of the scalar, per-game and "
                                                                  "multidimensional models",
-                              protocol={"folds": "5, whole games", "dimensions": "1-7, as the paper tries",
-                                        **PER_GAME}, referee_default=PER_GAME_DEFAULT),
-                         cv.table("cv_auc"))
+                              protocol=cv_protocol, referee_default=PER_GAME_DEFAULT), auc)
         elif cv is not None:
             writer.missing(Item("Section 2 (cross-validated AUC)", "cross-validation"), "every match is one game")
     _socio_items(store, writer, runner, seed, notes)
@@ -103,7 +124,8 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
 def _figure_2(store, writer: PaperWriter, scope: dict, notes: list[str]) -> None:
     """Figure 2: the global ratings of Table 1's model (per-game Bradley-Terry, plain maximum likelihood)
     re-estimated on BOOTSTRAP resamples of the games; a replicate in which an agent's global rating has no
-    finite estimate (it won or lost every comparison of some game) leaves that agent out, counted per agent."""
+    finite estimate (a game of its whose win graph splits, or a game it did not play: `PerGameFit.global_table`)
+    leaves that agent out, counted per agent."""
     from referee.present.figures import plot_bootstrap_violins
     from referee.run.job_table import JOBS
 
@@ -117,34 +139,44 @@ def _figure_2(store, writer: PaperWriter, scope: dict, notes: list[str]) -> None
     absent = {agent: BOOTSTRAP - int((drawn["agent"] == agent).sum()) for agent in boot.agents}
     if drawn.empty:
         writer.missing(item, "no bootstrap replicate gives any agent a finite global rating by plain maximum "
-                             "likelihood: every agent won or lost every comparison of some game in every resample")
+                             "likelihood: in every resample each agent has a game whose win graph splits (it won "
+                             "or lost every comparison there, or the players fall into parts that never beat "
+                             "each other both ways) or a game it did not play")
         return
     left_out = {a: n for a, n in absent.items() if n}
     if left_out:
         item.protocol["replicates without a finite estimate"] = (
-            "left out per agent (it won or lost every comparison of some game there, or drew none of its games): "
+            "left out per agent (a game of its has a split win graph there, or it drew none of its games): "
             + ", ".join(f"{a} {n} of {BOOTSTRAP}" for a, n in left_out.items()))
     writer.figure(item, plot_bootstrap_violins(drawn))
 
 
 def _table_1(fit, game_table) -> "pd.DataFrame":
-    """Table 1: agent, rank, global, then one column per game: the rating (Elo), or where plain maximum
-    likelihood has no finite rating the cell's record 'no finite estimate (W-L)' instead of a number; an agent
-    with such a cell has no finite global rating (the mean of its per-game ones) and no rank either."""
+    """Table 1: agent, rank, global, then one column per game: the rating (Elo) where plain maximum likelihood
+    has a finite one, else 'no finite estimate (W-L: why)' (the game's win graph among its players is not
+    strongly connected: `PerGameFit.records`), and an empty cell for a game the agent never played. An agent
+    with a cell without an estimate, or a game it never played, has no global rating (the mean of its per-game
+    strengths) and no rank."""
     record = fit.records().set_index(["game", "agent"])
-    cells = game_table.set_index(["game", "agent"])["rating"].astype(object)
-    for (game, agent), row in record[~record["finite"]].iterrows():
-        cells[(game, agent)] = f"no finite estimate ({row['wins']:g}-{row['losses']:g})"
-    by_game = cells.reset_index().pivot(index="agent", columns="game", values="rating").reset_index()
+    rating = game_table.set_index(["game", "agent"])["rating"]
+    cells = pd.Series(None, index=rating.index, dtype=object)  # a game the agent never played: empty
+    for (game, agent), row in record.iterrows():
+        cells[(game, agent)] = (rating[(game, agent)] if row["finite"]
+                                else f"no finite estimate ({row['wins']:g}-{row['losses']:g}: {row['why']})")
+    by_game = cells.rename("rating").reset_index().pivot(index="agent", columns="game", values="rating").reset_index()
     table = fit.global_table()[["agent", "rank", "rating"]].rename(columns={"rating": "global"})
     table["global"] = table["global"].astype(object)
     table["rank"] = table["rank"].astype(object)
     totals = record.groupby(level="agent")[["wins", "losses"]].sum()
-    for agent in record[~record["finite"]].index.get_level_values("agent").unique():
-        # the global rating is the mean of the agent's per-game ratings: one without a finite value takes it along
+    finite = fit.global_table(finite=True).set_index("agent")["rating"]
+    for agent in table["agent"]:
+        if pd.notna(finite.get(agent)):
+            continue
         row = table["agent"] == agent
-        table.loc[row, "global"] = (f"no finite estimate ({totals.loc[agent, 'wins']:g}-"
-                                    f"{totals.loc[agent, 'losses']:g} over all games)")
+        missed = [g for g in fit.games if (g, agent) not in record.index]
+        why = f"it played no match of {', '.join(missed)}" if missed else "its game cells have no finite estimate"
+        won, lost = (totals.loc[agent, "wins"], totals.loc[agent, "losses"]) if agent in totals.index else (0, 0)
+        table.loc[row, "global"] = f"no finite estimate ({won:g}-{lost:g} over all games; {why})"
         table.loc[row, "rank"] = None
     return table.merge(by_game, on="agent")
 

@@ -62,6 +62,14 @@ def substrate_table() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def as_paper_substrates(scenarios: pd.DataFrame) -> pd.DataFrame:
+    """`scenarios` with each `game` replaced by the paper's substrate key (Table 1's five: the
+    haggling_multi_item game is the Haggling substrate's); a game the paper does not list keeps its name."""
+    substrates = read_toml(CONTEST_2024_PAPER, "catalogue")["substrates"]
+    of = {game: key for key, substrate in substrates.items() for game in substrate["games"]}
+    return scenarios.assign(game=scenarios["game"].map(lambda g: of.get(g, g)))
+
+
 def tag_definitions() -> pd.DataFrame:
     """Table 13: tag, description, from the paper catalogue's [tags] table."""
     doc = read_toml(CONTEST_2024_PAPER, "catalogue")
@@ -155,10 +163,24 @@ def _evaluation_tables(writer: PaperWriter, store, scope: dict, seed: int) -> No
     writer.table(item, elo.table("ratings").drop(columns=list(RUNNER_COLUMNS), errors="ignore").sort_values("rank"))
     votes = JOBS["rank"].compute(store, method=list(VOTES), min_games=1, seed=seed, **scope).value
     for method, (number, _, label) in VOTES.items():
-        table = votes[votes["method"] == method].drop(columns="method").sort_values("rank")
+        table = votes[votes["method"] == method].drop(columns="method").sort_values("rank").dropna(axis=1, how="all")
         writer.table(Item(number, f"evaluation phase: {label}", protocol={
-            "method": label, "ballots": "one per (scenario, repetition)", **VOTE_READINGS.get(method, {})}),
-            table.dropna(axis=1, how="all"))
+            "method": label, "ballots": "one per (scenario, repetition)", **_readings(method, table)}), table)
+
+
+def _say_absent(item: Item, picked: list[str], table: pd.DataFrame) -> None:
+    """Name, in the item's protocol, the finalists its table has no row for (a finalist, e.g. the baseline,
+    that played no cross-play match), so that a table of fewer rows than finalists says why."""
+    absent = [a for a in picked if a not in set(table["agent"])] if "agent" in table.columns else []
+    if absent:
+        item.protocol["finalists without a row"] = (f"{', '.join(absent)}: no cross-play match ({len(table)} rows "
+                                                    f"for {len(picked)} finalists)")
+
+
+def _readings(method: str, table: pd.DataFrame) -> dict:
+    """What the vote table's numbers are (`VOTE_READINGS`): a column's reading only where the table written has
+    that column, so a protocol never names a column its CSV lacks."""
+    return {k: v for k, v in VOTE_READINGS.get(method, {}).items() if k == "reading" or k in table.columns}
 
 
 def _final_tables(writer: PaperWriter, contest, picked: list[str]) -> None:
@@ -168,18 +190,22 @@ def _final_tables(writer: PaperWriter, contest, picked: list[str]) -> None:
         item = Item(number, title, protocol={"finalists": picked, "model": "the contest's Elo"},
                     referee_default="`referee contest` takes the top 6 by Elo unless --finalists is given")
         if len(table):
+            _say_absent(item, picked, table)
             writer.table(item, table.sort_values("rank"))
         else:
             writer.missing(item, f"no match is in phase {FINAL!r}")
     for method, (_, number, label) in VOTES.items():
         if number is None:
             continue
-        item = Item(number, f"finalists' cross-play: {label}", protocol={"finalists": picked, "method": label,
-                                                                         **VOTE_READINGS.get(method, {})})
         votes = contest.votes
         table = votes[votes["method"] == method] if len(votes) else votes
         if len(table):
-            writer.table(item, table.drop(columns="method").sort_values("rank").dropna(axis=1, how="all"))
+            table = table.drop(columns="method").sort_values("rank").dropna(axis=1, how="all")
+        item = Item(number, f"finalists' cross-play: {label}", protocol={"finalists": picked, "method": label,
+                                                                         **_readings(method, table)})
+        if len(table):
+            _say_absent(item, picked, table)
+            writer.table(item, table)
         else:
             writer.missing(item, f"no match is in phase {FINAL!r}")
 
@@ -194,7 +220,7 @@ def _score_figures(store, writer: PaperWriter, selection, models: bool, sampling
     from referee.run.describe import feature_correlations, scenario_features, scores_by
     from referee.run.predictive import compare_predictors, training_demands
 
-    scenarios = store.table("scenarios")
+    scenarios = as_paper_substrates(store.table("scenarios"))  # Figures 5-7 read Table 1's five substrates
     scores = normalise(agent_match_scores(selection, store.table("results")), scenarios)
     bounds = sorted(set(scores["bounds"]))
     protocol["bounds used"] = bounds

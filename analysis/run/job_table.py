@@ -386,7 +386,8 @@ JOBS: dict[str, Job] = {j.name: j for j in (
                    "evaluation Elo plus rational_agent)", type=agent_list, metavar="A,B,..."),
             Option("no_models", False, "concordia: skip the Bayesian fits (Figures 2, 3 right, 6, 7), listed in the "
                    "manifest as not made", flag=True),
-            Option("runner", None, "compact: whose matches (default every match)"),
+            Option("runner", None, "compact: whose matches (default the store's runner that writes COMPACT's "
+                                   "metrics, `compact`)"),
             Option("match", None, "aoa: the season's match id (default the first aoa season)"),
             SEED) + SAMPLING_OPTIONS, folder=False),
 )}

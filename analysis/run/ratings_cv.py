@@ -38,33 +38,39 @@ def game_folds(comparisons: pd.DataFrame, folds: int, seed: int) -> tuple[np.nda
 
 
 def _strengths(model: str, train: pd.DataFrame, agents: list[str], games: list[str], dims: int, seed: int,
-               tau_elo: float | None = DEFAULT_TAU_ELO) -> np.ndarray:
-    """Strengths per (game, agent), shape (K, n), fitted on `train` (unseen agents/games: 0) by the model's
-    registered fold fit (`RATING_METHODS[model].fold`); `tau_elo` the per-game deviations' prior sd (None:
-    plain maximum likelihood, the COMPACT paper's)."""
+               tau_elo: float | None = DEFAULT_TAU_ELO) -> tuple[np.ndarray, bool]:
+    """(strengths per (game, agent), shape (K, n), fitted on `train` (unseen agents/games: 0) by the model's
+    registered fold fit (`RATING_METHODS[model].fold`), whether that fit added a prior because its maximum-
+    likelihood estimate does not exist on the fold); `tau_elo` the per-game deviations' prior sd (None: plain
+    maximum likelihood, the COMPACT paper's)."""
     coded = encode(train, agents)
     strengths = np.zeros((len(games), len(agents)))
     game_index = pd.Index(games).get_indexer(coded.games)
-    implementation(RATING_METHODS[model].fold)(strengths, coded, agents, game_index, dims, seed, tau_elo)
-    return strengths
+    prior = implementation(RATING_METHODS[model].fold)(strengths, coded, agents, game_index, dims, seed, tau_elo)
+    return strengths, bool(prior)
 
 
-def bt_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> None:
-    """bt in a fold: one strength per agent in every game (falls back to MAP itself where no MLE exists)."""
-    strengths[:] = fit_bt(coded.counts(), agents).theta
+def bt_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> bool:
+    """bt in a fold: one strength per agent in every game (falls back to MAP itself where no MLE exists: True)."""
+    fit = fit_bt(coded.counts(), agents)
+    strengths[:] = fit.theta
+    return fit.prior_sd is not None
 
 
-def per_game_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> None:
-    """bt-per-game in a fold: the global strength, and the game's own in the games trained on."""
+def per_game_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> bool:
+    """bt-per-game in a fold: the global strength, and the game's own in the games trained on (True: the
+    global strengths were given a prior, their maximum-likelihood estimate not existing on the fold)."""
     fit = fit_bt_per_game(coded.game_counts(), agents, coded.games, tau_elo=tau_elo)
     strengths[:] = fit.mu
     strengths[game_index] = fit.theta
+    return fit.prior_sd is not None
 
 
-def md_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> None:
-    """bt-md in a fold: each game's strengths with `dims` dimensions."""
+def md_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> bool:
+    """bt-md in a fold: each game's strengths with `dims` dimensions (no prior added)."""
     fit = fit_bt_multidim(coded.game_counts(), agents, coded.games, dims=dims, seed=seed, restarts=2)
     strengths[game_index] = fit.strengths
+    return False
 
 
 def cross_validate(comparisons: pd.DataFrame, folds: int = 5, dims: range | list[int] = range(1, 8),
@@ -76,7 +82,8 @@ def cross_validate(comparisons: pd.DataFrame, folds: int = 5, dims: range | list
 
     Returns
     -------
-    One row per (model, dims, fold): model, dims (0 for the scalar models), fold, auc, n_test.
+    One row per (model, dims, fold): model, dims (0 for the scalar models), fold, auc, n_test, prior (the
+    fold's fit added a prior because its maximum-likelihood estimate does not exist there).
     """
     data = comparisons.reset_index(drop=True).assign(game=lambda d: d["game"].fillna("(all)").astype(str))
     fold_a, fold_b = game_folds(data, folds, seed)
@@ -89,7 +96,7 @@ def cross_validate(comparisons: pd.DataFrame, folds: int = 5, dims: range | list
     with summarised_warnings(f"the {folds} cross-validation folds' fits"):  # once, with its count, not per fold
         parts = run_tasks(tasks, executor, "cross-validation folds")
     rows = [row for part in parts for row in part]
-    return pd.DataFrame(rows, columns=["model", "dims", "fold", "auc", "n_test"])
+    return pd.DataFrame(rows, columns=["model", "dims", "fold", "auc", "n_test", "prior"])
 
 
 def cv_fold(shared: Shared, fold: int, specs: list[tuple[str, int]], seed: int,
@@ -114,10 +121,10 @@ def cv_fold(shared: Shared, fold: int, specs: list[tuple[str, int]], seed: int,
     a, b, label = np.where(tf, b, a), np.where(tf, a, b), np.where(tf, ~label, label)
     rows = []
     for model, d in specs:
-        s = _strengths(model, train, agents, games, d, seed, tau_elo)
+        s, prior = _strengths(model, train, agents, games, d, seed, tau_elo)
         p = 1.0 / (1.0 + np.exp(-(s[g, a] - s[g, b])))
         auc = roc_auc_score(label, p) if 0 < label.sum() < len(label) else np.nan
-        rows.append({"model": model, "dims": d, "fold": fold, "auc": auc, "n_test": len(label)})
+        rows.append({"model": model, "dims": d, "fold": fold, "auc": auc, "n_test": len(label), "prior": prior})
     return rows
 
 
@@ -125,7 +132,10 @@ def summarise_cv(cv: pd.DataFrame) -> pd.DataFrame:
     """Mean and standard error of the fold AUCs per (model, dims)."""
     grouped = cv.groupby(["model", "dims"])["auc"]
     out = pd.DataFrame({"auc": grouped.mean(), "se": grouped.std(ddof=1) / np.sqrt(grouped.count()),
-                        "folds": grouped.count()}).reset_index()
+                        "folds": grouped.count()})
+    if "prior" in cv.columns:  # folds whose fit needed a prior (no maximum-likelihood estimate there)
+        out["folds_with_prior"] = cv.groupby(["model", "dims"])["prior"].sum().astype(int)
+    out = out.reset_index()
     return out.sort_values(["model", "dims"]).reset_index(drop=True)
 
 

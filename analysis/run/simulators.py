@@ -83,8 +83,10 @@ SIMULATORS: dict[str, Simulator] = {s.name: s for s in (
         Option("model", "additive", "generative model: additive logit effects (default) or a Measurement Layout",
                choices=("additive", "layout")),
         Option("phases", False, "the contest's three phases: logs/development, logs/evaluation (with test runs) and "
-               "logs/cross-play (the top --finalists by evaluation Elo); ingest each with --phase", flag=True),
-        Option("finalists", 6, "with --phases: finalists (default 6)", type=positive_int),
+               "logs/cross-play (the paper's finalists: the top --finalists - 1 by evaluation Elo and the baseline "
+               "rational_agent); ingest each with --phase", flag=True),
+        Option("finalists", 6, "with --phases: finalists, the baseline included (default 6: the paper's top five and "
+                               "the baseline)", type=positive_int),
         Option("final_repetitions", 10, "with --phases: cross-play repetitions per finalist and scenario (default 10)",
                type=positive_int),
         Option("test_runs", 1, "with --phases: test runs per agent marked exclude_from_elo_calculation (default 1)",

@@ -205,8 +205,9 @@ def simulate_contest_phases(
       `test_runs` test runs per agent (marked `exclude_from_elo_calculation` and `disable_language_model`,
       in repetitions after the real ones, with the order reversed: the truly weakest agent scores the
       maximum) that a correct Elo leaves out;
-    - cross-play: the top `finalists` by the contest Elo of the evaluation records (test runs left out, ties
-      broken by name), `final_repetitions` repetitions each.
+    - cross-play: `finalists` agents as the paper picks them: the top `finalists` - 1 by the contest Elo of the
+      evaluation records other than the baseline (test runs left out, ties broken by name) and the baseline
+      `rational_agent` (the paper's top five and the baseline), `final_repetitions` repetitions each.
 
     `options` go to `simulate_concordia`. Returns a SimulatedContest whose `phases` maps phase -> agent ->
     records, and whose truth adds 'phases' (records per phase), 'finalists' (in selection order),
@@ -230,7 +231,9 @@ def simulate_contest_phases(
             record.update(exclude_from_elo_calculation=True, disable_language_model=True, api_type="test")
             evaluation[agent].append(record)
     elo = records_elo(evaluation)
-    chosen = sorted(elo, key=lambda a: (-elo[a], a))[:finalists]
+    # the paper's finalists (Tables 8-12): the top by evaluation Elo other than the baseline, then the baseline
+    ranked = [a for a in sorted(elo, key=lambda a: (-elo[a], a)) if a != BASELINE]
+    chosen = ranked[:finalists - 1] + [BASELINE] if BASELINE in elo else ranked[:finalists]
     rows = [agents.index(a) for a in chosen]
     cross_play, _ = draw(chosen, eta, range(final_repetitions), rows=rows)
     sim.phases = dict(zip(PHASES, (development, evaluation, cross_play)))

@@ -38,15 +38,31 @@ class PerGameFit(FitResult):
     wins: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # (K, n) comparisons won (ties as halves)
     losses: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # (K, n) comparisons lost
     unbounded: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))  # (K, n): no finite estimate
+    parts: np.ndarray = field(default_factory=lambda: np.zeros(0, int))  # (K,) strong components of each win graph
+
+    @property
+    def played(self) -> np.ndarray:
+        """(K, n): the agent has a comparison in the game."""
+        return (self.wins + self.losses) > 0
 
     def records(self) -> pd.DataFrame:
-        """game, agent, wins, losses, finite (False: by plain maximum likelihood the cell's rating has no finite
-        value, the agent having won or lost every comparison it played in that game)."""
+        """game, agent, wins, losses, finite, why: one row per cell the agent played. `finite` False: by plain
+        maximum likelihood the cell has no finite rating, and `why` says which way: the agent won (or lost)
+        every comparison there, or the game's win graph among its players splits into parts that never beat
+        each other both ways (not strongly connected), so their relative strengths run off to infinity."""
         rows = [{"game": g, "agent": a, "wins": float(self.wins[k, i]), "losses": float(self.losses[k, i]),
-                 "finite": not bool(self.unbounded[k, i])}
-                for k, g in enumerate(self.games) for i, a in enumerate(self.agents)
-                if self.wins[k, i] + self.losses[k, i] > 0]
-        return pd.DataFrame(rows, columns=["game", "agent", "wins", "losses", "finite"])
+                 "finite": not bool(self.unbounded[k, i]), "why": self._why(k, i)}
+                for k, g in enumerate(self.games) for i, a in enumerate(self.agents) if self.played[k, i]]
+        return pd.DataFrame(rows, columns=["game", "agent", "wins", "losses", "finite", "why"])
+
+    def _why(self, k: int, i: int) -> str | None:
+        if not self.unbounded.size or not self.unbounded[k, i]:
+            return None
+        if self.losses[k, i] == 0:
+            return "won every comparison"
+        if self.wins[k, i] == 0:
+            return "lost every comparison"
+        return f"the win graph splits in {int(self.parts[k])}"
 
     def table(self) -> pd.DataFrame:
         """The global ratings (`global_table`)."""
@@ -59,21 +75,23 @@ class PerGameFit(FitResult):
 
     def global_table(self, finite: bool = False) -> pd.DataFrame:
         """agent, rating (Elo scale from mu), lower, upper (NaN: use the bootstrap), rank. `finite`: an agent with
-        a cell that has no finite estimate (`unbounded`) has no global rating (NaN) and no rank."""
+        a cell that has no finite estimate (`unbounded`), or a game it never played (with deviations summing to
+        zero, mu is the mean of the agent's per-game strengths, and an unplayed game's is free), has no global
+        rating (NaN) and no rank."""
         rating = to_elo(self.mu)
         if finite and self.unbounded.size:
-            rating = np.where(self.unbounded.any(axis=0), np.nan, rating)
+            rating = np.where(self.unbounded.any(axis=0) | ~self.played.all(axis=0), np.nan, rating)
         frame = pd.DataFrame({"agent": self.agents, "rating": rating, "lower": np.nan, "upper": np.nan})
         return add_rank(frame)
 
     def game_table(self, finite: bool = False) -> pd.DataFrame:
         """game, agent, rating (Elo scale of mu + delta, centred per game), lower, upper, rank within game.
-        `finite`: a cell without a finite estimate (`unbounded`) has no rating (NaN) and no rank."""
+        `finite`: a cell without a finite estimate (`unbounded`) or never played has no rating (NaN) and no rank."""
         parts = []
         for k, game in enumerate(self.games):
             rating = to_elo(self.theta[k])
             if finite and self.unbounded.size:
-                rating = np.where(self.unbounded[k], np.nan, rating)
+                rating = np.where(self.unbounded[k] | ~self.played[k], np.nan, rating)
             frame = pd.DataFrame({"agent": self.agents, "rating": rating, "lower": np.nan, "upper": np.nan})
             parts.append(add_rank(frame).assign(game=game))
         return pd.concat(parts, ignore_index=True)[["game", "agent", "rating", "lower", "upper", "rank"]]
@@ -81,12 +99,15 @@ class PerGameFit(FitResult):
     def kendall_tau(self, present: np.ndarray | None = None) -> pd.DataFrame:
         """Kendall tau between each game's ranking (mu + delta) and the global one (mu).
 
-        present : optional (K, n) mask of agents that played game k; others are left out of that game's tau.
-        Returns columns game, kendall_tau, agents.
+        present : optional (K, n) mask of agents that played game k; others are left out of that game's tau, and
+        by plain maximum likelihood so are cells and global ratings without a finite estimate (`global_table`).
+        Returns columns game, kendall_tau (NaN with fewer than two agents left), agents (how many it ranks).
         """
         rows = []
         for k, game in enumerate(self.games):
-            mask = np.ones(len(self.agents), bool) if present is None else present[k]
+            mask = np.ones(len(self.agents), bool) if present is None else present[k].copy()
+            if self.unbounded.size and np.isinf(self.tau):  # plain ML: only cells and globals that exist rank
+                mask &= ~self.unbounded[k] & ~self.unbounded.any(axis=0) & self.played.all(axis=0)
             tau = kendalltau(self.mu[mask], self.theta[k][mask]).statistic if mask.sum() > 1 else np.nan
             rows.append({"game": game, "kendall_tau": tau, "agents": int(mask.sum())})
         return pd.DataFrame(rows)
@@ -147,15 +168,33 @@ def fit_bt_per_game(Wk: np.ndarray, agents: list[str], games: list[str], tau_elo
     mu, delta = res.x[:n], res.x[n:].reshape(K, n)
     losses = Nk.sum(axis=2) - wins
     played = (wins + losses) > 0
-    unbounded = played & ((wins == 0) | (losses == 0)) if tau_elo is None else np.zeros_like(played)
+    parts = np.array([game_parts(Wk[k], played[k]) for k in range(K)], int)
+    # plain maximum likelihood: a game's strengths exist only when its win graph among its players is strongly
+    # connected (Zermelo; Ford 1957); otherwise every played cell of the game runs off (an agent who won or lost
+    # every comparison is the simplest such split)
+    unbounded = played & (parts[:, None] > 1) if tau_elo is None else np.zeros_like(played)
     if unbounded.any():
+        split = int((parts > 1).sum())
         with collect_notes(notes):
             warnings.warn(f"by plain maximum likelihood, {int(unbounded.sum())} of {int(played.sum())} agent-game "
-                          "cells have no finite rating (the agent won, or lost, every comparison it played in that "
-                          "game): their numbers are where the optimiser stopped, not estimates; read their win-loss "
-                          "records (`records()`)", RatingWarning, stacklevel=2)
+                          f"cells have no finite rating ({split} of {K} games' win graphs split into parts that never "
+                          "beat each other both ways): their numbers are where the optimiser stopped, not "
+                          "estimates; read their win-loss records (`records()`)", RatingWarning, stacklevel=2)
         diagnostics = dict(diagnostics, converged=False, unbounded_cells=int(unbounded.sum()))
     return PerGameFit(agents=list(agents), games=list(games), mu=mu - mu.mean(), delta=delta, tau=tau,
                       prior_sd=prior_sd, diagnostics=diagnostics, notes=notes, wins=wins, losses=losses,
-                      unbounded=unbounded)
+                      unbounded=unbounded, parts=parts)
+
+
+def game_parts(W: np.ndarray, played: np.ndarray) -> int:
+    """How many strongly connected parts the "has beaten" graph of one game's players falls into (1: the plain
+    maximum-likelihood strengths of the game exist; an agent alone in a game counts as 2, nothing to compare).
+    W (n, n) the game's win counts, played (n,) the agents with a comparison in it."""
+    from scipy.sparse.csgraph import connected_components
+
+    who = np.flatnonzero(played)
+    if len(who) < 2:
+        return 2
+    count, _ = connected_components((W[np.ix_(who, who)] > 0).astype(np.int8), directed=True, connection="strong")
+    return int(count)
 

@@ -346,6 +346,14 @@ def two_scores(frame: pd.DataFrame, telemetry: str, outcome: str) -> pd.DataFram
 HARNESS = {"parse_failure": "parse_failures", "turn_skip": "turn_skips", "missing_thought": "missing_thoughts"}
 
 
+def is_rejected(events: pd.DataFrame) -> pd.Series:
+    """Which events the world refused: the one reading of an event's status (`events.status` = 'rejected', as
+    every loader stores it, `referee.io.schema.EVENT_STATUSES`); all False where the table has no status."""
+    if "status" not in events.columns:
+        return pd.Series(False, index=events.index)
+    return (events["status"] == "rejected").fillna(False).astype(bool)
+
+
 def event_diagnostics(events: pd.DataFrame, quiet_share: float = 0.25) -> pd.DataFrame:
     """Per actor, the event log counted as the EVAL 01 report counts it (section 5.3): action and proposal
     attempts and rejections apart (stages `act` and `propose`), the harness's parse failures, turn skips and
@@ -363,7 +371,7 @@ def event_diagnostics(events: pd.DataFrame, quiet_share: float = 0.25) -> pd.Dat
     logged = events[events["stage"].isin(["act", "propose", "harness"])]
     if logged.empty:
         return pd.DataFrame(columns=base)
-    rejected = logged["status"] == "rejected"
+    rejected = is_rejected(logged)
     counts = pd.DataFrame({
         "actor": logged["actor"],
         "action_attempts": logged["stage"] == "act", "action_rejections": (logged["stage"] == "act") & rejected,
