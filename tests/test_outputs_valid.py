@@ -3,6 +3,8 @@ Infinity), Markdown holds no unescaped `<` from the data, and `ingest --json` na
 
 from __future__ import annotations
 
+import html
+
 import json
 
 import numpy as np
@@ -83,6 +85,47 @@ def test_markdown_holds_no_unescaped_markup(tmp_path, capsys):
     table = md_table(readable(pd.DataFrame({"agent": ["<b>x</b>", "a|b"], "n": [1, 2]})))
     assert "<b>" not in table and "&lt;b&gt;" in table and "a\\|b" in table
     assert md_text("1 < 2 & 3 > 2") == "1 &lt; 2 &amp; 3 &gt; 2"
+
+
+def test_agent_names_plant_no_live_markdown(tmp_path):
+    """Issue 71: agents named as Markdown (a javascript: link, emphasis, code, a heading) show in report.md as
+    typed: rendered by a CommonMark parser (markdown-it), the page holds no link to javascript:, and each name
+    reads back as its own text, not as emphasis or code."""
+    from markdown_it import MarkdownIt
+
+    names = ["[click](javascript:alert(3))", "*loud*", "`tick`", "# head", "_under_", "ok"]
+    rng = np.random.default_rng(1)
+    rows = []
+    for m in range(150):
+        a, b = rng.choice(len(names), 2, replace=False)
+        won = rng.random() < 0.5
+        rows += [{"match": f"m{m}", "agent": names[a], "score": float(won)},
+                 {"match": f"m{m}", "agent": names[b], "score": float(not won)}]
+    path, store, out = tmp_path / "g.csv", tmp_path / "g.duckdb", tmp_path / "report"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    assert main(["ingest", str(path), "--store", str(store)]) == 0
+    assert main(["report", "--store", str(store), "--out", str(out), "--no-models"]) == 0
+    rendered = MarkdownIt("commonmark").enable("table").render((out / "report.md").read_text(encoding="utf-8"))
+    assert "javascript:" not in "".join(t.attrGet("href") or "" for t in _tokens(rendered))
+    assert 'href="javascript' not in rendered
+    for name in names[:-1]:
+        assert html.escape(name, quote=False) in rendered, name  # shown as typed
+    assert "<em>loud</em>" not in rendered and "<code>tick</code>" not in rendered and "<h1>head" not in rendered
+
+
+def _tokens(rendered: str):
+    """The anchors of rendered HTML, as objects with attrGet('href') (parsed with the standard library)."""
+    from html.parser import HTMLParser
+
+    found = []
+
+    class Anchors(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag == "a":
+                found.append(type("A", (), {"attrGet": lambda self, k, a=dict(attrs): a.get(k)})())
+
+    Anchors().feed(rendered)
+    return found
 
 
 def test_numeric_options_refuse_digit_separators_and_spaces():

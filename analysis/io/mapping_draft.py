@@ -84,7 +84,7 @@ def _objects(lines: list[str]) -> list[dict]:
             continue
         try:
             value = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's stack: not sampled
             continue
         if isinstance(value, dict):
             found.append(value)

@@ -44,11 +44,14 @@ from referee.run.options import (
     count,
     dims_range,
     folds,
+    name_text,
     path,
     positive_float,
     positive_int,
     prior_sd,
     probability,
+    replicates,
+    some_replicates,
 )
 from referee.run.simulators import SIMULATORS
 
@@ -174,7 +177,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("method", "bt", _method_help() + " (default bt)", choices=tuple(RATING_METHODS), metavar="METHOD"),
             Option("bootstrap", 0, "resample matches N times (COMPACT used 200) for percentile intervals (bt: the "
                    "board's draws, as `leaderboard --bootstrap N`)",
-                   type=count, metavar="N"),
+                   type=replicates, metavar="N"),
             Option("by", None, "game: ratings per game (bt-per-game and bt-md model the games jointly); tag, role, "
                    "scenario, phase: one leaderboard per slice, each rated on its own, with the slice sizes",
                    choices=("game", "tag", "role", "scenario", "phase")),
@@ -204,7 +207,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("method", "bt", "the rating model (default bt)",
                    choices=methods_with(elo_scale=True, sampled=False)),
             Option("bootstrap", None, "bootstrap replicates (bt: default none, the board's Normal draws with the "
-                   "fit's covariance, as the leaderboard; another method: default 1000)", type=positive_int,
+                   "fit's covariance, as the leaderboard; another method: default 1000)", type=some_replicates,
                    metavar="N"),
             RESAMPLE) + DATA, out=Path("reports/compare")),
     Job("ratings-cv", "referee.run.rating_jobs:ratings_cv", "cross-validated ROC-AUC of rating models; "
@@ -225,7 +228,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
         "provisional ones listed below", (
             Option("bootstrap", 0, "N resamples of the matches as the board's draws for the intervals, rank sets, "
                    "tiers and pairwise tests (default 0: Normal draws with the Bradley-Terry fit's covariance, "
-                   "cluster-robust by match)", type=count, metavar="N"),
+                   "cluster-robust by match)", type=replicates, metavar="N"),
             Option("level", 0.95, "confidence level of the rank sets (default 0.95)", type=probability),
             Option("min_games", MIN_BALLOTS, f"voting: agents on fewer than N ballots are not ranked by the voting "
                    f"methods (default {MIN_BALLOTS})", type=positive_float, metavar="N"))
@@ -242,7 +245,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
                    "comparisons within matches) or against scenarios (Balduzzi et al.'s agent-vs-task game of "
                    "normalised scores; alpha-rank then runs two populations)", choices=("agents", "scenarios")),
             Option("bootstrap", 0, "nash, alpha-rank: N resamples of the matches for 95 %% intervals of the scores "
-                   "and the cyclic share (default 0)", type=count, metavar="N"),
+                   "and the cyclic share (default 0)", type=replicates, metavar="N"),
             Option("ewa_reading", "runs", "how evaluation without aggregation combines runs (the paper "
                    "under-specifies it; see models/voting/ewa.py): runs (default: an IML election per run, then one "
                    "over the runs' orders), flat (one IML election over every task-run ballot), run-points (points "
@@ -302,7 +305,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
         Option("compare", False, "pass-fail, graded: fit the ladder agent -> agent+task -> crossed and compare them "
                "by PSIS-LOO and WAIC per sample", flag=True),
         Option("measure", None, "pass-fail, graded: model this stored measure (e.g. clem's Success) instead of the "
-               "score"),
+               "score", type=name_text),
         RUNNER, PHASE, SEED) + SAMPLING_OPTIONS, figures=FIGURES + "fit"),
     Job("compare-predictors", "referee.run.score_jobs:predictors", "Measurement Layout vs linear regression, XGBoost "
         "and a constant", (
@@ -321,7 +324,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
     Job("socio", "referee.run.social_jobs:socio", "socio-cognitive metrics, their consistency and what predicts "
         "winning (COMPACT)", (
             Option("runner", None, "the runner whose matches to use (default: compact when the store has it)"),
-            Option("bootstrap", 200, "bootstrap replicates over matches for the intervals (default 200)", type=count),
+            Option("bootstrap", 200, "bootstrap replicates over matches for the intervals (default 200)", type=replicates),
             Option("judges", None, "the two judges to compare (default: the first two)", many=True,
                    metavar="RATER", nargs=2),
             SEED), figures=FIGURES + "socio"),
@@ -352,7 +355,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("human", None, "CSV of human ratings (match_id, player, other, round, name, value): rater 'human'",
                    type=path),
             Option("metric", None, "compare this measure only (default: every measure both rated)"),
-            Option("bootstrap", 1000, "bootstrap replicates over items (default 1000)", type=count),
+            Option("bootstrap", 1000, "bootstrap replicates over items (default 1000)", type=replicates),
             SEED)),
     Job("audit", "referee.run.social_jobs:audit", "construct-validity audit of a score against ground-truth outcomes", (
         Option("formula", None, "scoring formula TOML (e.g. data/formulas/aoa_eval01.toml)", type=path),

@@ -111,6 +111,58 @@ def count(value) -> int:
     return found
 
 
+SEED_MAX = 2**32 - 1  # numpy's RandomState (PyMC and nutpie seed through numpy) takes seeds 0 .. 2**32 - 1
+MAX_DRAWS = 100_000  # draws or tuning steps per chain: 4 chains x 100,000 x 100 parameters is 320 MB of float64
+MAX_CHAINS = 64
+MAX_REPLICATES = 100_000  # bootstrap replicates: each holds a rating per agent (1,000 agents: 0.8 GB)
+
+
+def _at_most(found: int, limit: int, why: str) -> int:
+    if found > limit:
+        raise ValueError(f"must be at most {limit:,} ({why}), got {found:,}")
+    return found
+
+
+def seed(value) -> int:
+    """A seed: a whole number from 0 to 2**32 - 1 (numpy's RandomState, through which PyMC and nutpie seed)."""
+    found = whole(value)
+    if not 0 <= found <= SEED_MAX:
+        raise ValueError(f"must be from 0 to {SEED_MAX:,} (numpy's seeds), got {str(found)[:30]}")
+    return found
+
+
+def draws(value) -> int:
+    """Draws per chain: a whole number from 1 to MAX_DRAWS (the posterior is held in memory)."""
+    return _at_most(positive_int(value), MAX_DRAWS, "the posterior is held in memory")
+
+
+def tune(value) -> int:
+    """Tuning steps per chain: a whole number from 0 to MAX_DRAWS."""
+    return _at_most(count(value), MAX_DRAWS, "tuning steps per chain")
+
+
+def chains(value) -> int:
+    """Chains: a whole number from 1 to MAX_CHAINS."""
+    return _at_most(positive_int(value), MAX_CHAINS, "chains")
+
+
+def replicates(value) -> int:
+    """Bootstrap replicates: a whole number from 0 to MAX_REPLICATES (each holds a rating per agent in memory)."""
+    return _at_most(count(value), MAX_REPLICATES, "every replicate is held in memory")
+
+
+def some_replicates(value) -> int:
+    """Bootstrap replicates, at least 1."""
+    return _at_most(positive_int(value), MAX_REPLICATES, "every replicate is held in memory")
+
+
+def name_text(value) -> str:
+    """A name (of a measure, a column): text that is not empty or only spaces, stripped."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"expected a name, got {value!r}")
+    return value.strip()
+
+
 def _number_where(value, ok, what: str) -> float:
     _plain(value, "a number")
     try:
@@ -212,7 +264,7 @@ def pairs(items, option: str, form: str) -> dict[str, str]:
 SAMPLING = "sampling (every Bayesian fit; the defaults converge at contest scale)"
 SWEEP = "where the sweep runs (bootstrap blocks, folds, simulations; same results anywhere)"
 
-SEED = Option("seed", 0, "seed of every random choice (default 0)", type=whole)
+SEED = Option("seed", 0, "seed of every random choice (default 0; 0 to 2**32 - 1)", type=seed)
 RUNNER = Option("runner", None, "use this runner's matches (required when the store holds several)")
 PHASE = Option("phase", None, "only matches of this contest phase (repeatable: several phases pooled; default every "
                "match)", many=True, metavar="NAME")
@@ -224,10 +276,11 @@ DATA = (RUNNER, PHASE,
         SEED)
 SAMPLING_OPTIONS = (
     Option("draws", None, f"draws per chain after tuning (default {DRAWS}; tag effects 2500, the Measurement Layout "
-           f"{LAYOUT_DRAWS}, the audit's regression 5000)", type=positive_int, group=SAMPLING),
-    Option("tune", None, f"tuning steps per chain (default {TUNE}; the Measurement Layout {LAYOUT_TUNE})", type=count,
+           f"{LAYOUT_DRAWS}, the audit's regression 5000; at most {MAX_DRAWS:,})", type=draws, group=SAMPLING),
+    Option("tune", None, f"tuning steps per chain (default {TUNE}; the Measurement Layout {LAYOUT_TUNE})", type=tune,
            group=SAMPLING),
-    Option("chains", None, f"chains (default {CHAINS}; R-hat needs several)", type=positive_int, group=SAMPLING),
+    Option("chains", None, f"chains (default {CHAINS}; R-hat needs several; at most {MAX_CHAINS})", type=chains,
+           group=SAMPLING),
     Option("sampler", "auto", "auto (default): nutpie when installed, else PyMC's NUTS",
            choices=("auto", "pymc", "nutpie"), group=SAMPLING))
 SWEEP_OPTIONS = (

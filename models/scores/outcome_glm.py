@@ -220,7 +220,9 @@ def linear_predictor(idata, d: Design, effects: tuple[str, ...], interaction: bo
     mu = _draws(idata, "mu")
     eta = np.zeros((idata.posterior.sizes["draw"], len(d.y))) + (mu[chain][:, None] if mu is not None else 0.0)
     for e in effects + (("pair",) if interaction else ()):
-        eta += _draws(idata, f"{e}_effect")[chain][:, getattr(d, e)]
+        drawn = _draws(idata, f"{e}_effect")
+        if drawn is not None:  # an effect over one level (one task) is not modelled: it is 0
+            eta += drawn[chain][:, getattr(d, e)]
     return eta
 
 
@@ -370,7 +372,9 @@ def _effect_table(idata, d: Design, kind: str, graded: bool) -> pd.DataFrame:
     and p with its HDI at the average of the other effects (items and interaction at 0)."""
     names = getattr(d, kind + "s")
     codes = getattr(d, kind)
-    draws = _draws(idata, f"{kind}_effect").reshape(-1, len(names))
+    drawn = _draws(idata, f"{kind}_effect")  # None: one level, not modelled, its effect 0 by construction
+    size = idata.posterior.sizes["chain"] * idata.posterior.sizes["draw"]
+    draws = np.zeros((size, len(names))) if drawn is None else drawn.reshape(-1, len(names))
     prob = _probability(draws, idata, d, graded)
     n = np.bincount(codes, minlength=len(names))
     raw = np.bincount(codes, _graded_values(d)[d.y], minlength=len(names)) / n

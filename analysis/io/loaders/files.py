@@ -500,18 +500,21 @@ RECORD_KEY = "@record"  # the key a document's flattened lines carry: which part
 SUMMARY = "document"  # the value of RECORD_KEY on a document's own line (its keys that are not lists of objects)
 
 
-def _record_line(number: int, value: Any) -> Line:
+def _record_line(number: int, value: Any, within: tuple[str, ...] = ()) -> Line:
     """One record of a parsed document as a Line: its JSON text (capped), its value and its fault (None when
-    it has none; `parsed()` raises it, while a reader that stores only some keys may read the value past it)."""
-    fault = record_fault(value)
+    it has none; `parsed()` raises it, while a reader that stores only some keys may read the value past it);
+    the items of its lists named in `within` are the caller's to check."""
+    fault = record_fault(_without(value, within) if within and isinstance(value, dict) else value)
     line = Line((json.dumps(value, default=str) if fault is None else str(value))[:RAW_LINE_CAP])
     line.number, line.value, line.error = number, value, fault
     return line
 
 
-def _document_records(path: Path, head: str | None, split: Callable[[Any], list]) -> Iterator[Line]:
+def _document_records(path: Path, head: str | None, split: Callable[[Any], list],
+                      within: tuple[str, ...] = ()) -> Iterator[Line]:
     """JSON lines as they are, or one JSON document's records as `split(document)` lists them (numbered from 1);
-    a document that does not parse is one line carrying its error."""
+    a document that does not parse is one line carrying its error; a fault inside an item of a top-level list
+    named in `within` is left for the caller to find per item (`read_json`)."""
     if head is None:
         with open(path, "rb") as fh:
             head = head_text(fh.read(4096))
@@ -519,22 +522,22 @@ def _document_records(path: Path, head: str | None, split: Callable[[Any], list]
         yield from json_lines(path)
         return
     try:
-        doc = read_json(path)
+        doc = read_json(path, within)
     except RecordError as exc:
         line = Line(head)
         line.number, line.value, line.error = 1, None, exc
         yield line
         return
     for number, value in enumerate(split(doc), start=1):
-        yield _record_line(number, value)
+        yield _record_line(number, value, within)
 
 
-def json_records(path: Path, head: str | None = None) -> Iterator[Line]:
+def json_records(path: Path, head: str | None = None, within: tuple[str, ...] = ()) -> Iterator[Line]:
     """The records of a JSON-lines file (`json_lines`), or of a file that is one pretty-printed JSON document
     written under either suffix (GTBench writes its run as one indented object in a .jsonl): the document as
     one record (line 1), or each element of a top-level array as a record numbered from 1. A document that
     does not parse is one record carrying its error."""
-    return _document_records(path, head, lambda doc: doc if isinstance(doc, list) else [doc])
+    return _document_records(path, head, lambda doc: doc if isinstance(doc, list) else [doc], within)
 
 
 def _is_event_list(value: Any) -> bool:

@@ -35,7 +35,7 @@ from referee.io.loaders.base import (
     score_value,
 )
 from referee.io.loaders.detect import share
-from referee.io.loaders.files import json_records
+from referee.io.loaders.files import json_records, lenient_loads, record_fault
 
 NAME = "gtbench"
 SEATS = True  # the format numbers each player by its seat (turn order): `referee.prepare.covariates.seats`
@@ -155,7 +155,8 @@ def parse_run_match(run: dict, k: int, options: LoadOptions) -> dict[str, list[d
         actor = f"{step.get('agent')}_{step.get('model_name')}"
         events.append({"seq": t, "round": t, "actor": f"seat {keys.index(actor)}" if actor in keys else actor,
                        "type": "move", "text": None if move is None else str(move)[:2000]})
-    attrs = {"status": status, "agents_at_fault": fault or None, "gtbench_run": True}
+    tokens = match.get("token_size")
+    attrs = {"status": status, "agents_at_fault": fault or None, "gtbench_run": True, "token_size": tokens}
     row = {"runner": NAME, "game": game.strip(), "n_players": len(seats), "repetition": None,
            "attrs": json.dumps({a: v for a, v in attrs.items() if v is not None})}
     results = [{"player": f"seat {i}", "agent": keys[i], "score": scores[i],
@@ -169,13 +170,31 @@ def parse_run_match(run: dict, k: int, options: LoadOptions) -> dict[str, list[d
 def _records(path: Path):
     """(label, value) per match: each line (or the one pretty-printed document) of the file; a GTBench run
     object gives one record per element of its `matches` (label 'LINE.matches[k]')."""
-    for line in json_records(path):
-        if line.error is None and is_run(line.value) and isinstance(line.value["matches"], list):
-            extra = sorted(set(line.value) - set(RUN_KEYS) - set(RUN_OPTIONAL))
-            for k in range(len(line.value["matches"])):
-                yield f"{line.number}.matches[{k}]", (line.value, k, extra)
+    for line in json_records(path, within=("matches",)):  # a fault inside one match is that match's
+        run = _run_value(line)
+        if run is not None:
+            extra = sorted(set(run) - set(RUN_KEYS) - set(RUN_OPTIONAL))
+            for k in range(len(run["matches"])):
+                yield f"{line.number}.matches[{k}]", (run, k, extra)
         else:
             yield line.number, line
+
+
+def _run_value(line) -> dict | None:
+    """The GTBench run object a line holds, or None. A fault inside one of its matches (a number past 64 bits,
+    nesting too deep) is that match's (`parse` checks each match on its own), so the run is read past it; a
+    fault in the run's own keys, or a line that does not parse at all, is the line's."""
+    value = line.value
+    if line.error is not None and value is None and line.error.reason in ("out of range", "too deeply nested"):
+        try:  # a JSON line the strict parse refused for one value: read leniently, the value then checked
+            value = lenient_loads(line)
+        except ValueError:
+            return None
+    if not (isinstance(value, dict) and is_run(value) and isinstance(value["matches"], list)):
+        return None
+    if line.error is not None and record_fault({k: v for k, v in value.items() if k != "matches"}) is not None:
+        return None
+    return value
 
 
 def seat_outcomes(n: int, winner: int | None, aborted: bool = False, forfeit: int | None = None) -> list[str]:
@@ -285,6 +304,9 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
             run, k, extra = value
             if extra:
                 raise RecordError("unexpected field", extra[0], f"field '{extra[0]}' is not part of a GTBench run")
+            fault = record_fault(run["matches"][k], f"matches[{k}]")  # this match's alone: the others read on
+            if fault is not None:
+                raise fault
             return parse_run_match(run, k, options)
         return parse_record(value.parsed(), options)
 

@@ -85,6 +85,19 @@ def _member(archive: zipfile.ZipFile, raw: io.BufferedReader, info: zipfile.ZipI
     return data
 
 
+def _inflated(archive: zipfile.ZipFile, raw: io.BufferedReader, info: zipfile.ZipInfo) -> bytes:
+    """`_member`, with a member that does not inflate (corrupt deflate or zstd data, a CRC that does not match,
+    data cut short) as that member's fault, a RecordError naming it: one sample lost, never the log's others."""
+    import zlib
+
+    import zstandard
+
+    try:
+        return _member(archive, raw, info)
+    except (zlib.error, zipfile.BadZipFile, zstandard.ZstdError, EOFError) as exc:
+        raise RecordError("corrupt member", None, f"{info.filename} does not inflate: {exc}") from None
+
+
 def _json(data: bytes, where: str) -> Any:
     """One member's JSON (NaN and infinities read, as Inspect's own reader does; a value nested past the stack
     cut out and named by `record_fault`)."""
@@ -122,7 +135,7 @@ def _eval_members(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
                     continue
                 if name.startswith("samples/") and name.endswith(".json"):
                     try:
-                        yield name, _json(_member(archive, raw, info), name)
+                        yield name, _json(_inflated(archive, raw, info), name)
                     except RecordError as exc:
                         yield name, exc
 
@@ -180,8 +193,8 @@ def _json_log(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
                     yield f"samples[{i}]", sample
                     done = i + 1
                 return
-            except ijson.JSONError as exc:  # NaN, an infinity, 1e400 or deep nesting in one sample: read on
-                stopped = exc
+            except (ijson.JSONError, UnicodeDecodeError) as exc:  # NaN, an infinity, 1e400, deep nesting or a
+                stopped = exc  # byte that is not UTF-8 in one sample: read on
         yield from _samples_after(path, done, stopped)
 
     return header, samples()
@@ -190,10 +203,11 @@ def _json_log(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
 def _samples_after(path: Path, done: int, stopped: Exception) -> Iterator[tuple[str, Any]]:
     """The samples of a .json log from `done` on, when the streamed parse stopped at one of them: the log read
     whole by the standard parse (which reads NaN, infinities and 1e400, and cuts out values nested past its
-    stack), each sample then checked on its own; a log that does not parse even so ends with its samples."""
-    try:
-        doc = lenient_loads(path.read_bytes().decode("utf-8"))
-    except (ValueError, UnicodeDecodeError, RecursionError):
+    stack, and keeps a byte that is not UTF-8 escaped), each sample then checked on its own (`record_fault`: such
+    a byte sets aside its sample only); a log that does not parse even so ends with its samples."""
+    try:  # a byte that is not UTF-8 is kept escaped: `record_fault` names it in its sample alone ('not UTF-8')
+        doc = lenient_loads(path.read_bytes().decode("utf-8", errors="surrogateescape"))
+    except (ValueError, RecursionError):
         yield "samples[...]", RecordError("truncated file", "samples", f"the samples stop parsing: {stopped}")
         return
     rest = doc.get("samples") if isinstance(doc, dict) else None
