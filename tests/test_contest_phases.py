@@ -284,3 +284,11 @@ def test_a_concordia_flag_that_is_not_a_bool_sets_its_record_aside(tmp_path, rec
         aside, results = store.table("quarantine"), store.table("results")
     assert aside[["field", "reason"]].values.tolist() == [["exclude_from_elo_calculation", "wrong type"]]
     assert "beta" not in set(results["agent"]) and "alpha" in set(results["agent"])
+
+
+def test_an_empty_focal_agent_sets_its_record_aside(tmp_path, record):
+    write_json(tmp_path / "logs" / "all.json", [record(focal_agent="alpha"), record(focal_agent="  ")])
+    with Store(tmp_path / "s.duckdb") as store:
+        store.ingest([tmp_path / "logs"])
+        aside = store.table("quarantine")
+    assert aside[["field", "reason"]].values.tolist() == [["focal_agent", "missing value"]]

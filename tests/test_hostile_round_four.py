@@ -161,3 +161,27 @@ def test_one_gtbench_match_past_64_bits_or_nested_too_deep_costs_that_match_alon
     assert report.accepted == 6 and sorted(aside["reason"]) == ["out of range", "too deeply nested"]
     tokens = [json.loads(a).get("token_size") for a in matches["attrs"]]
     assert tokens.count(doc["matches"][0]["token_size"]) == 6  # GTBench's token_size is stored
+
+
+def test_silent_accepts_closed_an_empty_concordia_agent_an_object_kaggle_id_and_head_to_head_outcomes(tmp_path):
+    """A Concordia record whose focal agent is '' (no agent to rate) and a Kaggle replay whose id is an object are
+    set aside naming the field; pass-fail outcomes of a head-to-head store carry the count that says so."""
+    import pandas as pd
+
+    from referee.prepare.outcomes import sample_outcomes
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    [kaggle] = sorted((SAMPLE / "kaggle").rglob("*.json"))[:1]
+    replay = json.loads(kaggle.read_text())
+    replay["id"] = {"a": 1}
+    (logs / "replay.json").write_text(json.dumps(replay))
+    store, report = _ingest(tmp_path, logs, runner="kaggle")  # one replay: detection would call it no replay
+    with store:
+        aside = store.table("quarantine")
+    assert aside[["field", "reason"]].values.tolist() == [["id", "wrong type"]]
+    matches = pd.DataFrame({"match_id": ["m1", "m2"], "runner": "table", "game": "g", "scenario": None,
+                            "repetition": None, "phase": None})
+    results = pd.DataFrame({"match_id": ["m1", "m1", "m2"], "player": ["p1", "p2", "p1"], "agent": ["a", "b", "a"],
+                            "score": [1.0, 0.0, 1.0]})
+    assert sample_outcomes(matches, results).attrs["shared"] == (1, 2)

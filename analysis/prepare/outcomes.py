@@ -31,7 +31,8 @@ def sample_outcomes(matches: pd.DataFrame, results: pd.DataFrame, measures: pd.D
                     runner: str | None = None, measure: str | None = None,
                     phases: list[str] | None = None) -> pd.DataFrame:
     """One row per scored sample (COLUMNS; y as float, samples without a score left out and counted in
-    `attrs['unscored']`) of the canonical `matches` and `results`, of `runner` and in `phases` when given.
+    `attrs['unscored']`; `attrs['shared']` = (matches seating several agents, matches): a head-to-head store) of
+    the canonical `matches` and `results`, of `runner` and in `phases` when given.
     `measure`: read the measure of that name from `measures` (the player's, else the match's, e.g. clem's
     Success) instead of the results' score; a result without it is left out. Raises ValueError when nothing is
     left."""
@@ -64,4 +65,6 @@ def sample_outcomes(matches: pd.DataFrame, results: pd.DataFrame, measures: pd.D
                         "epoch": frame["repetition"], "y": frame["score"].astype(float)},
                        columns=COLUMNS).reset_index(drop=True)
     out.attrs["unscored"] = unscored
+    agents_per = out.groupby("sample")["agent"].nunique()
+    out.attrs["shared"] = (int((agents_per > 1).sum()), len(agents_per))  # matches seating several agents, of all
     return out

@@ -60,6 +60,11 @@ def _fit(outcomes, stated, likelihood, seed, effects, interaction, compare, samp
     lines = [f"{len(outcomes)} scored samples, {outcomes['agent'].nunique()} agents, {outcomes['task'].nunique()} "
              f"tasks, {outcomes['item'].nunique()} items" + (f" ({outcomes.attrs['unscored']} without a score left "
                                                              "out)" if outcomes.attrs.get("unscored") else "")]
+    shared, total = outcomes.attrs.get("shared", (0, 0))
+    if shared:  # players of one match are not independent samples of the agents' pass rates
+        found.notes.append(f"{shared:,} of {total:,} matches seat several agents (a head-to-head store): each player's "
+                           "outcome is fitted as a sample of its own, as if the players' outcomes did not depend on "
+                           "each other; for such matches `referee ratings` compares the players within the match")
     if compare:
         fits = {name: found if (name == effects and not interaction) else
                 fit_outcomes(outcomes, effects=name, likelihood=likelihood, seed=seed, **sampling) for name in LADDER}

@@ -161,6 +161,8 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
         raise RecordError("wrong type", "repetition_idx", f"expected an integer string, got {repetition!r}")
     repetition = PER_CAPITA if per_capita_only else str(int(repetition))
     focal = require(record, "focal_agent", (str,), "an agent name")
+    if not focal.strip():  # the agent a rating names: ScenarioResult's "name of the agent being tested"
+        raise RecordError("missing value", "focal_agent", "the focal agent's name is empty: no agent to rate")
     focal_is_resident = require(record, "focal_is_resident", (bool,), "true or false")
     background = record.get("background_agent")
     if background is not None and not isinstance(background, str):

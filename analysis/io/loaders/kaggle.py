@@ -211,6 +211,9 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     info = record.get("info") or {}
     config = record.get("configuration") if isinstance(record.get("configuration"), dict) else {}
     given = record.get("id") or info.get("EpisodeId")
+    if given is not None and (isinstance(given, bool) or not isinstance(given, (str, int))):  # toJSON: a UUID text
+        raise RecordError("wrong type", "id" if record.get("id") else "info.EpisodeId",
+                          f"expected the episode's id (text or a whole number), got {given!r}"[:300])
     match = {"runner": NAME, "game": game, "n_players": seats, "given_id": None if given is None else str(given),
              "attrs": json.dumps({k: v for k, v in {
                  "version": record.get("version"), "module_version": record.get("module_version"),
