@@ -150,6 +150,9 @@ SCORE_MODELS: dict[str, ScoreModel] = {m.name: m for m in (
                likelihoods=(), data="outcomes"),
 )}
 OUTCOME_EFFECTS = ("agent", "agent+task", "crossed")  # the outcome models' ladder (`referee fit --effects`)
+# the match columns that `referee fit --task` and `--item` may name (default: the game is the task, the scenario
+# the item, as Inspect's task and sample are stored)
+OUTCOME_ROLES = ("game", "scenario", "variant", "phase", "repetition")
 PLAN_MODELS = ("tag-effects", "measurement-layout")  # the models `plan --scenarios` can serve
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from referee.models.registry import OUTCOME_ROLES
+
 MAX_GRADES = 7  # a score taking more distinct values than this is continuous, not a grade
 COLUMNS = ["sample", "runner", "agent", "task", "item", "epoch", "y"]
 
@@ -27,18 +29,31 @@ def outcome_kind(y: pd.Series) -> str | None:
     return "graded" if len(values) <= MAX_GRADES else None
 
 
+TASK_COLUMN, ITEM_COLUMN = "game", "scenario"  # the defaults: Inspect's task is the game, its sample the scenario
+ROLE_COLUMNS = OUTCOME_ROLES  # the match columns --task and --item take
+
+
 def sample_outcomes(matches: pd.DataFrame, results: pd.DataFrame, measures: pd.DataFrame | None = None,
                     runner: str | None = None, measure: str | None = None,
-                    phases: list[str] | None = None) -> pd.DataFrame:
+                    phases: list[str] | None = None, task: str = TASK_COLUMN, item: str = ITEM_COLUMN) -> pd.DataFrame:
     """One row per scored sample (COLUMNS; y as float, samples without a score left out and counted in
     `attrs['unscored']`; `attrs['shared']` = (matches seating several agents, matches): a head-to-head store) of
     the canonical `matches` and `results`, of `runner` and in `phases` when given.
     `measure`: read the measure of that name from `measures` (the player's, else the match's, e.g. clem's
-    Success) instead of the results' score; a result without it is left out. Raises ValueError when nothing is
-    left."""
+    Success) instead of the results' score; a result without it is left out. `task` and `item`: the match
+    columns (ROLE_COLUMNS) that are the task and the item (default the game and the scenario; a missing item is
+    the task, a missing task '(one task)'), said in `attrs['roles']`. Raises ValueError when nothing is left or
+    `task` and `item` name the same column."""
     from referee.prepare.selection import select_phases
 
-    matches = select_phases(matches, phases)[["match_id", "runner", "game", "scenario", "repetition"]]
+    for role, column in (("task", task), ("item", item)):
+        if column not in ROLE_COLUMNS:
+            raise ValueError(f"--{role} must name a match column, one of {', '.join(ROLE_COLUMNS)}; got {column!r}")
+    if task == item:
+        raise ValueError(f"--task and --item both name {task!r}: the task and the item must be different columns")
+    matches = select_phases(matches, phases)
+    matches = matches.assign(_task=matches[task], _item=matches[item])[
+        ["match_id", "runner", "_task", "_item", "repetition"]]
     if runner is not None:
         matches = matches[matches["runner"] == runner]
     results = results[["match_id", "player", "agent", "score"]]
@@ -60,11 +75,12 @@ def sample_outcomes(matches: pd.DataFrame, results: pd.DataFrame, measures: pd.D
         raise ValueError("the store holds no scored sample" + (f" of runner {runner!r}" if runner else "")
                          + (f" with measure {measure!r}" if measure else ""))
     out = pd.DataFrame({"sample": frame["match_id"].astype(str), "runner": frame["runner"],
-                        "agent": frame["agent"].astype(str), "task": frame["game"].fillna("(one task)").astype(str),
-                        "item": frame["scenario"].fillna(frame["game"]).fillna("(one item)").astype(str),
+                        "agent": frame["agent"].astype(str), "task": frame["_task"].fillna("(one task)").astype(str),
+                        "item": frame["_item"].fillna(frame["_task"]).fillna("(one item)").astype(str),
                         "epoch": frame["repetition"], "y": frame["score"].astype(float)},
                        columns=COLUMNS).reset_index(drop=True)
     out.attrs["unscored"] = unscored
+    out.attrs["roles"] = {"task": task, "item": item}
     agents_per = out.groupby("sample")["agent"].nunique()
     out.attrs["shared"] = (int((agents_per > 1).sum()), len(agents_per))  # matches seating several agents, of all
     return out

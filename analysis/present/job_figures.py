@@ -72,7 +72,9 @@ def _forest(table, label: str, result):
     """Posterior means and 94 % HDIs of `table`'s p (an agent's or task's probability of a pass, or expected
     grade), highest first; an effect the data cannot identify is labelled '(prior only)'."""
     shown = table.assign(mean=table["p"], hdi_low=table["p_low"], hdi_high=table["p_high"])
-    shown[label] = [f"{n} (prior only)" if i != "yes" else n for n, i in zip(shown[label], shown["identified"])]
+    said = {"yes": ""}  # 'no, prior only': the prior alone; complete separation: the data bound one side only
+    shown[label] = [n + said.get(i, " (prior only)" if i.startswith("no") else " (one side from the prior)")
+                    for n, i in zip(shown[label], shown["identified"])]
     what = result.value.scale
     return plot_intervals(shown.sort_values("mean", ascending=False), label,
                           f"{label.capitalize()} effects, {what} (mean, 94% HDI)", what, reference=None)

@@ -25,6 +25,7 @@ from referee.models.registry import (
     PLAN_RULES,
     RATING_METHODS,
     OUTCOME_EFFECTS,
+    OUTCOME_ROLES,
     SCORE_MODELS,
     VOTING_METHODS,
     implementation,
@@ -306,6 +307,10 @@ JOBS: dict[str, Job] = {j.name: j for j in (
                "by PSIS-LOO and WAIC per sample", flag=True),
         Option("measure", None, "pass-fail, graded: model this stored measure (e.g. clem's Success) instead of the "
                "score", type=name_text),
+        Option("task", None, "pass-fail, graded: the match column that is the task (default game)",
+               choices=OUTCOME_ROLES),
+        Option("item", None, "pass-fail, graded: the match column that is the item (default scenario; where it is "
+               "empty, the task)", choices=OUTCOME_ROLES),
         RUNNER, PHASE, SEED) + SAMPLING_OPTIONS, figures=FIGURES + "fit"),
     Job("compare-predictors", "referee.run.score_jobs:predictors", "Measurement Layout vs linear regression, XGBoost "
         "and a constant", (

@@ -59,7 +59,8 @@ def _fit(outcomes, stated, likelihood, seed, effects, interaction, compare, samp
               "summary": found.summary}
     lines = [f"{len(outcomes)} scored samples, {outcomes['agent'].nunique()} agents, {outcomes['task'].nunique()} "
              f"tasks, {outcomes['item'].nunique()} items" + (f" ({outcomes.attrs['unscored']} without a score left "
-                                                             "out)" if outcomes.attrs.get("unscored") else "")]
+                                                             "out)" if outcomes.attrs.get("unscored") else "")
+             + _roles_said(outcomes.attrs.get("roles"))]
     shared, total = outcomes.attrs.get("shared", (0, 0))
     if shared:  # players of one match are not independent samples of the agents' pass rates
         found.notes.append(f"{shared:,} of {total:,} matches seat several agents (a head-to-head store): each player's "
@@ -78,3 +79,12 @@ def _fit(outcomes, stated, likelihood, seed, effects, interaction, compare, samp
         found.notes[:0] = notes
         lines.append(notes[0])
     return found, tables, lines
+
+
+def _roles_said(roles: dict | None) -> str:
+    """Which match columns were read as the task and the item, and whether that is the default."""
+    if not roles:
+        return ""
+    default = roles == {"task": "game", "item": "scenario"}
+    return (f"; task = the match's {roles['task']}, item = its {roles['item']}"
+            + (" (the default; --task and --item name others)" if default else ""))

@@ -16,11 +16,14 @@ from referee.run.stored import selected_tables
 def fit(store, model: str, baseline: str = "rational_agent", likelihood: str | None = None,
         scenario_intercepts: bool = False, no_agent_intercepts: bool = False, structure: str = "identified",
         effects: str = "crossed", interaction: bool = False, compare: bool = False, measure: str | None = None,
-        runner: str | None = None, phase: list[str] | None = None, seed: int = 0, **options) -> Result:
+        task: str | None = None, item: str | None = None, runner: str | None = None, phase: list[str] | None = None,
+        seed: int = 0, **options) -> Result:
     """A Bayesian model of scores (`referee fit`): `model` one of `referee.models.registry.SCORE_MODELS`: of
     normalised scores (tag effects, the baseline contrast against `baseline`, the Measurement Layout) or of
     per-sample outcomes (pass-fail, graded: `effects` the ladder step, `interaction` agent x task, `compare`
-    the PSIS-LOO/WAIC ladder, `measure` a measure to read instead of the score). `likelihood` (beta regressions
+    the PSIS-LOO/WAIC ladder, `measure` a measure to read instead of the score, `task` and `item` the match
+    columns that are the task and the item: default the game and the scenario, said in the output). `likelihood`
+    (beta regressions
     only): 'ordered' (default) or 'squeeze'; an outcome model asked for one is refused. What a model needs (catalogue
     tags, the baseline agent, pass/fail or graded scores) is checked before any compile or draw. The main table
     is the model's; the posterior is `result.idata`."""
@@ -32,21 +35,21 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str | N
                    f"chooses its likelihood by its name; --likelihood {likelihood} is for the beta regressions")
         raise ValueError(f"{model} {offered}: drop --likelihood {likelihood}")
     if spec.data == "outcomes":
-        from referee.prepare.outcomes import sample_outcomes
+        from referee.prepare.outcomes import ITEM_COLUMN, TASK_COLUMN, sample_outcomes
         from referee.run.outcome_models import stated_stderr
         from referee.run.runner_numbers import stored_tables
 
         matches, results = store.table("matches"), store.table("results")
         outcomes = sample_outcomes(matches, results, store.table("measures") if measure else None, runner, measure,
-                                   phase)
+                                   phase, task=task or TASK_COLUMN, item=item or ITEM_COLUMN)
         stated = stated_stderr(stored_tables(store, matches[matches["match_id"].isin(outcomes["sample"])], results))
         found, tables, lines = spec.run(outcomes, stated, seed=seed, effects=effects, interaction=interaction,
                                         compare=compare, **sampling(options))
-        fields = {"model": model, "effects": effects, "interaction": interaction}
+        fields = {"model": model, "effects": effects, "interaction": interaction, **outcomes.attrs["roles"]}
         return Result("fit", tables, found.notes, found.diagnostics, fields=fields, lines=lines, value=found)
-    if compare or interaction or measure or effects != "crossed":
-        raise ValueError(f"--effects, --interaction, --compare and --measure are for the outcome models (pass-fail, "
-                         f"graded), not {model}")
+    if compare or interaction or measure or task or item or effects != "crossed":
+        raise ValueError(f"--effects, --interaction, --compare, --measure, --task and --item are for the outcome "
+                         f"models (pass-fail, graded), not {model}")
     likelihood = likelihood or spec.likelihoods[0]
     scores, scenarios, tags = model_scores(store, phase, runner)
     check_score_inputs(spec, scores, tags, baseline)

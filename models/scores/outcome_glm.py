@@ -22,10 +22,16 @@ Priors (`Priors`, stated in every fit's notes and `priors` table): mu ~ Normal(0
 HalfNormal(1); cutpoints ~ Normal(evenly spread over -2..2, 2), ordered. The prior predictive check in the notes
 gives the range these put an agent's accuracy in.
 
-HiBayES (UK AISI) fits, for users moving over: its default `model_binomial` is logit p = mu + a_model (two
-levels), its hierarchical variants add task (and item) intercepts as `N(0, sigma)` effects, and its
-ordered-logistic model puts the same predictor through K - 1 cutpoints; referee's `agent`, `agent+task`,
-`crossed` and graded models are these forms with zero-sum coding and the identification checks below.
+HiBayES (UK AISI, 1.0.0, `src/hibayes/model/models.py`), for users moving over: its default
+`two_level_group_binomial` is logit p = group effect, the group effects drawn around an overall mean with
+HalfNormal(0.5) on the overall scale and HalfNormal(0.1) on the groups' (binomial counts per group);
+`simplified_group_binomial_exponential` puts an Exponential(1) on the groups' scale; `three_level_group_binomial`
+nests subgroups in groups and subsubgroups in subgroups (a hierarchy, not crossed effects); its
+`ordered_logistic_model` has fixed effects only (Normal(0, 1), sum-to-zero effect coding) and cutpoints from a
+Normal(-4, 0.2) first one plus LogNormal gaps. referee's `agent` model is the two-level one with the agent as the
+group; `agent+task` and `crossed` add task and item effects crossed, not nested, each with its own
+HalfNormal(1) scale; `graded` is an ordered logistic whose agent (task, item) effects are partially pooled;
+with zero-sum coding and the identification checks below.
 
 Identification (`identification`): with task effects, an agent's effect is told apart from its tasks' only
 through other agents on the same tasks; agents (and tasks) outside the largest connected group of the
@@ -47,8 +53,10 @@ EFFECTS = dict(zip(OUTCOME_EFFECTS, (("agent",), ("agent", "task"), ("agent", "t
 LADDER = tuple(EFFECTS)  # the models `--compare` fits, simplest first
 LIKELIHOODS = ("pass-fail", "graded")
 # per chain, with nutpie's low-rank mass matrix: at 1,000 draws the largest R-hat over the crossed model's ~360
-# parameters (issue 52's design) ran 1.005-1.009, too near the 1.01 limit; 2,000 halve its noise
-OUTCOME_DRAWS, OUTCOME_TUNE = 2000, 500
+# parameters (issue 52's design) ran 1.005-1.009, too near the 1.01 limit; 2,000 halve its noise. 1,000 tuning
+# steps (HiBayES's default): at 500 the crossed fit on the real Inspect logs stopped at tail ESS 249 on
+# sigma_item (issue 72)
+OUTCOME_DRAWS, OUTCOME_TUNE = 2000, 1000
 # the step size's target acceptance (nutpie's default is 0.8): six agents' graded fit (tests/test_outcome_models.py)
 # left 1-4 divergent transitions in 7 of 10 seeds at 0.9, none at 0.95; two agents' pass-fail fit on the bundled
 # Inspect sample 2 at 0.8
@@ -151,7 +159,30 @@ def identification(d: Design, effects: tuple[str, ...]) -> tuple[dict[str, pd.Da
         if (answered == 1).any():
             notes.append(f"{int((answered == 1).sum())} of {len(answered)} item(s) were answered by one agent only: "
                          "their effect is that agent's result on them, not the item's difficulty.")
+    separated(d, found["agent"], notes)
     return found, notes
+
+
+ONE_SIDED = "one side only, the other the prior's"
+
+
+def separated(d: Design, agents: pd.DataFrame, notes: list[str]) -> None:
+    """Flag, in `agents` (in place), each agent whose every outcome is at the top level (or every one at the
+    bottom): complete separation, so the likelihood bounds its effect on one side only and the prior alone sets
+    the other (its interval and p say more about the prior than about the agent); named in `notes`."""
+    top = len(d.levels) - 1
+    for k in range(len(d.agents)):
+        y = d.y[d.agent == k]
+        if not len(y) or agents.loc[k, "identified"] != "yes" or not (y.min() == top or y.max() == 0):
+            continue
+        side = "a pass (the top grade)" if y.min() == top else "a fail (the bottom grade)"
+        agents.loc[k, ["identified", "why"]] = [ONE_SIDED, f"every one of its {len(y)} outcomes is {side}: the data "
+                                                f"bound its effect on one side only"]
+    flagged = agents.loc[agents["identified"] == ONE_SIDED, "agent"].tolist()
+    if flagged:
+        notes.append(f"{len(flagged)} agent(s) passed (or failed) every sample: their effect is bounded by the data "
+                     "on one side only, the prior sets the other (complete separation; their rows say so): "
+                     + ", ".join(flagged) + ".")
 
 
 def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: bool, priors: Priors):
@@ -409,6 +440,7 @@ def compare_ladder(fits: dict[str, OutcomeFit]) -> tuple[pd.DataFrame, list[str]
     import arviz as az
 
     tables, notes = [], []
+    unreliable: dict[str, int] = {}  # model -> samples whose Pareto k exceeds 0.7
     for criterion, compute in (("loo", az.loo), ("waic", az.waic)):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -425,6 +457,7 @@ def compare_ladder(fits: dict[str, OutcomeFit]) -> tuple[pd.DataFrame, list[str]
             for name, loo in found.items():
                 high = np.flatnonzero(loo.pareto_k.to_numpy() > 0.7)
                 if len(high):
+                    unreliable[name] = len(high)
                     shown = [fits[name].design.samples[i] for i in high[:10]]
                     notes.append(f"{name}: {len(high)} sample(s) with Pareto k above 0.7 (PSIS-LOO unreliable for "
                                  "them): " + ", ".join(shown) + (" ..." if len(high) > 10 else "") + ".")
@@ -433,16 +466,24 @@ def compare_ladder(fits: dict[str, OutcomeFit]) -> tuple[pd.DataFrame, list[str]
     runner_up = table[(table["criterion"] == "loo") & (table["rank"] == 1)]
     if len(runner_up):
         diff, dse = float(runner_up["elpd_diff"].iloc[0]), float(runner_up["dse"].iloc[0])
-        verdict = "clearly" if diff > 2 * dse else "not clearly (within two standard errors)"
-        notes.insert(0, f"PSIS-LOO prefers {best}, {verdict}: {runner_up['model'].iloc[0]} is {diff:.1f} elpd "
-                     f"behind (standard error {dse:.1f}).")
+        behind = f"{runner_up['model'].iloc[0]} is {diff:.1f} elpd behind (standard error {dse:.1f})"
+        if unreliable:  # PSIS-LOO's own diagnostic says its estimate cannot be trusted: no verdict from it
+            notes.insert(0, f"PSIS-LOO ranks {best} first ({behind}) but gives no verdict: "
+                         + ", ".join(f"{n} sample(s) of {m}" for m, n in unreliable.items())
+                         + " have Pareto k above 0.7, where its estimate is unreliable; compare by K-fold "
+                         "cross-validation (refitting without each fold) before choosing.")
+        else:
+            verdict = "clearly" if diff > 2 * dse else "not clearly (within two standard errors)"
+            notes.insert(0, f"PSIS-LOO prefers {best}, {verdict}: {behind}.")
     return table, notes
 
 
 def cell_table(fit: OutcomeFit) -> pd.DataFrame:
     """Accuracy per agent and task, raw beside pooled: agent, task, n, raw (mean outcome as a fraction of the
-    top level), p, p_low, p_high (the model's partially pooled estimate for the agent on that task at the
-    average item, with its 94 % HDI; the task effect is 0 where the model has none), identified."""
+    top level), accuracy, accuracy_low, accuracy_high (the model's partially pooled accuracy over the task's items,
+    each item with its posterior effect, 94 % HDI: comparable with raw), p_average_item and its HDI (the same at
+    an average item, item effect 0: more extreme than the accuracy over items; the task effect is 0 where the
+    model has none), identified."""
     d = fit.design
     cells = pd.DataFrame({"a": d.agent, "t": d.task, "p": d.pair, "v": _graded_values(d)[d.y]})
     cells = cells.groupby(["a", "t", "p"])["v"].agg(n="size", raw="mean").reset_index()
@@ -453,8 +494,28 @@ def cell_table(fit: OutcomeFit) -> pd.DataFrame:
     if fit.interaction:
         eta = eta + _draws(fit.idata, "pair_effect").reshape(-1, len(d.pairs))[:, cells["p"].to_numpy()]
     prob = _probability(eta, fit.idata, d, fit.graded)
-    hdi = _intervals(prob)
+    marginal = _over_items(eta, fit, t)
+    hdi, over = _intervals(prob), _intervals(marginal)
     identified = fit.agents["identified"].to_numpy()  # in the design's agent order
     return pd.DataFrame({"agent": np.array(d.agents)[a], "task": np.array(d.tasks)[t], "n": cells["n"],
-                         "raw": cells["raw"], "p": prob.mean(0), "p_low": hdi[:, 0], "p_high": hdi[:, 1],
-                         "identified": identified[a]})
+                         "raw": cells["raw"], "accuracy": marginal.mean(0), "accuracy_low": over[:, 0],
+                         "accuracy_high": over[:, 1], "p_average_item": prob.mean(0), "p_average_item_low": hdi[:, 0],
+                         "p_average_item_high": hdi[:, 1], "identified": identified[a]})
+
+
+def _over_items(eta: np.ndarray, fit: OutcomeFit, tasks: np.ndarray) -> np.ndarray:
+    """Per draw and cell, the probability of a pass (or the expected grade) averaged over the items of the cell's
+    task, each item with its own posterior effect: the accuracy a reader quotes beside the raw rate (at an
+    average item, item effect 0, the logistic makes it more extreme). Without item effects it is that value.
+    eta (draws, cells) without the item effect; `tasks` each cell's task code."""
+    d = fit.design
+    items = _draws(fit.idata, "item_effect") if "item" in fit.effects else None
+    if items is None:
+        return _probability(eta, fit.idata, d, fit.graded)
+    items = items.reshape(-1, len(d.items))
+    out = np.empty_like(eta)
+    for task in np.unique(tasks):
+        of_task = np.unique(d.item[d.task == task])
+        for j in np.flatnonzero(tasks == task):
+            out[:, j] = _probability(eta[:, [j]] + items[:, of_task], fit.idata, d, fit.graded).mean(1)
+    return out
