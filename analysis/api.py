@@ -86,6 +86,13 @@ def _call(job: Job):
     signature = inspect.Signature(params)
 
     def call(*args, **kwargs) -> Result:
+        from referee.models.registry import suggest
+
+        unknown = [k for k in kwargs if k not in signature.parameters]
+        if unknown:  # a misspelt option: said as the command line says it, with the closest option
+            raise TypeError(f"referee.{job.api} has no option {unknown[0]!r}"
+                            f"{suggest(unknown[0], [o.name for o in job.options])}; options: "
+                            + ", ".join(o.name for o in job.options))
         given = dict(signature.bind(*args, **kwargs).arguments)
         with _data(job, given.pop("data", None)) as data:
             return job.run(data, **given)

@@ -195,3 +195,17 @@ def test_calibrate_gives_the_same_ranks_by_either_door(tmp_path, capsys):
     assert code in (0, 1) and payload["passed"] == found.passed
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "c" / "ranks.csv"),
                                   _as_written(found.table("ranks"), tmp_path / "api.csv"), check_dtype=False)
+
+
+def test_a_misspelt_method_or_option_gets_did_you_mean_on_both_doors(capsys):
+    """Issue 73: `"btt"` listed the choices without "did you mean 'bt'", and the API's `bootstrapp=3` got Python's
+    plain TypeError."""
+    from referee.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["ratings", "--method", "btt"])
+    assert "did you mean 'bt'?" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="did you mean 'bt'"):
+        JOBS["ratings"].bind({"method": "btt"})
+    with pytest.raises(TypeError, match="no option 'bootstrapp' \\(did you mean 'bootstrap'\\?\\)"):
+        referee.ratings(None, "bt", bootstrapp=3)

@@ -38,6 +38,8 @@ def add_option(parser, option: Option) -> None:
         kwargs["type"] = argparse_type(option.type)
     if option.choices is not None:
         kwargs["choices"] = option.choices
+        if option.type is None and all(isinstance(c, str) for c in option.choices):
+            kwargs["type"] = argparse_type(option._one)  # checked first, so that a typo gets 'did you mean'
     if option.metavar:
         kwargs["metavar"] = option.metavar
     if option.positional:

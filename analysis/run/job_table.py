@@ -90,7 +90,10 @@ class Job:
         known = {o.name: o for o in self.options}
         unknown = sorted(set(given) - set(known))
         if unknown:
-            raise ValueError(f"{self.name} has no option {unknown[0]!r}; options: {', '.join(known)}")
+            from referee.models.registry import suggest
+
+            raise ValueError(f"{self.name} has no option {unknown[0]!r}{suggest(unknown[0], known)}; options: "
+                             f"{', '.join(known)}")
         missing = [o.name for o in self.options if o.required and given.get(o.name) is None]
         if missing:
             raise ValueError(f"{self.name}: {missing[0]} is required")

@@ -64,7 +64,10 @@ class Option:
     def _one(self, value: Any) -> Any:
         value = self.type(value) if self.type is not None else value
         if self.choices is not None and value not in self.choices:
-            raise ValueError(f"{value!r} is not one of {', '.join(map(str, self.choices))}")
+            from referee.models.registry import suggest
+
+            raise ValueError(f"{value!r} is not one of {', '.join(map(str, self.choices))}"
+                             f"{suggest(str(value), self.choices)}")
         return value
 
 

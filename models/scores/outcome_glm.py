@@ -368,7 +368,7 @@ def check_outcomes(frame: pd.DataFrame, effects: str, likelihood: str | None) ->
     values = set(frame["y"].unique())
     if likelihood == "pass-fail" and not values <= {0, 1}:
         raise ValueError(f"pass-fail needs every outcome 0 or 1; these scores take {len(values)} values "
-                         f"(e.g. {sorted(values)[:4]}): fit them as graded")
+                         f"(e.g. {', '.join(f'{float(v):g}' for v in sorted(values)[:4])}): fit them as graded")
     if len(values) < 2:
         raise ValueError(f"every sample has the same outcome ({next(iter(values))}): nothing to model")
 
