@@ -225,8 +225,12 @@ def test_every_fit_model_on_an_inspect_store_fits_or_refuses_before_sampling(tmp
         if spec.data == "outcomes":
             assert code == 0, (name, err)
             agents = pd.read_csv(tmp_path / name / "table.csv")
-            assert set(agents.loc[agents["identified"] != "yes", "agent"]) == {"hardcoded/hardcoded",
-                                                                              "openai/gpt-4o"}, agents
+            assert set(agents.loc[agents["identified"] == og.NOT_IDENTIFIED, "agent"]) == {"hardcoded/hardcoded",
+                                                                                         "openai/gpt-4o"}, agents
+            # an identified agent whose every outcome is the same (raw 0 or 1) is bounded on one side only
+            same = agents["raw"].isin([0.0, 1.0]) & (agents["identified"] != og.NOT_IDENTIFIED)
+            assert (agents.loc[same, "identified"] == og.ONE_SIDED).all() and \
+                (agents.loc[~same & (agents["identified"] != og.NOT_IDENTIFIED), "identified"] == "yes").all()
             accuracy = pd.read_csv(tmp_path / name / "accuracy.csv").set_index(["agent", "task"])
             assert {"raw", "accuracy", "p_average_item", "runner_stderr"} <= set(accuracy.columns)
             assert (accuracy["accuracy_low"] <= accuracy["accuracy"]).all()

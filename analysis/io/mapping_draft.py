@@ -19,50 +19,41 @@ incomplete (no result line found: then ratings have nothing to read, and the dra
 
 from __future__ import annotations
 
-import json
 import tomllib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from referee.io.sampled_values import hashable
 from referee.io.id_patterns import id_pattern
 from referee.io.toml_file import toml_line, toml_value
 from referee.io.loaders.base import RecordError, is_number, parse_time
-from referee.io.loaders.files import document_lines, head_text, is_document
 from referee.io.loaders.mapped_results import value_at
 from referee.names import RUNNER_NAMES
-
-SAMPLE_FILES = 300  # files sampled, spread over the sorted list
-HEAD_LINES = 200  # lines read from the start of each sampled file
-TAIL_BYTES = 32 << 10  # bytes read from the end of each sampled file (results are usually last)
-SUFFIXES = (".jsonl", ".ndjson", ".log", ".json")
-
-TYPE_NAMES = ("type", "event", "event_type", "kind", "action_type", "msg_type", "record_type")
-MATCH_NAMES = ("match", "match_id", "game_id", "episode", "episode_id", "game", "run_id", "session", "session_id")
-PLAYER_NAMES = ("player", "player_id", "seat", "actor", "speaker", "sender", "agent_id", "agent", "name")
-AGENT_NAMES = ("model", "agent", "model_name", "policy", "submission", "llm")
-TIME_NAMES = ("ts", "time", "timestamp", "created_at", "datetime", "date")
-ROUND_NAMES = ("round", "turn", "step", "tick", "iteration", "move_number")
-TEXT_NAMES = ("text", "content", "message", "utterance", "msg", "body")
-TARGET_NAMES = ("to", "target", "receiver", "recipient", "for", "addressee", "voted_for", "vote_for", "vote",
-                "choice", "accused", "nominee", "suspect")
-VOTER_NAMES = ("voter", "by", "from", "source", "sender", "caster", "actor")  # who cast a vote
-RANK_WORDS = ("rank", "place", "position", "standing", "order", "finish")
-SCORE_WORDS = ("score", "point", "reward", "return", "payoff", "utility", "chips", "money")
-WINNER_WORDS = ("winner", "winning", "won")
-MESSAGE_WORDS = ("say", "message", "chat", "talk", "speak", "utter", "broadcast", "whisper")
-
-
-@dataclass
-class Sampled:
-    """One sampled file: its path and the JSON objects of its head and tail, in file order (`last` is the
-    file's last object, when the tail was read whole into one)."""
-
-    path: Path
-    records: list[dict]
-    last: dict | None
-    document: bool = False  # one JSON document, read as event lines (`document_lines`)
+from referee.io.draft_sample import (  # noqa: F401  (sample_files and SAMPLE_FILES: the command line's)
+    SAMPLE_FILES,
+    HEAD_LINES,
+    TAIL_BYTES,
+    SUFFIXES,
+    TYPE_NAMES,
+    MATCH_NAMES,
+    PLAYER_NAMES,
+    AGENT_NAMES,
+    TIME_NAMES,
+    ROUND_NAMES,
+    TEXT_NAMES,
+    TARGET_NAMES,
+    VOTER_NAMES,
+    RANK_WORDS,
+    SCORE_WORDS,
+    WINNER_WORDS,
+    MESSAGE_WORDS,
+    sample_file,
+    sample_files,
+    _named,
+    _mentions,
+    _example,
+    Evidence,
+)
 
 
 @dataclass
@@ -76,120 +67,7 @@ class Draft:
     guesses: dict = field(default_factory=dict)
 
 
-def _objects(lines: list[str]) -> list[dict]:
-    found = []
-    for line in lines:
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            value = json.loads(line)
-        except (ValueError, RecursionError):  # not JSON, or nested past the parser's stack: not sampled
-            continue
-        if isinstance(value, dict):
-            found.append(value)
-    return found
-
-
-def sample_file(path: Path) -> Sampled:
-    """The first HEAD_LINES lines and the last TAIL_BYTES of `path`, parsed (lines that are not JSON objects
-    are skipped); never more than HEAD_LINES lines plus TAIL_BYTES read. A file that is one JSON document
-    (an episode per file, pretty-printed) is read as the mapped loader reads it (`document_lines`): its
-    lists of event objects, then its own line (`@record` = 'document'), the first HEAD_LINES and the last."""
-    with open(path, "rb") as fh:
-        head = head_text(fh.read(4096))
-    if is_document(path, head):
-        lines = [line.value for line in document_lines(path, head) if isinstance(line.value, dict)]
-        records = lines[:HEAD_LINES] + lines[max(HEAD_LINES, len(lines) - HEAD_LINES):]
-        return Sampled(path, records, records[-1] if records else None, document=True)
-    size = path.stat().st_size
-    head: list[str] = []
-    with open(path, "rb") as fh:
-        for _ in range(HEAD_LINES):
-            raw = fh.readline()
-            if not raw:
-                break
-            head.append(raw.decode("utf-8", errors="replace"))
-        at = fh.tell()
-        tail: list[str] = []
-        if at < size:
-            fh.seek(max(at, size - TAIL_BYTES))
-            chunk = fh.read().decode("utf-8", errors="replace")
-            tail = chunk.split("\n")[0 if size - TAIL_BYTES <= at else 1:]  # drop a partial first line
-    head_objects, tail_objects = _objects(head), _objects(tail)
-    records = head_objects + tail_objects
-    return Sampled(path, records, records[-1] if records else None)
-
-
-def sample_files(paths: list[Path], limit: int = SAMPLE_FILES) -> list[Path]:
-    """Up to `limit` of `paths` (JSON-lines suffixes), spread evenly over the sorted list."""
-    found = sorted(p for p in paths if p.suffix.lower() in SUFFIXES)
-    if len(found) <= limit:
-        return found
-    step = len(found) / limit
-    return [found[int(i * step)] for i in range(limit)]
-
-
-PATH_DEPTH = 3  # objects a key path reaches down ('data.result.final_payoff_map')
-PATH_KEYS = 64  # keys of one object a path reaches into; a larger object (keyed by something else) is a value
-
-
-def _paths(record: dict, prefix: str = "", depth: int = PATH_DEPTH) -> dict[str, object]:
-    """Top-level keys and the keys of objects down to PATH_DEPTH levels ('payload.text',
-    'data.final_payoff_map'), with their values: a result or a seat table nested in the record is found."""
-    out = {}
-    for key, value in record.items():
-        if not isinstance(key, str):
-            continue
-        path = f"{prefix}{key}"
-        out[path] = hashable(value)
-        if depth > 1 and isinstance(value, dict) and len(value) <= PATH_KEYS:
-            out.update(_paths(value, f"{path}.", depth - 1))
-    return out
-
-
-def _named(path: str, names: tuple[str, ...]) -> bool:
-    last = path.split(".")[-1].lower()
-    return last in names
-
-
-def _mentions(path: str, words: tuple[str, ...]) -> bool:
-    last = path.split(".")[-1].lower()
-    return any(w in last for w in words)
-
-
-def _example(record: dict, limit: int = 160) -> str:
-    text = json.dumps(record, ensure_ascii=False)
-    return text if len(text) <= limit else text[:limit] + " ..."
-
-
-class _Evidence:
-    """The sample, indexed: every record's flattened paths, per file."""
-
-    def __init__(self, sampled: list[Sampled]):
-        self.files = [s for s in sampled if s.records]
-        self.flat = [[_paths(r) for r in s.records] for s in self.files]
-        self.n = sum(len(f) for f in self.flat)
-
-    def ends(self, type_key: str) -> Counter:
-        """How many sampled files end with a line of each event type."""
-        return Counter(hashable(s.last.get(type_key)) for s in self.files if s.last)
-
-    def coverage(self, path: str, kinds=(str,)) -> float:
-        hits = sum(1 for f in self.flat for r in f if isinstance(r.get(path), kinds) and not isinstance(r.get(path), bool))
-        return hits / max(1, self.n)
-
-    def candidates(self, kinds=(str,), least: float = 0.0) -> list[str]:
-        seen: Counter = Counter()
-        for f in self.flat:
-            for r in f:
-                for p, v in r.items():
-                    if isinstance(v, kinds) and not isinstance(v, bool):
-                        seen[p] += 1
-        return [p for p, c in seen.items() if c / max(1, self.n) >= least]
-
-
-def _type_key(ev: _Evidence) -> tuple[str | None, str]:
+def _type_key(ev: Evidence) -> tuple[str | None, str]:
     best, why, score_best = None, "", -1.0
     for path in ev.candidates((str,), least=0.8):
         values = Counter(r[path] for f in ev.flat for r in f if isinstance(r.get(path), str))
@@ -223,7 +101,7 @@ class _Layout:
 LAYOUT_PREFERENCE = {"winners": 0, "ranks": 0, "parallel-ranks": 0, "order": 1, "scores": 2, "parallel-scores": 2}
 
 
-def _result_layouts(ev: _Evidence, type_key: str) -> list[_Layout]:
+def _result_layouts(ev: Evidence, type_key: str) -> list[_Layout]:
     """Every way a game's result could be laid out in one line, best first."""
     by_type: dict[str, list[tuple[int, dict, dict]]] = defaultdict(list)
     for i, (s, f) in enumerate(zip(ev.files, ev.flat)):
@@ -309,7 +187,7 @@ def _looks_like_ranks(path: str, lines: list[list]) -> bool:
     return whole and _mentions(path, RANK_WORDS) and not _mentions(path, SCORE_WORDS)
 
 
-def _per_player_results(ev: _Evidence, type_key: str, player_key: str) -> _Layout | None:
+def _per_player_results(ev: Evidence, type_key: str, player_key: str) -> _Layout | None:
     """One result line per player: an event type near the files' ends whose lines carry the player and a
     number named like a score or a rank, once per player."""
     best = None
@@ -342,7 +220,7 @@ def _per_player_results(ev: _Evidence, type_key: str, player_key: str) -> _Layou
     return best
 
 
-def _players_named(ev: _Evidence, path: str, result: _Layout, without: str | None = None) -> tuple[int, int]:
+def _players_named(ev: Evidence, path: str, result: _Layout, without: str | None = None) -> tuple[int, int]:
     """(lines whose text value at `path` is a player the results name in that file, lines with a text value at
     `path`), counting only the lines that hold no text at `without` when it is given."""
     inside = total = 0
@@ -355,7 +233,7 @@ def _players_named(ev: _Evidence, path: str, result: _Layout, without: str | Non
     return inside, total
 
 
-def _player_key(ev: _Evidence, type_key: str, result: _Layout | None) -> tuple[str | None, str]:
+def _player_key(ev: Evidence, type_key: str, result: _Layout | None) -> tuple[str | None, str]:
     best, why, top = None, "", 0.0
     for path in ev.candidates((str,), least=0.05):
         if path == type_key:
@@ -375,7 +253,7 @@ def _player_key(ev: _Evidence, type_key: str, result: _Layout | None) -> tuple[s
     return best, why
 
 
-def _other_player_keys(ev: _Evidence, type_key: str, result: _Layout | None, best: str) -> list[str]:
+def _other_player_keys(ev: Evidence, type_key: str, result: _Layout | None, best: str) -> list[str]:
     """Keys that name the players the results name (on 90 % of the lines without `best`): runners that call a
     seat `agent_id` on one kind of line and `player_id` or `seat_id` on another."""
     if result is None:
@@ -390,7 +268,7 @@ def _other_player_keys(ev: _Evidence, type_key: str, result: _Layout | None, bes
     return sorted(found, key=lambda path: not _named(path, VOTER_NAMES))
 
 
-def _voter_key(ev: _Evidence, type_key: str, result: _Layout | None, player_key: str) -> tuple[str | None, str]:
+def _voter_key(ev: Evidence, type_key: str, result: _Layout | None, player_key: str) -> tuple[str | None, str]:
     """A key named like a voter ('voter', 'by', 'from') on the lines of vote events whose values are the players
     the results name: a vote's actor is who cast it, even where the line's player key holds the one voted for."""
     if result is None:
@@ -413,7 +291,7 @@ def _voter_key(ev: _Evidence, type_key: str, result: _Layout | None, player_key:
     return None, ""
 
 
-def _match_key(ev: _Evidence, exclude: set[str]) -> tuple[str | None, str]:
+def _match_key(ev: Evidence, exclude: set[str]) -> tuple[str | None, str]:
     if len(ev.files) < 2:
         for path in ev.candidates((str, int), least=0.95):
             if path not in exclude and _named(path, MATCH_NAMES):
@@ -439,7 +317,7 @@ def _match_key(ev: _Evidence, exclude: set[str]) -> tuple[str | None, str]:
     return best, why or "no key is constant within each file and different between files"
 
 
-def _seat_table(ev: _Evidence, type_key: str, result: _Layout) -> tuple[str | None, str | None, str]:
+def _seat_table(ev: Evidence, type_key: str, result: _Layout) -> tuple[str | None, str | None, str]:
     """A key holding an object player -> agent name in some line of each match (a setup or join line)."""
     hits: Counter = Counter()
     kinds: dict[str, Counter] = defaultdict(Counter)
@@ -459,7 +337,7 @@ def _seat_table(ev: _Evidence, type_key: str, result: _Layout) -> tuple[str | No
     return None, None, ""
 
 
-def _agent_key(ev: _Evidence, player_key: str, exclude: set[str]) -> tuple[str | None, str]:
+def _agent_key(ev: Evidence, player_key: str, exclude: set[str]) -> tuple[str | None, str]:
     for path in ev.candidates((str,), least=0.01):
         if path in exclude or not _named(path, AGENT_NAMES):
             continue
@@ -473,7 +351,7 @@ def _agent_key(ev: _Evidence, player_key: str, exclude: set[str]) -> tuple[str |
     return None, ""
 
 
-def _scalar_key(ev: _Evidence, names: tuple[str, ...], test, exclude: set[str]) -> tuple[str | None, str]:
+def _scalar_key(ev: Evidence, names: tuple[str, ...], test, exclude: set[str]) -> tuple[str | None, str]:
     for path in ev.candidates((str, int, float), least=0.05):
         if path in exclude or not _named(path, names):
             continue
@@ -501,7 +379,7 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
 
     files = sample_files([p for p in data_files(paths)], limit)
     sampled = [sample_file(p) for p in files]
-    ev = _Evidence(sampled)
+    ev = Evidence(sampled)
     if not ev.files:
         raise ValueError(f"no JSON-lines file with JSON objects under {', '.join(map(str, paths))} "
                          f"(looked at {len(files)} file(s) ending in {', '.join(SUFFIXES)})")
