@@ -25,6 +25,7 @@ from pathlib import Path
 
 from referee.io.resources import shipped
 from referee.io.store import Store
+from referee.models.registry import suggest
 from referee.run.job_table import JOBS, Job
 from referee.run.result import Result
 
@@ -86,8 +87,6 @@ def _call(job: Job):
     signature = inspect.Signature(params)
 
     def call(*args, **kwargs) -> Result:
-        from referee.models.registry import suggest
-
         unknown = [k for k in kwargs if k not in signature.parameters]
         if unknown:  # a misspelt option: said as the command line says it, with the closest option
             raise TypeError(f"referee.{job.api} has no option {unknown[0]!r}"

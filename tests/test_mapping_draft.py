@@ -7,7 +7,9 @@ generating truth."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import spearmanr
@@ -20,14 +22,13 @@ from referee.simulators.benchmark_shapes import points_logs as _points_logs
 from referee.simulators.benchmark_shapes import seat_logs as _seat_logs
 
 
-@pytest.mark.parametrize("shape, make, players", [("points", _points_logs, 3), ("seats", _seat_logs, 6)])
-def test_the_unedited_draft_stores_every_game_and_ratings_recover_the_skills(tmp_path, shape, make, players, capsys):
-    logs, games = tmp_path / "logs", 400  # more files than the sample: the draft reads 300 of them
-    skill = make(logs, games, seed=11)
-    draft = tmp_path / f"{shape}.toml"
+def _drafted_store_and_ratings(tmp_path, logs, games: int, players: int, capsys) -> tuple[Path, pd.DataFrame, str]:
+    """`referee map --check` on `logs` (nothing set aside), ingest through the unedited draft (every game once with
+    every player, nothing set aside) and Bradley-Terry on the store: (store, ratings table, what map printed)."""
+    draft = tmp_path / "draft.toml"
     assert main(["map", str(logs), "--out", str(draft), "--check"]) == 0
     said = capsys.readouterr().out
-    assert "from 300 sampled file(s)" in said and "+ set aside 0" in said
+    assert "+ set aside 0" in said
     store = tmp_path / "s.duckdb"
     assert main(["ingest", str(logs), "--runner", str(draft), "--store", str(store)]) == 0
     with Store(store, read_only=True) as s:
@@ -35,10 +36,18 @@ def test_the_unedited_draft_stores_every_game_and_ratings_recover_the_skills(tmp
         assert s.query("SELECT count(*) AS n FROM results")["n"][0] == games * players
         assert s.query("SELECT count(*) AS n FROM quarantine")["n"][0] == 0
     assert main(["ratings", "--store", str(store), "--method", "bt", "--out", str(tmp_path / "r")]) == 0
-    table = pd.read_csv(tmp_path / "r" / "ratings.csv").set_index("agent")
+    return store, pd.read_csv(tmp_path / "r" / "ratings.csv").set_index("agent"), said
+
+
+@pytest.mark.parametrize("shape, make, players", [("points", _points_logs, 3), ("seats", _seat_logs, 6)])
+def test_the_unedited_draft_stores_every_game_and_ratings_recover_the_skills(tmp_path, shape, make, players, capsys):
+    logs, games = tmp_path / "logs", 400  # more files than the sample: the draft reads 300 of them
+    skill = make(logs, games, seed=11)
+    _, table, said = _drafted_store_and_ratings(tmp_path, logs, games, players, capsys)
+    assert "from 300 sampled file(s)" in said
     assert sorted(table.index) == sorted(skill)
     assert spearmanr(table["rating"], [skill[a] for a in table.index]).statistic >= 0.9
-    text = draft.read_text()
+    text = (tmp_path / "draft.toml").read_text()
     if shape == "points":  # the pattern strips the per-game prefix; the match is the line's game_id
         assert "pattern = '^Player\\d+_Game\\d+_(?P<agent>.+)$'" in text and "match = 'game_id'" in text
     else:  # the seat table in the setup line, match ids from the file names
@@ -282,34 +291,34 @@ def test_the_draft_takes_the_result_a_person_would_and_a_vote_is_cast_by_its_vot
     """Issue 68's raw-log shapes: a winners list beside a number of steps (3 players), and 8-player games whose
     `final_ranks` leaves players out in one game of ten while `final_ranks_full` ranks everyone, with votes
     naming the voter in `voter` and an id written past 64 bits on some lines and as text on others. The
-    unedited draft stores every game once with every player, and Bradley-Terry recovers the skills; rating by
-    the steps walked (what the draft took before) does not."""
+    unedited draft stores every game once with every player, and Bradley-Terry recovers the skills; the steps
+    walked (what the draft took before) order the models against their skill."""
     from referee.simulators.benchmark_shapes import BIG_ID, walk_logs, werewolf_logs
 
     make, players = {"walk": (walk_logs, 3), "werewolf": (werewolf_logs, 8)}[shape]
     logs, games = tmp_path / "logs", 240
     skill = make(logs, games, seed=5)
-    draft = tmp_path / "draft.toml"
-    assert main(["map", str(logs), "--out", str(draft), "--check"]) == 0
-    assert "+ set aside 0" in capsys.readouterr().out
-    store = tmp_path / "s.duckdb"
-    assert main(["ingest", str(logs), "--runner", str(draft), "--store", str(store)]) == 0
+    store, table, _ = _drafted_store_and_ratings(tmp_path, logs, games, players, capsys)
     with Store(store, read_only=True) as s:
-        assert s.query("SELECT count(*) AS n FROM matches")["n"][0] == games
-        assert s.query("SELECT count(*) AS n FROM results")["n"][0] == games * players
-        assert s.query("SELECT count(*) AS n FROM quarantine")["n"][0] == 0
         if shape == "werewolf":  # one match per game although its id is a number on vote lines, text on others
             ids = set(s.query("SELECT match_id FROM matches")["match_id"])
             assert ids == {str(BIG_ID + g) for g in range(games)}
             votes = s.query("SELECT actor, count(*) AS n FROM events WHERE stage = 'vote' GROUP BY actor")
             # every player casts one vote a round (two a game); the one voted for (7 votes on player_0) is no actor
             assert len(votes) == 8 and set(votes["n"]) == {2 * games}
-    assert main(["ratings", "--store", str(store), "--method", "bt", "--out", str(tmp_path / "r")]) == 0
-    table = pd.read_csv(tmp_path / "r" / "ratings.csv").set_index("agent")
     rho = spearmanr(table["rating"], [skill[a] for a in table.index]).statistic
     assert rho >= 0.95, rho
-    text = draft.read_text()
+    text = (tmp_path / "draft.toml").read_text()
     if shape == "walk":
         assert "winners = 'winners'" in text and "steps_walked" in text.split("[results]")[1].split("event =")[0]
+        # the steps walked, read from the logs themselves, order the models against their skill
+        steps: dict[str, list[int]] = {}
+        for path in sorted(logs.glob("*.jsonl")):
+            lines = [json.loads(x) for x in path.read_text().splitlines()]
+            seats, end = lines[0]["seats"], lines[-1]
+            for seat, walked in end["steps_walked"].items():
+                steps.setdefault(seats[seat], []).append(walked)
+        by_steps = spearmanr([np.mean(steps[a]) for a in skill], list(skill.values())).statistic
+        assert by_steps < 0 < rho, by_steps
     else:
         assert "ranks = 'final_ranks_full'" in text and "player = ['voter', 'player']" in text

@@ -105,7 +105,7 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
         if cv is not None and games > 1:
             auc = cv.table("cv_auc")
             cv_protocol = {"folds": "5, whole games", "dimensions": "1-7, as the paper tries", **PER_GAME}
-            with_prior = auc[auc["folds_with_prior"] > 0] if "folds_with_prior" in auc.columns else auc.iloc[:0]
+            with_prior = auc[auc["folds_with_prior"] > 0]
             if len(with_prior):  # said in the item, not only on stderr: these rows are not plain maximum likelihood
                 cv_protocol["folds given a prior"] = (
                     "; ".join(f"{r.model}{'' if not r.dims else f' ({r.dims} dims)'}: {r.folds_with_prior} of "
@@ -168,10 +168,7 @@ def _table_1(fit, game_table) -> "pd.DataFrame":
     table["global"] = table["global"].astype(object)
     table["rank"] = table["rank"].astype(object)
     totals = record.groupby(level="agent")[["wins", "losses"]].sum()
-    finite = fit.global_table(finite=True).set_index("agent")["rating"]
-    for agent in table["agent"]:
-        if pd.notna(finite.get(agent)):
-            continue
+    for agent in (a for a, finite in zip(fit.agents, fit.global_finite) if not finite):
         row = table["agent"] == agent
         missed = [g for g in fit.games if (g, agent) not in record.index]
         why = f"it played no match of {', '.join(missed)}" if missed else "its game cells have no finite estimate"

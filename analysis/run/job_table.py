@@ -30,6 +30,7 @@ from referee.models.registry import (
     VOTING_METHODS,
     implementation,
     methods_with,
+    suggest,
 )
 from referee.names import DEFAULT_STORE, MEASURE_KINDS, RUNNER_NAMES
 from referee.papers import PAPERS
@@ -90,8 +91,6 @@ class Job:
         known = {o.name: o for o in self.options}
         unknown = sorted(set(given) - set(known))
         if unknown:
-            from referee.models.registry import suggest
-
             raise ValueError(f"{self.name} has no option {unknown[0]!r}{suggest(unknown[0], known)}; options: "
                              f"{', '.join(known)}")
         missing = [o.name for o in self.options if o.required and given.get(o.name) is None]

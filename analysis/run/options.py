@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from referee.models.registry import CHAINS, DRAWS, LAYOUT_DRAWS, LAYOUT_TUNE, TUNE
+from referee.models.registry import CHAINS, DRAWS, LAYOUT_DRAWS, LAYOUT_TUNE, TUNE, suggest
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,6 @@ class Option:
     def _one(self, value: Any) -> Any:
         value = self.type(value) if self.type is not None else value
         if self.choices is not None and value not in self.choices:
-            from referee.models.registry import suggest
-
             raise ValueError(f"{value!r} is not one of {', '.join(map(str, self.choices))}"
                              f"{suggest(str(value), self.choices)}")
         return value

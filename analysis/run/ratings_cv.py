@@ -132,10 +132,9 @@ def summarise_cv(cv: pd.DataFrame) -> pd.DataFrame:
     """Mean and standard error of the fold AUCs per (model, dims)."""
     grouped = cv.groupby(["model", "dims"])["auc"]
     out = pd.DataFrame({"auc": grouped.mean(), "se": grouped.std(ddof=1) / np.sqrt(grouped.count()),
-                        "folds": grouped.count()})
-    if "prior" in cv.columns:  # folds whose fit needed a prior (no maximum-likelihood estimate there)
-        out["folds_with_prior"] = cv.groupby(["model", "dims"])["prior"].sum().astype(int)
-    out = out.reset_index()
+                        "folds": grouped.count(),
+                        # folds whose fit needed a prior (no maximum-likelihood estimate there)
+                        "folds_with_prior": cv.groupby(["model", "dims"])["prior"].sum().astype(int)}).reset_index()
     return out.sort_values(["model", "dims"]).reset_index(drop=True)
 
 

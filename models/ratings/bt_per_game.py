@@ -45,6 +45,15 @@ class PerGameFit(FitResult):
         """(K, n): the agent has a comparison in the game."""
         return (self.wins + self.losses) > 0
 
+    @property
+    def global_finite(self) -> np.ndarray:
+        """(n,): the agent's global rating has a finite plain maximum-likelihood estimate: none of its cells is
+        unbounded and it played every game (with deviations summing to zero, mu is the mean of the agent's
+        per-game strengths, and an unplayed game's is free)."""
+        if not self.unbounded.size:
+            return np.ones(len(self.agents), bool)
+        return ~self.unbounded.any(axis=0) & self.played.all(axis=0)
+
     def records(self) -> pd.DataFrame:
         """game, agent, wins, losses, finite, why: one row per cell the agent played. `finite` False: by plain
         maximum likelihood the cell has no finite rating, and `why` says which way: the agent won (or lost)
@@ -75,12 +84,10 @@ class PerGameFit(FitResult):
 
     def global_table(self, finite: bool = False) -> pd.DataFrame:
         """agent, rating (Elo scale from mu), lower, upper (NaN: use the bootstrap), rank. `finite`: an agent with
-        a cell that has no finite estimate (`unbounded`), or a game it never played (with deviations summing to
-        zero, mu is the mean of the agent's per-game strengths, and an unplayed game's is free), has no global
-        rating (NaN) and no rank."""
+        a global rating without a finite estimate (`global_finite`) has none here (NaN) and no rank."""
         rating = to_elo(self.mu)
-        if finite and self.unbounded.size:
-            rating = np.where(self.unbounded.any(axis=0) | ~self.played.all(axis=0), np.nan, rating)
+        if finite:
+            rating = np.where(self.global_finite, rating, np.nan)
         frame = pd.DataFrame({"agent": self.agents, "rating": rating, "lower": np.nan, "upper": np.nan})
         return add_rank(frame)
 
@@ -107,7 +114,7 @@ class PerGameFit(FitResult):
         for k, game in enumerate(self.games):
             mask = np.ones(len(self.agents), bool) if present is None else present[k].copy()
             if self.unbounded.size and np.isinf(self.tau):  # plain ML: only cells and globals that exist rank
-                mask &= ~self.unbounded[k] & ~self.unbounded.any(axis=0) & self.played.all(axis=0)
+                mask &= ~self.unbounded[k] & self.global_finite
             tau = kendalltau(self.mu[mask], self.theta[k][mask]).statistic if mask.sum() > 1 else np.nan
             rows.append({"game": game, "kendall_tau": tau, "agents": int(mask.sum())})
         return pd.DataFrame(rows)

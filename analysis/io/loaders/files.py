@@ -90,25 +90,42 @@ UNREAD = object()  # fast_loads could not read the text exactly
 
 
 def parse_json_line(line: str, last: bool = False) -> Any:
-    """One JSON-lines record, strictly (duplicate keys raise); raises RecordError via `json_error`, or
-    'too deeply nested' for nesting Python's parser cannot follow."""
-    line = line.rstrip("\r\n")
-    value = fast_loads(line)
-    if value is not UNREAD:
-        return value
-    try:
-        value = json.loads(line, object_pairs_hook=_no_duplicate_keys)
-    except json.JSONDecodeError as exc:
-        raise json_error(exc, line, last) from exc
-    except RecursionError as exc:
-        raise RecordError("too deeply nested", None, "the JSON nests deeper than referee reads") from exc
-    check_record(value)  # what orjson refused and the standard parse let through: past 64 bits, surrogates
+    """One JSON-lines record, strictly (duplicate keys raise); raises RecordError via `json_error`, or the fault
+    of one of its values (`parsed_json_line`)."""
+    value, fault = parsed_json_line(line, last)
+    if fault is not None:
+        raise fault
     return value
 
 
+def parsed_json_line(line: str, last: bool = False) -> tuple[Any, RecordError | None]:
+    """(value, fault) of one JSON-lines record, parsed strictly (duplicate keys are the line's fault). A fault
+    inside one value (an integer past 64 bits, a lone surrogate, nesting deeper than the parser follows, cut out
+    as `TOO_DEEP`) leaves the parsed value beside it, for a reader that stores only some keys; a line that does
+    not parse gives (None, its error)."""
+    line = line.rstrip("\r\n")
+    value = fast_loads(line)
+    if value is not UNREAD:
+        return value, None
+    try:
+        try:
+            value = json.loads(line, object_pairs_hook=_no_duplicate_keys)
+        except RecursionError:
+            value = json.loads(without_deep_values(line), object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        return None, json_error(exc, line, last)
+    except RecordError as exc:  # a key repeated in one object
+        return None, exc
+    except RecursionError:  # nested deeper than even the cut reaches
+        return None, RecordError("too deeply nested", None, "the JSON nests deeper than referee reads")
+    # what orjson refused and the standard parse let through: past 64 bits, surrogates, the cut-out nesting
+    return value, record_fault(value)
+
+
 class Line(str):
-    """One line of a JSON-lines file: its text (a str, without the line end), `number` (1-based), and
-    either `value` (the parsed JSON) or `error` (the RecordError that set it aside)."""
+    """One line of a JSON-lines file: its text (a str, without the line end), `number` (1-based), `value` (the
+    parsed JSON, None when the line does not parse) and `error` (the RecordError that sets it aside, or None; a
+    fault inside one value leaves `value` beside it, for a reader that stores only some keys)."""
 
     number: int
     value: Any
@@ -123,7 +140,7 @@ class Line(str):
 
 def json_lines(path: Path, parse: bool = True) -> Iterator[Line]:
     """The non-blank lines of a JSON-lines file, each decoded strictly as UTF-8 (a bad byte sets that line
-    aside as 'not UTF-8', never a replacement character) and, with `parse`, parsed by `parse_json_line`
+    aside as 'not UTF-8', never a replacement character) and, with `parse`, parsed by `parsed_json_line`
     (duplicate keys, truncation, nesting). A UTF-8 byte-order mark at the start is skipped."""
     with open(path, "rb") as fh:
         for number, raw in enumerate(fh, start=1):
@@ -139,10 +156,7 @@ def json_lines(path: Path, parse: bool = True) -> Iterator[Line]:
                 error = RecordError("not UTF-8", None, f"byte {raw[exc.start]:#04x} at column {exc.start + 1} is not "
                                     "UTF-8 text")
             if error is None and parse:
-                try:
-                    value = parse_json_line(text, last=not raw.endswith(b"\n"))
-                except RecordError as exc:
-                    error = exc
+                value, error = parsed_json_line(text, last=not raw.endswith(b"\n"))
             line = Line(text)
             line.number, line.value, line.error = number, value, error
             yield line

@@ -35,7 +35,7 @@ from referee.io.loaders.base import (
     score_value,
 )
 from referee.io.loaders.detect import share
-from referee.io.loaders.files import json_records, lenient_loads, record_fault
+from referee.io.loaders.files import json_records, record_fault
 
 NAME = "gtbench"
 SEATS = True  # the format numbers each player by its seat (turn order): `referee.prepare.covariates.seats`
@@ -182,14 +182,9 @@ def _records(path: Path):
 
 def _run_value(line) -> dict | None:
     """The GTBench run object a line holds, or None. A fault inside one of its matches (a number past 64 bits,
-    nesting too deep) is that match's (`parse` checks each match on its own), so the run is read past it; a
-    fault in the run's own keys, or a line that does not parse at all, is the line's."""
+    nesting too deep) is that match's (`parse` checks each match on its own), so the run is read past it
+    (`Line.value`); a fault in the run's own keys, or a line that does not parse at all, is the line's."""
     value = line.value
-    if line.error is not None and value is None and line.error.reason in ("out of range", "too deeply nested"):
-        try:  # a JSON line the strict parse refused for one value: read leniently, the value then checked
-            value = lenient_loads(line)
-        except ValueError:
-            return None
     if not (isinstance(value, dict) and is_run(value) and isinstance(value["matches"], list)):
         return None
     if line.error is not None and record_fault({k: v for k, v in value.items() if k != "matches"}) is not None:

@@ -85,15 +85,15 @@ def sniff(path: Path, head: str, sample: list) -> float:
     return 1.0 if text.startswith("{") and '"configuration"' in head and final else 0.0
 
 
-def _agents(record: dict, seats: int) -> list[str]:
+def _agents(record: dict, seats: int) -> list[str] | None:
     info = record.get("info") or {}
     if not isinstance(info, dict):
         raise RecordError("wrong type", "info", f"expected an object, got {type(info).__name__}")
     names = info.get("TeamNames")
     if names is None and isinstance(info.get("Agents"), list):
         names = [a.get("Name") if isinstance(a, dict) else None for a in info["Agents"]]
-    if names is None:  # stored by seat, left out of ratings until named (`EXCLUDED_WHEN`)
-        return [UNNAMED.format(i=i) for i in range(seats)]
+    if names is None:  # no names: the caller stores the seats under UNNAMED, left out of ratings until named
+        return None
     if not isinstance(names, list) or len(names) != seats:
         raise RecordError("wrong type", "info.TeamNames", f"expected {seats} names (one per seat), got {names!r}")
     for i, name in enumerate(names):
@@ -204,7 +204,8 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
         for i, state in enumerate(step):
             if not isinstance(state, dict):
                 raise RecordError("wrong type", f"steps[{t}][{i}]", f"expected a seat state object, got {state!r}")
-    agents = _agents(record, seats)
+    named = _agents(record, seats)
+    agents = named or [UNNAMED.format(i=i) for i in range(seats)]
     illegal = _illegal_moves(steps, seats)
     seat_outcomes = outcomes(rewards, statuses, illegal)
     ranks = ranks_from_scores([math.nan if r is None else r for r in rewards])
@@ -219,7 +220,8 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
                  "version": record.get("version"), "module_version": record.get("module_version"),
                  "open_spiel_game": config.get("openSpielGameString"), "steps": len(steps),
                  "self_play": len(set(agents)) < seats or None,
-                 "unnamed_agents": agents[0] == UNNAMED.format(i=0) or None}.items() if v is not None})}
+                 "unnamed_agents": named is None or None}.items() if v is not None}),
+             "unnamed": named is None}  # popped by `load`'s match id, which says so once per file
     scripted = built_in(game)
     results = [{"player": f"seat {i}", "agent": agents[i], "score": rewards[i],
                 "group": "background" if agents[i] in scripted else "focal",
@@ -244,13 +246,9 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
 
     def match_id(match: dict, label: str) -> str:
         given = match.pop("given_id")
+        if match.pop("unnamed"):
+            out.note(UNNAMED_NOTE)
         return f"kaggle:{given}" if given else f"kaggle:{path.stem}:{label}"
 
-    def parsed(record: object) -> dict[str, list[dict]]:
-        rows = parse_record(record, options)
-        if rows["results"][0]["agent"] == UNNAMED.format(i=0):
-            out.note(UNNAMED_NOTE)
-        return rows
-
-    out.accept_records(records, parsed, match_id)
+    out.accept_records(records, lambda record: parse_record(record, options), match_id)
     return out.build()

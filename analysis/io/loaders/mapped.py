@@ -457,13 +457,13 @@ def _mapped_record(line) -> object:
     """The line's JSON value. A whole number past the store's 64 bits is a fault only where it would be stored:
     the mapping stores its own keys only, each read by its typed reader (a text key keeps the digits, so an id
     written as a number on one line and as text on another is one id; `round` or `seq` past 64 bits is set
-    aside by its reader, naming the key). So such a line is read again, whole numbers kept exactly."""
+    aside by its reader, naming the key). So such a line is read past that fault (`Line.value`)."""
     try:
         return line.parsed()
     except RecordError as exc:
-        if exc.reason != "out of range":
+        if exc.reason != "out of range" or line.value is None:
             raise
-        return line.value if line.value is not None else json.loads(line)
+        return line.value
 
 
 def _result_row(record, read, label, match, player, agent, number, seen_results, has_player) -> dict:
