@@ -1,7 +1,12 @@
 """The per-sample outcome models (`referee fit pass-fail`, issue 52): nutpie (referee's default) against PyMC's
 NUTS on the same model and data, convergence and coverage over generated data sets, and the real Inspect logs.
 
+4. Reuse (issue 72): `--reuse-fits` crossed fits on data sets of other sizes in one process, through the
+   structure compiled once and through nutpie's compile per model: seconds until sampling starts (target under
+   2 s after the first) and resident memory after each fit.
+
 Run: PYTHONPATH=. .venv/bin/python -m benchmarks.outcome_models [--seeds 10] [--no-pymc] [--inspect PATH]
+     [--reuse-fits 6] [--only-reuse]
 
 1. Issue 52's design (12 agents x 8 tasks x 40 items x 2 epochs, the last two agents alone on a task each):
    for each of `--seeds` generated data sets, the crossed model at its defaults; per data set its wall time,
@@ -120,16 +125,56 @@ def inspect(path: Path) -> None:
                   f"{d['divergences']} divergences; target under 15 s")
 
 
+def _coding(model) -> str:
+    """How the model codes its agent and task effects (a centred effect has no `z_` variable)."""
+    return ", ".join(f"{e} {'non-centred' if f'z_{e}' in model.named_vars else 'centred'}" for e in ("agent", "task"))
+
+
+def reuse(fits: int) -> None:
+    """4. fits of one kind on data sets of other sizes in one process: per fit, the seconds until sampling starts
+    and the process's resident memory after it, through the structure compiled once (`reuse`, referee's outcome
+    models) and through nutpie's own compile of each model, side by side (the second after the first, so its
+    resident memory starts from the first's)."""
+    import resource
+
+    from referee.models.fit import sample
+
+    print(f"\n4. {fits} crossed pass-fail fits on data sets of other sizes in one process (500 draws, 2 chains)")
+    designs = [(5 + k, 4 + k % 3, 10 + 4 * k) for k in range(fits)]
+    for reused in (True, False):
+        starts, rss = [], []
+        for k, (agents, tasks, items) in enumerate(designs):
+            frame, _ = pass_fail_samples(agents=agents, tasks=tasks, items=items, epochs=1, aliased=1, seed=k)
+            model = og.build_model(og.design(frame), og.EFFECTS["crossed"], False, False, og.Priors())
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _, d = sample(model, ["mu"], draws=500, tune=500, chains=2, seed=k, low_rank=True,
+                              target_accept=og.TARGET_ACCEPT, reuse=reused)
+            starts.append(f"{d['compile_seconds']:.2f}" + ("" if d["compiled_model_reused"] or not k else
+                                                            " (new structure: " + _coding(model) + ")"))
+            rss.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        label = "structure compiled once" if reused else "nutpie's compile per model"
+        print(f"   {label:27s} seconds to sampling: first {starts[0]}, then "
+              f"{', '.join(starts[1:])} (target < 2 s after the first); peak RSS after each "
+              f"fit: {', '.join(f'{r:.0f}' for r in rss)} MB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--no-pymc", action="store_true")
     parser.add_argument("--inspect", type=Path, default=SHARED)
+    parser.add_argument("--reuse-fits", type=int, default=6)
+    parser.add_argument("--only-reuse", action="store_true")
     args = parser.parse_args()
+    if args.only_reuse:
+        reuse(args.reuse_fits)
+        return
     frame, truth = generated(args.seeds)
     if not args.no_pymc:
         samplers(frame, truth)
     inspect(args.inspect)
+    reuse(args.reuse_fits)
 
 
 if __name__ == "__main__":

@@ -63,20 +63,35 @@ def compiled_nutpie(model) -> tuple[object, float, bool]:
 
 
 def sample_nutpie(model, draws: int, tune: int, chains: int, seed: int, progress: bool, low_rank: bool,
-                  target_accept: float = 0.8):
-    """(InferenceData, timings) of nutpie's NUTS on `model`: the compiled model from `compiled_nutpie`, the
-    posterior with the model's constant and observed data attached as `pm.sample(nuts_sampler="nutpie")`
-    attaches them, and timings {compile_seconds, sampling_seconds, compiled_model_reused}."""
+                  target_accept: float = 0.8, reuse: bool = False):
+    """(InferenceData, timings) of nutpie's NUTS on `model`: the compiled model from `compiled_nutpie` (or, with
+    `reuse`, the callbacks of its structure from `referee.models.compiled_structure`, compiled once for any
+    data), the posterior with the model's constant and observed data attached as
+    `pm.sample(nuts_sampler="nutpie")` attaches them, and timings {compile_seconds (from the call until sampling
+    starts), sampling_seconds, compiled_model_reused}."""
     import nutpie
     import pymc as pm
     from pymc.backends.arviz import coords_and_dims_for_inferencedata, dict_to_dataset, find_constants, \
         find_observations
     from pymc.util import _get_seeds_per_chain
 
-    compiled, compile_seconds, reused = compiled_nutpie(model)
-    start = time.perf_counter()
-    idata = nutpie.sample(compiled, draws=draws, tune=tune, chains=chains, seed=_get_seeds_per_chain(seed, 1)[0],
-                          progress_bar=progress, low_rank_modified_mass_matrix=low_rank, target_accept=target_accept)
+    from referee.models.compiled_structure import compiled_for, structure_for
+
+    chain_seed = _get_seeds_per_chain(seed, 1)[0]
+    settings = dict(draws=draws, tune=tune, chains=chains, seed=chain_seed, progress_bar=progress,
+                    low_rank_modified_mass_matrix=low_rank, target_accept=target_accept)
+    begin = time.perf_counter()
+    if reuse:
+        structure, reused = structure_for(model)
+        with structure.lock:  # its template's data are this fit's until the chains have their initial points
+            compiled = compiled_for(model, structure, chain_seed)
+            compile_seconds = time.perf_counter() - begin
+            start = time.perf_counter()
+            idata = nutpie.sample(compiled, **settings)
+    else:
+        compiled, compile_seconds, reused = compiled_nutpie(model)
+        start = time.perf_counter()
+        idata = nutpie.sample(compiled, **settings)
     sampling_seconds = time.perf_counter() - start
     coords, dims = coords_and_dims_for_inferencedata(model)
     for group, values in (("constant_data", find_constants(model)), ("observed_data", find_observations(model))):

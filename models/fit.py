@@ -156,7 +156,7 @@ def progress_enabled() -> bool:
 
 
 def sample(model, var_names: list[str], draws: int = DRAWS, tune: int = TUNE, chains: int = CHAINS, seed: int = 0,
-           sampler: str = "auto", target_accept: float | None = None, low_rank: bool = False):
+           sampler: str = "auto", target_accept: float | None = None, low_rank: bool = False, reuse: bool = False):
     """Sample a PyMC model with NUTS and diagnose it: the one way referee draws from a posterior.
 
     Parameters
@@ -168,6 +168,9 @@ def sample(model, var_names: list[str], draws: int = DRAWS, tune: int = TUNE, ch
         whose default fits diverge at the default passes a higher one.
     low_rank : nutpie adapts a low-rank modified mass matrix (for posteriors with a few strongly correlated
         directions, such as an intercept shared by every contrast); PyMC's NUTS has none and ignores it.
+    reuse : nutpie samples through the model's structure compiled once per process for any data
+        (`referee.models.compiled_structure`; the model's data must be `pm.Data`), so a second fit of the same
+        kind on other data starts at once; PyMC's NUTS ignores it.
 
     Returns
     -------
@@ -182,7 +185,8 @@ def sample(model, var_names: list[str], draws: int = DRAWS, tune: int = TUNE, ch
     which = resolve_sampler(sampler)
     progress = progress_enabled()
     if which == "nutpie":  # the compiled model is kept per structure (`referee.models.compiled`)
-        idata, timings = sample_nutpie(model, draws, tune, chains, seed, progress, low_rank, target_accept or 0.8)
+        idata, timings = sample_nutpie(model, draws, tune, chains, seed, progress, low_rank, target_accept or 0.8,
+                                       reuse=reuse)
     else:
         idata, timings = sample_pymc(model, draws, tune, chains, seed, progress, target_accept or 0.9)
     diagnostics = diagnose(idata, var_names)

@@ -190,27 +190,33 @@ def separated(d: Design, agents: pd.DataFrame, notes: list[str]) -> None:
 
 def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: bool, priors: Priors):
     """The PyMC model (see the module docstring). Pass-fail is fitted as binomial counts of the samples sharing
-    (agent, item): the same posterior as one Bernoulli per sample, at a fraction of the cost."""
+    (agent, item): the same posterior as one Bernoulli per sample, at a fraction of the cost. Every array read
+    from the data (indices, counts, outcomes, the cutpoints' prior means) is a `pm.Data` and every level set a
+    coordinate, so the model's graph is the same for any data of one structure and its compiled form is reused
+    (`referee.models.compiled.sample_reused`)."""
     import pymc as pm
 
     coords = {"agent": d.agents, "task": d.tasks, "item": list(range(len(d.items))), "pair": d.pairs}
+    if graded:
+        coords["cutpoint"] = list(range(len(d.levels) - 1))
     with pm.Model(coords=coords) as model:
         if graded:
-            k = len(d.levels)
-            cuts = pm.Normal("cutpoints", mu=np.linspace(-2, 2, k - 1), sigma=priors.cutpoint_sd,
+            cut_means = pm.Data("cutpoint_prior_mean", np.linspace(-2, 2, len(d.levels) - 1), dims="cutpoint")
+            cuts = pm.Normal("cutpoints", mu=cut_means, sigma=priors.cutpoint_sd, dims="cutpoint",
                              transform=pm.distributions.transforms.ordered)
             eta = 0.0
+            codes = {"agent": d.agent, "task": d.task, "item": d.item, "pair": d.pair}
         else:
             cells = pd.DataFrame({"a": d.agent, "t": d.task, "i": d.item, "p": d.pair, "y": d.y})
             cells = cells.groupby(["a", "t", "i", "p"])["y"].agg(["sum", "count"]).reset_index()
             eta = pm.Normal("mu", 0.0, priors.intercept_sd)
-        index = {"agent": d.agent, "task": d.task, "item": d.item, "pair": d.pair} if graded else \
-            {"agent": cells["a"].to_numpy(), "task": cells["t"].to_numpy(), "item": cells["i"].to_numpy(),
-             "pair": cells["p"].to_numpy()}
+            codes = {"agent": cells["a"].to_numpy(), "task": cells["t"].to_numpy(), "item": cells["i"].to_numpy(),
+                     "pair": cells["p"].to_numpy()}
         for e in effects + (("pair",) if interaction else ()):
             if e in ("agent", "task") and len(coords[e]) < 2:  # one task: nothing to tell apart, no scale
-                eta = eta + pm.Deterministic(f"{e}_effect", pm.math.zeros(1), dims=e)[index[e]]
+                eta = eta + pm.Deterministic(f"{e}_effect", pm.math.zeros(1), dims=e)[codes[e]]
                 continue
+            index = pm.Data(f"{e}_index", codes[e].astype(np.int64))
             sigma = pm.HalfNormal(f"sigma_{e}", priors.group_sd)
             if e in ("agent", "task") and centred(getattr(d, e)):
                 effect = pm.ZeroSumNormal(f"{e}_effect", sigma=sigma, dims=e)
@@ -220,11 +226,12 @@ def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: 
             else:
                 z = pm.Normal(f"z_{e}", 0.0, 1.0, dims=e)
                 effect = pm.Deterministic(f"{e}_effect", sigma * z, dims=e)
-            eta = eta + effect[index[e]]
+            eta = eta + effect[index]
         if graded:
-            pm.OrderedLogistic("y", eta=eta, cutpoints=cuts, observed=d.y)
+            pm.OrderedLogistic("y", eta=eta, cutpoints=cuts, observed=pm.Data("grade", d.y.astype(np.int64)))
         else:
-            pm.Binomial("y", n=cells["count"].to_numpy(), logit_p=eta, observed=cells["sum"].to_numpy())
+            pm.Binomial("y", n=pm.Data("trials", cells["count"].to_numpy().astype(np.int64)), logit_p=eta,
+                        observed=pm.Data("passes", cells["sum"].to_numpy().astype(np.int64)))
     return model
 
 
@@ -339,7 +346,7 @@ def fit_outcomes(frame: pd.DataFrame, effects: str = "crossed", interaction: boo
                  + (["sigma_pair", "pair_effect"] if interaction else []) if v in model.named_vars]
     with collect_notes(notes):
         idata, diagnostics = sample(model, var_names, draws, tune, chains, seed, sampler, low_rank=True,
-                                    target_accept=GRADED_TARGET_ACCEPT if graded else TARGET_ACCEPT)
+                                    target_accept=GRADED_TARGET_ACCEPT if graded else TARGET_ACCEPT, reuse=True)
     loglik = pointwise_loglik(idata, d, names, interaction, graded)
     import xarray as xr
 

@@ -1,0 +1,81 @@
+"""A model compiled once per structure (`referee.models.compiled_structure`): the callbacks read any data of the
+structure from the blob and give the log-density and gradient PyMC's own compile gives on that data; a second
+outcome fit of the same kind on other data, in one process, starts sampling within 2 s, and its posterior agrees
+with nutpie's own compile of the same model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from referee.models.compiled_structure import Structure, blob_of, structure_for, structure_key, write_blob
+from referee.models.scores import outcome_glm as og
+from referee.simulators.pass_fail import pass_fail_samples
+
+
+def _model(agents: int, tasks: int, items: int, seed: int, grades: int = 2):
+    frame, _ = pass_fail_samples(agents=agents, tasks=tasks, items=items, epochs=1, aliased=1, grades=grades,
+                                 seed=seed)
+    graded = grades > 2
+    return og.build_model(og.design(frame), og.EFFECTS["crossed"], False, graded, og.Priors())
+
+
+def test_models_of_one_structure_share_a_key_whatever_their_sizes():
+    small, large = _model(5, 4, 6, 0), _model(7, 5, 9, 1)  # both codings non-centred: fewer than 8 levels
+    assert structure_key(small) == structure_key(large)
+    assert structure_key(small) != structure_key(_model(5, 4, 6, 0, grades=4))  # graded: another structure
+
+
+def test_the_blob_holds_integers_and_floats_exactly_in_one_buffer():
+    structure = Structure(None, None, None, ["z"], [1], ["n", "w"], [1, 2], ["int64", "float64"], [], None, 0.0)
+    blob = write_blob(structure, [(3,)], [np.array([2 ** 62, -7]), np.array([[0.5, 1e300]])])
+    words = blob.view(np.int64)
+    assert words[0] == len(blob) == structure.header_length + 4
+    assert words[1] == 3  # the parameter's size
+    assert words[2:4].tolist() == [structure.header_length, 2] and words[4:7].tolist() == [structure.header_length + 2, 1, 2]
+    assert words[structure.header_length:structure.header_length + 2].tolist() == [2 ** 62, -7]  # beyond 2**53: exact
+    assert blob[-2:].tolist() == [0.5, 1e300]
+    with pytest.raises(ValueError, match="'n'.*dtype"):
+        write_blob(structure, [(3,)], [np.array(["a"]), np.array([[0.5]])])
+
+
+@pytest.mark.bayes
+def test_a_second_outcome_fit_on_other_data_starts_within_two_seconds_on_pymcs_own_log_density():
+    pytest.importorskip("nutpie")
+    from referee.models.compiled_structure import _STRUCTURES
+
+    _STRUCTURES.clear()  # as a fresh process
+    settings = dict(draws=1000, tune=1000, chains=2, seed=4)
+    frames = [pass_fail_samples(agents=a, tasks=t, items=i, epochs=1, aliased=1, seed=s)[0]
+              for a, t, i, s in ((5, 4, 12, 0), (7, 5, 20, 1))]
+    first = og.fit_outcomes(frames[0], **settings)
+    second = og.fit_outcomes(frames[1], **settings)
+    assert not first.diagnostics["compiled_model_reused"] and second.diagnostics["compiled_model_reused"]
+    assert first.diagnostics["compile_seconds"] > 2.0 > second.diagnostics["compile_seconds"]
+    assert second.diagnostics["divergences"] == 0 and second.diagnostics["max_r_hat"] < 1.05
+    d = og.design(frames[1])
+    assert list(second.idata.posterior["agent_effect"].coords["agent"].values) == d.agents
+    assert second.idata.posterior["item_effect"].sizes["item"] == len(d.items)
+    # the compiled callbacks, fed the second data set through the first one's compile, give the log-density and
+    # gradient PyMC compiles for that data itself, at a random point
+    other = og.build_model(d, og.EFFECTS["crossed"], False, False, og.Priors())
+    structure, reused = structure_for(_model(5, 4, 12, 0))
+    assert reused
+    with structure.lock:
+        blob, shapes = blob_of(other, structure)
+    rng = np.random.default_rng(2)
+    point = {name: rng.normal(0, 0.5, shape) for name, shape in zip(structure.value_names, shapes)}
+    flat = np.concatenate([np.ravel(point[name]) for name in structure.value_names])
+    logp, grad = structure.logp_jit(flat, blob, blob.view(np.int64))
+    assert logp == pytest.approx(other.compile_logp()(point), rel=1e-10)
+    np.testing.assert_allclose(grad, other.compile_dlogp()(point), rtol=1e-8, atol=1e-10)
+    (stored,) = structure.expand_jit(flat, blob, blob.view(np.int64))  # sigma_agent times the zero-sum agents, in the stored order
+    at = 0
+    for name in structure.stored:
+        size = int(np.prod(other[name].shape.eval()))
+        if name == "agent_effect":
+            expected = other.compile_fn(other.replace_rvs_by_values([other[name]])[0], inputs=other.value_vars,
+                                        on_unused_input="ignore")(point)
+            np.testing.assert_allclose(stored[at:at + size], expected, rtol=1e-10)
+        at += size
+    assert at == len(stored)
