@@ -13,7 +13,7 @@ The modules below it: `referee.io` (loaders, store), `referee.prepare`, `referee
 
 from __future__ import annotations
 
-from referee.run.job_table import JOBS
+from referee.composing import JOBS
 
 API = ("open", "sample", "use_style", "Result") + tuple(job.api for job in JOBS.values())
 __all__ = list(API) + ["__version__"]

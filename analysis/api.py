@@ -7,7 +7,7 @@
     referee.rank(store, "copeland"); referee.audit(store, outcome=["nation_power:higher"]).verdict
     referee.report(store, out="reports/mine")
 
-Every job of `referee.run.job_table.JOBS` is a call here, named as its command with underscores
+Every job of `referee.composing.JOBS` is a call here, named as its command with underscores
 (`referee.ratings_cv`, `referee.compare_predictors`, `referee.judge_agreement`): its options are the command's,
 with the same names (underscored), defaults and checks; its first argument, for a job that reads a store, is a
 store (`referee.open`), a store file, logs to ingest, or a DataFrame of results (columns match, agent, score and
@@ -26,7 +26,8 @@ from pathlib import Path
 from referee.io.resources import shipped
 from referee.io.store import Store
 from referee.models.registry import suggest
-from referee.run.job_table import JOBS, Job
+from referee.composing import JOBS
+from referee.run.job_table import Job
 from referee.run.result import Result
 
 __all__ = ["open", "sample", "use_style", "Result"] + [job.api for job in JOBS.values()]

@@ -36,7 +36,7 @@ def kendall_reading(mean_tau: float, tau_elo: float | None) -> str:
 def audit_markdown(result) -> str:
     """The audit's report (audit.md) for `result` (an `referee.run.audit.AuditResult`): the verdict, then each
     check with PASS, FAIL, INFO or NOT RUN and its reading, then the notes."""
-    from referee.present.markdown import md_text as md
+    from referee.markdown_text import md_text as md
 
     lines = [f"# Construct-validity audit{': ' + md(result['formula']) if result.get('formula') else ''}", "",
              f"**Verdict:** {md(result.verdict)}", "",

@@ -170,7 +170,7 @@ def test_score_is_refused_empty_and_said_unused_outside_sotopia(tmp_path, capsys
 def test_every_help_text_prints_as_written(capsys):
     """argparse %-formats help strings: a literal % in a job's or option's help (the leaderboard's "95 %") must
     print as itself, not as a formatted dict of the parser's internals."""
-    from referee.run.job_table import JOBS
+    from referee.composing import JOBS
 
     with pytest.raises(SystemExit):
         main(["--help"])

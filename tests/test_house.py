@@ -86,6 +86,88 @@ def test_every_layer_imports_only_below_it():
     assert {k: v for k, v in run.items() if v} == {}
 
 
+# every package of the installed `referee`, bottom first; a package imports only from the rows below its own
+PACKAGE_LAYERS = (
+    ("referee.names", "referee.markdown_text"),
+    ("referee.models",),
+    ("referee.io",),
+    ("referee.simulators", "referee.prepare"),
+    ("referee.readings",),
+    ("referee.present",),
+    ("referee.run",),
+    ("referee.reporting", "referee.papers"),
+    ("referee.composing",),
+    ("referee.api", "referee.cli"),
+    ("referee",),
+)
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    parts = (["referee", "models"] if parts[0] == "models" else ["referee"]) + parts[1:]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Every module of `analysis/` and `models/` (as installed) -> the modules of the two it imports, lazily or
+    not (`from a import b` names module `a.b` when there is one, else `a`)."""
+    modules = {_module_name(p): p for top in LAYERS for p in _modules(top)}
+    graph = {}
+    for name, path in modules.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                subs = {f"{node.module}.{a.name}" for a in node.names} & modules.keys()
+                found |= subs if len(subs) == len(node.names) else subs | {node.module}
+            elif isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+        graph[name] = {m for m in found if m in modules and m != name}
+    return graph
+
+
+def _package(module: str) -> str:
+    """The layer unit a module belongs to: `referee.models` whole (its own layering is the models' test above),
+    else the top-level package or module under `referee`."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_every_package_is_in_a_layer_and_imports_only_below_it():
+    graph = _module_graph()
+    row = {package: k for k, packages in enumerate(PACKAGE_LAYERS) for package in packages}
+    assert {_package(m) for m in graph} - row.keys() == set()  # a new package is placed in a layer
+    up = sorted(f"{m} -> {n}" for m, targets in graph.items() for n in targets
+                if _package(m) != _package(n) and row[_package(n)] >= row[_package(m)])
+    assert up == []
+
+
+def test_no_import_circle_between_modules():
+    """Tarjan's strongly connected components of the module graph: none holds two modules."""
+    graph, order, low, stack, on, circles = _module_graph(), {}, {}, [], set(), []
+
+    def visit(v):
+        order[v] = low[v] = len(order)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in order:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], order[w])
+        if low[v] == order[v]:
+            component = []
+            while not component or component[-1] != v:
+                component.append(stack.pop())
+                on.discard(component[-1])
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for v in graph:
+        if v not in order:
+            visit(v)
+    assert circles == []
+
+
 def test_no_name_of_a_registered_family_is_compared_outside_its_registry():
     import re
 

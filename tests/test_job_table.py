@@ -16,7 +16,7 @@ import pytest
 import referee
 from referee.cli import build_parser, main
 from referee.present.outputs import write_csv
-from referee.run.job_table import JOBS
+from referee.composing import JOBS
 from referee.io.store import Store
 
 FRONT_DOOR = {"store", "out", "json", "func", "job", "out_is_folder", "command"}  # the command line's own

@@ -1,6 +1,6 @@
 """The `referee` command line: parse, check every argument, call one function, print or write its result.
 
-The analyses are generated from the job table (`referee.run.job_table.JOBS`, through `referee.cli.jobs`): each
+The analyses are generated from the job table (`referee.composing.JOBS`, through `referee.cli.jobs`): each
 command parses its job's typed options, runs the job's one function and writes its `Result` through one writer
 (`referee.present.result_files`: tables, figures, notes, diagnostics, manifest and provenance). The tools that are
 not analyses (map, formats, info, export, demo) are in `referee.cli.tools`. Every command accepts `--json` (one
@@ -23,7 +23,7 @@ import warnings
 from referee.cli import tools
 from referee.cli.jobs import add_job_parser
 from referee.names import HANDLED, referee_version
-from referee.run.job_table import JOBS
+from referee.composing import JOBS
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 

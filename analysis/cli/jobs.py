@@ -1,4 +1,4 @@
-"""The commands of the job table (`referee.run.job_table.JOBS`), generated: each job's parser from its typed
+"""The commands of the job table (`referee.composing.JOBS`), generated: each job's parser from its typed
 options, one handler that opens the store, runs the job and writes its `Result` (tables, figures, documents,
 posterior, notes, diagnostics, manifest and provenance) to the results folder, then prints it."""
 
@@ -9,7 +9,8 @@ import contextlib
 from pathlib import Path
 
 from referee.names import DEFAULT_STORE
-from referee.run.job_table import JOBS, Job
+from referee.composing import JOBS
+from referee.run.job_table import Job
 from referee.run.options import Option
 
 

@@ -127,7 +127,6 @@ def calibrate(result) -> dict:
 
 def socio(result) -> dict:
     """COMPACT figures 4-7 (similarity, consistency, ROC curves, weights), drawn together on first use."""
-    from referee.present.report import socio_figures
 
     drawn: dict = {}
 
@@ -145,3 +144,22 @@ def audit(result) -> dict:
     from referee.present.audit_report import audit_figures
 
     return audit_figures(result.value, result.table("players"), result.drawn["outcome"])
+
+
+def socio_figures(result) -> list[tuple[str, str, object]]:
+    """(file name, caption, Figure) of COMPACT figures 4-7 for an `referee.run.socio.SocioResult`."""
+    from referee.present.figures import plot_consistency, plot_intervals, plot_roc_curves, plot_similarity_blocks
+
+    out = [("similarity", "Figure 4: similarity of (agent, category) metric vectors, grouped by agent.",
+            plot_similarity_blocks(result.similarity)),
+           ("consistency", "Figure 5: intra- against inter-agent correlations.", plot_consistency(result.consistency))]
+    if "all games" in result.determinants:
+        found = result.determinants["all games"]
+        curves = {m: found.roc(m) for m in found.auc["model"]}
+        out.append(("roc", "Figure 6: out-of-fold ROC curves.",
+                    plot_roc_curves(curves, dict(zip(found.auc["model"], found.auc["auc"])))))
+        weights = found.weights[found.weights["model"] == "metrics"].rename(
+            columns={"weight": "mean", "low": "hdi_low", "high": "hdi_high"})
+        out.append(("weights", "Figure 7: fixed feature weights (95% bootstrap interval over matches).",
+                    plot_intervals(weights, "feature", "What predicts winning", "weight per sd of metric difference")))
+    return out

@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 from referee.present.board_view import board_view, methods_view
 from referee.present.cells import readable
 from referee.present.markdown import md_finalize, md_table
+from referee.present.job_figures import outcome_effects, socio_figures
 from referee.present.report_paths import relative_frame, relative_paths
 from referee.present.outputs import ResultsFolder, rank_sorted, referee_version
 from referee.models.validity.checks import CHECK_TITLES
@@ -419,7 +420,6 @@ def outcome_section(runner: str, result) -> Section:
     section.warnings += [n for n in fit.notes if not n.startswith("Priors")]
     section.tables += [("Agents", result.table()), ("Accuracy by agent and task", result.table("accuracy")),
                        ("Priors", fit.priors), ("Diagnostics", _diagnostics_table(fit.diagnostics))]
-    from referee.present.job_figures import outcome_effects
 
     section.figures.append((f"Agents' {what} on the average task and item (mean, 94% HDI); '(prior only)' marks "
                             "an agent the data cannot compare with the others.", outcome_effects(result)))
@@ -520,25 +520,6 @@ def one_axis_section(runner: str, elo: pd.DataFrame, nash, alpha) -> Section:
                                 "from an agent to one it beats by majority, labelled with the win rate.",
                                 plot_cycles(nash.cycles, nash.payoffs)))
     return section
-
-
-def socio_figures(result) -> list[tuple[str, str, object]]:
-    """(file name, caption, Figure) of COMPACT figures 4-7 for an `referee.run.socio.SocioResult`."""
-    from referee.present.figures import plot_consistency, plot_intervals, plot_roc_curves, plot_similarity_blocks
-
-    out = [("similarity", "Figure 4: similarity of (agent, category) metric vectors, grouped by agent.",
-            plot_similarity_blocks(result.similarity)),
-           ("consistency", "Figure 5: intra- against inter-agent correlations.", plot_consistency(result.consistency))]
-    if "all games" in result.determinants:
-        found = result.determinants["all games"]
-        curves = {m: found.roc(m) for m in found.auc["model"]}
-        out.append(("roc", "Figure 6: out-of-fold ROC curves.",
-                    plot_roc_curves(curves, dict(zip(found.auc["model"], found.auc["auc"])))))
-        weights = found.weights[found.weights["model"] == "metrics"].rename(
-            columns={"weight": "mean", "low": "hdi_low", "high": "hdi_high"})
-        out.append(("weights", "Figure 7: fixed feature weights (95% bootstrap interval over matches).",
-                    plot_intervals(weights, "feature", "What predicts winning", "weight per sd of metric difference")))
-    return out
 
 
 def socio_section(runner: str, result) -> Section:

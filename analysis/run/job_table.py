@@ -33,7 +33,6 @@ from referee.models.registry import (
     suggest,
 )
 from referee.names import DEFAULT_STORE, MEASURE_KINDS, RUNNER_NAMES
-from referee.papers import PAPERS
 from referee.run.options import (
     DATA,
     PHASE,
@@ -384,21 +383,5 @@ JOBS: dict[str, Job] = {j.name: j for j in (
         Option("assume", None, "read an outcome whose direction nothing declares as this one, stating it beside the "
                "outcome and in the notes (default: refuse, saying how to declare it)", choices=DIRECTIONS),
         SEED) + SAMPLING_OPTIONS, figures=FIGURES + "audit"),
-    Job("report", "referee.run.writing_jobs:report", "write the HTML report for a store", (
-        Option("out", Path("reports/latest"), "the report's folder (default reports/latest)", type=path),
-        NO_MODELS, SEED) + SAMPLING_OPTIONS, folder=False),
-    Job("paper", "referee.run.writing_jobs:paper", "a seed paper's numbered figures and tables, made by the paper's "
-        "own protocol, with manifest.json listing every number and how it was made", (
-            Option("paper", None, "; ".join(f"{n} ({p.title})" for n, p in PAPERS.items()), choices=tuple(PAPERS),
-                   positional="1", required=True),
-            Option("out", None, "the paper's folder (figures, tables, manifest.json)", type=path, required=True),
-            Option("finalists", None, "concordia: Tables 8-12's finalists (default the paper's: top five by "
-                   "evaluation Elo plus rational_agent)", type=agent_list, metavar="A,B,..."),
-            Option("no_models", False, "concordia: skip the Bayesian fits (Figures 2, 3 right, 6, 7), listed in the "
-                   "manifest as not made", flag=True),
-            Option("runner", None, "compact: whose matches (default the store's runner that writes COMPACT's "
-                                   "metrics, `compact`)"),
-            Option("match", None, "aoa: the season's match id (default the first aoa season)"),
-            SEED) + SAMPLING_OPTIONS, folder=False),
 )}
 

@@ -24,7 +24,7 @@ class Simulator:
 
 def _concordia(out: Path, agents: int, seed: int, repetitions: int = 3, catalogue=None, model: str = "additive",
                phases: bool = False, finalists: int = 6, final_repetitions: int = 10, test_runs: int = 1) -> dict:
-    from referee import simulators
+    import referee.simulators as simulators
     from referee.io.catalogue import CONTEST_2024, load_catalogue
 
     scenarios = load_catalogue(catalogue or CONTEST_2024)
@@ -39,34 +39,34 @@ def _concordia(out: Path, agents: int, seed: int, repetitions: int = 3, catalogu
 
 
 def _aoa(out: Path, agents: int, seed: int, nations: int = 8, validity: float = 0.0, event_scale: float = 1.0) -> dict:
-    from referee import simulators
+    import referee.simulators as simulators
 
     return simulators.write_aoa(simulators.simulate_aoa(n_agents=agents, n_nations=nations, seed=seed,
                                                         validity=validity, event_scale=event_scale), out)
 
 
 def _compact(out: Path, agents: int, seed: int, games: int = 60) -> dict:
-    from referee import simulators
+    import referee.simulators as simulators
 
     return simulators.write_compact(simulators.simulate_compact(n_agents=agents, n_games=games, seed=seed), out)
 
 
 def _arena(out: Path, agents: int, seed: int, judgments: int = 2000, tie_rate: float = 0.1,
            style_effect: float | None = None) -> dict:
-    from referee import simulators
+    import referee.simulators as simulators
 
     return simulators.write_arena(simulators.simulate_arena(n_agents=agents, n_judgments=judgments, seed=seed,
                                                             tie_rate=tie_rate, style_effect=style_effect), out)
 
 
 def _ranked(out: Path, agents: int, seed: int, games: int = 60) -> dict:
-    from referee import simulators
+    import referee.simulators as simulators
 
     return simulators.write_ranked(simulators.simulate_ranked(n_agents=agents, n_games=games, seed=seed), out)
 
 
 def _tavern(out: Path, agents: int, seed: int, games: int = 200, rare_agents: int = 0) -> dict:
-    from referee import simulators
+    import referee.simulators as simulators
 
     return simulators.write_tavern(simulators.simulate_tavern(n_agents=agents, n_matches=games, seed=seed,
                                                               rare_agents=rare_agents), out)

@@ -1,4 +1,5 @@
-"""The jobs that write files of their own kind (`referee ingest, simulate, report, paper`; `referee.ingest(...)` and
+"""The jobs that write files of their own kind (`referee ingest, simulate`; the report and the paper are in
+`referee.composing`; `referee.ingest(...)` and
 so on): each one function from typed options (`referee.run.job_table.JOBS`) to a `Result` whose fields name what
 was written."""
 
@@ -9,7 +10,7 @@ import warnings
 from pathlib import Path
 
 from referee.names import DEFAULT_STORE
-from referee.run.options import pairs, sampling
+from referee.run.options import pairs
 from referee.run.result import Result
 
 
@@ -91,39 +92,3 @@ def simulate(runner: str, out, agents: int | None = None, seed: int = 0, **optio
     folder.close()
     written = [str(p) for p in paths.values()] + [str(out / "provenance.json")]
     return Result("simulate", {}, fields={"written": written}, lines=["wrote " + ", ".join(written[:-1])])
-
-
-def report(store, out=Path("reports/latest"), no_models: bool = False, seed: int = 0, **options) -> Result:
-    """The HTML report of everything in the store (`referee report`), written to folder `out`; with `no_models`
-    the Bayesian fits are skipped (a quick report). Fields: `index`, the path of its index.html."""
-    from referee.reporting import build_report
-
-    index = build_report(store, out, fit_models=not no_models, seed=seed, sampling=sampling(options) or None)
-    return Result("report", {}, fields={"index": str(index)}, lines=[f"wrote {index}"])
-
-
-def paper(store, paper: str, out, finalists: list[str] | None = None, no_models: bool = False,
-          runner: str | None = None, match: str | None = None, seed: int = 0, **options) -> Result:
-    """A seed paper's numbered figures and tables made by its own protocol (`referee paper`;
-    `referee.papers.PAPERS`), written to folder `out` with manifest.json listing every item and how it was made
-    (or why not). The main table lists the items. Fields: made, not_made."""
-    import pandas as pd
-
-    from referee.models.registry import implementation
-    from referee.papers import PAPERS
-    from referee.papers.items import PaperWriter
-    from referee.present.outputs import ResultsFolder
-
-    spec = PAPERS[paper]
-    offered = {"finalists": finalists, "models": not no_models, "sampling": sampling(options), "runner": runner,
-               "match": match, "seed": seed}
-    writer = PaperWriter(ResultsFolder(out, seed=seed, store=store))
-    protocol, notes = implementation(spec.make)(store, writer, **{k: offered[k] for k in spec.options})
-    manifest = writer.close(paper, protocol, notes)
-    items = pd.DataFrame([{"number": i["number"], "made": bool(i["files"]), "files": ", ".join(i["files"]),
-                           "reason": i.get("reason") or ""} for i in manifest["items"]])
-    return Result("paper", {"items": items}, notes, fields={"made": manifest["made"],
-                                                             "not_made": manifest["not_made"],
-                                                             "written": [str(p) for p in writer.folder.files]},
-                  lines=[f"wrote {out}/manifest.json: {manifest['made']} item(s) made, {manifest['not_made']} not "
-                         "made (each with its reason)"], value=manifest)

@@ -6,13 +6,18 @@ Used by the mapped loader (`mapped.py`) and the mapping drafter."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from referee.io.loaders.errors import RecordError
 from referee.io.loaders.base import rank_value, score_value
 
-if TYPE_CHECKING:  # the mapping's own module imports this one
-    from referee.io.loaders.mapped import RunnerMap
+class ResultKeys(Protocol):
+    """What a game's result is read by: the mapping's [results] keys (`referee.io.loaders.mapped.RunnerMap` has
+    them; declared here so that this module needs nothing from the mapping's)."""
+
+    result_key: object  # a key path, or a list of paths tried in turn
+    result_layout: str | None  # 'scores', 'ranks', 'order' or 'winners'
+    result_players: object  # the players' key path, for a list parallel to them
 
 
 _MISSING = object()
@@ -44,7 +49,7 @@ def key_label(paths: tuple[tuple[str, ...], ...]) -> str:
     return ".".join(paths[0])
 
 
-def game_results(record: dict, mapping: RunnerMap, match: str, number: int, seen: set) -> list[dict]:
+def game_results(record: dict, mapping: ResultKeys, match: str, number: int, seen: set) -> list[dict]:
     """The results rows of a line that holds every player's result ([results]): an object keyed by player of
     scores or of ranks, or a list of players best first (a nested list: players tied). RecordError naming
     the key when the value is missing, of the wrong shape, not a number, or lists a player twice."""
@@ -74,7 +79,7 @@ def _keyed(value, key: str) -> list[tuple[str, object, str]]:
     return [(player, raw, f"{key}.{player}") for player, raw in value.items()]
 
 
-def _parallel(record: dict, mapping: RunnerMap, value, key: str) -> list[tuple[str, object, str]]:
+def _parallel(record: dict, mapping: ResultKeys, value, key: str) -> list[tuple[str, object, str]]:
     """(player, raw value, field) from [results] players and a scores or ranks list of the same length."""
     names, names_key = _players(record, mapping)
     if not isinstance(value, list) or len(value) != len(names):
@@ -83,7 +88,7 @@ def _parallel(record: dict, mapping: RunnerMap, value, key: str) -> list[tuple[s
     return [(player, raw, f"{key}[{i}]") for i, (player, raw) in enumerate(zip(names, value))]
 
 
-def _players(record: dict, mapping: RunnerMap) -> tuple[list[str], str]:
+def _players(record: dict, mapping: ResultKeys) -> tuple[list[str], str]:
     """([results] players of a line, their key): a list of player ids, or a seat table {player: agent} whose
     keys in order are the players; RecordError naming the key for anything else."""
     names, names_key = value_at(record, mapping.result_players), key_label(mapping.result_players)
@@ -100,7 +105,7 @@ def _result_value(layout: str, player: str, raw, field: str) -> tuple[str, float
     return (player, got, None) if layout == "scores" else (player, None, got)
 
 
-def _winners(record: dict, mapping: RunnerMap, value, key: str) -> list[tuple[str, float | None, float | None]]:
+def _winners(record: dict, mapping: ResultKeys, value, key: str) -> list[tuple[str, float | None, float | None]]:
     """(player, None, rank) of a winners list: the winners (a list of player ids, or one) tied at rank 1 and
     every other player of [results] players tied at the rank after them. RecordError naming the key for a
     winner who is not among the players."""
