@@ -102,7 +102,7 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     sections.append(store_section(store))
     if store.info()["results"]:
         sections.append(runners_section(store))
-    matches = store.table("matches")
+    matches = store.matches()
     scenario_based = bool(matches["scenario"].notna().any())
     described = None
     if scenario_based:
@@ -125,7 +125,7 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
         sections += contest_sections(store, seed=seed, sampling=sampling)
     if fit_models:
         sections += _guarded("Pass/fail and graded outcomes", outcome_sections, store, seed=seed, sampling=sampling)
-    sections.append(calibration_section(store.table("calibrations"), Path(out)))
+    sections.append(calibration_section(store.calibrations(), Path(out)))
     for section in appendix:
         section.title = f"Appendix: {section.title}"
     index = write_report(sections + appendix, folder, title=title)
@@ -138,7 +138,7 @@ def leaderboard_sections(store: Store, boards: dict, seed: int = 0) -> list[Sect
     `boards` receives each runner's leaderboard Result, or why it has none (no comparison), for the appendix,
     which draws each method apart from the same computation."""
     built = []
-    for runner, group in store.table("matches").groupby("runner"):
+    for runner, group in store.matches().groupby("runner"):
         found = _guarded(f"Leaderboard ({runner})", _leaderboard, store, _scope(runner, group), boards, seed)
         board = boards.get(runner)
         built.append((len(board.table("rank_sets")) if isinstance(board, Result) else 0, found))
@@ -183,7 +183,7 @@ def audit_sections(store: Store, bayes: bool = True, seed: int = 0, sampling: di
     score, and one per Age-of-Agents season with the EVAL 01 formula; a runner without an outcome gets a
     section that says so. The report audits unasked, so an outcome whose direction nothing declares is read
     as higher is better, and the result says so beside it (`referee audit` refuses instead)."""
-    matches, measures = store.table("matches"), store.table("measures")
+    matches, measures = store.matches(), store.measures()
     options = dict(no_bayes=not bayes, seed=seed, assume="higher", **(sampling or {}))
     sections, without = [], []
     for runner, group in matches.groupby("runner"):
@@ -230,10 +230,8 @@ def contest_sections(store: Store, seed: int = 0, sampling: dict | None = None) 
 
 
 def tagged_runners(store: Store) -> list[str]:
-    """The runners, by name, whose scored scenario-based matches name a scenario with catalogue tags: those the
-    beta regressions and Measurement Layouts can model."""
-    return store.query("SELECT DISTINCT m.runner FROM matches m JOIN scenario_tags t USING (scenario) "
-                       "JOIN results r USING (match_id) WHERE r.score IS NOT NULL ORDER BY m.runner")["runner"].tolist()
+    """The runners whose scored matches name a scenario with catalogue tags (`Store.tagged_runners`)."""
+    return store.tagged_runners()
 
 
 def layout_sections(store: Store, runner: str, seed: int = 0, sampling: dict | None = None) -> Section:
@@ -262,7 +260,7 @@ def outcome_sections(store: Store, seed: int = 0, sampling: dict | None = None) 
     apart (separate episodes, as Inspect's samples) and whose every score is pass/fail or graded."""
     from referee.prepare.outcomes import outcome_kind
 
-    joined = store.table("results")[["match_id", "score"]].merge(store.table("matches")[["match_id", "runner"]])
+    joined = store.results()[["match_id", "score"]].merge(store.matches()[["match_id", "runner"]])
     sections = []
     for runner in sorted(set(joined["runner"]) & separate_episode_runners()):
         kind = outcome_kind(joined.loc[joined["runner"] == runner, "score"])
@@ -286,7 +284,7 @@ def rating_sections(store: Store, boards: dict, scores=None, seed: int = 0) -> l
     why; a runner whose analysis fails shows the error and the other runners still build. With `scores` (the
     `describe` job's normalised scores), for scenario runners, how the Elo ranking aligns with the ranking by
     mean normalised score (the contest paper's headline comparison)."""
-    matches = store.table("matches")
+    matches = store.matches()
     sections: list[Section] = []
     for runner, group in matches.groupby("runner"):
         title = f"Ratings and rankings ({runner})"
@@ -397,7 +395,7 @@ def _prediction(store: Store, runner: str, split: str | None, seed: int) -> Sect
 def socio_sections(store: Store, seed: int = 0) -> list[Section]:
     """COMPACT's socio-cognitive analysis (`socio`) for every runner whose matches hold predictions or judge
     ratings; a store with neither gets a section that says so."""
-    matches, events, measures = store.table("matches"), store.table("events"), store.table("measures")
+    matches, events, measures = store.matches(), store.events(), store.measures()
     with_metrics = set(events.loc[events["stage"] == "predict", "match_id"]) | set(
         measures.loc[measures["kind"] == "judge", "match_id"])
     if not with_metrics:

@@ -168,6 +168,20 @@ def test_no_import_circle_between_modules():
     assert circles == []
 
 
+def test_no_module_outside_io_reads_the_store_by_table_name_or_sql():
+    """The store's typed readers (`referee.io.store_reads`) are the one way in: no `store.table(...)`,
+    `store.query(...)`, `.con` or SQL text outside `analysis/io/`."""
+    import re
+
+    from referee.io.schema import TABLES
+
+    pattern = re.compile(r"\bstore\.(table|query)\(|\.con\.(execute|sql)\(|\bSELECT\s.+\bFROM\b|"
+                         r"\.table\([\"'](" + "|".join(TABLES) + r")[\"']\)")
+    found = {str(p.relative_to(REPO)): [line.strip() for line in p.read_text().splitlines() if pattern.search(line)]
+             for top in LAYERS for p in _modules(top) if "analysis/io/" not in str(p)}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
 def test_no_name_of_a_registered_family_is_compared_outside_its_registry():
     import re
 

@@ -57,7 +57,7 @@ def _check_mapping(args, mapping: Path, files: list[Path]) -> dict:
         report = store.ingest(files, runner=mapping)
         info = store.info()
         counts = {k: info[k] for k in ("matches", "results", "agents", "events")}
-        counts["measures"] = len(store.table("measures"))
+        counts["measures"] = len(store.measures())
         agents = store.agent_counts(8)
     _say(args, f"check: {len(files)} sampled file(s) read with {mapping}: read {report.read:,} = accepted "
                f"{report.accepted:,} + set aside {report.quarantined:,}")

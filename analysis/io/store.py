@@ -34,6 +34,7 @@ from referee.io.set_aside import checked, orphan_ids, set_aside_duplicates, set_
 from referee.io.staging import Staging
 from referee.io.store_file import connect, mark, referee_marked
 from referee.io.store_queries import StoreQueries
+from referee.io.store_reads import StoreReads
 from referee.names import IngestError, StoreError  # noqa: F401  (defined light, for the command line)
 
 log = logging.getLogger(__name__)
@@ -147,7 +148,7 @@ class IngestReport:
                 "failed_files": self.failed_files}
 
 
-class Store(StoreQueries):
+class Store(StoreQueries, StoreReads):
     """A DuckDB file holding referee's canonical tables. Use as a context manager or call `close()`."""
 
     def __init__(self, path: str | Path = DEFAULT_STORE, read_only: bool = False):

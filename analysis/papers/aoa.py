@@ -38,7 +38,7 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
     from referee.io.resources import shipped
     from referee.run.job_table import JOBS
 
-    matches = store.table("matches")
+    matches = store.matches()
     seasons = matches.loc[[getattr(RUNNERS.get(r), "SEASON_AUDIT", False) for r in matches["runner"]],
                           "match_id"].tolist()
     if match is None and not seasons:
@@ -47,7 +47,7 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
     found = JOBS["audit"].compute(store, match=match, formula=shipped("formulas", "aoa_eval01.toml"), group_by=["team"],
                                   telemetry="universal", assume="higher", no_bayes=True, seed=seed)
     audit, frame, outcomes = found.value, found.table("players"), found.outcomes
-    events = store.table("events")
+    events = store.events()
     events = events[events["match_id"] == match]
     protocol = {"season": match, "formula": "data/formulas/aoa_eval01.toml (the report's section 3.4)",
                 "outcomes": outcomes, "regressions": "none (the report's findings are counts and ranks)"}

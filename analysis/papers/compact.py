@@ -86,7 +86,7 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
             writer.missing(tau_item, "no game has two agents with finite per-game and global ratings by plain "
                                      "maximum likelihood (Table 1 says why for each cell)")
         _figure_2(store, writer, scope, notes)
-        matches = store.table("matches")
+        matches = store.matches()
         mine = matches if runner is None else matches[matches["runner"] == runner]
         split = "communication" if mine["communication"].notna().any() else None
         try:

@@ -87,7 +87,7 @@ def concordia_paper(store, writer: PaperWriter, finalists: list[str] | None = No
     Returns (the protocol, notes). ValueError when the store holds no scenario-based match."""
     from referee.run.job_table import JOBS
 
-    matches, results = store.table("matches"), store.table("results")
+    matches, results = store.matches(), store.results()
     scenario_matches = matches[matches["scenario"].notna()]
     if not len(scenario_matches):
         raise ValueError("the store holds no scenario-based match (substrate x background x mode, as Concordia's "
@@ -220,8 +220,8 @@ def _score_figures(store, writer: PaperWriter, selection, models: bool, sampling
     from referee.run.describe import feature_correlations, scenario_features, scores_by
     from referee.run.predictive import compare_predictors, training_demands
 
-    scenarios = as_paper_substrates(store.table("scenarios"))  # Figures 5-7 read Table 1's five substrates
-    scores = normalise(agent_match_scores(selection, store.table("results")), scenarios)
+    scenarios = as_paper_substrates(store.scenarios())  # Figures 5-7 read Table 1's five substrates
+    scores = normalise(agent_match_scores(selection, store.results()), scenarios)
     bounds = sorted(set(scores["bounds"]))
     protocol["bounds used"] = bounds
     if bounds != ["theoretical"]:
@@ -231,7 +231,7 @@ def _score_figures(store, writer: PaperWriter, selection, models: bool, sampling
     tags, unlisted = paper_tags(sorted(scores["scenario"].unique()))
     if unlisted:
         notes.append(f"scenarios the paper's catalogue does not list keep the store's tags: {', '.join(unlisted)}")
-        stored = store.table("scenario_tags")
+        stored = store.scenario_tags()
         tags = pd.concat([tags, stored[stored["scenario"].isin(unlisted)]], ignore_index=True)
     by_agent, by_scenario = scores_by(scores)
     norm = {"normalisation": "per scenario min-max", "bounds": bounds}

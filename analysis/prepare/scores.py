@@ -123,8 +123,8 @@ def normalised_scores(store, scenarios_only: bool = False, phases: list[str] | N
     """
     from referee.prepare.selection import select_phases
 
-    matches = select_phases(store.table("matches"), phases)
+    matches = select_phases(store.matches(), phases)
     if scenarios_only:
         matches = matches[matches["scenario"].notna()]
-    scores = agent_match_scores(matches, store.table("results"))
-    return normalise(scores, store.table("scenarios"))
+    scores = agent_match_scores(matches, store.results())
+    return normalise(scores, store.scenarios())

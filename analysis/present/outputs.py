@@ -90,7 +90,7 @@ def versions(names: tuple[str, ...] = ("referee",) + STACK) -> dict[str, str | N
 
 def store_inputs(store) -> list[dict]:
     """source_file, runner, content_hash of every file ingested into `store` (an `analysis` Store)."""
-    sources = store.table("sources")
+    sources = store.sources()
     return sources[["source_file", "runner", "content_hash"]].sort_values("source_file").to_dict("records")
 
 

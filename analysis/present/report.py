@@ -150,9 +150,9 @@ def store_section(store) -> Section:
     info = store.info()
     section = Section("Store", text=[f"Store file: {store.path}"])
     section.tables.append(("Contents", pd.DataFrame({"table": list(info), "count": list(info.values())})))
-    scenarios = store.table("scenarios")
+    scenarios = store.scenarios()
     if len(scenarios):
-        tags = store.table("scenario_tags").groupby("scenario")["tag"].apply(lambda t: "; ".join(sorted(t)))
+        tags = store.scenario_tags().groupby("scenario")["tag"].apply(lambda t: "; ".join(sorted(t)))
         scenarios = scenarios.assign(tags=scenarios["scenario"].map(tags).fillna("")).drop(columns="description")
         section.tables.append(("Scenario catalogue", scenarios))
     return section

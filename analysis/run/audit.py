@@ -40,7 +40,7 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     `frame.attrs["directions"]` the outcome directions the runners and the ingest declared, `frame.attrs["kinds"]`
     each measure's kind.
     """
-    matches = store.table("matches")
+    matches = store.matches()
     if runner is not None:
         matches = matches[matches["runner"] == runner]
     if match is not None:
@@ -48,7 +48,7 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     if matches.empty:
         raise ValueError("no matches selected for the audit (check --runner / --match)")
     ids = set(matches["match_id"])
-    results = store.table("results")
+    results = store.results()
     results = results[results["match_id"].isin(ids)].copy()
     note = outcome_note(results)
     kept, ranked = with_outcomes(matches, results)  # aborted matches have no outcome; a forfeit ranks last
@@ -56,7 +56,7 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
         raise ValueError("every selected match was aborted: there is no outcome to audit against")
     results = ranked.assign(score=results.loc[ranked.index, "score"])  # the audited score stays as recorded
     matches, ids = kept, set(kept["match_id"])
-    measures = store.table("measures")
+    measures = store.measures()
     measures = measures[measures["match_id"].isin(ids)]
     measures = pd.concat([measures[measures["player"].notna()], episode_outcomes(measures, results)],
                          ignore_index=True)
@@ -66,7 +66,7 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     if matches["match_id"].nunique() > 1:
         frame["player"] = frame["match_id"] + "/" + frame["player"]
     frame = frame.merge(matches[["match_id", "game"]], on="match_id", how="left")
-    events = store.table("events")
+    events = store.events()
     events = events[events["match_id"].isin(ids)]
     frame = frame.reset_index(drop=True)
     frame.attrs["outcome_note"] = note

@@ -54,10 +54,10 @@ def plan(store, rubric: Rubric, model: str, match_ids: list[str] | None = None,
     missing = sorted(rubric.context - set(context or {}))
     if missing:
         raise ValueError(f"rubric {rubric.name} needs --context {missing[0]}=FILE (its template uses {{{missing[0]}}})")
-    matches = store.table("matches")
+    matches = store.matches()
     if match_ids:
         matches = matches[matches["match_id"].isin(match_ids)]
-    items = judge_items(rubric.unit, matches, store.table("events"))
+    items = judge_items(rubric.unit, matches, store.events())
     if limit is not None:
         items = items.head(limit)
     prompts = []

@@ -83,7 +83,7 @@ def seat_effect(store, matches: pd.DataFrame, results: pd.DataFrame, notes: list
     from referee.models.ratings.contextual import fit_contextual_bt
     from referee.prepare.covariates import covariate_pairs, seats
 
-    measures = store.table("measures")
+    measures = store.measures()
     if seats(matches, results, measures).isna().all():
         return pd.DataFrame()
     try:

@@ -138,7 +138,7 @@ def _sliced_ratings(store, method, matches, results, excluded, anchor, by, paral
 
     tables, sizes, notes = [], [], list(excluded)
     with sweep_executor(options) as executor:
-        for name, m, r in slices(matches, results, store.table("scenario_tags"), by):
+        for name, m, r in slices(matches, results, store.scenario_tags(), by):
             comparisons, compared = comparisons_and_agents(m, r, parallel=parallel)
             row = {"slice": name, "matches": len(m), "comparisons": len(comparisons),
                    "agents": len(agents_in(comparisons)) if len(comparisons) else 0}
@@ -177,7 +177,7 @@ def _covariate_ratings(store, method, matches, results, excluded, covariate, boo
     if not RATING_METHODS[method].covariates or bootstrap or by or anchor:
         raise ValueError("--covariate fits the contextual Bradley-Terry (--method bt), with cluster-robust Wald "
                          "intervals: not with --bootstrap, --by, --anchor or another method")
-    pairs, names, notes = covariate_pairs(matches, results, store.table("measures"), covariate)
+    pairs, names, notes = covariate_pairs(matches, results, store.measures(), covariate)
     fit = fit_contextual_bt(pairs, names)
     fit.ratings = with_statuses(fit.ratings, pairs.assign(cluster=pairs["match_id"]))
     moved = int((fit.ratings["rank_change"] != 0).sum())
@@ -350,7 +350,7 @@ def _task_rank(store, matches, results, excluded, method, alpha, bootstrap, seed
     if not len(scored):
         raise ValueError("--against scenarios needs matches that name a scenario; these matches name none "
                          "(rank --against agents plays agents against one another)")
-    found = task_ranking(normalise(agent_match_scores(scored, results), store.table("scenarios")), method,
+    found = task_ranking(normalise(agent_match_scores(scored, results), store.scenarios()), method,
                          alpha=alpha, bootstrap=bootstrap, seed=seed)
     return Result("rank", {"rankings": found.table, "scenarios": found.tasks, "payoffs": found.payoffs},
                   excluded + found.notes, value=found, lines=[

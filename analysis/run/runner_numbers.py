@@ -259,7 +259,7 @@ def stored_tables(store, matches: pd.DataFrame, results: pd.DataFrame) -> Tables
     """`Tables` of these matches and results, with the store's measures (`referee.io.store.Store`) read only where
     a present runner's headline needs them."""
     needs = any(HEADLINES[r].measures for r in matches["runner"].unique() if r in HEADLINES)
-    measures = store.table("measures") if needs else pd.DataFrame(columns=["match_id", "player", "name", "value",
+    measures = store.measures() if needs else pd.DataFrame(columns=["match_id", "player", "name", "value",
                                                                             "kind", "round"])
     return Tables(matches, results, measures)
 

@@ -39,8 +39,8 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str | N
         from referee.run.outcome_models import stated_stderr
         from referee.run.runner_numbers import stored_tables
 
-        matches, results = store.table("matches"), store.table("results")
-        outcomes = sample_outcomes(matches, results, store.table("measures") if measure else None, runner, measure,
+        matches, results = store.matches(), store.results()
+        outcomes = sample_outcomes(matches, results, store.measures() if measure else None, runner, measure,
                                    phase, task=task or TASK_COLUMN, item=item or ITEM_COLUMN)
         stated = stated_stderr(stored_tables(store, matches[matches["match_id"].isin(outcomes["sample"])], results))
         found, tables, lines = spec.run(outcomes, stated, seed=seed, effects=effects, interaction=interaction,

@@ -22,7 +22,7 @@ def model_scores(store, phases: list[str] | None = None, runner: str | None = No
     if scores.empty:
         raise ValueError("the store holds no scenario-based matches (Concordia-style) to model"
                          + (f" of runner {runner!r}" if runner is not None else ""))
-    return scores, store.table("scenarios"), store.table("scenario_tags")
+    return scores, store.scenarios(), store.scenario_tags()
 
 
 def fit_store_layout(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.DataFrame, seed: int = 0, **sampling):

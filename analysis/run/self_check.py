@@ -108,7 +108,7 @@ def check(store, runner: str | None = None, phase: list[str] | None = None, wher
     board = job("leaderboard", store, **scope)
     pairs = job("compare", store, all=True, **scope)
     matches, results = stored_tables(store, runner, phase, where)
-    recorded = bool(seats(matches, results, store.table("measures")).notna().any())
+    recorded = bool(seats(matches, results, store.measures()).notna().any())
     found = check_outputs(ratings.table(), board.table(), board.table("tier_tests"), pairs.table(),
                           "seat_effect" in board.tables, recorded, board.fields["level"])
     checked = (f"{len(ratings.table())} agents in the ratings and the leaderboard, {len(pairs.table())} pairs, "

@@ -9,11 +9,12 @@ from referee.run.result import Result
 from referee.run.stored import one_runner
 
 
-def runner_tables(store, runner: str | None, tables: tuple[str, ...]) -> tuple:
-    """(matches, *tables) of one runner (`referee.run.stored.one_runner`): each of `tables` cut to its matches."""
-    matches = one_runner(store.table("matches"), runner)
+def runner_tables(store, runner: str | None) -> tuple:
+    """(matches, results, events, measures) of one runner (`referee.run.stored.one_runner`), each cut to its
+    matches."""
+    matches = one_runner(store.matches(), runner)
     ids = set(matches["match_id"])
-    return (matches,) + tuple(t[t["match_id"].isin(ids)] for t in (store.table(n) for n in tables))
+    return (matches,) + tuple(t[t["match_id"].isin(ids)] for t in (store.results(), store.events(), store.measures()))
 
 
 def socio(store, runner: str | None = None, bootstrap: int = 200, judges: list[str] | None = None,
@@ -26,7 +27,7 @@ def socio(store, runner: str | None = None, bootstrap: int = 200, judges: list[s
 
     if runner is None:
         runner = next((r for r in store.runners() if getattr(RUNNERS.get(r), "SOCIO_COGNITIVE", False)), None)
-    matches, results, events, measures = runner_tables(store, runner, ("results", "events", "measures"))
+    matches, results, events, measures = runner_tables(store, runner)
     found = socio_analysis(matches, results, events, measures, n_boot=bootstrap, seed=seed,
                            judges=tuple(judges) if judges else None)
     aucs = found.auc_table()
@@ -115,7 +116,7 @@ def judge(store, rubric: str, model: str, endpoint: str | None = None, match: li
                            prices=(price_in, price_out) if price_in is not None else None)
     finally:
         chat.close()
-    correlations = return_correlations(result.ratings, store.table("results"))
+    correlations = return_correlations(result.ratings, store.results())
     tables = {"ratings": result.ratings}
     lines = [said]
     if len(correlations):
@@ -143,7 +144,7 @@ def judge_agreement(store, raters: list[str], human=None, metric: str | None = N
 
     if len(raters or []) != 2:
         raise ValueError(f"judge-agreement compares two raters, got {raters}")
-    measures = store.table("measures")
+    measures = store.measures()
     if human is not None:
         rated = pd.read_csv(human)
         need = {"match_id", "player", "name", "value"}

@@ -37,6 +37,6 @@ def stored_tables(store, runner: str | None = None, phases: list[str] | None = N
                   where: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(matches, results) of a store (`referee.io.store.Store`): the runner's matches in `phases` meeting every
     `where` condition ('column=value'), and their results."""
-    matches = select_matches(select_phases(one_runner(store.table("matches"), runner), phases), where or [])
-    results = store.table("results")
+    matches = select_matches(select_phases(one_runner(store.matches(), runner), phases), where or [])
+    results = store.results()
     return matches, results[is_in(results["match_id"], matches["match_id"])]
