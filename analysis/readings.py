@@ -34,7 +34,7 @@ def kendall_reading(mean_tau: float, tau_elo: float | None) -> str:
 
 
 def audit_markdown(result) -> str:
-    """The audit's report (audit.md) for `result` (an `referee.run.audit.AuditResult`): the verdict, then each
+    """The audit's report (audit.md) for `result` (an `referee.run.social.audit.AuditResult`): the verdict, then each
     check with PASS, FAIL, INFO or NOT RUN and its reading, then the notes."""
     from referee.markdown_text import md_text as md
 

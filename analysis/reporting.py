@@ -39,9 +39,9 @@ from referee.present.report import (
     write_report,
 )
 from referee.names import FINAL, SELECTION
-from referee.run.describe import mean_se, ranking_alignment
+from referee.run.scores.describe import mean_se, ranking_alignment
 from referee.run.job_table import JOBS
-from referee.run.rating_labels import status_note
+from referee.run.ratings.rating_labels import status_note
 from referee.run.result import Result
 
 SAMPLE = shipped("sample")

@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python benchmarks/beta_regression.py [--models "tag effects" ...] [--seed 0] [--no-pymc]
 
-Each model is fitted by `referee.run.convergence.fit_at_contest_scale` (the scale of the papers' data, the
+Each model is fitted by `referee.run.scores.convergence.fit_at_contest_scale` (the scale of the papers' data, the
 model's own simulator, its shipped defaults: 4 chains, 500 tuning steps, 1,250 draws; 1,000 for the
 Measurement Layout) once with nutpie and once with PyMC's own NUTS (`--sampler pymc`, target_accept 0.9) on
 the same model and data, in this one process, after one untimed small fit per sampler (the process's
@@ -26,7 +26,7 @@ import time
 import warnings
 
 from referee.io.catalogue import CONTEST_2024, load_catalogue
-from referee.run.convergence import MODELS, contest_scores, fit_at_contest_scale
+from referee.run.scores.convergence import MODELS, contest_scores, fit_at_contest_scale
 from referee.models.fit import ConvergenceWarning, sample
 from referee.models.scores import beta_regression as br
 

@@ -24,7 +24,7 @@ CHILD = """
 import json, sys, time, warnings
 import referee.models  # links PyTensor to a BLAS unless REFEREE_BLAS=system
 from referee.models.fit import ConvergenceWarning
-from referee.run.convergence import fit_at_contest_scale
+from referee.run.scores.convergence import fit_at_contest_scale
 models, seed = json.loads(sys.argv[1]), int(sys.argv[2])
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

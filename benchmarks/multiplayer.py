@@ -16,7 +16,7 @@ import argparse
 import numpy as np
 import pandas as pd
 
-from referee.run.ratings import rate
+from referee.run.ratings.ratings import rate
 from referee.models.ratings.bradley_terry import to_elo
 from tests.test_interval_coverage import tournament
 

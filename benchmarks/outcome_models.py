@@ -107,7 +107,7 @@ def inspect(path: Path) -> None:
         print("   skipped: the shared folder is absent")
         return
     from referee.io.store import Store
-    from referee.run.score_jobs import fit
+    from referee.run.scores.score_jobs import fit
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "i.duckdb")

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import kendalltau
 
-from referee.run.plan import plan
+from referee.run.ratings.plan import plan
 from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, fit_bt, mle_exists
 from referee.models.ratings.design import covariance, select
 

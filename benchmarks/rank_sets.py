@@ -9,7 +9,7 @@ Run: .venv/bin/python -m benchmarks.rank_sets [--tournaments 200] [--agents 40] 
 
 Each tournament: agents with strengths ~ N(0, 0.6) in log-odds, the first raised to `leader` (it wins about 90 %
 of its games), two-seat games between uniformly drawn pairs of the common agents, the last `rare` agents
-playing 3 games each; the board (`referee.run.board.infer_board`: Bradley-Terry, statuses by information, rank
+playing 3 games each; the board (`referee.run.ratings.board.infer_board`: Bradley-Terry, statuses by information, rank
 sets stepped down from Normal draws with the fit's covariance, or `--bootstrap N` replicates). The true ranks
 are the ranked agents' order by their simulated strength. Prints whether the leader was ranked, the coverage
 of the simultaneous sets, the marginal sets' mean per-agent coverage, the best set's coverage and mean size,
@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from referee.run.board import infer_board
+from referee.run.ratings.board import infer_board
 
 
 def tournament(agents: int, games: int, rare: int, seed: int, leader: float | None = None

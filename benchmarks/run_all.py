@@ -160,7 +160,7 @@ def end_to_end_rows(csv: Path, work: Path) -> list[list[str]]:
 
 def bayes_rows() -> list[list[str]]:
     from benchmarks.beta_regression import CENTRED, run
-    from referee.run.convergence import MODELS, fit_at_contest_scale
+    from referee.run.scores.convergence import MODELS, fit_at_contest_scale
 
     for sampler in ("nutpie", "pymc"):  # the process's one-time costs, untimed
         fit_at_contest_scale("audit regression", sampler=sampler, draws=100, tune=100)

@@ -17,9 +17,9 @@ import time
 
 import numpy as np
 
-from referee.run.calibrate import calibrate
+from referee.run.scores.calibrate import calibrate
 from referee.run.executor import Executor
-from referee.run.ratings import rate
+from referee.run.ratings.ratings import rate
 from tests.helpers import simulate
 
 

@@ -41,32 +41,32 @@ class Method:
     elo_scale: bool = True
     sampled: bool = False  # an MCMC posterior (no bootstrap)
     davidson_variant: str | None = None  # the method that models this method's ties by Davidson's parameter
-    fit: str = ""  # its implementation ('module:function', `referee.run.rating_fits`): a scalar fit of coded
+    fit: str = ""  # its implementation ('module:function', `referee.run.ratings.rating_fits`): a scalar fit of coded
     # comparisons when separate_fits, else a joint fit giving a Point (a sampled method's is its posterior's)
     counts: str | None = None  # its fit from pooled win counts (streamable methods)
     robust: bool = False  # its scalar fit takes cluster-robust Wald intervals and the resampling bootstrap
     covariates: bool = False  # the contextual model (covariates with cluster-robust intervals) extends it
-    fold: str | None = None  # its fit in one cross-validation fold (`referee.run.ratings_cv`), if it has one
+    fold: str | None = None  # its fit in one cross-validation fold (`referee.run.ratings.ratings_cv`), if it has one
     dimensions: bool = False  # it has a number of dimensions (cross-validated at each)
-    board: bool = False  # the board's own method (`referee.run.board`): its ratings, sets and pairs are the board's
+    board: bool = False  # the board's own method (`referee.run.ratings.board`): its ratings, sets and pairs are the board's
 
 
-F = "referee.run.rating_fits:"
+F = "referee.run.ratings.rating_fits:"
 RATING_METHODS: dict[str, Method] = {m.name: m for m in (
     Method("elo", "the 2024 Concordia contest's Elo (strict wins, Newman iteration)", streamable=True,
            anchorable=True, separate_fits=True, fit=F + "elo", counts=F + "elo_counts"),
     Method("bt", "Bradley-Terry by maximum likelihood, ties as half wins", streamable=True, anchorable=True,
            separate_fits=True, davidson_variant="bt-davidson", fit=F + "bt", counts=F + "bt_counts", robust=True,
-           covariates=True, fold="referee.run.ratings_cv:bt_fold", board=True),
+           covariates=True, fold="referee.run.ratings.ratings_cv:bt_fold", board=True),
     Method("bt-davidson", "Bradley-Terry with Davidson's tie parameter", anchorable=True, separate_fits=True,
            davidson_variant="bt-davidson", fit=F + "bt_davidson"),
     Method("bt-per-game", "global ratings plus shrunk per-game deviations", fit=F + "bt_per_game",
-           fold="referee.run.ratings_cv:per_game_fold"),
-    Method("bt-md", "multidimensional Bradley-Terry", fit=F + "bt_md", fold="referee.run.ratings_cv:md_fold",
+           fold="referee.run.ratings.ratings_cv:per_game_fold"),
+    Method("bt-md", "multidimensional Bradley-Terry", fit=F + "bt_md", fold="referee.run.ratings.ratings_cv:md_fold",
            dimensions=True),
     Method("online-elo", "sequential Elo in time order", online=True, anchorable=True, separate_fits=True,
            fit=F + "online_elo"),
-    Method("bayes-bt", "the PyMC Bradley-Terry model", sampled=True, fit="referee.run.ratings:bayes_bt"),
+    Method("bayes-bt", "the PyMC Bradley-Terry model", sampled=True, fit="referee.run.ratings.ratings:bayes_bt"),
     Method("plackett-luce", "Plackett-Luce on each match's full ranking", anchorable=True, separate_fits=True,
            fit=F + "plackett_luce"),
     Method("trueskill", "the trueskill package, matches in time order", online=True, separate_fits=True,
@@ -88,7 +88,7 @@ DIRECTIONS = ("higher", "lower")  # which way an outcome is better (measures.dir
 @dataclass(frozen=True)
 class GameMethod:
     """A game-theoretic ranking on the meta-game (`referee rank --method NAME`): its description, its solver of
-    the agents' game and of the agent-vs-scenario game ('module:function', `referee.run.game_theory`), and
+    the agents' game and of the agent-vs-scenario game ('module:function', `referee.run.ratings.game_theory`), and
     whether it reports its ranking's sweep over alpha."""
 
     name: str
@@ -100,9 +100,9 @@ class GameMethod:
 
 GAME_METHODS: dict[str, GameMethod] = {g.name: g for g in (
     GameMethod("nash", "Nash averaging: skill against the maximum-entropy equilibrium of the log-odds meta-game",
-               "referee.run.game_theory:nash_solve", "referee.run.game_theory:nash_task_solve"),
-    GameMethod("alpha-rank", "alpha-Rank's stationary mass", "referee.run.game_theory:alpha_rank_solve",
-               "referee.run.game_theory:alpha_rank_task_solve", sweeps=True),
+               "referee.run.ratings.game_theory:nash_solve", "referee.run.ratings.game_theory:nash_task_solve"),
+    GameMethod("alpha-rank", "alpha-Rank's stationary mass", "referee.run.ratings.game_theory:alpha_rank_solve",
+               "referee.run.ratings.game_theory:alpha_rank_task_solve", sweeps=True),
 )}
 MIN_BALLOTS = 10  # an agent on fewer ballots (games) is listed apart, not ranked
 
@@ -135,18 +135,18 @@ class ScoreModel:
 
 SCORE_MODELS: dict[str, ScoreModel] = {m.name: m for m in (
     ScoreModel("tag-effects", "hierarchical beta regression of scores on scenario tags (contest figure 6)",
-               "referee.run.score_models:tag_effects", "referee.present.job_figures:tag_effects", needs_tags=True),
+               "referee.run.scores.score_models:tag_effects", "referee.present.job_figures:tag_effects", needs_tags=True),
     ScoreModel("baseline-contrast", "each agent's log-odds difference from a baseline agent (contest figure 3)",
-               "referee.run.score_models:baseline_contrast", "referee.present.job_figures:baseline_contrast",
+               "referee.run.scores.score_models:baseline_contrast", "referee.present.job_figures:baseline_contrast",
                needs_baseline=True),
     ScoreModel("measurement-layout", "capabilities against scenario demands (contest figure 7)",
-               "referee.run.score_models:measurement_layout", "referee.present.job_figures:capability_profiles",
+               "referee.run.scores.score_models:measurement_layout", "referee.present.job_figures:capability_profiles",
                likelihoods=("ordered",), layout=True, needs_tags=True),
     ScoreModel("pass-fail", "per-sample pass/fail outcomes: logit with crossed agent, task and item effects",
-               "referee.run.outcome_models:pass_fail", "referee.present.job_figures:outcome_effects",
+               "referee.run.scores.outcome_models:pass_fail", "referee.present.job_figures:outcome_effects",
                likelihoods=(), data="outcomes"),
     ScoreModel("graded", "per-sample graded outcomes (C/P/I, a judge's grades): ordered logistic, crossed effects",
-               "referee.run.outcome_models:graded", "referee.present.job_figures:outcome_effects",
+               "referee.run.scores.outcome_models:graded", "referee.present.job_figures:outcome_effects",
                likelihoods=(), data="outcomes"),
 )}
 OUTCOME_EFFECTS = ("agent", "agent+task", "crossed")  # the outcome models' ladder (`referee fit --effects`)

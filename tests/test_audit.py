@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from referee.run.audit import audit_frame, default_outcomes, formula_from, run_audit
+from referee.run.social.audit import audit_frame, default_outcomes, formula_from, run_audit
 import referee
 from referee.cli import main
 from referee.io.loaders.aoa import COUNTERS

@@ -10,7 +10,7 @@ import pytest
 
 from referee.cli import main
 from referee.io.schema import empty
-from referee.run.audit import UndeclaredDirection, run_audit
+from referee.run.social.audit import UndeclaredDirection, run_audit
 
 
 EVENTS = empty("events")

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from referee.run.ratings import encode, rate
+from referee.run.ratings.ratings import encode, rate
 from referee.models.ratings.bradley_terry import fit_bt
 from tests.helpers import simulate
 

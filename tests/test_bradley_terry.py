@@ -7,7 +7,7 @@ import pytest
 from referee.prepare.comparisons import match_comparisons
 from referee.io.loaders import arena
 from referee.io.loaders.base import LoadOptions, file_hash
-from referee.run.ratings import encode, rate
+from referee.run.ratings.ratings import encode, rate
 from referee.simulators.arena import simulate_arena, write_arena
 from referee.models.ratings.bradley_terry import RatingWarning, fit_bt, fit_bt_batch, mle_exists, pair_counts
 from tests.conftest import shared_file

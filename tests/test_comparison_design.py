@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import kendalltau
 
 from referee.prepare.comparisons import comparison_games, parallel_comparisons, select_matches
-from referee.run.ratings import encode, rate
+from referee.run.ratings.ratings import encode, rate
 from referee.models.ratings.bootstrap import game_weights
 from referee.models.ratings.bradley_terry import fit_bt
 from referee.models.ratings.bt_per_game import fit_bt_per_game

@@ -18,7 +18,7 @@ from referee.io.store import Store
 from referee.present.plan_figures import plot_contest_stages
 from referee.prepare.comparisons import ballots_from_tables, comparisons_from_tables
 from referee.prepare.selection import exclusion_counts, exclusions, select_phases
-from referee.run.contest import run_contest
+from referee.run.ratings.contest import run_contest
 from referee.simulators.concordia import PHASES, records_elo
 from tests.conftest import write_json
 from tests.figure_checks import figure_problems

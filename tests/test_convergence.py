@@ -1,7 +1,7 @@
 """The convergence standard, at contest scale, with the defaults each Bayesian model ships with.
 
 Each shipped model is fitted on its own simulator at the scale of the papers' data
-(`referee.run.convergence`) and must reach R-hat <= 1.01, bulk and tail ESS >= 400 and no divergence.
+(`referee.run.scores.convergence`) and must reach R-hat <= 1.01, bulk and tail ESS >= 400 and no divergence.
 Bounded in CI (`make test`): one seed of each model that fits in well under a minute; the tag effects and the
 Measurement Layout at contest scale (about 70 s and 150 s on 2 cores) are validation, with three seeds of every
 model, under REFEREE_FULL=1 (`make test-all`).
@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from referee.run.convergence import fit_at_contest_scale
+from referee.run.scores.convergence import fit_at_contest_scale
 from referee.models.fit import ESS_LIMIT, RHAT_LIMIT
 
 FULL = bool(os.environ.get("REFEREE_FULL"))

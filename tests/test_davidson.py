@@ -55,7 +55,7 @@ def test_recovers_strengths_and_tie_parameter():
 
 
 def test_ratings_entry_point_reports_the_tie_rate():
-    from referee.run.ratings import rate
+    from referee.run.ratings.ratings import rate
 
     theta = np.linspace(-1, 1, 6)
     W, T = simulate(theta, nu=1.0, games=1500, seed=4)

@@ -12,7 +12,7 @@ import pytest
 from referee.cli import build_parser, main
 from referee.io.store import Store
 from referee.reporting import build_report
-from referee.run.ratings import encode, rate
+from referee.run.ratings.ratings import encode, rate
 from referee.models.fit import ConvergenceWarning, FitResult, collect_notes
 from referee.models.ratings.bradley_terry import RatingWarning, fit_bt
 from referee.models.ratings.bt_multidim import fit_bt_multidim

@@ -16,7 +16,7 @@ from referee.cli import main
 from referee.io.store import Store
 from referee.models.alpha_rank import alpha_rank, alpha_rank_populations
 from referee.models.game_theory import agent_task_nash, cyclic_share, nash_average, payoff_table
-from referee.run.game_theory import game_ranking, task_ranking
+from referee.run.ratings.game_theory import game_ranking, task_ranking
 from referee.models.ratings.bradley_terry import fit_bt, pair_counts, to_elo
 from conftest import REPO, runner_python
 
@@ -345,7 +345,7 @@ def test_agents_below_the_minimum_are_set_apart_and_every_ranked_mass_carries_it
     assert "new" not in set(found.table["agent"])
     apart = found.not_ranked.set_index("agent")
     assert apart.loc["new", "matches"] == 3 and apart.loc["new", "status"].startswith("provisional")
-    from referee.run.ratings import rate
+    from referee.run.ratings.ratings import rate
 
     rated = rate(both.assign(game="g", kind="match", communication=None, time=None), "bt").table().set_index("agent")["status"]  # the same status as every rating table
     assert found.table.set_index("agent")["status"].equals(rated.drop("new").reindex(found.table["agent"]))

@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 
 from referee.cli import main
-from referee.run.compare import compare, compare_all
-from referee.run.board import infer_board
-from referee.run.ratings import METHODS, rate
+from referee.run.ratings.compare import compare, compare_all
+from referee.run.ratings.board import infer_board
+from referee.run.ratings.ratings import METHODS, rate
 from helpers import tournament
 from interval_truth import known_skill_tournament
 from referee.models.ratings.bradley_terry import ELO_SCALE, profile_bound

@@ -233,7 +233,7 @@ def test_degenerate_data_never_reads_as_certainty(tmp_path, capsys):
 
     from referee.cli import main
     from referee.prepare.comparisons import comparisons_from_tables
-    from referee.run.ratings import rate
+    from referee.run.ratings.ratings import rate
     from referee.models.scores.beta_regression import design
 
     csv = tmp_path / "ties.csv"

@@ -198,14 +198,14 @@ def test_one_registry_per_family_agrees_with_the_implementations():
     from referee.models.registry import CALIBRATION_FAMILIES, RATING_METHODS, VOTING_METHODS, methods_with
     from referee.models.voting import METHODS as VOTING
     from referee.names import RUNNER_NAMES
-    from referee.run.rating_labels import ANCHORABLE
-    from referee.run.ratings import METHODS, ONLINE, STREAMABLE
+    from referee.run.ratings.rating_labels import ANCHORABLE
+    from referee.run.ratings.ratings import METHODS, ONLINE, STREAMABLE
 
     assert set(RUNNERS) == set(RUNNER_NAMES)
     assert tuple(VOTING) == VOTING_METHODS and tuple(FAMILIES) == CALIBRATION_FAMILIES
     assert METHODS == tuple(RATING_METHODS) and ONLINE == methods_with(online=True)
     assert STREAMABLE == ("elo", "bt") and "plackett-luce" in ANCHORABLE and "bt-md" not in ANCHORABLE
-    source = (REPO / "analysis" / "run" / "ratings.py").read_text()
+    source = (REPO / "analysis" / "run" / "ratings" / "ratings.py").read_text()
     assert "ONLINE = (" not in source and "SEPARATE_FITS = (" not in source  # derived, not listed again
 
 
@@ -214,7 +214,7 @@ def test_every_result_type_is_a_fit_result_and_silence_is_not_convergence():
     from referee.models.ratings.bootstrap import BootstrapResult
     from referee.models.social.determinants import Determinants
     from referee.models.validity.checks import AssignmentLuck, assignment_luck
-    from referee.run.socio import SocioResult
+    from referee.run.social.socio import SocioResult
 
     for kind in (BootstrapResult, Determinants, SocioResult, AssignmentLuck):
         assert issubclass(kind, FitResult)
@@ -256,3 +256,14 @@ def test_the_notebook_api_matches_the_command_line(concordia, tmp_path):
     assert {"agent", "score", "rank", "matches", "status"} <= set(votes.columns)
     with pytest.raises(AttributeError):
         referee.no_such_call
+
+
+def test_run_is_rooms_by_family_with_a_small_top():
+    """run/ holds at most 12 files at its top; each room's `__init__` says what lives there."""
+    top = sorted(p.name for p in (REPO / "analysis" / "run").glob("*.py"))
+    assert len(top) <= 12, top
+    rooms = [p for p in (REPO / "analysis" / "run").iterdir() if p.is_dir() and p.name != "__pycache__"]
+    assert {p.name for p in rooms} >= {"ratings", "scores", "social"}
+    for room in rooms:
+        doc = ast.get_docstring(ast.parse((room / "__init__.py").read_text()))
+        assert doc and len(doc) > 80, room

@@ -13,7 +13,7 @@ from referee.cli import main
 from referee.io.loaders import detect, detect_runners, records
 from referee.io.loaders.base import FILE_RAW_CAP, PROBE, RAW_CAP, LoadOptions, file_hash
 from referee.io.store import Store
-from referee.run.audit import audit_frame, default_outcomes
+from referee.run.social.audit import audit_frame, default_outcomes
 from referee.simulators import simulate_tavern, write_tavern
 
 N_FILES = 2000  # the benchmark (benchmarks/ingest.py) runs 5,000

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from referee.run.ratings import rate
+from referee.run.ratings.ratings import rate
 from referee.models.ratings.bradley_terry import to_elo
 
 FULL = bool(os.environ.get("REFEREE_FULL"))

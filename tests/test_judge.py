@@ -21,7 +21,7 @@ from referee.io.endpoint import CallFailed, ChatEndpoint, Reply
 from referee.io.rubric import AnswerError, RubricError, load_rubric, parse_answer, shipped_rubrics
 from referee.io.store import Store
 from referee.reporting import SAMPLE
-from referee.run.judge import plan, run_judge
+from referee.run.social.judge import plan, run_judge
 from referee.models.social.agreement import agreement_intervals, judge_agreement
 
 KEY = "sk-test-VERY-SECRET-0123456789"
@@ -228,7 +228,7 @@ def test_compact_judge_metrics_come_from_the_command_and_feed_the_socio_analysis
 
     pairs = paired_ratings(judged, "loopback-judge", theirs["rater"].iloc[0])
     assert len(pairs) >= 0.9 * len(theirs) and (pairs["loopback-judge"] == pairs[theirs["rater"].iloc[0]]).all()
-    from referee.run.socio import socio_analysis
+    from referee.run.social.socio import socio_analysis
 
     with Store(compact_store, read_only=True) as store:
         matches, results, events = (store.table(t) for t in ("matches", "results", "events"))
@@ -284,7 +284,7 @@ def test_judge_agreement_command_with_a_human_rater(compact_store, tmp_path):
 
 
 def test_trait_ratings_are_correlated_with_returns():
-    from referee.run.judge import return_correlations
+    from referee.run.social.judge import return_correlations
 
     ratings = pd.DataFrame({"match_id": ["m"] * 5, "player": list("abcde"), "name": "trait: fairness",
                             "value": [1, 2, 3, 4, 5]})

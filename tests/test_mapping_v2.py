@@ -202,7 +202,7 @@ def test_parallel_lists_and_declared_measures_are_stored_and_the_audit_reads_the
     table, store = _ingest_and_rate(tmp_path, logs, PARALLEL_MAP, "parallel")
     assert spearmanr(table["rating"], [skill[a] for a in table.index]).statistic >= 0.9
     from referee.io.store import Store
-    from referee.run.audit import audit_frame
+    from referee.run.social.audit import audit_frame
 
     with Store(store, read_only=True) as s:
         measures = s.table("measures")

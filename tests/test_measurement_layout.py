@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from referee.run.predictive import cell_folds, compare_predictors, demand_matrix
+from referee.run.scores.predictive import cell_folds, compare_predictors, demand_matrix
 from referee.simulators.concordia import cells_frame, simulate_concordia
 from referee.models.scores.measurement_layout import fit_layout
 from tests.helpers import synthetic_catalogue
@@ -52,7 +52,7 @@ def test_capabilities_are_recovered():
 
 
 def test_contest_demands_are_merged_and_dealiased():
-    from referee.run.convergence import contest_scores
+    from referee.run.scores.convergence import contest_scores
     from referee.io.catalogue import CONTEST_2024, load_catalogue
     from referee.models.scores.beta_regression import aliased_tags
     from referee.models.scores.measurement_layout import merge_identical_demands
@@ -86,7 +86,7 @@ def test_folds_keep_cells_whole_and_test_every_cell_once():
 def test_demands_are_chosen_on_the_training_rows_only():
     """A tag negatively correlated with score in the training rows is a demand; the same tag is not when only
     the held-out rows would have made it one."""
-    from referee.run.predictive import demand_matrix
+    from referee.run.scores.predictive import demand_matrix
 
     scenarios = pd.DataFrame({"scenario": ["s1", "s2", "s3", "s4"], "game": ["x", "x", "y", "y"],
                               "mode": ["resident", "visitor", "resident", "visitor"]})
@@ -117,13 +117,13 @@ def test_layout_beats_the_constant_on_its_own_data():
 
 
 def test_demands_follow_the_paper(sample_store):
-    from referee.run.score_models import model_scores
+    from referee.run.scores.score_models import model_scores
     from referee.io.store import Store
 
     with Store(sample_store, read_only=True) as store:
         scores, scenarios, tags = model_scores(store)
     demands = demand_matrix(scores, scenarios, tags)
-    from referee.run.describe import feature_correlations, scenario_features
+    from referee.run.scores.describe import feature_correlations, scenario_features
     corr = feature_correlations(scores, scenario_features(scenarios, tags))["score"]
     tag_columns = [c for c in demands.columns if not c.startswith("substrate: ") and c != "visitor"]
     assert tag_columns and all(corr[t] < 0 for t in tag_columns)

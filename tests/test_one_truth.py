@@ -12,7 +12,7 @@ import referee
 from referee.cli import main
 from referee.io.store import Store
 from referee.models.ratings.rank_sets import rank_sets
-from referee.run.self_check import check_outputs
+from referee.run.ratings.self_check import check_outputs
 from tests.conftest import SHARED
 
 
@@ -104,7 +104,7 @@ def test_the_audit_gives_no_verdict_against_a_constant_outcome(tmp_path):
 
 
 def test_the_derived_win_agrees_with_the_stored_results():
-    from referee.run.audit import derived_win
+    from referee.run.social.audit import derived_win
 
     # clem stores a shared rank 1 and the episode's outcome for both players: a won episode is a win for both
     frame = pd.DataFrame({"match_id": ["e1", "e1", "e2", "e2", "d", "d", "d"], "rank": [1.0, 1, 1, 1, 1, 2, 3],

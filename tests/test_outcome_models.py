@@ -263,7 +263,7 @@ def test_describe_counts_every_scored_sample_of_a_pass_fail_runner(tmp_path):
     failed has constant scores, which per-scenario min-max normalisation turned into NaN) and showed an agent at
     0.50 against a raw accuracy of 0.84; a pass/fail score is now kept on its own 0-1 scale."""
     from referee.io.store import Store
-    from referee.run.score_jobs import describe
+    from referee.run.scores.score_jobs import describe
 
     store = Store(tmp_path / "i.duckdb")
     store.ingest([str(shared_file("real", "inspect"))])

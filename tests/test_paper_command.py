@@ -122,7 +122,7 @@ def test_paper_concordia_on_a_simulated_three_phase_contest(tmp_path, capsys):
 def test_paper_compact_fits_the_per_game_model_by_maximum_likelihood(tmp_path, capsys):
     from referee.io.store import Store
     from referee.prepare.comparisons import comparisons_from_tables
-    from referee.run.ratings import rate
+    from referee.run.ratings.ratings import rate
 
     sim, store, out = tmp_path / "sim", tmp_path / "c.duckdb", tmp_path / "paper"
     # 4 agents in 40 games: every game's win graph connected (seed 0), so plain ML has its numbers to compare
@@ -223,7 +223,7 @@ def test_a_split_win_graph_prints_no_number_and_a_connected_one_prints_them(tmp_
         assert main(["ingest", str(source), "--store", str(store)]) == 0
         from referee.prepare.comparisons import comparisons_from_tables
         from referee.papers.compact import _table_1
-        from referee.run.ratings import rate
+        from referee.run.ratings.ratings import rate
 
         with Store(store, read_only=True) as s:
             comparisons = comparisons_from_tables(s.table("matches"), s.table("results"), parallel=True)

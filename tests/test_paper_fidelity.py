@@ -12,8 +12,8 @@ from scipy import stats
 
 from referee.io.store import Store
 from referee.reporting import SAMPLE
-from referee.run.audit import audit_frame
-from referee.run.describe import mean_se, ranking_alignment, scores_by
+from referee.run.social.audit import audit_frame
+from referee.run.scores.describe import mean_se, ranking_alignment, scores_by
 from referee.models.validity.checks import assignment_luck
 
 
@@ -75,7 +75,7 @@ def test_elo_aligns_with_the_mean_score_ranking_on_the_simulated_contest(tmp_pat
     on the bundled simulated contest it does, and the pooled mean carries its standard error."""
     from referee.prepare.comparisons import comparisons_from_tables
     from referee.prepare.scores import normalised_scores
-    from referee.run.ratings import rate
+    from referee.run.ratings.ratings import rate
 
     from referee.present.report import scores_section
 
@@ -96,7 +96,7 @@ def test_eval01_scores_reproduce_from_the_counters_the_report_publishes(eval01):
     """Where the report's text gives counters (sections 4.2-4.4, 6.3), the audit computes from them, not only
     from the recorded components, and says which scores it checked which way."""
     from referee.reporting import FORMULAS
-    from referee.run.audit import formula_from
+    from referee.run.social.audit import formula_from
     from referee.models.validity.checks import counter_terms, reproduce
 
     formula = formula_from(FORMULAS / "aoa_eval01.toml", eval01)
@@ -124,7 +124,7 @@ def test_event_log_categories_are_counted_apart_as_the_report_counts_them():
     control for activity (Ann and Bo's model: 2 of 7; Cy's: 5 of 10), and Bo, with 1 attempt against a
     median of 6, is quiet."""
     from referee.models.validity.checks import event_diagnostics
-    from referee.run.audit import _event_verdict
+    from referee.run.social.audit import _event_verdict
 
     rows = ([("Ann", "act", "attack", "accepted", None)] * 3 + [("Ann", "act", "attack", "rejected", "cooldown")]
             + [("Ann", "propose", "alliance", "accepted", None), ("Ann", "propose", "alliance", "rejected", "duplicate")]

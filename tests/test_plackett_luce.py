@@ -94,7 +94,7 @@ def test_trueskill_and_openskill_equal_the_packages_called_directly():
     import trueskill
     from openskill.models import PlackettLuce
 
-    from referee.run.ratings import rate
+    from referee.run.ratings.ratings import rate
 
     names = [f"p{i}" for i in range(7)]
     rankings = simulate(np.linspace(-1, 1, 7), 60, (2, 3, 5), seed=4)
@@ -124,7 +124,7 @@ def test_trueskill_and_openskill_equal_the_packages_called_directly():
 
 
 def test_plackett_luce_through_the_ratings_entry_point_with_a_bootstrap():
-    from referee.run.ratings import rate
+    from referee.run.ratings.ratings import rate
 
     names = [f"p{i}" for i in range(6)]
     rankings = simulate(np.linspace(-1, 1, 6), 150, (3, 6), seed=5)

@@ -9,7 +9,7 @@ import pytest
 
 from referee.cli import main
 from referee.prepare.comparisons import comparisons_from_tables
-from referee.run.plan import normal_power, plan, power_curve
+from referee.run.ratings.plan import normal_power, plan, power_curve
 from referee.models.ratings.design import RULES
 from test_rating_labels import tournament
 

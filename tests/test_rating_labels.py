@@ -10,9 +10,9 @@ import pytest
 
 from referee.cli import main
 from referee.prepare.comparisons import comparisons_from_tables, with_resample
-from referee.run.board import infer_board
-from referee.run.rating_labels import components, parse_anchor
-from referee.run.ratings import rate
+from referee.run.ratings.board import infer_board
+from referee.run.ratings.rating_labels import components, parse_anchor
+from referee.run.ratings.ratings import rate
 from referee.models.ratings.bootstrap import MIN_MATCHES
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from referee.run.ratings import encode, rate
+from referee.run.ratings.ratings import encode, rate
 from referee.models.ratings.bootstrap import bootstrap_bt, bootstrap_generic, cluster_signatures
 from referee.models.ratings.bradley_terry import ELO_SCALE, fit_bt, pair_counts
 from referee.models.ratings.bt_multidim import canonical, fit_bt_multidim

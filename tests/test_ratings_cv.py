@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from referee.run.ratings_cv import cross_validate, game_folds, summarise_cv, win_matrix
+from referee.run.ratings.ratings_cv import cross_validate, game_folds, summarise_cv, win_matrix
 from tests.helpers import simulate
 
 

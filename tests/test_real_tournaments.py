@@ -13,7 +13,7 @@ from referee.prepare.comparisons import (
     pair_count,
     win_counts,
 )
-from referee.run.ratings import encode, rate, rate_counts
+from referee.run.ratings.ratings import encode, rate, rate_counts
 from referee.models.validity.checks import CHECK_TITLES
 from tests.helpers import tournament
 
@@ -181,7 +181,7 @@ def _audit_frame(tmp_path, seed=7):
     ingested as a table: score = points, `coop` a recorded outcome independent of them, `placement` a
     recorded outcome equal to the rank; a few matches nobody scored in."""
     from referee.io.store import Store
-    from referee.run.audit import audit_frame
+    from referee.run.social.audit import audit_frame
 
     _, results, _ = tournament(n_agents=60, n_matches=120, rare=10, seed=seed, draw_share=0.1)
     rng = np.random.default_rng(seed)
@@ -195,7 +195,7 @@ def _audit_frame(tmp_path, seed=7):
 
 
 def test_audit_refuses_circular_outcomes_and_unknown_names(tmp_path):
-    from referee.run.audit import run_audit
+    from referee.run.social.audit import run_audit
 
     frame, events = _audit_frame(tmp_path)
     for outcome in ("win", "rank"):
@@ -208,7 +208,7 @@ def test_audit_refuses_circular_outcomes_and_unknown_names(tmp_path):
 
 
 def test_audit_directions_zero_spread_groups_and_every_check_accounted_for(tmp_path):
-    from referee.run.audit import UndeclaredDirection, run_audit
+    from referee.run.social.audit import UndeclaredDirection, run_audit
 
     frame, events = _audit_frame(tmp_path)
     # a recorded placement (lower is better) that agrees with the score: undeclared, the audit refuses to guess;

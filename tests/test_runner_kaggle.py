@@ -84,7 +84,7 @@ def test_the_illegal_move_is_the_refused_event_and_forfeits_lose_in_ratings(play
 
 
 def test_the_audit_leaves_aborted_episodes_out_and_ranks_forfeits_last(played):
-    from referee.run.audit import audit_frame
+    from referee.run.social.audit import audit_frame
 
     store, expected = played
     with Store(store, read_only=True) as s:

@@ -18,10 +18,10 @@ from referee.io.loaders import RUNNERS, comparison_unit
 from referee.io.resources import shipped
 from referee.prepare.clem_table import clem_episodes, clem_results
 from referee.prepare.inspect_table import clustered_stderr
-from referee.run.game_theory import game_ranking
-from referee.run.rating_labels import NO_INFORMATION, without_information
-from referee.run.ratings import rate
-from referee.run.runner_numbers import HEADLINES, Tables, runner_numbers
+from referee.run.ratings.game_theory import game_ranking
+from referee.run.ratings.rating_labels import NO_INFORMATION, without_information
+from referee.run.ratings.ratings import rate
+from referee.run.ratings.runner_numbers import HEADLINES, Tables, runner_numbers
 from referee.simulators.clem import CLEM_SKILL, clem_run
 from conftest import shared_file
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from referee.run.describe import mean_se
+from referee.run.scores.describe import mean_se
 from referee.prepare.scores import BoundsWarning, agent_match_scores, normalise
 
 SCENARIOS = pd.DataFrame({"scenario": ["s1", "s2"], "score_min": [-10.0, None], "score_max": [10.0, None]})

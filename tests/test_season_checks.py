@@ -14,7 +14,7 @@ from referee.io.loaders import aoa
 from referee.io.loaders.base import LoadOptions, file_hash
 from referee.io.store import Store
 from referee.reporting import SAMPLE
-from referee.run.audit import audit_frame, formula_from, run_audit
+from referee.run.social.audit import audit_frame, formula_from, run_audit
 from referee.simulators.aoa import simulate_aoa, write_aoa
 from referee.models.validity.season import mission_progress, spectator_input
 

@@ -11,7 +11,7 @@ from scipy.stats import spearmanr
 from referee.cli import main
 from referee.io.store import Store
 from referee.prepare.socio import prediction_accuracy, socio_metrics
-from referee.run.socio import socio_analysis
+from referee.run.social.socio import socio_analysis
 from referee.simulators.compact import DRIVERS, simulate_compact, write_compact
 from referee.models.social.agreement import judge_agreement, paired_ratings
 from referee.models.social.determinants import agent_folds, match_folds

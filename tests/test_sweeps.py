@@ -17,10 +17,10 @@ import pytest
 from referee.cli import main
 from referee.io.store import Store
 from referee.present.plan_figures import plot_rank_histograms
-from referee.run.calibrate import calibrate
+from referee.run.scores.calibrate import calibrate
 from referee.run.executor import Executor, SweepError, Task, run_tasks, task_seeds
-from referee.run.ratings import rate
-from referee.run.ratings_cv import cross_validate
+from referee.run.ratings.ratings import rate
+from referee.run.ratings.ratings_cv import cross_validate
 from referee.models import calibration
 from tests.figure_checks import figure_problems
 from tests.helpers import simulate

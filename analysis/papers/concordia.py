@@ -158,7 +158,7 @@ def _evaluation_tables(writer: PaperWriter, store, scope: dict, seed: int) -> No
         for method, (number, _, label) in VOTES.items():
             writer.missing(Item(number, f"evaluation phase: {label}"), "no evaluation-phase comparison")
         return
-    from referee.run.runner_numbers import RUNNER_COLUMNS
+    from referee.run.ratings.runner_numbers import RUNNER_COLUMNS
 
     writer.table(item, elo.table("ratings").drop(columns=list(RUNNER_COLUMNS), errors="ignore").sort_values("rank"))
     votes = JOBS["rank"].compute(store, method=list(VOTES), min_games=1, seed=seed, **scope).value
@@ -217,8 +217,8 @@ def _score_figures(store, writer: PaperWriter, selection, models: bool, sampling
     from referee.present.figures import (plot_capability_profiles, plot_correlation_heatmap, plot_intervals,
                                          plot_means, plot_predictor_comparison)
     from referee.prepare.scores import agent_match_scores, normalise
-    from referee.run.describe import feature_correlations, scenario_features, scores_by
-    from referee.run.predictive import compare_predictors, training_demands
+    from referee.run.scores.describe import feature_correlations, scenario_features, scores_by
+    from referee.run.scores.predictive import compare_predictors, training_demands
 
     scenarios = as_paper_substrates(store.scenarios())  # Figures 5-7 read Table 1's five substrates
     scores = normalise(agent_match_scores(selection, store.results()), scenarios)

@@ -1,4 +1,4 @@
-"""The construct-validity audit's figures, from an `referee.run.audit.AuditResult` (its report's words are
+"""The construct-validity audit's figures, from an `referee.run.social.audit.AuditResult` (its report's words are
 `referee.readings.audit_markdown`)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The leaderboard as a page prints it: two tables cut from the leaderboard job's one table (`referee.run.leaderboard`),
+"""The leaderboard as a page prints it: two tables cut from the leaderboard job's one table (`referee.run.ratings.leaderboard`),
 each narrow enough for A4.
 
 - `board_view`: rank, tier, agent, rating, its 95 % interval, the marginal and simultaneous rank sets, could be

@@ -104,7 +104,7 @@ def plot_means(table: pd.DataFrame, label: str, value_label: str = "mean normali
 
     Parameters
     ----------
-    table : output of `referee.run.describe.mean_se` (columns `label`, `mean`, `se`), in display order.
+    table : output of `referee.run.scores.describe.mean_se` (columns `label`, `mean`, `se`), in display order.
     label : the column naming the rows (e.g. 'agent').
     value_label : x-axis title (say the unit and the interval).
 

@@ -1,4 +1,4 @@
-"""Figures of the game-theoretic rankings (`referee.run.game_theory`): each function takes an already computed
+"""Figures of the game-theoretic rankings (`referee.run.ratings.game_theory`): each function takes an already computed
 table and returns a matplotlib Figure in referee's style (`referee.present.figures`, whose rules these follow)."""
 
 from __future__ import annotations

@@ -147,7 +147,7 @@ def audit(result) -> dict:
 
 
 def socio_figures(result) -> list[tuple[str, str, object]]:
-    """(file name, caption, Figure) of COMPACT figures 4-7 for an `referee.run.socio.SocioResult`."""
+    """(file name, caption, Figure) of COMPACT figures 4-7 for an `referee.run.social.socio.SocioResult`."""
     from referee.present.figures import plot_consistency, plot_intervals, plot_roc_curves, plot_similarity_blocks
 
     out = [("similarity", "Figure 4: similarity of (agent, category) metric vectors, grouped by agent.",

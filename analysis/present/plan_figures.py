@@ -55,7 +55,7 @@ def plot_contest_stages(stages: pd.DataFrame, finalists: list[str]) -> Figure:
 def plot_rank_histograms(ranks: pd.DataFrame, summary: pd.DataFrame, title: str = "") -> Figure:
     """Simulation-based calibration's rank histograms, one panel per parameter group (Talts et al. 2018).
 
-    ranks : one row per (sim, group, element) with rank and draws (`referee.run.calibrate`); summary : group,
+    ranks : one row per (sim, group, element) with rank and draws (`referee.run.scores.calibrate`); summary : group,
     passed, coverage_50, coverage_94, p_uniform. Each panel shows the counts of rank / (draws + 1) in
     `referee.models.calibration.BINS` bins with the grey band a uniform histogram stays inside 99 % of the time, and
     says PASS or FAIL with the coverages. Returns a Figure, two columns wide.
@@ -91,7 +91,7 @@ def plot_rank_histograms(ranks: pd.DataFrame, summary: pd.DataFrame, title: str 
 @styled
 def plot_power_curve(curve: pd.DataFrame, delta_elo: float, target: float = 0.8, title: str = "") -> Figure:
     """Power to separate two agents `delta_elo` Elo points apart against the number of matches of the current
-    design (`referee.run.plan.power_curve`: matches, power, se, normal), with its Monte Carlo band, the closed
+    design (`referee.run.ratings.plan.power_curve`: matches, power, se, normal), with its Monte Carlo band, the closed
     form for the pair's own comparisons alone (dashed) and the `target` power line. Returns a Figure."""
     fig, ax = _subplots(figsize=(ONE_COLUMN, 2.6))
     m = curve["matches"].to_numpy(float)

@@ -177,7 +177,7 @@ def scores_section(scores: pd.DataFrame, by_agent: pd.DataFrame, by_scenario: pd
     """Section with mean normalised score per agent and per scenario (±1 SE), tables and figures.
 
     `scores` is `referee.prepare.scores.normalised_scores(store)` (columns agent, scenario, score_norm, bounds);
-    `by_agent`, `by_scenario` their means with standard errors (`referee.run.describe.scores_by`).
+    `by_agent`, `by_scenario` their means with standard errors (`referee.run.scores.describe.scores_by`).
     """
     section = Section("Normalised scores", text=[
         "Raw focal scores are min-max normalised per scenario by the catalogue's theoretical bounds, with "
@@ -196,7 +196,7 @@ def scores_section(scores: pd.DataFrame, by_agent: pd.DataFrame, by_scenario: pd
 
 def _contest_layout(table: pd.DataFrame, value: str, label: str, status: pd.DataFrame | None = None) -> pd.DataFrame:
     """A ranking in the contest's tables' layout: Rank, Submission, value, then Matches and Status (the one
-    status rule, `referee.run.rating_labels`) from `status` (indexed by agent) or the table's own columns."""
+    status rule, `referee.run.ratings.rating_labels`) from `status` (indexed by agent) or the table's own columns."""
     ordered = table.sort_values("rank")
     out = pd.DataFrame({"Rank": ordered["rank"].to_numpy(), "Submission": ordered["agent"].to_numpy(),
                         label: ordered[value].to_numpy()})
@@ -208,7 +208,7 @@ def _contest_layout(table: pd.DataFrame, value: str, label: str, status: pd.Data
 
 
 def leaderboard_section(runner: str, result) -> Section:
-    """The leaderboard (`referee.run.leaderboard`'s Result) as the report's first section: a one-line summary,
+    """The leaderboard (`referee.run.ratings.leaderboard`'s Result) as the report's first section: a one-line summary,
     the board (`referee.present.board_view.board_view`: at most 12 columns), each method's own columns right below
     (`methods_view`), then the definitions and notes folded in one block. The tier tests and the seat effect are
     in the appendix's rankings section; the CSVs hold the job's numeric tables."""
@@ -236,7 +236,7 @@ def leaderboard_section(runner: str, result) -> Section:
 
 
 def runner_numbers_section(result) -> Section:
-    """The runners' own numbers (`referee.run.runner_numbers.own_numbers`'s Result): per unit, as each runner
+    """The runners' own numbers (`referee.run.ratings.runner_numbers.own_numbers`'s Result): per unit, as each runner
     computes and names them, and why referee's rating may order the agents otherwise."""
     runners = ", ".join(result.fields["runners"])
     section = Section(f"The runners' own numbers ({runners})", text=[
@@ -252,10 +252,10 @@ def rankings_section(runner: str, elo, board, votes: dict[str, pd.DataFrame], po
     """Ratings and rankings in the contest's tables 3-7 layout (Elo, IML, Copeland, ranked pairs, EwA), plus the
     board's draws of the Bradley-Terry ratings as violins (the Bradley-Terry table itself is the leaderboard).
 
-    elo : `referee.run.ratings.RatingResult`; board : the one inference (`referee.run.board.Board`); votes :
+    elo : `referee.run.ratings.ratings.RatingResult`; board : the one inference (`referee.run.ratings.board.Board`); votes :
     method -> `referee.models.voting.vote` table; pooled : comparisons and ballots are per (scenario,
     repetition) (Concordia), else per match; count : the one sentence counting established agents
-    (`referee.run.rating_labels.status_note`), stated once; unit : what one comparison is for this runner, in
+    (`referee.run.ratings.rating_labels.status_note`), stated once; unit : what one comparison is for this runner, in
     words (`referee.io.loaders.comparison_unit`).
     """
     said = unit
@@ -292,7 +292,7 @@ def rankings_section(runner: str, elo, board, votes: dict[str, pd.DataFrame], po
 
 
 def contest_section(runner: str, result) -> Section:
-    """The contest's phased evaluation (tables 3, 8-12) from `referee.run.contest.ContestResult`: the selection Elo
+    """The contest's phased evaluation (tables 3, 8-12) from `referee.run.ratings.contest.ContestResult`: the selection Elo
     with the finalists, the finalists' Elo and votes on the final phase, their Elo over the phases combined, and
     the figure of their places across the stages; the result's notes (exclusions, ties, absences) as warnings."""
     section = Section(f"Contest phases ({runner})", text=[
@@ -371,7 +371,7 @@ def beta_regression_section(contrast, contrast_table: pd.DataFrame, tags, tag_ta
     """Figures 2, 3 (right) and 5 of the contest paper with each fit's diagnostics and identifiability notes.
 
     contrast, tags : `referee.models.scores.beta_regression.FitResult`; the tables from `contrast_table` and `tag_table`;
-    correlations : `referee.run.describe.feature_correlations`.
+    correlations : `referee.run.scores.describe.feature_correlations`.
     """
     section = Section("Beta regressions of normalised scores", text=[
         "Ordered-beta likelihood (exact 0 and 1 allowed). Figure 2: each agent's log-odds difference from the "
@@ -428,7 +428,7 @@ def outcome_section(runner: str, result) -> Section:
 
 def layout_section(comparison) -> Section:
     """Measurement Layout profiles (figure 6, agents with test R^2 >= 0.35 only) and the predictive
-    comparison (figure 7), from an `referee.run.predictive.Comparison`."""
+    comparison (figure 7), from an `referee.run.scores.predictive.Comparison`."""
     layout = comparison.layout
     included = comparison.included_agents()
     section = Section("Measurement Layouts and predictive comparison", text=[
@@ -471,7 +471,7 @@ def one_axis_section(runner: str, elo: pd.DataFrame, nash, alpha) -> Section:
     bootstrap interval), the Nash support, the strongest cycles (figure) and where Elo, Nash averaging and
     alpha-Rank disagree (a table of the three ranks).
 
-    elo : the Elo table (agent, rank); nash, alpha : `referee.run.game_theory.GameRanking` of the same
+    elo : the Elo table (agent, rank); nash, alpha : `referee.run.ratings.game_theory.GameRanking` of the same
     comparisons by 'nash' (with a bootstrap) and 'alpha-rank'."""
     section = Section(f"Is there one axis? ({runner})", text=[
         "Elo and Bradley-Terry place every agent on one line. The meta-game of every pair's log-odds splits into a "
@@ -523,7 +523,7 @@ def one_axis_section(runner: str, elo: pd.DataFrame, nash, alpha) -> Section:
 
 
 def socio_section(runner: str, result) -> Section:
-    """COMPACT's socio-cognitive analysis (an `referee.run.socio.SocioResult`): consistency (figures 4-5),
+    """COMPACT's socio-cognitive analysis (an `referee.run.social.socio.SocioResult`): consistency (figures 4-5),
     what predicts winning (figures 6-7) and judge agreement."""
     section = Section(f"Socio-cognitive metrics and what predicts winning ({runner})", text=[
         "Theory of mind, predictability, assertiveness and the LLM judge's influence, amenability, planning and "
@@ -540,7 +540,7 @@ def socio_section(runner: str, result) -> Section:
 
 
 def audit_section(title: str, result, frame: pd.DataFrame, outcome: str) -> Section:
-    """A construct-validity audit (`referee.run.audit.run_audit`) as a section: verdicts, tables, figures,
+    """A construct-validity audit (`referee.run.social.audit.run_audit`) as a section: verdicts, tables, figures,
     the Bayesian regression's diagnostics (when it ran) and the audit's notes."""
     section = Section(title, text=[f"Verdict: {result['summary']['verdict']}"])
     for key, name in CHECK_TITLES.items():

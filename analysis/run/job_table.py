@@ -174,7 +174,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
         data="none", folder=False,
         variants={name: (SIM_OUT, Option("agents", s.agents, f"number of agents (default {s.agents})",
                                          type=positive_int), SEED) + s.options for name, s in SIMULATORS.items()}),
-    Job("ratings", "referee.run.rating_jobs:ratings", "rate agents: Elo, Bradley-Terry (scalar, Davidson ties, "
+    Job("ratings", "referee.run.ratings.rating_jobs:ratings", "rate agents: Elo, Bradley-Terry (scalar, Davidson ties, "
         "per-game, multidimensional, Bayesian), Plackett-Luce, TrueSkill, OpenSkill", (
             Option("method", "bt", _method_help() + " (default bt)", choices=tuple(RATING_METHODS), metavar="METHOD"),
             Option("bootstrap", 0, "resample matches N times (COMPACT used 200) for percentile intervals (bt: the "
@@ -201,7 +201,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
                    "Concordia's background population: results of group background), which are otherwise a role, "
                    "not an agent", flag=True))
         + DATA + SAMPLING_OPTIONS + SWEEP_OPTIONS, figures=FIGURES + "ratings"),
-    Job("compare", "referee.run.rating_jobs:compare", "paired comparison of two agents (or every pair with --all): "
+    Job("compare", "referee.run.ratings.rating_jobs:compare", "paired comparison of two agents (or every pair with --all): "
         "P(A stronger than B), the difference with its interval, their head-to-head record", (
             Option("a", None, "the first agent (A)", positional="?", metavar="A"),
             Option("b", None, "the second agent (B)", positional="?", metavar="B"),
@@ -212,20 +212,20 @@ JOBS: dict[str, Job] = {j.name: j for j in (
                    "fit's covariance, as the leaderboard; another method: default 1000)", type=some_replicates,
                    metavar="N"),
             RESAMPLE) + DATA, out=Path("reports/compare")),
-    Job("ratings-cv", "referee.run.rating_jobs:ratings_cv", "cross-validated ROC-AUC of rating models; "
+    Job("ratings-cv", "referee.run.ratings.rating_jobs:ratings_cv", "cross-validated ROC-AUC of rating models; "
         "win-probability heatmap", (
             Option("folds", 5, "cross-validation folds (at least 2; default 5)", type=folds),
             Option("dims", range(1, 8), "dimension range for bt-md, e.g. 1-7 or 2", type=dims_range),
             Option("split", None, "a match attribute to split the heatmap by (e.g. communication)"),
             PER_GAME_SD) + DATA + SWEEP_OPTIONS, figures=FIGURES + "ratings_cv"),
-    Job("check", "referee.run.self_check:check", "check that ratings, leaderboard and compare agree on one store "
+    Job("check", "referee.run.ratings.self_check:check", "check that ratings, leaderboard and compare agree on one store "
         "(every rank inside the board's set, compare's P, p and interval one computation, tiers as their tests, "
         "no seat without a seat field); exits 1 on any violation", DATA, out=Path("reports/check")),
-    Job("runner-numbers", "referee.run.runner_numbers:own_numbers", "each runner's own headline numbers, computed "
+    Job("runner-numbers", "referee.run.ratings.runner_numbers:own_numbers", "each runner's own headline numbers, computed "
         "its way (clem's clemscore, % played and quality per model pair; Inspect's accuracy and stderr per log; "
         "Sotopia's dimensions; ...), printed even where referee cannot rate", (RUNNER, PHASE, DATA[3]),
         out=Path("reports/runner-numbers")),
-    Job("leaderboard", "referee.run.leaderboard:leaderboard", "one leaderboard: every method side by side, the "
+    Job("leaderboard", "referee.run.ratings.leaderboard:leaderboard", "one leaderboard: every method side by side, the "
         "established agents ranked with marginal and simultaneous 95 % rank sets and who could be first, the "
         "provisional ones listed below", (
             Option("bootstrap", 0, "N resamples of the matches as the board's draws for the intervals, rank sets, "
@@ -235,7 +235,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("min_games", MIN_BALLOTS, f"voting: agents on fewer than N ballots are not ranked by the voting "
                    f"methods (default {MIN_BALLOTS})", type=positive_float, metavar="N"))
         + DATA + SWEEP_OPTIONS, figures=FIGURES + "leaderboard", view="referee.present.board_view:leaderboard_view"),
-    Job("rank", "referee.run.rating_jobs:rank", "voting-as-evaluation (one ballot per (scenario, repetition) or "
+    Job("rank", "referee.run.ratings.rating_jobs:rank", "voting-as-evaluation (one ballot per (scenario, repetition) or "
         "match), or game-theoretic rankings on the meta-game (Nash averaging, alpha-Rank)", (
             Option("method", None, "a voting method (repeatable: several side by side), all of them, or nash "
                    "(Nash averaging: skill against the maximum-entropy equilibrium of the log-odds meta-game) or "
@@ -255,7 +255,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("min_games", MIN_BALLOTS, f"agents on fewer than N ballots (games; for nash and alpha-rank, "
                    f"matches) are listed apart, not ranked (default {MIN_BALLOTS}; 1 ranks every agent)",
                    type=positive_float, metavar="N")) + DATA),
-    Job("contest", "referee.run.rating_jobs:contest", "the contest's phases: top-k selection by Elo, final cross-play "
+    Job("contest", "referee.run.ratings.rating_jobs:contest", "the contest's phases: top-k selection by Elo, final cross-play "
         "(Elo and voting) and combined-phase Elo (paper tables 3, 8-12)", (
             Option("selection_phase", "evaluation", "phase that selects the finalists (default evaluation)"),
             Option("final_phase", "cross-play", "the finalists' phase (default cross-play)"),
@@ -264,7 +264,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("combine", None, "phases of the combined Elo (repeatable; default the selection and final "
                    "phases)", many=True, metavar="PHASE"),
             RUNNER, SEED), figures=FIGURES + "contest"),
-    Job("plan", "referee.run.score_jobs:plan", "which matches to run next, and how many (a plan as CSV, or a power "
+    Job("plan", "referee.run.scores.score_jobs:plan", "which matches to run next, and how many (a plan as CSV, or a power "
         "curve)", (
             Option("budget", 20, "matches to propose (default 20)", type=positive_int),
             Option("target", "adjacent:0.95", "adjacent:CONF (separate adjacent ranks), width:ELO (every interval at "
@@ -289,7 +289,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("demand", None, "--model measurement-layout: serve this demand's capabilities in every pick "
                    "(default: the demand least known at each pick)")) + DATA + SAMPLING_OPTIONS,
         figures=FIGURES + "plan"),
-    Job("fit", "referee.run.score_jobs:fit", "Bayesian models of scores: beta regressions and Measurement Layouts of "
+    Job("fit", "referee.run.scores.score_jobs:fit", "Bayesian models of scores: beta regressions and Measurement Layouts of "
         "normalised scores, hierarchical models of per-sample pass/fail and graded outcomes", (
         Option("model", None, "; ".join(f"{n}: {m.description}" for n, m in SCORE_MODELS.items()),
                choices=tuple(SCORE_MODELS), positional="1", required=True),
@@ -313,28 +313,28 @@ JOBS: dict[str, Job] = {j.name: j for j in (
         Option("item", None, "pass-fail, graded: the match column that is the item (default scenario; where it is "
                "empty, the task)", choices=OUTCOME_ROLES),
         RUNNER, PHASE, SEED) + SAMPLING_OPTIONS, figures=FIGURES + "fit"),
-    Job("compare-predictors", "referee.run.score_jobs:predictors", "Measurement Layout vs linear regression, XGBoost "
+    Job("compare-predictors", "referee.run.scores.score_jobs:predictors", "Measurement Layout vs linear regression, XGBoost "
         "and a constant", (
             Option("folds", 4, "folds over each agent's scenarios (default 4: every cell held out once, a quarter at "
                    "a time); R^2 and RMSE are averaged over folds", type=folds),
             RUNNER, PHASE, SEED) + SAMPLING_OPTIONS + SWEEP_OPTIONS, figures=FIGURES + "predictors"),
-    Job("describe", "referee.run.score_jobs:describe", "descriptive figures: means by agent and scenario, correlation "
+    Job("describe", "referee.run.scores.score_jobs:describe", "descriptive figures: means by agent and scenario, correlation "
         "heatmap", (RUNNER, PHASE), figures=FIGURES + "describe"),
-    Job("calibrate", "referee.run.score_jobs:calibrate", "simulation-based calibration of a Bayesian model (Talts et "
+    Job("calibrate", "referee.run.scores.score_jobs:calibrate", "simulation-based calibration of a Bayesian model (Talts et "
         "al. 2018): rank histograms and HDI coverage per parameter group", (
             Option("model", None, "the model family", choices=CALIBRATION_FAMILIES, positional="1", required=True),
             Option("sims", 100, "simulations (default 100)", type=positive_int),
             Option("size", 0, "design size: 0 the smallest, each step adds agents", type=count),
             Option("out", None, "the results folder the store's record of this run points at", type=path),
             SEED) + SAMPLING_OPTIONS + SWEEP_OPTIONS, data="optional", figures=FIGURES + "calibrate"),
-    Job("socio", "referee.run.social_jobs:socio", "socio-cognitive metrics, their consistency and what predicts "
+    Job("socio", "referee.run.social.social_jobs:socio", "socio-cognitive metrics, their consistency and what predicts "
         "winning (COMPACT)", (
             Option("runner", None, "the runner whose matches to use (default: compact when the store has it)"),
             Option("bootstrap", 200, "bootstrap replicates over matches for the intervals (default 200)", type=replicates),
             Option("judges", None, "the two judges to compare (default: the first two)", many=True,
                    metavar="RATER", nargs=2),
             SEED), figures=FIGURES + "socio"),
-    Job("judge", "referee.run.social_jobs:judge", "rate stored events with an LLM judge: a rubric against an "
+    Job("judge", "referee.run.social.social_jobs:judge", "rate stored events with an LLM judge: a rubric against an "
         "OpenAI-compatible endpoint, cached in the store", (
             Option("rubric", None, "a shipped rubric (e.g. compact-influence) or a rubric .toml file", required=True),
             Option("model", None, "the model name the endpoint serves; ratings' rater", required=True),
@@ -354,7 +354,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("limit", None, "judge only the first N items", type=positive_int),
             Option("dry_run", False, "print the items, calls and estimated tokens; call nothing", flag=True)),
         data="writable", out=Path("reports/judge")),
-    Job("judge-agreement", "referee.run.social_jobs:judge_agreement", "agreement of two raters on the same items "
+    Job("judge-agreement", "referee.run.social.social_jobs:judge_agreement", "agreement of two raters on the same items "
         "(MAD, exact, within one, Krippendorff's alpha) with bootstrap intervals", (
             Option("raters", None, "two raters (a judge model, or 'human')", many=True, required=True,
                    metavar="RATER", nargs=2),
@@ -363,7 +363,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("metric", None, "compare this measure only (default: every measure both rated)"),
             Option("bootstrap", 1000, "bootstrap replicates over items (default 1000)", type=replicates),
             SEED)),
-    Job("audit", "referee.run.social_jobs:audit", "construct-validity audit of a score against ground-truth outcomes", (
+    Job("audit", "referee.run.social.social_jobs:audit", "construct-validity audit of a score against ground-truth outcomes", (
         Option("formula", None, "scoring formula TOML (e.g. data/formulas/aoa_eval01.toml)", type=path),
         Option("outcome", None, "outcome measure and which way is better (repeatable; the direction, when not "
                "given here: the runner's or the ingest's declaration, else the formula's [outcomes], else the "

@@ -337,7 +337,7 @@ def fit_bt(W: np.ndarray, agents: list[str], prior_sd: float | None = None, tol:
 def reference_se(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, float | None]:
     """(theta, se, prior_sd): theta and se (n,) of scalar Bradley-Terry on pair counts W (n, n): the MLE where it exists, else MAP
     under the default prior, without a warning: the reference fit behind the status labels that every rating
-    table shares (`referee.run.rating_labels`), whose own rating fit says what it did."""
+    table shares (`referee.run.ratings.rating_labels`), whose own rating fit says what it did."""
     W = np.asarray(W, float)
     prior = None if mle_exists(W) else DEFAULT_PRIOR_SD
     theta, se, _, _ = _newton(W, np.zeros(W.shape[0]), prior, 1e-10, 100)

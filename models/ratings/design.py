@@ -8,7 +8,7 @@ so by Sherman-Morrison it lowers the variance of any contrast c' theta by
     gain_c(i, j) = p (1 - p) (c' C d)^2 / (1 + p (1 - p) d' C d).
 
 - `c-optimal` (the targets): the summed gain over the contrasts the target still needs, as
-  `referee.run.plan.contrasts` builds them: pairs whose order is not yet settled at the stated confidence
+  `referee.run.ratings.plan.contrasts` builds them: pairs whose order is not yet settled at the stated confidence
   (weighted by their share of the expected misordered pairs), agents whose interval is wider than the stated
   width (c = e_i), or pairs straddling the top-k boundary (Chaloner & Verdinelli 1995 for c- and
   A-optimality; the targets are referee's).

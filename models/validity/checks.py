@@ -2,7 +2,7 @@
 
 Every function takes a tidy per-player table `frame` (one row per player: `player`, `role`, `team`,
 `score` (the recorded score), and one column per measure: counters, recorded components, outcomes) and
-returns plain tables or dicts; `referee.run.audit` runs them, writes the outputs and words the verdicts.
+returns plain tables or dicts; `referee.run.social.audit` runs them, writes the outputs and words the verdicts.
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ EVENT_FIELDS = {
 }
 
 
-SEASON_AUDIT = True  # each match is a season the report audits with the EVAL 01 formula (`referee.run.audit`)
+SEASON_AUDIT = True  # each match is a season the report audits with the EVAL 01 formula (`referee.run.social.audit`)
 OUTCOME_DIRECTIONS = {"nation_power": "higher", "nation_alive": "higher"}  # what the audit reads as better
 
 def sniff(path: Path, head: str, sample: list) -> float:

@@ -28,11 +28,11 @@ def ratings(store, method: str = "bt", bootstrap: int = 0, by: str | None = None
             where: list[str] | None = None, seed: int = 0, **options) -> Result:
     """Rate agents (`referee ratings`): the rating table (agent, rating, lower, upper, rank and rank interval,
     group, interval, matches, status, and the runner's own numbers as numeric columns named as it names them:
-    clem's clemscore, pct_played and quality, Inspect's accuracy and stderr, ...; `referee.run.runner_numbers`) of
+    clem's clemscore, pct_played and quality, Inspect's accuracy and stderr, ...; `referee.run.ratings.runner_numbers`) of
     `method`; `by` slices (game, tag, role, scenario, phase), `covariate` the contextual Bradley-Terry; `ties`
     'davidson' fits Davidson's tie parameter. options : sampling (draws, tune, chains, sampler) and sweep (jobs,
     scheduler, exchange) options."""
-    from referee.run.rating_labels import parse_anchor
+    from referee.run.ratings.rating_labels import parse_anchor
     from referee.models.registry import RATING_METHODS
 
     if ties == "davidson":
@@ -49,7 +49,7 @@ def ratings(store, method: str = "bt", bootstrap: int = 0, by: str | None = None
         return _sliced_ratings(store, method, matches, results, excluded, held, by, parallel, resample, fitting,
                                options)
     result = _rated(matches, results, method, by, parallel, resample, rate_scripted, held, fitting, options)
-    from referee.run.runner_numbers import stored_runner_numbers
+    from referee.run.ratings.runner_numbers import stored_runner_numbers
 
     result.ratings, said = stored_runner_numbers(store, result.table(), matches, results)
     result.notes += said
@@ -68,8 +68,8 @@ def _rated(matches, results, method, by, parallel, resample, rate_scripted, held
         win_counts,
         with_resample,
     )
-    from referee.run.ratings import STREAMABLE, rate, rate_counts
-    from referee.run.runner_numbers import require_rated
+    from referee.run.ratings.ratings import STREAMABLE, rate, rate_counts
+    from referee.run.ratings.runner_numbers import require_rated
 
     streamed = method in STREAMABLE and not (fitting["bootstrap"] or by or parallel or held)
     try:
@@ -86,7 +86,7 @@ def _rated(matches, results, method, by, parallel, resample, rate_scripted, held
         resampled = f"--resample {resample} has no effect without --bootstrap"
     with sweep_executor(options) as executor:
         if on_the_board(method, by, held, fitting):
-            from referee.run.board import infer_board
+            from referee.run.ratings.board import infer_board
 
             board = infer_board(comparisons, agents, bootstrap=fitting["bootstrap"], seed=fitting["seed"],
                                 executor=executor)
@@ -103,7 +103,7 @@ def _rated(matches, results, method, by, parallel, resample, rate_scripted, held
 
 def on_the_board(method: str, by, anchor, fitting: dict) -> bool:
     """Whether a ratings call is the board's own inference (plain Bradley-Terry, not by game, not anchored, no
-    prior), so that its table is the board's table (`referee.run.board`) rather than a second computation."""
+    prior), so that its table is the board's table (`referee.run.ratings.board`) rather than a second computation."""
     return RATING_METHODS[method].board and by is None and anchor is None and not fitting.get("prior")
 
 
@@ -134,7 +134,7 @@ def _sliced_ratings(store, method, matches, results, excluded, anchor, by, paral
     from referee.prepare.comparisons import comparisons_and_agents, with_resample
     from referee.prepare.membership import agents_in
     from referee.prepare.slices import slices
-    from referee.run.ratings import rate
+    from referee.run.ratings.ratings import rate
 
     tables, sizes, notes = [], [], list(excluded)
     with sweep_executor(options) as executor:
@@ -195,8 +195,8 @@ def with_statuses(table: pd.DataFrame, comparisons: pd.DataFrame) -> pd.DataFram
     `status` (`rating_labels.label_status`) and its intervals open on the side where an agent never lost (above)
     or never won (below), as every other table of the same comparisons: an unbeaten agent's rating is never
     printed with a closed interval."""
-    from referee.run.intervals import one_sided
-    from referee.run.rating_labels import label_status
+    from referee.run.ratings.intervals import one_sided
+    from referee.run.ratings.rating_labels import label_status
 
     out = label_status(table, comparisons)
     side = out["agent"].map(one_sided(comparisons)).fillna("")
@@ -210,9 +210,9 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
             parallel: bool = False, where: list[str] | None = None, seed: int = 0) -> Result:
     """Paired comparison (`referee compare A B`): P(a stronger than b), the difference a - b in Elo points with
     its 95 % interval, their head-to-head record; with `all`, every pair with Holm's control over adjacent
-    pairs (`referee.run.compare`)."""
+    pairs (`referee.run.ratings.compare`)."""
     from referee.prepare.comparisons import comparisons_from_tables, with_resample
-    from referee.run.compare import compare as compare_two, compare_all
+    from referee.run.ratings.compare import compare as compare_two, compare_all
 
     named = [x for x in (a, b) if x is not None]
     if all == bool(named):
@@ -257,7 +257,7 @@ def ratings_cv(store, folds: int = 5, dims=range(1, 8), split: str | None = None
     bt-md by dimension; `cv_auc` the mean and SE per model, `cv_folds` every fold; plot() the fitted beside the
     observed win matrices (by `split`, a match attribute such as communication)."""
     from referee.prepare.comparisons import comparisons_from_tables
-    from referee.run.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
+    from referee.run.ratings.ratings_cv import cross_validate, fitted_and_empirical, summarise_cv
 
     matches, results, excluded = selected_tables(store, runner, phase, where)
     comparisons = comparisons_from_tables(matches, results, parallel=parallel)
@@ -290,7 +290,7 @@ def rank(store, method: list[str], alpha: float = 100.0, against: str = "agents"
         if len(methods) > 1:
             raise ValueError(f"{games[0]} ranks on its own: give it as the only --method")
         return _game_rank(store, matches, results, excluded, games[0], alpha, against, bootstrap, min_games, seed)
-    from referee.run.votes import vote_tables
+    from referee.run.ratings.votes import vote_tables
 
     table = vote_tables(matches, results, "all" if "all" in methods else methods, min_ballots=min_games, seed=seed,
                         ewa_reading=ewa_reading)
@@ -315,7 +315,7 @@ def rank(store, method: list[str], alpha: float = 100.0, against: str = "agents"
 def _game_rank(store, matches, results, excluded, method, alpha, against, bootstrap, min_games, seed) -> Result:
     from referee.prepare.comparisons import comparisons_from_tables
     from referee.readings import chance_reading
-    from referee.run.game_theory import game_ranking
+    from referee.run.ratings.game_theory import game_ranking
 
     if against == "scenarios":
         return _task_rank(store, matches, results, excluded, method, alpha, bootstrap, seed)
@@ -344,7 +344,7 @@ def _game_rank(store, matches, results, excluded, method, alpha, against, bootst
 def _task_rank(store, matches, results, excluded, method, alpha, bootstrap, seed) -> Result:
     """`rank --against scenarios`: the agent-vs-scenario game of normalised scores."""
     from referee.prepare.scores import agent_match_scores, normalise
-    from referee.run.game_theory import task_ranking
+    from referee.run.ratings.game_theory import task_ranking
 
     scored = matches[matches["scenario"].notna()]
     if not len(scored):
@@ -363,7 +363,7 @@ def contest(store, selection_phase: str = "evaluation", final_phase: str = "cros
             seed: int = 0) -> Result:
     """The contest's phases (`referee contest`; contest tables 3, 8-12): top-k selection by Elo, the finalists'
     Elo and voting on the final phase, and Elo over the phases combined."""
-    from referee.run.contest import run_contest
+    from referee.run.ratings.contest import run_contest
 
     matches, results = stored_tables(store, runner)
     result = run_contest(matches, results, selection_phase=selection_phase, final_phase=final_phase, top=top,

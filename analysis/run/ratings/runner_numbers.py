@@ -140,7 +140,7 @@ def _concordia(tables: Tables) -> pd.DataFrame:
     population never rated, whatever the rating asked for)."""
     from referee.models.ratings.elo import fit_contest_elo
     from referee.prepare.comparisons import comparisons_from_tables
-    from referee.run.ratings import encode
+    from referee.run.ratings.ratings import encode
 
     comparisons = comparisons_from_tables(tables.matches[tables.matches["runner"] == "concordia"], tables.results)
     comparisons = comparisons[comparisons["kind"] == "scenario"]

@@ -2,7 +2,7 @@
 their head-to-head record, from one rating method's cluster bootstrap (Miller 2024, "Adding error bars to
 evals": resample the unit the data cluster in, and compare paired).
 
-Bradley-Terry (the default) reads the board (`referee.run.board`): the same inference, the same se and the same
+Bradley-Terry (the default) reads the board (`referee.run.ratings.board`): the same inference, the same se and the same
 Holm-adjusted tests as the leaderboard's rank sets and tiers, so `compare` cannot disagree with the board.
 
 Another method uses its own paired bootstrap: every replicate rates both agents on the same resampled
@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from referee.models.registry import RATING_METHODS
-from referee.run.ratings import RatingResult, rate
+from referee.run.ratings.ratings import RatingResult, rate
 from referee.prepare.membership import agents_in
 
 
@@ -92,9 +92,9 @@ def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", boots
     head-to-head record.
 
     comparisons : a comparisons table (`referee.prepare.comparisons`; a `resample` column sets the cluster the
-    bootstrap draws); method : 'bt' reads the board (`referee.run.board.Board.pair`: the same inference as the
+    bootstrap draws); method : 'bt' reads the board (`referee.run.ratings.board.Board.pair`: the same inference as the
     leaderboard's sets and tiers; `board` when the caller has it, else inferred with `bootstrap` replicates or
-    the fit's covariance); any other method of `referee.run.ratings.METHODS` on the Elo scale, its own paired
+    the fit's covariance); any other method of `referee.run.ratings.ratings.METHODS` on the Elo scale, its own paired
     bootstrap (`bootstrap` replicates, default 1000). unit : the resample unit, reported.
     Returns a dict: agent_a, agent_b, method, resample, p_better, difference, se, lower, upper, p_value,
     interval, replicates, replicates_left_out, p_holm (bt: the board's), matches (matches the two met in), wins,
@@ -102,7 +102,7 @@ def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", boots
     has no comparison or no chain of matches links them."""
     _check(a, b, comparisons)
     if RATING_METHODS[method].board:
-        from referee.run.board import infer_board
+        from referee.run.ratings.board import infer_board
 
         board = board if board is not None else infer_board(comparisons, bootstrap=bootstrap or 0, seed=seed)
         table = board.table.set_index("agent")
@@ -136,7 +136,7 @@ def compare_all(comparisons: pd.DataFrame, method: str = "bt", bootstrap: int | 
     from referee.models.ratings.rank_sets import holm
 
     if RATING_METHODS[method].board:
-        from referee.run.board import infer_board
+        from referee.run.ratings.board import infer_board
 
         board = board if board is not None else infer_board(comparisons, bootstrap=bootstrap or 0, seed=seed)
         table, pair = board.table, board.pair

@@ -25,7 +25,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.metrics import mean_squared_error, r2_score
 from xgboost import XGBRegressor
 
-from referee.run.describe import feature_correlations, scenario_features
+from referee.run.scores.describe import feature_correlations, scenario_features
 from referee.run.executor import Executor, Shared, Task, run_tasks, share
 from referee.models.scores.measurement_layout import LayoutFit, fit_layout
 

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from referee.run.rating_labels import components, matches_per_agent
+from referee.run.ratings.rating_labels import components, matches_per_agent
 from referee.models.fit import FitResult
 from referee.models.registry import PLAN_RULES
 from referee.run.options import number_or_nan

@@ -23,7 +23,7 @@ def socio(store, runner: str | None = None, bootstrap: int = 200, judges: list[s
     inter-agent correlations), what predicts winning (`auc`: cross-validated ROC-AUC per condition), the judges'
     agreement; `runner` defaults to the store's runner whose logs carry them (`SOCIO_COGNITIVE`: COMPACT's)."""
     from referee.io.loaders import RUNNERS
-    from referee.run.socio import socio_analysis
+    from referee.run.social.socio import socio_analysis
 
     if runner is None:
         runner = next((r for r in store.runners() if getattr(RUNNERS.get(r), "SOCIO_COGNITIVE", False)), None)
@@ -52,7 +52,7 @@ def audit(store, formula=None, outcome: list[str] | None = None, group_by: list[
     row per check; `players` the per-player table audited."""
     from referee.models.validity.checks import reproduce
     from referee.readings import audit_markdown
-    from referee.run.audit import audit_frame, default_outcomes, formula_from, outcome_arg, run_audit
+    from referee.run.social.audit import audit_frame, default_outcomes, formula_from, outcome_arg, run_audit
 
     given = dict(outcome_arg(o) for o in outcome or [])
     frame, events = audit_frame(store, runner=runner, match=match)
@@ -95,7 +95,7 @@ def judge(store, rubric: str, model: str, endpoint: str | None = None, match: li
     writable). `dry_run` counts the items, calls and tokens and calls nothing. Fields: the ledger's counts."""
     from referee.io.endpoint import ChatEndpoint
     from referee.io.rubric import load_rubric
-    from referee.run.judge import estimate, plan, read_context, return_correlations, run_judge
+    from referee.run.social.judge import estimate, plan, read_context, return_correlations, run_judge
 
     found_rubric = load_rubric(rubric)
     given = read_context(context or [])

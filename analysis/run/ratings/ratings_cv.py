@@ -17,7 +17,7 @@ from sklearn.metrics import roc_auc_score
 
 from referee.prepare.comparisons import comparison_games
 from referee.run.executor import Executor, Shared, Task, run_tasks, share
-from referee.run.ratings import encode
+from referee.run.ratings.ratings import encode
 from referee.models.fit import summarised_warnings
 from referee.models.ratings.bradley_terry import fit_bt
 from referee.models.ratings.bt_multidim import fit_bt_multidim

@@ -16,7 +16,7 @@ on the Elo scale and the comparisons it came from (`referee.prepare.comparisons`
   method has no model interval and the bootstrap did not move, there is no interval (NaN), and the
   `interval` column says so.
 - Ranks' uncertainty is not here: rank sets, the set of the best and tiers come from one inference, the board
-  (`referee.run.board`), which every table that prints them reads.
+  (`referee.run.ratings.board`), which every table that prints them reads.
 """
 
 from __future__ import annotations

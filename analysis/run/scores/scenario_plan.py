@@ -2,7 +2,7 @@
 `referee.models.scores.layout_design`.
 
 A candidate is every catalogue scenario (played ones too: in the layout a replay is more data) and, on request,
-hypothetical profiles. Its demands are those the layout was fitted with (`referee.run.predictive.demand_matrix`,
+hypothetical profiles. Its demands are those the layout was fitted with (`referee.run.scores.predictive.demand_matrix`,
 chosen on the played scores); a demand the fit merged ('a + b', always present together) is split back into its
 members (`split_merged`), and a demand no played scenario exercises (a substrate not yet played) enters with
 prior draws of its capabilities.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from referee.run.predictive import demand_matrix
+from referee.run.scores.predictive import demand_matrix
 from referee.models.scores.layout_design import (LayoutDraws, layout_profiles, next_layout_scenarios, split_merged,
                                          with_prior_demands)
 
@@ -21,7 +21,7 @@ def layout_candidates(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.Da
                       profiles: bool = False, seed: int = 0) -> tuple[pd.DataFrame, LayoutDraws, list[str]]:
     """The candidates' demand profiles over the fit's demands.
 
-    scores, scenarios, tags : `referee.run.score_models.model_scores`; draws : `layout_draws` of a layout fitted
+    scores, scenarios, tags : `referee.run.scores.score_models.model_scores`; draws : `layout_draws` of a layout fitted
     to these scores. Returns (0/1 table, index scenario or 'profile: ...', columns = the returned draws' demands;
     the draws with merged demands split and unexercised demands added from the prior; notes). Raises ValueError when the posterior names
     a demand the store's data no longer defines (refit it).

@@ -9,7 +9,7 @@ from referee.models.registry import MIN_BALLOTS, VOTING_METHODS
 from referee.models.voting import PreferenceProfile, vote
 from referee.prepare.comparisons import ballots_from_tables, comparisons_from_tables
 from referee.prepare.membership import is_in
-from referee.run.rating_labels import label_status, without_information
+from referee.run.ratings.rating_labels import label_status, without_information
 
 
 def vote_tables(matches: pd.DataFrame, results: pd.DataFrame, methods: list[str] | str = "all",

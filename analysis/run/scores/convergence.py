@@ -70,7 +70,7 @@ def _contrast(data: dict, seed: int, sampling: dict) -> dict:
 
 
 def _layout_data(seed: int) -> dict:
-    from referee.run.predictive import demand_matrix
+    from referee.run.scores.predictive import demand_matrix
 
     catalogue = load_catalogue(CONTEST_2024)
     scores = contest_scores(seed, model="layout")
@@ -95,14 +95,14 @@ def _comparisons(seed: int) -> dict:
 
 
 def _bayes_bt(data: dict, seed: int, sampling: dict, by: str | None = None) -> dict:
-    from referee.run.ratings import rate
+    from referee.run.ratings.ratings import rate
 
     return rate(data["comparisons"], "bayes-bt", by=by, seed=seed, **sampling).diagnostics
 
 
 def _season(seed: int) -> dict:
     from referee.io.store import Store
-    from referee.run.audit import audit_frame
+    from referee.run.social.audit import audit_frame
     from referee.simulators.aoa import simulate_aoa, write_aoa
 
     with tempfile.TemporaryDirectory() as folder:

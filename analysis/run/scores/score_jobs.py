@@ -9,7 +9,7 @@ import json
 from referee.run.executor import sweep_executor
 from referee.run.options import sampling
 from referee.run.result import Result
-from referee.run.score_models import model_scores
+from referee.run.scores.score_models import model_scores
 from referee.run.stored import selected_tables
 
 
@@ -36,8 +36,8 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str | N
         raise ValueError(f"{model} {offered}: drop --likelihood {likelihood}")
     if spec.data == "outcomes":
         from referee.prepare.outcomes import ITEM_COLUMN, TASK_COLUMN, sample_outcomes
-        from referee.run.outcome_models import stated_stderr
-        from referee.run.runner_numbers import stored_tables
+        from referee.run.scores.outcome_models import stated_stderr
+        from referee.run.ratings.runner_numbers import stored_tables
 
         matches, results = store.matches(), store.results()
         outcomes = sample_outcomes(matches, results, store.measures() if measure else None, runner, measure,
@@ -82,7 +82,7 @@ def predictors(store, folds: int = 4, runner: str | None = None, phase: list[str
     """The Measurement Layout against linear regression, XGBoost and a constant (`referee compare-predictors`,
     contest figure 7), cross-validated over each agent's scenarios (of `runner`, in `phase`): `pooled` (the main
     table), `per_agent`, the predictions and each fold's diagnostics and demands."""
-    from referee.run.predictive import compare_predictors, training_demands
+    from referee.run.scores.predictive import compare_predictors, training_demands
 
     scores, scenarios, tags = model_scores(store, phase, runner)
     with sweep_executor(options) as executor:
@@ -103,7 +103,7 @@ def describe(store, runner: str | None = None, phase: list[str] | None = None) -
     normalised score per agent and per scenario with ±1 SE over matches, the correlations of score, tags,
     substrates and resident status, and `scores`, the normalised scores themselves (one row per (match, agent);
     `score_norm` in [0, 1])."""
-    from referee.run.describe import feature_correlations, mean_se, scenario_features
+    from referee.run.scores.describe import feature_correlations, mean_se, scenario_features
 
     scores, scenarios, tags = model_scores(store, phase, runner)
     by_agent, by_scenario = mean_se(scores, "agent"), mean_se(scores, "scenario")
@@ -116,7 +116,7 @@ def calibrate(store, model: str, sims: int = 100, size: int = 0, out=None, seed:
     """Simulation-based calibration of a Bayesian model (`referee calibrate`; Talts et al. 2018): rank
     histograms and HDI coverage per parameter group. With a store, the run is recorded in it (its report links
     each model's latest, in folder `out`). `failure` says which groups failed."""
-    from referee.run.calibrate import calibrate as run_calibration
+    from referee.run.scores.calibrate import calibrate as run_calibration
 
     with sweep_executor(options) as executor:
         result = run_calibration(model, sims, seed=seed, size=size, executor=executor, **sampling(options))
@@ -144,7 +144,7 @@ def plan(store, budget: int = 20, target: str = "adjacent:0.95", rule: str = "c-
     if scenarios:
         return _scenario_plan(store, scenarios, profiles, model, posterior, repeats, demand, phase, seed, options)
     from referee.prepare.comparisons import comparable_agents, comparisons_from_tables
-    from referee.run.plan import plan as plan_matches, power_curve
+    from referee.run.ratings.plan import plan as plan_matches, power_curve
 
     matches, results, notes = selected_tables(store, runner, phase, where)
     comparisons = comparisons_from_tables(matches, results)
@@ -168,7 +168,7 @@ def plan(store, budget: int = 20, target: str = "adjacent:0.95", rule: str = "c-
 def _scenario_plan(store, n, profiles, model, posterior, repeats, demand, phase, seed, options) -> Result:
     """`plan --scenarios N`: the scenarios (tag profiles) that would most shrink the tag coefficients now least
     known (`referee.models.scores.scenario_design`), or with the Measurement Layout the capabilities now least
-    known (`referee.run.scenario_plan`), from `posterior` (an idata.nc `referee fit measurement-layout` wrote,
+    known (`referee.run.scores.scenario_plan`), from `posterior` (an idata.nc `referee fit measurement-layout` wrote,
     or its folder) or a layout fitted now."""
     from referee.models.registry import SCORE_MODELS
 
@@ -192,7 +192,7 @@ def _layout_plan(scores, scenarios, tags, n, profiles, posterior, repeats, deman
     from pathlib import Path
 
     from referee.models.scores.layout_design import layout_draws
-    from referee.run.scenario_plan import layout_scenario_plan
+    from referee.run.scores.scenario_plan import layout_scenario_plan
 
     notes = []
     if posterior:
@@ -210,7 +210,7 @@ def _layout_plan(scores, scenarios, tags, n, profiles, posterior, repeats, deman
         diagnostics = diagnose(idata, DIAGNOSED)  # warns when not converged
         notes.append(f"Capabilities' posterior read from {path} (diagnostics {json.dumps(diagnostics)}).")
     else:
-        from referee.run.score_models import fit_store_layout
+        from referee.run.scores.score_models import fit_store_layout
 
         fitted, _ = fit_store_layout(scores, scenarios, tags, seed=seed, **sampling(options))
         draws = layout_draws(fitted.idata)

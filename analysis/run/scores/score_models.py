@@ -27,10 +27,10 @@ def model_scores(store, phases: list[str] | None = None, runner: str | None = No
 
 def fit_store_layout(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.DataFrame, seed: int = 0, **sampling):
     """The Measurement Layout fitted to `model_scores`' tables: demands from
-    `referee.run.predictive.demand_matrix` (negatively correlated tags, substrates, visitor), rows without a
+    `referee.run.scores.predictive.demand_matrix` (negatively correlated tags, substrates, visitor), rows without a
     normalised score left out. sampling : draws, tune, chains, sampler for `referee.models.fit.sample`. Returns
     (LayoutFit, the demand matrix, index scenario)."""
-    from referee.run.predictive import demand_matrix, layout_on
+    from referee.run.scores.predictive import demand_matrix, layout_on
 
     demands = demand_matrix(scores, scenarios, tags)
     return layout_on(scores.dropna(subset=["score_norm"]), demands, seed, sampling), demands

@@ -1,5 +1,5 @@
 """Each rating method's fit, as `referee.models.registry.RATING_METHODS` names it: a scalar fit of integer-coded
-comparisons (`Coded`, `referee.run.ratings.encode`) for a method fitted once per game when rated by game, a joint
+comparisons (`Coded`, `referee.run.ratings.ratings.encode`) for a method fitted once per game when rated by game, a joint
 fit (a `Point`) for one that models the games together, and a fit of pooled win counts for a streamable one.
 Ratings on the Elo scale unless the method says otherwise (TrueSkill and OpenSkill: mu, sigma)."""
 

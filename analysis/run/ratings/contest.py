@@ -19,7 +19,7 @@ import pandas as pd
 from referee.prepare.comparisons import ballots_from_tables, comparisons_and_agents
 from referee.names import FINAL, SELECTION
 from referee.prepare.selection import exclusion_counts, select_phases
-from referee.run.ratings import rate
+from referee.run.ratings.ratings import rate
 from referee.models.fit import FitResult, collect_notes
 from referee.models.voting import PreferenceProfile, vote
 

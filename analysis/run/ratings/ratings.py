@@ -2,7 +2,7 @@
 
 `rate(comparisons, method, ...)` returns a `RatingResult` whose `table` has columns
 `agent, rating, lower, upper, rank` (plus `game` first when rated by game). Ranks' uncertainty (rank sets,
-the set of the best, tiers) is the board's (`referee.run.board`), not a method's. Methods:
+the set of the best, tiers) is the board's (`referee.run.ratings.board`), not a method's. Methods:
 
 - `elo`: the 2024 Concordia contest's Elo (strict wins; Newman iteration; rounded), MAP fallback;
 - `bt`: Bradley-Terry MLE on the Elo scale (ties as half wins), Wald 95% intervals; `prior=True` (or no
@@ -35,9 +35,9 @@ import numpy as np
 import pandas as pd
 
 from referee.prepare.comparisons import comparison_games
-from referee.run.intervals import ROBUST_WALD, WALD, finish
+from referee.run.ratings.intervals import ROBUST_WALD, WALD, finish
 from referee.run.executor import Executor, Shared, Task, run_tasks, share, task_seeds
-from referee.run.rating_labels import (ANCHORABLE, NO_INFORMATION, anchor_replicates, anchor_shift, apply_status,
+from referee.run.ratings.rating_labels import (ANCHORABLE, NO_INFORMATION, anchor_replicates, anchor_shift, apply_status,
                                         components, information_note, rank_within, reference_status, status_note,
                                         without_information)
 from referee.models.registry import RATING_METHODS, implementation, methods_with
@@ -45,7 +45,7 @@ from referee.models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, su
 from referee.models.ratings.bootstrap import BootstrapResult, bootstrap_generic, bootstrap_resampled, bt_resampling
 from referee.models.ratings.bradley_terry import bt_covariance, centred_se, pair_counts, wald_table
 from referee.models.ratings.bt_per_game import DEFAULT_TAU_ELO
-from referee.run.rating_fits import Point, davidson_ties
+from referee.run.ratings.rating_fits import Point, davidson_ties
 from referee.prepare.membership import agents_in, is_in
 
 METHODS = tuple(RATING_METHODS)  # names and traits in `referee.models.registry`
@@ -114,7 +114,7 @@ class RatingResult(FitResult):
 def _point(comparisons: pd.DataFrame, method: str, by: str | None, prior: bool, dims: int, k: float,
            tau_elo: float | None, seed: int, agents: list[str] | None = None) -> Point:
     """One method's point fit (`Point`) on a comparisons table, by its registered implementation
-    (`referee.models.registry.RATING_METHODS`, `referee.run.rating_fits`)."""
+    (`referee.models.registry.RATING_METHODS`, `referee.run.ratings.rating_fits`)."""
     spec = RATING_METHODS[method]
     coded = encode(comparisons, agents)
     if not spec.separate_fits:
@@ -157,13 +157,13 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     executor : where the bootstrap's blocks run (`referee.run.executor`; default here): the same replicates
         on any executor.
     anchor : (agent, rating) fixing the scale of a difference-scale method (`rating_labels.ANCHORABLE`) in the
-        point fit and in every bootstrap replicate (`referee.run.rating_labels`); not by game.
+        point fit and in every bootstrap replicate (`referee.run.ratings.rating_labels`); not by game.
 
     Returns
     -------
     RatingResult with `table` (agent, rating, lower, upper, rank[, replicates, flag];
     `game` first when by='game'), on the Elo scale (mean 1500, or the anchor's), and, not by game,
-    `interval` (what the interval is; -inf/+inf where the data leave it open: `referee.run.intervals`),
+    `interval` (what the interval is; -inf/+inf where the data leave it open: `referee.run.ratings.intervals`),
     `matches` and `status` (established / provisional: why), plus `component` when the comparison graph falls
     apart (each component is rated on its own, centred at 1500; ranks, intervals and groups within it), and
     `anchor` when anchored. The resample unit of the bootstrap is the comparisons'
@@ -315,7 +315,7 @@ def _by_component(comparisons: pd.DataFrame, compared: pd.Series, method: str, a
 def _labelled(result: RatingResult, parts: pd.Series | None, agents: list[str] | None,
               status: pd.DataFrame | None, uninformed: dict[str, str], said: str) -> RatingResult:
     """The result with unrated agents listed, ranks within the comparison graph's components `parts` (component
-    per agent, `rating_labels.components`), each agent's status (`referee.run.rating_labels`), the agents
+    per agent, `rating_labels.components`), each agent's status (`referee.run.ratings.rating_labels`), the agents
     without information (`uninformed`, {agent: status}) listed last without a rating and `said` (how many
     comparisons carried information) among the notes; by game (`parts` None) the table is left as it is."""
     result.notes.append(said)

@@ -29,7 +29,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from referee.models.ratings.bootstrap import MIN_MATCHES
-from referee.run.intervals import one_sided
+from referee.run.ratings.intervals import one_sided
 from referee.run.options import number_or_nan
 from referee.models.registry import methods_with
 from referee.prepare.membership import agents_in, is_in

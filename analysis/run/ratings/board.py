@@ -1,12 +1,12 @@
 """The one inference behind every number referee prints about an agent's strength: `infer_board(comparisons)`.
 
-One Bradley-Terry fit (`referee.run.ratings.rate`, method `bt`, the Elo scale) and one sampling distribution of
+One Bradley-Terry fit (`referee.run.ratings.ratings.rate`, method `bt`, the Elo scale) and one sampling distribution of
 its ratings per connected part of the comparison graph: Normal with the fit's covariance (cluster-robust by
 match where a match holds several pairs, `bradley_terry.bt_covariance`), or, when a bootstrap is asked for, its
 replicates. From those, once:
 
-- each agent's rating, interval (`referee.run.intervals.finish`: open where the agent never lost or never won),
-  matches and status (`referee.run.rating_labels`: by information, never by strength);
+- each agent's rating, interval (`referee.run.ratings.intervals.finish`: open where the agent never lost or never won),
+  matches and status (`referee.run.ratings.rating_labels`: by information, never by strength);
 - every pair's difference d (Elo points) and its standard error se (`Board.pair`): P(better) = Phi(d / se), the
   two-sided p = 2 Phi(-|d| / se) and the 95 % interval d -/+ 1.96 se, open on a side where either agent's
   interval is open; one computation, so an interval that holds 0 never sits beside P > 0.975 or p < 0.05;
@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from referee.run.rating_labels import ESTABLISHED
+from referee.run.ratings.rating_labels import ESTABLISHED
 
 LEVEL = 0.95
 DRAWS = 4000  # Normal draws of each component's ratings for the rank sets' critical values
@@ -185,7 +185,7 @@ def infer_board(comparisons: pd.DataFrame, agents: list[str] | None = None, boot
     0 for Normal draws with the fit's covariance (the default), N for N cluster-bootstrap replicates as the
     draws. Returns a `Board`; ValueError where nothing can be rated (as `rate`)."""
     from referee.models.ratings.rank_sets import rank_sets
-    from referee.run.ratings import rate
+    from referee.run.ratings.ratings import rate
 
     bt = rate(comparisons, "bt", bootstrap=bootstrap, seed=seed, agents=agents, executor=executor)
     table = bt.table().copy()

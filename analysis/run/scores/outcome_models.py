@@ -26,9 +26,9 @@ def graded(outcomes, stated, seed, effects, interaction, compare, **sampling):
 
 def stated_stderr(tables) -> pd.DataFrame:
     """The runner's own stated standard error of each agent's headline per task, where its output states one and
-    one log holds the pair (Inspect's header `stderr`; `referee.run.runner_numbers.HEADLINES`): agent, task,
-    runner_stderr. `tables`: `referee.run.runner_numbers.Tables` of the modelled matches."""
-    from referee.run.runner_numbers import runner_numbers
+    one log holds the pair (Inspect's header `stderr`; `referee.run.ratings.runner_numbers.HEADLINES`): agent, task,
+    runner_stderr. `tables`: `referee.run.ratings.runner_numbers.Tables` of the modelled matches."""
+    from referee.run.ratings.runner_numbers import runner_numbers
 
     numbers = runner_numbers(tables)
     stated = numbers[numbers["headline"].astype(bool) & numbers["task"].notna() & numbers["stated_stderr"].notna()]

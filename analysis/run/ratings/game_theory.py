@@ -18,7 +18,7 @@ from referee.models.ratings.bootstrap import MIN_MATCHES, game_weights
 from referee.models.ratings.bradley_terry import add_rank
 from referee.models.registry import GAME_METHODS, implementation
 from referee.prepare.membership import is_in
-from referee.run.rating_labels import information_note, reference_status, without_information
+from referee.run.ratings.rating_labels import information_note, reference_status, without_information
 
 
 ALPHAS = (0.1, 1.0, 10.0, 100.0)  # the ranking intensities every alpha-Rank result is also shown at
@@ -35,7 +35,7 @@ class GameRanking:
       skill in log-odds, or the stationary mass for alpha-Rank; mass = the equilibrium or stationary
       probability; lower/upper = the score's 95 % bootstrap interval (none for a group below MIN_CLUSTERS
       matches, nor for an agent below `referee.models.ratings.bootstrap.MIN_MATCHES`); status by the one rule
-      of `referee.run.rating_labels` (the same as in every rating table).
+      of `referee.run.ratings.rating_labels` (the same as in every rating table).
     - `not_ranked`: agent, matches, status of the agents set apart (fewer than `min_games` matches, or no
       information).
     - `payoffs`: one row per ordered pair (win rate, log-odds, comparisons, filled), or for the

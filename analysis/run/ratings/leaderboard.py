@@ -1,7 +1,7 @@
 """One leaderboard (`referee leaderboard`, `referee.leaderboard(...)`, the report's first section): every method
 side by side, one row per agent, with the ranks a paper can print.
 
-The established agents (the one status rule, `referee.run.rating_labels`) are ranked, best first, by
+The established agents (the one status rule, `referee.run.ratings.rating_labels`) are ranked, best first, by
 Bradley-Terry (Elo scale) with its bootstrap interval, their marginal and simultaneous 95 % rank sets and whether
 they could be first (`referee.models.ratings.rank_sets`, from Normal draws with the fit's cluster-robust
 covariance of the established agents alone, so that an agent with a handful of games can neither lead nor widen
@@ -30,9 +30,9 @@ BOOTSTRAP = 0  # the board's draws: 0 for Normal draws with the fit's covariance
 @dataclass
 class Board:
     """What the leaderboard computed, for whoever draws each method apart (the report's appendix):
-    `inference` the one inference (`referee.run.board.Board`: Bradley-Terry, its intervals, statuses, rank sets,
+    `inference` the one inference (`referee.run.ratings.board.Board`: Bradley-Terry, its intervals, statuses, rank sets,
     tiers and pairwise tests), `bt` its Bradley-Terry `RatingResult`, `elo` the contest's Elo (with the same
-    statuses), `votes` every voting method's table (`referee.run.votes.vote_tables`)."""
+    statuses), `votes` every voting method's table (`referee.run.ratings.votes.vote_tables`)."""
 
     inference: object
     elo: object
@@ -45,7 +45,7 @@ class Board:
 
 def _votes(matches, results, min_games: float, seed: int, notes: list[str]) -> pd.DataFrame:
     """Every voting method's table (`vote_tables`), empty (and said) where none can run."""
-    from referee.run.votes import vote_tables
+    from referee.run.ratings.votes import vote_tables
 
     try:
         return vote_tables(matches, results, "all", min_ballots=min_games, seed=seed)
@@ -58,7 +58,7 @@ def _masses(comparisons: pd.DataFrame, established: list[str], seed: int, notes:
     """Nash averaging's equilibrium mass and alpha-Rank's stationary mass in the game among the established
     agents (agent-indexed); not computed below three established agents."""
     from referee.prepare.membership import is_in
-    from referee.run.game_theory import game_ranking
+    from referee.run.ratings.game_theory import game_ranking
 
     if len(established) < 3:
         notes.append(f"Nash averaging and alpha-Rank not run: {len(established)} established agent(s); a game "
@@ -111,15 +111,15 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     columns named as the runner names them (clemscore, accuracy and stderr, ...; where it has one), matches,
     status; `rank_sets` the numeric bounds; `tier_tests` each pair of neighbours'
     difference with its Holm-adjusted p-value; `seat_effect` the advantage of a later seat where the matches
-    record seats (`seat_effect`). Every rank, set, tier and status is the board's (`referee.run.board`).
+    record seats (`seat_effect`). Every rank, set, tier and status is the board's (`referee.run.ratings.board`).
     Fields: `could_be_first` (agents), `level`, `critical` (the critical values per component), `said` (what
     the board found, as sentences), `runner_numbers` (the first of them), `runner_columns` (the runner's own
     columns), `methods` (each method's own columns: elo, voting positions, masses), `summary` (the one sentence on
     how many are ranked and who could be first, which the report puts above the board); `value` a `Board`."""
     from referee.prepare.comparisons import comparisons_and_agents
-    from referee.run.board import infer_board
-    from referee.run.ratings import rate
-    from referee.run.runner_numbers import require_rated, stored_runner_numbers
+    from referee.run.ratings.board import infer_board
+    from referee.run.ratings.ratings import rate
+    from referee.run.ratings.runner_numbers import require_rated, stored_runner_numbers
 
     matches, results, notes = selected_tables(store, runner, phase, where)
     comparisons, agents = comparisons_and_agents(matches, results, parallel=parallel)

@@ -1,0 +1,1 @@
+"""Social-intelligence and validity jobs: the construct-validity audit of a scoring metric (`audit.py`), socio-cognitive metrics (`socio.py`), the judge's agreement (`judge.py`); the job functions are in `social_jobs.py`."""
