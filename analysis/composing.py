@@ -16,7 +16,7 @@ from referee.run.job_table import NO_MODELS, Job
 from referee.run.options import SAMPLING_OPTIONS, SEED, Option, agent_list, path, sampling
 
 if TYPE_CHECKING:  # at run time each job imports it: `import referee` loads no numerical stack
-    from referee.run.result import Result
+    from referee.run.result import PaperJobResult, ReportJobResult
 
 COMPOSING = (
     Job("report", "referee.composing:report", "write the HTML report for a store", (
@@ -39,18 +39,18 @@ COMPOSING = (
 JOBS: dict[str, Job] = {**ANALYSES, **{j.name: j for j in COMPOSING}}
 
 
-def report(store, out=Path("reports/latest"), no_models: bool = False, seed: int = 0, **options) -> Result:
+def report(store, out=Path("reports/latest"), no_models: bool = False, seed: int = 0, **options) -> ReportJobResult:
     """The HTML report of everything in the store (`referee report`), written to folder `out`; with `no_models`
     the Bayesian fits are skipped (a quick report). Fields: `index`, the path of its index.html."""
     from referee.reporting import build_report
-    from referee.run.result import Result
+    from referee.run.result import ReportJobResult
 
     index = build_report(store, out, fit_models=not no_models, seed=seed, sampling=sampling(options) or None)
-    return Result("report", {}, fields={"index": str(index)}, lines=[f"wrote {index}"])
+    return ReportJobResult("report", {}, fields={"index": str(index)}, lines=[f"wrote {index}"])
 
 
 def paper(store, paper: str, out, finalists: list[str] | None = None, no_models: bool = False,
-          runner: str | None = None, match: str | None = None, seed: int = 0, **options) -> Result:
+          runner: str | None = None, match: str | None = None, seed: int = 0, **options) -> PaperJobResult:
     """A seed paper's numbered figures and tables made by its own protocol (`referee paper`;
     `referee.papers.PAPERS`), written to folder `out` with manifest.json listing every item and how it was made
     (or why not). The main table lists the items. Fields: made, not_made."""
@@ -58,7 +58,7 @@ def paper(store, paper: str, out, finalists: list[str] | None = None, no_models:
 
     from referee.models.registry import implementation
     from referee.papers.items import PaperWriter
-    from referee.run.result import Result
+    from referee.run.result import PaperJobResult
     from referee.present.outputs import ResultsFolder
 
     spec = PAPERS[paper]
@@ -69,7 +69,7 @@ def paper(store, paper: str, out, finalists: list[str] | None = None, no_models:
     manifest = writer.close(paper, protocol, notes)
     items = pd.DataFrame([{"number": i["number"], "made": bool(i["files"]), "files": ", ".join(i["files"]),
                            "reason": i.get("reason") or ""} for i in manifest["items"]])
-    return Result("paper", {"items": items}, notes, fields={"made": manifest["made"],
+    return PaperJobResult("paper", {"items": items}, notes, fields={"made": manifest["made"],
                                                              "not_made": manifest["not_made"],
                                                              "written": [str(p) for p in writer.folder.files]},
                   lines=[f"wrote {out}/manifest.json: {manifest['made']} item(s) made, {manifest['not_made']} not "

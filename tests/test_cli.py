@@ -17,6 +17,7 @@ def test_ingest_and_info_json(tmp_path, record, capsys):
     assert main(["ingest", str(path), "--store", db, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out.pop("warnings") == [] and out.pop("notes") == [] and out.pop("diagnostics") == {}
+    assert out.pop("tables") == {}  # tables apart from the fields (ingest writes none without --per-file)
     assert out.pop("store") == db
     [reason] = out.pop("reasons")  # one example per reason, naming its file, record and field
     assert (reason["reason"], reason["count"], reason["example"]["field"]) == ("unknown scenario", 1, "scenario")

@@ -117,8 +117,8 @@ def test_the_command_and_the_notebook_call_give_the_same_output(name, sample_sto
     main_table = next(iter(result.tables))
     written = pd.read_csv(tmp_path / "cli" / f"{main_table}.csv")
     pd.testing.assert_frame_equal(written, _as_written(result.table(), tmp_path / 'api.csv'), check_dtype=False)
-    pd.testing.assert_frame_equal(pd.DataFrame(payload[main_table]), pd.DataFrame(
-        json.loads(json.dumps(result.payload()[main_table], default=str))), check_dtype=False)
+    pd.testing.assert_frame_equal(pd.DataFrame(payload["tables"][main_table]), pd.DataFrame(
+        json.loads(json.dumps(result.payload()["tables"][main_table], default=str))), check_dtype=False)
     machine = "PyTensor could not link to a BLAS"  # said once per process, by whichever fit imports PyTensor first
     assert [n for n in payload["notes"] if machine not in n] == [n for n in result.notes if machine not in n]
 
@@ -147,7 +147,7 @@ def test_ingest_simulate_judge_report_and_paper_give_the_same_files_by_either_do
     # paper: the same items made and not made
     code, payload = _cli(["paper", "compact", "--store", str(compact), "--out", str(tmp_path / "pc")], capsys)
     made = referee.paper(str(compact), "compact", tmp_path / "pa")
-    assert code == 0 and payload["items"] == made.payload()["items"] and payload["made"] == made.made > 0
+    assert code == 0 and payload["tables"]["items"] == made.payload()["tables"]["items"] and payload["made"] == made.made > 0
     # report: both write an index with the same sections
     code, payload = _cli(["report", "--store", str(tmp_path / "c.duckdb"), "--no-models", "--out",
                           str(tmp_path / "rc")], capsys)
@@ -209,3 +209,24 @@ def test_a_misspelt_method_or_option_gets_did_you_mean_on_both_doors(capsys):
         JOBS["ratings"].bind({"method": "btt"})
     with pytest.raises(TypeError, match="no option 'bootstrapp' \\(did you mean 'bootstrap'\\?\\)"):
         referee.ratings(None, "bt", bootstrapp=3)
+
+
+def test_results_are_typed_and_json_keeps_fields_and_tables_apart(sample_store, tmp_path, capsys):
+    """Issue 73: fields were read through `__getattr__` over a dict, and in `--json` a field named like a table
+    was overwritten by it. `check` reports a field `violations` (a count) and a table `violations` (the rows)."""
+    from referee.run.result import CheckJobResult, Field, Result, declared_fields
+
+    assert not hasattr(Result, "__getattr__")
+    assert isinstance(CheckJobResult.violations, Field) and set(declared_fields(CheckJobResult)) == {
+        "checked", "violations"}
+    with pytest.raises(ValueError, match="lacks its field"):  # a declared field cannot be left out
+        CheckJobResult("check", {}, fields={"checked": 3})
+    code, payload = _cli(["check", "--store", str(sample_store), "--runner", "arena", "--out", str(tmp_path / "c")],
+                         capsys)
+    assert code == 0 and isinstance(payload["violations"], int)
+    assert payload["violations"] == len(payload["tables"]["violations"])
+    with Store(sample_store, read_only=True) as store:
+        found = referee.check(store, runner="arena")
+    assert type(found) is CheckJobResult and found.violations == payload["violations"]
+    with pytest.raises(AttributeError):
+        found.no_such_field

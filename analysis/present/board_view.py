@@ -69,4 +69,4 @@ def methods_view(methods: pd.DataFrame) -> pd.DataFrame:
 
 def leaderboard_view(result) -> pd.DataFrame:
     """The board a terminal prints for the leaderboard job's Result (`board_view` of its table)."""
-    return board_view(result.table(), result.fields["runner_columns"])
+    return board_view(result.table(), result.runner_columns)

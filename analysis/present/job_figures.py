@@ -25,7 +25,7 @@ def ratings(result) -> dict:
         return {}
     figures = {"intervals": lambda: plot_ratings(table)}
     boot = getattr(result.value, "bootstrap", None)
-    if boot is not None and result.fields.get("by") is None:
+    if boot is not None and result.by is None:
         figures = {"bootstrap": lambda: plot_bootstrap_violins(boot.long()), **figures}
     return figures
 
@@ -49,13 +49,13 @@ def plan(result) -> dict:
     """The power curve (with --power)."""
     if "power" not in result.tables:
         return {}
-    return {"power": lambda: plot_power_curve(result.table("power"), result.fields["delta"])}
+    return {"power": lambda: plot_power_curve(result.table("power"), result.delta)}
 
 
 def fit(result) -> dict:
     """The model's figure, named after the model, drawn by its registered function (`SCORE_MODELS[model].figure`);
     an outcome model's task effects beside it (`{model}_tasks`) when it has them."""
-    model = result.fields["model"]
+    model = result.model
     figures = {model: lambda: implementation(SCORE_MODELS[model].figure)(result)}
     tasks = result.tables.get("tasks")
     if SCORE_MODELS[model].data == "outcomes" and tasks is not None and len(tasks):
@@ -88,7 +88,7 @@ def tag_effects(result):
 
 def baseline_contrast(result):
     """Each agent's log-odds difference from the baseline with its 95 % HDI."""
-    return plot_intervals(result.table(), "agent", f"Log-odds difference from {result.fields['baseline']} (mean, 95% "
+    return plot_intervals(result.table(), "agent", f"Log-odds difference from {result.baseline} (mean, 95% "
                           "HDI)", "log-odds difference")
 
 
@@ -100,7 +100,7 @@ def capability_profiles(result):
 
 def predictors(result) -> dict:
     """The per-agent comparison of predictors, and the capability profiles of the agents the layout predicts."""
-    comp, included = result.value, result.fields["included"]
+    comp, included = result.value, result.included
     figures = {"comparison": lambda: plot_predictor_comparison(comp.per_agent)}
     if included:
         caps = comp.layout.capabilities()
@@ -121,8 +121,8 @@ def describe(result) -> dict:
 def calibrate(result) -> dict:
     """The rank histograms per parameter group, with the 99 % band of a uniform histogram."""
     return {"rank_histograms": lambda: plot_rank_histograms(
-        result.table("ranks"), result.table("summary"), f"{result.fields['model']}: rank histograms over "
-        f"{result.fields['sims']} simulations (grey: 99% band of a uniform histogram)")}
+        result.table("ranks"), result.table("summary"), f"{result.model}: rank histograms over "
+        f"{result.sims} simulations (grey: 99% band of a uniform histogram)")}
 
 
 def socio(result) -> dict:

@@ -212,9 +212,9 @@ def leaderboard_section(runner: str, result) -> Section:
     the board (`referee.present.board_view.board_view`: at most 12 columns), each method's own columns right below
     (`methods_view`), then the definitions and notes folded in one block. The tier tests and the seat effect are
     in the appendix's rankings section; the CSVs hold the job's numeric tables."""
-    level = result.fields["level"]
+    level = result.level
     table = result.table()
-    summary = result.fields["summary"]
+    summary = result.summary
     definitions = (
         "One row per agent, best first. The established agents (enough matches: never by strength) are ranked by "
         f"Bradley-Terry (Elo scale, 95 % interval from {result.value.inference.source}; '≥' or '≤' where an agent "
@@ -226,11 +226,11 @@ def leaderboard_section(runner: str, result) -> Section:
         "table gives each method's own reading: the contest's Elo, each voting method's position, and Nash "
         "averaging's and alpha-Rank's masses in the game among the established agents. Click a column's header "
         "to sort by it.")
-    said = [s for s in result.fields["said"] if s != summary]
+    said = [s for s in result.said if s != summary]
     section = Section(f"Leaderboard ({runner})", leaderboard=True, summary=summary,
-                      text=[definitions, *said], warnings=[n for n in result.notes if n not in result.fields["said"]])
-    section.tables.append(("Every agent, best first", board_view(table, result.fields["runner_columns"]), table))
-    methods = table[["agent", *result.fields["methods"]]]  # every method's column is on the board
+                      text=[definitions, *said], warnings=[n for n in result.notes if n not in result.said])
+    section.tables.append(("Every agent, best first", board_view(table, result.runner_columns), table))
+    methods = table[["agent", *result.methods]]  # every method's column is on the board
     section.tables.append(("Each method's own reading (same order)", methods_view(methods), methods))
     return section
 
@@ -238,7 +238,7 @@ def leaderboard_section(runner: str, result) -> Section:
 def runner_numbers_section(result) -> Section:
     """The runners' own numbers (`referee.run.ratings.runner_numbers.own_numbers`'s Result): per unit, as each runner
     computes and names them, and why referee's rating may order the agents otherwise."""
-    runners = ", ".join(result.fields["runners"])
+    runners = ", ".join(result.runners)
     section = Section(f"The runners' own numbers ({runners})", text=[
         "Each runner's own headline numbers, computed its way from the logs referee stored (and equal to what the "
         "runner prints, where its output prints them), per unit: clem's model pair, Inspect's log, ... They need "

@@ -3,20 +3,59 @@ notebook and what `referee <job>` writes and prints.
 
 A `Result` holds named tables (the first is the main one, `table()`), figures drawn on demand (`plot(name)`, a
 matplotlib Figure, never shown), notes, diagnostics, named fields (typed values the job reports beside its tables:
-a verdict, the finalists, a method; read as attributes, `result.verdict`), and `value`, the typed object the job
-computed (a `FitResult`, a `RatingResult`, a `GameRanking`, ...; posteriors as `value.idata`). A field or an
-attribute of `value` is read as an attribute of the result itself: `audit.verdict`, `fit.idata`.
+a verdict, the finalists, a method), and `value`, the typed object the job computed (a `FitResult`, a
+`RatingResult`, a `GameRanking`, ...; posteriors as `value.idata`).
+
+A job with fields returns its own subclass of `Result` (`AuditJobResult`, `LeaderboardJobResult`, ...), on which
+each field is a typed attribute (`audit.verdict: str`), declared once here as a `Field` and read from `fields`;
+constructing one without a declared field fails at once. Nothing is looked up by name at run time: an editor and
+a type checker see every field.
 """
 
 from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Generic, TypeVar, overload
 
 import pandas as pd
 
 ROWS_SHOWN = 30  # rows of a table a notebook displays
+RESERVED = ("tables", "notes", "diagnostics")  # the `--json` keys beside the fields
+T = TypeVar("T")
+_MISSING = object()
+
+
+class Field(Generic[T]):
+    """A typed field of a job's result, declared on its `Result` subclass (`verdict = Field[str]()`) and read
+    from the result's `fields` under the attribute's own name. `optional`: a field some paths of the job do not
+    report reads as None there."""
+
+    def __init__(self, optional: bool = False):
+        self.optional = optional
+        self.name = ""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> "Field[T]": ...
+
+    @overload
+    def __get__(self, obj: "Result", owner: type | None = None) -> T: ...
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        found = obj.fields.get(self.name, _MISSING)
+        if found is _MISSING:
+            if self.optional:
+                return None
+            raise KeyError(f"a {obj.job} result lacks its field {self.name!r}")
+        return found
+
+    def __set__(self, obj: "Result", value: T) -> None:
+        obj.fields[self.name] = value
 
 
 @dataclass
@@ -68,20 +107,20 @@ class Result:
         """The posterior (ArviZ InferenceData) when the job sampled one, else None."""
         return getattr(self.value, "idata", None)
 
-    def __getattr__(self, name: str):
-        if name.startswith("_") or name in ("fields", "value"):
-            raise AttributeError(name)
-        if name in self.fields:
-            return self.fields[name]
-        if self.value is not None and hasattr(self.value, name):
-            return getattr(self.value, name)
-        raise AttributeError(f"a {self.job} result has no {name!r}: fields {sorted(self.fields)}, tables "
-                             f"{list(self.tables)} (`.table(name)`)")
+    def __post_init__(self) -> None:
+        declared = declared_fields(type(self))
+        missing = [n for n, f in declared.items() if not f.optional and n not in self.fields]
+        reserved = [n for n in self.fields if n in RESERVED]
+        if missing or reserved:
+            raise ValueError(f"a {self.job} result ({type(self).__name__}) "
+                             + (f"lacks its field(s) {', '.join(missing)}" if missing else
+                                f"may not name a field {', '.join(reserved)}"))
 
     def payload(self) -> dict:
-        """The result as JSON-ready values: its fields, every table as records, notes and diagnostics."""
-        return {**self.fields, **{n: t.to_dict("records") for n, t in self.tables.items()}, "notes": list(self.notes),
-                "diagnostics": self.diagnostics}
+        """The result as JSON-ready values: its fields at the top, every table as records under "tables" (so a
+        field and a table of one name never overwrite each other), notes and diagnostics."""
+        return {**self.fields, "tables": {n: t.to_dict("records") for n, t in self.tables.items()},
+                "notes": list(self.notes), "diagnostics": self.diagnostics}
 
     def _repr_html_(self) -> str:
         notes = "".join(f"<li>{html.escape(str(n))}</li>" for n in self.notes)
@@ -95,3 +134,166 @@ class Result:
         state = "" if converged is None else f" &middot; converged: {converged}"
         return (f"<div><strong>referee {html.escape(self.job)}</strong>{state}{shown}"
                 + (f"<ul>{notes}</ul>" if notes else "") + "</div>")
+
+
+def declared_fields(cls: type) -> dict[str, Field]:
+    """The `Field`s a `Result` subclass declares (its own and its bases'), by name."""
+    return {n: f for k in reversed(cls.__mro__) for n, f in vars(k).items() if isinstance(f, Field)}
+
+
+# Each job's typed result: the fields it reports beside its tables (see the job's own docstring for what each is).
+
+class IngestJobResult(Result):
+    """`referee ingest`: counts of records read, accepted and set aside, and the reasons with one example each."""
+    read = Field[int]()
+    accepted = Field[int]()
+    quarantined = Field[int]()
+    by_reason = Field[dict]()
+    by_runner = Field[list]()
+    failed_files = Field[list]()
+    store = Field[str]()
+    reasons = Field[list]()
+
+
+class WrittenJobResult(Result):
+    """`referee simulate`: the files written."""
+    written = Field[list]()
+
+
+class RatingsJobResult(Result):
+    """`referee ratings`: the method, the slicing (`by`), Davidson's tie parameter where fitted, and what the
+    runner's own numbers say beside the ratings."""
+    method = Field[str]()
+    by = Field["str | None"](optional=True)
+    ties = Field["float | None"](optional=True)
+    runner_numbers = Field["list[str] | None"](optional=True)
+
+
+class CompareJobResult(Result):
+    """`referee compare A B`: A - B in Elo points with its interval (what it is, `interval`), P(A stronger) and
+    the head-to-head record. (`compare --all` returns a plain Result with the `pairs` table.)"""
+    difference = Field[float]()
+    lower = Field[float]()
+    upper = Field[float]()
+    interval = Field[str]()
+    p_better = Field[float]()
+    p_value = Field[float]()
+    wins = Field[int]()
+    losses = Field[int]()
+    ties = Field[int]()
+    matches = Field[int]()
+
+
+class CheckJobResult(Result):
+    """`referee check`: how many claims were checked and how many were violated (the `violations` table)."""
+    checked = Field[int]()
+    violations = Field[int]()
+
+
+class RunnerNumbersJobResult(Result):
+    """`referee runner-numbers`: the runners whose own numbers stand beside referee's."""
+    runners = Field[list]()
+
+
+class LeaderboardJobResult(Result):
+    """`referee leaderboard`: who could be first at the level, the simultaneous critical value, the sentences
+    said, the runner's own numbers and their columns, the methods on the board, and the one-line summary."""
+    could_be_first = Field[list]()
+    level = Field[float]()
+    critical = Field[float]()
+    said = Field[list]()
+    runner_numbers = Field[list]()
+    runner_columns = Field[list]()
+    methods = Field[list]()
+    summary = Field[str]()
+
+
+class ContestJobResult(Result):
+    """`referee contest`: the finalists."""
+    finalists = Field[list]()
+
+
+class PowerJobResult(Result):
+    """`referee plan --power`: the smallest difference (Elo points) the curve is drawn for."""
+    delta = Field[float]()
+
+
+class FitJobResult(Result):
+    """`referee fit`: the model; the baseline (score models) or the effects, interaction and the columns read as
+    task and item (outcome models)."""
+    model = Field[str]()
+    baseline = Field["str | None"](optional=True)
+    effects = Field["str | None"](optional=True)
+    interaction = Field["bool | None"](optional=True)
+
+
+class PredictorsJobResult(Result):
+    """`referee compare-predictors`: the predictors included."""
+    included = Field[list]()
+
+
+class CalibrateJobResult(Result):
+    """`referee calibrate`: the model, the number of simulations and whether it passed."""
+    model = Field[str]()
+    sims = Field[int]()
+    passed = Field[bool]()
+
+
+class SocioJobResult(Result):
+    """`referee socio`: the judges' agreement (None without judges); `determinants`, each construct's fitted
+    weights."""
+    agreement = Field["dict | None"](optional=True)
+
+    @property
+    def determinants(self) -> dict:
+        """condition ('all games', 'with communication', ...) -> its `Determinants` (weights, AUC), as
+        `socio_analysis` found them."""
+        return self.value.determinants
+
+
+class JudgeJobResult(Result):
+    """`referee judge`: the rubric, and the ledger's counts (asked, calls, ok, malformed, failed, cached, tokens,
+    cost), or the estimate on a dry run."""
+    rubric = Field[str]()
+    dry_run = Field["bool | None"](optional=True)
+    items = Field["int | None"](optional=True)  # a dry run's estimate: items, cached, calls, tokens
+    calls = Field[int]()
+    cached = Field[int]()
+    tokens_in_estimate = Field["int | None"](optional=True)
+    tokens_out_estimate = Field["int | None"](optional=True)
+    asked = Field["int | None"](optional=True)  # the ledger of a run: asked, ok, malformed, failed, tokens, cost
+    ok = Field["int | None"](optional=True)
+    malformed = Field["int | None"](optional=True)
+    failed = Field["int | None"](optional=True)
+    tokens_in = Field["int | None"](optional=True)
+    tokens_out = Field["int | None"](optional=True)
+    cost_usd = Field["float | None"](optional=True)
+
+
+class AgreementJobResult(Result):
+    """`referee judge-agreement`: the items rated by more than one judge."""
+    items = Field[int]()
+
+
+class AuditJobResult(Result):
+    """`referee audit`: the verdict and the outcomes the score was judged against; `directions`, each outcome's
+    direction as given or found."""
+    verdict = Field[str]()
+    outcomes = Field[list]()
+
+    @property
+    def directions(self) -> dict:
+        """outcome -> its direction, as the audit used it (`AuditResult.directions`)."""
+        return self.value.directions
+
+
+class ReportJobResult(Result):
+    """`referee report`: the report's index.html."""
+    index = Field[str]()
+
+
+class PaperJobResult(Result):
+    """`referee paper`: the items made and not made, and the files written."""
+    made = Field[int]()
+    not_made = Field[int]()
+    written = Field[list]()

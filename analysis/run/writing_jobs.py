@@ -11,12 +11,12 @@ from pathlib import Path
 
 from referee.names import DEFAULT_STORE
 from referee.run.options import pairs
-from referee.run.result import Result
+from referee.run.result import IngestJobResult, WrittenJobResult
 
 
 def ingest(paths: list, store=DEFAULT_STORE, runner: str | None = None, catalogue=None, mapping=None,
            map: list[str] | None = None, measure: list[str] | None = None, phase: str | None = None,
-           score: str | None = None, strict: bool = False, replace: bool = False, per_file: bool = False) -> Result:
+           score: str | None = None, strict: bool = False, replace: bool = False, per_file: bool = False) -> IngestJobResult:
     """Read log files or folders into the store file `store` (created when new; a refused or failed ingest into
     a new store leaves no file): every record accepted or set aside with its reason. The main table counts by
     runner; `files` one row per file with `per_file`; `failure` says why an ingest that finished accepted
@@ -68,11 +68,11 @@ def ingest(paths: list, store=DEFAULT_STORE, runner: str | None = None, catalogu
     tables = {}
     if per_file:
         tables["files"] = report.files.drop(columns=["whole"]).assign(runner=report.files["runner"].fillna("(none)"))
-    return Result("ingest", tables, fields=dict(totals, store=str(target), reasons=reasons), lines=lines, value=report,
+    return IngestJobResult("ingest", tables, fields=dict(totals, store=str(target), reasons=reasons), lines=lines, value=report,
                   failure=failure)
 
 
-def simulate(runner: str, out, agents: int | None = None, seed: int = 0, **options) -> Result:
+def simulate(runner: str, out, agents: int | None = None, seed: int = 0, **options) -> WrittenJobResult:
     """Write simulated logs of `runner` (`referee.run.simulators.SIMULATORS`) from known parameters into folder
     `out` (logs/ and truth.json); `agents` defaults to the simulator's own. Fields: `written`, the files."""
     from referee.present.outputs import ResultsFolder
@@ -91,4 +91,4 @@ def simulate(runner: str, out, agents: int | None = None, seed: int = 0, **optio
                            if f.is_file() and f.name not in ("manifest.json", "provenance.json"))
     folder.close()
     written = [str(p) for p in paths.values()] + [str(out / "provenance.json")]
-    return Result("simulate", {}, fields={"written": written}, lines=["wrote " + ", ".join(written[:-1])])
+    return WrittenJobResult("simulate", {}, fields={"written": written}, lines=["wrote " + ", ".join(written[:-1])])

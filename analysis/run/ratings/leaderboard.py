@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from referee.models.registry import MIN_BALLOTS
 from referee.readings import cut_list
 from referee.run.executor import sweep_executor
-from referee.run.result import Result
+from referee.run.result import LeaderboardJobResult
 from referee.run.stored import selected_tables
 
 BOOTSTRAP = 0  # the board's draws: 0 for Normal draws with the fit's covariance, N for N bootstrap replicates
@@ -103,7 +103,7 @@ def seat_effect(store, matches: pd.DataFrame, results: pd.DataFrame, notes: list
 
 def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_games: float = MIN_BALLOTS,
                 runner: str | None = None, phase: list[str] | None = None, parallel: bool = False,
-                where: list[str] | None = None, seed: int = 0, **options) -> Result:
+                where: list[str] | None = None, seed: int = 0, **options) -> LeaderboardJobResult:
     """The leaderboard of a store's runner (module doc). Main table `leaderboard`, one row per agent: block
     (ranked / provisional / no information), rank, tier, agent, rating, lower, upper (Bradley-Terry, Elo
     points, 95 %), rank_set (marginal, `level`), joint_rank_set (simultaneous), could_be_first, elo, one column
@@ -157,7 +157,7 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
                    "tier"]].reset_index(drop=True)
     tables = {"leaderboard": board, "rank_sets": sets, "tier_tests": inference.tier_tests,
               **({"seat_effect": seats} if len(seats) else {})}
-    return Result("leaderboard", tables, notes + said, inference.bt.diagnostics,
+    return LeaderboardJobResult("leaderboard", tables, notes + said, inference.bt.diagnostics,
                   fields={"could_be_first": best, "level": level, "critical": inference.critical, "said": said,
                           "runner_numbers": runner_numbers, "runner_columns": runner_columns, "methods": methods,
                           "summary": summary},

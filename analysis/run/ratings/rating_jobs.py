@@ -16,7 +16,7 @@ from referee.models.registry import DEFAULT_TAU_ELO, MIN_BALLOTS, RATING_METHODS
 from referee.readings import p_text
 from referee.run.executor import sweep_executor
 from referee.run.options import sampling
-from referee.run.result import Result
+from referee.run.result import CompareJobResult, ContestJobResult, RatingsJobResult, Result
 from referee.run.stored import selected_tables, stored_tables
 
 
@@ -25,7 +25,7 @@ def ratings(store, method: str = "bt", bootstrap: int = 0, by: str | None = None
             resample: str = "match", dims: int = 2, k: float = 32.0, per_game_prior_sd: float | None = DEFAULT_TAU_ELO,
             rate_scripted: bool = False,
             runner: str | None = None, phase: list[str] | None = None, parallel: bool = False,
-            where: list[str] | None = None, seed: int = 0, **options) -> Result:
+            where: list[str] | None = None, seed: int = 0, **options) -> RatingsJobResult:
     """Rate agents (`referee ratings`): the rating table (agent, rating, lower, upper, rank and rank interval,
     group, interval, matches, status, and the runner's own numbers as numeric columns named as it names them:
     clem's clemscore, pct_played and quality, Inspect's accuracy and stderr, ...; `referee.run.ratings.runner_numbers`) of
@@ -54,7 +54,7 @@ def ratings(store, method: str = "bt", bootstrap: int = 0, by: str | None = None
     result.ratings, said = stored_runner_numbers(store, result.table(), matches, results)
     result.notes += said
     found = _ratings_result(result, method, by, per_game_prior_sd, excluded)
-    found.fields["runner_numbers"] = said  # what the runner's own numbers are and where they stand
+    found.runner_numbers = said  # what the runner's own numbers are and where they stand
     return found
 
 
@@ -107,7 +107,7 @@ def on_the_board(method: str, by, anchor, fitting: dict) -> bool:
     return RATING_METHODS[method].board and by is None and anchor is None and not fitting.get("prior")
 
 
-def _ratings_result(result, method, by, per_game_prior_sd, excluded) -> Result:
+def _ratings_result(result, method, by, per_game_prior_sd, excluded) -> RatingsJobResult:
     table = result.table()
     tables, lines = {"ratings": table}, []
     if result.ties is not None:
@@ -123,12 +123,12 @@ def _ratings_result(result, method, by, per_game_prior_sd, excluded) -> Result:
         tables["kendall_tau"] = tau
         lines += [f"\nKendall tau of each game's ranking against the global one "
                   f"({kendall_reading(tau['kendall_tau'].mean(), per_game_prior_sd)}):", tau.to_string(index=False)]
-    return Result("ratings", tables, result.notes + excluded, result.diagnostics,
+    return RatingsJobResult("ratings", tables, result.notes + excluded, result.diagnostics,
                   fields={"method": method, "by": by, "ties": result.ties}, lines=lines, value=result)
 
 
 def _sliced_ratings(store, method, matches, results, excluded, anchor, by, parallel, resample, fitting,
-                    options) -> Result:
+                    options) -> RatingsJobResult:
     """`ratings --by tag|role|scenario|phase`: one leaderboard per slice, each rated on its own slice's matches,
     in one table with the slice sizes."""
     from referee.prepare.comparisons import comparisons_and_agents, with_resample
@@ -162,11 +162,11 @@ def _sliced_ratings(store, method, matches, results, excluded, anchor, by, paral
     table = pd.concat(tables, ignore_index=True)
     table = table[["slice"] + [c for c in table.columns if c != "slice"]]
     size_table = pd.DataFrame(sizes)
-    return Result("ratings", {"ratings": table, "slices": size_table}, notes, fields={"method": method, "by": by},
+    return RatingsJobResult("ratings", {"ratings": table, "slices": size_table}, notes, fields={"method": method, "by": by},
                   lines=[size_table.to_string(index=False)])
 
 
-def _covariate_ratings(store, method, matches, results, excluded, covariate, bootstrap, by, anchor) -> Result:
+def _covariate_ratings(store, method, matches, results, excluded, covariate, bootstrap, by, anchor) -> RatingsJobResult:
     """`ratings --covariate ...`: the contextual Bradley-Terry (ratings controlled for the covariates, their
     effects with cluster-robust intervals, and each agent's rank change)."""
     from referee.models.ratings.contextual import fit_contextual_bt
@@ -184,7 +184,7 @@ def _covariate_ratings(store, method, matches, results, excluded, covariate, boo
     notes = excluded + notes + fit.notes + [
         f"ratings controlled for {', '.join(names)} over {fit.comparisons} within-match comparisons; {moved} agent(s) "
         "change rank against the same model without covariates (`rank_change`, positive = up)"]
-    return Result("ratings", {"ratings": fit.ratings, "covariates": fit.effects}, notes, fit.diagnostics,
+    return RatingsJobResult("ratings", {"ratings": fit.ratings, "covariates": fit.effects}, notes, fit.diagnostics,
                   fields={"method": "contextual-bt"}, value=fit,
                   lines=["\nCovariate effects (log-odds; Elo points; 95 % intervals clustered by match):",
                          fit.effects.to_string(index=False)])
@@ -240,7 +240,7 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
             f"difference {found['difference']:+.0f} Elo points, {interval}\n"
             f"head to head: {found['wins']} win(s), {found['losses']} loss(es), {found['ties']} tie(s) in "
             f"{found['matches']} match(es)")
-    return Result("compare", {"compare": pd.DataFrame([found])}, notes, fields=dict(found), lines=[line],
+    return CompareJobResult("compare", {"compare": pd.DataFrame([found])}, notes, fields=dict(found), lines=[line],
                   value=found)
 
 
@@ -360,7 +360,7 @@ def _task_rank(store, matches, results, excluded, method, alpha, bootstrap, seed
 
 def contest(store, selection_phase: str = "evaluation", final_phase: str = "cross-play", top: int = 6,
             finalists: list[str] | None = None, combine: list[str] | None = None, runner: str | None = None,
-            seed: int = 0) -> Result:
+            seed: int = 0) -> ContestJobResult:
     """The contest's phases (`referee contest`; contest tables 3, 8-12): top-k selection by Elo, the finalists'
     Elo and voting on the final phase, and Elo over the phases combined."""
     from referee.run.ratings.contest import run_contest
@@ -375,5 +375,5 @@ def contest(store, selection_phase: str = "evaluation", final_phase: str = "cros
               "combined_elo": (result.combined, "Elo of the finalists over the phases combined (table 12)")}
     tables = {name: table for name, (table, _) in titled.items() if len(table)}
     lines = [f"\n{title}\n{table.to_string(index=False)}" for table, title in titled.values() if len(table)]
-    return Result("contest", tables, result.notes, result.diagnostics, fields={"finalists": result.finalists},
+    return ContestJobResult("contest", tables, result.notes, result.diagnostics, fields={"finalists": result.finalists},
                   lines=lines[1:] + [f"\nfinalists: {', '.join(result.finalists)}"], value=result)

@@ -35,7 +35,7 @@ from referee.io.loaders.sotopia import DIMENSIONS as _SOTOPIA
 from referee.prepare.clem_table import clem_episodes, clem_names, clem_results
 from referee.prepare.inspect_table import MEANS, inspect_metrics
 from referee.prepare.scores import agent_match_scores
-from referee.run.result import Result
+from referee.run.result import RunnerNumbersJobResult
 
 SOTOPIA_DIMENSIONS = tuple(d for d in _SOTOPIA if d != "goal")
 COLUMNS = ["runner", "agent", "unit", "task", "metric", "value", "stderr", "stated", "stated_stderr", "headline"]
@@ -291,7 +291,7 @@ def per_unit(numbers: pd.DataFrame) -> pd.DataFrame:
 
 
 def own_numbers(store, runner: str | None = None, phase: list[str] | None = None,
-                where: list[str] | None = None) -> Result:
+                where: list[str] | None = None) -> RunnerNumbersJobResult:
     """The runners' own numbers, computed their way from the stored logs (`referee runner-numbers`,
     `referee.runner_numbers(...)`), whether or not referee can rate these agents. Main table `numbers`: per
     unit (`per_unit`: clem's model pairs, Inspect's logs); `by_agent` the agent's own numbers as the rating tables
@@ -306,7 +306,7 @@ def own_numbers(store, runner: str | None = None, phase: list[str] | None = None
         raise ValueError(f"no runner of these matches ({present}) prints a headline number of its own that referee "
                          f"can compute from its logs; referee knows those of {', '.join(HEADLINES)}")
     by_agent = runner_columns(numbers).rename_axis("agent").reset_index()
-    return Result("runner-numbers", {"numbers": per_unit(numbers), "by_agent": by_agent, "long": numbers}, [], {},
+    return RunnerNumbersJobResult("runner-numbers", {"numbers": per_unit(numbers), "by_agent": by_agent, "long": numbers}, [], {},
                   lines=differences(numbers), fields={"runners": sorted(numbers["runner"].unique())})
 
 

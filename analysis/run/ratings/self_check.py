@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from referee.run.result import Result
+from referee.run.result import CheckJobResult, Result
 
 COLUMNS = ["invariant", "where", "what"]
 
@@ -90,7 +90,7 @@ def check_outputs(ratings: pd.DataFrame, board: pd.DataFrame, tier_tests: pd.Dat
 
 
 def check(store, runner: str | None = None, phase: list[str] | None = None, where: list[str] | None = None,
-          parallel: bool = False, seed: int = 0) -> Result:
+          parallel: bool = False, seed: int = 0) -> CheckJobResult:
     """Run ratings (bt), leaderboard and compare --all on one store and scope through the jobs themselves and
     check them side by side (module doc). Main table `violations` (empty when all hold); the result fails (the
     command exits 1) when any invariant is broken. Fields: `checked` (what was read), `violations` (count)."""
@@ -110,10 +110,10 @@ def check(store, runner: str | None = None, phase: list[str] | None = None, wher
     matches, results = stored_tables(store, runner, phase, where)
     recorded = bool(seats(matches, results, store.measures()).notna().any())
     found = check_outputs(ratings.table(), board.table(), board.table("tier_tests"), pairs.table(),
-                          "seat_effect" in board.tables, recorded, board.fields["level"])
+                          "seat_effect" in board.tables, recorded, board.level)
     checked = (f"{len(ratings.table())} agents in the ratings and the leaderboard, {len(pairs.table())} pairs, "
                f"{len(board.table('tier_tests'))} neighbour tests")
     lines = ["every invariant holds: " + checked] if found.empty else [
         f"{len(found)} violation(s) over {checked}:", found.to_string(index=False)]
-    return Result("check", {"violations": found}, [], {}, fields={"checked": checked, "violations": len(found)},
+    return CheckJobResult("check", {"violations": found}, [], {}, fields={"checked": checked, "violations": len(found)},
                   lines=lines, failure=None if found.empty else f"{len(found)} invariant(s) broken")

@@ -8,7 +8,7 @@ import json
 
 from referee.run.executor import sweep_executor
 from referee.run.options import sampling
-from referee.run.result import Result
+from referee.run.result import CalibrateJobResult, FitJobResult, PowerJobResult, PredictorsJobResult, Result
 from referee.run.scores.score_models import model_scores
 from referee.run.stored import selected_tables
 
@@ -17,7 +17,7 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str | N
         scenario_intercepts: bool = False, no_agent_intercepts: bool = False, structure: str = "identified",
         effects: str = "crossed", interaction: bool = False, compare: bool = False, measure: str | None = None,
         task: str | None = None, item: str | None = None, runner: str | None = None, phase: list[str] | None = None,
-        seed: int = 0, **options) -> Result:
+        seed: int = 0, **options) -> FitJobResult:
     """A Bayesian model of scores (`referee fit`): `model` one of `referee.models.registry.SCORE_MODELS`: of
     normalised scores (tag effects, the baseline contrast against `baseline`, the Measurement Layout) or of
     per-sample outcomes (pass-fail, graded: `effects` the ladder step, `interaction` agent x task, `compare`
@@ -46,7 +46,7 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str | N
         found, tables, lines = spec.run(outcomes, stated, seed=seed, effects=effects, interaction=interaction,
                                         compare=compare, **sampling(options))
         fields = {"model": model, "effects": effects, "interaction": interaction, **outcomes.attrs["roles"]}
-        return Result("fit", tables, found.notes, found.diagnostics, fields=fields, lines=lines, value=found)
+        return FitJobResult("fit", tables, found.notes, found.diagnostics, fields=fields, lines=lines, value=found)
     if compare or interaction or measure or task or item or effects != "crossed":
         raise ValueError(f"--effects, --interaction, --compare, --measure, --task and --item are for the outcome "
                          f"models (pass-fail, graded), not {model}")
@@ -56,7 +56,7 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str | N
     found, tables, lines = spec.run(scores, scenarios, tags, seed=seed, likelihood=likelihood, baseline=baseline,
                                     scenario_intercepts=scenario_intercepts, agent_intercepts=not no_agent_intercepts,
                                     structure=structure, **sampling(options))
-    return Result("fit", tables, found.notes, found.diagnostics, fields={"model": model, "baseline": baseline},
+    return FitJobResult("fit", tables, found.notes, found.diagnostics, fields={"model": model, "baseline": baseline},
                   lines=lines, value=found)
 
 
@@ -78,7 +78,7 @@ def check_score_inputs(spec, scores, tags, baseline: str) -> None:
 
 
 def predictors(store, folds: int = 4, runner: str | None = None, phase: list[str] | None = None, seed: int = 0,
-               **options) -> Result:
+               **options) -> PredictorsJobResult:
     """The Measurement Layout against linear regression, XGBoost and a constant (`referee compare-predictors`,
     contest figure 7), cross-validated over each agent's scenarios (of `runner`, in `phase`): `pooled` (the main
     table), `per_agent`, the predictions and each fold's diagnostics and demands."""
@@ -94,7 +94,7 @@ def predictors(store, folds: int = 4, runner: str | None = None, phase: list[str
     lines = [comp.per_agent.pivot(index="agent", columns="predictor", values="r2").to_string(),
              f"agents reaching test R^2 >= 0.35 with the Measurement Layout: {included or 'none'}",
              f"layout diagnostics: {json.dumps(comp.layout.diagnostics)}"]
-    return Result("compare-predictors", tables, list(comp.layout.notes), dict(comp.layout.diagnostics),
+    return PredictorsJobResult("compare-predictors", tables, list(comp.layout.notes), dict(comp.layout.diagnostics),
                   fields={"included": included}, lines=lines, value=comp)
 
 
@@ -112,7 +112,7 @@ def describe(store, runner: str | None = None, phase: list[str] | None = None) -
                                "correlations": corr.rename_axis("feature").reset_index(), "scores": scores})
 
 
-def calibrate(store, model: str, sims: int = 100, size: int = 0, out=None, seed: int = 0, **options) -> Result:
+def calibrate(store, model: str, sims: int = 100, size: int = 0, out=None, seed: int = 0, **options) -> CalibrateJobResult:
     """Simulation-based calibration of a Bayesian model (`referee calibrate`; Talts et al. 2018): rank
     histograms and HDI coverage per parameter group. With a store, the run is recorded in it (its report links
     each model's latest, in folder `out`). `failure` says which groups failed."""
@@ -123,7 +123,7 @@ def calibrate(store, model: str, sims: int = 100, size: int = 0, out=None, seed:
     failed = result.diagnostics["groups_failed"]
     if store is not None:
         store.record_calibration(model, sims, result.passed, failed, out or "", result.summary)
-    return Result("calibrate", {"summary": result.summary, "ranks": result.ranks, "fits": result.fits}, result.notes,
+    return CalibrateJobResult("calibrate", {"summary": result.summary, "ranks": result.ranks, "fits": result.fits}, result.notes,
                   result.diagnostics, fields={"model": model, "sims": sims, "passed": result.passed},
                   lines=[f"{model}: {'PASSED' if result.passed else 'FAILED'}"], value=result,
                   failure=None if result.passed else f"calibration of {model} failed for: {', '.join(failed)}")
@@ -156,7 +156,7 @@ def plan(store, budget: int = 20, target: str = "adjacent:0.95", rule: str = "c-
         notes.append(f"about {int(enough['matches'].iloc[0])} matches of the current design separate two agents "
                      f"{delta:g} Elo apart with 80 % power" if len(enough) else
                      f"80 % power is not reached within {int(curve['matches'].max())} matches")
-        return Result("plan", {"power": curve}, notes, fields={"delta": delta})
+        return PowerJobResult("plan", {"power": curve}, notes, fields={"delta": delta})
     result = plan_matches(comparisons, budget, target=target, rule=rule, players=players, seed=seed,
                           agents=comparable_agents(matches, results))
     counts = result.matches["rule"].value_counts().to_dict()

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from referee.run.options import sampling
-from referee.run.result import Result
+from referee.run.result import AgreementJobResult, AuditJobResult, JudgeJobResult, SocioJobResult
 from referee.run.stored import one_runner
 
 
@@ -18,7 +18,7 @@ def runner_tables(store, runner: str | None) -> tuple:
 
 
 def socio(store, runner: str | None = None, bootstrap: int = 200, judges: list[str] | None = None,
-          seed: int = 0) -> Result:
+          seed: int = 0) -> SocioJobResult:
     """Socio-cognitive metrics (`referee socio`; COMPACT section 4): the metrics, their consistency (intra- against
     inter-agent correlations), what predicts winning (`auc`: cross-validated ROC-AUC per condition), the judges'
     agreement; `runner` defaults to the store's runner whose logs carry them (`SOCIO_COGNITIVE`: COMPACT's)."""
@@ -31,7 +31,7 @@ def socio(store, runner: str | None = None, bootstrap: int = 200, judges: list[s
     found = socio_analysis(matches, results, events, measures, n_boot=bootstrap, seed=seed,
                            judges=tuple(judges) if judges else None)
     aucs = found.auc_table()
-    return Result("socio", {"consistency": found.consistency, "metrics": found.metrics, "auc": aucs}, found.notes,
+    return SocioJobResult("socio", {"consistency": found.consistency, "metrics": found.metrics, "auc": aucs}, found.notes,
                   found.diagnostics, fields={"agreement": found.agreement},
                   lines=[aucs.to_string(index=False)] + (
                       [f"judge agreement: {found.agreement}"] if found.agreement else []), value=found,
@@ -43,7 +43,7 @@ def socio(store, runner: str | None = None, bootstrap: int = 200, judges: list[s
 def audit(store, formula=None, outcome: list[str] | None = None, group_by: list[str] | None = None,
           telemetry: str | None = None, score: str | None = None, top_k: int = 3, runner: str | None = None,
           match: str | None = None, no_bayes: bool = False, assume: str | None = None, seed: int = 0,
-          **options) -> Result:
+          **options) -> AuditJobResult:
     """The construct-validity audit of a score against ground-truth outcomes (`referee audit`; the Age of
     Agents' three proofs and more): `outcome` 'NAME' or 'NAME:higher'/'NAME:lower' (which way is better);
     `score` what is audited: the recorded score (None), 'formula' (the formula's own score, recomputed from
@@ -81,7 +81,7 @@ def audit(store, formula=None, outcome: list[str] | None = None, group_by: list[
                       sampling=sampling(options), assume=assume)
     found.frame = frame
     markdown = audit_markdown(found)
-    return Result("audit", {"checks": found.table(), "players": frame}, found.notes, found.diagnostics,
+    return AuditJobResult("audit", {"checks": found.table(), "players": frame}, found.notes, found.diagnostics,
                   fields={"verdict": found.verdict, "outcomes": found.outcomes}, lines=[markdown], value=found,
                   documents={"audit.json": found.checks, "audit.md": markdown}, drawn={"outcome": outcomes[0]})
 
@@ -89,7 +89,7 @@ def audit(store, formula=None, outcome: list[str] | None = None, group_by: list[
 def judge(store, rubric: str, model: str, endpoint: str | None = None, match: list[str] | None = None,
           key_env: str = "OPENAI_API_KEY", concurrency: int = 4, retries: int = 4, answer_retries: int = 2,
           timeout: float = 60.0, price_in: float | None = None, price_out: float = 0.0,
-          context: list[str] | None = None, limit: int | None = None, dry_run: bool = False) -> Result:
+          context: list[str] | None = None, limit: int | None = None, dry_run: bool = False) -> JudgeJobResult:
     """Rate stored events with an LLM judge (`referee judge`): `rubric` (a shipped rubric's name or a .toml file)
     asked of `model` at the OpenAI-compatible `endpoint`; answers are cached in the store (so the store must be
     writable). `dry_run` counts the items, calls and tokens and calls nothing. Fields: the ledger's counts."""
@@ -107,7 +107,7 @@ def judge(store, rubric: str, model: str, endpoint: str | None = None, match: li
             f"{cost['cached']} cached, {cost['calls']} to ask; about {cost['tokens_in_estimate']:,} tokens in and "
             f"{cost['tokens_out_estimate']:,} out")
     if dry_run:
-        return Result("judge", {}, fields={"rubric": found_rubric.name, "dry_run": True, **cost}, lines=[said])
+        return JudgeJobResult("judge", {}, fields={"rubric": found_rubric.name, "dry_run": True, **cost}, lines=[said])
     if not len(items):
         raise ValueError(f"the store holds no events to fill rubric {found_rubric.name}'s {found_rubric.unit} items")
     chat = ChatEndpoint(endpoint, model, key_env=key_env, timeout=timeout, retries=retries)
@@ -130,12 +130,12 @@ def judge(store, rubric: str, model: str, endpoint: str | None = None, match: li
     lines.append(f"asked {c['asked']} ({c['calls']} calls; {c['ok']} ok, {c['malformed']} malformed, {c['failed']} "
                  f"failed), reused {c['cached']} cached; tokens {c['tokens_in']:,} in, {c['tokens_out']:,} out"
                  + (f"; cost ${c['cost_usd']:.4f}" if c["cost_usd"] is not None else ""))
-    return Result("judge", tables, result.notes, fields={"rubric": found_rubric.name, **c}, lines=lines, value=result,
+    return JudgeJobResult("judge", tables, result.notes, fields={"rubric": found_rubric.name, **c}, lines=lines, value=result,
                   documents={"ledger.json": c})
 
 
 def judge_agreement(store, raters: list[str], human=None, metric: str | None = None, bootstrap: int = 1000,
-                    seed: int = 0) -> Result:
+                    seed: int = 0) -> AgreementJobResult:
     """Agreement of two raters on the same items (`referee judge-agreement`): MAD, exact, within one and
     Krippendorff's alpha with bootstrap intervals over items; `human` a CSV of human ratings (match_id, player,
     other, round, name, value) rated as 'human'."""
@@ -158,5 +158,5 @@ def judge_agreement(store, raters: list[str], human=None, metric: str | None = N
     if metric:
         pairs = pairs[pairs["name"] == metric]
     table = agreement_intervals(pairs[first].to_numpy(), pairs[second].to_numpy(), n_boot=bootstrap, seed=seed)
-    return Result("judge-agreement", {"agreement": table, "pairs": pairs}, fields={"items": len(pairs)},
+    return AgreementJobResult("judge-agreement", {"agreement": table, "pairs": pairs}, fields={"items": len(pairs)},
                   lines=[f"{len(pairs)} items rated by both {first} and {second}"])
