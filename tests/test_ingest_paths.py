@@ -109,6 +109,19 @@ def test_columnar_helpers_give_what_python_gives():
     assert columnar.constant("h\u00e9", 3).to_pylist() == ["h\u00e9"] * 3 and columnar.constant("", 2).to_pylist() == ["", ""]
 
 
+def test_times_parsed_once_per_distinct_text_are_pandas_own():
+    """The arena loader parses each distinct time once (issue 70): the same as pandas' parse of every cell."""
+    from referee.io.loaders.arena import _iso_times
+
+    cells = ["2026-01-01T00:00:00Z", None, "x", "2026-01-01T00:00:00+02:00", "2026-01-01 10:00", "",
+             "2026-01-01T00:00:00Z", "2026-13-01", "2024-02-29T23:59:59.123456"] * 3
+    values = pd.Series(cells, dtype="string[pyarrow]")
+    expected = pd.to_datetime(values, errors="coerce", utc=True, format="ISO8601").dt.tz_localize(None)
+    pd.testing.assert_series_equal(_iso_times(values), expected)
+    empty = pd.Series([None, None], dtype="string[pyarrow]")
+    assert _iso_times(empty).isna().all()
+
+
 @pytest.mark.parametrize("header", [["a", ""], ["a", "b"]])
 def test_a_csv_arrow_cannot_read_like_pandas_falls_back(tmp_path, header):
     path = tmp_path / "t.csv"

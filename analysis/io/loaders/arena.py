@@ -121,14 +121,26 @@ def _time(values) -> pd.Series:
         dated = pc.or_(pc.equal(text, ""), pc.match_substring_regex(text, ISO_DATE))
         values = series(values)
         if pc.all(pc.fill_null(dated, True)).as_py():
-            return pd.to_datetime(values, errors="coerce", utc=True, format="ISO8601").dt.tz_localize(None)
+            return _iso_times(values)
     text = values.astype("string").str.strip()
     filled = text.notna() & (text != "")
     numeric = pd.to_numeric(text.where(filled), errors="coerce")
     if numeric.notna().sum() * 2 > filled.sum():
         seconds = numeric.where(np.isfinite(numeric) & (numeric.abs() < UNIX_MAX))
         return pd.to_datetime(seconds, unit="s")
-    return pd.to_datetime(values, errors="coerce", utc=True, format="ISO8601").dt.tz_localize(None)
+    return _iso_times(values)
+
+
+def _iso_times(values: pd.Series) -> pd.Series:
+    """Each cell read as ISO 8601 (NaT where it cannot be), each distinct text parsed once (a judgment log
+    repeats its times: a million judgments hold far fewer distinct seconds)."""
+    codes, distinct = pd.factorize(values, use_na_sentinel=True)
+    parsed = pd.to_datetime(pd.Series(distinct, dtype=values.dtype), errors="coerce", utc=True,
+                            format="ISO8601").dt.tz_localize(None).to_numpy()
+    found = np.full(len(values), np.datetime64("NaT"), parsed.dtype if len(parsed) else "datetime64[ns]")
+    held = codes >= 0
+    found[held] = parsed[codes[held]]
+    return pd.Series(found, index=values.index)
 
 
 def _read(path: Path, content_hash: str) -> tuple[ResultBuilder, pa.Table | None, pd.DataFrame | None, pa.Array]:
