@@ -341,7 +341,7 @@ def issue70_table(tmp: Path, runs: int, scale: float = 1.0) -> None:
         "clem": (f"from referee.simulators.clem import clem_run; clem_run({str(tmp / 'clem')!r}, instances={n(212)}, "
                  f"experiments=2, seed=0, turns=25, companions=True)", tmp / "clem", 45, None, None),
         "large": (f"from referee.simulators.benchmark_shapes import points_logs; points_logs({str(tmp / 'large')!r}, "
-                  f"{n(6000)}, 2, turns=250, talk=2)", tmp / "large", 10, None, None),
+                  f"{n(6000)}, 2, turns=200, talk=2)", tmp / "large", 10, None, None),
     }
     for code, *_ in sims.values():
         _simulate(code)
