@@ -4,6 +4,7 @@ store (every row of every table, the same quarantine records, reasons and messag
 from __future__ import annotations
 
 import duckdb
+from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
@@ -280,6 +281,19 @@ def test_ranks_from_scores_are_pandas_min_ranks():
         expected = pd.Series(scores, dtype="float64").rank(method="min", ascending=False).tolist()
         found = ranks_from_scores(scores)
         assert all(a == b or (math.isnan(a) and math.isnan(b)) for a, b in zip(found, expected)), scores
+
+
+def test_an_ingest_checkpoints_its_rows_before_the_store_is_closed(tmp_path):
+    """Issue 70: DuckDB checkpointed an ingest's rows when the store was closed, without the ingest's memory
+    limit (1.4 GB for 1.75 GB of logs, 0.5 GB while they were read). The ingest now checkpoints them itself: the
+    write-ahead log is empty while the store is still open."""
+    write_arena(simulate_arena(n_agents=6, n_judgments=3000, seed=1), tmp_path / "a")
+    db = tmp_path / "s.duckdb"
+    with Store(db) as store:
+        report = store.ingest([tmp_path / "a" / "logs"])
+        wal = Path(f"{db}.wal")
+        assert report.accepted == 3000 and (not wal.exists() or wal.stat().st_size == 0)
+        assert store.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] != "192.0 MiB"
 
 
 def test_a_staging_folder_left_by_a_killed_ingest_is_removed_by_the_next(tmp_path):

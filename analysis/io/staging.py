@@ -72,6 +72,18 @@ class Staging:
             shutil.rmtree(self.folder, ignore_errors=True)
 
 
+def checkpoint(con: duckdb.DuckDBPyConnection) -> None:
+    """Write what the ingest just committed into the store file now, within INSERT_MEMORY: DuckDB otherwise
+    checkpoints when the store is closed, holding the committed rows' columns in memory to compress them (1.4 GB
+    for 1.75 GB of logs, against 0.5 GB while they were read and inserted)."""
+    (limit,) = con.execute("SELECT current_setting('memory_limit')").fetchone()
+    con.execute(f"SET memory_limit = '{INSERT_MEMORY}'")
+    try:
+        con.execute("CHECKPOINT")
+    finally:
+        con.execute(f"SET memory_limit = '{limit}'")
+
+
 def _remove_stale(store_path: Path) -> None:
     """Remove staging folders beside `store_path` left by ingests into it whose process no longer runs."""
     for folder in store_path.parent.glob(f"{PREFIX}{store_path.name}-*"):

@@ -31,7 +31,7 @@ from referee.io.schema import (TABLES, SchemaError, arrow_schema, columns, confo
                                rows_to_arrow)
 from referee.names import CONTEST_PHASES, DEFAULT_STORE
 from referee.io.set_aside import checked, orphan_ids, set_aside_duplicates, set_aside_orphans
-from referee.io.staging import Staging
+from referee.io.staging import Staging, checkpoint
 from referee.io.store_file import connect, mark, referee_marked
 from referee.io.store_queries import StoreQueries
 from referee.io.store_reads import StoreReads
@@ -383,6 +383,8 @@ class Store(StoreQueries, StoreReads):
         finally:
             if staging is not None:
                 staging.close()
+        if staging is not None and report.accepted:
+            checkpoint(self.con)  # now, within a memory limit, not at close without one
         for w in report.warnings:
             log.warning(w)
         self.last_ingest = report
