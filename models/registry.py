@@ -4,7 +4,8 @@ line offers and validates before any heavy import, and what the fitting modules 
 - `RATING_METHODS`: every rating method with its traits (`Method`): fed matches in time order (online),
   rateable from pooled win counts alone (streamable), with a free additive constant an anchor can fix
   (anchorable), fitted once per game when rated by game (separate_fits), on the Elo scale (elo_scale), an MCMC
-  posterior rather than a point fit a bootstrap can resample (sampled).
+  posterior rather than a point fit a bootstrap can resample (sampled), its own interval (interval), a
+  one-sided agent's profile-likelihood bound (profile).
 - `VOTING_METHODS`, `GAME_METHODS`, `MIN_BALLOTS`; `PLAN_RULES`; `CALIBRATION_FAMILIES`; the sampling defaults.
 """
 
@@ -49,30 +50,36 @@ class Method:
     fold: str | None = None  # its fit in one cross-validation fold (`referee.run.ratings.ratings_cv`), if it has one
     dimensions: bool = False  # it has a number of dimensions (cross-validated at each)
     board: bool = False  # the board's own method (`referee.run.ratings.board`): its ratings, sets and pairs are the board's
+    interval: str | None = None  # what its own interval is, as its tables name it (None: it has none; a bootstrap's)
+    profile: bool = False  # its likelihood is Bradley-Terry's on the Elo scale: an agent that never won (or never
+    # lost) has the profile-likelihood bound of that model as its interval's finite end
 
 
 F = "referee.run.ratings.rating_fits:"
+WALD = "Wald 95 %"  # a maximum-likelihood fit's interval
+SKILL = "mu -/+ 1.96 sigma"  # a skill package's interval
 RATING_METHODS: dict[str, Method] = {m.name: m for m in (
     Method("elo", "the 2024 Concordia contest's Elo (strict wins, Newman iteration)", streamable=True,
-           anchorable=True, separate_fits=True, fit=F + "elo", counts=F + "elo_counts"),
+           anchorable=True, separate_fits=True, fit=F + "elo", counts=F + "elo_counts", profile=True),
     Method("bt", "Bradley-Terry by maximum likelihood, ties as half wins", streamable=True, anchorable=True,
            separate_fits=True, davidson_variant="bt-davidson", fit=F + "bt", counts=F + "bt_counts", robust=True,
-           covariates=True, fold="referee.run.ratings.ratings_cv:bt_fold", board=True),
+           covariates=True, fold="referee.run.ratings.ratings_cv:bt_fold", board=True, interval=WALD, profile=True),
     Method("bt-davidson", "Bradley-Terry with Davidson's tie parameter", anchorable=True, separate_fits=True,
-           davidson_variant="bt-davidson", fit=F + "bt_davidson"),
+           davidson_variant="bt-davidson", fit=F + "bt_davidson", interval=WALD, profile=True),
     Method("bt-per-game", "global ratings plus shrunk per-game deviations", fit=F + "bt_per_game",
            fold="referee.run.ratings.ratings_cv:per_game_fold"),
     Method("bt-md", "multidimensional Bradley-Terry", fit=F + "bt_md", fold="referee.run.ratings.ratings_cv:md_fold",
            dimensions=True),
     Method("online-elo", "sequential Elo in time order", online=True, anchorable=True, separate_fits=True,
            fit=F + "online_elo"),
-    Method("bayes-bt", "the PyMC Bradley-Terry model", sampled=True, fit="referee.run.ratings.ratings:bayes_bt"),
+    Method("bayes-bt", "the PyMC Bradley-Terry model", sampled=True, fit="referee.run.ratings.ratings:bayes_bt",
+           interval="94 % HDI"),
     Method("plackett-luce", "Plackett-Luce on each match's full ranking", anchorable=True, separate_fits=True,
-           fit=F + "plackett_luce"),
+           fit=F + "plackett_luce", interval=WALD, profile=True),
     Method("trueskill", "the trueskill package, matches in time order", online=True, separate_fits=True,
-           elo_scale=False, fit=F + "trueskill"),
+           elo_scale=False, fit=F + "trueskill", interval=SKILL),
     Method("openskill", "the openskill package, matches in time order", online=True, separate_fits=True,
-           elo_scale=False, fit=F + "openskill"),
+           elo_scale=False, fit=F + "openskill", interval=SKILL),
 )}
 
 

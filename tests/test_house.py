@@ -205,6 +205,13 @@ def test_one_registry_per_family_agrees_with_the_implementations():
     assert tuple(VOTING) == VOTING_METHODS and tuple(FAMILIES) == CALIBRATION_FAMILIES
     assert METHODS == tuple(RATING_METHODS) and ONLINE == methods_with(online=True)
     assert STREAMABLE == ("elo", "bt") and "plackett-luce" in ANCHORABLE and "bt-md" not in ANCHORABLE
+    # a method's interval and its one-sided bound are traits of its registry entry, read where they are used
+    from referee.run.ratings.intervals import PROFILE_METHODS
+
+    assert PROFILE_METHODS == ("elo", "bt", "bt-davidson", "plackett-luce")
+    assert {n: m.interval for n, m in RATING_METHODS.items() if m.interval} == {
+        "bt": "Wald 95 %", "bt-davidson": "Wald 95 %", "plackett-luce": "Wald 95 %", "bayes-bt": "94 % HDI",
+        "trueskill": "mu -/+ 1.96 sigma", "openskill": "mu -/+ 1.96 sigma"}
     source = (REPO / "analysis" / "run" / "ratings" / "ratings.py").read_text()
     assert "ONLINE = (" not in source and "SEPARATE_FITS = (" not in source  # derived, not listed again
 

@@ -25,15 +25,14 @@ import numpy as np
 import pandas as pd
 
 from referee.models.ratings.bootstrap import MIN_MATCHES
+from referee.models.registry import methods_with
 from referee.models.ratings.bradley_terry import (ELO_CENTRE, ELO_SCALE, pair_counts, profile_bound,
                                                   unbeaten_and_winless)
 from referee.prepare.membership import agents_in
 
-# methods whose likelihood is Bradley-Terry's on the Elo scale: a one-sided agent's finite bound is the
-# profile-likelihood bound of that model
-PROFILE_METHODS = ("elo", "bt", "bt-davidson", "plackett-luce")
-WALD = {"bt": "Wald 95 %", "bt-davidson": "Wald 95 %", "plackett-luce": "Wald 95 %", "bayes-bt": "94 % HDI",
-        "trueskill": "mu -/+ 1.96 sigma", "openskill": "mu -/+ 1.96 sigma"}  # each method's own interval
+# methods whose likelihood is Bradley-Terry's on the Elo scale (their registry entry's `profile`): a one-sided
+# agent's finite bound is the profile-likelihood bound of that model
+PROFILE_METHODS = methods_with(profile=True)
 ROBUST_WALD = "Wald 95 % (cluster-robust by match)"
 
 

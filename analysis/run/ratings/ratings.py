@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from referee.prepare.comparisons import comparison_games
-from referee.run.ratings.intervals import ROBUST_WALD, WALD, finish
+from referee.run.ratings.intervals import ROBUST_WALD, finish
 from referee.run.executor import Executor, Shared, Task, run_tasks, share, task_seeds
 from referee.run.ratings.rating_labels import (ANCHORABLE, NO_INFORMATION, anchor_replicates, anchor_shift, apply_status,
                                         components, information_note, rank_within, reference_status, status_note,
@@ -246,7 +246,7 @@ def _connected(comparisons: pd.DataFrame, method: str, bootstrap: int, by: str |
                           fit=point.fit, ties=point.ties, kendall_tau=point.kendall_tau)
     has_model = by is None and np.isfinite(table[["lower", "upper"]].to_numpy(float)).any()
     model = table[["agent", "lower", "upper"]].copy() if has_model else None
-    model_interval = (ROBUST_WALD if robust else WALD.get(method)) if has_model else None
+    model_interval = (ROBUST_WALD if robust else RATING_METHODS[method].interval) if has_model else None
     if bootstrap:
         with collect_notes(result.notes):
             result.bootstrap = _bootstrap(comparisons, method, by, prior, dims, k, tau_elo, seed, bootstrap, executor,
