@@ -56,6 +56,20 @@ def test_a_far_stronger_agent_is_ranked_and_could_be_first(tmp_path):
     assert referee.check(store).violations == 0
 
 
+def test_the_board_says_cluster_robust_only_where_the_fit_is(tmp_path, sample_store):
+    """The leaderboard said its intervals came from a cluster-robust covariance on every store; with one pair per
+    match (duels, arena) the fit is the plain Wald one, as the ratings table says: the two now say the same."""
+    from referee.run.ratings.intervals import ROBUST_WALD
+
+    duels = _store(tmp_path, "duels", _duels(8, 300, seed=2))
+    for store, runner in ((duels, None), (str(sample_store), "concordia")):
+        board = referee.leaderboard(store, runner=runner)
+        intervals = set(referee.ratings(store, runner=runner).table()["interval"].dropna())
+        robust = ROBUST_WALD in intervals
+        assert ("cluster-robust" in board.value.inference.source) == robust, (runner, intervals)
+        assert robust == (runner == "concordia")  # concordia's matches hold several pairs each
+
+
 @pytest.mark.parametrize("shape", ["sparse", "leader", "seatless", "one established", "all ties", "unbeaten"])
 def test_the_self_check_holds_on_generated_boards(tmp_path, shape):
     tables = {"sparse": lambda: _duels(30, 150, seed=2, rare=6),

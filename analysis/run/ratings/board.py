@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from referee.run.ratings.intervals import ROBUST_WALD
 from referee.run.ratings.rating_labels import ESTABLISHED
 
 LEVEL = 0.95
@@ -240,7 +241,8 @@ def infer_board(comparisons: pd.DataFrame, agents: list[str] | None = None, boot
                               if v.name == "block" else v).reset_index(drop=True)
     tier_tests = (pd.concat(tests, ignore_index=True) if tests else
                   pd.DataFrame(columns=["component", "agent", "next", "difference", "p_holm", "new_tier"]))
+    robust = "interval" in table.columns and (table["interval"] == ROBUST_WALD).any()  # as the fit's intervals say
     source = (f"{bootstrap} cluster-bootstrap replicates" if bootstrap else
-              "Normal draws with the fit's covariance (cluster-robust by match)")
+              "Normal draws with the fit's covariance" + (" (cluster-robust by match)" if robust else ""))
     return Board(bt=bt, table=table, tier_tests=tier_tests, critical=critical, se=se, p_holm=p_holm,
                  source=source, level=level, sources=sources)
