@@ -31,7 +31,8 @@ from referee.run.ratings.rating_labels import ESTABLISHED
 
 LEVEL = 0.95
 DRAWS = 4000  # Normal draws of each component's ratings for the rank sets' critical values
-Z = float(norm.ppf(0.975))
+PAIR_LEVEL = 0.95  # a pair's difference interval (compare): its level whatever the board's rank-set level
+Z = float(norm.ppf(0.5 + PAIR_LEVEL / 2))
 SET_COLUMNS = ["rank", "tier", "rank_set", "joint_rank_set", "could_be_first"]  # what every rating table reads
 
 
@@ -101,7 +102,7 @@ class Board:
         lower = -np.inf if down_open else d - Z * se
         upper = np.inf if up_open else d + Z * se
         p_better, p_value = float(norm.cdf(d / se)), float(2 * norm.sf(abs(d) / se))
-        what = f"Normal {self.level:.0%} from the board's {self.source}"
+        what = f"{PAIR_LEVEL * 100:g} % from the board's {self.source}"
         if down_open or up_open:
             what += "; open " + " and ".join(s for s, o in (("below", down_open), ("above", up_open)) if o) + \
                     " (an agent never lost or never won)"
