@@ -231,7 +231,7 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
             f"{int(adjacent['separable'].sum())} of {len(adjacent)} adjacent pairs separable at 5 % (Holm)"])
     found = compare_two(comparisons, a, b, method, bootstrap, seed, resample)
     interval = (found["interval"] if math.isnan(found["lower"]) else
-                f"95 % interval {_signed(found['lower'])} to {_signed(found['upper'])} ({found['interval']})")
+                f"interval {_signed(found['lower'])} to {_signed(found['upper'])} ({found['interval']})")
     source = (f"{method}, the board's inference" if RATING_METHODS[method].board else
               f"{method}, {found['replicates']} bootstrap replicates resampling by {resample}")
     probability = ("no probability (both ends open)" if math.isnan(found["p_better"]) else
