@@ -229,14 +229,26 @@ def robust_covariance(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: 
     return bread @ meat @ bread
 
 
+def clustered(cluster: np.ndarray, agents: int) -> bool:
+    """Whether the comparisons (their clusters, e.g. match ids) of `agents` rated agents take the cluster-robust
+    covariance: some cluster holds several comparisons (the pairs of one multiplayer match), and there are more
+    clusters than agents. The sandwich's middle is a sum of one outer product per cluster, so with G clusters
+    its rank is at most G - 1 (the scores sum to zero at the fit): with no more clusters than agents some
+    differences get a variance of zero, an interval of no width (one 6-player match: every interval a point).
+    There the model-based covariance is taken, and `rating_fits`' caller says so."""
+    labels = pd.Series(cluster)
+    return bool(labels.duplicated().any()) and labels.nunique() > agents
+
+
 def bt_covariance(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluster: np.ndarray,
                   prior_sd: float | None = None) -> np.ndarray:
     """The covariance (n, n) of log-strengths `theta` (natural-log units) behind every Bradley-Terry interval,
     rank set and pairwise test referee prints: the cluster-robust `robust_covariance` where some cluster (match)
-    holds several comparisons, else the model-based inverse information (with the prior's precision under MAP),
+    holds several comparisons and there are more clusters than agents (`clustered`), else the model-based inverse
+    information (with the prior's precision under MAP),
     the covariance `fit_bt`'s standard errors come from. Centre it with `centred` for centred ratings."""
     a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
-    if pd.Series(cluster).duplicated().any():
+    if clustered(cluster, len(theta)):
         return robust_covariance(theta, a, b, outcome, cluster, prior_sd)
     n = len(theta)
     wins = pair_counts(a, b, np.ones(len(a)), n)
