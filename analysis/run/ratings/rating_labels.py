@@ -106,8 +106,9 @@ def matches_per_agent(comparisons: pd.DataFrame) -> pd.Series:
 
 
 RULE = (f"established: at least {MIN_MATCHES} matches against agents of its own connected part of the comparison "
-        "graph, whatever the method; an agent that never lost (or never won) is established too, its interval open on "
-        "that side; the status says how much the data hold on an agent, never how strong it is")
+        "graph, whatever the method and whatever its results: one that never lost (or never won) in those matches is "
+        "established as well, its interval open on that side; the status says how much the data hold on an agent, "
+        "never how strong it is")
 
 
 def reference_status(comparisons: pd.DataFrame, parts: pd.Series | None = None) -> pd.DataFrame:
