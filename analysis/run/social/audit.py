@@ -460,7 +460,7 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
                    f"{a['n']} players ({a['left_out']} without the outcome left out). The best {primary} "
                    f"({a['best_outcome_player']}, {best_value:g}) belongs to the player ranked "
                    f"{a['best_outcome_score_rank']} by score; the top {a['top_k']} by score and by {primary} share "
-                   f"{a['top_k_overlap']} players. Top {top_k} by score: {ranks}.")
+                   f"{a['top_k_overlap']} player{'' if a['top_k_overlap'] == 1 else 's'}. Top {top_k} by score: {ranks}.")
         if absent:
             verdict += (f" Overall agreement is not shown: the interval reaches {a['spearman_low']:.2f}, at or below "
                         "zero.")
