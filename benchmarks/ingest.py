@@ -310,7 +310,7 @@ def issue_table(tmp: Path, judgments: int, games: int, small: int, seed: int, sc
               f"({peer}) | {quiet / plain_s:.0f}x | {goal} | {counts[0]:,} / {counts[1]:,} |", flush=True)
 
 
-# issue 70's rows: (key, what, goal in seconds quiet, peak memory goal in MB or None, the ratio goal to the plain read)
+# issue 70's rows, in the order printed (each row's folder and goals: `issue70_table`)
 ISSUE_70 = ("arena", "held-out", "games", "auctions", "clem", "large")
 
 

@@ -200,7 +200,7 @@ class LeaderboardJobResult(Result):
     said, the runner's own numbers and their columns, the methods on the board, and the one-line summary."""
     could_be_first = Field[list]()
     level = Field[float]()
-    critical = Field[float]()
+    critical = Field[dict]()  # component -> the simultaneous rank sets' critical value
     said = Field[list]()
     runner_numbers = Field[list]()
     runner_columns = Field[list]()
@@ -225,6 +225,8 @@ class FitJobResult(Result):
     baseline = Field["str | None"](optional=True)
     effects = Field["str | None"](optional=True)
     interaction = Field["bool | None"](optional=True)
+    task = Field["str | None"](optional=True)  # the columns read as task and item (outcome models)
+    item = Field["str | None"](optional=True)
 
 
 class PredictorsJobResult(Result):

@@ -235,7 +235,7 @@ def clustered(cluster: np.ndarray, agents: int) -> bool:
     clusters than agents. The sandwich's middle is a sum of one outer product per cluster, so with G clusters
     its rank is at most G - 1 (the scores sum to zero at the fit): with no more clusters than agents some
     differences get a variance of zero, an interval of no width (one 6-player match: every interval a point).
-    There the model-based covariance is taken, and `rating_fits`' caller says so."""
+    There the model-based covariance is taken, and the rating says so (`referee.run.ratings.ratings`)."""
     labels = pd.Series(cluster)
     return bool(labels.duplicated().any()) and labels.nunique() > agents
 

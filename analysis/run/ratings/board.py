@@ -2,8 +2,8 @@
 
 One Bradley-Terry fit (`referee.run.ratings.ratings.rate`, method `bt`, the Elo scale) and one sampling distribution of
 its ratings per connected part of the comparison graph: Normal with the fit's covariance (cluster-robust by
-match where a match holds several pairs, `bradley_terry.bt_covariance`), or, when a bootstrap is asked for, its
-replicates. From those, once:
+match where a match holds several pairs and there are more matches than agents, `bradley_terry.bt_covariance`),
+or, when a bootstrap is asked for, its replicates. From those, once:
 
 - each agent's rating, interval (`referee.run.ratings.intervals.finish`: open where the agent never lost or never won),
   matches and status (`referee.run.ratings.rating_labels`: by information, never by strength);

@@ -3,8 +3,8 @@ side by side, one row per agent, with the ranks a paper can print.
 
 The established agents (the one status rule, `referee.run.ratings.rating_labels`) are ranked, best first, by
 Bradley-Terry (Elo scale) with its bootstrap interval, their marginal and simultaneous 95 % rank sets and whether
-they could be first (`referee.models.ratings.rank_sets`, from Normal draws with the fit's cluster-robust
-covariance of the established agents alone, so that an agent with a handful of games can neither lead nor widen
+they could be first (`referee.models.ratings.rank_sets`, from Normal draws with the fit's covariance (cluster-
+robust by match where `bradley_terry.clustered` holds) of the established agents alone, so that an agent with a handful of games can neither lead nor widen
 the others' sets, and the same agents get the same draws whoever else plays), tiers
 separated by paired tests with Holm's correction at a family-wise 95 % (each pair of neighbours' difference
 printed with its Holm-adjusted p-value, table `tier_tests`), the contest's Elo, each voting method's position, and the Nash averaging and
