@@ -189,3 +189,39 @@ def test_no_seat_is_read_from_names_without_a_seat_field(tmp_path):
     assert main(["ingest", "--store", str(store), str(path)]) == 0
     board = referee.leaderboard(store)
     assert "seat_effect" not in board.tables and not any("seat" in line for line in board.said)
+
+
+def test_plain_bt_cluster_robust_covariance_is_statsmodels_and_the_contextual_fits():
+    """One cluster-robust covariance for a rating, with or without covariates: the plain fit's (`bt_covariance`,
+    behind every interval, rank set and pairwise test) equals statsmodels' clustered binomial GLM, small-sample
+    factor G/(G-1) (m-1)/(m-k) included, and the contextual fit's with no covariate, on 2-4 player matches."""
+    import statsmodels.api as sm
+
+    from referee.models.ratings.bradley_terry import bt_covariance, centred_se, clustered, fit_bt, pair_counts
+
+    matches, results, _ = simulate(agents=8, matches=60, seed=11)
+    pairs, _, _ = covariate_pairs(matches, results, seat_measures(results), [])
+    agents = sorted(set(pairs["a"]) | set(pairs["b"]))
+    n, m = len(agents), len(pairs)
+    a, b = pd.Index(agents).get_indexer(pairs["a"]), pd.Index(agents).get_indexer(pairs["b"])
+    outcome, cluster = pairs["outcome"].to_numpy(float), pairs["match_id"].to_numpy()
+    assert set(outcome) == {0.0, 1.0} and clustered(cluster, n)  # 60 matches of 1-6 pairs, 8 agents
+    fit = fit_bt(pair_counts(a, b, outcome, n), agents)
+    ours = centred_se(bt_covariance(fit.theta, a, b, outcome, cluster))
+
+    X = np.zeros((m, n - 1))
+    rows = np.arange(m)
+    X[rows[a > 0], a[a > 0] - 1] += 1.0
+    X[rows[b > 0], b[b > 0] - 1] -= 1.0
+    groups, _ = pd.factorize(pd.Series(cluster))
+    glm = sm.GLM(outcome, X, family=sm.families.Binomial()).fit(cov_type="cluster", cov_kwds={"groups": groups})
+    full = np.zeros((n, n))
+    full[1:, 1:] = glm.cov_params()
+    assert np.allclose(np.r_[0.0, glm.params] - np.r_[0.0, glm.params].mean(), fit.theta - fit.theta.mean(), atol=1e-6)
+    assert np.allclose(ours, centred_se(full), rtol=1e-5)
+
+    contextual = fit_contextual_bt(pairs, [])
+    elo = 400 / math.log(10)
+    assert list(contextual.ratings["agent"]) == agents
+    assert np.allclose((contextual.ratings["upper"] - contextual.ratings["lower"]) / (2 * 1.959963984540054 * elo),
+                       ours, rtol=1e-5)

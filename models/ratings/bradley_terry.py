@@ -213,8 +213,9 @@ def robust_covariance(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: 
 
     The pairs of one multiplayer match share its players' performances, so they are not independent and the
     model-based information overstates the evidence; V = H^+ (sum_c g_c g_c') H^+ with g_c the score of
-    cluster c (Liang and Zeger 1986), centred as `centred_se`. With one comparison per cluster the result is
-    close to the model-based one."""
+    cluster c (Liang and Zeger 1986), times the finite-sample factor `cluster_factor` (the sandwich alone is
+    biased low with few clusters; the contextual fit and statsmodels apply the same), centred as `centred_se`.
+    With one comparison per cluster the result is close to the model-based one."""
     theta = np.asarray(theta, float)
     a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
     n = len(theta)
@@ -226,7 +227,15 @@ def robust_covariance(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: 
     wins = pair_counts(a, b, np.ones(len(a)), n)  # each comparison once, as a win of a
     info = information(theta, wins + wins.T) + (np.eye(n) / prior_sd**2 if prior_sd else 0.0)
     bread = np.linalg.pinv(info, hermitian=True)
-    return bread @ meat @ bread
+    return cluster_factor(G.shape[0], len(a), n - 1) * bread @ meat @ bread
+
+
+def cluster_factor(clusters: int, comparisons: int, parameters: int) -> float:
+    """The finite-sample factor G/(G-1) (m-1)/(m-k) of a cluster-robust covariance with G `clusters`, m
+    `comparisons` and k free `parameters` (n - 1 log-strengths, plus any covariates): statsmodels' default for a
+    clustered GLM and Stata's CR1. The sandwich's middle is a sum over clusters of estimated scores, which fall
+    short of the true ones; with few clusters the bare sandwich is biased low (Cameron and Miller 2015, sec. VI)."""
+    return clusters / max(clusters - 1, 1) * (comparisons - 1) / max(comparisons - parameters, 1)
 
 
 def clustered(cluster: np.ndarray, agents: int) -> bool:

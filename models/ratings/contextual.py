@@ -32,8 +32,8 @@ from scipy import sparse
 
 from referee.models.fit import FitResult, collect_notes, iterative_diagnostics
 from referee.models.ratings.bradley_terry import (DEFAULT_PRIOR_SD, ELO_SCALE, Z95, RatingWarning, add_rank,
-                                                  centred_se, mle_exists, pair_counts, to_elo, wald_table,
-                                                  why_no_mle)
+                                                  centred_se, cluster_factor, mle_exists, pair_counts, to_elo,
+                                                  wald_table, why_no_mle)
 from referee.models.threads import blas_limit
 
 
@@ -138,7 +138,7 @@ def _newton(c: Comparisons, p: int, precision: float, tol: float = 1e-9, max_ite
 
 def _robust_cov(c: Comparisons, coef: np.ndarray, info: np.ndarray, p: int) -> np.ndarray:
     """The cluster-robust covariance (k, k) of `coef` (k = n - 1 + p): H^-1 M H^-1, M the outer products of
-    the clusters' score sums, times statsmodels' factor G/(G-1) (m-1)/(m-k)."""
+    the clusters' score sums, times statsmodels' factor G/(G-1) (m-1)/(m-k) (`bradley_terry.cluster_factor`)."""
     n, m = c.n, len(c.y)
     theta = np.r_[0.0, coef[: n - 1]]
     eta = theta[c.a] - theta[c.b] + c.Z[:, :p] @ coef[n - 1:]
@@ -150,9 +150,7 @@ def _robust_cov(c: Comparisons, coef: np.ndarray, info: np.ndarray, p: int) -> n
         else np.zeros((c.clusters, 0))
     meat = np.block([[(G.T @ G).toarray(), np.asarray(G.T @ Gz)], [np.asarray(G.T @ Gz).T, Gz.T @ Gz]])
     bread = np.linalg.inv(info)
-    k = len(coef)
-    factor = c.clusters / max(c.clusters - 1, 1) * (m - 1) / max(m - k, 1)
-    return factor * bread @ meat @ bread
+    return cluster_factor(c.clusters, m, len(coef)) * bread @ meat @ bread
 
 
 def _thetas(params: np.ndarray, cov: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
