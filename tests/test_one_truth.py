@@ -12,6 +12,7 @@ import referee
 from referee.cli import main
 from referee.io.store import Store
 from referee.models.ratings.rank_sets import rank_sets
+from referee.readings import p_text
 from referee.run.ratings.self_check import check_outputs
 from tests.conftest import SHARED
 
@@ -206,3 +207,29 @@ def test_a_closed_pipe_ends_quietly(tmp_path, monkeypatch, capsys):
         __import__("os").dup2(saved, 1)
     assert code == cli.EXIT_PIPE == 141
     assert "bug" not in capsys.readouterr().err
+
+
+def test_compare_gives_the_boards_holm_p_and_says_when_its_tiers_keep_a_separated_pair_together(
+        tmp_path, sample_store, capsys):
+    """compare's one-pair p beside the board's tiers read as a contradiction (p = 0.006, one tier): compare now
+    prints the board's own Holm p of the pair, the number its tiers are cut by, and says when the pair alone is
+    separated but the tiers keep it together; checked on every adjacent pair of the sample's board."""
+    store = str(sample_store)
+    assert main(["leaderboard", "--store", store, "--runner", "concordia", "--out", str(tmp_path / "lb")]) == 0
+    tests = pd.read_csv(tmp_path / "lb" / "tier_tests.csv")
+    tier = pd.read_csv(tmp_path / "lb" / "leaderboard.csv").set_index("agent")["tier"]
+    capsys.readouterr()
+    together = 0
+    for row in tests.head(4).itertuples():
+        out = tmp_path / f"c-{row.agent}"
+        assert main(["compare", row.agent, row.next, "--store", store, "--runner", "concordia", "--out", str(out)]) == 0
+        printed = capsys.readouterr().out
+        found = pd.read_csv(out / "compare.csv").iloc[0]
+        assert found["p_holm"] == pytest.approx(row.p_holm)
+        assert f"(Holm, as its tiers are cut): p {p_text(found['p_holm'])}" in printed
+        says = "the board's tiers keep the two together" in printed
+        assert says == (found["p_value"] < 0.05 <= found["p_holm"])
+        if says:
+            together += 1
+            assert tier[row.agent] == tier[row.next] and not row.new_tier
+    assert together >= 1  # the sample's top two: p about 0.006 as one pair, Holm about 0.1

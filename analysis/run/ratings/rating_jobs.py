@@ -240,6 +240,10 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
             f"difference {found['difference']:+.0f} Elo points, {interval}\n"
             f"head to head: {found['wins']} win(s), {found['losses']} loss(es), {found['ties']} tie(s) in "
             f"{found['matches']} match(es)")
+    if RATING_METHODS[method].board and math.isfinite(found["p_holm"]):  # the board's own multiplicity, read here
+        line += (f"\nover every pair of the board at once (Holm, as its tiers are cut): p {p_text(found['p_holm'])}"
+                 + ("; separated as one pair, not among all of them: the board's tiers keep the two together"
+                    if found["p_value"] < 0.05 <= found["p_holm"] else ""))
     return CompareJobResult("compare", {"compare": pd.DataFrame([found])}, notes, fields=dict(found), lines=[line],
                   value=found)
 
