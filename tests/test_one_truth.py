@@ -74,10 +74,12 @@ def test_the_board_says_cluster_robust_only_where_the_fit_is(tmp_path, sample_st
 def test_too_few_matches_for_cluster_robust_intervals_get_model_based_ones(tmp_path):
     """One 6-player match gave every agent an interval of no width (1831-1831): the cluster-robust covariance of
     one cluster is zero. With no more matches than agents the model-based Wald intervals are taken, and said."""
-    from referee.models.ratings.bradley_terry import clustered
+    from referee.models.ratings.bradley_terry import cluster_reading, clustered
 
     assert not clustered(np.array(["m1"] * 15), 6) and clustered(np.repeat([f"m{i}" for i in range(7)], 15), 6)
     assert not clustered(np.array([f"m{i}" for i in range(20)]), 6)  # one pair per match: nothing to cluster
+    assert [cluster_reading(c, 6) for c in (np.array(["m1"] * 15), np.repeat([f"m{i}" for i in range(7)], 15),
+                                            np.array([f"m{i}" for i in range(20)]))] == ["too few", "robust", "independent"]
     one = pd.DataFrame({"match": "m1", "agent": [f"model-{c}" for c in "abcdef"], "player": [f"p{i}" for i in range(6)],
                         "score": [9.0, 7.0, 6.0, 5.0, 3.0, 1.0]})
     found = referee.ratings(_store(tmp_path, "one", one))

@@ -245,8 +245,17 @@ def clustered(cluster: np.ndarray, agents: int) -> bool:
     its rank is at most G - 1 (the scores sum to zero at the fit): with no more clusters than agents some
     differences get a variance of zero, an interval of no width (one 6-player match: every interval a point).
     There the model-based covariance is taken, and the rating says so (`referee.run.ratings.ratings`)."""
+    return cluster_reading(cluster, agents) == "robust"
+
+
+def cluster_reading(cluster: np.ndarray, agents: int) -> str:
+    """How the comparisons' covariance reads their clusters (`clustered`): 'independent' when no cluster holds
+    two comparisons (nothing to cluster), 'too few' when some do but there are no more clusters than `agents`
+    (the model-based covariance is taken, too narrow, and the rating says so), else 'robust'."""
     labels = pd.Series(cluster)
-    return bool(labels.duplicated().any()) and labels.nunique() > agents
+    if not labels.duplicated().any():
+        return "independent"
+    return "robust" if labels.nunique() > agents else "too few"
 
 
 def bt_covariance(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluster: np.ndarray,

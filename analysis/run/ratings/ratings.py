@@ -43,7 +43,7 @@ from referee.run.ratings.rating_labels import (ANCHORABLE, NO_INFORMATION, ancho
 from referee.models.registry import RATING_METHODS, implementation, methods_with
 from referee.models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, summarised_warnings
 from referee.models.ratings.bootstrap import BootstrapResult, bootstrap_generic, bootstrap_resampled, bt_resampling
-from referee.models.ratings.bradley_terry import bt_covariance, centred_se, clustered, pair_counts, wald_table
+from referee.models.ratings.bradley_terry import bt_covariance, centred_se, cluster_reading, pair_counts, wald_table
 from referee.models.ratings.bt_per_game import DEFAULT_TAU_ELO
 from referee.run.ratings.rating_fits import Point, davidson_ties
 from referee.prepare.membership import agents_in, is_in
@@ -235,8 +235,9 @@ def _connected(comparisons: pd.DataFrame, method: str, bootstrap: int, by: str |
     with collect_notes(notes):
         point = _point(comparisons, method, by, prior, dims, k, tau_elo, seed)
     table, fits = point.table, point.fits
-    robust = point.coded is not None and clustered(point.coded.cluster, len(point.coded.agents))
-    if point.coded is not None and not robust and pd.Series(point.coded.cluster).duplicated().any():
+    reading = cluster_reading(point.coded.cluster, len(point.coded.agents)) if point.coded is not None else None
+    robust = reading == "robust"
+    if reading == "too few":
         matches = pd.Series(point.coded.cluster).nunique()
         notes.append(f"matches hold several pairs each, but {matches} match(es) for {len(point.coded.agents)} agents "
                      "are too few for cluster-robust intervals (their covariance would give some differences no "
