@@ -235,3 +235,30 @@ def test_compare_gives_the_boards_holm_p_and_says_when_its_tiers_keep_a_separate
             together += 1
             assert tier[row.agent] == tier[row.next] and not row.new_tier
     assert together >= 1  # the sample's top two: p about 0.006 as one pair, Holm about 0.1
+
+
+def test_compare_says_when_two_marginal_rank_sets_read_as_an_order_the_pair_does_not_hold(
+        tmp_path, sample_store, capsys):
+    """Marginal rank sets "2" and "3" side by side read as an order; compare gave the same pair p = 0.25. The
+    sets are each agent's own (their coverage is issue 66's), so compare says so whenever the two sets share no
+    rank and the pair is not separated, and only then; checked on the sample board's top three."""
+    store = str(sample_store)
+    assert main(["leaderboard", "--store", store, "--runner", "concordia", "--out", str(tmp_path / "lb")]) == 0
+    board = pd.read_csv(tmp_path / "lb" / "leaderboard.csv").set_index("agent")
+    top = board.sort_values("rank").index[:3].tolist()
+    capsys.readouterr()
+    said = 0
+    for k, a in enumerate(top):
+        for b in top[k + 1:]:
+            out = tmp_path / f"c-{a}-{b}"
+            assert main(["compare", a, b, "--store", store, "--runner", "concordia", "--out", str(out)]) == 0
+            printed = capsys.readouterr().out
+            found = pd.read_csv(out / "compare.csv").iloc[0]
+            sets = [str(board.at[x, "rank_set"]) for x in (a, b)]
+            assert [str(found["rank_set_a"]), str(found["rank_set_b"])] == sets
+            (_, upper_a), (lower_b, _) = [(int(t.split("-")[0]), int(t.split("-")[-1])) for t in sets]
+            apart = upper_a < lower_b
+            says = "are each agent's own at 95 %, not an order between the two" in printed
+            assert bool(found["rank_sets_apart"]) == apart and says == (apart and found["p_value"] >= 0.05), (a, b)
+            said += says
+    assert said >= 1  # the sample's agent_06 (set 2) and agent_02 (set 3): p about 0.25 as a pair
