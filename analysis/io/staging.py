@@ -71,13 +71,18 @@ class Staging:
 
 @contextmanager
 def insert_memory(con: duckdb.DuckDBPyConnection):
-    """DuckDB's memory limit at INSERT_MEMORY on `con` for the block, the connection's own limit restored after."""
-    (limit,) = con.execute("SELECT current_setting('memory_limit')").fetchone()
+    """DuckDB's memory limit at INSERT_MEMORY on `con` for the block, the connection's own limit restored after:
+    DuckDB's default by RESET (its setting reads rounded, '18.8 GiB', and setting that text back gave 18.7 GiB),
+    a limit set on the connection by its text."""
+    read = "SELECT current_setting('memory_limit')"
+    (limit,) = con.execute(read).fetchone()
     con.execute(f"SET memory_limit = '{INSERT_MEMORY}'")
     try:
         yield
     finally:
-        con.execute(f"SET memory_limit = '{limit}'")
+        con.execute("RESET memory_limit")
+        if con.execute(read).fetchone()[0] != limit:
+            con.execute(f"SET memory_limit = '{limit}'")
 
 
 def checkpoint(con: duckdb.DuckDBPyConnection) -> None:
