@@ -75,13 +75,13 @@ def insert_memory(con: duckdb.DuckDBPyConnection):
     DuckDB's default by RESET (its setting reads rounded, '18.8 GiB', and setting that text back gave 18.7 GiB),
     a limit set on the connection by its text."""
     read = "SELECT current_setting('memory_limit')"
-    (limit,) = con.execute(read).fetchone()
+    ((limit,),) = con.execute(read).fetchall()  # fetched whole: DuckDB refuses other work beside an unfinished result
     con.execute(f"SET memory_limit = '{INSERT_MEMORY}'")
     try:
         yield
     finally:
         con.execute("RESET memory_limit")
-        if con.execute(read).fetchone()[0] != limit:
+        if con.execute(read).fetchall() != [(limit,)]:
             con.execute(f"SET memory_limit = '{limit}'")
 
 
