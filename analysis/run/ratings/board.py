@@ -81,7 +81,11 @@ class Board:
     def pair(self, a: str, b: str) -> dict:
         """a against b: difference (a - b, Elo points), se, p_better = Phi(d / se), p_value (two-sided), lower and
         upper (d -/+ 1.96 se, open where either agent's interval is open on that side), interval (what it is),
-        p_holm (the board's Holm-adjusted p-value where both are ranked in one component, else NaN).
+        p_holm (the board's Holm-adjusted p-value where both are ranked in one component, else NaN), and how the
+        pair reads beside the board (`_readings`): rank_set_a, rank_set_b (each agent's own marginal set),
+        rank_sets_apart (the two share no rank), tiers_keep_together (the pair's own test separates them at
+        1 - PAIR_LEVEL, Holm's over every pair does not at 1 - level, so the tiers cannot part them),
+        rank_sets_read_as_order (apart, but the pair's own test does not separate them).
         ValueError when a and b share no component."""
         rows = self.table.set_index("agent")
         for x in (a, b):
@@ -90,9 +94,9 @@ class Board:
         se = float(self.se.at[a, b]) if a in self.se.index and b in self.se.index else np.nan
         if np.isfinite(se) and se <= 0:  # the draws never move the difference: no interval, no probability
             d = float(rows.at[a, "rating"] - rows.at[b, "rating"])
-            return {"difference": d, "se": se, "p_better": np.nan, "p_value": np.nan, "lower": np.nan,
-                    "upper": np.nan, "interval": "none: the board's draws never move this difference",
-                    "p_holm": np.nan}
+            return self._readings(rows, a, b, {
+                "difference": d, "se": se, "p_better": np.nan, "p_value": np.nan, "lower": np.nan, "upper": np.nan,
+                "interval": "none: the board's draws never move this difference", "p_holm": np.nan})
         if not np.isfinite(se):
             raise ValueError(f"{a} and {b} are in different components of the comparison graph: no chain of matches "
                              "links them, so their ratings cannot be compared")
@@ -110,8 +114,18 @@ class Board:
             p_better, p_value = np.nan, np.nan
             what += ": no probability"
         holm = float(self.p_holm.at[a, b]) if a in self.p_holm.index and b in self.p_holm.index else np.nan
-        return {"difference": d, "se": se, "p_better": p_better, "p_value": p_value, "lower": lower, "upper": upper,
-                "interval": what, "p_holm": holm}
+        return self._readings(rows, a, b, {"difference": d, "se": se, "p_better": p_better, "p_value": p_value,
+                                           "lower": lower, "upper": upper, "interval": what, "p_holm": holm})
+
+    def _readings(self, rows: pd.DataFrame, a: str, b: str, found: dict) -> dict:
+        """`found` (a pair's test) with how it reads beside the board's tiers and rank sets (`pair`)."""
+        bounds = rows.loc[[a, b], ["rank_lower", "rank_upper"]].astype(float)
+        apart = bool(bounds.notna().all().all() and (bounds.at[a, "rank_upper"] < bounds.at[b, "rank_lower"]
+                                                     or bounds.at[b, "rank_upper"] < bounds.at[a, "rank_lower"]))
+        separated = bool(found["p_value"] < 1 - PAIR_LEVEL)  # NaN: not separated
+        return dict(found, rank_set_a=rows.at[a, "rank_set"], rank_set_b=rows.at[b, "rank_set"], rank_sets_apart=apart,
+                    tiers_keep_together=separated and not found["p_holm"] <= 1 - self.level,
+                    rank_sets_read_as_order=apart and not separated)
 
 
 def _span(low, high) -> str:

@@ -97,8 +97,8 @@ def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", boots
     the fit's covariance); any other method of `referee.run.ratings.ratings.METHODS` on the Elo scale, its own paired
     bootstrap (`bootstrap` replicates, default 1000). unit : the resample unit, reported.
     Returns a dict: agent_a, agent_b, method, resample, p_better, difference, se, lower, upper, p_value,
-    interval, replicates, replicates_left_out, p_holm, rank_set_a, rank_set_b (bt: the board's; each agent's own
-    marginal set), rank_sets_apart (the two sets share no rank), matches (matches the two met in), wins,
+    interval, replicates, replicates_left_out, p_holm, rank_set_a, rank_set_b, rank_sets_apart,
+    tiers_keep_together, rank_sets_read_as_order (bt: the board's, `Board.pair`), matches (matches the two met in), wins,
     losses, ties (a's record against b), matches_a, matches_b, status_a, status_b. ValueError when either agent
     has no comparison or no chain of matches links them."""
     _check(a, b, comparisons)
@@ -108,30 +108,21 @@ def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", boots
         board = board if board is not None else infer_board(comparisons, bootstrap=bootstrap or 0, seed=seed)
         table = board.table.set_index("agent")
         found = board.pair(a, b)
-        found.update(replicates=int(bootstrap or 0), replicates_left_out=0, rank_set_a=table.loc[a, "rank_set"],
-                     rank_set_b=table.loc[b, "rank_set"], rank_sets_apart=_apart(table, a, b))
+        found.update(replicates=int(bootstrap or 0), replicates_left_out=0)
     else:
         result = rate(comparisons, method, bootstrap=bootstrap or DEFAULT_BOOTSTRAP, seed=seed)
         table = result.table().set_index("agent")
         if "component" in table.columns and table.loc[a, "component"] != table.loc[b, "component"]:
             raise ValueError(f"{a} and {b} are in different components of the comparison graph: no chain of "
                              "matches links them, so their ratings cannot be compared")
-        found = dict(_from_draws(result, a, b), p_holm=np.nan, rank_set_a=None, rank_set_b=None, rank_sets_apart=False)
+        found = dict(_from_draws(result, a, b), p_holm=np.nan, rank_set_a=None, rank_set_b=None, rank_sets_apart=False,
+                     tiers_keep_together=False, rank_sets_read_as_order=False)
     pair = comparisons[comparisons["a"].isin([a, b]) & comparisons["b"].isin([a, b])]
     record = head_to_head(pair_records(pair), a, b)
     return {"agent_a": a, "agent_b": b, "method": method, "resample": unit, **found,
             "matches": record.pop("met_in"), **record,
             "matches_a": int(table.loc[a, "matches"]), "matches_b": int(table.loc[b, "matches"]),
             "status_a": table.loc[a, "status"], "status_b": table.loc[b, "status"]}
-
-
-def _apart(table: pd.DataFrame, a: str, b: str) -> bool:
-    """Whether the board's marginal rank sets of a and b (`table` indexed by agent) share no rank (False when
-    either agent is unranked)."""
-    lo, hi = table.loc[[a, b], "rank_lower"].astype(float), table.loc[[a, b], "rank_upper"].astype(float)
-    if lo.isna().any() or hi.isna().any():
-        return False
-    return bool(hi[a] < lo[b] or hi[b] < lo[a])
 
 
 DEFAULT_BOOTSTRAP = 1000  # a method's own paired bootstrap (every method but bt, which reads the board)

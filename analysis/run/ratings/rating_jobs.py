@@ -243,8 +243,8 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
     if RATING_METHODS[method].board and math.isfinite(found["p_holm"]):  # the board's own multiplicity, read here
         line += (f"\nover every pair of the board at once (Holm, as its tiers are cut): p {p_text(found['p_holm'])}"
                  + ("; separated as one pair, not among all of them: the board's tiers keep the two together"
-                    if found["p_value"] < 0.05 <= found["p_holm"] else ""))
-    if found["rank_sets_apart"] and not found["p_value"] < 0.05:  # marginal sets side by side read as an order
+                    if found["tiers_keep_together"] else ""))
+    if found["rank_sets_read_as_order"]:  # marginal sets side by side read as an order
         line += (f"\nrank sets {found['rank_set_a']} and {found['rank_set_b']} are each agent's own at 95 %, not an "
                  "order between the two: as a pair they are not separated")
     return CompareJobResult("compare", {"compare": pd.DataFrame([found])}, notes, fields=dict(found), lines=[line],
