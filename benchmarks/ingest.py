@@ -183,23 +183,44 @@ def _timed_ingest(store_path: Path, paths: list, **options) -> tuple[float, floa
     return seconds, peak, (accepted, quarantined)
 
 
+def _child(function: str, *args) -> str:
+    """The last line `function` (a function of this module, reading its arguments from sys.argv) prints, run in a
+    child process of its own, so that what it measures starts from nothing this process holds."""
+    out = subprocess.run([sys.executable, "-c", f"from benchmarks.ingest import {function} as f; f()", *map(str, args)],
+                         check=True, capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+    return out.stdout.strip().splitlines()[-1]
+
+
 def _write_alone(store_path: Path) -> float:
     """Seconds DuckDB takes to write the rows an ingest stored, alone: every data table of the store at
     `store_path` read into Arrow first (untimed), then inserted into a new store in one transaction and
-    checkpointed, as an ingest ends; in a child process. What no reader can go under while the store holds the
-    same rows."""
-    code = ("import sys, time; from pathlib import Path; import duckdb; from referee.io.store import Store; "
-            "from referee.io.schema import TABLES; "
-            "src = duckdb.connect(sys.argv[1], read_only=True); "
-            "tables = {t: src.sql(f'SELECT * FROM {t}').to_arrow_table() for t in TABLES}; src.close(); "
-            "s = Store(sys.argv[2]); t0 = time.perf_counter(); s.con.execute('BEGIN TRANSACTION'); "
-            "[s._append(t, rows) for t, rows in tables.items() if rows.num_rows]; s.con.execute('COMMIT'); "
-            "s.con.execute('CHECKPOINT'); print(time.perf_counter() - t0); s.close()")
+    checkpointed, as an ingest ends; in a child process (`_write_alone_child`). What no reader can go under while
+    the store holds the same rows."""
     copy = store_path.with_name(store_path.stem + "-copy.duckdb")
-    out = subprocess.run([sys.executable, "-c", code, str(store_path), str(copy)], check=True, capture_output=True,
-                         text=True).stdout.strip().splitlines()[-1]
+    seconds = float(_child("_write_alone_child", store_path, copy))
     copy.unlink(missing_ok=True)
-    return float(out)
+    return seconds
+
+
+def _write_alone_child() -> None:
+    import duckdb
+
+    from referee.io.schema import TABLES
+    from referee.io.store import Store
+
+    source = duckdb.connect(sys.argv[1], read_only=True)
+    tables = {t: source.sql(f"SELECT * FROM {t}").to_arrow_table() for t in TABLES}
+    source.close()
+    store = Store(sys.argv[2])
+    t0 = time.perf_counter()
+    store.con.execute("BEGIN TRANSACTION")
+    for table, rows in tables.items():
+        if rows.num_rows:
+            store._append(table, rows)
+    store.con.execute("COMMIT")
+    store.con.execute("CHECKPOINT")
+    print(time.perf_counter() - t0)
+    store.close()
 
 
 def _duckdb_events(folder: Path) -> float:
@@ -210,11 +231,8 @@ def _duckdb_events(folder: Path) -> float:
     result lines left out): how fast a compiled read of the folder could at best be. The line numbers are
     checked against the shape's own (line = 3 x turn + the player's number)."""
     store = folder.with_name(folder.name + "-duckdb-events.duckdb")
-    out = subprocess.run([sys.executable, "-c", "from benchmarks.ingest import _duckdb_events_child as c; c()",
-                          str(folder), str(store)], check=True, capture_output=True, text=True,
-                         cwd=Path(__file__).resolve().parent.parent).stdout.strip().splitlines()[-1]
+    seconds, rows, wrong = json.loads(_child("_duckdb_events_child", folder, store))
     store.unlink(missing_ok=True)
-    seconds, rows, wrong = json.loads(out)
     assert rows and not wrong, f"{folder}: {wrong} of {rows} line numbers differ from the files'"
     return seconds
 
