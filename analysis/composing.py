@@ -64,7 +64,7 @@ def paper(store, paper: str, out, finalists: list[str] | None = None, no_models:
     spec = PAPERS[paper]
     offered = {"finalists": finalists, "models": not no_models, "sampling": sampling(options), "runner": runner,
                "match": match, "seed": seed}
-    writer = PaperWriter(ResultsFolder(out, seed=seed, store=store))
+    writer = PaperWriter(ResultsFolder(out, seed=seed, store=store), paper)
     protocol, notes = implementation(spec.make)(store, writer, **{k: offered[k] for k in spec.options})
     manifest = writer.close(paper, protocol, notes)
     items = pd.DataFrame([{"number": i["number"], "made": bool(i["files"]), "files": ", ".join(i["files"]),

@@ -8,12 +8,14 @@ into a fresh store under `out` and writes `out/index.html`.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from referee.io.loaders import RUNNERS, comparison_unit
 from referee.io.resources import shipped
 from referee.io.store import IngestReport, Store
 from referee.models.fit import collect_notes
+from referee.models.progress import Stages
 from referee.models.registry import MIN_BALLOTS
 from referee.prepare.comparisons import separate_episode_runners
 from referee.present.outputs import ResultsFolder
@@ -45,6 +47,7 @@ from referee.run.ratings.rating_labels import status_note
 from referee.run.result import Result
 
 SAMPLE = shipped("sample")
+REPORT_STAGES = 10  # build_report's stages, each said as it ends
 VOTES = ["iml", "copeland", "ranked-pairs", "ewa"]  # the contest's tables 4-7, in its order
 
 
@@ -74,7 +77,8 @@ def _guarded(title: str, build, *args, **kwargs) -> list[Section]:
 
 def build_report(store: Store, out: str | Path, ingest_report: IngestReport | None = None,
                  title: str = "referee report", fit_models: bool = True, seed: int = 0,
-                 sampling: dict | None = None, command: list[str] | None = None) -> Path:
+                 sampling: dict | None = None, command: list[str] | None = None, stages: Stages | None = None
+                 ) -> Path:
     """Write the report of everything in `store` to folder `out`; returns the path of `out/index.html`.
 
     Each section decides from the data whether it can run, and one that cannot says why in the report:
@@ -91,45 +95,61 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     Writes `index.html` (self-contained), `report.md`, `figures/` (PNG and SVG), `tables/` (CSV, sorted by
     rank where there is one), `provenance.json` and `manifest.json`. `sampling` (draws, tune, chains,
     sampler) overrides the models' own defaults, which converge at contest scale (`referee.models.fit`).
+    Each of its REPORT_STAGES says its time as it ends (`referee.models.progress`: on stdout, the report's log;
+    `stages` continues a caller's count, as the demo's).
     """
+    stages = stages or Stages("referee report", REPORT_STAGES, sys.stdout)
     folder = ResultsFolder(out, command=command, seed=seed, store=store)
     sampling = dict(sampling or {})
     boards: dict[str, Result | str] = {}  # per runner: its leaderboard, or why it has none
-    sections: list[Section] = leaderboard_sections(store, boards, seed=seed)
-    sections += runner_numbers_sections(store)
-    if ingest_report is not None:
-        sections.append(ingest_section(ingest_report))
-    sections.append(store_section(store))
-    if store.info()["results"]:
-        sections.append(runners_section(store))
-    matches = store.matches()
-    scenario_based = bool(matches["scenario"].notna().any())
-    described = None
-    if scenario_based:
-        notes: list[str] = []
-        with collect_notes(notes):
-            described = job("describe", store)
-        sections.append(scores_section(described.table("scores"), described.table("mean_by_agent"),
-                                       described.table("mean_by_scenario"), notes))
-    scores = None if described is None else described.table("scores")
-    appendix = rating_sections(store, boards, scores, seed=seed)  # each method's own tables, after everything else
-    sections += _guarded("Socio-cognitive metrics", socio_sections, store, seed=seed)
-    sections += audit_sections(store, bayes=fit_models, seed=seed, sampling=sampling)
+    with stages.stage("leaderboards") as stage:
+        sections: list[Section] = leaderboard_sections(store, boards, seed=seed)
+        stage.wrote(f"{sum(isinstance(b, Result) for b in boards.values())} board(s)")
+    with stages.stage("the runners' own numbers"):
+        sections += runner_numbers_sections(store)
+    with stages.stage("the store and its runners"):
+        if ingest_report is not None:
+            sections.append(ingest_section(ingest_report))
+        sections.append(store_section(store))
+        if store.info()["results"]:
+            sections.append(runners_section(store))
+    with stages.stage("normalised scores"):
+        matches = store.matches()
+        scenario_based = bool(matches["scenario"].notna().any())
+        described = None
+        if scenario_based:
+            notes: list[str] = []
+            with collect_notes(notes):
+                described = job("describe", store)
+            sections.append(scores_section(described.table("scores"), described.table("mean_by_agent"),
+                                           described.table("mean_by_scenario"), notes))
+        scores = None if described is None else described.table("scores")
+    with stages.stage("every rating method (the appendix)"):
+        appendix = rating_sections(store, boards, scores, seed=seed)  # each method's own tables, after everything else
+    with stages.stage("socio-cognitive metrics"):
+        sections += _guarded("Socio-cognitive metrics", socio_sections, store, seed=seed)
+    with stages.stage("construct-validity audits"):
+        sections += audit_sections(store, bayes=fit_models, seed=seed, sampling=sampling)
     contest = "Beta regressions and Measurement Layouts (contest figures 2-3, 5-7)"
-    if described is None:
-        sections.append(skipped(contest, "no match has a scenario from a scenario catalogue (tags and score bounds), "
-                                         "which these models explain scores by"))
-    elif not fit_models:
-        sections.append(skipped(contest, "the Bayesian fits were not asked for (--no-models)"))
-    else:
-        sections += contest_sections(store, seed=seed, sampling=sampling)
-    if fit_models:
-        sections += _guarded("Pass/fail and graded outcomes", outcome_sections, store, seed=seed, sampling=sampling)
-    sections.append(calibration_section(store.calibrations(), Path(out)))
-    for section in appendix:
-        section.title = f"Appendix: {section.title}"
-    index = write_report(sections + appendix, folder, title=title)
-    folder.close()
+    with stages.stage("beta regressions and Measurement Layouts" + ("" if fit_models else " (skipped: --no-models)")):
+        if described is None:
+            sections.append(skipped(contest, "no match has a scenario from a scenario catalogue (tags and score "
+                                             "bounds), which these models explain scores by"))
+        elif not fit_models:
+            sections.append(skipped(contest, "the Bayesian fits were not asked for (--no-models)"))
+        else:
+            sections += contest_sections(store, seed=seed, sampling=sampling)
+    with stages.stage("pass/fail and graded outcomes" + ("" if fit_models else " (skipped: --no-models)")):
+        if fit_models:
+            sections += _guarded("Pass/fail and graded outcomes", outcome_sections, store, seed=seed,
+                                 sampling=sampling)
+    with stages.stage("writing the report") as stage:
+        sections.append(calibration_section(store.calibrations(), Path(out)))
+        for section in appendix:
+            section.title = f"Appendix: {section.title}"
+        index = write_report(sections + appendix, folder, title=title)
+        folder.close()
+        stage.wrote(f"{len(sections) + len(appendix)} sections, {len(folder.files)} files in {out}")
     return index
 
 
@@ -428,7 +448,14 @@ def run_demo(out: str | Path = "reports/demo", store: str | Path | None = None, 
     db = Path(store) if store else out / "demo.duckdb"
     for stale in (db, db.with_name(db.name + ".wal")):
         stale.unlink(missing_ok=True)
+    stages = Stages("referee demo", REPORT_STAGES + 1, sys.stdout)
+    stages.start(f"{len(SAMPLES)} bundled samples -> {db}, then the report in {out}/ ({REPORT_STAGES + 1} stages"
+                 + ("" if fit_models else "; no Bayesian fits") + ")")
     with Store(db) as demo:
-        reports = [demo.ingest([logs], catalogue=catalogue) for logs, catalogue in SAMPLES]
-        return build_report(demo, out, IngestReport.combine(reports), title="referee demo: the bundled samples",
-                            fit_models=fit_models, sampling=sampling, seed=seed, command=command)
+        with stages.stage("ingest the bundled samples") as stage:
+            reports = [demo.ingest([logs], catalogue=catalogue) for logs, catalogue in SAMPLES]
+            combined = IngestReport.combine(reports)
+            stage.wrote(f"{len(SAMPLES)} samples, {combined.accepted:,} records accepted, {combined.quarantined:,} "
+                        "set aside")
+        return build_report(demo, out, combined, title="referee demo: the bundled samples",
+                            fit_models=fit_models, sampling=sampling, seed=seed, command=command, stages=stages)

@@ -19,6 +19,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from referee.models import progress
+
 KEEP = 8  # compiled nutpie models kept per process (each holds its numba functions)
 _COMPILED: "OrderedDict[str, object]" = OrderedDict()
 
@@ -54,6 +56,7 @@ def compiled_nutpie(model) -> tuple[object, float, bool]:
         _COMPILED.move_to_end(key)
         return _COMPILED[key], 0.0, True
     start = time.perf_counter()
+    progress.say("compiling the model with numba (once per structure and process; 10-60 s on a cold cache)")
     compiled = nutpie.compile_pymc_model(model)
     seconds = time.perf_counter() - start
     _COMPILED[key] = compiled
@@ -87,11 +90,11 @@ def sample_nutpie(model, draws: int, tune: int, chains: int, seed: int, progress
             compiled = compiled_for(model, structure, chain_seed)
             compile_seconds = time.perf_counter() - begin
             start = time.perf_counter()
-            idata = nutpie.sample(compiled, **settings)
+            idata = _nutpie_sample(compiled, settings)
     else:
         compiled, compile_seconds, reused = compiled_nutpie(model)
         start = time.perf_counter()
-        idata = nutpie.sample(compiled, **settings)
+        idata = _nutpie_sample(compiled, settings)
     sampling_seconds = time.perf_counter() - start
     coords, dims = coords_and_dims_for_inferencedata(model)
     for group, values in (("constant_data", find_constants(model)), ("observed_data", find_observations(model))):
@@ -99,6 +102,45 @@ def sample_nutpie(model, draws: int, tune: int, chains: int, seed: int, progress
             idata.add_groups({group: dict_to_dataset(values, library=pm, coords=coords, dims=dims, default_dims=[])})
     return idata, {"compile_seconds": round(compile_seconds, 3), "sampling_seconds": round(sampling_seconds, 3),
                    "compiled_model_reused": reused}
+
+
+def _nutpie_sample(compiled, settings: dict):
+    """nutpie's draws with `settings`. In the 'lines' progress mode (not a terminal), the sampler runs in the
+    background and a plain line says every `progress.LINE_SECONDS` how many draws the chains have made and how
+    many diverged so far (nutpie's own display is a terminal's or a notebook's)."""
+    import nutpie
+
+    if progress.mode() != "lines":
+        return nutpie.sample(compiled, **settings)
+    total = settings["chains"] * (settings["draws"] + settings["tune"])
+    began = time.perf_counter()
+    sampler = nutpie.sample(compiled, **dict(settings, progress_bar=False, blocking=False))
+    last = began
+    while not sampler.is_finished:
+        time.sleep(0.05)
+        if time.perf_counter() - last >= progress.LINE_SECONDS:
+            last = time.perf_counter()
+            progress.say(f"sampling: {_drawn(sampler, settings['tune'])} of {total:,} steps (tuning included), "
+                         f"{progress.seconds(last - began)}")
+    idata = sampler.wait()
+    if time.perf_counter() - began >= progress.LINE_SECONDS:
+        diverged = int(idata.sample_stats["diverging"].sum()) if "diverging" in idata.sample_stats else 0
+        progress.say(f"sampling: {total:,} steps in {progress.seconds(time.perf_counter() - began)}, {diverged} "
+                     "divergent after tuning")
+    return idata
+
+
+def _drawn(sampler, tune: int) -> str:
+    """How far a background nutpie sampler is: steps made by all chains and divergences after tuning so far."""
+    try:
+        trace = sampler.inspect()
+    except Exception:  # noqa: BLE001 - a look at the trace so far is only a courtesy
+        return "?"
+    steps = sum(int(trace[group].sizes.get("draw", 0)) * int(trace[group].sizes.get("chain", 0))
+                for group in ("warmup_posterior", "posterior") if group in trace.groups())
+    diverging = trace.sample_stats["diverging"] if "sample_stats" in trace.groups() and \
+        "diverging" in trace.sample_stats else None
+    return f"{steps:,}" + (f" ({int(diverging.sum())} divergent)" if diverging is not None else "")
 
 
 def sample_pymc(model, draws: int, tune: int, chains: int, seed: int, progress: bool, target_accept: float):

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from referee.models import progress
+
 KEEP = 8  # structures kept per process (each holds two numba callbacks, a few MB)
 _STRUCTURES: "OrderedDict[str, Structure]" = OrderedDict()
 _LOCK = threading.Lock()
@@ -192,6 +194,8 @@ def structure_for(model) -> tuple[Structure, bool]:
         if key in _STRUCTURES:
             _STRUCTURES.move_to_end(key)
             return _STRUCTURES[key], True
+    progress.say("compiling the model's structure with numba (once per process for any data; 10-60 s on a cold "
+                 "cache)")
     built = _compile(model)
     with _LOCK:
         _STRUCTURES[key] = built

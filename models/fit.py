@@ -18,7 +18,6 @@ convergence diagnostics, so no Bayesian model skips them.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 # the sampling defaults, with their reasons, live in the registry (light, read by the command line)
+from referee.models import progress
 from referee.models.registry import CHAINS, DRAWS, TUNE
 from referee.models.registry import LAYOUT_DRAWS, LAYOUT_TUNE  # noqa: F401  (re-exported for the fits)
 
@@ -150,9 +150,10 @@ def resolve_sampler(sampler: str) -> str:
 
 
 def progress_enabled() -> bool:
-    """Whether samplers show a progress bar: when REFEREE_PROGRESS=1, which the command line sets when
-    stderr is a terminal and --json is not given (library calls stay quiet)."""
-    return os.environ.get("REFEREE_PROGRESS", "0") == "1"
+    """Whether samplers draw their own progress display: a terminal's bar or a notebook's widget
+    (`referee.models.progress`: the command line sets it when stderr is a terminal and neither --json nor --quiet
+    is given; a notebook call with progress=True; library calls stay quiet)."""
+    return progress.mode() in ("bar", "notebook")
 
 
 def sample(model, var_names: list[str], draws: int = DRAWS, tune: int = TUNE, chains: int = CHAINS, seed: int = 0,
@@ -183,12 +184,12 @@ def sample(model, var_names: list[str], draws: int = DRAWS, tune: int = TUNE, ch
         if int(value) < (0 if name == "tune" else 1):
             raise ValueError(f"{name} must be at least {0 if name == 'tune' else 1}, got {value}")
     which = resolve_sampler(sampler)
-    progress = progress_enabled()
+    shown = progress_enabled()
     if which == "nutpie":  # the compiled model is kept per structure (`referee.models.compiled`)
-        idata, timings = sample_nutpie(model, draws, tune, chains, seed, progress, low_rank, target_accept or 0.8,
+        idata, timings = sample_nutpie(model, draws, tune, chains, seed, shown, low_rank, target_accept or 0.8,
                                        reuse=reuse)
     else:
-        idata, timings = sample_pymc(model, draws, tune, chains, seed, progress, target_accept or 0.9)
+        idata, timings = sample_pymc(model, draws, tune, chains, seed, shown, target_accept or 0.9)
     diagnostics = diagnose(idata, var_names)
     diagnostics["sampler"] = which
     diagnostics.update(timings)

@@ -4,7 +4,8 @@ The analyses are generated from the job table (`referee.composing.JOBS`, through
 command parses its job's typed options, runs the job's one function and writes its `Result` through one writer
 (`referee.present.result_files`: tables, figures, notes, diagnostics, manifest and provenance). The tools that are
 not analyses (map, formats, info, export, demo) are in `referee.cli.tools`. Every command accepts `--json` (one
-JSON object on stdout instead of text). Warnings raised while a command works are printed once each as `warning: ...` on stderr (and
+JSON object on stdout instead of text) and `--quiet` (no progress); otherwise work that takes more than a few
+seconds shows its progress (`referee.models.progress`: bars on stderr at a terminal, plain lines elsewhere). Warnings raised while a command works are printed once each as `warning: ...` on stderr (and
 listed under "warnings" with `--json`); a fit's notes are printed as `note: ...`.
 
 Exit codes: 0 success; 1 a handled error (bad input, bad arguments found while working, a refused strict
@@ -21,6 +22,7 @@ import sys
 import warnings
 
 from referee.cli import tools
+from referee.models import progress
 from referee.cli.jobs import add_job_parser
 from referee.names import HANDLED, referee_version
 from referee.composing import JOBS
@@ -82,7 +84,7 @@ def _main(argv: list[str] | None = None) -> int:
     args.argv = argv
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s: %(message)s")
     json_mode = getattr(args, "json", False)
-    os.environ["REFEREE_PROGRESS"] = "1" if (not json_mode and sys.stderr.isatty()) else "0"
+    os.environ[progress.ENV] = progress.chosen(json_mode or getattr(args, "quiet", False), sys.stderr.isatty())
     code, payload, error = EXIT_OK, {}, None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -94,8 +94,11 @@ def add_store(p) -> None:
 
 
 def add_json(p) -> None:
-    """--json: one JSON object on stdout instead of text."""
-    p.add_argument("--json", action="store_true", help="print one JSON object (results, notes, warnings, files)")
+    """--json: one JSON object on stdout instead of text; --quiet: no progress (with --json, none either)."""
+    p.add_argument("--json", action="store_true", help="print one JSON object (results, notes, warnings, files); "
+                   "no progress is shown")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="show no progress (default: bars on a terminal, a plain line per stage elsewhere)")
 
 
 def open_store(path: Path, read_only: bool = True, create: bool = False):

@@ -18,7 +18,6 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-from tqdm.auto import tqdm
 
 from referee.io import loaders
 from referee.io.columnar import constant
@@ -35,6 +34,7 @@ from referee.io.staging import Staging, checkpoint
 from referee.io.store_file import connect, mark, referee_marked
 from referee.io.store_queries import StoreQueries
 from referee.io.store_reads import StoreReads
+from referee.models import progress as shows
 from referee.names import IngestError, StoreError  # noqa: F401  (defined light, for the command line)
 
 log = logging.getLogger(__name__)
@@ -284,7 +284,7 @@ class Store(StoreQueries, StoreReads):
         measures: dict[str, str] | None = None,
         strict: bool = False,
         replace: bool = False,
-        progress: bool = False,
+        progress: bool | None = None,
         workers: int | None = None,
         phase: str | None = None,
         score: str | None = None,
@@ -306,7 +306,9 @@ class Store(StoreQueries, StoreReads):
             or content) in the same transaction that adds the new one. Without it, a file already ingested
             (same sha256, some records accepted) is skipped; a file none of whose records were accepted is
             always read again, its earlier quarantine replaced.
-        progress : show a progress bar over files.
+        progress : show the progress over files (files, records read and set aside so far, the rate): None (the
+            default) as `referee.models.progress.mode()` says (the command line: a bar on a terminal, plain lines
+            elsewhere, nothing with --quiet; a library call: nothing), True a bar, False nothing.
         workers : processes that read files when there are many (default: $REFEREE_WORKERS, else the CPUs
             available, at most 4); 1 reads everything in this process.
         phase : the contest phase of every match read (e.g. 'evaluation', 'cross-play'); it overrides what a
@@ -339,9 +341,10 @@ class Store(StoreQueries, StoreReads):
             by_path.setdefault(f, set()).add(h)
         known = KnownIds(self.con.sql("SELECT match_id FROM matches").to_arrow_table()["match_id"])
         phases = CONTEST_PHASES + tuple(sorted(set(catalogue.phases.values()))) if catalogue is not None else CONTEST_PHASES
+        shown = shows.mode() if progress is None else "bar" if progress else "off"
         reader = FileReader(runner=None if runner is None else str(runner), catalogue=catalogue, mapping=mapping,
                             measures=measures, skip=frozenset() if replace else frozenset(done),
-                            progress=progress and len(files) < PARALLEL_MIN, phase=_phase_name(phase), score=score,
+                            progress=shown in ("bar", "notebook") and len(files) < PARALLEL_MIN, phase=_phase_name(phase), score=score,
                             folders={} if phase is not None else folder_phases(paths, files, phases))
         staging = Staging(self.path) if str(self.path) != ":memory:" else None
         job = _Ingest(self, reader, staging)
@@ -351,8 +354,8 @@ class Store(StoreQueries, StoreReads):
         try:
             seen: dict[str, Path] = {}  # content hash -> the first file of those bytes in this ingest
             reads = read_files(files, reader, workers)
-            for k, read in enumerate(tqdm(reads, total=len(files), desc="ingest", unit="file",
-                                          disable=not progress or len(files) < 2)):
+            tracked = shows.track(reads, total=len(files), what="ingest", unit="file", status=job.so_far, show=shown)
+            for k, read in enumerate(tracked):
                 if read.result is None or read.digest in seen:
                     job.skipped(read.path, seen.get(read.digest))
                     continue
@@ -438,7 +441,12 @@ class _Ingest:
         self.sample: list[dict] = []
         self.sampled = 0
         self.by_reason: dict[tuple[str, str], int] = {}
+        self.read = self.accepted = self.quarantined = 0  # records over the files added so far
         self.now = datetime.now(timezone.utc).replace(tzinfo=None)
+
+    def so_far(self) -> str:
+        """The records of the files read so far, for the progress display."""
+        return f"{self.read:,} records read, {self.accepted:,} accepted, {self.quarantined:,} set aside"
 
     def skipped(self, path: Path, same_as: Path | None = None) -> None:
         """Record a file already ingested (not read again): in the store, or earlier in this ingest as `same_as`,
@@ -460,6 +468,8 @@ class _Ingest:
             self.catalogues.append(checked)
         for text, n in result.notes.items():
             self.notes[text] = self.notes.get(text, 0) + n
+        self.read, self.accepted = self.read + result.read, self.accepted + result.accepted
+        self.quarantined += result.quarantined
         orphans = orphan_ids(result, known)
         (self.pending if orphans else self.batch).append(result)
         self.rows.append({"source_file": result.source_file, "runner": result.runner, "detected": detected,

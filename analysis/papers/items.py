@@ -4,10 +4,13 @@ the reason it could not be made from this store, and the protocol each was made 
 
 from __future__ import annotations
 
+import sys
+import time
 from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
+from referee.models import progress
 from referee.present.outputs import ResultsFolder
 
 
@@ -58,9 +61,10 @@ class PaperWriter:
     """Writes a paper's items into a results folder: `figure(item, fig[, table])` (PNG, SVG and its numbers), `table(item, frame)`
     (CSV), `missing(item, reason)`, then `close(paper, protocol)` writes `manifest.json` and returns it."""
 
-    def __init__(self, folder: ResultsFolder):
-        self.folder = folder
+    def __init__(self, folder: ResultsFolder, paper: str = "paper"):
+        self.folder, self.paper = folder, paper
         self.items: list[Item] = []
+        self.began = self.last = time.perf_counter()
 
     def figure(self, item: Item, fig, table: pd.DataFrame | None = None) -> Item:
         """Write `fig` as NUMBER.png and .svg, and `table` (the numbers it draws) as NUMBER.csv when given;
@@ -85,8 +89,17 @@ class PaperWriter:
         return self._keep(item)
 
     def _keep(self, item: Item) -> Item:
+        """Record `item` once; its first record is said as the paper's progress (on stdout: the paper's log),
+        with the time since the item before it."""
         if not any(kept is item for kept in self.items):
             self.items.append(item)
+            now = time.perf_counter()
+            reason = (item.reason or "")[:100] + ("..." if len(item.reason or "") > 100 else "")
+            made = "made" if item.files else f"not made ({reason})" if reason else "not made"
+            progress.say(f"referee paper {self.paper} [{len(self.items)}] {item.number}: {made}; "
+                         f"{progress.seconds(now - self.last)} ({progress.seconds(now - self.began)} in all)",
+                         sys.stdout)
+            self.last = now
         return item
 
     def close(self, paper: str, protocol: dict, notes: list[str]) -> dict:

@@ -5,7 +5,6 @@ was written."""
 
 from __future__ import annotations
 
-import os
 import warnings
 from pathlib import Path
 
@@ -34,8 +33,7 @@ def ingest(paths: list, store=DEFAULT_STORE, runner: str | None = None, catalogu
     try:
         with Store(target) as opened:
             report = opened.ingest(paths, runner=runner, catalogue=catalogue, mapping=columns, measures=measures,
-                                   strict=strict, replace=replace, phase=phase, score=score,
-                                   progress=os.environ.get("REFEREE_PROGRESS") == "1")
+                                   strict=strict, replace=replace, phase=phase, score=score)
     except BaseException:
         if not existed:  # a refused or failed ingest into a new store leaves no file behind
             for leftover in (target, Path(f"{target}.wal")):
