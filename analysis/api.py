@@ -13,7 +13,8 @@ with the same names (underscored), defaults and checks; its first argument, for 
 store (`referee.open`), a store file, logs to ingest, or a DataFrame of results (columns match, agent, score and
 the table runner's optional ones, `referee formats table`). It returns the `Result` the command writes
 (`referee.run.result`): `table(name)`, `plot(name)`, `notes`, `diagnostics`, named fields as attributes, and a
-rich `_repr_html_` for Jupyter. `use_style()` draws a notebook's own figures in referee's style.
+rich `_repr_html_` for Jupyter. Every call also takes `progress=True`: its progress as a notebook widget (default
+none). `use_style()` draws a notebook's own figures in referee's style.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from referee.io.resources import shipped
 from referee.io.store import Store
+from referee.models import progress
 from referee.models.registry import suggest
 from referee.composing import JOBS
 from referee.run.job_table import Job
@@ -85,6 +87,7 @@ def _call(job: Job):
             kind = inspect.Parameter.KEYWORD_ONLY  # a required option after an optional one: by name only
         default = inspect.Parameter.empty if option.required else option.default
         params.append(inspect.Parameter(option.name, kind, default=default))
+    params.append(inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=None))
     signature = inspect.Signature(params)
 
     def call(*args, **kwargs) -> Result:
@@ -94,7 +97,8 @@ def _call(job: Job):
                             f"{suggest(unknown[0], [o.name for o in job.options])}; options: "
                             + ", ".join(o.name for o in job.options))
         given = dict(signature.bind(*args, **kwargs).arguments)
-        with _data(job, given.pop("data", None)) as data:
+        with progress.showing(progress.from_argument(given.pop("progress", None))), \
+                _data(job, given.pop("data", None)) as data:
             return job.run(data, **given)
 
     from referee.models.registry import implementation
@@ -103,6 +107,8 @@ def _call(job: Job):
     call.__signature__ = signature
     options = "\n".join(f"    {o.name} : {o.help}" + ("" if o.required else f" (default {o.default!r})")
                         for o in job.options)
+    options += ("\n    progress : True shows the job's progress as a notebook widget (ingest, fits, bootstraps, "
+                "report stages), False or None (default) shows nothing")
     call.__doc__ = (f"`referee {job.name}` in a notebook: {job.help}.\n\n"
                     f"{inspect.getdoc(implementation(job.function)) or ''}\n\nOptions:\n{options}")
     return call

@@ -114,6 +114,30 @@ GAME_METHODS: dict[str, GameMethod] = {g.name: g for g in (
 MIN_BALLOTS = 10  # an agent on fewer ballots (games) is listed apart, not ranked
 
 
+# sampling defaults: 4 chains (R-hat is unreliable with 2), 500 tuning steps (nutpie adapts its mass matrix
+# in a few hundred) and 1,250 draws per chain; at contest scale every shipped model meets the standard with
+# them or with its own stated defaults (tag effects, the layout, the audit's regression; see
+# benchmarks/beta_regression.py and tests/test_convergence.py)
+CHAINS, DRAWS, TUNE = 4, 1250, 500
+# the Measurement Layout costs more per draw than the beta regressions. On the bundled 8-agent sample, 500 tuning
+# steps and 1,000 draws left figure 7's folds (three quarters of the cells) at R-hat 1.016-1.029, and 1,000 and
+# 1,500 the fit on all cells at R-hat 1.013; 1,000 tuning steps and 2,000 draws converged them. At contest scale
+# (issue 53's sweep) those settings with independent per-agent deviations and a diagonal mass matrix gave R-hat
+# 1.0065-1.0127 over seeds 0-5 (above 1.01 on two: the persuasion demand's mean, tail ESS 210), and longer chains
+# (1,500/3,000) were no cure (seeds 0 and 1: 1.0127, 1.0132). The cure is the geometry: zero-sum deviations per
+# demand (`measurement_layout` module docstring) took ESS to 560-800 but left 2 of 6 seeds above 1.01 (the demands'
+# levels trade off where scenarios combine them); adding nutpie's low-rank mass matrix (LAYOUT_LOW_RANK) gave
+# R-hat 1.002-1.003 and min ESS near 2,500 on seeds 0 and 5, and over seeds 0-19 (benchmarks/beta_regression.py
+# --sweep 20) 0 divergences and R-hat <= 1.01 on 19 of 20 (median 1.003; seed 17: 1.017, the persuasion level again),
+# at a median 151 s a fit against 60 s. 1,000 draws after 800 tuning steps was not enough (seed 3: R-hat 1.008).
+LAYOUT_TUNE, LAYOUT_DRAWS = 1000, 2000
+# the tag-effects fit's tuning and draws (why: models/scores/beta_regression.py, above its target acceptance) and
+# the outcome models' (why: models/scores/outcome_glm.py); `referee fit MODEL --help` prints each model's own
+TAG_TUNE, TAG_DRAWS = 500, 2500
+OUTCOME_DRAWS, OUTCOME_TUNE = 2000, 1000
+AUDIT_DRAWS = 5000  # the audit's Bayesian regression of the outcome on the score (referee.models.validity.checks)
+
+
 @dataclass(frozen=True)
 class ScoreModel:
     """A Bayesian model of scores (`referee fit MODEL`): its description, the likelihoods it offers, whether it
@@ -124,7 +148,9 @@ class ScoreModel:
     implementation ('module:function'; a 'scores' model is called as (scores, scenarios, tags, seed,
     likelihood, baseline, scenario_intercepts, agent_intercepts, structure, **sampling), an 'outcomes' model as
     (outcomes, stated, seed, effects, interaction, compare, **sampling); both return (fit, tables, lines));
-    `figure`, the function drawing its figure from the job's Result (`referee.present.job_figures`)."""
+    `figure`, the function drawing its figure from the job's Result (`referee.present.job_figures`); `draws` and
+    `tune`, its sampling defaults per chain (what runs when --draws and --tune are not given; the fit functions
+    default to the same constants, and a test holds them together)."""
 
     name: str
     description: str
@@ -135,6 +161,8 @@ class ScoreModel:
     data: str = "scores"
     needs_tags: bool = False
     needs_baseline: bool = False
+    draws: int = 0  # its default draws and tuning steps per chain (the fit function's own defaults)
+    tune: int = 0
 
     def run(self, *args, **kwargs):
         return implementation(self.fit)(*args, **kwargs)
@@ -142,19 +170,21 @@ class ScoreModel:
 
 SCORE_MODELS: dict[str, ScoreModel] = {m.name: m for m in (
     ScoreModel("tag-effects", "hierarchical beta regression of scores on scenario tags (contest figure 6)",
-               "referee.run.scores.score_models:tag_effects", "referee.present.job_figures:tag_effects", needs_tags=True),
+               "referee.run.scores.score_models:tag_effects", "referee.present.job_figures:tag_effects", needs_tags=True,
+               draws=TAG_DRAWS, tune=TAG_TUNE),
     ScoreModel("baseline-contrast", "each agent's log-odds difference from a baseline agent (contest figure 3)",
                "referee.run.scores.score_models:baseline_contrast", "referee.present.job_figures:baseline_contrast",
-               needs_baseline=True),
+               needs_baseline=True, draws=DRAWS, tune=TUNE),
     ScoreModel("measurement-layout", "capabilities against scenario demands (contest figure 7)",
                "referee.run.scores.score_models:measurement_layout", "referee.present.job_figures:capability_profiles",
-               likelihoods=("ordered",), layout=True, needs_tags=True),
+               likelihoods=("ordered",), layout=True, needs_tags=True, draws=LAYOUT_DRAWS,
+               tune=LAYOUT_TUNE),
     ScoreModel("pass-fail", "per-sample pass/fail outcomes: logit with crossed agent, task and item effects",
                "referee.run.scores.outcome_models:pass_fail", "referee.present.job_figures:outcome_effects",
-               likelihoods=(), data="outcomes"),
+               likelihoods=(), data="outcomes", draws=OUTCOME_DRAWS, tune=OUTCOME_TUNE),
     ScoreModel("graded", "per-sample graded outcomes (C/P/I, a judge's grades): ordered logistic, crossed effects",
                "referee.run.scores.outcome_models:graded", "referee.present.job_figures:outcome_effects",
-               likelihoods=(), data="outcomes"),
+               likelihoods=(), data="outcomes", draws=OUTCOME_DRAWS, tune=OUTCOME_TUNE),
 )}
 OUTCOME_EFFECTS = ("agent", "agent+task", "crossed")  # the outcome models' ladder (`referee fit --effects`)
 # the match columns that `referee fit --task` and `--item` may name (default: the game is the task, the scenario
@@ -190,23 +220,6 @@ PLAN_RULES: dict[str, PlanRule] = {r.name: r for r in (
 )}
 CALIBRATION_FAMILIES = ("bayes-bt", "tag-effects", "baseline-contrast", "measurement-layout", "audit-regression",
                         "pass-fail")
-# sampling defaults: 4 chains (R-hat is unreliable with 2), 500 tuning steps (nutpie adapts its mass matrix
-# in a few hundred) and 1,250 draws per chain; at contest scale every shipped model meets the standard with
-# them or with its own stated defaults (tag effects, the layout, the audit's regression; see
-# benchmarks/beta_regression.py and tests/test_convergence.py)
-CHAINS, DRAWS, TUNE = 4, 1250, 500
-# the Measurement Layout costs more per draw than the beta regressions. On the bundled 8-agent sample, 500 tuning
-# steps and 1,000 draws left figure 7's folds (three quarters of the cells) at R-hat 1.016-1.029, and 1,000 and
-# 1,500 the fit on all cells at R-hat 1.013; 1,000 tuning steps and 2,000 draws converged them. At contest scale
-# (issue 53's sweep) those settings with independent per-agent deviations and a diagonal mass matrix gave R-hat
-# 1.0065-1.0127 over seeds 0-5 (above 1.01 on two: the persuasion demand's mean, tail ESS 210), and longer chains
-# (1,500/3,000) were no cure (seeds 0 and 1: 1.0127, 1.0132). The cure is the geometry: zero-sum deviations per
-# demand (`measurement_layout` module docstring) took ESS to 560-800 but left 2 of 6 seeds above 1.01 (the demands'
-# levels trade off where scenarios combine them); adding nutpie's low-rank mass matrix (LAYOUT_LOW_RANK) gave
-# R-hat 1.002-1.003 and min ESS near 2,500 on seeds 0 and 5, and over seeds 0-19 (benchmarks/beta_regression.py
-# --sweep 20) 0 divergences and R-hat <= 1.01 on 19 of 20 (median 1.003; seed 17: 1.017, the persuasion level again),
-# at a median 151 s a fit against 60 s. 1,000 draws after 800 tuning steps was not enough (seed 3: R-hat 1.008).
-LAYOUT_TUNE, LAYOUT_DRAWS = 1000, 2000
 # and a target acceptance of 0.9 (nutpie's default 0.8): on a 6-agent design (tests/test_measurement_layout.py)
 # 0.8 left one divergent transition in 2 of 10 seeds
 LAYOUT_TARGET_ACCEPT = 0.9

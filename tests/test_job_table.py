@@ -19,7 +19,7 @@ from referee.present.outputs import write_csv
 from referee.composing import JOBS
 from referee.io.store import Store
 
-FRONT_DOOR = {"store", "out", "json", "func", "job", "out_is_folder", "command"}  # the command line's own
+FRONT_DOOR = {"store", "out", "json", "quiet", "func", "job", "out_is_folder", "command"}  # the command line's own
 QUICK = ["--draws", "60", "--tune", "60", "--chains", "1", "--sampler", "pymc"]
 
 
@@ -59,7 +59,8 @@ def test_every_job_has_a_notebook_call_with_the_same_options_and_defaults(name):
     job = JOBS[name]
     call = getattr(referee, job.api)
     params = inspect.signature(call).parameters
-    assert [p for p in params if p != "data"] == [o.name for o in job.options]
+    assert [p for p in params if p not in ("data", "progress")] == [o.name for o in job.options]
+    assert params["progress"].kind is inspect.Parameter.KEYWORD_ONLY and params["progress"].default is None
     for option in job.options:
         expected = inspect.Parameter.empty if option.required else option.default
         assert params[option.name].default == expected, option.name
@@ -230,3 +231,28 @@ def test_results_are_typed_and_json_keeps_fields_and_tables_apart(sample_store, 
     assert type(found) is CheckJobResult and found.violations == payload["violations"]
     with pytest.raises(AttributeError):
         found.no_such_field
+
+
+# the function each score model's defaults are taken from when --draws and --tune are not given
+MODEL_FUNCTIONS = {"tag-effects": "referee.models.scores.beta_regression:fit_tag_effects",
+                   "baseline-contrast": "referee.models.scores.beta_regression:fit_baseline_contrast",
+                   "measurement-layout": "referee.models.scores.measurement_layout:fit_layout",
+                   "pass-fail": "referee.models.scores.outcome_glm:fit_outcomes",
+                   "graded": "referee.models.scores.outcome_glm:fit_outcomes"}
+
+
+@pytest.mark.parametrize("model", list(MODEL_FUNCTIONS))
+def test_fit_help_prints_the_defaults_each_model_runs(model, capsys, monkeypatch):
+    """`referee fit MODEL --help` states the draws and tuning steps the model's own fit function defaults to (read
+    from its signature, not from the registry the help is generated from): pass-fail 2000 and 1000 (issue 81)."""
+    from referee.models.registry import implementation
+
+    params = inspect.signature(implementation(MODEL_FUNCTIONS[model])).parameters
+    monkeypatch.setenv("COLUMNS", "400")  # argparse wraps at the terminal's width, hyphenated names too
+    with pytest.raises(SystemExit):
+        main(["fit", model, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"draws per chain after tuning (default {params['draws'].default} for {model};" in text
+    assert f"tuning steps per chain (default {params['tune'].default} for {model};" in text
+    if model == "pass-fail":
+        assert (params["draws"].default, params["tune"].default) == (2000, 1000)

@@ -308,7 +308,7 @@ class Store(StoreQueries, StoreReads):
             always read again, its earlier quarantine replaced.
         progress : show the progress over files (files, records read and set aside so far, the rate): None (the
             default) as `referee.models.progress.mode()` says (the command line: a bar on a terminal, plain lines
-            elsewhere, nothing with --quiet; a library call: nothing), True a bar, False nothing.
+            elsewhere, nothing with --quiet; a library call: nothing), True a bar (a notebook widget in Jupyter), False nothing.
         workers : processes that read files when there are many (default: $REFEREE_WORKERS, else the CPUs
             available, at most 4); 1 reads everything in this process.
         phase : the contest phase of every match read (e.g. 'evaluation', 'cross-play'); it overrides what a
@@ -341,7 +341,7 @@ class Store(StoreQueries, StoreReads):
             by_path.setdefault(f, set()).add(h)
         known = KnownIds(self.con.sql("SELECT match_id FROM matches").to_arrow_table()["match_id"])
         phases = CONTEST_PHASES + tuple(sorted(set(catalogue.phases.values()))) if catalogue is not None else CONTEST_PHASES
-        shown = shows.mode() if progress is None else "bar" if progress else "off"
+        shown = shows.mode() if progress is None else "notebook" if progress else "off"
         reader = FileReader(runner=None if runner is None else str(runner), catalogue=catalogue, mapping=mapping,
                             measures=measures, skip=frozenset() if replace else frozenset(done),
                             progress=shown in ("bar", "notebook") and len(files) < PARALLEL_MIN, phase=_phase_name(phase), score=score,

@@ -35,6 +35,7 @@ from referee.models.registry import (
 from referee.names import DEFAULT_STORE, MEASURE_KINDS, RUNNER_NAMES
 from referee.run.options import (
     DATA,
+    MAX_DRAWS,
     PHASE,
     RUNNER,
     SAMPLING_OPTIONS,
@@ -128,6 +129,46 @@ FINALISTS = Option("finalists", None, "use these finalists instead of the top by
 SIM_OUT = Option("out", None, "folder: logs/ and truth.json are written there", type=path, required=True)
 FIGURES = "referee.present.job_figures:"  # where each job's figures are drawn, apart from its computation
 NO_MODELS = Option("no_models", False, "skip the Bayesian fits (a quick report)", flag=True)
+
+FIT_MODEL = Option("model", None, "; ".join(f"{n}: {m.description}" for n, m in SCORE_MODELS.items()),
+                   choices=tuple(SCORE_MODELS), positional="1", required=True)
+_BETA = tuple(n for n, m in SCORE_MODELS.items() if m.likelihoods)
+_OUTCOMES = tuple(n for n, m in SCORE_MODELS.items() if m.data == "outcomes")
+# fit's own options, each with the models it applies to (`referee fit MODEL --help` lists that model's alone)
+_FIT_OPTIONS: tuple[tuple[Option, tuple[str, ...]], ...] = (
+    (Option("baseline", "rational_agent", "baseline agent for baseline-contrast"), ("baseline-contrast",)),
+    (Option("likelihood", None, "ordered beta (default) or the Smithson-Verkuilen squeeze (beta regressions only)",
+            choices=("ordered", "squeeze")), _BETA),
+    (Option("scenario_intercepts", False, "tag-effects: add scenario intercepts", flag=True), ("tag-effects",)),
+    (Option("no_agent_intercepts", False, "tag-effects: leave out agent intercepts", flag=True), ("tag-effects",)),
+    (Option("structure", "identified", "tag-effects: 'identified' (default) gives agent slopes only to tags present "
+            "in and absent from at least 3 scenarios; 'paper' gives every tag agent slopes, as the contest paper",
+            choices=("identified", "paper")), ("tag-effects",)),
+    (Option("effects", "crossed", "pass-fail, graded: the effects modelled, agent, agent+task or crossed (agent + "
+            "task + item, the default)", choices=OUTCOME_EFFECTS), _OUTCOMES),
+    (Option("interaction", False, "pass-fail, graded: add agent x task effects", flag=True), _OUTCOMES),
+    (Option("compare", False, "pass-fail, graded: fit the ladder agent -> agent+task -> crossed and compare them by "
+            "PSIS-LOO and WAIC per sample", flag=True), _OUTCOMES),
+    (Option("measure", None, "pass-fail, graded: model this stored measure (e.g. clem's Success) instead of the "
+            "score", type=name_text), _OUTCOMES),
+    (Option("task", None, "pass-fail, graded: the match column that is the task (default game)",
+            choices=OUTCOME_ROLES), _OUTCOMES),
+    (Option("item", None, "pass-fail, graded: the match column that is the item (default scenario; where it is "
+            "empty, the task)", choices=OUTCOME_ROLES), _OUTCOMES),
+)
+FIT_OPTIONS = tuple(option for option, _ in _FIT_OPTIONS)
+
+
+def _fit_options(model) -> tuple[Option, ...]:
+    """`referee fit MODEL`'s options: those of fit's own that apply to `model`, the data's, and the sampling options
+    with the model's own defaults in their help (`ScoreModel.draws`, `.tune`: what runs when they are not given)."""
+    own = tuple(option for option, models in _FIT_OPTIONS if model.name in models)
+    defaults = {"draws": model.draws, "tune": model.tune}
+    sampling_options = tuple(
+        replace(o, help=f"{o.help.split(' (default')[0]} (default {defaults[o.name]} for {model.name}; at most "
+                        f"{MAX_DRAWS:,})") if o.name in defaults else o for o in SAMPLING_OPTIONS)
+    return own + (RUNNER, PHASE, SEED) + sampling_options
+
 
 JOBS: dict[str, Job] = {j.name: j for j in (
     Job("ingest", "referee.run.writing_jobs:ingest", "read runner logs into the store (every record accepted or set "
@@ -290,29 +331,9 @@ JOBS: dict[str, Job] = {j.name: j for j in (
                    "(default: the demand least known at each pick)")) + DATA + SAMPLING_OPTIONS,
         figures=FIGURES + "plan"),
     Job("fit", "referee.run.scores.score_jobs:fit", "Bayesian models of scores: beta regressions and Measurement Layouts of "
-        "normalised scores, hierarchical models of per-sample pass/fail and graded outcomes", (
-        Option("model", None, "; ".join(f"{n}: {m.description}" for n, m in SCORE_MODELS.items()),
-               choices=tuple(SCORE_MODELS), positional="1", required=True),
-        Option("baseline", "rational_agent", "baseline agent for baseline-contrast"),
-        Option("likelihood", None, "ordered beta (default) or the Smithson-Verkuilen squeeze (beta regressions "
-               "only)", choices=("ordered", "squeeze")),
-        Option("scenario_intercepts", False, "tag-effects: add scenario intercepts", flag=True),
-        Option("no_agent_intercepts", False, "tag-effects: leave out agent intercepts", flag=True),
-        Option("structure", "identified", "tag-effects: 'identified' (default) gives agent slopes only to tags "
-               "present in and absent from at least 3 scenarios; 'paper' gives every tag agent slopes, as the contest "
-               "paper", choices=("identified", "paper")),
-        Option("effects", "crossed", "pass-fail, graded: the effects modelled, agent, agent+task or crossed (agent + "
-               "task + item, the default)", choices=OUTCOME_EFFECTS),
-        Option("interaction", False, "pass-fail, graded: add agent x task effects", flag=True),
-        Option("compare", False, "pass-fail, graded: fit the ladder agent -> agent+task -> crossed and compare them "
-               "by PSIS-LOO and WAIC per sample", flag=True),
-        Option("measure", None, "pass-fail, graded: model this stored measure (e.g. clem's Success) instead of the "
-               "score", type=name_text),
-        Option("task", None, "pass-fail, graded: the match column that is the task (default game)",
-               choices=OUTCOME_ROLES),
-        Option("item", None, "pass-fail, graded: the match column that is the item (default scenario; where it is "
-               "empty, the task)", choices=OUTCOME_ROLES),
-        RUNNER, PHASE, SEED) + SAMPLING_OPTIONS, figures=FIGURES + "fit"),
+        "normalised scores, hierarchical models of per-sample pass/fail and graded outcomes",
+        (FIT_MODEL,) + FIT_OPTIONS + (RUNNER, PHASE, SEED) + SAMPLING_OPTIONS, figures=FIGURES + "fit",
+        variants={name: _fit_options(model) for name, model in SCORE_MODELS.items()}),
     Job("compare-predictors", "referee.run.scores.score_jobs:predictors", "Measurement Layout vs linear regression, XGBoost "
         "and a constant", (
             Option("folds", 4, "folds over each agent's scenarios (default 4: every cell held out once, a quarter at "

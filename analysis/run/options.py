@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from referee.models.registry import CHAINS, DRAWS, LAYOUT_DRAWS, LAYOUT_TUNE, TUNE, suggest
+from referee.models.registry import AUDIT_DRAWS, CHAINS, DRAWS, SCORE_MODELS, TUNE, suggest
 
 
 @dataclass(frozen=True)
@@ -275,11 +275,13 @@ DATA = (RUNNER, PHASE,
         Option("where", None, "only matches with this value, e.g. communication=true (repeatable)", many=True,
                metavar="COLUMN=VALUE"),
         SEED)
+_MODEL_DEFAULTS = {k: ", ".join(f"{n} {getattr(m, k)}" for n, m in SCORE_MODELS.items()) for k in ("draws", "tune")}
 SAMPLING_OPTIONS = (
-    Option("draws", None, f"draws per chain after tuning (default {DRAWS}; tag effects 2500, the Measurement Layout "
-           f"{LAYOUT_DRAWS}, the audit's regression 5000; at most {MAX_DRAWS:,})", type=draws, group=SAMPLING),
-    Option("tune", None, f"tuning steps per chain (default {TUNE}; the Measurement Layout {LAYOUT_TUNE})", type=tune,
+    Option("draws", None, f"draws per chain after tuning (default {DRAWS}; `referee fit MODEL`: "
+           f"{_MODEL_DEFAULTS['draws']}; the audit's regression {AUDIT_DRAWS}; at most {MAX_DRAWS:,})", type=draws,
            group=SAMPLING),
+    Option("tune", None, f"tuning steps per chain (default {TUNE}; `referee fit MODEL`: {_MODEL_DEFAULTS['tune']})",
+           type=tune, group=SAMPLING),
     Option("chains", None, f"chains (default {CHAINS}; R-hat needs several; at most {MAX_CHAINS})", type=chains,
            group=SAMPLING),
     Option("sampler", "auto", "auto (default): nutpie when installed, else PyMC's NUTS",

@@ -59,6 +59,7 @@ import numpy as np
 import pandas as pd
 
 from referee.models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, sample, summary_table
+from referee.models.registry import TAG_DRAWS, TAG_TUNE
 
 LIKELIHOODS = ("ordered", "squeeze")
 STRUCTURES = ("identified", "paper")
@@ -69,7 +70,7 @@ MIN_SLOPE_SCENARIOS = 3
 # chain badly adapted (seed 0: tail ESS 143, R-hat 1.010) where 500 converged (tail ESS 1,403, R-hat 1.004)
 # in the same 35 s. At target acceptance 0.98 (below) 1,500 draws left the bundled sample's tail ESS at 306 of
 # the 400 required (seed 0, AMD EPYC); 2,500 gave 810 (R-hat 1.002, no divergence) in 51 s of sampling
-TAG_TUNE, TAG_DRAWS = 500, 2500
+# (the values: TAG_TUNE, TAG_DRAWS in referee.models.registry, where `referee fit --help` reads them)
 # the step size's target acceptance of the tag-effects fit: with few agents (6, 16 scenarios) the agent slopes'
 # scales and correlations leave a narrow neck, where nutpie's default 0.8 diverged 2-21 times in every one of
 # six seeds (low-rank adaptation: 4-18) and 0.9 once in five of six; 0.95 gave none in six, sampling 1.5x longer,

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from referee.models.fit import CHAINS, FitResult, collect_notes, sample, summary_table
-from referee.models.registry import OUTCOME_EFFECTS
+from referee.models.registry import OUTCOME_DRAWS, OUTCOME_EFFECTS, OUTCOME_TUNE
 
 EFFECTS = dict(zip(OUTCOME_EFFECTS, (("agent",), ("agent", "task"), ("agent", "task", "item"))))
 LADDER = tuple(EFFECTS)  # the models `--compare` fits, simplest first
@@ -56,7 +56,7 @@ LIKELIHOODS = ("pass-fail", "graded")
 # parameters (issue 52's design) ran 1.005-1.009, too near the 1.01 limit; 2,000 halve its noise. 1,000 tuning
 # steps (HiBayES's default): at 500 the crossed fit on the real Inspect logs stopped at tail ESS 249 on
 # sigma_item (issue 72)
-OUTCOME_DRAWS, OUTCOME_TUNE = 2000, 1000
+# (the values: OUTCOME_DRAWS, OUTCOME_TUNE in referee.models.registry, where `referee fit --help` reads them)
 # the step size's target acceptance (nutpie's default is 0.8): six agents' graded fit (tests/test_outcome_models.py)
 # left 1-4 divergent transitions in 7 of 10 seeds at 0.9, none at 0.95; two agents' pass-fail fit on the bundled
 # Inspect sample 2 at 0.8. With 1,000 tuning steps the graded fit left one divergence in 1 of 6 seeds at 0.95 and

@@ -14,6 +14,7 @@ import pandas as pd
 from scipy import stats
 
 from referee.models.fit import CHAINS, TUNE, FitResult, ReadsAsMapping, sample, summarised_warnings
+from referee.models.registry import AUDIT_DRAWS
 from referee.models.validity.formula import Formula
 
 
@@ -292,7 +293,6 @@ def assignment_luck(frame: pd.DataFrame, assignment: str, outcome: str, seed: in
 # The regression is tiny (a few dozen players) and nearly free per draw with nutpie, whose compile time
 # dominates the fit; P(outcome slope > 0) is reported near 0 or 1, where its Monte Carlo error rests on the
 # tail ESS, so it draws 5,000 per chain (20,000 in all) by default.
-AUDIT_DRAWS = 5000
 # nutpie's default step-size target (0.8) left 1-3 divergent transitions in 20,000 draws on 6 of 20 simulated
 # seasons (issue 53's sweep); a smaller step at 0.9 costs a fraction of a second here
 AUDIT_TARGET_ACCEPT = 0.9
