@@ -4,7 +4,7 @@ COMPACT paper's only when both are computed the same way, and the construct-vali
 
 from __future__ import annotations
 
-from referee.models.validity.checks import CHECK_TITLES
+from referee.models.validity import CHECK_TITLES
 
 LIST_ITEMS = 10  # items of a list named in a sentence; the rest counted (the whole list is in a table or CSV)
 SMALLEST = 0.001  # a positive number below this reads '< 0.001', in sentences and table cells alike

@@ -19,7 +19,7 @@ from referee.present.outputs import write_csv
 from referee.composing import JOBS
 from referee.io.store import Store
 
-FRONT_DOOR = {"store", "out", "json", "quiet", "func", "job", "out_is_folder", "command"}  # the command line's own
+FRONT_DOOR = {"store", "out", "json", "quiet", "no_figures", "func", "job", "out_is_folder", "command"}  # the command line's own
 QUICK = ["--draws", "60", "--tune", "60", "--chains", "1", "--sampler", "pymc"]
 
 

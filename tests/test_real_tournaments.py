@@ -14,7 +14,7 @@ from referee.prepare.comparisons import (
     win_counts,
 )
 from referee.run.ratings.ratings import encode, rate, rate_counts
-from referee.models.validity.checks import CHECK_TITLES
+from referee.models.validity import CHECK_TITLES
 from tests.helpers import tournament
 
 

@@ -80,6 +80,8 @@ def _add_options(p, job: Job, options) -> None:
         add_store(p)
     elif job.data == "optional":
         p.add_argument("--store", type=Path, help="record the run in this store; its report links each model's latest")
+    p.add_argument("--no-figures", action="store_true", help="write the tables and notes only: no figure is drawn "
+                   "(and no plotting library loaded)" + ("" if job.figures else "; this command draws none"))
     if job.folder and "out" not in {o.name for o in options}:
         p.add_argument("--out", type=Path, required=job.out is None, default=job.out,
                        help="results folder (tables, figures, notes, diagnostics, manifest.json, provenance.json)"
@@ -132,7 +134,7 @@ def run_command(args) -> dict:
     token = COMMAND.set(["referee"] + list(args.argv))
     try:
         with opened_store(job, getattr(args, "store", None)) as store:
-            result = job.run(store, **options)
+            result = job.run(store, figures=not getattr(args, "no_figures", False), **options)
             folder = ResultsFolder(args.out, seed=getattr(args, "seed", None), store=store) if job.folder else None
     finally:
         COMMAND.reset(token)

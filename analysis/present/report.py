@@ -26,7 +26,7 @@ from referee.present.markdown import md_finalize, md_table
 from referee.present.job_figures import outcome_effects, socio_figures
 from referee.present.report_paths import relative_frame, relative_paths
 from referee.present.outputs import ResultsFolder, rank_sorted, referee_version
-from referee.models.validity.checks import CHECK_TITLES
+from referee.models.validity import CHECK_TITLES
 from referee.present.figures import (
     MAX_ROWS,
     plot_bootstrap_violins,

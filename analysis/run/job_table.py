@@ -105,10 +105,11 @@ class Job:
         bound = self.bind(options)
         return function(**bound) if self.data == "none" else function(data, **bound)
 
-    def run(self, data=None, **options):
-        """The job on `data` with `options` (checked, defaults filled): its Result with its figures."""
+    def run(self, data=None, figures: bool = True, **options):
+        """The job on `data` with `options` (checked, defaults filled): its Result with its figures (none drawn,
+        and no plotting library imported, with `figures=False`)."""
         result = self.compute(data, **options)
-        if self.figures is not None:
+        if self.figures is not None and figures:
             result.figures = implementation(self.figures)(result)
         return result
 

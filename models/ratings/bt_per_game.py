@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
-from scipy.stats import kendalltau
 
 from referee.models.fit import FitResult, collect_notes, iterative_diagnostics, lbfgs_converged
 from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, RatingWarning, add_rank, mle_exists, to_elo
@@ -115,6 +114,8 @@ class PerGameFit(FitResult):
             mask = np.ones(len(self.agents), bool) if present is None else present[k].copy()
             if self.unbounded.size and np.isinf(self.tau):  # plain ML: only cells and globals that exist rank
                 mask &= ~self.unbounded[k] & self.global_finite
+            from scipy.stats import kendalltau  # on first use: scipy.stats costs a second to load
+
             tau = kendalltau(self.mu[mask], self.theta[k][mask]).statistic if mask.sum() > 1 else np.nan
             rows.append({"game": game, "kendall_tau": tau, "agents": int(mask.sum())})
         return pd.DataFrame(rows)

@@ -191,7 +191,7 @@ def holm(p: np.ndarray) -> np.ndarray:
 def holm_adjusted(d: np.ndarray, se: np.ndarray) -> np.ndarray:
     """Holm-adjusted two-sided p-values (n, n), symmetric, 1 on the diagonal and where se is missing, of the
     paired tests d_jk / se_jk = 0 over the n(n - 1)/2 unordered pairs (`holm`)."""
-    from scipy.stats import norm
+    from scipy.special import ndtr
 
     n = len(d)
     out = np.ones((n, n))
@@ -199,7 +199,7 @@ def holm_adjusted(d: np.ndarray, se: np.ndarray) -> np.ndarray:
     if not len(upper[0]):
         return out
     with np.errstate(invalid="ignore", divide="ignore"):
-        raw = 2 * norm.sf(np.abs(d[upper] / se[upper]))
+        raw = 2 * ndtr(-np.abs(d[upper] / se[upper]))
     adjusted = holm(np.where(np.isfinite(raw), raw, 1.0))
     out[upper] = adjusted
     out.T[upper] = adjusted

@@ -15,17 +15,10 @@ from scipy import stats
 
 from referee.models.fit import CHAINS, TUNE, FitResult, ReadsAsMapping, sample, summarised_warnings
 from referee.models.registry import AUDIT_DRAWS
+from referee.models.validity import CHECK_TITLES  # noqa: F401  (re-exported: the audit's vocabulary)
 from referee.models.validity.formula import Formula
 
 
-# the audit's checks in report order, with their titles (one vocabulary for the audit files and the report)
-CHECK_TITLES = {"reproduction": "1. Reproduction", "counter_terms": "1b. Published counters in part",
-                "decomposition": "2. Decomposition",
-                "hold_outcome_constant": "3. Holding the outcome constant",
-                "failure_at_top": "4. Outcome failure against rank", "rank_agreement": "5. Rank agreement",
-                "assignment_luck": "6. Assignment luck", "two_scores": "7. Two scores, never summed",
-                "events": "8. Event-log diagnostics", "mission_progress": "9. Mission progress",
-                "spectators": "10. Spectator input"}
 
 
 def _values(row: pd.Series) -> dict[str, float]:

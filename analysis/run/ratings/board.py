@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
+from scipy.special import ndtr, ndtri  # the standard Normal's cdf and quantile (scipy.stats costs a second to load)
 
 from referee.run.ratings.intervals import ROBUST_WALD
 from referee.run.ratings.rating_labels import ESTABLISHED
@@ -32,7 +32,7 @@ from referee.run.ratings.rating_labels import ESTABLISHED
 LEVEL = 0.95
 DRAWS = 4000  # Normal draws of each component's ratings for the rank sets' critical values
 PAIR_LEVEL = 0.95  # a pair's difference interval (compare): its level whatever the board's rank-set level
-Z = float(norm.ppf(0.5 + PAIR_LEVEL / 2))
+Z = float(ndtri(0.5 + PAIR_LEVEL / 2))
 SET_COLUMNS = ["rank", "tier", "rank_set", "joint_rank_set", "could_be_first"]  # what every rating table reads
 
 
@@ -105,7 +105,7 @@ class Board:
         down_open = np.isneginf(rows.at[a, "lower"]) or np.isposinf(rows.at[b, "upper"])
         lower = -np.inf if down_open else d - Z * se
         upper = np.inf if up_open else d + Z * se
-        p_better, p_value = float(norm.cdf(d / se)), float(2 * norm.sf(abs(d) / se))
+        p_better, p_value = float(ndtr(d / se)), float(2 * ndtr(-abs(d) / se))
         what = f"{PAIR_LEVEL * 100:g} % from the board's {self.source}"
         if down_open or up_open:
             what += "; open " + " and ".join(s for s, o in (("below", down_open), ("above", up_open)) if o) + \

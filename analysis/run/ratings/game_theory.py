@@ -68,7 +68,7 @@ def _interval(draws: list, n: int, estimate=None) -> tuple[np.ndarray, np.ndarra
     moved by z0 = Phi^-1(share of draws below the estimate), since a cyclic share's bootstrap is biased upward),
     else the plain percentile interval. Never widened to hold the estimate: where the estimate still lies at or
     outside a bound, `at_bound` says so and the caller says it."""
-    from scipy.stats import norm
+    from scipy.special import ndtr, ndtri  # the standard Normal's cdf and quantile
 
     if len(draws) < 20:
         return (np.nan, np.nan) if n == 0 else (np.full(n, np.nan), np.full(n, np.nan))
@@ -78,8 +78,8 @@ def _interval(draws: list, n: int, estimate=None) -> tuple[np.ndarray, np.ndarra
         return lower, upper
     r = len(values)
     below = np.clip(np.mean(values < np.asarray(estimate, float), axis=0), 0.5 / r, 1 - 0.5 / r)
-    z0 = norm.ppf(below)
-    levels = norm.cdf(2 * z0 + norm.ppf([[0.025], [0.975]]))  # (2, n) or (2, 1)
+    z0 = ndtri(below)
+    levels = ndtr(2 * z0 + ndtri(np.array([[0.025], [0.975]])))  # (2, n) or (2, 1)
     if n == 0:
         return tuple(float(np.quantile(values, q)) for q in levels[:, 0])
     lower = np.array([np.quantile(values[:, i], levels[0, i]) for i in range(values.shape[1])])

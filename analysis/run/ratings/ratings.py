@@ -44,7 +44,7 @@ from referee.models.registry import RATING_METHODS, implementation, methods_with
 from referee.models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, summarised_warnings
 from referee.models.ratings.bootstrap import BootstrapResult, bootstrap_generic, bootstrap_resampled, bt_resampling
 from referee.models.ratings.bradley_terry import bt_covariance, centred_se, cluster_reading, pair_counts, wald_table
-from referee.models.ratings.bt_per_game import DEFAULT_TAU_ELO
+from referee.models.registry import DEFAULT_TAU_ELO
 from referee.run.ratings.rating_fits import Point, davidson_ties
 from referee.prepare.membership import agents_in, is_in
 

@@ -21,7 +21,7 @@ from referee.models.fit import FitResult, ReadsAsMapping, collect_notes
 from referee.models.registry import DIRECTIONS
 from referee.models.validity import checks as validity
 from referee.models.validity import season
-from referee.models.validity.checks import CHECK_TITLES
+from referee.models.validity import CHECK_TITLES
 from referee.models.validity.formula import Formula, load_formula
 from referee.readings import cut_list
 
