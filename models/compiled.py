@@ -25,6 +25,20 @@ KEEP = 8  # compiled nutpie models kept per process (each holds its numba functi
 _COMPILED: "OrderedDict[str, object]" = OrderedDict()
 
 
+def log_compile(kind: str, key: str, seconds: float) -> None:
+    """Append one compile to the JSON-lines file $REFEREE_COMPILE_LOG, when set: its kind ('nutpie', 'structure',
+    'pymc'), the structure's key, the seconds it took and the process (benchmarks/first_hour.py counts the
+    compiles of a test run with it); nothing otherwise."""
+    import json
+    import os
+
+    target = os.environ.get("REFEREE_COMPILE_LOG")
+    if target:
+        with open(target, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"kind": kind, "key": key[:16], "seconds": round(seconds, 3), "pid": os.getpid(),
+                                  "test": os.environ.get("PYTEST_CURRENT_TEST", "")}) + "\n")
+
+
 def model_key(model) -> str:
     """A sha256 of what makes a PyMC model the same model: its log-density graph as printed, the values of
     every constant and shared variable the graph reads, the free variables' names and the coordinates."""
@@ -59,6 +73,7 @@ def compiled_nutpie(model) -> tuple[object, float, bool]:
     progress.say("compiling the model with numba (once per structure and process; 10-60 s on a cold cache)")
     compiled = nutpie.compile_pymc_model(model)
     seconds = time.perf_counter() - start
+    log_compile("nutpie", key, seconds)
     _COMPILED[key] = compiled
     while len(_COMPILED) > KEEP:
         _COMPILED.popitem(last=False)
@@ -156,5 +171,6 @@ def sample_pymc(model, draws: int, tune: int, chains: int, seed: int, progress: 
                           compute_convergence_checks=False, target_accept=target_accept)
     total = time.perf_counter() - start
     sampling = float(idata.posterior.attrs.get("sampling_time", total))
+    log_compile("pymc", "", max(total - sampling, 0.0))
     return idata, {"compile_seconds": round(max(total - sampling, 0.0), 3), "sampling_seconds": round(sampling, 3),
                    "compiled_model_reused": False}

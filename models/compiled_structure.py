@@ -197,6 +197,9 @@ def structure_for(model) -> tuple[Structure, bool]:
     progress.say("compiling the model's structure with numba (once per process for any data; 10-60 s on a cold "
                  "cache)")
     built = _compile(model)
+    from referee.models.compiled import log_compile
+
+    log_compile("structure", key, built.compile_seconds)
     with _LOCK:
         _STRUCTURES[key] = built
         while len(_STRUCTURES) > KEEP:

@@ -132,11 +132,12 @@ def track(items: Iterable[T], total: int | None = None, what: str = "", unit: st
             from tqdm import tqdm
         else:
             from tqdm.auto import tqdm
-        bar = tqdm(items, total=total, desc=what, unit=unit, file=sys.stderr, leave=False, dynamic_ncols=True)
-        for item in bar:
+        size = dict(dynamic_ncols=True) if _columns() else dict(ncols=100, nrows=24)
+        bar = tqdm(items, total=total, desc=what, unit=unit, file=sys.stderr, leave=False, **size)
+        for k, item in enumerate(bar):
             yield item
             if status is not None:
-                bar.set_postfix_str(status(), refresh=False)
+                bar.set_postfix_str(status(), refresh=k == 0)  # said at once, then at the bar's own pace
         return
     start = last = time.perf_counter()
     done = 0
@@ -154,6 +155,15 @@ def track(items: Iterable[T], total: int | None = None, what: str = "", unit: st
     if took >= every:
         said = f"; {status()}" if status is not None else ""
         say(f"{what}: {done:,} {unit}s in {seconds(took)}{said}", show=current)
+
+
+def _columns() -> int:
+    """The width of the terminal stderr is on (0 when it reports none, as a terminal without a size does: tqdm
+    then draws no bar, so it is given a size)."""
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        return 0
 
 
 class Stages:

@@ -1,6 +1,7 @@
 """The command line: ingest and info JSON outputs, errors, and the demo report."""
 
 import json
+import re
 import os
 
 import pytest
@@ -68,12 +69,20 @@ def test_info_without_store(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_demo_writes_report_with_figures(tmp_path, checked_figures):
+def test_demo_writes_report_with_figures(tmp_path, checked_figures, capsys):
     """The demo's report, every section and figure. The Bayesian sections (beta regressions, the layout) are
     validation (REFEREE_FULL=1, `make test-all`); bounded, the demo runs without them (`--no-models`) and
-    tests/test_fit_contract.py builds those sections with a few draws."""
+    tests/test_fit_contract.py builds those sections with a few draws. Its output is its log (issue 81): off a
+    terminal, a first line before any work, then one line per stage with its time and what it wrote."""
     models = ["--draws", "300", "--tune", "300"] if FULL else ["--no-models"]
     assert main(["demo", "--out", str(tmp_path / "demo")] + models) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("referee demo: 6 bundled samples")
+    stages = [line for line in lines if re.match(r"referee demo \[\d+/11\] ", line)]
+    assert [int(re.match(r"referee demo \[(\d+)/", s).group(1)) for s in stages] == list(range(1, 12))
+    assert all(re.search(r": \d+\.\d s.*; \d+\.\d s in all$|: \d+ min \d\d s.*in all$", s) for s in stages), stages
+    assert "ingest the bundled samples" in stages[0] and "records accepted" in stages[0]
+    assert "files in" in stages[-1] and lines[-1] == f"wrote {tmp_path / 'demo' / 'index.html'}"
     assert checked_figures and all(p == [] for p in checked_figures.values()), {k: v for k, v in checked_figures.items() if v}
     html = (tmp_path / "demo" / "index.html").read_text()
     assert "Ingest summary" in html and "accepted, 0 quarantined" in html

@@ -84,9 +84,9 @@ def _main(argv: list[str] | None = None) -> int:
     args.argv = argv
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s: %(message)s")
     json_mode = getattr(args, "json", False)
-    os.environ[progress.ENV] = progress.chosen(json_mode or getattr(args, "quiet", False), sys.stderr.isatty())
+    shown = progress.chosen(json_mode or getattr(args, "quiet", False), sys.stderr.isatty())
     code, payload, error = EXIT_OK, {}, None
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, progress.showing(shown):
         warnings.simplefilter("always")
         try:
             _check(args)
