@@ -8,8 +8,14 @@ structure, as numba C callbacks that read everything data-dependent at run time 
 of the same structure writes a new blob and hands nutpie's sampler the same callbacks.
 
 What makes two models one structure (`structure_key`): the log-density graph as printed with its types (its data
-are shared variables, printed by name), the free variables with their transforms, and the stored variables'
-graphs. A model built from constants rather than `pm.Data` still works, but its key then changes with its data.
+are shared variables, printed by name) and the values of its constants, the free variables with their transforms,
+and the stored variables' graphs. A model built from constants rather than `pm.Data` still works, but its key then
+changes with its data.
+
+Every compiled piece is kept on disk for the next process: PyTensor's numba functions in its cache folder, and the
+two callbacks too (`_callbacks`, under a key of the structure, its constants, this module's source and the
+compilers' versions), so that a new process (a test worker, the next command) compiles a known structure in about
+2 s instead of 10.
 
 Blob layout (8-byte words): [0] its length; then per parameter (free value variable, in model order) its ndim
 sizes; then per data array its offset in the blob and its ndim sizes; then the data, each raveled. The header and
@@ -55,8 +61,10 @@ def structure_key(model) -> str:
 
     digest = hashlib.sha256()
     stored = stored_variables(model)
-    for graph in [model.logp(), *model.replace_rvs_by_values(stored)]:
+    graphs = [model.logp(), *model.replace_rvs_by_values(stored)]
+    for graph in graphs:
         digest.update(pytensor.printing.debugprint(graph, file="str", print_type=True).encode())
+    digest.update(_constants_digest(graphs).encode())  # the printed graph may abbreviate a constant's values
     digest.update(repr([(v.name, type(model.rvs_to_transforms.get(v)).__name__) for v in model.free_RVs]).encode())
     digest.update(repr([(v.name, model.named_vars_to_dims.get(v.name)) for v in stored]).encode())
     return digest.hexdigest()
@@ -112,9 +120,87 @@ def _read_blob(blob, words, value_ndims, data_ndims, data_dtypes):
     return shapes, arrays
 
 
-def _compile(model) -> Structure:
-    """Build and compile the structure of `model` (its shared variables become reads from the blob)."""
+# nutpie's callbacks around a structure's compiled functions, as source: compiled once per structure into
+# PyTensor's numba cache folder (below its base_compiledir), so that another process (a test worker, the next
+# command) loads them instead of compiling them again (8-10 s a structure)
+_CALLBACKS = """
+def logp_c(dim, x_, out_, logp_, blob_):  # nutpie's contract: 0 ok, 3 gradient not finite, 4 logp not finite
+    try:
+        size = numba.carray(blob_, (1,), np.int64)[0]
+        data, words = numba.carray(blob_, (size,), np.float64), numba.carray(blob_, (size,), np.int64)
+        point, out, value = numba.carray(x_, (dim,)), numba.carray(out_, (dim,)), numba.carray(logp_, ())
+        logp_value, gradient = logp_jit(point, data, words)
+        value[()] = logp_value
+        out[...] = gradient
+        if not np.all(np.isfinite(out)):
+            return 3
+        if not np.isfinite(logp_value):
+            return 4
+    except Exception:  # numba's callbacks report by return code
+        return 1
+    return 0
+
+
+def expand_c(dim, expanded_dim, x_, out_, blob_):
+    try:
+        size = numba.carray(blob_, (1,), np.int64)[0]
+        data, words = numba.carray(blob_, (size,), np.float64), numba.carray(blob_, (size,), np.int64)
+        out = numba.carray(out_, (expanded_dim,))
+        (values,) = expand_jit(numba.carray(x_, (dim,)), data, words)
+        out[...] = values
+    except Exception:
+        return -2
+    return 0
+"""
+
+
+def _constants_digest(graphs: list) -> str:
+    """A sha256 of every constant the compiled graphs read (a model built from constants rather than `pm.Data`
+    has its data there, which the printed graph of `structure_key` may abbreviate)."""
+    from pytensor.graph.basic import Constant
+    from pytensor.graph.traversal import ancestors
+
+    digest = hashlib.sha256()
+    for var in ancestors(graphs):
+        if isinstance(var, Constant):
+            array = np.asarray(var.data)
+            digest.update(f"{array.dtype}{array.shape}".encode())
+            digest.update(array.tobytes() if array.dtype != object else repr(array.tolist()).encode())
+    return digest.hexdigest()
+
+
+def _callbacks(key: str, logp_jit, expand_jit) -> tuple[object, object]:
+    """(logp, expand): numba C callbacks with nutpie's signatures calling the structure's compiled functions,
+    cached on disk under a key of the structure (`key`), this module's source and the compilers' versions (a
+    change to any compiles them anew)."""
+    import inspect
+    import sys
+    import warnings
+
     import numba
+    import pytensor
+    from pytensor.link.numba.cache import compile_numba_function_src
+
+    source = inspect.getsource(sys.modules[__name__])
+    digest = hashlib.sha256(f"{key}{numba.__version__}{pytensor.__version__}{source}".encode()).hexdigest()
+    names = {"numba": numba, "np": np, "logp_jit": logp_jit, "expand_jit": expand_jit,
+             "__name__": __name__}  # the module a cached callback's environment is rebuilt from
+    double = numba.types.CPointer(numba.types.double)
+    signatures = {"logp_c": numba.types.int64(numba.types.uint64, double, double, double, numba.types.voidptr),
+                  "expand_c": numba.types.int64(numba.types.uint64, numba.types.uint64, double, double,
+                                                numba.types.voidptr)}
+    made = []
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Cannot cache compiled function", category=numba.NumbaWarning)
+        for name, signature in signatures.items():
+            function = compile_numba_function_src(_CALLBACKS, name, dict(names), cache_key=f"{name}-{digest}")
+            made.append(numba.cfunc(signature, cache=pytensor.config.numba__cache)(function))
+    return made[0], made[1]
+
+
+def _compile(model, key: str) -> Structure:
+    """Build and compile the structure of `model` (its shared variables become reads from the blob); `key`, its
+    `structure_key`."""
     import pytensor
     import pytensor.tensor as pt
     from pymc.initial_point import make_initial_point_fn
@@ -141,44 +227,8 @@ def _compile(model) -> Structure:
     logp, grad, expanded = pytensor.clone_replace([logp, grad, expanded], replace)
     logp_jit = compile([x, blob, words], [logp, grad], mode="NUMBA", on_unused_input="ignore").vm.jit_fn
     expand_jit = compile([x, blob, words], [expanded], mode="NUMBA", on_unused_input="ignore").vm.jit_fn
-    logp_sig = numba.types.int64(numba.types.uint64, numba.types.CPointer(numba.types.double),
-                                 numba.types.CPointer(numba.types.double), numba.types.CPointer(numba.types.double),
-                                 numba.types.voidptr)
-    expand_sig = numba.types.int64(numba.types.uint64, numba.types.uint64, numba.types.CPointer(numba.types.double),
-                                   numba.types.CPointer(numba.types.double), numba.types.voidptr)
 
-    def logp_c(dim, x_, out_, logp_, blob_):  # nutpie's contract: 0 ok, 3 gradient not finite, 4 logp not finite
-        try:
-            size = numba.carray(blob_, (1,), np.int64)[0]
-            data, words = numba.carray(blob_, (size,), np.float64), numba.carray(blob_, (size,), np.int64)
-            point, out, value = numba.carray(x_, (dim,)), numba.carray(out_, (dim,)), numba.carray(logp_, ())
-            logp_value, gradient = logp_jit(point, data, words)
-            value[()] = logp_value
-            out[...] = gradient
-            if not np.all(np.isfinite(out)):
-                return 3
-            if not np.isfinite(logp_value):
-                return 4
-        except Exception:  # noqa: BLE001 - numba's callbacks report by return code
-            return 1
-        return 0
-
-    def expand_c(dim, expanded_dim, x_, out_, blob_):
-        try:
-            size = numba.carray(blob_, (1,), np.int64)[0]
-            data, words = numba.carray(blob_, (size,), np.float64), numba.carray(blob_, (size,), np.int64)
-            out = numba.carray(out_, (expanded_dim,))
-            (values,) = expand_jit(numba.carray(x_, (dim,)), data, words)
-            out[...] = values
-        except Exception:  # noqa: BLE001
-            return -2
-        return 0
-
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Cannot cache compiled function", category=numba.NumbaWarning)
-        logp_cfunc, expand_cfunc = numba.cfunc(logp_sig)(logp_c), numba.cfunc(expand_sig)(expand_c)
+    logp_cfunc, expand_cfunc = _callbacks(key + _constants_digest([logp, grad, expanded]), logp_jit, expand_jit)
     initial_point = make_initial_point_fn(model=model, return_transformed=True, jitter_rvs=set(model.free_RVs),
                                           default_strategy="support_point")
     return Structure(model, logp_cfunc, expand_cfunc, [v.name for v in value_vars], [v.ndim for v in value_vars],
@@ -196,7 +246,7 @@ def structure_for(model) -> tuple[Structure, bool]:
             return _STRUCTURES[key], True
     progress.say("compiling the model's structure with numba (once per process for any data; 10-60 s on a cold "
                  "cache)")
-    built = _compile(model)
+    built = _compile(model, key)
     from referee.models.compiled import log_compile
 
     log_compile("structure", key, built.compile_seconds)
