@@ -20,23 +20,10 @@ from collections import OrderedDict
 import numpy as np
 
 from referee.models import progress
+from referee.models.compiled_structure import log_compile
 
 KEEP = 8  # compiled nutpie models kept per process (each holds its numba functions)
 _COMPILED: "OrderedDict[str, object]" = OrderedDict()
-
-
-def log_compile(kind: str, key: str, seconds: float) -> None:
-    """Append one compile to the JSON-lines file $REFEREE_COMPILE_LOG, when set: its kind ('nutpie', 'structure',
-    'pymc'), the structure's key, the seconds it took and the process (benchmarks/first_hour.py counts the
-    compiles of a test run with it); nothing otherwise."""
-    import json
-    import os
-
-    target = os.environ.get("REFEREE_COMPILE_LOG")
-    if target:
-        with open(target, "a", encoding="utf-8") as out:
-            out.write(json.dumps({"kind": kind, "key": key[:16], "seconds": round(seconds, 3), "pid": os.getpid(),
-                                  "test": os.environ.get("PYTEST_CURRENT_TEST", "")}) + "\n")
 
 
 def model_key(model) -> str:
@@ -131,7 +118,7 @@ def _nutpie_sample(compiled, settings: dict):
     began = time.perf_counter()
     sampler = nutpie.sample(compiled, **dict(settings, progress_bar=False, blocking=False))
     last = began
-    while not sampler.is_finished:
+    while not _finished(sampler):
         time.sleep(0.05)
         if time.perf_counter() - last >= progress.LINE_SECONDS:
             last = time.perf_counter()
@@ -143,6 +130,14 @@ def _nutpie_sample(compiled, settings: dict):
         progress.say(f"sampling: {total:,} steps in {progress.seconds(time.perf_counter() - began)}, {diverged} "
                      "divergent after tuning")
     return idata
+
+
+def _finished(sampler) -> bool:
+    """Whether a background nutpie sampler has finished (nutpie 0.16 answers 'not yet' with a TimeoutError)."""
+    try:
+        return bool(sampler.is_finished)
+    except TimeoutError:
+        return False
 
 
 def _drawn(sampler, tune: int) -> str:

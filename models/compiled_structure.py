@@ -236,6 +236,20 @@ def _compile(model, key: str) -> Structure:
                      [v.name for v in stored], initial_point, time.perf_counter() - start, logp_jit, expand_jit)
 
 
+def log_compile(kind: str, key: str, seconds: float) -> None:
+    """Append one compile to the JSON-lines file $REFEREE_COMPILE_LOG, when set: its kind ('nutpie', 'structure',
+    'pymc'), the structure's key, the seconds it took and the process (benchmarks/first_hour.py counts the
+    compiles of a test run with it); nothing otherwise."""
+    import json
+    import os
+
+    target = os.environ.get("REFEREE_COMPILE_LOG")
+    if target:
+        with open(target, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"kind": kind, "key": key[:16], "seconds": round(seconds, 3), "pid": os.getpid(),
+                                  "test": os.environ.get("PYTEST_CURRENT_TEST", "")}) + "\n")
+
+
 def structure_for(model) -> tuple[Structure, bool]:
     """(the compiled structure of `model`, reused): from this process's cache of the last KEEP structures, or
     compiled now."""
@@ -247,8 +261,6 @@ def structure_for(model) -> tuple[Structure, bool]:
     progress.say("compiling the model's structure with numba (once per process for any data; 10-60 s on a cold "
                  "cache)")
     built = _compile(model, key)
-    from referee.models.compiled import log_compile
-
     log_compile("structure", key, built.compile_seconds)
     with _LOCK:
         _STRUCTURES[key] = built

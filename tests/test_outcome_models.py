@@ -246,15 +246,21 @@ def test_every_fit_model_on_an_inspect_store_fits_or_refuses_before_sampling(tmp
 
 
 def test_a_beta_likelihood_asked_of_an_outcome_model_is_refused_not_ignored(tmp_path, capsys):
-    """`--likelihood squeeze` with pass-fail was silently dropped; the outcome models take theirs from their name."""
+    """`--likelihood squeeze` with pass-fail was silently dropped; the outcome models take theirs from their name.
+    The command line does not offer it for them (`referee fit pass-fail --help` lists the model's own options): a
+    usage error; a notebook call that passes it is refused with the reason, before any work."""
+    import referee
     from referee.cli import main
 
     store = str(tmp_path / "i.duckdb")
     assert main(["ingest", str(shared_file("real", "inspect")), "--store", store]) == 0
     capsys.readouterr()
     for name in ("pass-fail", "graded"):
-        assert main(["fit", name, "--likelihood", "squeeze", "--store", store, "--out", str(tmp_path / name)]) == 1
-        assert "--likelihood squeeze is for the beta regressions" in capsys.readouterr().err
+        with pytest.raises(SystemExit) as exit_:
+            main(["fit", name, "--likelihood", "squeeze", "--store", store, "--out", str(tmp_path / name)])
+        assert exit_.value.code == 2 and "unrecognized arguments: --likelihood squeeze" in capsys.readouterr().err
+        with pytest.raises(ValueError, match="--likelihood squeeze is for the beta regressions"):
+            referee.fit(store, name, likelihood="squeeze")
         assert not list(tmp_path.glob(f"{name}/*"))  # nothing written
 
 
