@@ -137,7 +137,8 @@ def test_expected_score_is_the_ordered_beta_mean():
     assert br.expected_score(np.array(0.0)) == pytest.approx(0.5)
 
 
-@pytest.mark.bayes
+@pytest.mark.heavy  # 85 s cold (a 2,500-draw fit of 16 scenarios x 6 agents): `make test-all`; the tag-effects fit
+@pytest.mark.bayes  # itself runs in `make test` (tests/test_cli_ratings.py, tests/test_fit_contract.py)
 def test_tag_effects_recover_coefficients_and_slopes():
     seeds = range(3) if FULL else range(1)
     hits = total = ame_hits = ame_total = 0

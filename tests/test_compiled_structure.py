@@ -51,7 +51,8 @@ def test_a_second_outcome_fit_on_other_data_starts_within_two_seconds_on_pymcs_o
     first = og.fit_outcomes(frames[0], **settings)
     second = og.fit_outcomes(frames[1], **settings)
     assert not first.diagnostics["compiled_model_reused"] and second.diagnostics["compiled_model_reused"]
-    assert first.diagnostics["compile_seconds"] > 2.0 > second.diagnostics["compile_seconds"]
+    # the first compiles the structure (or loads it from the disk cache, when another process of this run did)
+    assert first.diagnostics["compile_seconds"] > second.diagnostics["compile_seconds"] < 2.0
     assert second.diagnostics["divergences"] == 0 and second.diagnostics["max_r_hat"] < 1.05
     d = og.design(frames[1])
     assert list(second.idata.posterior["agent_effect"].coords["agent"].values) == d.agents
@@ -67,15 +68,17 @@ def test_a_second_outcome_fit_on_other_data_starts_within_two_seconds_on_pymcs_o
     point = {name: rng.normal(0, 0.5, shape) for name, shape in zip(structure.value_names, shapes)}
     flat = np.concatenate([np.ravel(point[name]) for name in structure.value_names])
     logp, grad = structure.logp_jit(flat, blob, blob.view(np.int64))
-    assert logp == pytest.approx(other.compile_logp()(point), rel=1e-10)
-    np.testing.assert_allclose(grad, other.compile_dlogp()(point), rtol=1e-8, atol=1e-10)
+    # PyMC's own graph of the same data, compiled by numba too (its ops are in the cache by now; the C backend
+    # would compile them cold for 20 s): the graph is what is checked, not the backend
+    assert logp == pytest.approx(other.compile_logp(mode="NUMBA")(point), rel=1e-10)
+    np.testing.assert_allclose(grad, other.compile_dlogp(mode="NUMBA")(point), rtol=1e-8, atol=1e-10)
     (stored,) = structure.expand_jit(flat, blob, blob.view(np.int64))  # sigma_agent times the zero-sum agents, in the stored order
     at = 0
     for name in structure.stored:
         size = int(np.prod(other[name].shape.eval()))
         if name == "agent_effect":
             expected = other.compile_fn(other.replace_rvs_by_values([other[name]])[0], inputs=other.value_vars,
-                                        on_unused_input="ignore")(point)
+                                        on_unused_input="ignore", mode="NUMBA")(point)
             np.testing.assert_allclose(stored[at:at + size], expected, rtol=1e-10)
         at += size
     assert at == len(stored)
