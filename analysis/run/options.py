@@ -286,6 +286,19 @@ SAMPLING_OPTIONS = (
            group=SAMPLING),
     Option("sampler", "auto", "auto (default): nutpie when installed, else PyMC's NUTS",
            choices=("auto", "pymc", "nutpie"), group=SAMPLING))
+
+
+def sampling_defaults_markdown() -> str:
+    """The sampling defaults that run, per model, as a Markdown table (README.md carries it between its
+    `sampling-defaults` markers; tests/test_job_table.py holds the two together): each `referee fit MODEL`'s
+    own (`ScoreModel.draws`, `.tune`), the audit's regression and every other Bayesian fit's."""
+    rows = [f"| `referee fit {name}` | {m.draws:,} | {m.tune:,} | {CHAINS} |" for name, m in SCORE_MODELS.items()]
+    rows.append(f"| the audit's Bayesian regression (`referee audit`) | {AUDIT_DRAWS:,} | {TUNE:,} | {CHAINS} |")
+    rows.append(f"| every other fit (`referee ratings --method bayes-bt`, `referee calibrate`) | {DRAWS:,} | {TUNE:,} | "
+                f"{CHAINS} |")
+    return "\n".join(["| model | draws per chain | tuning steps | chains |", "|---|---|---|---|"] + rows)
+
+
 SWEEP_OPTIONS = (
     Option("jobs", 1, "local worker processes (default 1: this process)", type=positive_int, group=SWEEP),
     Option("scheduler", None, "an existing Dask scheduler, or local:N for a Dask LocalCluster of N processes",
