@@ -157,6 +157,52 @@ def track(items: Iterable[T], total: int | None = None, what: str = "", unit: st
         say(f"{what}: {done:,} {unit}s in {seconds(took)}{said}", show=current)
 
 
+class Counter:
+    """A count of done items in the mode in force (`counter`): `update(n)` after each; a tqdm bar, lines at most
+    every `every` seconds, or nothing."""
+
+    def __init__(self, total: int, what: str, unit: str, show: str, every: float):
+        self.total, self.what, self.unit, self.show, self.every = total, what, unit, show, every
+        self.done, self.start = 0, time.perf_counter()
+        self.last = self.start
+        self.bar = None
+        if show in ("bar", "notebook"):
+            if show == "bar":
+                from tqdm import tqdm
+            else:
+                from tqdm.auto import tqdm
+            size = dict(dynamic_ncols=True) if _columns() else dict(ncols=100, nrows=24)
+            self.bar = tqdm(total=total, desc=what, unit=unit, file=sys.stderr, leave=False, **size)
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        if self.bar is not None:
+            self.bar.update(n)
+        elif self.show == "lines" and time.perf_counter() - self.last >= self.every:
+            self.last = time.perf_counter()
+            say(f"{self.what}: {self.done:,} of {self.total:,} {self.unit}s, {seconds(self.last - self.start)}",
+                show="lines")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.show == "lines" and time.perf_counter() - self.start >= self.every:
+            say(f"{self.what}: {self.done:,} {self.unit}s in {seconds(time.perf_counter() - self.start)}", show="lines")
+
+
+@contextlib.contextmanager
+def counter(total: int, what: str, unit: str = "item", show: str | None = None, every: float = LINE_SECONDS,
+            least: int = 2) -> Iterator[Counter]:
+    """A `Counter` of `total` items for work that is not one loop (tasks finishing in other processes): shown in
+    mode `show` (default: the mode in force), nothing for fewer than `least` items."""
+    current = show or mode()
+    made = Counter(total, what, unit, "off" if total < least else current, every)
+    try:
+        yield made
+    finally:
+        made.close()
+
+
 def _columns() -> int:
     """The width of the terminal stderr is on (0 when it reports none, as a terminal without a size does: tqdm
     then draws no bar, so it is given a size)."""

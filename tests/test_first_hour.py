@@ -179,3 +179,21 @@ def test_stages_say_each_stage_with_its_time_and_nothing_when_off(capsys):
             assert re.fullmatch(r"referee demo \[1/2\] ingest: \d\.\d s \(5 records\); \d\.\d s in all", lines[1])
             assert re.fullmatch(r"referee demo \[2/2\] report: failed after \d\.\d s; \d\.\d s in all", lines[2])
     assert capsys.readouterr().err == ""
+
+
+def test_a_count_of_tasks_in_a_log_says_where_it_is(capsys, monkeypatch):
+    """The sweeps' counter (tasks finishing in other processes): a line at most every `every` seconds, one at the
+    end, nothing for one task or with 'off'."""
+    from referee.models import progress
+
+    ticks = iter(range(0, 1000, 4))
+    monkeypatch.setattr(progress.time, "perf_counter", lambda: float(next(ticks)))
+    with progress.counter(6, "calibration", "task", show="lines", every=10) as count:
+        for _ in range(6):
+            count.update()
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "calibration: 3 of 6 tasks, 16.0 s" and lines[-1].startswith("calibration: 6 tasks in")
+    for show, total in (("off", 6), ("lines", 1)):
+        with progress.counter(total, "x", show=show, every=0) as count:
+            count.update()
+    assert capsys.readouterr().err == ""

@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
+from referee.models import progress as shows
 
 RETRIES = 1  # a failed task runs once more before it is reported
 
@@ -86,7 +86,7 @@ class Executor:
     folder shared inputs are written to (default: a new temporary folder, removed by `close`)."""
 
     def __init__(self, jobs: int = 1, scheduler: str | None = None, exchange: str | Path | None = None,
-                 progress: bool = False):
+                 progress: bool | None = None):
         if jobs < 1:
             raise ValueError(f"jobs must be at least 1, got {jobs}")
         self.jobs, self.scheduler, self.progress = jobs, scheduler, progress
@@ -236,8 +236,8 @@ def run_tasks(tasks: list[Task], executor: Executor | None = None, what: str = "
     names = [t.name for t in tasks]
     if len(set(names)) != len(names):
         raise ValueError("task names must be unique within a sweep")
-    progress = executor is not None and executor.progress and len(tasks) > 1
-    with tqdm(total=len(tasks), desc=what, unit="task", disable=not progress) as bar:
+    show = "off" if executor is not None and executor.progress is False else None  # None: the mode in force
+    with shows.counter(len(tasks), what, "task", show=show) as bar:
         if executor is None or (executor.scheduler is None and executor.jobs == 1):
             results, failures = _inline(tasks, bar)
         elif executor.scheduler is None:
@@ -252,9 +252,8 @@ def run_tasks(tasks: list[Task], executor: Executor | None = None, what: str = "
 def sweep_executor(options: dict, progress: bool | None = None):
     """The executor a job's sweep options ask for (jobs, scheduler, exchange: `referee.run.options.SWEEP_OPTIONS`),
     as a context manager: an `Executor`, or a null context yielding None for a plain in-process run. Progress
-    bars follow $REFEREE_PROGRESS unless `progress` is given."""
+    follows `referee.models.progress.mode()` (in-process runs too) unless `progress` is False."""
     jobs, scheduler, exchange = options.get("jobs"), options.get("scheduler"), options.get("exchange")
     if scheduler is None and (jobs or 1) == 1 and exchange is None:
         return contextlib.nullcontext()
-    show = os.environ.get("REFEREE_PROGRESS") == "1" if progress is None else progress
-    return Executor(jobs=jobs or 1, scheduler=scheduler, exchange=exchange, progress=show)
+    return Executor(jobs=jobs or 1, scheduler=scheduler, exchange=exchange, progress=progress)
