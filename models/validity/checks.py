@@ -300,11 +300,16 @@ def build_assignment_regression(x: np.ndarray, dummies: np.ndarray, y: np.ndarra
 
     levels = list(levels) if levels is not None else [f"level_{k}" for k in range(dummies.shape[1])]
     with pm.Model(coords={"assignment_level": levels}) as model:
+        # the data as `pm.Data`: every audit's regression is one compiled structure, whatever its season
+        # (`referee.models.compiled_structure`), compiled once per process and kept on disk for the next
+        x_data = pm.Data("outcome_z", np.asarray(x, float))
+        dummies_data = pm.Data("assignment_dummies", np.asarray(dummies, float).reshape(len(x), -1))
         slope = pm.Normal("slope", 0.0, 1.0)
         effects = pm.Normal("assignment", 0.0, 1.0, dims="assignment_level")
         intercept = pm.Normal("intercept", 0.0, 1.0)
         sigma = pm.HalfNormal("sigma", 1.0)
-        pm.Normal("y", intercept + slope * x + pm.math.dot(dummies, effects), sigma, observed=y)
+        pm.Normal("y", intercept + slope * x_data + pm.math.dot(dummies_data, effects), sigma,
+                  observed=pm.Data("score_z", np.asarray(y, float)))
     return model
 
 
@@ -317,7 +322,7 @@ def _bayes_slope(data: pd.DataFrame, seed: int, draws: int = AUDIT_DRAWS, tune: 
     dummies = indicators.to_numpy(float)
     model = build_assignment_regression(x, dummies, y, [str(c) for c in indicators.columns])
     idata, diagnostics = sample(model, ["slope", "assignment", "intercept", "sigma"], draws, tune, chains, seed,
-                                sampler, target_accept=AUDIT_TARGET_ACCEPT)
+                                sampler, target_accept=AUDIT_TARGET_ACCEPT, reuse=True)
     return float((idata.posterior["slope"] > 0).mean()), diagnostics, idata
 
 
