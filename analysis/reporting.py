@@ -8,10 +8,12 @@ into a fresh store under `out` and writes `out/index.html`.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from referee.io.loaders import RUNNERS, comparison_unit
+from referee.io.reading import default_workers
 from referee.io.resources import shipped
 from referee.io.store import IngestReport, Store
 from referee.models.fit import collect_notes
@@ -254,10 +256,20 @@ def tagged_runners(store: Store) -> list[str]:
     return store.tagged_runners()
 
 
+def report_jobs() -> int:
+    """Processes the report's sweeps run in (the Measurement Layout's held-out folds, each a fit of its own):
+    $REFEREE_REPORT_JOBS if set, else the CPUs available, at most 4. Every executor gives the same numbers
+    (tests/test_sweeps.py); on 2 cores the folds take half the time."""
+    if os.environ.get("REFEREE_REPORT_JOBS"):
+        return max(1, int(os.environ["REFEREE_REPORT_JOBS"]))
+    return default_workers()
+
+
 def layout_sections(store: Store, runner: str, seed: int = 0, sampling: dict | None = None) -> Section:
     """The Measurement Layout against the other predictors on held-out scenarios (`compare-predictors`) of
     `runner`'s matches as the contest figures 6-7 section (`contest_sections` names the runner in its title)."""
-    return layout_section(job("compare-predictors", store, runner=runner, seed=seed, **(sampling or {})).value)
+    return layout_section(job("compare-predictors", store, runner=runner, seed=seed, jobs=report_jobs(),
+                              **(sampling or {})).value)
 
 
 def beta_regression_sections(store: Store, runner: str, seed: int = 0, baseline: str = "rational_agent",

@@ -31,6 +31,8 @@ def _share_cores_among_workers() -> None:
     threads = max(1, (os.cpu_count() or 1) // workers)
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, str(threads))
+    # a report's sweeps in the worker itself: the other workers have the other cores
+    os.environ.setdefault("REFEREE_REPORT_JOBS", "1")
     threadpool_limits(limits=threads)
 
 

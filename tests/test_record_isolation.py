@@ -5,6 +5,8 @@ hands the store only rows its schema holds."""
 from __future__ import annotations
 
 import hashlib
+import os
+import zlib
 
 import pytest
 
@@ -38,6 +40,17 @@ def problems_of(result, good: int, bad: int, single: bool = False) -> list[str]:
     return found
 
 
+# `make test` reads a third of each base's mutants, chosen by a hash of (place, class) so that every class is tried
+# at about a third of the places and every place with about a third of the classes; `make test-all`
+# (REFEREE_FULL=1) reads them all (812 for an Inspect log: 28 s)
+STRIDE = 1 if os.environ.get("REFEREE_FULL") else 3
+
+
+def chosen(mutant) -> bool:
+    """Whether `mutant` is read in this run (`STRIDE`)."""
+    return zlib.crc32(f"{mutant.where}|{mutant.klass}".encode()) % STRIDE == 0
+
+
 @pytest.mark.parametrize("name", list(BASES))
 def test_one_hostile_value_costs_at_most_its_own_record(name, tmp_path):
     hostile = base(name, tmp_path / "bases")
@@ -47,6 +60,9 @@ def test_one_hostile_value_costs_at_most_its_own_record(name, tmp_path):
     assert before.accepted >= (1 if hostile.single else 2) and not before.bad, (name, before.accepted, before.bad[:2])
     failures = []
     for m in mutants(hostile, tmp_path / "mutants"):
+        if not chosen(m):
+            m.path.unlink()
+            continue
         found = problems_of(_read(m.path, hostile.runner), before.accepted, len(before.bad), hostile.single)
         if found:
             failures.append(f"{m.klass} at {m.where}: " + "; ".join(found))
