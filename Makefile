@@ -67,9 +67,10 @@ browser:
 	  else echo "warning: chromium and chromium-driver are missing: tests/test_browser.py will fail"; fi; fi
 
 # every test at its own seed; the seed sweep (test-seeds) and the heavy calibrations (test-all) apart, so that
-# the suite stays under 20 minutes on 2 cores of any CPU (issue 65)
+# the suite stays under 20 minutes on 2 cores of any CPU (issue 65); workers steal the queue's tail from each other, so a
+# long test near the end does not leave one core idle (issue 81)
 test: $(EDITABLE) runners browser
-	$(BIN)/python -m pytest -q -n $(JOBS) -m "not heavy"
+	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal -m "not heavy"
 
 # the seed sweep (issue 53): every Bayesian test under its own seed and 9 more, 1 or 2 BLAS threads in turn
 test-seeds: $(EDITABLE)
