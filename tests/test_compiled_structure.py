@@ -45,7 +45,7 @@ def test_a_second_outcome_fit_on_other_data_starts_within_two_seconds_on_pymcs_o
     from referee.models.compiled_structure import _STRUCTURES
 
     _STRUCTURES.clear()  # as a fresh process
-    settings = dict(draws=1000, tune=1000, chains=2, seed=4)
+    settings = dict(draws=500, tune=500, chains=2, seed=4)
     frames = [pass_fail_samples(agents=a, tasks=t, items=i, epochs=1, aliased=1, seed=s)[0]
               for a, t, i, s in ((5, 4, 12, 0), (7, 5, 20, 1))]
     first = og.fit_outcomes(frames[0], **settings)

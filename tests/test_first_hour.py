@@ -94,8 +94,17 @@ def test_a_fit_shows_compiling_and_the_samplers_draws_on_a_terminal_and_nothing_
     assert code == 0, err
     assert "compiling the model" in err
     assert "Divergences" in err and "Draws" in err  # nutpie's own terminal display: chains, draws, divergences
-    code, out, err = on_a_terminal(argv + ["--out", str(tmp_path / "b"), "--quiet"], tmp_path)
-    assert code == 0 and "compiling" not in err and "Draws" not in err, err  # (a convergence warning may stay)
+
+
+def test_a_fit_draws_its_display_only_where_the_mode_asks(monkeypatch):
+    """--quiet and --json set the mode 'off' (the ingest test above runs that through a terminal), and the samplers
+    draw their own display only in 'bar' and 'notebook'; 'lines' polls nutpie and writes plain lines instead."""
+    from referee.models import progress
+    from referee.models.fit import progress_enabled
+
+    for mode, drawn in (("off", False), ("lines", False), ("bar", True), ("notebook", True)):
+        with progress.showing(mode):
+            assert progress_enabled() is drawn, mode
 
 
 HEAVY = ("matplotlib", "pymc", "pytensor", "arviz", "scipy.stats", "sklearn", "statsmodels", "xgboost")
