@@ -45,7 +45,7 @@ def timed_make(target: str, folder: Path, env: dict, log: Path) -> tuple[float, 
     `log` (read as it is written, as a person watching `make demo > log` would)."""
     start = time.perf_counter()
     first = None
-    with open(log, "wb") as out:
+    with open(log, "wb", buffering=0) as out:
         proc = subprocess.Popen(["make", target], cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         for line in proc.stdout:
             out.write(line)
@@ -80,18 +80,18 @@ def first_hour(skip_cold: bool, skip_test: bool) -> list[list[str]]:
         runs = [] if skip_cold else [("cold (fresh clone, empty caches)", tmp / "referee")]
         runs.append(("warm (this checkout)", ROOT))
         for label, folder in runs:
-            env = _clean_env(tmp / "cache") if folder != ROOT else dict(os.environ)
-            if folder != ROOT:
-                # a sibling of ../shared, as the clone a user makes beside it (the tests read ../shared/data)
-                folder = ROOT.parent / f"referee-first-hour-{os.getpid()}"
-                subprocess.run(["git", "clone", "--quiet", str(ROOT), str(folder)], check=True)
-            try:
-                for target in (["test"] if not skip_test else []) + ["demo"]:
-                    log = tmp / f"{target}-{'cold' if folder != ROOT else 'warm'}.log"
+            for target in (["test"] if not skip_test else []) + ["demo"]:
+                cold = folder != ROOT
+                env = _clean_env(tmp / f"cache-{target}") if cold else dict(os.environ)
+                where = folder
+                if cold:  # each command in its own fresh clone, a sibling of ../shared as a user's clone is
+                    where = ROOT.parent / f"referee-first-hour-{os.getpid()}-{target}"
+                    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(where)], check=True)
+                try:
+                    log = tmp / f"{target}-{'cold' if cold else 'warm'}.log"
                     run_env = dict(env, REFEREE_COMPILE_LOG=str(log.with_suffix(".compiles")))
-                    seconds, code, first = timed_make(target, folder, run_env, log)
+                    seconds, code, first = timed_make(target, where, run_env, log)
                     tail = log.read_text(errors="replace").strip().splitlines()[-1:] or [""]
-                    extra = ""
                     if target == "demo":
                         stages = _demo_stages(log)
                         extra = (f"first line after {first:.1f} s; {len(stages)} stage lines" if first is not None
@@ -100,9 +100,9 @@ def first_hour(skip_cold: bool, skip_test: bool) -> list[list[str]]:
                         extra = _compiles(log.with_suffix(".compiles"))
                     rows.append([f"make {target}", label, f"{seconds / 60:.1f} min", f"exit {code}", tail[0][:90],
                                  extra])
-            finally:
-                if folder != ROOT:
-                    shutil.rmtree(folder, ignore_errors=True)
+                finally:
+                    if cold:
+                        shutil.rmtree(where, ignore_errors=True)
     return rows
 
 
