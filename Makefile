@@ -26,6 +26,7 @@ JOBS ?= 2
 
 # a changed lock rebuilds the venv from nothing, so that it holds the lock and nothing else
 $(STAMP): $(LOCK) $(BOOTSTRAP) pyproject.toml
+	@echo "setting up .venv from requirements/lock.txt (the first run only: about a minute on a fresh machine)"
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(BOOTSTRAP)
