@@ -88,6 +88,8 @@ def _main(argv: list[str] | None = None) -> int:
     code, payload, error = EXIT_OK, {}, None
     with warnings.catch_warnings(record=True) as caught, progress.showing(shown):
         warnings.simplefilter("always")
+        # ArviZ's notice of its own coming refactor, raised on import, says nothing about the user's data
+        warnings.filterwarnings("ignore", message=r"\s*ArviZ is undergoing a major refactor", category=FutureWarning)
         try:
             _check(args)
             payload = args.func(args) or {}
