@@ -96,7 +96,8 @@ class PaperWriter:
             now = time.perf_counter()
             reason = (item.reason or "")[:100] + ("..." if len(item.reason or "") > 100 else "")
             made = "made" if item.files else f"not made ({reason})" if reason else "not made"
-            progress.say(f"referee paper {self.paper} [{len(self.items)}] {item.number}: {made}; "
+            title = item.title if len(item.title) <= 60 else item.title[:57] + "..."
+            progress.say(f"referee paper {self.paper} [{len(self.items)}] {item.number} ({title}): {made}; "
                          f"{progress.seconds(now - self.last)} ({progress.seconds(now - self.began)} in all)",
                          sys.stdout)
             self.last = now
