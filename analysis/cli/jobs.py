@@ -62,9 +62,12 @@ def add_job_parser(sub, job: Job) -> None:
     """The parser of `job` (with its variants as sub-commands) in subparsers `sub`."""
     p = sub.add_parser(job.name, help=_help(job.help), description=job.about)
     if job.variants:  # one sub-command per variant, with every option of that variant
-        variants = p.add_subparsers(dest=job.options[0].name, required=True)
+        variants = p.add_subparsers(dest=job.options[0].name, required=True, metavar=job.options[0].name.upper(),
+                                    title=f"{job.options[0].name}s (`referee {job.name} NAME --help` lists its options "
+                                          "and their defaults)")
         for name, options in job.variants.items():
-            _add_options(variants.add_parser(name), job, options)
+            line = job.variant_help.get(name)
+            _add_options(variants.add_parser(name, help=_help(line), description=line), job, options)
         return
     _add_options(p, job, job.options)
 

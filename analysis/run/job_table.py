@@ -78,6 +78,7 @@ class Job:
     variants: dict[str, tuple[Option, ...]] = field(default_factory=dict)
     figures: str | None = None
     view: str | None = None  # 'module:function' giving the text table the command prints (default: the main table)
+    variant_help: dict[str, str] = field(default_factory=dict)  # one line per variant, for `referee JOB --help`
     about: str | None = None  # the command's longer description and exit codes (its --help)
 
     @property
@@ -215,7 +216,8 @@ JOBS: dict[str, Job] = {j.name: j for j in (
                            for s in SIMULATORS.values() for o in s.options}.values()),
         data="none", folder=False,
         variants={name: (SIM_OUT, Option("agents", s.agents, f"number of agents (default {s.agents})",
-                                         type=positive_int), SEED) + s.options for name, s in SIMULATORS.items()}),
+                                         type=positive_int), SEED) + s.options for name, s in SIMULATORS.items()},
+        variant_help={name: s.help for name, s in SIMULATORS.items()}),
     Job("ratings", "referee.run.ratings.rating_jobs:ratings", "rate agents: Elo, Bradley-Terry (scalar, Davidson ties, "
         "per-game, multidimensional, Bayesian), Plackett-Luce, TrueSkill, OpenSkill", (
             Option("method", "bt", _method_help() + " (default bt)", choices=tuple(RATING_METHODS), metavar="METHOD"),
@@ -334,7 +336,8 @@ JOBS: dict[str, Job] = {j.name: j for j in (
     Job("fit", "referee.run.scores.score_jobs:fit", "Bayesian models of scores: beta regressions and Measurement Layouts of "
         "normalised scores, hierarchical models of per-sample pass/fail and graded outcomes",
         (FIT_MODEL,) + FIT_OPTIONS + (RUNNER, PHASE, SEED) + SAMPLING_OPTIONS, figures=FIGURES + "fit",
-        variants={name: _fit_options(model) for name, model in SCORE_MODELS.items()}),
+        variants={name: _fit_options(model) for name, model in SCORE_MODELS.items()},
+        variant_help={name: model.description for name, model in SCORE_MODELS.items()}),
     Job("compare-predictors", "referee.run.scores.score_jobs:predictors", "Measurement Layout vs linear regression, XGBoost "
         "and a constant", (
             Option("folds", 4, "folds over each agent's scenarios (default 4: every cell held out once, a quarter at "
