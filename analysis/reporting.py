@@ -8,7 +8,6 @@ into a fresh store under `out` and writes `out/index.html`.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -256,20 +255,13 @@ def tagged_runners(store: Store) -> list[str]:
     return store.tagged_runners()
 
 
-def report_jobs() -> int:
-    """Processes the report's sweeps run in (the Measurement Layout's held-out folds, each a fit of its own):
-    $REFEREE_REPORT_JOBS if set, else the CPUs available, at most 4. Every executor gives the same numbers
-    (tests/test_sweeps.py); on 2 cores the folds take half the time."""
-    if os.environ.get("REFEREE_REPORT_JOBS"):
-        return max(1, int(os.environ["REFEREE_REPORT_JOBS"]))
-    return default_workers()
-
-
 def layout_sections(store: Store, runner: str, seed: int = 0, sampling: dict | None = None) -> Section:
     """The Measurement Layout against the other predictors on held-out scenarios (`compare-predictors`) of
     `runner`'s matches as the contest figures 6-7 section (`contest_sections` names the runner in its title)."""
-    return layout_section(job("compare-predictors", store, runner=runner, seed=seed, jobs=report_jobs(),
-                              **(sampling or {})).value)
+    # the held-out folds, each a fit of its own, in processes ($REFEREE_REPORT_JOBS, else the CPUs, at most 4):
+    # every executor gives the same numbers (tests/test_sweeps.py)
+    return layout_section(job("compare-predictors", store, runner=runner, seed=seed,
+                              jobs=default_workers("REFEREE_REPORT_JOBS"), **(sampling or {})).value)
 
 
 def beta_regression_sections(store: Store, runner: str, seed: int = 0, baseline: str = "rational_agent",

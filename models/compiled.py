@@ -108,8 +108,9 @@ def sample_nutpie(model, draws: int, tune: int, chains: int, seed: int, progress
 
 def _nutpie_sample(compiled, settings: dict):
     """nutpie's draws with `settings`. In the 'lines' progress mode (not a terminal), the sampler runs in the
-    background and a plain line says every `progress.LINE_SECONDS` how many draws the chains have made and how
-    many diverged so far (nutpie's own display is a terminal's or a notebook's)."""
+    background and a plain line says every `progress.LINE_SECONDS` how many steps the chains have made and how
+    many diverged so far (nutpie's own display is a terminal's or a notebook's; the closing line, with the
+    diagnostics' count of divergences, is `referee.models.fit.sample`'s)."""
     import nutpie
 
     if progress.mode() != "lines":
@@ -122,14 +123,9 @@ def _nutpie_sample(compiled, settings: dict):
         time.sleep(0.05)
         if time.perf_counter() - last >= progress.LINE_SECONDS:
             last = time.perf_counter()
-            progress.say(f"sampling: {_drawn(sampler, settings['tune'])} of {total:,} steps (tuning included), "
+            progress.say(f"sampling: {_drawn(sampler)} of {total:,} steps (tuning included), "
                          f"{progress.seconds(last - began)}")
-    idata = sampler.wait()
-    if time.perf_counter() - began >= progress.LINE_SECONDS:
-        diverged = int(idata.sample_stats["diverging"].sum()) if "diverging" in idata.sample_stats else 0
-        progress.say(f"sampling: {total:,} steps in {progress.seconds(time.perf_counter() - began)}, {diverged} "
-                     "divergent after tuning")
-    return idata
+    return sampler.wait()
 
 
 def _finished(sampler) -> bool:
@@ -140,7 +136,7 @@ def _finished(sampler) -> bool:
         return False
 
 
-def _drawn(sampler, tune: int) -> str:
+def _drawn(sampler) -> str:
     """How far a background nutpie sampler is: steps made by all chains and divergences after tuning so far."""
     try:
         trace = sampler.inspect()

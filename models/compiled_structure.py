@@ -26,6 +26,7 @@ Used by `referee.models.compiled.sample_nutpie` when a model's fit asks for reus
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 import time
@@ -155,8 +156,8 @@ def expand_c(dim, expanded_dim, x_, out_, blob_):
 
 
 def _constants_digest(graphs: list) -> str:
-    """A sha256 of every constant the compiled graphs read (a model built from constants rather than `pm.Data`
-    has its data there, which the printed graph of `structure_key` may abbreviate)."""
+    """A sha256 of every constant the graphs read (a model built from constants rather than `pm.Data` has its
+    data there, which the printed graph of `structure_key` may abbreviate)."""
     from pytensor.graph.basic import Constant
     from pytensor.graph.traversal import ancestors
 
@@ -169,20 +170,31 @@ def _constants_digest(graphs: list) -> str:
     return digest.hexdigest()
 
 
-def _callbacks(key: str, logp_jit, expand_jit) -> tuple[object, object]:
-    """(logp, expand): numba C callbacks with nutpie's signatures calling the structure's compiled functions,
-    cached on disk under a key of the structure (`key`), this module's source and the compilers' versions (a
-    change to any compiles them anew)."""
+@functools.lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """A sha256 of what compiles a structure besides its model: this module's source and the compilers' versions
+    (read once per process)."""
     import inspect
     import sys
+
+    import numba
+    import pytensor
+
+    source = inspect.getsource(sys.modules[__name__])
+    return hashlib.sha256(f"{numba.__version__}{pytensor.__version__}{source}".encode()).hexdigest()
+
+
+def _callbacks(key: str, logp_jit, expand_jit) -> tuple[object, object]:
+    """(logp, expand): numba C callbacks with nutpie's signatures calling the structure's compiled functions,
+    cached on disk under the structure's key (`structure_key`: its graphs and constants) and `_code_digest` (a
+    change to either compiles them anew)."""
     import warnings
 
     import numba
     import pytensor
     from pytensor.link.numba.cache import compile_numba_function_src
 
-    source = inspect.getsource(sys.modules[__name__])
-    digest = hashlib.sha256(f"{key}{numba.__version__}{pytensor.__version__}{source}".encode()).hexdigest()
+    digest = hashlib.sha256(f"{key}{_code_digest()}".encode()).hexdigest()
     names = {"numba": numba, "np": np, "logp_jit": logp_jit, "expand_jit": expand_jit,
              "__name__": __name__}  # the module a cached callback's environment is rebuilt from
     double = numba.types.CPointer(numba.types.double)
@@ -228,7 +240,7 @@ def _compile(model, key: str) -> Structure:
     logp_jit = compile([x, blob, words], [logp, grad], mode="NUMBA", on_unused_input="ignore").vm.jit_fn
     expand_jit = compile([x, blob, words], [expanded], mode="NUMBA", on_unused_input="ignore").vm.jit_fn
 
-    logp_cfunc, expand_cfunc = _callbacks(key + _constants_digest([logp, grad, expanded]), logp_jit, expand_jit)
+    logp_cfunc, expand_cfunc = _callbacks(key, logp_jit, expand_jit)
     initial_point = make_initial_point_fn(model=model, return_transformed=True, jitter_rvs=set(model.free_RVs),
                                           default_strategy="support_point")
     return Structure(model, logp_cfunc, expand_cfunc, [v.name for v in value_vars], [v.ndim for v in value_vars],

@@ -193,6 +193,9 @@ def sample(model, var_names: list[str], draws: int = DRAWS, tune: int = TUNE, ch
     diagnostics = diagnose(idata, var_names)
     diagnostics["sampler"] = which
     diagnostics.update(timings)
+    if progress.mode() == "lines" and timings["sampling_seconds"] >= progress.LINE_SECONDS:
+        progress.say(f"sampling: {chains * (draws + tune):,} steps in {progress.seconds(timings['sampling_seconds'])}, "
+                     f"{diagnostics['divergences']} divergent after tuning")
     return idata, diagnostics
 
 

@@ -34,13 +34,13 @@ T = TypeVar("T")
 
 
 def mode() -> str:
-    """The progress mode in force: the one `showing` set, else $REFEREE_PROGRESS ('1' reads as 'bar', '0' as
-    'off'), else 'off' (a library call is quiet unless asked)."""
+    """The progress mode in force: the one `showing` set, else $REFEREE_PROGRESS, else 'off' (a library call is
+    quiet unless asked)."""
     found = _MODE.get()
     if found is not None:
         return found
     value = os.environ.get(ENV, "off")
-    return {"1": "bar", "0": "off", "": "off"}.get(value, value if value in MODES else "off")
+    return value if value in MODES else "off"
 
 
 def chosen(quiet: bool, stderr_is_terminal: bool) -> str:
@@ -80,11 +80,6 @@ def showing(new: str | None) -> Iterator[None]:
             os.environ.pop(ENV, None)
         else:
             os.environ[ENV] = before
-
-
-def shown() -> bool:
-    """Whether anything is shown at all (the mode is not 'off')."""
-    return mode() != "off"
 
 
 def say(text: str, stream: IO[str] | None = None, show: str | None = None) -> None:
@@ -128,12 +123,7 @@ def track(items: Iterable[T], total: int | None = None, what: str = "", unit: st
         yield from items
         return
     if current in ("bar", "notebook"):
-        if current == "bar":
-            from tqdm import tqdm
-        else:
-            from tqdm.auto import tqdm
-        size = dict(dynamic_ncols=True) if _columns() else dict(ncols=100, nrows=24)
-        bar = tqdm(items, total=total, desc=what, unit=unit, file=sys.stderr, leave=False, **size)
+        bar = _bar(current, total, what, unit, items)
         for k, item in enumerate(bar):
             yield item
             if status is not None:
@@ -167,12 +157,7 @@ class Counter:
         self.last = self.start
         self.bar = None
         if show in ("bar", "notebook"):
-            if show == "bar":
-                from tqdm import tqdm
-            else:
-                from tqdm.auto import tqdm
-            size = dict(dynamic_ncols=True) if _columns() else dict(ncols=100, nrows=24)
-            self.bar = tqdm(total=total, desc=what, unit=unit, file=sys.stderr, leave=False, **size)
+            self.bar = _bar(show, total, what, unit)
 
     def update(self, n: int = 1) -> None:
         self.done += n
@@ -201,6 +186,16 @@ def counter(total: int, what: str, unit: str = "item", show: str | None = None, 
         yield made
     finally:
         made.close()
+
+
+def _bar(show: str, total: int | None, what: str, unit: str, items: Iterable | None = None):
+    """A tqdm bar on stderr ('bar': the terminal's; 'notebook': tqdm.auto's widget), cleared when it closes."""
+    if show == "bar":
+        from tqdm import tqdm
+    else:
+        from tqdm.auto import tqdm
+    size = dict(dynamic_ncols=True) if _columns() else dict(ncols=100, nrows=24)
+    return tqdm(items, total=total, desc=what, unit=unit, file=sys.stderr, leave=False, **size)
 
 
 def _columns() -> int:

@@ -31,10 +31,11 @@ PARALLEL_MIN = 256  # files: below this, reading in this process beats starting 
 WINDOW = 512  # files handed to the workers at a time (bounds memory: one window of results in flight)
 
 
-def default_workers() -> int:
-    """Worker processes for ingest: $REFEREE_WORKERS if set, else the CPUs available, at most 4."""
-    if os.environ.get("REFEREE_WORKERS"):
-        return max(1, int(os.environ["REFEREE_WORKERS"]))
+def default_workers(variable: str = "REFEREE_WORKERS") -> int:
+    """Worker processes: the environment `variable` if set ($REFEREE_WORKERS for ingest, $REFEREE_REPORT_JOBS for
+    the report's sweeps), else the CPUs available, at most 4."""
+    if os.environ.get(variable):
+        return max(1, int(os.environ[variable]))
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux

@@ -57,6 +57,11 @@ def file_stem(number: str) -> str:
     return "_".join("".join(c if c.isalnum() else " " for c in number.lower()).split())
 
 
+def _cut(text: str, most: int) -> str:
+    """`text` in at most `most` characters, '...' ending one that was cut (a progress line's item title or reason)."""
+    return text if len(text) <= most else text[:most - 3] + "..."
+
+
 class PaperWriter:
     """Writes a paper's items into a results folder: `figure(item, fig[, table])` (PNG, SVG and its numbers), `table(item, frame)`
     (CSV), `missing(item, reason)`, then `close(paper, protocol)` writes `manifest.json` and returns it."""
@@ -94,10 +99,8 @@ class PaperWriter:
         if not any(kept is item for kept in self.items):
             self.items.append(item)
             now = time.perf_counter()
-            reason = (item.reason or "")[:100] + ("..." if len(item.reason or "") > 100 else "")
-            made = "made" if item.files else f"not made ({reason})" if reason else "not made"
-            title = item.title if len(item.title) <= 60 else item.title[:57] + "..."
-            progress.say(f"referee paper {self.paper} [{len(self.items)}] {item.number} ({title}): {made}; "
+            made = "made" if item.files else f"not made ({_cut(item.reason, 100)})" if item.reason else "not made"
+            progress.say(f"referee paper {self.paper} [{len(self.items)}] {item.number} ({_cut(item.title, 60)}): {made}; "
                          f"{progress.seconds(now - self.last)} ({progress.seconds(now - self.began)} in all)",
                          sys.stdout)
             self.last = now

@@ -35,7 +35,6 @@ from referee.models.registry import (
 from referee.names import DEFAULT_STORE, MEASURE_KINDS, RUNNER_NAMES
 from referee.run.options import (
     DATA,
-    MAX_DRAWS,
     PHASE,
     RUNNER,
     SAMPLING_OPTIONS,
@@ -54,6 +53,7 @@ from referee.run.options import (
     probability,
     replicates,
     some_replicates,
+    sampling_options,
 )
 from referee.run.simulators import SIMULATORS
 
@@ -165,11 +165,8 @@ def _fit_options(model) -> tuple[Option, ...]:
     """`referee fit MODEL`'s options: those of fit's own that apply to `model`, the data's, and the sampling options
     with the model's own defaults in their help (`ScoreModel.draws`, `.tune`: what runs when they are not given)."""
     own = tuple(option for option, models in _FIT_OPTIONS if model.name in models)
-    defaults = {"draws": model.draws, "tune": model.tune}
-    sampling_options = tuple(
-        replace(o, help=f"{o.help.split(' (default')[0]} (default {defaults[o.name]} for {model.name}; at most "
-                        f"{MAX_DRAWS:,})") if o.name in defaults else o for o in SAMPLING_OPTIONS)
-    return own + (RUNNER, PHASE, SEED) + sampling_options
+    return own + (RUNNER, PHASE, SEED) + sampling_options(f"{model.draws} for {model.name}",
+                                                          f"{model.tune} for {model.name}")
 
 
 JOBS: dict[str, Job] = {j.name: j for j in (

@@ -275,17 +275,24 @@ DATA = (RUNNER, PHASE,
         Option("where", None, "only matches with this value, e.g. communication=true (repeatable)", many=True,
                metavar="COLUMN=VALUE"),
         SEED)
+def sampling_options(draws_default: str, tune_default: str) -> tuple[Option, ...]:
+    """The sampling options (draws, tune, chains, sampler), their help stating `draws_default` and
+    `tune_default` (the defaults that run when they are not given, in words: one model's or every model's)."""
+    return (
+        Option("draws", None, f"draws per chain after tuning (default {draws_default}; at most {MAX_DRAWS:,})",
+               type=draws, group=SAMPLING),
+        Option("tune", None, f"tuning steps per chain (default {tune_default}; at most {MAX_DRAWS:,})", type=tune,
+               group=SAMPLING),
+        Option("chains", None, f"chains (default {CHAINS}; R-hat needs several; at most {MAX_CHAINS})", type=chains,
+               group=SAMPLING),
+        Option("sampler", "auto", "auto (default): nutpie when installed, else PyMC's NUTS",
+               choices=("auto", "pymc", "nutpie"), group=SAMPLING))
+
+
 _MODEL_DEFAULTS = {k: ", ".join(f"{n} {getattr(m, k)}" for n, m in SCORE_MODELS.items()) for k in ("draws", "tune")}
-SAMPLING_OPTIONS = (
-    Option("draws", None, f"draws per chain after tuning (default {DRAWS}; `referee fit MODEL`: "
-           f"{_MODEL_DEFAULTS['draws']}; the audit's regression {AUDIT_DRAWS}; at most {MAX_DRAWS:,})", type=draws,
-           group=SAMPLING),
-    Option("tune", None, f"tuning steps per chain (default {TUNE}; `referee fit MODEL`: {_MODEL_DEFAULTS['tune']})",
-           type=tune, group=SAMPLING),
-    Option("chains", None, f"chains (default {CHAINS}; R-hat needs several; at most {MAX_CHAINS})", type=chains,
-           group=SAMPLING),
-    Option("sampler", "auto", "auto (default): nutpie when installed, else PyMC's NUTS",
-           choices=("auto", "pymc", "nutpie"), group=SAMPLING))
+SAMPLING_OPTIONS = sampling_options(
+    f"{DRAWS}; `referee fit MODEL`: {_MODEL_DEFAULTS['draws']}; the audit's regression {AUDIT_DRAWS}",
+    f"{TUNE}; `referee fit MODEL`: {_MODEL_DEFAULTS['tune']}")
 
 
 def sampling_defaults_markdown() -> str:

@@ -263,15 +263,18 @@ def _replaced(value: Any, path: tuple) -> Any:
     return copy
 
 
-def mutants(base: Base, folder: Path, record: int = -1) -> Iterator[Mutant]:
+def mutants(base: Base, folder: Path, record: int = -1,
+            keep: Callable[[str, str], bool] = lambda where, klass: True) -> Iterator[Mutant]:
     """`base` with record `record` (default the last) changed at each place by each class, each written to
-    its own file under `folder`."""
+    its own file under `folder`; `keep(where, klass)` chooses which are written (default all)."""
     index = record % len(base.records)
     if base.kind == "csv":
         header = base.records[0]
         index = max(index, 1)
         for column, name in enumerate(header):
             for klass, cell in CSV_CLASSES.items():
+                if not keep(name, klass):
+                    continue
                 rows = [list(r) for r in base.records]
                 rows[index][column] = cell
                 path = base.file(folder / f"{column}-{list(CSV_CLASSES).index(klass)}")
@@ -280,6 +283,8 @@ def mutants(base: Base, folder: Path, record: int = -1) -> Iterator[Mutant]:
         return
     for n, where in enumerate(key_paths(base.records[index])):
         for klass, token in JSON_CLASSES.items():
+            if not keep(".".join(map(str, where)), klass):
+                continue
             records = list(base.records)
             records[index] = _replaced(records[index], where)
             path = base.file(folder / f"{n}-{list(JSON_CLASSES).index(klass)}")
