@@ -137,13 +137,17 @@ def _finished(sampler) -> bool:
 
 
 def _drawn(sampler) -> str:
-    """How far a background nutpie sampler is: steps made by all chains and divergences after tuning so far."""
+    """How far a background nutpie sampler is: steps made by all chains and divergences after tuning so far. A
+    chain not yet started or behind the others is padded to the longest (nutpie runs as many chains at once as
+    there are cores), so a step counts where its step size is filled in."""
+    import numpy as np
+
     try:
         trace = sampler.inspect()
     except Exception:  # noqa: BLE001 - a look at the trace so far is only a courtesy
         return "?"
-    steps = sum(int(trace[group].sizes.get("draw", 0)) * int(trace[group].sizes.get("chain", 0))
-                for group in ("warmup_posterior", "posterior") if group in trace.groups())
+    stats = [trace[group] for group in ("warmup_sample_stats", "sample_stats") if group in trace.groups()]
+    steps = sum(int(np.isfinite(s["step_size"].to_numpy()).sum()) for s in stats if "step_size" in s)
     diverging = trace.sample_stats["diverging"] if "sample_stats" in trace.groups() and \
         "diverging" in trace.sample_stats else None
     return f"{steps:,}" + (f" ({int(diverging.sum())} divergent)" if diverging is not None else "")

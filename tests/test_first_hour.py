@@ -205,3 +205,29 @@ def test_a_count_of_tasks_in_a_log_says_where_it_is(capsys, monkeypatch):
         with progress.counter(total, "x", show=show, every=0) as count:
             count.update()
     assert capsys.readouterr().err == ""
+
+
+def test_a_background_samplers_count_is_of_steps_made_not_of_padding():
+    """nutpie runs as many chains at once as there are cores and pads the chains not yet started to the longest
+    one's length in its trace so far: 4 chains of which 2 have made 100 tuning steps and 30 draws are 260 steps,
+    not 4 x 130 (the count read 12,000 of 12,000 halfway through a fit on 2 cores)."""
+    import arviz as az
+    import numpy as np
+
+    from referee.models.compiled import _drawn
+
+    def stats(made: int, length: int) -> dict:
+        step = np.full((4, length), np.nan)
+        step[:2, :made] = 0.3
+        diverging = np.zeros((4, length), bool)
+        diverging[0, :2] = True
+        return {"step_size": step, "diverging": diverging}
+
+    trace = az.InferenceData(warmup_sample_stats=az.dict_to_dataset(stats(100, 100)),
+                             sample_stats=az.dict_to_dataset(stats(30, 30)))
+
+    class Sampler:
+        def inspect(self):
+            return trace
+
+    assert _drawn(Sampler()) == "260 (2 divergent)"
