@@ -8,8 +8,8 @@ STAMP := $(VENV)/.installed
 EDITABLE := $(VENV)/.editable
 LOCK := requirements/lock.txt
 BOOTSTRAP := requirements/bootstrap.txt
-# the extras resolved into the lock: tests, nutpie, the benchmarks' peers, the runners the tests play
-EXTRAS := --extra test --extra fast --extra bench --extra runners
+# the extras resolved into the lock: tests, nutpie, the benchmarks' peers, the runners the tests play, the manual
+EXTRAS := --extra test --extra fast --extra bench --extra runners --extra docs
 export PYTENSOR_FLAGS ?= base_compiledir=$(CURDIR)/.cache/pytensor
 # numba's on-disk cache (nutpie, PyTensor's numba backend) in one writable folder every process shares
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
@@ -22,7 +22,7 @@ RUNNER_STAMPS := $(RUNNER_ENVS:%=.cache/runners/%/.installed)
 # pytest workers: both cores of the reference machine (CI: 2 cores)
 JOBS ?= 2
 
-.PHONY: demo test test-seeds test-all install runners browser lock clean
+.PHONY: demo test test-seeds test-all install runners browser lock clean docs
 
 # a changed lock rebuilds the venv from nothing, so that it holds the lock and nothing else
 $(STAMP): $(LOCK) $(BOOTSTRAP) pyproject.toml
@@ -57,6 +57,11 @@ runners: $(RUNNER_STAMPS)
 
 demo: $(EDITABLE)
 	$(BIN)/referee demo --out reports/demo
+
+# the manual: a Sphinx site in docs/_build/html (warnings are errors; the notebooks executed with few draws, cached)
+docs: $(EDITABLE)
+	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+	@echo "the manual: docs/_build/html/index.html"
 
 # headless Chromium for the report's browser check (tests/test_browser.py): Debian's chromium and
 # chromium-driver, installed when missing (as root, where apt-get exists; otherwise the check fails and says so)

@@ -310,7 +310,7 @@ GOALS = {
 def issue_table(tmp: Path, judgments: int, games: int, small: int, seed: int, scale: float = 1.0) -> None:
     """Issue 49's rows, each against the plain read of the same bytes, quiet and beside two busy processes, with
     each row's peak memory (the ingest's process and its reader processes). `scale` shrinks every folder (0.1: a
-    tenth of the files) for a quick look; the README's table is at scale 1."""
+    tenth of the files) for a quick look; the manual's table (docs/speed.md) is at scale 1."""
     from benchmarks.load import busy
 
     def n(count: int) -> int:

@@ -1,6 +1,6 @@
 """Every speed target of issue 38 in one run, side by side in one process, as one Markdown table.
 
-Run: .venv/bin/python -m benchmarks.run_all [--judgments 1000000] [--agents 100] [--readme] [--no-bayes]
+Run: .venv/bin/python -m benchmarks.run_all [--judgments 1000000] [--agents 100] [--no-bayes]
 
 1. Bradley-Terry on the same comparisons: referee against evalica (Rust) and choix (dense ILSR on the win
    counts), and the largest rating difference in Elo points;
@@ -15,9 +15,8 @@ Run: .venv/bin/python -m benchmarks.run_all [--judgments 1000000] [--agents 100]
 5. every Bayesian model at contest scale with nutpie and with PyMC's NUTS (`benchmarks.beta_regression`):
    wall time, compile time apart, min-ESS/s, max R-hat.
 
-The table is printed and written to `benchmarks/results.md`; `--readme` also replaces the README's benchmark
-table (between its `benchmarks:start` and `benchmarks:end` markers) with it, so that the README's numbers
-come from one run.
+The table is printed and written to `benchmarks/results.md`, which the manual's speed and reading-the-numbers
+pages include as it is (one source: the numbers there come from one run).
 """
 
 from __future__ import annotations
@@ -190,7 +189,6 @@ def main() -> int:
     parser.add_argument("--replicates", type=int, default=1000)
     parser.add_argument("--subsample", type=int, default=100_000)
     parser.add_argument("--no-bayes", action="store_true", help="leave out the Bayesian models (about 15 minutes)")
-    parser.add_argument("--readme", action="store_true", help="write the table into README.md between its markers")
     args = parser.parse_args()
     from referee.simulators.arena import simulate_arena, write_arena
 
@@ -212,15 +210,6 @@ def main() -> int:
             f"{__import__('os').cpu_count()} cores, {(time.perf_counter() - started) / 60:.0f} minutes):\n\n" + table(rows))
     print("\n" + text)
     (ROOT / "benchmarks" / "results.md").write_text(text, encoding="utf-8")
-    if args.readme:
-        readme = ROOT / "README.md"
-        body = readme.read_text(encoding="utf-8")
-        start, end = "<!-- benchmarks:start -->", "<!-- benchmarks:end -->"
-        if start not in body or end not in body:
-            raise SystemExit("README.md has no benchmarks:start / benchmarks:end markers")
-        before, rest = body.split(start, 1)
-        _, after = rest.split(end, 1)
-        readme.write_text(before + start + "\n" + text + end + after, encoding="utf-8")
     return 0
 
 

@@ -259,11 +259,12 @@ def test_fit_help_prints_the_defaults_each_model_runs(model, capsys, monkeypatch
         assert (params["draws"].default, params["tune"].default) == (2000, 1000)
 
 
-def test_the_readmes_sampling_defaults_are_the_ones_that_run():
-    """README.md's table of sampling defaults is the generated one (one source: the registry the fits default to)."""
+def test_the_manuals_sampling_defaults_are_the_ones_that_run():
+    """The manual's table of sampling defaults (docs/journeys/contest.md) is the generated one (one source: the
+    registry the fits default to)."""
     from referee.run.options import sampling_defaults_markdown
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    readme = (Path(__file__).resolve().parent.parent / "docs" / "journeys" / "contest.md").read_text()
     block = readme.split("<!-- sampling-defaults:start -->\n", 1)[1].split("\n<!-- sampling-defaults:end -->", 1)[0]
     assert block == sampling_defaults_markdown()
     assert "| `referee fit pass-fail` | 2,000 | 1,000 | 4 |" in block

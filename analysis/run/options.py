@@ -296,7 +296,7 @@ SAMPLING_OPTIONS = sampling_options(
 
 
 def sampling_defaults_markdown() -> str:
-    """The sampling defaults that run, per model, as a Markdown table (README.md carries it between its
+    """The sampling defaults that run, per model, as a Markdown table (the manual, docs/journeys/contest.md, carries it between its
     `sampling-defaults` markers; tests/test_job_table.py holds the two together): each `referee fit MODEL`'s
     own (`ScoreModel.draws`, `.tune`), the audit's regression and every other Bayesian fit's."""
     rows = [f"| `referee fit {name}` | {m.draws:,} | {m.tune:,} | {CHAINS} |" for name, m in SCORE_MODELS.items()]
