@@ -13,6 +13,7 @@ from pathlib import Path
 
 DEFAULT_STORE = Path("data/referee.duckdb")
 MEASURE_KINDS = ("outcome", "telemetry", "component", "judge")
+SEAT_MEASURE = "seat"  # the per-player measure holding a player's seat or turn order (referee.prepare.covariates)
 OUTCOMES = ("win", "loss", "tie", "forfeit", "aborted")
 NO_INFORMATION = "no information"  # the status of an agent whose comparisons say nothing of its strength
 NEVER_COMPARED = f"{NO_INFORMATION}: no comparison with another agent"  # (`referee.run.ratings.rating_labels`)

@@ -356,8 +356,10 @@ def _rankings(store: Store, runner: str, scope: dict, board: Result | str, title
                                count=count, unit=comparison_unit(runner))
     section.text += unvoted + board.runner_numbers
     if len(board.tables.get("tier_tests", ())):
-        section.tables.append(("The leaderboard's tiers: each agent against the next, the difference (Elo points) "
-                               "and its Holm-adjusted p-value", board.table("tier_tests")))
+        section.tables.append(("The leaderboard's tiers: each agent against the next, the difference (Elo points), "
+                               "its Holm-adjusted p-value, and the joint rank bounds a tier boundary reads (a new "
+                               "tier where the highest above is smaller than the lowest below)",
+                               board.table("tier_tests")))
     if "seat_effect" in board.tables:
         section.tables.append(("Seat effect: a later seat's change in the log-odds of winning (95 %, clustered by "
                                "match)", board.table("seat_effect")))

@@ -203,3 +203,46 @@ def test_never_met_pairs_are_drawn_apart_from_even_pairs():
     assert len(hatched) == 2  # (a, c) and (c, a); the even pair (a, b) is coloured, not hatched
     assert fig.axes[0].images[0].cmap.get_bad()[:3] == pytest.approx(tuple(int(NEVER_MET[i:i + 2], 16) / 255
                                                                            for i in (1, 3, 5)))
+
+
+def test_an_agent_whose_every_match_ended_alike_gets_no_narrower_than_the_model_based_interval():
+    """A 5-match agent that scored 0 in all five 4-player games, tied with one player each time, read 1250 [1221,
+    1279], the narrowest interval of its board: the cluster-robust variance collapses when every cluster looks
+    alike (issue 83). Its interval is now at least as wide as the model-based one, computed here from the Fisher
+    information of the Bradley-Terry likelihood by hand, and a note names it."""
+    from referee.prepare.comparisons import comparisons_from_tables
+
+    matches, results, _ = tournament(n_agents=30, n_matches=300, rare=0, seed=5)
+    agents = sorted(results["agent"].unique())
+    extra_m, extra_r = [], []
+    for m in range(5):
+        mid = f"still{m}"
+        extra_m.append(dict(matches.iloc[0].to_dict(), match_id=mid, n_players=4))
+        for j, (agent, points) in enumerate(zip(["still", agents[m], agents[m + 5], agents[m + 10]], [0.0, 0.0, 1.0, 2.0])):
+            extra_r.append({"match_id": mid, "player": f"p{j}", "agent": agent, "group": None, "team": None,
+                            "role": None, "score": points, "rank": {0.0: 3.0, 1.0: 2.0, 2.0: 1.0}[points]})
+    matches = pd.concat([matches, pd.DataFrame(extra_m)], ignore_index=True)
+    results = pd.concat([results, pd.DataFrame(extra_r)], ignore_index=True)
+    comparisons = comparisons_from_tables(matches, results)
+    result = rate(comparisons, "bt")
+    table = result.table().set_index("agent")
+    # the model-based variance: the inverse Fisher information of the fitted strengths, centred
+    names = list(table.index[table["rating"].notna()])
+    index = {a: i for i, a in enumerate(names)}
+    theta = (table.loc[names, "rating"].to_numpy(float) - 1500) * np.log(10) / 400
+    info = np.zeros((len(names), len(names)))
+    for a, b in zip(comparisons["a"], comparisons["b"]):
+        if a in index and b in index:
+            i, k = index[a], index[b]
+            w = 1 / (1 + np.exp(theta[k] - theta[i])) * (1 - 1 / (1 + np.exp(theta[k] - theta[i])))
+            info[i, i] += w
+            info[k, k] += w
+            info[i, k] -= w
+            info[k, i] -= w
+    centre = np.eye(len(names)) - 1 / len(names)
+    model_se = 400 / np.log(10) * np.sqrt(np.diag(centre @ np.linalg.pinv(info, hermitian=True) @ centre))
+    half = (table.loc[names, "upper"] - table.loc[names, "lower"]).to_numpy(float) / 2
+    still = index["still"]
+    assert half[still] >= 1.959 * model_se[still] * 0.999, (half[still], model_se[still])
+    assert np.all(half >= 1.959 * model_se * 0.999)
+    assert any("still" in note and "model-based width" in note for note in result.notes), result.notes

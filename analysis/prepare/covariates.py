@@ -29,9 +29,9 @@ import pandas as pd
 from referee.prepare.selection import ordering_points, with_outcomes, without_excluded
 from referee.prepare.membership import is_in
 from referee.prepare.comparisons import outcome_of
+from referee.names import SEAT_MEASURE
 
 
-SEAT_MEASURE = "seat"  # a per-player measure holding the seat (0 first)
 
 
 def seated_runners() -> set[str]:

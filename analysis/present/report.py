@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import jinja2
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -196,11 +197,18 @@ def scores_section(scores: pd.DataFrame, by_agent: pd.DataFrame, by_scenario: pd
 
 def _contest_layout(table: pd.DataFrame, value: str, label: str, status: pd.DataFrame | None = None) -> pd.DataFrame:
     """A ranking in the contest's tables' layout: Rank, Submission, value, then Matches and Status (the one
-    status rule, `referee.run.ratings.rating_labels`) from `status` (indexed by agent) or the table's own columns."""
+    status rule, `referee.run.ratings.rating_labels`) from `status` (indexed by agent) or the table's own columns;
+    where `status` has the board's `block`, only its ranked agents are ranked (1..k in the table's order), the
+    others listed after them without a rank."""
     ordered = table.sort_values("rank")
-    out = pd.DataFrame({"Rank": ordered["rank"].to_numpy(), "Submission": ordered["agent"].to_numpy(),
-                        label: ordered[value].to_numpy()})
     source = status if status is not None else ordered.set_index("agent")
+    rank = ordered["rank"].to_numpy(float)
+    if "block" in source.columns:  # only the board's ranked agents get a rank; the others follow, unranked
+        ranked = ordered["agent"].map(source["block"]).eq("ranked").to_numpy()
+        ordered = pd.concat([ordered[ranked], ordered[~ranked]])
+        rank = np.r_[np.arange(1, ranked.sum() + 1), np.full((~ranked).sum(), np.nan)]
+    out = pd.DataFrame({"Rank": pd.array(rank, dtype="Float64").astype("Int64"), "Submission": ordered["agent"].to_numpy(),
+                        label: ordered[value].to_numpy()})
     if "status" in source.columns:
         out["Matches"] = ordered["agent"].map(source["matches"]).to_numpy()
         out["Status"] = ordered["agent"].map(source["status"]).fillna(NEVER_COMPARED).to_numpy()
@@ -219,10 +227,11 @@ def leaderboard_section(runner: str, result) -> Section:
         "One row per agent, best first. The established agents (enough matches: never by strength) are ranked by "
         f"Bradley-Terry (Elo scale, 95 % interval from {result.value.inference.source}; '≥' or '≤' where an agent "
         f"never lost or never won). The rank set holds each agent's true rank at {level:.0%} on its own, the joint "
-        "rank set every agent's at once (Mogstad et al. 2024, step down); could be first marks the agents that "
-        "could be first. A new tier starts only where paired tests with Holm's correction separate every agent "
-        "above from every agent below (family-wise 95 %; the tests are in the appendix); tier 1 holds every agent "
-        "that could be first. Provisional agents and agents without information follow, unranked. The second "
+        "rank set every agent's at once (Mogstad et al. 2024, step down); two agents' sets share no rank only where "
+        "their own paired test separates them. Could be first marks the ranked agents whose joint set starts at 1. "
+        "A new tier starts only where every agent above has a joint rank set entirely above every agent below "
+        "(family-wise 95 %; each boundary's bounds are in the appendix); tier 1 holds every agent that could be "
+        "first. Provisional agents and agents without information follow, unranked. The second "
         "table gives each method's own reading: the contest's Elo, each voting method's position, and Nash "
         "averaging's and alpha-Rank's masses in the game among the established agents. Click a column's header "
         "to sort by it.")
@@ -269,7 +278,7 @@ def rankings_section(runner: str, elo, board, votes: dict[str, pd.DataFrame], po
         f"ballot per {unit}; agents on too few ballots are listed apart, not ranked."])
     if said:
         section.text.append(f"One comparison is {said}.")
-    status = board.table.set_index("agent")[["matches", "status"]]
+    status = board.table.set_index("agent")[["matches", "status", "block"]]
     if count:
         section.text.append(count[0].upper() + count[1:] + "; the same status stands in every table below.")
     section.tables.append(("Table 3 layout: Elo", _contest_layout(elo.table(), "rating", "Elo", status)))

@@ -246,7 +246,8 @@ JOBS: dict[str, Job] = {j.name: j for j in (
         "P(A stronger than B), the difference with its interval, their head-to-head record", (
             Option("a", None, "the first agent (A)", positional="?", metavar="A"),
             Option("b", None, "the second agent (B)", positional="?", metavar="B"),
-            Option("all", False, "every pair, with Holm's control over adjacent pairs", flag=True),
+            Option("all", False, "every pair, with Holm's adjustment (bt: over every pair of the board's ranked agents; "
+                   "another method: over the adjacent pairs of its own bootstrap)", flag=True),
             Option("method", "bt", "the rating model (default bt)",
                    choices=methods_with(elo_scale=True, sampled=False)),
             Option("bootstrap", None, "bootstrap replicates (bt: default none, the board's Normal draws with the "

@@ -261,17 +261,43 @@ def cluster_reading(cluster: np.ndarray, agents: int) -> str:
 def bt_covariance(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluster: np.ndarray,
                   prior_sd: float | None = None) -> np.ndarray:
     """The covariance (n, n) of log-strengths `theta` (natural-log units) behind every Bradley-Terry interval,
-    rank set and pairwise test referee prints: the cluster-robust `robust_covariance` where some cluster (match)
-    holds several comparisons and there are more clusters than agents (`clustered`), else the model-based inverse
-    information (with the prior's precision under MAP),
-    the covariance `fit_bt`'s standard errors come from. Centre it with `centred` for centred ratings."""
+    rank set and pairwise test referee prints (`bt_covariance_floored` without the agents it floored)."""
+    return bt_covariance_floored(theta, a, b, outcome, cluster, prior_sd)[0]
+
+
+def bt_covariance_floored(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluster: np.ndarray,
+                          prior_sd: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(covariance (n, n), floored (n,) bool): the cluster-robust `robust_covariance` where some cluster (match)
+    holds several comparisons and there are more clusters than agents (`clustered`), each agent's variance floored
+    at the model-based one (`floor_variances`: an agent whose every match ended alike carries no variation between
+    its clusters, and the sandwich would give it the narrowest interval of all); else the model-based inverse
+    information (with the prior's precision under MAP), the covariance `fit_bt`'s standard errors come from.
+    `floored` marks the agents whose variance the floor raised. Centre it with `centred` for centred ratings."""
     a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
-    if clustered(cluster, len(theta)):
-        return robust_covariance(theta, a, b, outcome, cluster, prior_sd)
     n = len(theta)
     wins = pair_counts(a, b, np.ones(len(a)), n)
     info = information(np.asarray(theta, float), wins + wins.T) + (np.eye(n) / prior_sd**2 if prior_sd else 0.0)
-    return np.linalg.inv(info) if prior_sd else np.linalg.pinv(info, hermitian=True)
+    model = np.linalg.inv(info) if prior_sd else np.linalg.pinv(info, hermitian=True)
+    if clustered(cluster, len(theta)):
+        return floor_variances(robust_covariance(theta, a, b, outcome, cluster, prior_sd), model)
+    return model, np.zeros(n, bool)
+
+
+def floor_variances(robust: np.ndarray, model: np.ndarray, tolerance: float = 1e-9) -> tuple[np.ndarray, np.ndarray]:
+    """(covariance, floored): `robust` (n, n) plus a diagonal that raises every agent's centred variance
+    (`centred`) to at least its centred variance under `model`, and which agents it raised. A diagonal added to a
+    covariance keeps it positive semi-definite and only widens every difference's variance; its centred effect
+    on agent i is d_i (1 - 2/n) + sum(d)/n^2, so the deficit is added again until none is left (a few rounds)."""
+    target = np.diag(centred(model))
+    out = np.array(robust, float)
+    floored = np.zeros(len(target), bool)
+    for _ in range(100):
+        deficit = np.clip(target - np.diag(centred(out)), 0, None)
+        if not (deficit > tolerance * max(float(target.max()), 1e-300)).any():
+            break
+        floored |= deficit > 0
+        out = out + np.diag(deficit)
+    return out, floored
 
 
 CHI2_95 = 3.841458820694124  # the chi-square(1) 95 % quantile: a likelihood-ratio interval's cut-off

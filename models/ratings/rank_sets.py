@@ -15,20 +15,23 @@ rejected. Each step can only shrink c, so the sets narrow while the family-wise 
 
 - Simultaneous sets (`joint_lower`, `joint_upper`): the family is every ordered pair; k's set is
   [1 + #agents credibly above k, n - #agents credibly below k], and all n sets hold all n true ranks at once.
-- Marginal sets (`lower`, `upper`): one agent's own pairs, at the critical value calibrated on the draws with
-  the estimates as the truth (`_marginal_critical`: the smallest c whose sets, recomputed draw by draw, hold
-  the agent's rank in a `level` share of draws), so that each set covers near its nominal rate rather than at
-  the least-favourable single-step rate (0.999 and more); never wider than the simultaneous set.
-- The set of the best (`best`): every agent that no other is credibly above by the simultaneous family, i.e. its
-  simultaneous set starts at 1 (a family over every ordered pair "k above j").
+- Marginal sets (`lower`, `upper`): one agent's own family, the ordered pairs "j above k" and "k above j" for
+  every k (Mogstad et al.'s marginal sets, as csranks computes them), refined step down; never wider than the
+  simultaneous set. They cover at least at their nominal rate (conservatively: one agent's 2(n - 1) tests at once).
+- No pair test contradicts a set: every critical value (simultaneous and marginal, at every step) is at least the
+  pair's own two-sided value (`pair_critical`: 1.96 at 95 %), so a pair found apart by a set is separated by its
+  own test; and where two agents' sets share no rank while their own test does not separate them (a chain of
+  separations can place them apart), both sets are widened until they share one (`_agree_with_pairs`). Two
+  agents' sets are apart only when their pair is separated at the same level.
+- The set of the best (`best`): every agent whose simultaneous set starts at 1.
 - Open bounds: an agent that never lost (`open_above`) has no finite upper bound, so no agent is ever credibly
   above it and its sets start at 1; one that never won (`open_below`) is never credibly above any agent.
 
-Tiers (`tiers`): paired two-sided tests of every pair's difference (z = d_jk / se_jk) with Holm's step-down
-correction over all n(n - 1)/2 pairs (`holm_adjusted`). Down the order of the estimates a new tier starts
-between two neighbours only where Holm's test separates every agent above the boundary from every agent below
-it (so every boundary has its neighbours' p_holm <= 1 - `level`), and never above an agent that could be first:
-tier 1 holds the whole set of the best.
+Tiers (`tiers`): down the order of the estimates a new tier starts wherever every agent above has a simultaneous set
+entirely above every agent below (the largest joint upper bound above < the smallest joint lower bound below), so
+tiers exist exactly where the board's own joint sets separate, at the joint sets' family-wise level; tier 1 holds
+the whole set of the best (an agent that could be first has joint lower bound 1, which no agent below a boundary
+has). `holm_adjusted` gives every pair's Holm-adjusted p-value beside them.
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 
 LEVEL = 0.95
-CHUNK = 256  # draws per block of the (draws, n, n) differences: memory ~ CHUNK n^2 x 8 bytes
+CHUNK = 256  # draws per block of the (draws, pairs) differences
+PAIRS_PER_CHUNK = 2**24  # at most this many differences in one block (64 MB of float32)
 
 
 @dataclass
@@ -46,7 +50,7 @@ class RankSets:
     """Rank sets of n agents (arrays in the input's order): marginal `lower`/`upper` (each agent's set holds its
     true rank with probability `level`), simultaneous `joint_lower`/`joint_upper` (all sets hold all true ranks
     at once with probability `level`), `best` (True: could be first; the set of such agents holds the true best
-    with probability `level`), `tier` (1 = top: `tiers` on Holm-corrected paired tests), `p_holm` (n, n) the
+    with probability `level`), `tier` (1 = top: `tiers`, cut where the simultaneous sets separate), `p_holm` (n, n) the
     Holm-adjusted p-value of each pair's difference, `se` (n, n) the differences' standard errors, and the
     critical values used (`critical`: the first and last step of the simultaneous family, the largest
     marginal one)."""
@@ -81,26 +85,31 @@ def _quantile_of_max(draws: np.ndarray, d: np.ndarray, se: np.ndarray, family: n
     if not family.any():
         return np.inf
     rows, cols = np.nonzero(family)
-    centre, scale = d[rows, cols], se[rows, cols]
+    # in float32 (ratings of about 1,500 carry 1e-4 Elo points there; the quantile needs three digits): half the
+    # bytes, half the time of a 200-agent board
+    values = draws.astype(np.float32)
+    shift = d[rows, cols].astype(np.float32)
+    inverse = (1.0 / se[rows, cols]).astype(np.float32)
     largest = np.empty(len(draws))
-    for start in range(0, len(draws), CHUNK):
-        block = draws[start:start + CHUNK]
-        z = ((block[:, rows] - block[:, cols]) - centre) / scale
-        largest[start:start + CHUNK] = np.max(np.where(np.isfinite(z), z, -np.inf), axis=1)
+    chunk = max(1, min(CHUNK, PAIRS_PER_CHUNK // len(rows)))  # a 1,000-agent board: 16 draws of 999,000 pairs
+    for start in range(0, len(draws), chunk):
+        block = values[start:start + chunk]
+        z = (block[:, rows] - block[:, cols] - shift) * inverse
+        largest[start:start + chunk] = np.max(np.where(np.isfinite(z), z, -np.inf), axis=1)
     largest = largest[np.isfinite(largest)]
     return float(np.quantile(largest, level)) if largest.size else np.inf
 
 
-def _step_down(draws, d, se, family, allowed, level) -> tuple[np.ndarray, list[float]]:
+def _step_down(draws, d, se, family, allowed, level, floor: float = 0.0) -> tuple[np.ndarray, list[float]]:
     """The ordered pairs rejected ("row above column") by the step-down max-t procedure over `family`
-    ((n, n) bool); `allowed` marks the pairs that may be rejected at all (open bounds). Returns (rejected,
-    the critical value of each step)."""
+    ((n, n) bool); `allowed` marks the pairs that may be rejected at all (open bounds); no step's critical value
+    is below `floor`. Returns (rejected, the critical value of each step)."""
     rejected = np.zeros_like(family)
     steps = []
     with np.errstate(invalid="ignore"):
         t = np.where(np.isfinite(se), d / se, -np.inf)
     while True:
-        c = _quantile_of_max(draws, d, se, family & ~rejected, level)
+        c = max(_quantile_of_max(draws, d, se, family & ~rejected, level), floor)
         steps.append(c)
         new = family & ~rejected & allowed & (t > c)
         if not new.any():
@@ -108,26 +117,61 @@ def _step_down(draws, d, se, family, allowed, level) -> tuple[np.ndarray, list[f
         rejected |= new
 
 
-def _marginal_critical(draws, se, j: int, rank: int, allowed, level: float) -> float:
-    """The critical value of agent j's marginal set, calibrated on the draws with the estimates as the truth: the
-    `level` quantile over draws of the smallest c at which the set computed from that draw, [1 + #{k: (x_k -
-    x_j) / se > c}, n - #{k: (x_j - x_k) / se > c}], holds j's rank `rank` among the estimates. So the set covers
-    at close to its nominal rate where the single-step (least-favourable) value of Mogstad et al. covers at
-    0.999 and more."""
-    n = draws.shape[1]
+def _marginal(draws, estimate, se, j: int, allowed, level: float, floor: float):
+    """Agent j's own family, step down (module doc): (k found above j (n,) bool, k found below j (n,) bool, the
+    first step's critical value). The studentised centred differences of j's pairs are computed once, (r, n),
+    read as "k above j" and, negated, "j above k"; each step takes the `level` quantile of their row maximum over
+    the pairs not yet rejected, never below `floor`."""
+    n = len(estimate)
     with np.errstate(invalid="ignore", divide="ignore"):
-        t = (draws - draws[:, [j]]) / se[j][None, :]  # (r, n): k above j in that draw, studentised
-    up = np.where(allowed[:, j][None, :] & np.isfinite(t), t, -np.inf)
-    down = np.where(allowed[j, :][None, :] & np.isfinite(t), -t, -np.inf)
-    # the set holds the rank when at most rank - 1 agents are found above and at most n - rank below: c must
-    # reach the rank-th largest of `up` and the (n - rank + 1)-th largest of `down`
-    need = np.full(len(draws), -np.inf)
-    if rank <= n - 1:
-        need = np.fmax(need, -np.partition(-up, rank - 1, axis=1)[:, rank - 1])
-    if n - rank + 1 <= n - 1:
-        need = np.fmax(need, -np.partition(-down, n - rank, axis=1)[:, n - rank])
-    need = need[~np.isnan(need)]
-    return float(max(np.quantile(need, level), 0.0)) if need.size else np.inf
+        centred = (((draws - draws[:, [j]]) - (estimate - estimate[j])[None, :]) / se[j][None, :]).astype(np.float32)
+        t = (estimate - estimate[j]) / se[j]
+    centred[~np.isfinite(centred)] = np.nan
+    t = np.nan_to_num(t, nan=-np.inf)
+    usable = np.isfinite(se[j]) & (np.arange(n) != j)
+    may_above, may_below = usable & allowed[:, j], usable & allowed[j, :]
+    found_above, found_below = np.zeros(n, bool), np.zeros(n, bool)
+    steps = []
+    while True:
+        up, down = usable & ~found_above, usable & ~found_below
+        with np.errstate(invalid="ignore"):
+            largest = np.fmax(np.nanmax(centred[:, up], axis=1, initial=-np.inf),
+                              np.nanmax(-centred[:, down], axis=1, initial=-np.inf))
+        largest = largest[np.isfinite(largest)]
+        c = max(float(np.quantile(largest, level)) if largest.size else np.inf, floor)
+        steps.append(c)
+        new_above, new_below = may_above & ~found_above & (t > c), may_below & ~found_below & (-t > c)
+        if not (new_above.any() or new_below.any()):
+            return found_above, found_below, steps[0]
+        found_above |= new_above
+        found_below |= new_below
+
+
+def pair_critical(level: float = LEVEL) -> float:
+    """The two-sided critical value of one pair's own test at `level` (1.96 at 0.95): no rank set separates two
+    agents at less."""
+    from scipy.special import ndtri
+
+    return float(ndtri(1 - (1 - level) / 2))
+
+
+def _agree_with_pairs(lower, upper, estimate, separated) -> tuple[np.ndarray, np.ndarray]:
+    """Sets (`lower`, `upper`, (n,) ranks) widened until two agents' sets share no rank only where `separated`
+    ((n, n) bool: the pair's own test separates them) holds: for j above k by estimate with upper_j < lower_k and
+    the pair not separated, upper_j rises to lower_k and lower_k falls to upper_j, repeated until nothing moves
+    (each step only widens, so it ends)."""
+    lower, upper = lower.copy(), upper.copy()
+    above = estimate[:, None] >= estimate[None, :]
+    np.fill_diagonal(above, False)
+    while True:
+        apart = above & (upper[:, None] < lower[None, :]) & ~(separated | separated.T)
+        if not apart.any():
+            return lower, upper
+        j, k = np.nonzero(apart)
+        new_upper, new_lower = upper.copy(), lower.copy()
+        np.maximum.at(new_upper, j, lower[k])
+        np.minimum.at(new_lower, k, upper[j])
+        lower, upper = new_lower, new_upper
 
 
 def rank_sets(estimate, draws, level: float = LEVEL, open_above=None, open_below=None, se=None) -> RankSets:
@@ -152,24 +196,24 @@ def rank_sets(estimate, draws, level: float = LEVEL, open_above=None, open_below
     off = ~np.eye(n, dtype=bool)
     # j may be found above k unless k never lost (open above) or j never won (open below)
     allowed = off & ~above_open[None, :] & ~below_open[:, None]
-    joint, steps = _step_down(draws, d, se, off, allowed, level)
+    floor = pair_critical(level)
+    joint, steps = _step_down(draws, d, se, off, allowed, level, floor)
     joint_lower, joint_upper = 1 + joint.sum(axis=0), n - joint.sum(axis=1)
     lower, upper, marginal = np.empty(n, int), np.empty(n, int), []
-    order_rank = 1 + (estimate[None, :] > estimate[:, None]).sum(axis=1)
     for j in range(n):
-        c = _marginal_critical(draws, se, j, order_rank[j], allowed, level)
-        marginal.append(c)
-        with np.errstate(invalid="ignore"):
-            t = d / se  # t[k, j] > c: k credibly above j
-        found_above = allowed[:, j] & (np.nan_to_num(t[:, j], nan=-np.inf) > c)
-        found_below = allowed[j, :] & (np.nan_to_num(t[j, :], nan=-np.inf) > c)
+        above, below, first = _marginal(draws, estimate, se, j, allowed, level, floor)
+        marginal.append(first)
         # within the simultaneous set: a marginal set never claims less than the joint one
-        lower[j] = max(1 + found_above.sum(), joint_lower[j])
-        upper[j] = min(n - found_below.sum(), joint_upper[j])
+        lower[j] = max(1 + above.sum(), joint_lower[j])
+        upper[j] = min(n - below.sum(), joint_upper[j])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        separated = allowed & (np.where(np.isfinite(se), np.abs(d) / se, 0.0) > floor) & (d > 0)
+    lower, upper = _agree_with_pairs(lower, upper, estimate, separated)
+    joint_lower, joint_upper = _agree_with_pairs(np.minimum(joint_lower, lower), np.maximum(joint_upper, upper),
+                                                 estimate, separated)
     best = joint_lower == 1
     adjusted = holm_adjusted(d, se)
-    separated = (adjusted <= 1 - level) & (d > 0) & allowed
-    return RankSets(lower, upper, joint_lower, joint_upper, best, tiers(estimate, separated, best),
+    return RankSets(lower, upper, joint_lower, joint_upper, best, tiers(estimate, joint_lower, joint_upper),
                     {"simultaneous": steps[0], "simultaneous_last_step": steps[-1],
                      "marginal_max": float(np.max(marginal))}, adjusted, se)
 
@@ -206,20 +250,18 @@ def holm_adjusted(d: np.ndarray, se: np.ndarray) -> np.ndarray:
     return out
 
 
-def tiers(estimate, separated, best=None) -> np.ndarray:
-    """Tier numbers (1 = top) down the order of `estimate` (n,): a new tier starts between two neighbours only
-    where every agent above is separated from every agent below (`separated` (n, n): separated[j, k] when j is
-    above k by the Holm-corrected paired tests), and not above the last agent of `best` (n, bool: could be
-    first), so that tier 1 holds every agent that could be first; returned in the input's order."""
+def tiers(estimate, joint_lower, joint_upper) -> np.ndarray:
+    """Tier numbers (1 = top) down the order of `estimate` (n,): a new tier starts between two neighbours wherever
+    every agent above has a simultaneous rank set entirely above every agent below (`joint_lower`, `joint_upper`
+    (n,): the sets' bounds, rank 1 best): the largest upper bound above is smaller than the smallest lower bound
+    below. Returned in the input's order."""
     estimate = np.asarray(estimate, float)
     order = np.argsort(-estimate, kind="stable")
-    inside = np.asarray(separated, bool)[np.ix_(order, order)]
-    n = len(order)
-    last_best = int(np.flatnonzero(np.asarray(best, bool)[order]).max()) if best is not None and np.any(best) else -1
-    out = np.zeros(n, int)
-    tier = 1
-    for i in range(n):
-        if i > 0 and i > last_best and inside[:i, i:].all():
-            tier += 1
-        out[order[i]] = tier
+    lo, hi = np.asarray(joint_lower)[order], np.asarray(joint_upper)[order]
+    highest_above = np.maximum.accumulate(hi)  # [i]: the largest upper bound among the first i + 1
+    lowest_below = np.minimum.accumulate(lo[::-1])[::-1]  # [i]: the smallest lower bound from i on
+    boundary = np.zeros(len(order), bool)
+    boundary[1:] = highest_above[:-1] < lowest_below[1:]
+    out = np.empty(len(order), int)
+    out[order] = 1 + np.cumsum(boundary)
     return out

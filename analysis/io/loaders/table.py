@@ -37,6 +37,7 @@ from referee.io.loaders.base import (
 )
 from referee.io.loaders.detect import share
 from referee.io.schema import MEASURE_KINDS, OUTCOMES
+from referee.names import SEAT_MEASURE
 from referee.io.toml_file import read_toml
 
 NAME = "table"
@@ -61,6 +62,23 @@ def sniff(path: Path, head: str, sample: list) -> float:
     if suffix in (".csv", ".parquet"):
         return 1.0
     return share(sample, _flat) if suffix == ".jsonl" else 0.0
+
+
+SEAT_COLUMN = "seat"  # the player's seat or turn order (a number, or text ending in one: 'seat_2'), read as the
+# per-player measure `seat` that `referee.prepare.covariates.seats` reads (data/formats/table.md)
+SEAT_LIKE = re.compile(r"(?i)(seat|seat[_ ]?(no|number|index|id)|turn[_ ]?order|position|player[_ ]?order|order)")
+
+
+def seat_number(value) -> float | None:
+    """The seat of a `seat` cell: a number as it is, text ending in a number ('seat_2', 'Seat 3', 'p1') that number;
+    None for an empty cell; RecordError naming the column for anything else."""
+    text = _text(value)
+    if text is None:
+        return None
+    found = re.search(r"(-?\d+(?:\.\d+)?)\s*$", text)
+    if found is None:
+        raise RecordError("wrong value", SEAT_COLUMN, f"seat {text!r} is not a number and does not end in one")
+    return float(found.group(1))
 
 
 def check_mapping(mapping: dict[str, str], measures: dict[str, str] | None = None, where: str = "--map") -> None:
@@ -288,8 +306,14 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
                   f"(its columns: {have})")
         return out.reject_file(RecordError("missing field", (missing + absent)[0], detail + "; map them with --map "
                                            "CANONICAL=COLUMN or declare measures with --measure COLUMN=KIND"))
-    known = {source[c] for c in REQUIRED + OPTIONAL} | set(measures)
+    seat_column = SEAT_COLUMN if SEAT_COLUMN in frame.columns and SEAT_COLUMN not in measures \
+        and SEAT_COLUMN not in source.values() else None
+    known = {source[c] for c in REQUIRED + OPTIONAL} | set(measures) | ({seat_column} - {None})
     extra = [c for c in frame.columns if c not in known]
+    unused = [c for c in extra if SEAT_LIKE.fullmatch(str(c))]
+    if unused:
+        out.note(f"column(s) {unused} look like a seat or turn order but are not read as one: name the column "
+                 f"'{SEAT_COLUMN}' (its number, e.g. 'seat_2' -> 2) for `--covariate seat` and the board's seat effect")
     records = frame.to_dict("records")
     seen_players: set[tuple[str, str]] = set()
     match_meta: dict[str, dict] = {}
@@ -330,6 +354,8 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
                                           f"match {match_id!r} has {c} {earlier[c]!r} on earlier rows, {meta[c]!r} here")
             row_measures = [(name, number_cell(record.get(name), name, allow_neg_inf=False), kind)
                             for name, kind in measures.items()]
+            if seat_column is not None:
+                row_measures.append((SEAT_MEASURE, seat_number(record.get(seat_column)), "telemetry"))
         except RecordError as exc:
             out.quarantine(label, exc, json.dumps(record, default=str))
             continue

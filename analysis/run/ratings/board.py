@@ -11,8 +11,9 @@ or, when a bootstrap is asked for, its replicates. From those, once:
   two-sided p = 2 Phi(-|d| / se) and the 95 % interval d -/+ 1.96 se, open on a side where either agent's
   interval is open; one computation, so an interval that holds 0 never sits beside P > 0.975 or p < 0.05;
 - the established agents' rank (within their component), marginal and simultaneous rank sets, the set of the
-  best and tiers (`referee.models.ratings.rank_sets`, step down, with the same se), and each pair of
-  neighbours' Holm-adjusted test (`tier_tests`).
+  best and tiers (`referee.models.ratings.rank_sets`, step down, with the same se: no set contradicts a pair's
+  own test, and tiers are cut where the simultaneous sets part), and each pair of neighbours' Holm-adjusted
+  test with the joint bounds its boundary reads (`tier_tests`).
 
 `ratings` (method bt), `leaderboard`, `compare`, the report and `referee paper` read this object; none of
 them computes a rank interval, a status or a pairwise probability of its own.
@@ -42,7 +43,7 @@ class Board:
     rating, lower, upper (Elo points; -inf / +inf where open), interval, matches, status, component, block
     (ranked / provisional / no information), rank, tier, rank_set, joint_rank_set (text), rank_lower,
     rank_upper, joint_lower, joint_upper, could_be_first; `tier_tests` each pair of ranked neighbours'
-    difference with its Holm-adjusted p-value; `critical` the critical values per component; `se` the pairs'
+    difference with its Holm-adjusted p-value and the simultaneous bounds its tier boundary reads; `critical` the critical values per component; `se` the pairs'
     standard errors (agent x agent DataFrame, Elo points; NaN across components); `p_holm` the Holm-adjusted
     p-values among each component's ranked agents (agent x agent); `source` what the draws are; `level`."""
 
@@ -84,8 +85,9 @@ class Board:
         p_holm (the board's Holm-adjusted p-value where both are ranked in one component, else NaN), and how the
         pair reads beside the board (`_readings`): rank_set_a, rank_set_b (each agent's own marginal set),
         rank_sets_apart (the two share no rank), tiers_keep_together (the pair's own test separates them at
-        1 - PAIR_LEVEL, Holm's over every pair does not at 1 - level, so the tiers cannot part them),
-        rank_sets_read_as_order (apart, but the pair's own test does not separate them).
+        1 - PAIR_LEVEL while both are in one tier: the board's simultaneous rank sets, which cut the tiers, do not
+        part them), rank_sets_read_as_order (apart, but the pair's own test does not separate them: the board's
+        sets are widened until this never holds, `referee.models.ratings.rank_sets`).
         ValueError when a and b share no component."""
         rows = self.table.set_index("agent")
         for x in (a, b):
@@ -123,9 +125,10 @@ class Board:
         apart = bool(bounds.notna().all().all() and (bounds.at[a, "rank_upper"] < bounds.at[b, "rank_lower"]
                                                      or bounds.at[b, "rank_upper"] < bounds.at[a, "rank_lower"]))
         separated = bool(found["p_value"] < 1 - PAIR_LEVEL)  # NaN: not separated
+        tiers = rows.loc[[a, b], "tier"]
+        one_tier = bool(tiers.notna().all() and tiers.iloc[0] == tiers.iloc[1])
         return dict(found, rank_set_a=rows.at[a, "rank_set"], rank_set_b=rows.at[b, "rank_set"], rank_sets_apart=apart,
-                    tiers_keep_together=separated and not found["p_holm"] <= 1 - self.level,
-                    rank_sets_read_as_order=apart and not separated)
+                    tiers_keep_together=separated and one_tier, rank_sets_read_as_order=apart and not separated)
 
 
 def _span(low, high) -> str:
@@ -184,15 +187,21 @@ def _sources(bt, comparisons: pd.DataFrame, table: pd.DataFrame, seed: int, boot
     return out
 
 
-def neighbour_tests(block: pd.DataFrame, p_holm: np.ndarray, tier: np.ndarray, component) -> pd.DataFrame:
-    """One row per pair of neighbours down a ranked `block` (agent, rating; best first): component, agent, next
-    (the agent ranked just below), difference (Elo points), p_holm (its Holm-adjusted paired-test p-value over
-    every pair of the component's ranked agents) and new_tier (the next agent starts a tier)."""
+def neighbour_tests(block: pd.DataFrame, found, component) -> pd.DataFrame:
+    """One row per pair of neighbours down a ranked `block` (agent, rating; best first) with its rank sets `found`
+    (`RankSets`, in the block's order): component, agent, next (the agent ranked just below), difference (Elo
+    points), p_holm (its Holm-adjusted paired-test p-value over every pair of the component's ranked agents),
+    highest_above (the largest simultaneous upper rank bound of the agents down to `agent`), lowest_below (the
+    smallest simultaneous lower bound from `next` on) and new_tier (`next` starts a tier: highest_above <
+    lowest_below, the rule `tiers` cuts by)."""
     n = len(block)
     rating, names, step = block["rating"].to_numpy(float), block["agent"].to_numpy(), np.arange(max(n - 1, 0))
+    highest_above = np.maximum.accumulate(found.joint_upper)[:-1]
+    lowest_below = np.minimum.accumulate(found.joint_lower[::-1])[::-1][1:]
     return pd.DataFrame({"component": component, "agent": names[:-1], "next": names[1:],
-                         "difference": rating[:-1] - rating[1:], "p_holm": p_holm[step, step + 1],
-                         "new_tier": tier[1:] != tier[:-1]})
+                         "difference": rating[:-1] - rating[1:], "p_holm": found.p_holm[step, step + 1],
+                         "highest_above": highest_above, "lowest_below": lowest_below,
+                         "new_tier": found.tier[1:] != found.tier[:-1]})
 
 
 def infer_board(comparisons: pd.DataFrame, agents: list[str] | None = None, bootstrap: int = 0,
@@ -229,8 +238,7 @@ def infer_board(comparisons: pd.DataFrame, agents: list[str] | None = None, boot
         component = int(rows.at[ranked[0], "component"])
         critical[component] = found.critical
         p_holm.loc[ranked, ranked] = found.p_holm
-        tests.append(neighbour_tests(pd.DataFrame({"agent": ranked, "rating": estimate}), found.p_holm, found.tier,
-                                     component))
+        tests.append(neighbour_tests(pd.DataFrame({"agent": ranked, "rating": estimate}), found, component))
         for column, values in (("rank", np.arange(1, len(ranked) + 1)), ("tier", found.tier),
                                ("rank_lower", found.lower), ("rank_upper", found.upper),
                                ("joint_lower", found.joint_lower), ("joint_upper", found.joint_upper),
@@ -255,7 +263,8 @@ def infer_board(comparisons: pd.DataFrame, agents: list[str] | None = None, boot
                               key=lambda v: v.map({"ranked": 0, "provisional": 1, "no information": 2})
                               if v.name == "block" else v).reset_index(drop=True)
     tier_tests = (pd.concat(tests, ignore_index=True) if tests else
-                  pd.DataFrame(columns=["component", "agent", "next", "difference", "p_holm", "new_tier"]))
+                  pd.DataFrame(columns=["component", "agent", "next", "difference", "p_holm", "highest_above",
+                                        "lowest_below", "new_tier"]))
     robust = "interval" in table.columns and (table["interval"] == ROBUST_WALD).any()  # as the fit's intervals say
     source = (f"{bootstrap} cluster-bootstrap replicates" if bootstrap else
               "Normal draws with the fit's covariance" + (" (cluster-robust by match)" if robust else ""))

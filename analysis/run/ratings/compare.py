@@ -3,7 +3,8 @@ their head-to-head record, from one rating method's cluster bootstrap (Miller 20
 evals": resample the unit the data cluster in, and compare paired).
 
 Bradley-Terry (the default) reads the board (`referee.run.ratings.board`): the same inference, the same se and the same
-Holm-adjusted tests as the leaderboard's rank sets and tiers, so `compare` cannot disagree with the board.
+Holm-adjusted tests as the leaderboard's, whose rank sets are apart only where these tests separate a pair, so
+`compare` cannot disagree with the board.
 
 Another method uses its own paired bootstrap: every replicate rates both agents on the same resampled
 matches, so the difference is paired, and its percentile interval, P(A > B) (ties counted half) and the
@@ -132,8 +133,7 @@ def compare_all(comparisons: pd.DataFrame, method: str = "bt", bootstrap: int | 
                 unit: str = "match", board=None) -> pd.DataFrame:
     """Every pair of rated agents (a ranked above b, within a component), one row each as `compare` gives, plus
     `adjacent` (b is the next agent down), `p_holm` and `separable` (p_holm < 0.05). For bt the pairs, their
-    p-values and Holm's adjustment are the board's (Holm over every pair of a component's ranked agents, as
-    its tiers; a pair with a provisional agent has no p_holm and is not separable); for another method Holm's
+    p-values and Holm's adjustment are the board's (Holm over every pair of a component's ranked agents; a pair with a provisional agent has no p_holm and is not separable); for another method Holm's
     adjustment is over the adjacent pairs of its own bootstrap. Sorted by a's rank, then b's."""
     from referee.models.ratings.rank_sets import holm
 

@@ -6,8 +6,8 @@ Bradley-Terry (Elo scale) with its bootstrap interval, their marginal and simult
 they could be first (`referee.models.ratings.rank_sets`, from Normal draws with the fit's covariance (cluster-
 robust by match where `bradley_terry.clustered` holds) of the established agents alone, so that an agent with a handful of games can neither lead nor widen
 the others' sets, and the same agents get the same draws whoever else plays), tiers
-separated by paired tests with Holm's correction at a family-wise 95 % (each pair of neighbours' difference
-printed with its Holm-adjusted p-value, table `tier_tests`), the contest's Elo, each voting method's position, and the Nash averaging and
+cut where the simultaneous sets part every agent above from every agent below (each pair of neighbours'
+difference with its Holm-adjusted p-value and the joint bounds the boundary reads, table `tier_tests`), the contest's Elo, each voting method's position, and the Nash averaging and
 alpha-Rank masses of the game among the established agents. Provisional agents and agents without information
 follow in a second block with their rating and interval and no rank.
 """
@@ -101,6 +101,29 @@ def seat_effect(store, matches: pd.DataFrame, results: pd.DataFrame, notes: list
     return effects[effects["covariate"] == "seat"]
 
 
+def _above_the_first(table: pd.DataFrame, ranked: pd.DataFrame) -> list[str]:
+    """A sentence naming the provisional agents rated above the first ranked agent (of its component): they may be
+    stronger than every ranked agent, which "could be first" (among the ranked) does not say."""
+    out = []
+    for component, part in ranked.groupby("component"):
+        top = part["rating"].max()
+        above = table[(table["block"] == "provisional") & (table["component"] == component) & (table["rating"] > top)]
+        if len(above):
+            out.append(f"Provisional, rated above the first ranked agent: {cut_list(list(above['agent']))} (too few "
+                       "matches to be ranked; they may be stronger than every ranked agent, or not).")
+    return out
+
+
+def _one_tier(ranked: pd.DataFrame, level: float) -> list[str]:
+    """A sentence when the ranked agents of a component form one tier, with why: no boundary where every agent
+    above has a joint rank set entirely above every agent below."""
+    if len(ranked) < 2 or ranked["tier"].max() > 1:
+        return []
+    return [f"One tier: at {level:.0%} for every agent at once, no agent's joint rank set lies entirely above the "
+            "sets of all agents below it (the data do not part the board into groups; the pairwise comparisons "
+            "may still separate single pairs)."]
+
+
 def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_games: float = MIN_BALLOTS,
                 runner: str | None = None, phase: list[str] | None = None, parallel: bool = False,
                 where: list[str] | None = None, seed: int = 0, **options) -> LeaderboardJobResult:
@@ -110,7 +133,7 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     per voting method (its position), nash_mass, alpha_rank_mass, the runner's own headline number(s) as numeric
     columns named as the runner names them (clemscore, accuracy and stderr, ...; where it has one), matches,
     status; `rank_sets` the numeric bounds; `tier_tests` each pair of neighbours'
-    difference with its Holm-adjusted p-value; `seat_effect` the advantage of a later seat where the matches
+    difference with its Holm-adjusted p-value and the joint bounds its tier boundary reads; `seat_effect` the advantage of a later seat where the matches
     record seats (`seat_effect`). Every rank, set, tier and status is the board's (`referee.run.ratings.board`).
     Fields: `could_be_first` (agents), `level`, `critical` (the critical values per component), `said` (what
     the board found, as sentences), `runner_numbers` (the first of them), `runner_columns` (the runner's own
@@ -150,9 +173,10 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     best = inference.could_be_first
     rest = len(board) - len(ranked)
     others = f"; {rest} listed below without a rank (provisional or without information)" if rest else ""
-    summary = (f"{len(ranked)} of {len(board)} agents ranked{others}. Could be first at {level:.0%}: "
-               f"{cut_list(best) or 'none'}.")
+    summary = (f"{len(ranked)} of {len(board)} agents ranked{others}. Could be first among the ranked agents at "
+               f"{level:.0%}: {cut_list(best) or 'none'}.")
     said.append(summary)
+    said += _above_the_first(table, ranked) + _one_tier(ranked, level)
     sets = ranked[["agent", "rank", "rank_lower", "rank_upper", "joint_lower", "joint_upper", "could_be_first",
                    "tier"]].reset_index(drop=True)
     tables = {"leaderboard": board, "rank_sets": sets, "tier_tests": inference.tier_tests,

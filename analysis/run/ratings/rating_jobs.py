@@ -209,8 +209,8 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
             bootstrap: int | None = None, resample: str = "match", runner: str | None = None, phase: list[str] | None = None,
             parallel: bool = False, where: list[str] | None = None, seed: int = 0) -> Result:
     """Paired comparison (`referee compare A B`): P(a stronger than b), the difference a - b in Elo points with
-    its 95 % interval, their head-to-head record; with `all`, every pair with Holm's control over adjacent
-    pairs (`referee.run.ratings.compare`)."""
+    its 95 % interval, their head-to-head record; with `all`, every pair with Holm's adjustment (bt: over every
+    pair of the board; another method: over adjacent pairs; `referee.run.ratings.compare`)."""
     from referee.prepare.comparisons import comparisons_from_tables, with_resample
     from referee.run.ratings.compare import compare as compare_two, compare_all
 
@@ -241,9 +241,9 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
             f"head to head: {found['wins']} win(s), {found['losses']} loss(es), {found['ties']} tie(s) in "
             f"{found['matches']} match(es)")
     if RATING_METHODS[method].board and math.isfinite(found["p_holm"]):  # the board's own multiplicity, read here
-        line += (f"\nover every pair of the board at once (Holm, as its tiers are cut): p {p_text(found['p_holm'])}"
-                 + ("; separated as one pair, not among all of them: the board's tiers keep the two together"
-                    if found["tiers_keep_together"] else ""))
+        line += (f"\nover every pair of the board at once (Holm): p {p_text(found['p_holm'])}"
+                 + ("; separated as one pair, not by the board's simultaneous rank sets, which cut its tiers: the "
+                    "tiers keep the two together" if found["tiers_keep_together"] else ""))
     if found["rank_sets_read_as_order"]:  # marginal sets side by side read as an order
         line += (f"\nrank sets {found['rank_set_a']} and {found['rank_set_b']} are each agent's own at 95 %, not an "
                  "order between the two: as a pair they are not separated")

@@ -43,7 +43,7 @@ from referee.run.ratings.rating_labels import (ANCHORABLE, NO_INFORMATION, ancho
 from referee.models.registry import RATING_METHODS, implementation, methods_with
 from referee.models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, summarised_warnings
 from referee.models.ratings.bootstrap import BootstrapResult, bootstrap_generic, bootstrap_resampled, bt_resampling
-from referee.models.ratings.bradley_terry import bt_covariance, centred_se, cluster_reading, pair_counts, wald_table
+from referee.models.ratings.bradley_terry import bt_covariance_floored, centred_se, cluster_reading, pair_counts, wald_table
 from referee.models.registry import DEFAULT_TAU_ELO
 from referee.run.ratings.rating_fits import Point, davidson_ties
 from referee.prepare.membership import agents_in, is_in
@@ -245,8 +245,13 @@ def _connected(comparisons: pd.DataFrame, method: str, bootstrap: int, by: str |
                      "and so are too narrow; more matches, or --bootstrap, give honest ones")
     if robust:  # matches of several pairs are not independent: the match is the unit (not in bootstrap blocks)
         fit, coded = point.fit, point.coded
-        se = centred_se(bt_covariance(fit.theta, coded.a, coded.b, coded.outcome, coded.cluster, fit.prior_sd))
-        table = wald_table(coded.agents, fit.theta, se)
+        cov, floored = bt_covariance_floored(fit.theta, coded.a, coded.b, coded.outcome, coded.cluster, fit.prior_sd)
+        table = wald_table(coded.agents, fit.theta, centred_se(cov))
+        if floored.any():
+            names = [str(coded.agents[i]) for i in np.flatnonzero(floored)]
+            notes.append(f"{len(names)} agent(s) whose matches carry too little variation between them for a "
+                         "cluster-robust interval (every match ended alike) get the model-based width instead, never "
+                         "narrower: " + ", ".join(names[:10]) + (" ..." if len(names) > 10 else ""))
     if anchor is not None:
         table = anchor_shift(table, anchor)
     result = RatingResult(model=method, ratings=table, fits=fits, notes=notes, diagnostics=_merged_diagnostics(fits),

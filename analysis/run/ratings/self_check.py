@@ -8,11 +8,15 @@ Invariants (each violation is one row of the `violations` table: invariant, wher
   rank sets, tiers, statuses and ratings are identical agent by agent (one inference, read twice);
 - every estimate lies inside its own interval (open ends counted as open);
 - compare's P(better), p and interval agree: a pair whose interval holds 0 has P in [0.025, 0.975] and p >= 0.05;
-- tiers agree with their tests: every tier boundary has its neighbours' Holm p <= 1 - level, and tier 1 holds
-  every agent that could be first; the set of the best holds every agent whose simultaneous set starts at 1;
+- tiers agree with the joint rank sets, recomputed here from the printed sets (not by the code that cut them): a
+  tier starts exactly where every agent above has a simultaneous set entirely above every agent below, and tier 1
+  holds every agent that could be first; the set of the best holds every agent whose simultaneous set starts at 1;
+- rank sets no pair test contradicts: two agents whose printed marginal sets share no rank are separated by
+  compare's own test (p < 1 - level);
 - no seat effect is printed unless the store records seats (`referee.prepare.covariates.seats`);
-- statuses are by information: an established agent has at least MIN_MATCHES matches whatever its strength,
-  and the agent with the most wins per match among the established is ranked.
+- statuses are by information: an established agent played at least MIN_MATCHES matches.
+
+Each is shown to fail on a planted contradiction (tests/test_one_truth.py).
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from referee.models.ratings.bootstrap import MIN_MATCHES
+from referee.run.ratings.rating_labels import ESTABLISHED
 from referee.run.result import CheckJobResult, Result
 
 COLUMNS = ["invariant", "where", "what"]
@@ -70,13 +76,16 @@ def check_outputs(ratings: pd.DataFrame, board: pd.DataFrame, tier_tests: pd.Dat
                 f"{row.upper:+.0f} that holds 0")
         if not (np.isnan(row.lower) and np.isnan(row.upper)) and not _inside(row.difference, row.lower, row.upper):
             say("estimate inside its interval", f"{row.agent_a} vs {row.agent_b}", "difference outside its interval")
-    for row in tier_tests[tier_tests["new_tier"].astype(bool)].itertuples():
-        if not row.p_holm <= 1 - level:
-            say("tiers agree with their tests", f"{row.agent} | {row.next}", f"a new tier at p_holm {row.p_holm:.3g}")
+    _check_tiers(board, say)
+    _check_sets_against_pairs(board, pairs, level, say)
+    established = board[board["status"] == ESTABLISHED] if "status" in board.columns else board.iloc[0:0]
+    for row in established[established["matches"] < MIN_MATCHES].itertuples():
+        say("status by information", row.agent, f"established after {row.matches} match(es), fewer than "
+            f"{MIN_MATCHES}")
     ranked = board[board["block"] == "ranked"]
     best = ranked[ranked["could_be_first"].astype(bool)]
     if len(best) and (best["tier"] != 1).any():
-        say("tiers agree with their tests", ", ".join(best.loc[best["tier"] != 1, "agent"]),
+        say("tiers agree with the joint sets", ", ".join(best.loc[best["tier"] != 1, "agent"]),
             "could be first but not in tier 1")
     if "joint_rank_set" in ranked.columns:
         starts = ranked["joint_rank_set"].astype(str).str.split("-").str[0]
@@ -87,6 +96,45 @@ def check_outputs(ratings: pd.DataFrame, board: pd.DataFrame, tier_tests: pd.Dat
     if seat_printed and not seats_recorded:
         say("seats only from the data", "seat_effect", "a seat effect printed for a store that records no seat")
     return pd.DataFrame(found, columns=COLUMNS)
+
+
+def _bounds(text) -> tuple[int, int] | None:
+    """(low, high) of a printed rank set ('3' or '2-5'); None where there is none."""
+    if not isinstance(text, str) or not text:
+        return None
+    low, _, high = text.partition("-")
+    return int(low), int(high or low)
+
+
+def _check_tiers(board: pd.DataFrame, say) -> None:
+    """Tiers against the printed simultaneous sets: down each component's ranks, a tier starts exactly where the
+    largest upper bound above is smaller than the smallest lower bound below."""
+    ranked = board[board["block"] == "ranked"]
+    component = ranked["component"] if "component" in ranked.columns else pd.Series(1, index=ranked.index)
+    for _, part in ranked.groupby(component.fillna(1)):
+        part = part.sort_values("rank")
+        sets = [_bounds(t) for t in part["joint_rank_set"]]
+        tiers = part["tier"].astype(int).tolist()
+        names = part["agent"].tolist()
+        for i in range(1, len(part)):
+            starts = max(hi for _, hi in sets[:i]) < min(lo for lo, _ in sets[i:])
+            if starts != (tiers[i] == tiers[i - 1] + 1) or tiers[i] - tiers[i - 1] not in (0, 1):
+                say("tiers agree with the joint sets", f"{names[i - 1]} | {names[i]}",
+                    f"tiers {tiers[i - 1]} and {tiers[i]} where the joint sets {'part' if starts else 'overlap'}")
+
+
+def _check_sets_against_pairs(board: pd.DataFrame, pairs: pd.DataFrame, level: float, say) -> None:
+    """Two printed marginal sets that share no rank need compare's own test to separate the pair."""
+    sets = {row.agent: _bounds(row.rank_set) for row in board.itertuples() if _bounds(row.rank_set)}
+    for row in pairs.itertuples():
+        a, b = sets.get(row.agent_a), sets.get(row.agent_b)
+        if a is None or b is None:
+            continue
+        apart = a[1] < b[0] or b[1] < a[0]
+        if apart and not row.p_value < 1 - level:
+            say("rank sets agree with the pair's test", f"{row.agent_a} vs {row.agent_b}",
+                f"sets {row.agent_a}: {a[0]}-{a[1]} and {row.agent_b}: {b[0]}-{b[1]} share no rank, but compare's "
+                f"p = {row.p_value:.3g}")
 
 
 def check(store, runner: str | None = None, phase: list[str] | None = None, where: list[str] | None = None,
