@@ -322,3 +322,41 @@ def test_the_draft_takes_the_result_a_person_would_and_a_vote_is_cast_by_its_vot
         assert by_steps < 0 < rho, by_steps
     else:
         assert "ranks = 'final_ranks_full'" in text and "player = ['voter', 'player']" in text
+
+
+@pytest.mark.parametrize("shape", ["race", "elimination"])
+def test_unedited_drafts_of_issue_84s_shapes_rate_by_who_won_and_votes_by_their_voter(tmp_path, shape, capsys):
+    """Issue 84's raw-log shapes, as stand-ins: 3-player races whose `final` line holds `winners` beside
+    `final_positions` keyed by player (no other line lists the players; the positions order the models against
+    their skill), and 8-player elimination games whose votes carry `target_id` before `voter_id` and whose result
+    names players by a short id (`P5` for `Player5_<model>`). The unedited draft rates by the winners, takes the
+    voter as a vote's actor, sets aside no game for the short ids, is named after the benchmark's folder, and
+    Bradley-Terry recovers the skills (Spearman >= 0.95)."""
+    from referee.simulators.benchmark_shapes import elimination_logs, race_positions_logs
+
+    make, players = {"race": (race_positions_logs, 3), "elimination": (elimination_logs, 8)}[shape]
+    logs, games = tmp_path / "bench-84" / "logs", 300
+    skill = make(logs, games, seed=8)
+    store, table, said = _drafted_store_and_ratings(tmp_path, logs, games, players, capsys)
+    rho = spearmanr(table["rating"], [skill[a] for a in table.index]).statistic
+    assert rho >= 0.95, rho
+    text = (tmp_path / "draft.toml").read_text()
+    assert "name = 'bench-84'" in text
+    if shape == "race":
+        assert "winners = 'winners'" in text
+        assert "final_positions" in text.split("[results]")[1].split("event =")[0]  # set aside, and said
+        positions: dict[str, list[int]] = {}
+        for path in sorted(logs.glob("*.jsonl")):
+            end = json.loads(path.read_text().splitlines()[-1])
+            for player, cells in end["final_positions"].items():
+                positions.setdefault(player.split("_", 1)[1], []).append(cells)
+        by_positions = spearmanr([np.mean(positions[a]) for a in skill], list(skill.values())).statistic
+        assert by_positions < 0 < rho, by_positions  # the distractor orders the models against their skill
+    else:
+        assert text.count("voter_id") >= 1 and "player = ['voter_id'" in text
+        with Store(store, read_only=True) as s:
+            votes = s.query("SELECT match_id, actor, count(*) AS n FROM events WHERE stage = 'vote' GROUP BY ALL")
+            targets = s.query("SELECT count(*) AS n FROM events WHERE stage = 'vote' AND actor = target")["n"][0]
+        # each of the 8 players casts one vote a round (two a game); the one voted for (7 votes a round) is no actor
+        assert set(votes["n"]) == {2} and votes.groupby("match_id").size().eq(8).all() and len(votes) == 8 * games
+        assert targets == 0 and votes["actor"].str.startswith("Player").all()

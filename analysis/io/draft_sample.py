@@ -118,8 +118,11 @@ def _paths(record: dict, prefix: str = "", depth: int = PATH_DEPTH) -> dict[str,
 
 
 def _named(path: str, names: tuple[str, ...]) -> bool:
+    """Whether the key's last part is one of `names`, as it is or without an id suffix ('voter_id', 'voterId':
+    'voter')."""
     last = path.split(".")[-1].lower()
-    return last in names
+    bare = last[:-3] if last.endswith("_id") else last[:-2] if last.endswith("id") and len(last) > 3 else last
+    return last in names or bare in names
 
 
 def _mentions(path: str, words: tuple[str, ...]) -> bool:

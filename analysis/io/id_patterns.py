@@ -22,8 +22,19 @@ def id_pattern(ids_by_file: list[set[str]]) -> tuple[str | None, str]:
     if not ids:
         return None, ""
     in_files = Counter(p for f in ids_by_file for p in f)
+    found = _stripped(ids_by_file, ids)
     if sum(1 for c in in_files.values() if c > 1) >= 0.5 * len(ids):
+        # ids that recur are agents, unless a seat number in them ('Player2_gpt-5', 'Player3_gpt-5') splits one
+        # model into several: then the seat is stripped as any token that changes from game to game
+        if found[0] is not None and r"\d+" in found[0]:
+            return found
         return "^(?P<agent>.+)$", "the same player ids recur across files: each id is taken as the agent"
+    return found
+
+
+def _stripped(ids_by_file: list[set[str]], ids: list[str]) -> tuple[str | None, str]:
+    """`id_pattern`'s search: the fewest separator-delimited tokens stripped from one side of every id that make
+    the agents recur, as (regex, evidence), or (None, "")."""
     for sep in SEPARATORS:
         if not all(sep in p for p in ids):
             continue
@@ -80,3 +91,35 @@ def _generalise(values: list[str]) -> str | None:
     if len(shapes) == 1 and None not in shapes:
         return re.escape(shapes.pop()) + r"\d+"
     return None
+
+
+_LETTERS_NUMBER = re.compile(r"([A-Za-z]+)[ _\-:]?(\d+)")
+
+
+def id_forms(full: str) -> set[str]:
+    """The shorter forms a log may name the player `full` by, lower-cased: its first letters-then-number token
+    ('Player5_gpt-4o' -> 'player5'), that token's initial and number ('p5'), the number alone ('5', a seat
+    number), and its first separator-delimited token."""
+    forms = set()
+    found = _LETTERS_NUMBER.search(full)
+    if found:
+        letters, number = found.group(1), found.group(2)
+        forms |= {f"{letters}{number}".lower(), f"{letters[0]}{number}".lower(), number.lstrip("0") or "0"}
+    for sep in SEPARATORS:
+        if sep in full:
+            forms.add(full.split(sep, 1)[0].lower())
+            break
+    forms.discard(full.lower())
+    return forms
+
+
+def resolve_player(reference: str, known: set[str]) -> str | None:
+    """The one id of `known` (the players a match's other lines name in full) that `reference` names: itself,
+    or a shorter form of exactly one of them (`id_forms`: 'P5' for 'Player5_gpt-4o', a seat number); None when
+    no id, or more than one, has that form."""
+    if reference in known:
+        return reference
+    text = str(reference).strip().lower()
+    text = text.lstrip("0") or text if text.isdigit() else text
+    matches = [k for k in known if k != reference and text in id_forms(k)]
+    return matches[0] if len(matches) == 1 else None

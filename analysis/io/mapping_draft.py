@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from referee.io.id_patterns import id_pattern
+from referee.io.id_patterns import id_pattern, resolve_player
 from referee.io.toml_file import toml_line, toml_value
 from referee.io.loaders.base import RecordError, is_number, parse_time
 from referee.io.loaders.mapped_results import value_at
@@ -126,6 +126,10 @@ def _result_layouts(ev: Evidence, type_key: str) -> list[_Layout]:
                                for x in v)}
             seats = {p: list(v) for p, v in flat.items() if isinstance(v, dict) and len(v) >= 2
                      and all(isinstance(x, str) for x in v.values())}  # a seat table: its keys are the players
+            # an object keyed by player of numbers (steps, positions, tokens) names the players by its keys too: a
+            # winners list beside it is read among them, with no other list of the players on the line
+            seats |= {p: list(v) for p, v in flat.items() if isinstance(v, dict) and len(v) >= 2
+                      and all(is_number(x) for x in v.values())}
             for p, v in flat.items():
                 if isinstance(v, dict) and len(v) >= 2 and all(is_number(x) for x in v.values()):
                     shape = (p, "keyed", None)
@@ -180,6 +184,19 @@ def _preference(layout: _Layout) -> tuple:
             -_mentions(layout.key, RANK_WORDS + SCORE_WORDS))
 
 
+def _why_not(chosen: _Layout, other: _Layout) -> str:
+    """Why `other` was set aside for `chosen`, from the first field of `_preference` where they differ."""
+    mine, theirs = _preference(chosen), _preference(other)
+    reasons = (f"its lines end fewer files ({other.ends:.0%} against {chosen.ends:.0%})",
+               f"it is on fewer of its event's files ({other.share:.0%} against {chosen.share:.0%})",
+               "it names fewer players",
+               "who won or the order of finish decides a game; a number beside it (steps, positions, tokens) is "
+               "telemetry" if chosen.layout in ("winners", "ranks", "parallel-ranks", "order") else
+               "a ranking of the players over a list read as an order",
+               "its key is not named like a result")
+    return next((why for a, b, why in zip(mine, theirs, reasons) if a != b), "an equal candidate after it")
+
+
 def _looks_like_ranks(path: str, lines: list[list]) -> bool:
     """Ranks when every line's values are whole numbers 1..n (n players) and the key says rank, place or
     position and not score or points; points otherwise."""
@@ -220,6 +237,12 @@ def _per_player_results(ev: Evidence, type_key: str, player_key: str) -> _Layout
     return best
 
 
+def _is_player(value: str, players: set[str]) -> bool:
+    """Whether `value` is one of the results' `players`, or the full id that one of them shortens ('Player5_x' for a
+    result naming 'P5')."""
+    return value in players or any(resolve_player(q, {value}) == value for q in players)
+
+
 def _players_named(ev: Evidence, path: str, result: _Layout, without: str | None = None) -> tuple[int, int]:
     """(lines whose text value at `path` is a player the results name in that file, lines with a text value at
     `path`), counting only the lines that hold no text at `without` when it is given."""
@@ -229,7 +252,7 @@ def _players_named(ev: Evidence, path: str, result: _Layout, without: str | None
             v = r.get(path)
             if isinstance(v, str) and (without is None or not isinstance(r.get(without), str)):
                 total += 1
-                inside += v in result.players[i]
+                inside += _is_player(v, result.players[i])
     return inside, total
 
 
@@ -284,7 +307,7 @@ def _voter_key(ev: Evidence, type_key: str, result: _Layout | None, player_key: 
             for r in f:
                 if r.get(type_key) in votes and isinstance(r.get(path), str):
                     total += 1
-                    inside += r[path] in result.players[i]
+                    inside += _is_player(r[path], result.players[i])
         if total and inside / total >= 0.9:
             return path, (f"on {', '.join(sorted(votes))} lines '{path}' names who voted ({inside:,} of {total:,} lines "
                           "name a player), so it is tried first: a vote's actor is its voter")
@@ -325,15 +348,19 @@ def _seat_table(ev: Evidence, type_key: str, result: _Layout) -> tuple[str | Non
         for record, flat in zip(s.records, f):
             for p, v in flat.items():
                 if isinstance(v, dict) and len(v) >= 2 and all(isinstance(x, str) and x for x in v.values()) \
-                        and result.players[i] and result.players[i] <= set(v):
+                        and result.players[i] and all(resolve_player(q, set(v)) for q in result.players[i]):
                     hits[p] += 1
                     kinds[p][record.get(type_key)] += 1
     for p, c in hits.most_common():
         files = sum(1 for i, f in enumerate(ev.flat) if any(isinstance(r.get(p), dict) for r in f))
         if files >= 0.8 * len(ev.files):
             kind = kinds[p].most_common(1)[0][0]
+            short = any(q not in v for i, (s_, f) in enumerate(zip(ev.files, ev.flat)) for r in f
+                        for v in [r.get(p)] if isinstance(v, dict) for q in result.players[i])
             return p, kind, (f"'{p}' in '{kind}' lines maps every player the results name to a name, in {files} of "
-                             f"{len(ev.files)} files")
+                             f"{len(ev.files)} files" + ("; the results name some players by a shorter form of "
+                                                         "the ids there (e.g. 'P5' for 'Player5_...'), read as those "
+                                                         "players" if short else ""))
     return None, None, ""
 
 
@@ -370,6 +397,21 @@ def _iso(v) -> bool:
         return False
 
 
+GENERIC_FOLDERS = {"logs", "log", "data", "results", "runs", "outputs", "output", "games", "episodes", "raw", "jsonl"}
+
+
+def _title(ev: Evidence) -> str:
+    """The mapping's name from the data: the sampled files' common folder, or the first folder above it that is
+    not a generic one ('logs', 'results', ...: a benchmark's `bench/logs/` is 'bench'); 'my-runner' when none."""
+    import os
+
+    common = Path(os.path.commonpath([str(s.path.resolve().parent) for s in ev.files]))
+    for folder in (common, *common.parents):
+        if folder.name and folder.name.lower() not in GENERIC_FOLDERS:
+            return folder.name
+    return "my-runner"
+
+
 def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int = SAMPLE_FILES) -> Draft:
     """Draft a mapping for the JSON-lines logs under `paths` (files or folders) from a bounded sample.
 
@@ -399,7 +441,7 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     used = {type_key} | ({player_key} if player_key else set()) | set(also) | ({voter} if voter else set())
     match_key, match_why = _match_key(ev, used)
     used |= {match_key} if match_key else set()
-    title = name or (ev.files[0].path.parent.name or "my-runner")
+    title = name or _title(ev)
     if title.strip().lower() in RUNNER_NAMES:  # a mapping may not take a built-in runner's name
         title = f"{title}-mapped"
     total_lines = ev.n
@@ -502,7 +544,8 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
         layout = {"scores": "scores", "ranks": "ranks", "order": "order", "parallel-scores": "scores",
                   "parallel-ranks": "ranks", "winners": "winners"}[result.layout]
         others = [o for o in layouts if o is not result][:4]
-        seen = [f"#   also seen, not chosen: {o.layout} in '{o.key}' of '{o.event}' lines ({o.why})" for o in others]
+        seen = [f"#   also seen, not chosen: {o.layout} in '{o.key}' of '{o.event}' lines ({o.why}): "
+                f"{_why_not(result, o)}" for o in others]
         lines += ["[results]", f"# chosen: {result.why}", f"# e.g. {_example(result.example)}"] + seen + [
             f"event = {toml_value(result.event)}"]
         if result.players_key:

@@ -149,3 +149,42 @@ def werewolf_logs(folder: str | Path, games: int, seed: int, models: tuple[str, 
         return lines
 
     return _write_games(folder, games, seed, models, 8, "wolf-", game)
+
+
+def race_positions_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ...] = MODELS) -> dict[str, float]:
+    """Write `games` files `race-NNNN.jsonl` of 3-player races into a new `folder`; returns the skills (issue 84's
+    shape): player ids embed the model (`Player2_<model>`), no line lists the players, and the `final` line holds
+    `winners` (a list of one) beside `final_positions`, an object keyed by player of cells reached, larger for
+    the players who walked on after the winner stopped: the players exist on that line only as its keys."""
+
+    def game(g, rng, who, skill):
+        ids = [f"Player{k + 1}_{m}" for k, m in enumerate(who)]
+        perf = np.array([skill[m] for m in who]) + rng.gumbel(size=3)
+        winner = ids[int(np.argmax(perf))]
+        positions = {p: int(rng.integers(3, 8)) if p == winner else int(rng.integers(6, 14)) for p in ids}
+        lines = [{"type": "move", "game": f"R{g}", "player_id": p, "turn": t} for t in range(3) for p in ids]
+        lines.append({"type": "final", "game": f"R{g}", "winners": [winner], "final_positions": positions})
+        return lines
+
+    return _write_games(folder, games, seed, models, 3, "race-", game)
+
+
+def elimination_logs(folder: str | Path, games: int, seed: int, models: tuple[str, ...] = MODELS) -> dict[str, float]:
+    """Write `games` files `elim-NNNN.jsonl` of 8-player elimination games into a new `folder`; returns the skills
+    (issue 84's shape): `setup` names each player in full (`Player5_<model>`) with its model in a seat table;
+    votes carry `target_id` before `voter_id`; the `result` line ranks the players by a short id (`P5`)."""
+
+    def game(g, rng, who, skill):
+        ids = [f"Player{k + 1}_{m}" for k, m in enumerate(who)]
+        perf = np.array([skill[m] for m in who]) + rng.gumbel(size=8)
+        lines = [{"event": "setup", "game_id": f"E{g}", "players": dict(zip(ids, who.tolist()))}]
+        for r in range(2):
+            lines += [{"event": "speak", "game_id": f"E{g}", "player_id": p, "round": r, "text": "I trust no one."}
+                      for p in ids]
+            lines += [{"event": "vote", "game_id": f"E{g}", "round": r, "target_id": ids[1] if k == 0 else ids[0],
+                       "voter_id": p} for k, p in enumerate(ids)]
+        ranks = {f"P{k + 1}": int(r) + 1 for r, k in enumerate(np.argsort(-perf))}
+        lines.append({"event": "result", "game_id": f"E{g}", "final_ranks": dict(sorted(ranks.items()))})
+        return lines
+
+    return _write_games(folder, games, seed, models, 8, "elim-", game)

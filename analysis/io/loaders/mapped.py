@@ -49,6 +49,7 @@ from referee.io.loaders.base import (
 )
 from referee.io.loaders.files import document_lines
 from referee.io.loaders.mapped_results import game_results, key_getter, key_label, value_at
+from referee.io.id_patterns import resolve_player
 from referee.models.registry import DIRECTIONS
 from referee.names import MEASURE_KINDS, RUNNER_NAMES, MappingError  # noqa: F401  (MappingError defined light, for the command line)
 from referee.io.schema import SchemaError, tuples_to_arrow
@@ -558,8 +559,19 @@ def _event_table(events: list[tuple]):
 def _finish(out, path, content_hash, mapping, events, results, lines, agents, meta, measures) -> None:
     """Resolve agents, derive ranks, build matches, and hand everything to the builder."""
     failed: dict[int, tuple[dict, RecordError]] = {}  # a line whose result has no agent is set aside whole
+    full_ids: dict[str, set[str]] = {}  # per match, the players its lines name with an agent (table, key)
+    for match, player in agents:
+        full_ids.setdefault(match, set()).add(player)
     for row in results:
         agent = row["agent"] or agents.get((row["match_id"], row["player"])) or _named_agent(mapping, row["player"])
+        if agent is None:  # a result that names its player by a shorter form of an id the match's lines use
+            full = resolve_player(row["player"], full_ids.get(row["match_id"], set()) or
+                                  meta.get(row["match_id"], {}).get("players", set()) - {row["player"]})
+            agent = None if full is None else agents.get((row["match_id"], full)) or _named_agent(mapping, full)
+            if agent is not None:
+                out.note(f"result(s) naming a player by a shorter form of its id (e.g. {row['player']!r} for {full!r}) "
+                         "read as that player")
+                row["player"] = full
         if agent is not None:
             row["agent"] = agent
             continue
