@@ -4,9 +4,11 @@ NUTS on the same model and data, convergence and coverage over generated data se
 4. Reuse (issue 72): `--reuse-fits` crossed fits on data sets of other sizes in one process, through the
    structure compiled once and through nutpie's compile per model: seconds until sampling starts (target under
    2 s after the first) and resident memory after each fit.
+5. Issue 85's small and unbalanced crossed designs (8 x 10 x 5, 6 x 4 x 20, 8 x 10 x 5 with one agent of 5
+   samples), `--seeds` data sets each at the defaults (`--only-small` runs this section alone).
 
 Run: PYTHONPATH=. .venv/bin/python -m benchmarks.outcome_models [--seeds 10] [--no-pymc] [--inspect PATH]
-     [--reuse-fits 6] [--only-reuse]
+     [--reuse-fits 6] [--only-reuse] [--only-small]
 
 1. Issue 52's design (12 agents x 8 tasks x 40 items x 2 epochs, the last two agents alone on a task each):
    for each of `--seeds` generated data sets, the crossed model at its defaults; per data set its wall time,
@@ -83,6 +85,35 @@ def generated(seeds: int) -> None:
           .to_string(index=False))
     print(notes[0])
     return frame, truth
+
+
+SMALL = {"8 agents x 10 tasks x 5 items": dict(agents=8, tasks=10, items=5, epochs=1, aliased=0),
+         "6 agents x 4 tasks x 20 items": dict(agents=6, tasks=4, items=20, epochs=1, aliased=0),
+         "8 x 10 x 5, one agent with 5 samples": dict(agents=8, tasks=10, items=5, epochs=1, aliased=0)}
+
+
+def small(seeds: int) -> None:
+    """5. issue 85's small and unbalanced crossed designs at the defaults, `seeds` data sets each: per design, the
+    data sets with 0 divergences (target >= 9 of 10), R-hat <= 1.01 and ESS >= 400, and the pooled coverage of the
+    true agent effects by the 94 % HDIs (target 90-98 %), with the coding each fit stood on."""
+    print("5. small and unbalanced crossed designs, crossed model at its defaults")
+    for name, shape in SMALL.items():
+        rows, codings = [], []
+        for seed in range(seeds):
+            frame, truth = pass_fail_samples(seed=seed, **shape)
+            if "one agent" in name:  # the last agent keeps its first 5 samples
+                last = frame[frame["agent"] == frame["agent"].max()]
+                frame = frame.drop(last.index[5:]).reset_index(drop=True)
+            row = fit_one(frame, truth, seed)
+            rows.append(row)
+            codings.append(", ".join(f"{e} {c}" for e, c in row["fit"].diagnostics.get("coding", {}).items())
+                           + (" (refitted)" if any("refitted" in n for n in row["fit"].notes) else ""))
+        clean = sum(not r["divergences"] for r in rows)
+        converged = sum(r["r_hat"] <= 1.01 and min(r["ess_bulk"], r["ess_tail"]) >= 400 for r in rows)
+        coverage = sum(r["covered"] for r in rows) / sum(r["agents"] for r in rows)
+        print(f"  {name}: 0 divergences in {clean}/{len(rows)} (target >= {int(0.9 * len(rows))}); R-hat and ESS met "
+              f"in {converged}/{len(rows)}; pooled coverage {coverage:.1%} (target 90-98 %); median fit "
+              f"{sorted(r['seconds'] for r in rows)[len(rows) // 2]:.1f} s; codings: {sorted(set(codings))}")
 
 
 def samplers(frame, truth) -> None:
@@ -166,15 +197,20 @@ def main() -> None:
     parser.add_argument("--inspect", type=Path, default=SHARED)
     parser.add_argument("--reuse-fits", type=int, default=6)
     parser.add_argument("--only-reuse", action="store_true")
+    parser.add_argument("--only-small", action="store_true", help="section 5 only: the small crossed designs")
     args = parser.parse_args()
     if args.only_reuse:
         reuse(args.reuse_fits)
+        return
+    if args.only_small:
+        small(args.seeds)
         return
     frame, truth = generated(args.seeds)
     if not args.no_pymc:
         samplers(frame, truth)
     inspect(args.inspect)
     reuse(args.reuse_fits)
+    small(args.seeds)
 
 
 if __name__ == "__main__":

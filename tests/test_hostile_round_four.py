@@ -64,6 +64,18 @@ def test_pass_fail_compare_on_the_bundled_inspect_sample(tmp_path, capsys):
                  "--draws", "300", "--tune", "500"]) == 0
     compared = (tmp_path / "f" / "compare.csv").read_text()
     assert "crossed" in compared and "agent" in compared
+    # the same model, data and seed give the same draws in every command that fits it (issue 85): the plain fit,
+    # the fit --compare reports, and the notebook API, whichever structure the process compiled first
+    assert main(["fit", "pass-fail", "--store", str(store), "--out", str(tmp_path / "p"),
+                 "--draws", "300", "--tune", "500"]) == 0
+    import pandas as pd
+
+    import referee
+
+    plain = pd.read_csv(tmp_path / "p" / "table.csv")
+    pd.testing.assert_frame_equal(plain, pd.read_csv(tmp_path / "f" / "table.csv"))
+    api = referee.fit(str(store), "pass-fail", draws=300, tune=500).table()
+    assert api["effect"].tolist() == plain["effect"].tolist() and api["hdi_low"].tolist() == plain["hdi_low"].tolist()
     capsys.readouterr()
 
 

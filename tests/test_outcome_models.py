@@ -17,6 +17,22 @@ from tests.conftest import shared_file
 SEED = 20  # the generated data set of the ladder tests (its 12 true agent effects, drawn from the prior)
 
 
+def test_two_agents_sharing_a_task_apart_from_the_rest_never_read_alone():
+    """Two agents sharing the task `addition`, which no agent of the main group answered, both read "alone on
+    addition" while the data separate them (issue 85): each now reads whom it shares the task with, from the
+    agent-task graph, and only an agent with no partner reads "alone"."""
+    rows = [("a", "t1", "1"), ("a", "t2", "2"), ("b", "t1", "1"), ("b", "t2", "2"), ("c", "t1", "3"),
+            ("x", "addition", "1"), ("x", "addition", "2"), ("y", "addition", "1"), ("y", "addition", "2"),
+            ("z", "solo", "1"), ("z", "solo", "2")]
+    frame = pd.DataFrame(rows, columns=["agent", "task", "item"]).assign(y=[1, 0, 0, 1, 1, 1, 0, 0, 1, 1, 0])
+    found, notes = og.identification(og.design(frame), og.EFFECTS["crossed"])
+    why = found["agent"].set_index("agent")["why"]
+    assert why["x"].startswith("shares addition only with y") and why["y"].startswith("shares addition only with x")
+    assert "alone" not in why["x"].split(":")[0] and "alone" not in why["y"].split(":")[0]
+    assert why["z"].startswith("alone on solo")
+    assert any("cannot be compared with the main group" in n and "x, y, z" in n for n in notes)
+
+
 def test_identification_names_agents_alone_on_their_tasks_and_items_one_agent_answered():
     frame = pd.DataFrame({"agent": ["a", "a", "b", "b", "c", "c"], "task": ["t1", "t2", "t1", "t2", "t3", "t3"],
                           "item": ["1", "2", "1", "2", "9", "8"], "y": [1, 0, 1, 1, 0, 1]})

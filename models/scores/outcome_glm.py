@@ -13,8 +13,9 @@ Models (`EFFECTS`, the ladder `referee fit --compare` climbs):
 For graded scores the same linear predictor (without mu) enters an ordered logistic with K - 1 cutpoints.
 
 Coding: a_agent ~ ZeroSumNormal(sigma_agent) and b_task ~ ZeroSumNormal(sigma_task), centred where there are
-CENTRED_LEVELS agents (tasks) or more and the median one has CENTRED_MIN samples or more, else non-centred (sigma
-times a standard zero-sum normal);
+CENTRED_LEVELS agents (tasks) or more and the data's information about the median one (its samples times
+p (1 - p) at the overall rate) reaches CENTRED_INFORMATION, else non-centred (sigma times a standard zero-sum
+normal); a fit that diverges is refitted once with the other coding, and the notes say which stands;
 c_item = sigma_item z_item and d = sigma_pair z_pair (non-centred: an item has a few samples). Zero-sum coding does not depend on level order: mu is the logit of the average agent on the average
 task, a_agent an agent's deviation from the average agent.
 
@@ -40,6 +41,8 @@ by the priors alone). Items answered by one agent only are counted in the notes.
 """
 
 from __future__ import annotations
+
+import warnings
 
 from dataclasses import dataclass, field
 
@@ -148,15 +151,22 @@ def identification(d: Design, effects: tuple[str, ...]) -> tuple[dict[str, pd.Da
             offset = 0 if kind == "agent" else n_agents
             for k in np.flatnonzero(group[offset:offset + len(getattr(d, kind + "s"))] != main):
                 partners = ", ".join(other_names[j] for j in np.unique(others[codes == k]))
-                why = (f"alone on {partners}: its effect and the task's are split by the priors alone"
-                       if kind == "agent" else f"answered only by {partners}, who is on no task of the others: "
-                       "split from the agent's effect by the priors alone")
+                if kind == "agent":
+                    mates = [d.agents[j] for j in np.flatnonzero(group[:n_agents] == group[k]) if j != k]
+                    why = (f"shares {partners} only with {', '.join(mates)}, on no task of the other agents: compared "
+                           "with them alone; against the rest its effect and the tasks' are split by the priors alone"
+                           if mates else f"alone on {partners}: its effect and the task's are split by the priors "
+                           "alone")
+                else:
+                    why = (f"answered only by {partners}, who answered no task of the other agents: split from the "
+                           "agents' effects by the priors alone")
                 found[kind].loc[k, ["identified", "why"]] = [NOT_IDENTIFIED, why]
         lost = found["agent"]["identified"].ne("yes")
         if lost.any():
-            notes.append(f"{lost.sum()} agent(s) cannot be compared with the others: no other agent answered their "
-                         "tasks (their rows say 'identified: no, prior only'; they are not findings): "
-                         + ", ".join(found["agent"].loc[lost, "agent"]) + ".")
+            notes.append(f"{lost.sum()} agent(s) cannot be compared with the main group of agents (those linked by "
+                         "shared tasks with the most samples): no agent of that group answered their tasks (their "
+                         "rows say 'identified: no, prior only' and whom they share tasks with; they are not "
+                         "findings): " + ", ".join(found["agent"].loc[lost, "agent"]) + ".")
     if "item" in effects:
         answered = pd.Series(d.agent).groupby(d.item).nunique()
         if (answered == 1).any():
@@ -188,7 +198,8 @@ def separated(d: Design, agents: pd.DataFrame, notes: list[str]) -> None:
                      + ", ".join(flagged) + ".")
 
 
-def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: bool, priors: Priors):
+def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: bool, priors: Priors,
+                coding: dict[str, bool] | None = None):
     """The PyMC model (see the module docstring). Pass-fail is fitted as binomial counts of the samples sharing
     (agent, item): the same posterior as one Bernoulli per sample, at a fraction of the cost. Every array read
     from the data (indices, counts, outcomes, the cutpoints' prior means) is a `pm.Data` and every level set a
@@ -218,7 +229,7 @@ def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: 
                 continue
             index = pm.Data(f"{e}_index", codes[e].astype(np.int64))
             sigma = pm.HalfNormal(f"sigma_{e}", priors.group_sd)
-            if e in ("agent", "task") and centred(getattr(d, e)):
+            if e in ("agent", "task") and (coding or codings(d, effects)).get(e, False):
                 effect = pm.ZeroSumNormal(f"{e}_effect", sigma=sigma, dims=e)
             elif e in ("agent", "task"):
                 effect = pm.Deterministic(f"{e}_effect", sigma * pm.ZeroSumNormal(f"z_{e}", sigma=1.0, dims=e),
@@ -235,20 +246,36 @@ def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: 
     return model
 
 
-CENTRED_MIN = 30  # samples per level (median) from which an agent's or task's effects are coded centred
-
-
+CENTRED_INFORMATION = 25.0  # Fisher information per level (median) from which an effect is coded centred: a level's
+# likelihood then has sd 1 / 5 on the logit scale, narrow beside any group scale the data support. At 30 samples a
+# level by count alone (about 7.5 at a pass rate of one half) an 8 x 10 x 5 design coded both effects centred and
+# diverged in 3 of 5 seeds (issue 85); the information rule codes it non-centred
 CENTRED_LEVELS = 8  # and from this many levels (fewer leave their scale loose, a funnel even with rich data: six
 # agents coded centred diverged in 7 of 10 seeds of the graded test, non-centred in 6, with 0.95 in none)
 
 
-def centred(codes: np.ndarray) -> bool:
-    """Whether effects over the levels in `codes` (one per sample) are coded centred: when there are
-    CENTRED_LEVELS levels or more and the median level has CENTRED_MIN samples or more, the data pin each effect
-    and its scale, and a centred coding mixes best; otherwise the effects and their scale form a funnel, which
-    the non-centred coding (sigma times a standard zero-sum normal) removes."""
-    counts = np.bincount(codes)
-    return len(counts) >= CENTRED_LEVELS and float(np.median(counts)) >= CENTRED_MIN
+def information(codes: np.ndarray, y: np.ndarray, levels: int) -> float:
+    """The data's information about one level's effect, the median over the levels: its samples times the
+    outcome's variance on the logit scale at the overall rate (p (1 - p) for pass/fail; for a grade, the same at
+    the share above the middle grade)."""
+    top = max(levels - 1, 1)
+    rate = float(np.clip(np.mean(y >= (top + 1) / 2 if levels > 2 else y), 1e-3, 1 - 1e-3))
+    return float(np.median(np.bincount(codes))) * rate * (1 - rate)
+
+
+def centred(codes: np.ndarray, y: np.ndarray | None = None, levels: int = 2) -> bool:
+    """Whether effects over the levels in `codes` (one per sample, outcomes `y`) are coded centred: when there
+    are CENTRED_LEVELS levels or more and the data's `information` per level reaches CENTRED_INFORMATION, the
+    data pin each effect and its scale, and a centred coding mixes best; otherwise the effects and their scale
+    form a funnel, which the non-centred coding (sigma times a standard zero-sum normal) removes. Without `y`
+    the outcomes are taken at a rate of one half (the most information a sample can carry)."""
+    y = np.full(len(codes), 0.5) if y is None else np.asarray(y, float)
+    return len(np.bincount(codes)) >= CENTRED_LEVELS and information(codes, y, levels) >= CENTRED_INFORMATION
+
+
+def codings(d: Design, effects: tuple[str, ...]) -> dict[str, bool]:
+    """{effect: coded centred} of the agent and task effects in `effects`, by `centred`."""
+    return {e: centred(getattr(d, e), d.y, len(d.levels)) for e in ("agent", "task") if e in effects}
 
 
 def _draws(idata, name: str) -> np.ndarray | None:
@@ -341,12 +368,32 @@ def fit_outcomes(frame: pd.DataFrame, effects: str = "crossed", interaction: boo
     modelled = tuple(e for e in names if len(getattr(d, e + "s")) > 1)  # one task (or agent): its effect is 0
     found, notes = identification(d, names)
     notes.insert(0, prior_predictive(priors, modelled, interaction, graded, seed))
-    model = build_model(d, names, interaction, graded, priors)
-    var_names = [v for v in ["mu", "cutpoints"] + [f"sigma_{e}" for e in modelled] + [f"{e}_effect" for e in modelled]
-                 + (["sigma_pair", "pair_effect"] if interaction else []) if v in model.named_vars]
-    with collect_notes(notes):
-        idata, diagnostics = sample(model, var_names, draws, tune, chains, seed, sampler, low_rank=True,
-                                    target_accept=GRADED_TARGET_ACCEPT if graded else TARGET_ACCEPT, reuse=True)
+    coding = codings(d, names)
+    with warnings.catch_warnings(record=True) as first_warned:  # held until the refit (below) says which fit stands
+        warnings.simplefilter("always")
+        idata, diagnostics, var_names = _sample_coded(d, names, interaction, graded, priors, coding, modelled, notes,
+                                                      draws, tune, chains, seed, sampler)
+    coded = {e: c for e, c in coding.items() if e in modelled and not (e in ("agent", "task") and len(
+        getattr(d, e + "s")) < 2)}
+    if diagnostics["divergences"] > 0 and coded:  # the other coding, once, before NOT CONVERGED is reported
+        other = {e: not c for e, c in coding.items()}
+        tried: list[str] = []
+        second = _sample_coded(d, names, interaction, graded, priors, other, modelled, tried, draws, tune, chains,
+                               seed, sampler)
+        said = ", ".join(f"{e} {'centred' if c else 'non-centred'}" for e, c in coding.items())
+        if second[1]["divergences"] < diagnostics["divergences"]:
+            notes[:] = [n for n in notes if not n.startswith("ConvergenceWarning")] + tried
+            notes.append(f"refitted with the other coding: the first fit ({said}) had {diagnostics['divergences']} "
+                         f"divergent transition(s), this one {second[1]['divergences']}")
+            idata, diagnostics, var_names = second
+            coding = other
+            first_warned = []  # the first fit's warnings were of a fit that no longer stands
+        else:
+            notes.append(f"a refit with the other coding diverged as often ({second[1]['divergences']} against "
+                         f"{diagnostics['divergences']}): the first fit ({said}) is kept")
+    for w in first_warned:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    diagnostics["coding"] = {e: "centred" if c else "non-centred" for e, c in coding.items()}
     loglik = pointwise_loglik(idata, d, names, interaction, graded)
     import xarray as xr
 
@@ -422,6 +469,20 @@ def _effect_table(idata, d: Design, kind: str, graded: bool) -> pd.DataFrame:
     hdi, p_hdi = _intervals(draws), _intervals(prob)
     return pd.DataFrame({kind: names, "n": n, "raw": raw, "effect": draws.mean(0), "hdi_low": hdi[:, 0],
                          "hdi_high": hdi[:, 1], "p": prob.mean(0), "p_low": p_hdi[:, 0], "p_high": p_hdi[:, 1]})
+
+
+def _sample_coded(d: Design, names: tuple[str, ...], interaction: bool, graded: bool, priors: Priors,
+                  coding: dict[str, bool], modelled: tuple[str, ...], notes: list[str], draws: int, tune: int,
+                  chains: int, seed: int, sampler: str):
+    """(idata, diagnostics, var_names) of the model with the agent and task effects coded as `coding` says; the
+    fit's warnings are collected into `notes`."""
+    model = build_model(d, names, interaction, graded, priors, coding)
+    var_names = [v for v in ["mu", "cutpoints"] + [f"sigma_{e}" for e in modelled] + [f"{e}_effect" for e in modelled]
+                 + (["sigma_pair", "pair_effect"] if interaction else []) if v in model.named_vars]
+    with collect_notes(notes):
+        idata, diagnostics = sample(model, var_names, draws, tune, chains, seed, sampler, low_rank=True,
+                                    target_accept=GRADED_TARGET_ACCEPT if graded else TARGET_ACCEPT, reuse=True)
+    return idata, diagnostics, var_names
 
 
 def prior_predictive(priors: Priors, effects: tuple[str, ...], interaction: bool, graded: bool, seed: int,
