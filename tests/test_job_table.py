@@ -268,3 +268,22 @@ def test_the_manuals_sampling_defaults_are_the_ones_that_run():
     block = readme.split("<!-- sampling-defaults:start -->\n", 1)[1].split("\n<!-- sampling-defaults:end -->", 1)[0]
     assert block == sampling_defaults_markdown()
     assert "| `referee fit pass-fail` | 2,000 | 1,000 | 4 |" in block
+
+
+def test_a_result_field_of_the_wrong_type_is_refused_and_a_result_records_its_options(sample_store):
+    """Types declared, not checked (issue 86): `RatingsJobResult(..., fields={"method": 5}).method` returned 5.
+    A field is now checked against its declaration when the result is built, and a job's result records the
+    options it ran with (defaults filled)."""
+    import pytest
+
+    import referee
+    from referee.run.result import CompareJobResult, RatingsJobResult
+
+    with pytest.raises(TypeError, match="'method' is declared str, got int 5"):
+        RatingsJobResult("ratings", {}, fields={"method": 5})
+    with pytest.raises(TypeError, match="'p_value' is declared float"):
+        CompareJobResult("compare", {}, fields=dict(difference=1.0, lower=0.0, upper=2.0, interval="x", p_better=0.9,
+                                                    p_value="small", wins=1, losses=0, ties=0, matches=1))
+    assert RatingsJobResult("ratings", {}, fields={"method": "bt", "ties": None}).method == "bt"
+    found = referee.ratings(str(sample_store), "elo", runner="concordia")
+    assert found.options["method"] == "elo" and found.options["runner"] == "concordia" and "seed" in found.options

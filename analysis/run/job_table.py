@@ -104,7 +104,10 @@ class Job:
         (what the report and the papers compose, drawing their own)."""
         function = implementation(self.function)
         bound = self.bind(options)
-        return function(**bound) if self.data == "none" else function(data, **bound)
+        result = function(**bound) if self.data == "none" else function(data, **bound)
+        if hasattr(result, "options"):  # a Result: it records the options it ran with
+            result.options = dict(bound)
+        return result
 
     def run(self, data=None, figures: bool = True, **options):
         """The job on `data` with `options` (checked, defaults filled): its Result with its figures (none drawn,

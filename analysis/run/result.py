@@ -57,6 +57,31 @@ class Field(Generic[T]):
     def __set__(self, obj: "Result", value: T) -> None:
         obj.fields[self.name] = value
 
+    def kinds(self) -> tuple[type, ...]:
+        """The Python types a value of this field may have, from its declaration (`Field[float]`,
+        `Field["str | None"]`): numpy's numbers count as Python's, an int as a float, None where declared."""
+        import typing
+
+        import numpy as np
+
+        declared = typing.get_args(getattr(self, "__orig_class__", Field[Any]))[0]
+        names = [part.strip().split("[")[0] for part in declared.split("|")] if isinstance(declared, str) else \
+            [getattr(declared, "__name__", str(declared))]
+        kinds: list[type] = []
+        for name in names:
+            kinds += {"str": [str], "int": [int, np.integer], "float": [float, int, np.floating, np.integer],
+                      "bool": [bool, np.bool_], "list": [list, tuple], "dict": [dict],
+                      "None": [type(None)]}.get(name, [object])
+        return tuple(kinds)
+
+
+def typing_name(declared: Field) -> str:
+    """A field's declared type as written (`float`, `str | None`)."""
+    import typing
+
+    found = typing.get_args(getattr(declared, "__orig_class__", Field[Any]))[0]
+    return found if isinstance(found, str) else getattr(found, "__name__", str(found))
+
 
 @dataclass
 class Result:
@@ -82,6 +107,7 @@ class Result:
     documents: dict[str, str] = field(default_factory=dict)
     failure: str | None = None
     drawn: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)  # the job's options as it ran (`Job.compute` sets them)
 
     def table(self, name: str | None = None) -> pd.DataFrame:
         """The table `name` (default the main table: the CSV the command writes first). KeyError naming the
@@ -115,6 +141,12 @@ class Result:
             raise ValueError(f"a {self.job} result ({type(self).__name__}) "
                              + (f"lacks its field(s) {', '.join(missing)}" if missing else
                                 f"may not name a field {', '.join(reserved)}"))
+        for name, declared_field in declared.items():  # each field's value of its declared type
+            value = self.fields.get(name)
+            if name in self.fields and not (value is None and declared_field.optional) \
+                    and not isinstance(value, declared_field.kinds()):
+                raise TypeError(f"a {self.job} result's field {name!r} is declared "
+                                f"{typing_name(declared_field)}, got {type(value).__name__} {value!r}"[:300])
 
     def payload(self) -> dict:
         """The result as JSON-ready values: its fields at the top, every table as records under "tables" (so a
@@ -186,7 +218,7 @@ class CompareJobResult(Result):
 
 class CheckJobResult(Result):
     """`referee check`: how many claims were checked and how many were violated (the `violations` table)."""
-    checked = Field[int]()
+    checked = Field[str]()  # what was read, in words
     violations = Field[int]()
 
 
