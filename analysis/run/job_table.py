@@ -40,8 +40,20 @@ from referee.run.options import (
     SAMPLING_OPTIONS,
     SEED,
     SWEEP_OPTIONS,
+    MAX_AGENTS,
+    MAX_BUDGET,
+    MAX_CALIBRATIONS,
+    MAX_INTENSITY,
+    MAX_K,
+    MAX_SIMULATIONS,
     Option,
+    agent_count,
     agent_list,
+    budget,
+    calibrations,
+    elo_k,
+    intensity,
+    simulations,
     count,
     dims_range,
     folds,
@@ -211,12 +223,13 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("runner", None, "the runner whose logs to simulate", choices=tuple(SIMULATORS), positional="1",
                    required=True),
             SIM_OUT,
-            Option("agents", None, "number of agents (default: the simulator's own)", type=positive_int),
+            Option("agents", None, f"number of agents (default: the simulator's own; at most {MAX_AGENTS:,})",
+                   type=agent_count),
             SEED) + tuple({o.name: replace(o, default=False if o.flag else None)
                            for s in SIMULATORS.values() for o in s.options}.values()),
         data="none", folder=False,
-        variants={name: (SIM_OUT, Option("agents", s.agents, f"number of agents (default {s.agents})",
-                                         type=positive_int), SEED) + s.options for name, s in SIMULATORS.items()},
+        variants={name: (SIM_OUT, Option("agents", s.agents, f"number of agents (default {s.agents}; at most "
+                                         f"{MAX_AGENTS:,})", type=agent_count), SEED) + s.options for name, s in SIMULATORS.items()},
         variant_help={name: s.help for name, s in SIMULATORS.items()}),
     Job("ratings", "referee.run.ratings.rating_jobs:ratings", "rate agents: Elo, Bradley-Terry (scalar, Davidson ties, "
         "per-game, multidimensional, Bayesian), Plackett-Luce, TrueSkill, OpenSkill", (
@@ -239,7 +252,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
                    metavar="seat|role|measure:NAME|style:NAME"),
             RESAMPLE,
             Option("dims", 2, "dimensions for bt-md (1-7; default 2)", type=positive_int),
-            Option("k", 32.0, "K factor for online-elo (default 32)", type=positive_float),
+            Option("k", 32.0, f"K factor for online-elo (default 32; Elo points, at most {MAX_K:,.0f})", type=elo_k),
             PER_GAME_SD,
             Option("rate_scripted", False, "rate scripted partners too (clem's programmatic, Kaggle's built-in bots, "
                    "Concordia's background population: results of group background), which are otherwise a role, "
@@ -286,8 +299,8 @@ JOBS: dict[str, Job] = {j.name: j for j in (
                    "(Nash averaging: skill against the maximum-entropy equilibrium of the log-odds meta-game) or "
                    "alpha-rank (alpha-Rank's stationary mass)", choices=VOTING_METHODS + ("all",) + tuple(GAME_METHODS),
                    required=True, many=True),
-            Option("alpha", 100.0, "alpha-rank: ranking intensity (default 100, OpenSpiel's; population 50)",
-                   type=positive_float),
+            Option("alpha", 100.0, f"alpha-rank: ranking intensity (default 100, OpenSpiel's; population 50; at most "
+                   f"{MAX_INTENSITY:g})", type=intensity),
             Option("against", "agents", "nash, alpha-rank: the meta-game of agents against agents (default; "
                    "comparisons within matches) or against scenarios (Balduzzi et al.'s agent-vs-task game of "
                    "normalised scores; alpha-rank then runs two populations)", choices=("agents", "scenarios")),
@@ -311,7 +324,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             RUNNER, SEED), figures=FIGURES + "contest"),
     Job("plan", "referee.run.scores.score_jobs:plan", "which matches to run next, and how many (a plan as CSV, or a power "
         "curve)", (
-            Option("budget", 20, "matches to propose (default 20)", type=positive_int),
+            Option("budget", 20, f"matches to propose (default 20; at most {MAX_BUDGET:,})", type=budget),
             Option("target", "adjacent:0.95", "adjacent:CONF (separate adjacent ranks), width:ELO (every interval at "
                    "most ELO wide) or top:K (find the top K); default adjacent:0.95"),
             Option("rule", "c-optimal", "selection rule (models/ratings/design.py documents each with its source; "
@@ -320,7 +333,8 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("power", False, "a power curve instead of a plan (with --delta)", flag=True),
             Option("delta", 50.0, "--power: Elo points apart (default 50)", type=positive_float),
             Option("pair", None, "--power: the two agents (default: the two most compared)", metavar="A,B"),
-            Option("sims", 200, "--power: simulations per point (default 200)", type=positive_int),
+            Option("sims", 200, f"--power: simulations per point (default 200; at most {MAX_SIMULATIONS:,})",
+                   type=simulations),
             Option("scenarios", None, "instead: the N scenarios (tag profiles) that would most shrink the tag "
                    "coefficients now least known", type=positive_int, metavar="N"),
             Option("profiles", False, "--scenarios: also propose hypothetical profiles (combinations of up to three "
@@ -349,7 +363,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
     Job("calibrate", "referee.run.scores.score_jobs:calibrate", "simulation-based calibration of a Bayesian model (Talts et "
         "al. 2018): rank histograms and HDI coverage per parameter group", (
             Option("model", None, "the model family", choices=CALIBRATION_FAMILIES, positional="1", required=True),
-            Option("sims", 100, "simulations (default 100)", type=positive_int),
+            Option("sims", 100, f"simulate-and-fit cycles (default 100; at most {MAX_CALIBRATIONS:,})", type=calibrations),
             Option("size", 0, "design size: 0 the smallest, each step adds agents", type=count),
             Option("out", None, "the results folder the store's record of this run points at", type=path),
             SEED) + SAMPLING_OPTIONS + SWEEP_OPTIONS, data="optional", figures=FIGURES + "calibrate"),

@@ -157,6 +157,53 @@ def some_replicates(value) -> int:
     return _at_most(positive_int(value), MAX_REPLICATES, "every replicate is held in memory")
 
 
+MAX_K = 1_000.0  # Elo points a match may move a rating (the scale is 400 points a factor of 10 in the odds)
+MAX_INTENSITY = 700.0  # alpha-Rank's exp(alpha x payoff difference) overflows float64 past about 709
+MAX_BUDGET = 100_000  # matches a plan proposes: each is scored against every pair's covariance
+MAX_SIMULATIONS = 100_000  # simulated tournaments of a power curve point
+MAX_CALIBRATIONS = 10_000  # simulate-and-fit cycles of a calibration: each is a Bayesian fit
+MAX_AGENTS = 100_000  # agents of a simulated runner: its matches and truth are built in memory
+MAX_ANCHOR = 100_000.0  # |RATING| of --anchor, Elo points
+
+
+def elo_k(value) -> float:
+    """Online Elo's K factor: a positive number of Elo points, at most MAX_K."""
+    found = positive_float(value)
+    if found > MAX_K:
+        raise ValueError(f"must be at most {MAX_K:,.0f} Elo points (one match would move a rating by more than the "
+                         f"whole scale), got {value}")
+    return found
+
+
+def intensity(value) -> float:
+    """alpha-Rank's ranking intensity: a positive number at most MAX_INTENSITY."""
+    found = positive_float(value)
+    if found > MAX_INTENSITY:
+        raise ValueError(f"must be at most {MAX_INTENSITY:g} (exp(alpha x a payoff difference) overflows past it), "
+                         f"got {value}")
+    return found
+
+
+def budget(value) -> int:
+    """Matches a plan proposes: a whole number from 1 to MAX_BUDGET."""
+    return _at_most(positive_int(value), MAX_BUDGET, "each match is scored against every pair's covariance")
+
+
+def simulations(value) -> int:
+    """Simulations of a power curve's point: a whole number from 1 to MAX_SIMULATIONS."""
+    return _at_most(positive_int(value), MAX_SIMULATIONS, "each simulates and fits a tournament")
+
+
+def calibrations(value) -> int:
+    """Simulate-and-fit cycles of a calibration: a whole number from 1 to MAX_CALIBRATIONS."""
+    return _at_most(positive_int(value), MAX_CALIBRATIONS, "each cycle is a Bayesian fit")
+
+
+def agent_count(value) -> int:
+    """Agents of a simulated runner: a whole number from 1 to MAX_AGENTS."""
+    return _at_most(positive_int(value), MAX_AGENTS, "every agent's matches and truth are built in memory")
+
+
 def name_text(value) -> str:
     """A name (of a measure, a column): text that is not empty or only spaces, stripped."""
     if not isinstance(value, str) or not value.strip():

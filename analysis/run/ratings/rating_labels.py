@@ -30,7 +30,7 @@ from scipy.sparse.csgraph import connected_components
 
 from referee.models.ratings.bootstrap import MIN_MATCHES
 from referee.run.ratings.intervals import one_sided
-from referee.run.options import number_or_nan
+from referee.run.options import MAX_ANCHOR, number_or_nan
 from referee.models.registry import methods_with
 from referee.prepare.membership import agents_in, is_in
 from referee.names import NEVER_COMPARED, NO_INFORMATION
@@ -45,6 +45,8 @@ def parse_anchor(text: str) -> tuple[str, float]:
     rating = number_or_nan(value)
     if not sep or not agent.strip() or not np.isfinite(rating):
         raise ValueError(f"--anchor takes AGENT=RATING (e.g. gpt-4=1500), got {text!r}")
+    if abs(rating) > MAX_ANCHOR:
+        raise ValueError(f"--anchor's RATING must be within +/-{MAX_ANCHOR:,.0f} Elo points, got {value.strip()}")
     return agent.strip(), rating
 
 
