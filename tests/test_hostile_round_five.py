@@ -8,7 +8,7 @@ import pytest
 from referee.cli import main
 
 CASES = [
-    (["ratings", "--method", "online-elo", "--k", "1e308"], "--k: must be at most 1,000 Elo points"),
+    (["ratings", "--method", "online-elo", "--k", "1e308"], "--k: must be at most 1,000 (Elo points"),
     (["plan", "--budget", "1000000000000"], "--budget: must be at most 100,000"),
     (["plan", "--power", "--sims", "1000000000000"], "--sims: must be at most 100,000"),
     (["calibrate", "bayes-bt", "--sims", "1000000000000"], "--sims: must be at most 10,000"),

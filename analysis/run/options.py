@@ -166,22 +166,21 @@ MAX_AGENTS = 100_000  # agents of a simulated runner: its matches and truth are 
 MAX_ANCHOR = 100_000.0  # |RATING| of --anchor, Elo points
 
 
+def _float_at_most(value, limit: float, why: str) -> float:
+    found = positive_float(value)
+    if found > limit:
+        raise ValueError(f"must be at most {limit:,g} ({why}), got {value}")
+    return found
+
+
 def elo_k(value) -> float:
     """Online Elo's K factor: a positive number of Elo points, at most MAX_K."""
-    found = positive_float(value)
-    if found > MAX_K:
-        raise ValueError(f"must be at most {MAX_K:,.0f} Elo points (one match would move a rating by more than the "
-                         f"whole scale), got {value}")
-    return found
+    return _float_at_most(value, MAX_K, "Elo points: one match would move a rating by more than the whole scale")
 
 
 def intensity(value) -> float:
     """alpha-Rank's ranking intensity: a positive number at most MAX_INTENSITY."""
-    found = positive_float(value)
-    if found > MAX_INTENSITY:
-        raise ValueError(f"must be at most {MAX_INTENSITY:g} (exp(alpha x a payoff difference) overflows past it), "
-                         f"got {value}")
-    return found
+    return _float_at_most(value, MAX_INTENSITY, "exp(alpha x a payoff difference) overflows past it")
 
 
 def budget(value) -> int:
