@@ -442,8 +442,8 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     match_key, match_why = _match_key(ev, used)
     used |= {match_key} if match_key else set()
     title = name or _title(ev)
-    if title.strip().lower() in RUNNER_NAMES:  # a mapping may not take a built-in runner's name
-        title = f"{title}-mapped"
+    if title.strip().lower() in RUNNER_NAMES + ("mapped",):  # a mapping may take no built-in runner's name, nor the format's
+        title = f"{title}-mapped" if title.strip().lower() != "mapped" else "my-runner"
     total_lines = ev.n
     documents = sum(1 for s in ev.files if s.document)
     how = (f"the first {HEAD_LINES} and the last {TAIL_BYTES >> 10} KiB of each" if not documents else

@@ -49,7 +49,7 @@ from referee.io.loaders.base import (
 )
 from referee.io.loaders.files import document_lines
 from referee.io.loaders.mapped_results import game_results, key_getter, key_label, value_at
-from referee.io.id_patterns import resolve_player
+from referee.io.loaders.mapped_agents import by_full_id, named_agent, seat_table
 from referee.models.registry import DIRECTIONS
 from referee.names import MEASURE_KINDS, RUNNER_NAMES, MappingError  # noqa: F401  (MappingError defined light, for the command line)
 from referee.io.schema import SchemaError, tuples_to_arrow
@@ -401,7 +401,7 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
                     if v is not None and earlier[f] is not None and v != earlier[f]:
                         raise RecordError("inconsistent", label[f], f"match {match!r} has {f} {earlier[f]!r} "
                                           f"on earlier lines, {v!r} here")
-            table = _seat_table(record, mapping) if seat_tables else None
+            table = seat_table(record, mapping) if seat_tables else None
             game_rows = game_results(record, mapping, match, number, seen_results) \
                 if kind in result_events else None
             found = [m for spec in mapping.measures if kind in spec.events
@@ -522,26 +522,6 @@ def _measures_of_players(out, measures: list[dict], meta: dict, agents: dict) ->
     return kept
 
 
-def _seat_table(record: dict, mapping: RunnerMap) -> dict | None:
-    """The {player: agent} table a line carries under [agents] table (None when the line has none)."""
-    value = value_at(record, mapping.agent_table)
-    if value is None:
-        return None
-    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) and v.strip()
-                                              for k, v in value.items()):
-        raise RecordError("wrong type", key_label(mapping.agent_table),
-                          f"expected an object of player -> agent name, got {value!r}"[:300])
-    return value
-
-
-def _named_agent(mapping: RunnerMap, player: str) -> str | None:
-    """A player's agent by [agents] pattern (its group `agent`) or constant; None when neither gives one."""
-    if mapping.agent_pattern is not None:
-        found = mapping.agent_pattern.search(str(player))
-        return found.group("agent") if found and found.group("agent") else None
-    return mapping.agent_constant
-
-
 EVENT_COLUMNS = ("match_id", "seq", "round", "time", "stage", "actor", "type", "target", "text", "value")
 
 
@@ -563,15 +543,10 @@ def _finish(out, path, content_hash, mapping, events, results, lines, agents, me
     for match, player in agents:
         full_ids.setdefault(match, set()).add(player)
     for row in results:
-        agent = row["agent"] or agents.get((row["match_id"], row["player"])) or _named_agent(mapping, row["player"])
+        agent = row["agent"] or agents.get((row["match_id"], row["player"])) or named_agent(mapping, row["player"])
         if agent is None:  # a result that names its player by a shorter form of an id the match's lines use
-            full = resolve_player(row["player"], full_ids.get(row["match_id"], set()) or
-                                  meta.get(row["match_id"], {}).get("players", set()) - {row["player"]})
-            agent = None if full is None else agents.get((row["match_id"], full)) or _named_agent(mapping, full)
-            if agent is not None:
-                out.note(f"result(s) naming a player by a shorter form of its id (e.g. {row['player']!r} for {full!r}) "
-                         "read as that player")
-                row["player"] = full
+            agent = by_full_id(out, row, agents, full_ids.get(row["match_id"], set()) or
+                                meta.get(row["match_id"], {}).get("players", set()) - {row["player"]}, mapping)
         if agent is not None:
             row["agent"] = agent
             continue
