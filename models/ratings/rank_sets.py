@@ -40,9 +40,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from referee.models import progress
+
 LEVEL = 0.95
 CHUNK = 256  # draws per block of the (draws, pairs) differences
 PAIRS_PER_CHUNK = 2**24  # at most this many differences in one block (64 MB of float32)
+MANY_AGENTS = 100  # from this many agents the marginal sets take seconds, and their loop shows its progress
 
 
 @dataclass
@@ -78,21 +81,20 @@ def _se(draws: np.ndarray) -> np.ndarray:
     return np.where(se > 0, se, np.nan)
 
 
-def _quantile_of_max(draws: np.ndarray, d: np.ndarray, se: np.ndarray, family: np.ndarray, level: float) -> float:
-    """The `level` quantile over the draws of max over the ordered pairs of `family` ((n, n) bool) of
-    ((draws_j - draws_k) - d_jk) / se_jk (inf when no pair of the family has a finite value)."""
+def _quantile_of_max(values: np.ndarray, d: np.ndarray, se: np.ndarray, family: np.ndarray, level: float) -> float:
+    """The `level` quantile over the draws `values` ((r, n), float32: ratings of about 1,500 carry 1e-4 Elo points
+    there, and the quantile needs three digits; half the bytes, half the time of a 200-agent board) of max over the
+    ordered pairs of `family` ((n, n) bool) of ((values_j - values_k) - d_jk) / se_jk (inf when no pair of the
+    family has a finite value)."""
     family = family & np.isfinite(se)
     if not family.any():
         return np.inf
     rows, cols = np.nonzero(family)
-    # in float32 (ratings of about 1,500 carry 1e-4 Elo points there; the quantile needs three digits): half the
-    # bytes, half the time of a 200-agent board
-    values = draws.astype(np.float32)
     shift = d[rows, cols].astype(np.float32)
     inverse = (1.0 / se[rows, cols]).astype(np.float32)
-    largest = np.empty(len(draws))
+    largest = np.empty(len(values))
     chunk = max(1, min(CHUNK, PAIRS_PER_CHUNK // len(rows)))  # a 1,000-agent board: 16 draws of 999,000 pairs
-    for start in range(0, len(draws), chunk):
+    for start in range(0, len(values), chunk):
         block = values[start:start + chunk]
         z = (block[:, rows] - block[:, cols] - shift) * inverse
         largest[start:start + chunk] = np.max(np.where(np.isfinite(z), z, -np.inf), axis=1)
@@ -106,10 +108,11 @@ def _step_down(draws, d, se, family, allowed, level, floor: float = 0.0) -> tupl
     is below `floor`. Returns (rejected, the critical value of each step)."""
     rejected = np.zeros_like(family)
     steps = []
+    values = draws.astype(np.float32)
     with np.errstate(invalid="ignore"):
         t = np.where(np.isfinite(se), d / se, -np.inf)
     while True:
-        c = max(_quantile_of_max(draws, d, se, family & ~rejected, level), floor)
+        c = max(_quantile_of_max(values, d, se, family & ~rejected, level), floor)
         steps.append(c)
         new = family & ~rejected & allowed & (t > c)
         if not new.any():
@@ -131,7 +134,7 @@ def _marginal(draws, estimate, se, j: int, allowed, level: float, floor: float):
     usable = np.isfinite(se[j]) & (np.arange(n) != j)
     may_above, may_below = usable & allowed[:, j], usable & allowed[j, :]
     found_above, found_below = np.zeros(n, bool), np.zeros(n, bool)
-    steps = []
+    first = None
     while True:
         up, down = usable & ~found_above, usable & ~found_below
         with np.errstate(invalid="ignore"):
@@ -139,10 +142,10 @@ def _marginal(draws, estimate, se, j: int, allowed, level: float, floor: float):
                               np.nanmax(-centred[:, down], axis=1, initial=-np.inf))
         largest = largest[np.isfinite(largest)]
         c = max(float(np.quantile(largest, level)) if largest.size else np.inf, floor)
-        steps.append(c)
+        first = c if first is None else first
         new_above, new_below = may_above & ~found_above & (t > c), may_below & ~found_below & (-t > c)
         if not (new_above.any() or new_below.any()):
-            return found_above, found_below, steps[0]
+            return found_above, found_below, first
         found_above |= new_above
         found_below |= new_below
 
@@ -200,7 +203,7 @@ def rank_sets(estimate, draws, level: float = LEVEL, open_above=None, open_below
     joint, steps = _step_down(draws, d, se, off, allowed, level, floor)
     joint_lower, joint_upper = 1 + joint.sum(axis=0), n - joint.sum(axis=1)
     lower, upper, marginal = np.empty(n, int), np.empty(n, int), []
-    for j in range(n):
+    for j in progress.track(range(n), n, "marginal rank sets", "agent", least=MANY_AGENTS):
         above, below, first = _marginal(draws, estimate, se, j, allowed, level, floor)
         marginal.append(first)
         # within the simultaneous set: a marginal set never claims less than the joint one
@@ -250,16 +253,21 @@ def holm_adjusted(d: np.ndarray, se: np.ndarray) -> np.ndarray:
     return out
 
 
+def tier_bounds(joint_lower, joint_upper) -> tuple[np.ndarray, np.ndarray]:
+    """For agents in the order of their estimates (best first) with simultaneous sets [`joint_lower`,
+    `joint_upper`]: (the largest upper bound among the agents down to each, the smallest lower bound from each
+    on), (n,) each. A tier starts at agent i (i >= 1) where the first at i - 1 is smaller than the second at i."""
+    highest_above = np.maximum.accumulate(np.asarray(joint_upper))
+    lowest_below = np.minimum.accumulate(np.asarray(joint_lower)[::-1])[::-1]
+    return highest_above, lowest_below
+
+
 def tiers(estimate, joint_lower, joint_upper) -> np.ndarray:
     """Tier numbers (1 = top) down the order of `estimate` (n,): a new tier starts between two neighbours wherever
     every agent above has a simultaneous rank set entirely above every agent below (`joint_lower`, `joint_upper`
-    (n,): the sets' bounds, rank 1 best): the largest upper bound above is smaller than the smallest lower bound
-    below. Returned in the input's order."""
-    estimate = np.asarray(estimate, float)
-    order = np.argsort(-estimate, kind="stable")
-    lo, hi = np.asarray(joint_lower)[order], np.asarray(joint_upper)[order]
-    highest_above = np.maximum.accumulate(hi)  # [i]: the largest upper bound among the first i + 1
-    lowest_below = np.minimum.accumulate(lo[::-1])[::-1]  # [i]: the smallest lower bound from i on
+    (n,): the sets' bounds, rank 1 best; `tier_bounds`). Returned in the input's order."""
+    order = np.argsort(-np.asarray(estimate, float), kind="stable")
+    highest_above, lowest_below = tier_bounds(np.asarray(joint_lower)[order], np.asarray(joint_upper)[order])
     boundary = np.zeros(len(order), bool)
     boundary[1:] = highest_above[:-1] < lowest_below[1:]
     out = np.empty(len(order), int)

@@ -196,11 +196,12 @@ def neighbour_tests(block: pd.DataFrame, found, component) -> pd.DataFrame:
     lowest_below, the rule `tiers` cuts by)."""
     n = len(block)
     rating, names, step = block["rating"].to_numpy(float), block["agent"].to_numpy(), np.arange(max(n - 1, 0))
-    highest_above = np.maximum.accumulate(found.joint_upper)[:-1]
-    lowest_below = np.minimum.accumulate(found.joint_lower[::-1])[::-1][1:]
+    from referee.models.ratings.rank_sets import tier_bounds
+
+    highest_above, lowest_below = tier_bounds(found.joint_lower, found.joint_upper)
     return pd.DataFrame({"component": component, "agent": names[:-1], "next": names[1:],
                          "difference": rating[:-1] - rating[1:], "p_holm": found.p_holm[step, step + 1],
-                         "highest_above": highest_above, "lowest_below": lowest_below,
+                         "highest_above": highest_above[:-1], "lowest_below": lowest_below[1:],
                          "new_tier": found.tier[1:] != found.tier[:-1]})
 
 

@@ -115,9 +115,9 @@ def _above_the_first(table: pd.DataFrame, ranked: pd.DataFrame) -> list[str]:
 
 
 def _one_tier(ranked: pd.DataFrame, level: float) -> list[str]:
-    """A sentence when the ranked agents of a component form one tier, with why: no boundary where every agent
+    """A sentence when the ranked agents form one tier in each component, with why: no boundary where every agent
     above has a joint rank set entirely above every agent below."""
-    if len(ranked) < 2 or ranked["tier"].max() > 1:
+    if len(ranked) < 2 or ranked["tier"].max() > 1:  # tiers are numbered within each component
         return []
     return [f"One tier: at {level:.0%} for every agent at once, no agent's joint rank set lies entirely above the "
             "sets of all agents below it (the data do not part the board into groups; the pairwise comparisons "
