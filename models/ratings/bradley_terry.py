@@ -206,7 +206,7 @@ def robust_se(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: np.ndarr
 
 
 def robust_covariance(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluster: np.ndarray,
-                      prior_sd: float | None = None) -> np.ndarray:
+                      prior_sd: float | None = None, bread: np.ndarray | None = None) -> np.ndarray:
     """The cluster-robust (sandwich) covariance (n, n) of log-strengths `theta` (n,) fitted to the integer-coded
     comparisons a, b, outcome (m,) grouped in clusters (m,), in natural-log units; a difference's variance
     theta_j - theta_k is the same under any centring.
@@ -215,7 +215,8 @@ def robust_covariance(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: 
     model-based information overstates the evidence; V = H^+ (sum_c g_c g_c') H^+ with g_c the score of
     cluster c (Liang and Zeger 1986), times the finite-sample factor `cluster_factor` (the sandwich alone is
     biased low with few clusters; the contextual fit and statsmodels apply the same), centred as `centred_se`.
-    With one comparison per cluster the result is close to the model-based one."""
+    With one comparison per cluster the result is close to the model-based one. `bread`: the inverse information
+    (with the prior's precision), when the caller has it."""
     theta = np.asarray(theta, float)
     a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
     n = len(theta)
@@ -224,9 +225,8 @@ def robust_covariance(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: 
     codes, _ = pd.factorize(pd.Series(cluster))
     G = csr_matrix((np.r_[resid, -resid], (np.r_[codes, codes], np.r_[a, b])), shape=(int(codes.max()) + 1, n))
     meat = (G.T @ G).toarray()
-    wins = pair_counts(a, b, np.ones(len(a)), n)  # each comparison once, as a win of a
-    info = information(theta, wins + wins.T) + (np.eye(n) / prior_sd**2 if prior_sd else 0.0)
-    bread = np.linalg.pinv(info, hermitian=True)
+    if bread is None:
+        bread = np.linalg.pinv(_information(theta, a, b, n, prior_sd), hermitian=True)
     return cluster_factor(G.shape[0], len(a), n - 1) * bread @ meat @ bread
 
 
@@ -275,12 +275,18 @@ def bt_covariance_floored(theta: np.ndarray, a: np.ndarray, b: np.ndarray, outco
     `floored` marks the agents whose variance the floor raised. Centre it with `centred` for centred ratings."""
     a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
     n = len(theta)
-    wins = pair_counts(a, b, np.ones(len(a)), n)
-    info = information(np.asarray(theta, float), wins + wins.T) + (np.eye(n) / prior_sd**2 if prior_sd else 0.0)
+    info = _information(np.asarray(theta, float), a, b, n, prior_sd)
     model = np.linalg.inv(info) if prior_sd else np.linalg.pinv(info, hermitian=True)
     if clustered(cluster, len(theta)):
-        return floor_variances(robust_covariance(theta, a, b, outcome, cluster, prior_sd), model)
+        return floor_variances(robust_covariance(theta, a, b, outcome, cluster, prior_sd, bread=model), model)
     return model, np.zeros(n, bool)
+
+
+def _information(theta: np.ndarray, a: np.ndarray, b: np.ndarray, n: int, prior_sd: float | None) -> np.ndarray:
+    """The Fisher information (n, n) of log-strengths `theta` over the comparisons a, b (each once), plus the
+    prior's precision under MAP."""
+    wins = pair_counts(a, b, np.ones(len(a)), n)  # each comparison once, as a win of a
+    return information(theta, wins + wins.T) + (np.eye(n) / prior_sd**2 if prior_sd else 0.0)
 
 
 def floor_variances(robust: np.ndarray, model: np.ndarray, tolerance: float = 1e-9) -> tuple[np.ndarray, np.ndarray]:
@@ -291,11 +297,12 @@ def floor_variances(robust: np.ndarray, model: np.ndarray, tolerance: float = 1e
     target = np.diag(centred(model))
     out = np.array(robust, float)
     floored = np.zeros(len(target), bool)
+    least = tolerance * max(float(target.max()), 1e-300)  # a deficit below this is rounding, not a floor
     for _ in range(100):
         deficit = np.clip(target - np.diag(centred(out)), 0, None)
-        if not (deficit > tolerance * max(float(target.max()), 1e-300)).any():
+        if not (deficit > least).any():
             break
-        floored |= deficit > 0
+        floored |= deficit > least
         out = out + np.diag(deficit)
     return out, floored
 

@@ -249,9 +249,10 @@ def _connected(comparisons: pd.DataFrame, method: str, bootstrap: int, by: str |
         table = wald_table(coded.agents, fit.theta, centred_se(cov))
         if floored.any():
             names = [str(coded.agents[i]) for i in np.flatnonzero(floored)]
-            notes.append(f"{len(names)} agent(s) whose matches carry too little variation between them for a "
-                         "cluster-robust interval (every match ended alike) get the model-based width instead, never "
-                         "narrower: " + ", ".join(names[:10]) + (" ..." if len(names) > 10 else ""))
+            notes.append(f"{len(names)} agent(s) whose cluster-robust variance fell below the model-based one (their "
+                         "matches vary less than independent comparisons would, as when every match ended alike) get "
+                         "the model-based width instead, never narrower: " + ", ".join(names[:10])
+                         + (" ..." if len(names) > 10 else ""))
     if anchor is not None:
         table = anchor_shift(table, anchor)
     result = RatingResult(model=method, ratings=table, fits=fits, notes=notes, diagnostics=_merged_diagnostics(fits),
