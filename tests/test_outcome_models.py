@@ -337,3 +337,33 @@ def test_task_and_item_are_the_columns_named_and_the_default_is_said():
     assert named["task"].tolist() == ["t1", "t1", "t2"] and named["item"].tolist() == ["i1", "i2", "i1"]
     with pytest.raises(ValueError, match="different columns"):
         sample_outcomes(matches, results, task="scenario", item="scenario")
+
+
+def test_a_diverging_fit_is_refitted_once_with_the_other_coding_and_only_the_fit_that_stands_speaks(monkeypatch):
+    """Issue 85: a fit that diverges is refitted with the other coding before NOT CONVERGED is reported. The first
+    fit's divergences are planted here (its sampler's count raised, a warning of its own recorded): the refit
+    stands, its coding is the other one, the notes say so, and the first fit's warning never reaches the caller."""
+    import warnings
+
+    frame, _ = pass_fail_samples(agents=8, tasks=10, items=5, epochs=1, aliased=0, seed=3)
+    real = og._sample_coded
+    calls = []
+
+    def first_diverges(*args, **kwargs):
+        found = real(*args, **kwargs)
+        calls.append(dict(args[5]))  # the coding asked for
+        if len(calls) == 1:
+            found.diagnostics["divergences"] = 7
+            found.warned.append(warnings.WarningMessage(UserWarning("the first fit's own warning"), UserWarning,
+                                                        "referee", 0))
+        return found
+
+    monkeypatch.setattr(og, "_sample_coded", first_diverges)
+    with warnings.catch_warnings(record=True) as heard:
+        warnings.simplefilter("always")
+        fit = og.fit_outcomes(frame, draws=100, tune=100, seed=1)
+    assert len(calls) == 2 and calls[1] == {e: not c for e, c in calls[0].items()}
+    assert fit.diagnostics["coding"] == {e: "centred" if c else "non-centred" for e, c in calls[1].items()}
+    assert any(n.startswith("refitted with the other coding: the first fit") and "had 7 divergent" in n
+               for n in fit.notes)
+    assert not any("the first fit's own warning" in str(w.message) for w in heard)

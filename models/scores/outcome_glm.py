@@ -207,6 +207,7 @@ def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: 
     (`referee.models.compiled.sample_reused`)."""
     import pymc as pm
 
+    coding = codings(d, effects) if coding is None else coding
     coords = {"agent": d.agents, "task": d.tasks, "item": list(range(len(d.items))), "pair": d.pairs}
     if graded:
         coords["cutpoint"] = list(range(len(d.levels) - 1))
@@ -229,7 +230,7 @@ def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: 
                 continue
             index = pm.Data(f"{e}_index", codes[e].astype(np.int64))
             sigma = pm.HalfNormal(f"sigma_{e}", priors.group_sd)
-            if e in ("agent", "task") and (coding or codings(d, effects)).get(e, False):
+            if e in ("agent", "task") and coding.get(e, False):
                 effect = pm.ZeroSumNormal(f"{e}_effect", sigma=sigma, dims=e)
             elif e in ("agent", "task"):
                 effect = pm.Deterministic(f"{e}_effect", sigma * pm.ZeroSumNormal(f"z_{e}", sigma=1.0, dims=e),
@@ -263,13 +264,12 @@ def information(codes: np.ndarray, y: np.ndarray, levels: int) -> float:
     return float(np.median(np.bincount(codes))) * rate * (1 - rate)
 
 
-def centred(codes: np.ndarray, y: np.ndarray | None = None, levels: int = 2) -> bool:
-    """Whether effects over the levels in `codes` (one per sample, outcomes `y`) are coded centred: when there
-    are CENTRED_LEVELS levels or more and the data's `information` per level reaches CENTRED_INFORMATION, the
-    data pin each effect and its scale, and a centred coding mixes best; otherwise the effects and their scale
-    form a funnel, which the non-centred coding (sigma times a standard zero-sum normal) removes. Without `y`
-    the outcomes are taken at a rate of one half (the most information a sample can carry)."""
-    y = np.full(len(codes), 0.5) if y is None else np.asarray(y, float)
+def centred(codes: np.ndarray, y: np.ndarray, levels: int) -> bool:
+    """Whether effects over the levels in `codes` (one per sample, outcomes `y` of `levels` grades) are coded
+    centred: when there are CENTRED_LEVELS levels or more and the data's `information` per level reaches
+    CENTRED_INFORMATION, the data pin each effect and its scale, and a centred coding mixes best; otherwise the
+    effects and their scale form a funnel, which the non-centred coding (sigma times a standard zero-sum normal)
+    removes."""
     return len(np.bincount(codes)) >= CENTRED_LEVELS and information(codes, y, levels) >= CENTRED_INFORMATION
 
 
@@ -369,30 +369,24 @@ def fit_outcomes(frame: pd.DataFrame, effects: str = "crossed", interaction: boo
     found, notes = identification(d, names)
     notes.insert(0, prior_predictive(priors, modelled, interaction, graded, seed))
     coding = codings(d, names)
-    with warnings.catch_warnings(record=True) as first_warned:  # held until the refit (below) says which fit stands
-        warnings.simplefilter("always")
-        idata, diagnostics, var_names = _sample_coded(d, names, interaction, graded, priors, coding, modelled, notes,
-                                                      draws, tune, chains, seed, sampler)
-    coded = {e: c for e, c in coding.items() if e in modelled and not (e in ("agent", "task") and len(
-        getattr(d, e + "s")) < 2)}
-    if diagnostics["divergences"] > 0 and coded:  # the other coding, once, before NOT CONVERGED is reported
+    fit = _sample_coded(d, names, interaction, graded, priors, coding, modelled, draws, tune, chains, seed, sampler)
+    if fit.diagnostics["divergences"] > 0 and any(e in modelled for e in coding):  # the other coding, once
         other = {e: not c for e, c in coding.items()}
-        tried: list[str] = []
-        second = _sample_coded(d, names, interaction, graded, priors, other, modelled, tried, draws, tune, chains,
-                               seed, sampler)
+        refit = _sample_coded(d, names, interaction, graded, priors, other, modelled, draws, tune, chains, seed,
+                              sampler)
         said = ", ".join(f"{e} {'centred' if c else 'non-centred'}" for e, c in coding.items())
-        if second[1]["divergences"] < diagnostics["divergences"]:
-            notes[:] = [n for n in notes if not n.startswith("ConvergenceWarning")] + tried
-            notes.append(f"refitted with the other coding: the first fit ({said}) had {diagnostics['divergences']} "
-                         f"divergent transition(s), this one {second[1]['divergences']}")
-            idata, diagnostics, var_names = second
-            coding = other
-            first_warned = []  # the first fit's warnings were of a fit that no longer stands
+        if refit.diagnostics["divergences"] < fit.diagnostics["divergences"]:
+            refit.notes.append(f"refitted with the other coding: the first fit ({said}) had "
+                               f"{fit.diagnostics['divergences']} divergent transition(s), this one "
+                               f"{refit.diagnostics['divergences']}")
+            fit, coding = refit, other
         else:
-            notes.append(f"a refit with the other coding diverged as often ({second[1]['divergences']} against "
-                         f"{diagnostics['divergences']}): the first fit ({said}) is kept")
-    for w in first_warned:
+            fit.notes.append(f"a refit with the other coding diverged as often ({refit.diagnostics['divergences']} "
+                             f"against {fit.diagnostics['divergences']}): the first fit ({said}) is kept")
+    notes += fit.notes
+    for w in fit.warned:  # only the fit that stands speaks to the caller
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    idata, diagnostics, var_names = fit.idata, fit.diagnostics, fit.var_names
     diagnostics["coding"] = {e: "centred" if c else "non-centred" for e, c in coding.items()}
     loglik = pointwise_loglik(idata, d, names, interaction, graded)
     import xarray as xr
@@ -471,18 +465,33 @@ def _effect_table(idata, d: Design, kind: str, graded: bool) -> pd.DataFrame:
                          "hdi_high": hdi[:, 1], "p": prob.mean(0), "p_low": p_hdi[:, 0], "p_high": p_hdi[:, 1]})
 
 
+@dataclass
+class _Attempt:
+    """One fit of `fit_outcomes` under one coding: its posterior, diagnostics, stored variables, notes and the
+    warnings it raised (held until `fit_outcomes` knows whether this fit stands)."""
+
+    idata: object
+    diagnostics: dict
+    var_names: list
+    notes: list
+    warned: list
+
+
 def _sample_coded(d: Design, names: tuple[str, ...], interaction: bool, graded: bool, priors: Priors,
-                  coding: dict[str, bool], modelled: tuple[str, ...], notes: list[str], draws: int, tune: int,
-                  chains: int, seed: int, sampler: str):
-    """(idata, diagnostics, var_names) of the model with the agent and task effects coded as `coding` says; the
-    fit's warnings are collected into `notes`."""
+                  coding: dict[str, bool], modelled: tuple[str, ...], draws: int, tune: int, chains: int, seed: int,
+                  sampler: str) -> _Attempt:
+    """The model with the agent and task effects coded as `coding` says, sampled; its warnings are recorded,
+    not raised."""
     model = build_model(d, names, interaction, graded, priors, coding)
     var_names = [v for v in ["mu", "cutpoints"] + [f"sigma_{e}" for e in modelled] + [f"{e}_effect" for e in modelled]
                  + (["sigma_pair", "pair_effect"] if interaction else []) if v in model.named_vars]
-    with collect_notes(notes):
-        idata, diagnostics = sample(model, var_names, draws, tune, chains, seed, sampler, low_rank=True,
-                                    target_accept=GRADED_TARGET_ACCEPT if graded else TARGET_ACCEPT, reuse=True)
-    return idata, diagnostics, var_names
+    notes: list[str] = []
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        with collect_notes(notes):
+            idata, diagnostics = sample(model, var_names, draws, tune, chains, seed, sampler, low_rank=True,
+                                        target_accept=GRADED_TARGET_ACCEPT if graded else TARGET_ACCEPT, reuse=True)
+    return _Attempt(idata, diagnostics, var_names, notes, list(warned))
 
 
 def prior_predictive(priors: Priors, effects: tuple[str, ...], interaction: bool, graded: bool, seed: int,
