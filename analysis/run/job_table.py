@@ -114,10 +114,12 @@ class Job:
     def compute(self, data=None, **options):
         """The job's computation on `data` with `options` (checked, defaults filled): its Result, no figures drawn
         (what the report and the papers compose, drawing their own)."""
+        from referee.run.result import Result  # here, not at the top: the job table loads without pandas
+
         function = implementation(self.function)
         bound = self.bind(options)
         result = function(**bound) if self.data == "none" else function(data, **bound)
-        if hasattr(result, "options"):  # a Result: it records the options it ran with
+        if isinstance(result, Result):  # it records the options it ran with
             result.options = dict(bound)
         return result
 

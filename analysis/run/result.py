@@ -15,15 +15,21 @@ a type checker see every field.
 from __future__ import annotations
 
 import html
+import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, TypeVar, overload
 
+import numpy as np
 import pandas as pd
 
 ROWS_SHOWN = 30  # rows of a table a notebook displays
 RESERVED = ("tables", "notes", "diagnostics")  # the `--json` keys beside the fields
 T = TypeVar("T")
 _MISSING = object()
+# the Python types a field's declared type admits: numpy's numbers count as Python's, an int as a float
+KINDS: dict[str, tuple[type, ...]] = {
+    "str": (str,), "int": (int, np.integer), "float": (float, int, np.floating, np.integer),
+    "bool": (bool, np.bool_), "list": (list, tuple), "dict": (dict,), "None": (type(None),)}
 
 
 class Field(Generic[T]):
@@ -36,7 +42,12 @@ class Field(Generic[T]):
         self.name = ""
 
     def __set_name__(self, owner, name: str) -> None:
+        # `Field[float]()` has set `__orig_class__` by now: its declared type, read once here
         self.name = name
+        declared = typing.get_args(getattr(self, "__orig_class__", Field[Any]))[0]  # `Field["str | None"]`: a ForwardRef
+        self.declared = getattr(declared, "__forward_arg__", None) or getattr(declared, "__name__", str(declared))
+        self.kinds = tuple(kind for part in self.declared.split("|")
+                           for kind in KINDS.get(part.strip().split("[")[0], (object,)))
 
     @overload
     def __get__(self, obj: None, owner: type | None = None) -> "Field[T]": ...
@@ -56,31 +67,6 @@ class Field(Generic[T]):
 
     def __set__(self, obj: "Result", value: T) -> None:
         obj.fields[self.name] = value
-
-    def kinds(self) -> tuple[type, ...]:
-        """The Python types a value of this field may have, from its declaration (`Field[float]`,
-        `Field["str | None"]`): numpy's numbers count as Python's, an int as a float, None where declared."""
-        import typing
-
-        import numpy as np
-
-        declared = typing.get_args(getattr(self, "__orig_class__", Field[Any]))[0]
-        names = [part.strip().split("[")[0] for part in declared.split("|")] if isinstance(declared, str) else \
-            [getattr(declared, "__name__", str(declared))]
-        kinds: list[type] = []
-        for name in names:
-            kinds += {"str": [str], "int": [int, np.integer], "float": [float, int, np.floating, np.integer],
-                      "bool": [bool, np.bool_], "list": [list, tuple], "dict": [dict],
-                      "None": [type(None)]}.get(name, [object])
-        return tuple(kinds)
-
-
-def typing_name(declared: Field) -> str:
-    """A field's declared type as written (`float`, `str | None`)."""
-    import typing
-
-    found = typing.get_args(getattr(declared, "__orig_class__", Field[Any]))[0]
-    return found if isinstance(found, str) else getattr(found, "__name__", str(found))
 
 
 @dataclass
@@ -144,9 +130,9 @@ class Result:
         for name, declared_field in declared.items():  # each field's value of its declared type
             value = self.fields.get(name)
             if name in self.fields and not (value is None and declared_field.optional) \
-                    and not isinstance(value, declared_field.kinds()):
-                raise TypeError(f"a {self.job} result's field {name!r} is declared "
-                                f"{typing_name(declared_field)}, got {type(value).__name__} {value!r}"[:300])
+                    and not isinstance(value, declared_field.kinds):
+                raise TypeError(f"a {self.job} result's field {name!r} is declared {declared_field.declared}, got "
+                                f"{type(value).__name__} {value!r}"[:300])
 
     def payload(self) -> dict:
         """The result as JSON-ready values: its fields at the top, every table as records under "tables" (so a

@@ -467,8 +467,7 @@ def _effect_table(idata, d: Design, kind: str, graded: bool) -> pd.DataFrame:
 
 @dataclass
 class _Attempt:
-    """One fit of `fit_outcomes` under one coding: its posterior, diagnostics, stored variables, notes and the
-    warnings it raised (held until `fit_outcomes` knows whether this fit stands)."""
+    """One fit under one coding, with its notes and the warnings it raised (held until it is known to stand)."""
 
     idata: object
     diagnostics: dict
