@@ -23,6 +23,12 @@ RUNNER_NAMES = ("concordia", "concordia-log", "compact", "aoa", "arena", "ranked
                 "clembench", "gtbench", "inspect", "sotopia", "meltingpot", "table")
 
 
+def reserved_runner_name(name: str) -> bool:
+    """Whether a mapping may not be called `name`: a built-in runner's name, or the mapping format's ('mapped'),
+    whose matches would mix with the built-in runner's."""
+    return name.strip().lower() in RUNNER_NAMES + ("mapped",)
+
+
 class IngestError(RuntimeError):
     """Ingest was refused (strict mode with quarantined records); the store was left as it was."""
 

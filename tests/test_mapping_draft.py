@@ -354,6 +354,7 @@ def test_unedited_drafts_of_issue_84s_shapes_rate_by_who_won_and_votes_by_their_
         assert by_positions < 0 < rho, by_positions  # the distractor orders the models against their skill
     else:
         assert text.count("voter_id") >= 1 and "player = ['voter_id'" in text
+        assert "the results name some players by a shorter form of the ids there" in text  # the seat table's comment
         with Store(store, read_only=True) as s:
             votes = s.query("SELECT match_id, actor, count(*) AS n FROM events WHERE stage = 'vote' GROUP BY ALL")
             targets = s.query("SELECT count(*) AS n FROM events WHERE stage = 'vote' AND actor = target")["n"][0]

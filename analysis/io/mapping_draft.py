@@ -28,7 +28,7 @@ from referee.io.id_patterns import id_pattern, resolve_player
 from referee.io.toml_file import toml_line, toml_value
 from referee.io.loaders.base import RecordError, is_number, parse_time
 from referee.io.loaders.mapped_results import value_at
-from referee.names import RUNNER_NAMES
+from referee.names import reserved_runner_name
 from referee.io.draft_sample import (  # noqa: F401  (sample_files and SAMPLE_FILES: the command line's)
     SAMPLE_FILES,
     HEAD_LINES,
@@ -239,8 +239,8 @@ def _per_player_results(ev: Evidence, type_key: str, player_key: str) -> _Layout
 
 def _is_player(value: str, players: set[str]) -> bool:
     """Whether `value` is one of the results' `players`, or the full id that one of them shortens ('Player5_x' for a
-    result naming 'P5')."""
-    return value in players or any(resolve_player(q, {value}) == value for q in players)
+    result naming 'P5'; `resolve_player`)."""
+    return value in players or any(resolve_player(q, {value}) is not None for q in players)
 
 
 def _players_named(ev: Evidence, path: str, result: _Layout, without: str | None = None) -> tuple[int, int]:
@@ -344,6 +344,7 @@ def _seat_table(ev: Evidence, type_key: str, result: _Layout) -> tuple[str | Non
     """A key holding an object player -> agent name in some line of each match (a setup or join line)."""
     hits: Counter = Counter()
     kinds: dict[str, Counter] = defaultdict(Counter)
+    short: set[str] = set()  # tables that name some player in full where the results shorten it
     for i, (s, f) in enumerate(zip(ev.files, ev.flat)):
         for record, flat in zip(s.records, f):
             for p, v in flat.items():
@@ -351,16 +352,16 @@ def _seat_table(ev: Evidence, type_key: str, result: _Layout) -> tuple[str | Non
                         and result.players[i] and all(resolve_player(q, set(v)) for q in result.players[i]):
                     hits[p] += 1
                     kinds[p][record.get(type_key)] += 1
+                    if not result.players[i] <= set(v):
+                        short.add(p)
     for p, c in hits.most_common():
         files = sum(1 for i, f in enumerate(ev.flat) if any(isinstance(r.get(p), dict) for r in f))
         if files >= 0.8 * len(ev.files):
             kind = kinds[p].most_common(1)[0][0]
-            short = any(q not in v for i, (s_, f) in enumerate(zip(ev.files, ev.flat)) for r in f
-                        for v in [r.get(p)] if isinstance(v, dict) for q in result.players[i])
             return p, kind, (f"'{p}' in '{kind}' lines maps every player the results name to a name, in {files} of "
                              f"{len(ev.files)} files" + ("; the results name some players by a shorter form of "
                                                          "the ids there (e.g. 'P5' for 'Player5_...'), read as those "
-                                                         "players" if short else ""))
+                                                         "players" if p in short else ""))
     return None, None, ""
 
 
@@ -442,7 +443,7 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     match_key, match_why = _match_key(ev, used)
     used |= {match_key} if match_key else set()
     title = name or _title(ev)
-    if title.strip().lower() in RUNNER_NAMES + ("mapped",):  # a mapping may take no built-in runner's name, nor the format's
+    if reserved_runner_name(title):
         title = f"{title}-mapped" if title.strip().lower() != "mapped" else "my-runner"
     total_lines = ev.n
     documents = sum(1 for s in ev.files if s.document)

@@ -51,7 +51,7 @@ from referee.io.loaders.files import document_lines
 from referee.io.loaders.mapped_results import game_results, key_getter, key_label, value_at
 from referee.io.loaders.mapped_agents import by_full_id, named_agent, seat_table
 from referee.models.registry import DIRECTIONS
-from referee.names import MEASURE_KINDS, RUNNER_NAMES, MappingError  # noqa: F401  (MappingError defined light, for the command line)
+from referee.names import MEASURE_KINDS, MappingError, reserved_runner_name  # noqa: F401  (MappingError defined light, for the command line)
 from referee.io.schema import SchemaError, tuples_to_arrow
 from referee.io.toml_file import read_toml
 
@@ -120,7 +120,7 @@ def read_runner_map(path: str | Path) -> RunnerMap:
     name = doc.get("name")
     if not isinstance(name, str) or not name.strip():
         raise MappingError(f"{path}: 'name' (the runner's name, text) is required")
-    if name.strip().lower() in RUNNER_NAMES + ("mapped",):  # its matches would mix with the built-in runner's
+    if reserved_runner_name(name):
         raise MappingError(f"{path}: 'name' {name.strip()!r} is a built-in runner's name (or the mapping format's, "
                            "'mapped'); choose another name")
     keys_doc = doc.get("keys", {})
