@@ -285,7 +285,7 @@ def test_a_result_field_of_the_wrong_type_is_refused_and_a_result_records_its_op
         CompareJobResult("compare", {}, fields=dict(difference=1.0, lower=0.0, upper=2.0, interval="x", p_better=0.9,
                                                     p_value="small", wins=1, losses=0, ties=0, matches=1))
     assert RatingsJobResult("ratings", {}, fields={"method": "bt", "ties": None}).method == "bt"
-    with pytest.raises(TypeError, match="'ties' is declared float | None, got str"):  # an optional field is checked too
+    with pytest.raises(TypeError, match=r"'ties' is declared dict \| None, got str"):  # an optional field is checked too
         RatingsJobResult("ratings", {}, fields={"method": "bt", "ties": "half"})
     found = referee.ratings(str(sample_store), "elo", runner="concordia")
     assert found.options["method"] == "elo" and found.options["runner"] == "concordia" and "seed" in found.options

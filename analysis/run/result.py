@@ -183,7 +183,7 @@ class RatingsJobResult(Result):
     runner's own numbers say beside the ratings."""
     method = Field[str]()
     by = Field["str | None"](optional=True)
-    ties = Field["float | None"](optional=True)
+    ties = Field["dict | None"](optional=True)  # Davidson: nu, its se, the tie probability of equals, the observed rate
     runner_numbers = Field["list[str] | None"](optional=True)
 
 
