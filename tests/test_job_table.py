@@ -289,3 +289,29 @@ def test_a_result_field_of_the_wrong_type_is_refused_and_a_result_records_its_op
         RatingsJobResult("ratings", {}, fields={"method": "bt", "ties": "half"})
     found = referee.ratings(str(sample_store), "elo", runner="concordia")
     assert found.options["method"] == "elo" and found.options["runner"] == "concordia" and "seed" in found.options
+
+
+def test_a_started_job_finishes_with_what_compute_gives(sample_store):
+    """`Job.start`: a job without a starter computes at once; its `finish()` is `compute`'s result with the options
+    it ran with. A bad option is refused before anything starts."""
+    with Store(sample_store, read_only=True) as store:
+        begun = JOBS["describe"].start(store, runner="concordia")
+        found, direct = begun.finish(), JOBS["describe"].compute(store, runner="concordia")
+        pd.testing.assert_frame_equal(found.table("mean_by_agent"), direct.table("mean_by_agent"))
+        assert found.options == direct.options and found.options["runner"] == "concordia"
+        with pytest.raises(ValueError, match="folds"):
+            JOBS["compare-predictors"].start(store, runner="concordia", folds=1)
+
+
+@pytest.mark.heavy  # five layout fits in two worker processes: make test-all
+def test_compare_predictors_started_in_processes_gives_the_in_process_numbers(sample_store):
+    """The report begins `compare-predictors` at its start (`Job.start`, the folds in worker processes) and reads it
+    at its stage: the same tables as the job computed in this process."""
+    quick = dict(runner="concordia", folds=2, draws=60, tune=60, chains=1)
+    with Store(sample_store, read_only=True) as store:
+        begun = JOBS["compare-predictors"].start(store, jobs=2, **quick)
+        here = JOBS["compare-predictors"].compute(store, jobs=1, **quick)
+        there = begun.finish()
+    assert there.options["jobs"] == 2 and here.options["jobs"] == 1
+    for name in ("pooled", "per_agent", "predictions"):
+        pd.testing.assert_frame_equal(there.table(name), here.table(name))

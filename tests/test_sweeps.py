@@ -18,7 +18,7 @@ from referee.cli import main
 from referee.io.store import Store
 from referee.present.plan_figures import plot_rank_histograms
 from referee.run.scores.calibrate import calibrate
-from referee.run.executor import Executor, SweepError, Task, run_tasks, task_seeds
+from referee.run.executor import Executor, SweepError, Task, run_tasks, start_tasks, task_seeds
 from referee.run.ratings.ratings import rate
 from referee.run.ratings.ratings_cv import cross_validate
 from referee.models import calibration
@@ -103,6 +103,39 @@ def test_a_failed_task_is_retried_once_then_named_and_the_rest_still_run(tmp_pat
             run_tasks(tasks, executor)
         assert caught.value.failures.keys() == {"bad-one"} and "task 9 always fails" in str(caught.value)
         assert sorted(p.name for p in tmp_path.glob("done-*")) == [f"done-{i}" for i in range(4)]
+    finally:
+        if where == "processes":
+            executor.close()
+
+
+def waits_for(folder: str, value: int) -> int:
+    """A task that says it has begun, then waits (up to 60 s) for the caller's word that it went on meanwhile."""
+    import time
+
+    Path(folder, f"begun-{value}").write_text("ok")
+    deadline = time.monotonic() + 60
+    while not Path(folder, "went-on").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return value * 10 if Path(folder, "went-on").exists() else -1
+
+
+@pytest.mark.parametrize("where", ["processes", "dask"])
+def test_started_tasks_run_while_the_caller_goes_on_and_give_run_tasks_results(tmp_path, cluster, where):
+    """`start_tasks` returns with the tasks running elsewhere (each has begun before the caller asks for any
+    result, and finishes only after the caller has gone on); `results()` gives what `run_tasks` gives."""
+    import time
+
+    executor = {"processes": Executor(jobs=2), "dask": cluster}[where]
+    try:
+        tasks = [Task(f"wait-{i}", waits_for, (str(tmp_path), i)) for i in range(2)]
+        started = start_tasks(tasks, executor)
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.glob("begun-*"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(list(tmp_path.glob("begun-*"))) == 2  # both under way, no result asked for yet
+        (tmp_path / "went-on").write_text("ok")
+        assert started.results() == [0, 10]
+        assert run_tasks([Task(f"ok-{i}", done, (str(tmp_path), i)) for i in range(3)], executor) == [0, 10, 20]
     finally:
         if where == "processes":
             executor.close()

@@ -3,7 +3,8 @@
 referee's heavy work is embarrassingly parallel: bootstrap blocks, cross-validation folds, per-fold model
 fits, simulate-fit cycles. A sweep is a list of `Task`s (a name, a module-level function, picklable
 arguments, each with its own seed derived from the command's seed by `task_seeds`), and `run_tasks(tasks,
-executor)` returns their results in task order, whoever ran them:
+executor)` returns their results in task order, whoever ran them (`start_tasks(tasks, executor)` starts them and
+returns at once, so that this process works on while they run; its `results()` waits for them):
 
 - `executor=None` or `Executor(jobs=1)`: in this process, one task after another;
 - `Executor(jobs=N)`: N local worker processes;
@@ -176,16 +177,22 @@ def _share_cores(threads: int) -> None:
     threadpool_limits(limits=threads)
 
 
-def _processes(tasks: list[Task], jobs: int, bar) -> tuple[list, dict[str, str]]:
+def _submit_processes(tasks: list[Task], jobs: int):
+    """A local pool of `jobs` worker processes with every task of `tasks` submitted: (pool, {future: index})."""
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if context.get_start_method() == "forkserver":  # workers fork from a server that imported the tasks' modules once
         context.set_forkserver_preload(sorted({task.fn.__module__ for task in tasks}))
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_share_cores, initargs=(threads,))
+    return pool, {pool.submit(_attempt, task): i for i, task in enumerate(tasks)}
+
+
+def _collect_processes(tasks: list[Task], pool, pending: dict, bar) -> tuple[list, dict[str, str]]:
+    """Wait for the submitted tasks of a local pool (a failed one runs once more), then shut the pool down."""
     results, failures = [None] * len(tasks), {}
     tries = dict.fromkeys(range(len(tasks)), 0)
-    threads = max(1, (os.cpu_count() or 1) // jobs)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_share_cores, initargs=(threads,)) as pool:
-        pending = {pool.submit(_attempt, task): i for i, task in enumerate(tasks)}
+    with pool:
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
@@ -209,12 +216,16 @@ def _processes(tasks: list[Task], jobs: int, bar) -> tuple[list, dict[str, str]]
     return results, failures
 
 
-def _dask(tasks: list[Task], client, bar) -> tuple[list, dict[str, str]]:
+def _submit_dask(tasks: list[Task], client) -> dict:
+    """Every task of `tasks` submitted to a Dask cluster: {future: index}."""
+    token = uuid.uuid4().hex[:8]
+    return {client.submit(task.fn, *task.args, key=f"{task.name}-{token}", retries=RETRIES, pure=False,
+                          **task.kwargs): i for i, task in enumerate(tasks)}
+
+
+def _collect_dask(tasks: list[Task], futures: dict, bar) -> tuple[list, dict[str, str]]:
     from distributed import as_completed as completed
 
-    token = uuid.uuid4().hex[:8]
-    futures = {client.submit(task.fn, *task.args, key=f"{task.name}-{token}", retries=RETRIES, pure=False,
-                             **task.kwargs): i for i, task in enumerate(tasks)}
     results, failures = [None] * len(tasks), {}
     for future in completed(list(futures)):
         i = futures[future]
@@ -226,27 +237,81 @@ def _dask(tasks: list[Task], client, bar) -> tuple[list, dict[str, str]]:
     return results, failures
 
 
+class Started:
+    """A sweep under way (`start_tasks`): its tasks already running in local worker processes or on a Dask
+    cluster (in-process sweeps run when their results are asked for), while this process does other work.
+    `results()` waits for them, showing how many have finished, and returns them in task order."""
+
+    def __init__(self, tasks: list[Task], executor: Executor | None, what: str):
+        names = [t.name for t in tasks]
+        if len(set(names)) != len(names):
+            raise ValueError("task names must be unique within a sweep")
+        self.tasks, self.executor, self.what = tasks, executor, what
+        self._pool = self._pending = None
+        if not tasks or executor is None or (executor.scheduler is None and executor.jobs == 1):
+            self.kind = "inline"
+        elif executor.scheduler is None:
+            self.kind = "processes"
+            self._pool, self._pending = _submit_processes(tasks, min(executor.jobs, len(tasks)))
+        else:
+            self.kind = "dask"
+            self._pending = _submit_dask(tasks, executor.client())
+
+    def results(self) -> list:
+        """The tasks' results in task order, once all have finished. Raises SweepError naming every task that
+        failed twice, after the others have finished."""
+        executor = self.executor
+        show = "off" if executor is not None and executor.progress is False else None  # None: the mode in force
+        with shows.counter(len(self.tasks), self.what, "task", show=show) as bar:
+            if self.kind == "inline":
+                results, failures = _inline(self.tasks, bar)
+            elif self.kind == "processes":
+                results, failures = _collect_processes(self.tasks, self._pool, self._pending, bar)
+            else:
+                results, failures = _collect_dask(self.tasks, self._pending, bar)
+        if failures:
+            raise SweepError(failures, len(self.tasks))
+        return results
+
+    def cancel(self) -> None:
+        """Stop what has not started and let the pool go (the sweep's results are not wanted)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+        elif self.kind == "dask" and self._pending:
+            for future in self._pending:
+                future.cancel()
+
+
+class Done:
+    """Work already done when it was begun (a job started where nothing runs apart): `finish()` gives its result."""
+
+    def __init__(self, result):
+        self.result = result
+
+    def finish(self):
+        """The result."""
+        return self.result
+
+    def cancel(self) -> None:
+        """Nothing is under way."""
+        return None
+
+
+def start_tasks(tasks: list[Task], executor: Executor | None = None, what: str = "tasks") -> Started:
+    """Start `tasks` where `executor` runs them (module docstring) and return at once: `Started.results()`
+    waits for them. Local processes and Dask work while this process goes on; without an executor (or with
+    jobs=1) the tasks run here when their results are asked for."""
+    return Started(tasks, executor, what)
+
+
 def run_tasks(tasks: list[Task], executor: Executor | None = None, what: str = "tasks") -> list:
-    """Run `tasks` and return their results in task order.
+    """Run `tasks` and return their results in task order (`start_tasks(...).results()`).
 
     executor : None (or jobs=1) runs them here; otherwise local processes or Dask (module docstring).
     what : the progress bar's label (shown when the executor asks for progress).
     Raises SweepError naming every task that failed twice, after the others have finished.
     """
-    names = [t.name for t in tasks]
-    if len(set(names)) != len(names):
-        raise ValueError("task names must be unique within a sweep")
-    show = "off" if executor is not None and executor.progress is False else None  # None: the mode in force
-    with shows.counter(len(tasks), what, "task", show=show) as bar:
-        if executor is None or (executor.scheduler is None and executor.jobs == 1):
-            results, failures = _inline(tasks, bar)
-        elif executor.scheduler is None:
-            results, failures = _processes(tasks, min(executor.jobs, len(tasks)), bar)
-        else:
-            results, failures = _dask(tasks, executor.client(), bar)
-    if failures:
-        raise SweepError(failures, len(tasks))
-    return results
+    return start_tasks(tasks, executor, what).results()
 
 
 def sweep_executor(options: dict, progress: bool | None = None):

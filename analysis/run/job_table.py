@@ -92,6 +92,9 @@ class Job:
     view: str | None = None  # 'module:function' giving the text table the command prints (default: the main table)
     variant_help: dict[str, str] = field(default_factory=dict)  # one line per variant, for `referee JOB --help`
     about: str | None = None  # the command's longer description and exit codes (its --help)
+    # 'module:function' that starts the job and returns at once, its work running in other processes while the
+    # caller goes on (an object whose finish() gives the job's result and cancel() lets it go); see `start`
+    starter: str | None = None
 
     @property
     def api(self) -> str:
@@ -123,6 +126,19 @@ class Job:
             result.options = dict(bound)
         return result
 
+    def start(self, data=None, **options) -> "StartedJob":
+        """The job begun on `data` with `options` (checked, defaults filled, before anything runs): a job with a
+        `starter` starts its work in other processes (its sweep's) and returns at once; another computes now.
+        `finish()` on what it returns gives what `compute` gives."""
+        from referee.run.executor import Done
+
+        bound = self.bind(options)
+        if self.starter is None:
+            return StartedJob(Done(self.compute(data, **options)), bound)
+        starter = implementation(self.starter)
+        begun = starter(**bound) if self.data == "none" else starter(data, **bound)
+        return StartedJob(begun, bound)
+
     def run(self, data=None, figures: bool = True, **options):
         """The job on `data` with `options` (checked, defaults filled): its Result with its figures (none drawn,
         and no plotting library imported, with `figures=False`)."""
@@ -130,6 +146,25 @@ class Job:
         if self.figures is not None and figures:
             result.figures = implementation(self.figures)(result)
         return result
+
+
+@dataclass
+class StartedJob:
+    """A job under way (`Job.start`): `finish()` waits for it and gives its result (which records the options it
+    ran with, as `Job.compute`'s does); `cancel()` lets it go unread."""
+
+    begun: object
+    options: dict
+
+    def finish(self):
+        """The job's result (a `referee.run.result.Result`), once its work is done."""
+        result = self.begun.finish()
+        result.options = dict(self.options)
+        return result
+
+    def cancel(self) -> None:
+        """Stop its work that has not started and free what it holds."""
+        self.begun.cancel()
 
 
 def _method_help() -> str:
@@ -359,7 +394,8 @@ JOBS: dict[str, Job] = {j.name: j for j in (
         "and a constant", (
             Option("folds", 4, "folds over each agent's scenarios (default 4: every cell held out once, a quarter at "
                    "a time); R^2 and RMSE are averaged over folds", type=folds),
-            RUNNER, PHASE, SEED) + SAMPLING_OPTIONS + SWEEP_OPTIONS, figures=FIGURES + "predictors"),
+            RUNNER, PHASE, SEED) + SAMPLING_OPTIONS + SWEEP_OPTIONS, figures=FIGURES + "predictors",
+        starter="referee.run.scores.score_jobs:start_predictors"),
     Job("describe", "referee.run.scores.score_jobs:describe", "descriptive figures: means by agent and scenario, correlation "
         "heatmap", (RUNNER, PHASE), figures=FIGURES + "describe"),
     Job("calibrate", "referee.run.scores.score_jobs:calibrate", "simulation-based calibration of a Bayesian model (Talts et "

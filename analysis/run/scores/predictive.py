@@ -26,7 +26,7 @@ from sklearn.metrics import mean_squared_error, r2_score
 from xgboost import XGBRegressor
 
 from referee.run.scores.describe import feature_correlations, scenario_features
-from referee.run.executor import Executor, Shared, Task, run_tasks, share
+from referee.run.executor import Executor, Shared, Started, Task, share, start_tasks
 from referee.models.scores.measurement_layout import LayoutFit, fit_layout
 
 R2_THRESHOLD = 0.35
@@ -132,7 +132,7 @@ def compare_predictors(scores: pd.DataFrame, demands: pd.DataFrame | Callable[[p
                        test_folds: list[int] | None = None, profiles: str = "all", **sampling) -> Comparison:
     """Cross-validate the four predictors over each agent's scenarios (module docstring), one sweep task per
     fold and one for the final layout (`executor`: where they run, `referee.run.executor`; the same result
-    on any: fold k's layout is seeded seed + k).
+    on any: fold k's layout is seeded seed + k). `start_comparison(...).result()`.
 
     scores : agent, scenario, score_norm (one row per (match, agent)). demands : a demand matrix (index
     scenario) used in every fold, or a function of the training rows returning one (`training_demands`: the
@@ -144,6 +144,32 @@ def compare_predictors(scores: pd.DataFrame, demands: pd.DataFrame | Callable[[p
     profiles; needs exactly one test fold). sampling : draws, tune, chains, sampler for the layouts (default:
     `fit_layout`'s, which converge).
     """
+    return start_comparison(scores, demands, folds, seed, executor, test_folds, profiles, **sampling).result()
+
+
+@dataclass
+class StartedComparison:
+    """A predictive comparison whose fold fits are under way (`start_comparison`); `result()` waits for them."""
+
+    started: Started
+    profiles: str
+
+    def result(self) -> Comparison:
+        """The `Comparison`, once every fold (and the final layout) has been fitted."""
+        found = self.started.results()
+        parts, final = (found[:-1], found[-1]) if self.profiles == "all" else (found, found[0][3])
+        predictions = pd.concat([p[0] for p in parts]).sort_index()  # the rows of the folds scored
+        diagnostics = [p[1] for p in parts]
+        chosen = [row for p in parts for row in p[2]]
+        return Comparison(_metrics(predictions, ["agent"]), _metrics(predictions, []),
+                          predictions.reset_index(drop=True), final, pd.DataFrame(diagnostics), pd.DataFrame(chosen))
+
+
+def start_comparison(scores: pd.DataFrame, demands: pd.DataFrame | Callable[[pd.DataFrame], pd.DataFrame],
+                     folds: int = FOLDS, seed: int = 0, executor: Executor | None = None,
+                     test_folds: list[int] | None = None, profiles: str = "all", **sampling) -> StartedComparison:
+    """`compare_predictors`'s fits started where `executor` runs them, returning at once (the options are
+    checked first): with local processes or Dask the folds are fitted while this process goes on."""
     if profiles not in ("all", "training"):
         raise ValueError(f"profiles must be 'all' or 'training', got {profiles!r}")
     if profiles == "training" and (test_folds is None or len(test_folds) != 1):
@@ -156,13 +182,7 @@ def compare_predictors(scores: pd.DataFrame, demands: pd.DataFrame | Callable[[p
              for k in (range(folds) if test_folds is None else test_folds) if (data["fold"] == k).any()]
     if profiles == "all":
         tasks.append(Task("final-layout", final_layout, (shared, demands, seed, sampling)))
-    found = run_tasks(tasks, executor, "predictive folds")
-    parts, final = (found[:-1], found[-1]) if profiles == "all" else (found, found[0][3])
-    predictions = pd.concat([p[0] for p in parts]).sort_index()  # the rows of the folds scored
-    diagnostics = [p[1] for p in parts]
-    chosen = [row for p in parts for row in p[2]]
-    return Comparison(_metrics(predictions, ["agent"]), _metrics(predictions, []), predictions.reset_index(drop=True),
-                      final, pd.DataFrame(diagnostics), pd.DataFrame(chosen))
+    return StartedComparison(start_tasks(tasks, executor, "predictive folds"), profiles)
 
 
 def predictive_fold(shared: Shared, k: int, demands, seed: int, sampling: dict
