@@ -105,18 +105,17 @@ def build_report(store: Store, out: str | Path, ingest_report: IngestReport | No
     # the Measurement Layouts' held-out folds are the report's longest work: begun now in worker processes, they are
     # fitted while the sections before them are computed here, and read at their stage (the beta regressions begun
     # in processes of their own too oversubscribed two cores: the cold demo took 183 s against 167 s)
-    begun = start_contest_fits(store, seed=seed, sampling=sampling) if fit_models else {}
+    begun = start_layouts(store, seed=seed, sampling=sampling) if fit_models else {}
     try:
         return _build(store, out, folder, ingest_report, title, fit_models, seed, sampling, stages, begun)
     finally:
         for started in begun.values():
-            if not isinstance(started, Exception):
-                started.cancel()
+            started.cancel()
 
 
 def _build(store: Store, out: str | Path, folder: ResultsFolder, ingest_report: IngestReport | None, title: str,
            fit_models: bool, seed: int, sampling: dict, stages: Stages, begun: dict) -> Path:
-    """`build_report`'s stages, the contest fits of `begun` (`start_contest_fits`) already under way."""
+    """`build_report`'s stages, the layouts of `begun` (`start_layouts`) already under way."""
     boards: dict[str, Result | str] = {}  # per runner: its leaderboard, or why it has none
     with stages.stage("leaderboards") as stage:
         sections: list[Section] = leaderboard_sections(store, boards, seed=seed)
@@ -252,18 +251,20 @@ def contest_sections(store: Store, seed: int = 0, sampling: dict | None = None,
                      begun: dict | None = None) -> list[Section]:
     """The beta regressions and Measurement Layouts (contest figures 2-3, 5-7) of each runner in
     `tagged_runners`, each on its own matches (another runner's scenarios would enter them untagged); one section
-    saying why when no runner has tagged scenarios. `begun`: those of their jobs already begun
-    (`start_contest_fits`); the others run here."""
+    saying why when no runner has tagged scenarios. `begun`: the runners' layouts already begun
+    (`start_layouts`); the others run here."""
     tagged = tagged_runners(store)
     if not tagged:
         return [skipped("Beta regressions and Measurement Layouts (contest figures 2-3, 5-7)",
                         "no scored scenario has tags in its catalogue, which these models explain scores by")]
     sections: list[Section] = []
     for runner in tagged:
-        for title, build in (("Beta regressions", beta_regression_sections), ("Measurement Layouts", layout_sections)):
-            for section in _guarded(title, build, store, runner, seed=seed, sampling=sampling, begun=begun):
-                section.title += f" ({runner})"
-                sections.append(section)
+        built = _guarded("Beta regressions", beta_regression_sections, store, runner, seed=seed, sampling=sampling)
+        built += _guarded("Measurement Layouts", layout_sections, store, runner, seed=seed, sampling=sampling,
+                          begun=begun)
+        for section in built:
+            section.title += f" ({runner})"
+        sections += built
     return sections
 
 
@@ -272,65 +273,49 @@ def tagged_runners(store: Store) -> list[str]:
     return store.tagged_runners()
 
 
-def contest_jobs(runner: str, seed: int = 0, sampling: dict | None = None, agents: list[str] | None = None,
-                 baseline: str = "rational_agent") -> dict[str, tuple[str, dict]]:
-    """The jobs behind `runner`'s contest sections, {part: (job name, options)}: `compare-predictors` (its held-out
-    folds in processes: $REFEREE_REPORT_JOBS, else the CPUs, at most 4; every executor gives the same numbers,
-    tests/test_sweeps.py), the tag effects and, given the scored `agents`, the baseline contrast against
-    `baseline` when it played, else the first agent by name."""
-    fitting = dict(runner=runner, seed=seed, **(sampling or {}))
-    jobs = {"layouts": ("compare-predictors", dict(jobs=default_workers("REFEREE_REPORT_JOBS"), **fitting)),
-            "tag-effects": ("fit", dict(model="tag-effects", **fitting))}
-    if agents:
-        jobs["contrast"] = ("fit", dict(model="baseline-contrast",
-                                        baseline=baseline if baseline in agents else sorted(agents)[0], **fitting))
-    return jobs
+def layout_options(runner: str, seed: int = 0, sampling: dict | None = None) -> dict:
+    """The options of `runner`'s `compare-predictors` job: its held-out folds in processes ($REFEREE_REPORT_JOBS,
+    else the CPUs, at most 4; every executor gives the same numbers, tests/test_sweeps.py)."""
+    return dict(runner=runner, seed=seed, jobs=default_workers("REFEREE_REPORT_JOBS"), **(sampling or {}))
 
 
-def start_contest_fits(store: Store, seed: int = 0, sampling: dict | None = None) -> dict:
-    """The `compare-predictors` job of `contest_jobs` of every runner in `tagged_runners` begun (`Job.start`), when
-    the report may use worker processes ($REFEREE_REPORT_JOBS above 1, or unset): its folds are fitted in them from
-    now on. {(runner, 'layouts'): the started job, or the exception its start raised, which its section shows}."""
-    if default_workers("REFEREE_REPORT_JOBS") < 2:
-        return {}
+def start_layouts(store: Store, seed: int = 0, sampling: dict | None = None) -> dict:
+    """`compare-predictors` begun (`Job.start`) for every runner in `tagged_runners`: with worker processes its
+    folds are fitted in them from now on (in-process, when its section reads it). {runner: the started job, or a
+    `Failed` holding the error its start raised, which the runner's section shows}."""
+    from referee.run.executor import Failed
+
     begun: dict = {}
     for runner in tagged_runners(store):
-        name, options = contest_jobs(runner, seed, sampling)["layouts"]
         try:
-            begun[runner, "layouts"] = JOBS[name].start(store, **options)
+            begun[runner] = JOBS["compare-predictors"].start(store, **layout_options(runner, seed, sampling))
         except Exception as exc:  # noqa: BLE001 - shown in the runner's section, as a failed section is
-            begun[runner, "layouts"] = exc
+            begun[runner] = Failed(exc)
     return begun
-
-
-def _contest_result(store: Store, runner: str, part: str, begun: dict | None, seed: int, sampling: dict | None,
-                    agents: list[str] | None = None):
-    """The result of `runner`'s contest job `part` (`contest_jobs`): finished if it was begun (its start's error
-    raised), else computed now."""
-    started = (begun or {}).get((runner, part))
-    if isinstance(started, Exception):
-        raise started
-    if started is not None:
-        return started.finish()
-    name, options = contest_jobs(runner, seed, sampling, agents)[part]
-    return job(name, store, **options)
 
 
 def layout_sections(store: Store, runner: str, seed: int = 0, sampling: dict | None = None,
                     begun: dict | None = None) -> Section:
     """The Measurement Layout against the other predictors on held-out scenarios (`compare-predictors`) of
-    `runner`'s matches as the contest figures 6-7 section (`contest_sections` names the runner in its title)."""
-    return layout_section(_contest_result(store, runner, "layouts", begun, seed, sampling).value)
+    `runner`'s matches as the contest figures 6-7 section (`contest_sections` names the runner in its title):
+    the job `begun` holds for `runner` (`start_layouts`; its start's error raised here), else the job run now."""
+    started = (begun or {}).get(runner)
+    found = started.finish() if started is not None else job("compare-predictors", store,
+                                                             **layout_options(runner, seed, sampling))
+    return layout_section(found.value)
 
 
-def beta_regression_sections(store: Store, runner: str, seed: int = 0, sampling: dict | None = None,
-                             begun: dict | None = None) -> Section:
-    """The baseline contrast and the tag effects (`fit`, `contest_jobs`) of `runner`'s scenario-based matches with
-    their correlations (`describe`) as the section with contest figures 2, 3 (right) and 5."""
+def beta_regression_sections(store: Store, runner: str, seed: int = 0, baseline: str = "rational_agent",
+                             sampling: dict | None = None) -> Section:
+    """The baseline contrast and the tag effects (`fit`) of `runner`'s scenario-based matches with their
+    correlations (`describe`) as the section with contest figures 2, 3 (right) and 5; the baseline is `baseline`
+    when it played, else the first agent by name."""
     described = job("describe", store, runner=runner)
     agents = sorted(described.table("scores")["agent"].unique())
-    contrast = _contest_result(store, runner, "contrast", begun, seed, sampling, agents).value
-    tag_fit = _contest_result(store, runner, "tag-effects", begun, seed, sampling, agents).value
+    fitting = dict(runner=runner, seed=seed, **(sampling or {}))
+    contrast = job("fit", store, model="baseline-contrast", baseline=baseline if baseline in agents else agents[0],
+                   **fitting).value
+    tag_fit = job("fit", store, model="tag-effects", **fitting).value
     correlations = described.table("correlations").set_index("feature")
     return beta_regression_section(contrast, contrast.table(), tag_fit, tag_fit.table(), correlations)
 

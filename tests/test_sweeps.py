@@ -122,7 +122,7 @@ def waits_for(folder: str, value: int) -> int:
 @pytest.mark.parametrize("where", ["processes", "dask"])
 def test_started_tasks_run_while_the_caller_goes_on_and_give_run_tasks_results(tmp_path, cluster, where):
     """`start_tasks` returns with the tasks running elsewhere (each has begun before the caller asks for any
-    result, and finishes only after the caller has gone on); `results()` gives what `run_tasks` gives."""
+    result, and finishes only after the caller has gone on); `finish()` gives what `run_tasks` gives."""
     import time
 
     executor = {"processes": Executor(jobs=2), "dask": cluster}[where]
@@ -134,7 +134,7 @@ def test_started_tasks_run_while_the_caller_goes_on_and_give_run_tasks_results(t
             time.sleep(0.05)
         assert len(list(tmp_path.glob("begun-*"))) == 2  # both under way, no result asked for yet
         (tmp_path / "went-on").write_text("ok")
-        assert started.results() == [0, 10]
+        assert started.finish() == [0, 10]
         assert run_tasks([Task(f"ok-{i}", done, (str(tmp_path), i)) for i in range(3)], executor) == [0, 10, 20]
     finally:
         if where == "processes":

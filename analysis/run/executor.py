@@ -4,7 +4,8 @@ referee's heavy work is embarrassingly parallel: bootstrap blocks, cross-validat
 fits, simulate-fit cycles. A sweep is a list of `Task`s (a name, a module-level function, picklable
 arguments, each with its own seed derived from the command's seed by `task_seeds`), and `run_tasks(tasks,
 executor)` returns their results in task order, whoever ran them (`start_tasks(tasks, executor)` starts them and
-returns at once, so that this process works on while they run; its `results()` waits for them):
+returns at once, so that this process works on while they run; its `finish()` waits for them, and `Then` carries
+what is made of their results along):
 
 - `executor=None` or `Executor(jobs=1)`: in this process, one task after another;
 - `Executor(jobs=N)`: N local worker processes;
@@ -240,7 +241,7 @@ def _collect_dask(tasks: list[Task], futures: dict, bar) -> tuple[list, dict[str
 class Started:
     """A sweep under way (`start_tasks`): its tasks already running in local worker processes or on a Dask
     cluster (in-process sweeps run when their results are asked for), while this process does other work.
-    `results()` waits for them, showing how many have finished, and returns them in task order."""
+    `finish()` waits for them, showing how many have finished, and returns them in task order."""
 
     def __init__(self, tasks: list[Task], executor: Executor | None, what: str):
         names = [t.name for t in tasks]
@@ -257,7 +258,7 @@ class Started:
             self.kind = "dask"
             self._pending = _submit_dask(tasks, executor.client())
 
-    def results(self) -> list:
+    def finish(self) -> list:
         """The tasks' results in task order, once all have finished. Raises SweepError naming every task that
         failed twice, after the others have finished."""
         executor = self.executor
@@ -282,6 +283,35 @@ class Started:
                 future.cancel()
 
 
+class Then:
+    """Work under way (`source`: a `Started`, another `Then`, a `Done`) and what is made of its result: `finish()`
+    is `make(source.finish())`, `cancel()` lets the work go unread; `close` (what the work held: an executor) runs
+    once, after whichever comes first."""
+
+    def __init__(self, source, make: Callable, close: Callable[[], None] | None = None):
+        self.source, self.make, self._close = source, make, close
+
+    def _closed(self) -> None:
+        close, self._close = self._close, None
+        if close is not None:
+            close()
+
+    def finish(self):
+        """What `make` makes of the work's result, once the work is done."""
+        try:
+            found = self.source.finish()
+        finally:
+            self._closed()
+        return self.make(found)
+
+    def cancel(self) -> None:
+        """Stop the work that has not started (after `finish`, nothing is left to stop)."""
+        try:
+            self.source.cancel()
+        finally:
+            self._closed()
+
+
 class Done:
     """Work already done when it was begun (a job started where nothing runs apart): `finish()` gives its result."""
 
@@ -297,21 +327,36 @@ class Done:
         return None
 
 
+class Failed:
+    """Work that could not begin: `finish()` raises the error its start raised (where its result is read)."""
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+    def finish(self):
+        """Raises the start's error."""
+        raise self.error
+
+    def cancel(self) -> None:
+        """Nothing is under way."""
+        return None
+
+
 def start_tasks(tasks: list[Task], executor: Executor | None = None, what: str = "tasks") -> Started:
-    """Start `tasks` where `executor` runs them (module docstring) and return at once: `Started.results()`
+    """Start `tasks` where `executor` runs them (module docstring) and return at once: `Started.finish()`
     waits for them. Local processes and Dask work while this process goes on; without an executor (or with
     jobs=1) the tasks run here when their results are asked for."""
     return Started(tasks, executor, what)
 
 
 def run_tasks(tasks: list[Task], executor: Executor | None = None, what: str = "tasks") -> list:
-    """Run `tasks` and return their results in task order (`start_tasks(...).results()`).
+    """Run `tasks` and return their results in task order (`start_tasks(...).finish()`).
 
     executor : None (or jobs=1) runs them here; otherwise local processes or Dask (module docstring).
     what : the progress bar's label (shown when the executor asks for progress).
     Raises SweepError naming every task that failed twice, after the others have finished.
     """
-    return start_tasks(tasks, executor, what).results()
+    return start_tasks(tasks, executor, what).finish()
 
 
 def sweep_executor(options: dict, progress: bool | None = None):

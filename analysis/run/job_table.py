@@ -12,6 +12,7 @@ results folder (`--out`, default `out`); otherwise the job writes its own files 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -117,27 +118,24 @@ class Job:
     def compute(self, data=None, **options):
         """The job's computation on `data` with `options` (checked, defaults filled): its Result, no figures drawn
         (what the report and the papers compose, drawing their own)."""
-        from referee.run.result import Result  # here, not at the top: the job table loads without pandas
-
-        function = implementation(self.function)
         bound = self.bind(options)
-        result = function(**bound) if self.data == "none" else function(data, **bound)
-        if isinstance(result, Result):  # it records the options it ran with
-            result.options = dict(bound)
-        return result
+        return recorded(bound, self._call(self.function, data, bound))
 
-    def start(self, data=None, **options) -> "StartedJob":
+    def _call(self, function: str, data, bound: dict):
+        found = implementation(function)
+        return found(**bound) if self.data == "none" else found(data, **bound)
+
+    def start(self, data=None, **options):
         """The job begun on `data` with `options` (checked, defaults filled, before anything runs): a job with a
         `starter` starts its work in other processes (its sweep's) and returns at once; another computes now.
-        `finish()` on what it returns gives what `compute` gives."""
-        from referee.run.executor import Done
+        `finish()` on what it returns gives what `compute` gives, `cancel()` lets it go
+        (`referee.run.executor.Then`)."""
+        from referee.run.executor import Done, Then
 
-        bound = self.bind(options)
         if self.starter is None:
-            return StartedJob(Done(self.compute(data, **options)), bound)
-        starter = implementation(self.starter)
-        begun = starter(**bound) if self.data == "none" else starter(data, **bound)
-        return StartedJob(begun, bound)
+            return Done(self.compute(data, **options))
+        bound = self.bind(options)
+        return Then(self._call(self.starter, data, bound), functools.partial(recorded, bound))
 
     def run(self, data=None, figures: bool = True, **options):
         """The job on `data` with `options` (checked, defaults filled): its Result with its figures (none drawn,
@@ -148,23 +146,13 @@ class Job:
         return result
 
 
-@dataclass
-class StartedJob:
-    """A job under way (`Job.start`): `finish()` waits for it and gives its result (which records the options it
-    ran with, as `Job.compute`'s does); `cancel()` lets it go unread."""
+def recorded(options: dict, result):
+    """`result`, a `Result` recording the `options` it ran with (anything else as it is)."""
+    from referee.run.result import Result  # here, not at the top: the job table loads without pandas
 
-    begun: object
-    options: dict
-
-    def finish(self):
-        """The job's result (a `referee.run.result.Result`), once its work is done."""
-        result = self.begun.finish()
-        result.options = dict(self.options)
-        return result
-
-    def cancel(self) -> None:
-        """Stop its work that has not started and free what it holds."""
-        self.begun.cancel()
+    if isinstance(result, Result):
+        result.options = dict(options)
+    return result
 
 
 def _method_help() -> str:

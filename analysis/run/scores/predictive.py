@@ -16,6 +16,8 @@ on every cell gives the capability profiles (figure 6).
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -26,7 +28,7 @@ from sklearn.metrics import mean_squared_error, r2_score
 from xgboost import XGBRegressor
 
 from referee.run.scores.describe import feature_correlations, scenario_features
-from referee.run.executor import Executor, Shared, Started, Task, share, start_tasks
+from referee.run.executor import Executor, Shared, Task, Then, share, start_tasks
 from referee.models.scores.measurement_layout import LayoutFit, fit_layout
 
 R2_THRESHOLD = 0.35
@@ -132,7 +134,7 @@ def compare_predictors(scores: pd.DataFrame, demands: pd.DataFrame | Callable[[p
                        test_folds: list[int] | None = None, profiles: str = "all", **sampling) -> Comparison:
     """Cross-validate the four predictors over each agent's scenarios (module docstring), one sweep task per
     fold and one for the final layout (`executor`: where they run, `referee.run.executor`; the same result
-    on any: fold k's layout is seeded seed + k). `start_comparison(...).result()`.
+    on any: fold k's layout is seeded seed + k). `start_comparison(...).finish()`.
 
     scores : agent, scenario, score_norm (one row per (match, agent)). demands : a demand matrix (index
     scenario) used in every fold, or a function of the training rows returning one (`training_demands`: the
@@ -144,32 +146,26 @@ def compare_predictors(scores: pd.DataFrame, demands: pd.DataFrame | Callable[[p
     profiles; needs exactly one test fold). sampling : draws, tune, chains, sampler for the layouts (default:
     `fit_layout`'s, which converge).
     """
-    return start_comparison(scores, demands, folds, seed, executor, test_folds, profiles, **sampling).result()
+    return start_comparison(scores, demands, folds, seed, executor, test_folds, profiles, **sampling).finish()
 
 
-@dataclass
-class StartedComparison:
-    """A predictive comparison whose fold fits are under way (`start_comparison`); `result()` waits for them."""
-
-    started: Started
-    profiles: str
-
-    def result(self) -> Comparison:
-        """The `Comparison`, once every fold (and the final layout) has been fitted."""
-        found = self.started.results()
-        parts, final = (found[:-1], found[-1]) if self.profiles == "all" else (found, found[0][3])
-        predictions = pd.concat([p[0] for p in parts]).sort_index()  # the rows of the folds scored
-        diagnostics = [p[1] for p in parts]
-        chosen = [row for p in parts for row in p[2]]
-        return Comparison(_metrics(predictions, ["agent"]), _metrics(predictions, []),
-                          predictions.reset_index(drop=True), final, pd.DataFrame(diagnostics), pd.DataFrame(chosen))
+def comparison_of(profiles: str, found: list) -> Comparison:
+    """The `Comparison` made of the results of `start_comparison`'s tasks (each fold's, then with profiles 'all'
+    the final layout's)."""
+    parts, final = (found[:-1], found[-1]) if profiles == "all" else (found, found[0][3])
+    predictions = pd.concat([p[0] for p in parts]).sort_index()  # the rows of the folds scored
+    diagnostics = [p[1] for p in parts]
+    chosen = [row for p in parts for row in p[2]]
+    return Comparison(_metrics(predictions, ["agent"]), _metrics(predictions, []), predictions.reset_index(drop=True),
+                      final, pd.DataFrame(diagnostics), pd.DataFrame(chosen))
 
 
 def start_comparison(scores: pd.DataFrame, demands: pd.DataFrame | Callable[[pd.DataFrame], pd.DataFrame],
                      folds: int = FOLDS, seed: int = 0, executor: Executor | None = None,
-                     test_folds: list[int] | None = None, profiles: str = "all", **sampling) -> StartedComparison:
+                     test_folds: list[int] | None = None, profiles: str = "all", **sampling) -> Then:
     """`compare_predictors`'s fits started where `executor` runs them, returning at once (the options are
-    checked first): with local processes or Dask the folds are fitted while this process goes on."""
+    checked first): with local processes or Dask the folds are fitted while this process goes on; `finish()`
+    gives the `Comparison`."""
     if profiles not in ("all", "training"):
         raise ValueError(f"profiles must be 'all' or 'training', got {profiles!r}")
     if profiles == "training" and (test_folds is None or len(test_folds) != 1):
@@ -182,7 +178,7 @@ def start_comparison(scores: pd.DataFrame, demands: pd.DataFrame | Callable[[pd.
              for k in (range(folds) if test_folds is None else test_folds) if (data["fold"] == k).any()]
     if profiles == "all":
         tasks.append(Task("final-layout", final_layout, (shared, demands, seed, sampling)))
-    return StartedComparison(start_tasks(tasks, executor, "predictive folds"), profiles)
+    return Then(start_tasks(tasks, executor, "predictive folds"), functools.partial(comparison_of, profiles))
 
 
 def predictive_fold(shared: Shared, k: int, demands, seed: int, sampling: dict

@@ -4,6 +4,7 @@ plan`; `referee.fit(...)` and so on): each one function from a store and typed o
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 from referee.run.executor import sweep_executor
@@ -85,61 +86,37 @@ def predictors(store, folds: int = 4, runner: str | None = None, phase: list[str
     return start_predictors(store, folds, runner, phase, seed, **options).finish()
 
 
-class StartedPredictors:
-    """`compare-predictors` under way (`start_predictors`): its fold fits run in the sweep's worker processes
-    while the caller goes on; `finish()` waits for them and returns the job's result."""
-
-    def __init__(self, started, executor):
-        self._started, self._executor = started, executor
-
-    def _close(self) -> None:
-        if self._executor is not None:
-            self._executor.__exit__(None, None, None)
-            self._executor = None
-
-    def finish(self) -> PredictorsJobResult:
-        """The job's `PredictorsJobResult` once every fold is fitted (the sweep's executor then closed)."""
-        try:
-            comp = self._started.result()
-        finally:
-            self._close()
-        included = comp.included_agents()
-        tables = {"pooled": comp.pooled, "per_agent": comp.per_agent, "predictions": comp.predictions,
-                  "fold_diagnostics": comp.fold_diagnostics, "fold_demands": comp.demands}
-        lines = [comp.per_agent.pivot(index="agent", columns="predictor", values="r2").to_string(),
-                 f"agents reaching test R^2 >= 0.35 with the Measurement Layout: {included or 'none'}",
-                 f"layout diagnostics: {json.dumps(comp.layout.diagnostics)}"]
-        return PredictorsJobResult("compare-predictors", tables, list(comp.layout.notes), dict(comp.layout.diagnostics),
-                                   fields={"included": included}, lines=lines, value=comp)
-
-    def cancel(self) -> None:
-        """Let the fits go unread (what has not started does not run) and close the sweep's executor; nothing
-        once `finish` has run."""
-        if self._executor is None:
-            return
-        try:
-            self._started.started.cancel()
-        finally:
-            self._close()
+def predictors_result(comp) -> PredictorsJobResult:
+    """The `compare-predictors` job's result made of its `Comparison`: `pooled` (the main table), `per_agent`, the
+    predictions and each fold's diagnostics and demands."""
+    included = comp.included_agents()
+    tables = {"pooled": comp.pooled, "per_agent": comp.per_agent, "predictions": comp.predictions,
+              "fold_diagnostics": comp.fold_diagnostics, "fold_demands": comp.demands}
+    lines = [comp.per_agent.pivot(index="agent", columns="predictor", values="r2").to_string(),
+             f"agents reaching test R^2 >= 0.35 with the Measurement Layout: {included or 'none'}",
+             f"layout diagnostics: {json.dumps(comp.layout.diagnostics)}"]
+    return PredictorsJobResult("compare-predictors", tables, list(comp.layout.notes), dict(comp.layout.diagnostics),
+                               fields={"included": included}, lines=lines, value=comp)
 
 
 def start_predictors(store, folds: int = 4, runner: str | None = None, phase: list[str] | None = None, seed: int = 0,
-                     **options) -> StartedPredictors:
+                     **options):
     """`predictors` started: the scores read from `store` now and the folds' fits begun in the sweep's executor
     (`jobs`, `scheduler`: local processes or Dask run them while the caller goes on; in-process, they run at
-    `finish()`)."""
+    `finish()`, which gives the job's result and closes the executor)."""
+    from referee.run.executor import Then
     from referee.run.scores.predictive import start_comparison, training_demands
 
     scores, scenarios, tags = model_scores(store, phase, runner)
-    executor = sweep_executor(options)
-    running = executor.__enter__()
+    held = contextlib.ExitStack()
+    executor = held.enter_context(sweep_executor(options))
     try:
         started = start_comparison(scores, training_demands(scores, scenarios, tags), folds=folds, seed=seed,
-                                   executor=running, **sampling(options))
+                                   executor=executor, **sampling(options))
     except BaseException:
-        executor.__exit__(None, None, None)
+        held.close()
         raise
-    return StartedPredictors(started, executor)
+    return Then(started, predictors_result, close=held.close)
 
 
 def describe(store, runner: str | None = None, phase: list[str] | None = None) -> Result:
