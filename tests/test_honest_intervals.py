@@ -205,11 +205,9 @@ def test_never_met_pairs_are_drawn_apart_from_even_pairs():
                                                                            for i in (1, 3, 5)))
 
 
-def test_an_agent_whose_every_match_ended_alike_gets_no_narrower_than_the_model_based_interval():
-    """A 5-match agent that scored 0 in all five 4-player games, tied with one player each time, read 1250 [1221,
-    1279], the narrowest interval of its board: the cluster-robust variance collapses when every cluster looks
-    alike (issue 83). Its interval is now at least as wide as the model-based one, computed here from the Fisher
-    information of the Bradley-Terry likelihood by hand, and a note names it."""
+def _still_board() -> pd.DataFrame:
+    """Comparisons of a 30-agent, 300-match tournament plus 'still': five 4-player matches, each ending 0 for it
+    and one other player, 1 and 2 for the other two (five identical results)."""
     from referee.prepare.comparisons import comparisons_from_tables
 
     matches, results, _ = tournament(n_agents=30, n_matches=300, rare=0, seed=5)
@@ -223,7 +221,15 @@ def test_an_agent_whose_every_match_ended_alike_gets_no_narrower_than_the_model_
                             "role": None, "score": points, "rank": {0.0: 3.0, 1.0: 2.0, 2.0: 1.0}[points]})
     matches = pd.concat([matches, pd.DataFrame(extra_m)], ignore_index=True)
     results = pd.concat([results, pd.DataFrame(extra_r)], ignore_index=True)
-    comparisons = comparisons_from_tables(matches, results)
+    return comparisons_from_tables(matches, results)
+
+
+def test_an_agent_whose_every_match_ended_alike_gets_no_narrower_than_the_model_based_interval():
+    """A 5-match agent that scored 0 in all five 4-player games, tied with one player each time, read 1250 [1221,
+    1279], the narrowest interval of its board: the cluster-robust variance collapses when every cluster looks
+    alike (issue 83). Its interval is now at least as wide as the model-based one, computed here from the Fisher
+    information of the Bradley-Terry likelihood by hand, and a note names it."""
+    comparisons = _still_board()
     result = rate(comparisons, "bt")
     table = result.table().set_index("agent")
     # the model-based variance: the inverse Fisher information of the fitted strengths, centred
@@ -246,3 +252,23 @@ def test_an_agent_whose_every_match_ended_alike_gets_no_narrower_than_the_model_
     assert half[still] >= 1.959 * model_se[still] * 0.999, (half[still], model_se[still])
     assert np.all(half >= 1.959 * model_se * 0.999)
     assert any("still" in note and "model-based width" in note for note in result.notes), result.notes
+
+
+def test_a_provisional_agent_never_reads_narrower_than_the_widest_established_agent():
+    """Issue 83: a provisional agent's interval is never narrower than the widest established agent's of its
+    board (each of whom played more matches). Online Elo's cluster bootstrap gave 'still' (five identical
+    results) 170 points against established agents' 169-456; it is now widened about its own centre to the
+    widest, says so in `interval` and in a note; the established agents' intervals are untouched."""
+    comparisons = _still_board()
+    result = rate(comparisons, "online-elo", bootstrap=200, seed=1)
+    table = result.table().set_index("agent")
+    width = table["upper"] - table["lower"]
+    established = (table["status"] == "established") & np.isfinite(width)
+    widest = float(width[established].max())
+    provisional = table["matches"] < 10
+    assert provisional["still"]
+    assert np.all(width[provisional & np.isfinite(width)] >= widest - 1e-6), (width[provisional], widest)
+    assert table.at["still", "lower"] <= table.at["still", "rating"] <= table.at["still", "upper"]
+    assert "widened to the widest established agent's width" in table.at["still", "interval"]
+    assert any("still" in note and "provisional" in note for note in result.notes), result.notes
+    assert not table.loc[established, "interval"].str.contains("widened").any()

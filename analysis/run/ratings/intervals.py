@@ -15,6 +15,9 @@ on the Elo scale and the comparisons it came from (`referee.prepare.comparisons`
   interval, the interval is the hull of the bootstrap's and the model's (Wald, profile) intervals; where the
   method has no model interval and the bootstrap did not move, there is no interval (NaN), and the
   `interval` column says so.
+- Provisional agents never read as more certain than established ones (`_provisional_floor`): an agent with
+  fewer than MIN_MATCHES matches whose finite interval is narrower than the widest established agent's of its
+  component is widened to that width about its own centre, and `interval` says so.
 - Ranks' uncertainty is not here: rank sets, the set of the best and tiers come from one inference, the board
   (`referee.run.ratings.board`), which every table that prints them reads.
 """
@@ -111,6 +114,7 @@ def finish(table: pd.DataFrame, comparisons: pd.DataFrame, method: str, model: p
                          "alike, e.g. all ties or all losses): their intervals are not the bootstrap's, see `interval`")
     if (rated & (side != "")).any():
         notes += _open_sides(out, text, side, matches, rated, comparisons, method)
+    notes += _provisional_floor(out, text, matches, rated & (side == ""))
     outside = rated & ((out["rating"] < out["lower"]) | (out["rating"] > out["upper"]))
     if outside.any():  # a percentile interval can miss a skewed estimate: never print an estimate outside it
         out.loc[outside, "lower"] = np.fmin(out.loc[outside, "lower"], out.loc[outside, "rating"])
@@ -122,6 +126,33 @@ def finish(table: pd.DataFrame, comparisons: pd.DataFrame, method: str, model: p
     out["matches"] = matches.astype(int).to_numpy()
     out["interval"] = text.to_numpy()
     return out.drop(columns=["rank_lower", "rank_upper"], errors="ignore"), notes
+
+
+def _provisional_floor(out: pd.DataFrame, text: pd.Series, matches: pd.Series, two_sided: pd.Series) -> list[str]:
+    """Widen, in place in `out` and `text`, every provisional agent's (fewer than MIN_MATCHES matches) finite
+    interval that is narrower than the widest finite interval of the established agents of its component (each
+    of whom holds more matches): fewer matches never read as more certain. The widened interval keeps its centre
+    (lower + upper) / 2 and holds the rating. Returns the note naming them ([] when none)."""
+    width = out["upper"] - out["lower"]
+    finite = two_sided & np.isfinite(width)
+    part = out["component"] if "component" in out.columns else pd.Series(1, index=out.index)
+    part = part.astype(object).where(part.notna(), "-")
+    established = finite & (matches >= MIN_MATCHES)
+    widest = width[established].groupby(part[established]).max()
+    floor = part.map(widest).astype(float)
+    short = finite & (matches < MIN_MATCHES) & (width < floor - 1e-9)
+    if not short.any():
+        return []
+    centre = (out.loc[short, "lower"] + out.loc[short, "upper"]) / 2
+    half = floor[short] / 2
+    out.loc[short, "lower"] = np.fmin(centre - half, out.loc[short, "rating"])
+    out.loc[short, "upper"] = np.fmax(centre + half, out.loc[short, "rating"])
+    text[short] = [f"{t}, widened to the widest established agent's width ({w:.0f} points): fewer than "
+                   f"{MIN_MATCHES} matches" for t, w in zip(text[short], floor[short])]
+    names = list(out.loc[short, "agent"].astype(str))
+    return [f"{len(names)} provisional agent(s) whose interval was narrower than the widest established agent's "
+            "(who played more matches) are widened to that width, never read as more certain: "
+            + ", ".join(names[:10]) + (" ..." if len(names) > 10 else "")]
 
 
 def _open_sides(out: pd.DataFrame, text: pd.Series, side: pd.Series, matches: pd.Series, rated: pd.Series,
