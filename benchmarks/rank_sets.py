@@ -6,7 +6,12 @@ the rest), with one far stronger agent (`--leader`, log-odds above the others' m
 agents in every tournament. `--scale` times the board alone at 40, 200 and 1,000 agents instead.
 
 Run: .venv/bin/python -m benchmarks.rank_sets [--tournaments 200] [--agents 40] [--games 2000] [--rare 6]
-     [--leader 2.5] [--bootstrap 0] [--scale]
+     [--leader 2.5] [--bootstrap 0] [--designs] [--scale]
+
+`--designs` runs four held-out designs (a leader and a clear bottom, no leader, sparse, many rare agents; seeds
+from 1,000, never the suite's) and checks on every board what issue 83 asks: each tier boundary where the joint
+sets part and nowhere else (recomputed here from the joint sets), and every agent whose marginal set is a single
+rank separated by compare's test (p < 0.05) from every agent whose set does not hold that rank.
 
 Each tournament: agents with strengths ~ N(0, 0.6) in log-odds, the first raised to `leader` (it wins about 90 %
 of its games), two-seat games between uniformly drawn pairs of the common agents, the last `rare` agents
@@ -54,27 +59,51 @@ def tournament(agents: int, games: int, rare: int, seed: int, leader: float | No
     return frame, dict(zip(names, strength))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tournaments", type=int, default=200)
-    parser.add_argument("--agents", type=int, default=40)
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--rare", type=int, default=6)
-    parser.add_argument("--leader", type=float, default=2.5)
-    parser.add_argument("--bottom", type=float, default=-2.5, help="the last common agent's log-odds (a clear bottom)")
-    parser.add_argument("--bootstrap", type=int, default=0)
-    parser.add_argument("--scale", action="store_true", help="time the board at 40, 200 and 1,000 agents")
-    args = parser.parse_args()
-    if args.scale:
-        return scale()
+# name: (agents, games, rare, leader, bottom, tiers expected); every design held out (seeds the suite never
+# reads). More than one tier is a target only where the data can part the leader from the rest (50 games each)
+DESIGNS = {
+    "leader and bottom": (40, 2000, 6, 2.5, -2.5, True),
+    "no leader": (40, 2000, 6, None, None, False),
+    "sparse (15 games each)": (40, 600, 6, 2.5, -2.5, False),
+    "many rare": (40, 2000, 10, 2.5, -2.5, True),
+}
+
+
+def tier_cuts_from_joint_sets(ranked: pd.DataFrame) -> np.ndarray:
+    """Where a new tier must start, read from the joint sets alone (independent of `rank_sets.tier_bounds`):
+    below position i exactly when every agent above has its joint upper bound under every lower bound below."""
+    upper, lower = ranked["joint_upper"].to_numpy(float), ranked["joint_lower"].to_numpy(float)
+    return np.array([upper[: i + 1].max() < lower[i + 1:].min() for i in range(len(ranked) - 1)], bool)
+
+
+def single_rank_faults(board) -> tuple[int, int]:
+    """(pairs checked, pairs not separated): every ranked agent whose marginal set is one rank k against every
+    agent of its component whose set does not hold k must be separated by compare's test (`Board.pair`,
+    p < 0.05)."""
+    ranked = board.ranked
+    checked = faults = 0
+    for _, one in ranked[ranked["rank_lower"] == ranked["rank_upper"]].iterrows():
+        k = one["rank_lower"]
+        others = ranked[(ranked["component"] == one["component"]) & (ranked["agent"] != one["agent"])
+                        & ((ranked["rank_lower"] > k) | (ranked["rank_upper"] < k))]
+        for other in others["agent"]:
+            checked += 1
+            faults += not board.pair(one["agent"], other)["p_value"] < 0.05
+    return checked, faults
+
+
+def run_design(name: str, tournaments: int, agents: int, games: int, rare: int, leader: float | None,
+               bottom: float | None, tiered: bool, bootstrap: int, offset: int) -> bool:
+    """Print one design's coverage, tiers and the two checks of issue 83; True when every target is met."""
     joint = best = leader_ranked = leader_first = 0
     marginal, best_size, established, leader_rate, tiers = [], [], [], [], []
+    tier_faults = pair_checked = pair_faults = 0
     start = time.perf_counter()
-    for seed in range(args.tournaments):
-        comparisons, strength = tournament(args.agents, args.games, args.rare, seed, args.leader, args.bottom)
+    for seed in range(offset, offset + tournaments):
+        comparisons, strength = tournament(agents, games, rare, seed, leader, bottom)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            board = infer_board(comparisons, bootstrap=args.bootstrap, seed=seed)
+            board = infer_board(comparisons, bootstrap=bootstrap, seed=seed)
         ranked = board.ranked
         truth = ranked["agent"].map(strength).rank(ascending=False, method="first").to_numpy()
         inside = (ranked["joint_lower"] <= truth) & (truth <= ranked["joint_upper"])
@@ -85,29 +114,61 @@ def main() -> int:
         best_size.append(int(ranked["could_be_first"].sum()))
         established.append(len(ranked))
         tiers.append(int(ranked["tier"].max()))
+        tier = ranked["tier"].to_numpy(int)
+        tier_faults += int(((tier[1:] != tier[:-1]) != tier_cuts_from_joint_sets(ranked)).sum())
+        checked, faults = single_rank_faults(board)
+        pair_checked, pair_faults = pair_checked + checked, pair_faults + faults
         leader_ranked += "ag000" in set(ranked["agent"])
         leader_first += "ag000" in board.could_be_first
-        games = comparisons[(comparisons["a"] == "ag000") | (comparisons["b"] == "ag000")]
-        won = np.where(games["a"] == "ag000", games["outcome"], 1 - games["outcome"])
+        played = comparisons[(comparisons["a"] == "ag000") | (comparisons["b"] == "ag000")]
+        won = np.where(played["a"] == "ag000", played["outcome"], 1 - played["outcome"])
         leader_rate.append(float(np.mean(won)))
-    n = args.tournaments
+    n = tournaments
     seconds = (time.perf_counter() - start) / n
     marginal_rate = float(np.mean(marginal))
-    print(f"{n} tournaments of {args.agents} agents ({args.rare} rare), {args.games} games, leader at "
-          f"{args.leader:+.1f} log-odds (wins {np.mean(leader_rate):.0%} of its games), the last at {args.bottom:+.1f}; "
-          "draws: "
-          f"{board.source}; {np.mean(established):.1f} agents ranked on average")
-    print(f"the leader is ranked: {leader_ranked / n:.3f}; could be first: {leader_first / n:.3f}")
+    strong = leader is not None
+    print(f"== {name}: {n} tournaments of {agents} agents ({rare} rare), {games} games"
+          + (f", leader at {leader:+.1f} log-odds (wins {np.mean(leader_rate):.0%} of its games)" if strong else "")
+          + (f", the last at {bottom:+.1f}" if bottom is not None else "")
+          + f"; draws: {board.source}; {np.mean(established):.1f} agents ranked on average")
+    if strong:
+        print(f"the leader is ranked: {leader_ranked / n:.3f}; could be first: {leader_first / n:.3f}")
     print(f"simultaneous rank sets cover every true rank at once: {joint / n:.3f} (target >= 0.95)")
     print(f"marginal rank sets, mean per-agent coverage:          {marginal_rate:.3f} (target >= 0.95)")
     print(f"tiers per board: mean {np.mean(tiers):.2f}, fewest {min(tiers)}, boards of one tier "
-          f"{sum(t == 1 for t in tiers)} (target: more than one on average; a board is one tier where no boundary "
-          "has every joint set above it entirely above every one below)")
+          f"{sum(t == 1 for t in tiers)}" + (" (target: more than one on average)" if tiered else ""))
+    print(f"tier boundaries that disagree with the joint sets:     {tier_faults} (target 0)")
+    print(f"single-rank sets against sets without that rank: {pair_checked} pairs, {pair_faults} not separated by "
+          "compare at p < 0.05 (target 0)")
     print(f"confidence set of the best holds the true best:       {best / n:.3f} (target >= 0.95); "
           f"mean size {np.mean(best_size):.2f}")
-    print(f"{seconds:.2f} s per tournament (fit, covariance, rank sets)")
-    ok = (joint / n >= 0.95 and best / n >= 0.95 and marginal_rate >= 0.95 and leader_ranked == n
-          and np.mean(tiers) > 1)
+    print(f"{seconds:.2f} s per tournament (fit, covariance, rank sets)", flush=True)
+    return (joint / n >= 0.95 and best / n >= 0.95 and marginal_rate >= 0.95 and tier_faults == 0
+            and pair_faults == 0 and (not strong or leader_ranked == n) and (not tiered or np.mean(tiers) > 1))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tournaments", type=int, default=200)
+    parser.add_argument("--agents", type=int, default=40)
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--rare", type=int, default=6)
+    parser.add_argument("--leader", type=float, default=2.5)
+    parser.add_argument("--bottom", type=float, default=-2.5, help="the last common agent's log-odds (a clear bottom)")
+    parser.add_argument("--bootstrap", type=int, default=0)
+    parser.add_argument("--designs", action="store_true",
+                        help="every held-out design of DESIGNS (seeds from 1,000), --tournaments each")
+    parser.add_argument("--scale", action="store_true", help="time the board at 40, 200 and 1,000 agents")
+    args = parser.parse_args()
+    if args.scale:
+        return scale()
+    if args.designs:
+        met = [run_design(name, args.tournaments, *shape, args.bootstrap, 1000 + 1000 * i)
+               for i, (name, shape) in enumerate(DESIGNS.items())]
+        print(f"designs meeting every target: {sum(met)} of {len(met)}")
+        return 0 if all(met) else 1
+    ok = run_design("one design", args.tournaments, args.agents, args.games, args.rare, args.leader, args.bottom,
+                    args.leader is not None, args.bootstrap, 0)
     return 0 if ok else 1
 
 

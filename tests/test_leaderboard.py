@@ -25,6 +25,51 @@ def test_the_simultaneous_critical_value_is_the_studentized_range_quantile():
     assert stats.norm.ppf(0.975) < found.critical["marginal_max"] < found.critical["simultaneous"]
 
 
+def _step_down_by_every_ordered_pair(draws, d, se, family, allowed, level, floor):
+    """The step-down max-t written the plain way (a reference for `rank_sets._step_down`): each step the `level`
+    quantile over the draws of the largest ((draws_j - draws_k) - d_jk) / se_jk over every ordered pair of the
+    family not yet rejected, recomputed whole."""
+    rejected, steps = np.zeros_like(family), []
+    values = draws.astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        t = np.where(np.isfinite(se), d / se, -np.inf)
+    while True:
+        rows, cols = np.nonzero(family & ~rejected & np.isfinite(se))
+        z = ((values[:, rows] - values[:, cols] - d[rows, cols].astype(np.float32))
+             * (1.0 / se[rows, cols]).astype(np.float32))
+        largest = np.max(np.where(np.isfinite(z), z, -np.inf), axis=1).astype(float)
+        largest = largest[np.isfinite(largest)]
+        c = max(float(np.quantile(largest, level)), floor)
+        steps.append(c)
+        new = family & ~rejected & allowed & (t > c)
+        if not new.any():
+            return rejected, steps
+        rejected |= new
+
+
+def test_the_step_down_over_unordered_pairs_equals_every_ordered_pair_recomputed_each_step():
+    """`_step_down` keeps each draw's largest pair and reads each unordered pair once (z for "j above k", -z for
+    "k above j"): its rejections and every step's critical value equal the plain computation's exactly, with
+    NaN draws (a bootstrap replicate without an agent's matches) and pairs that may not be rejected."""
+    from referee.models.ratings.rank_sets import _se, _step_down
+
+    rng = np.random.default_rng(3)
+    for trial in range(12):
+        n = int(rng.integers(3, 30))
+        estimate = rng.normal(0, 150, n)
+        draws = estimate + rng.normal(0, 1, (600, n)) * rng.uniform(20, 55, n)
+        if trial % 3 == 0:
+            draws[rng.random(draws.shape) < 0.05] = np.nan
+        se, d = _se(draws), estimate[:, None] - estimate[None, :]
+        off = ~np.eye(n, dtype=bool)
+        allowed = off.copy()
+        allowed[:, 0] = trial % 2 == 0  # odd trials: nobody may be found above agent 0 (it never lost)
+        plain = _step_down_by_every_ordered_pair(draws, d, se, off, allowed, 0.95, 1.96)
+        found = _step_down(draws, d, se, off, allowed, 0.95, 1.96)
+        assert np.array_equal(plain[0], found[0]) and plain[1] == found[1], (trial, plain[1], found[1])
+        assert len(found[1]) > 1 or not found[0].any()
+
+
 def test_rank_sets_cover_the_true_ranks_jointly_and_hold_the_true_best():
     rng = np.random.default_rng(1)
     n, runs = 15, 200
