@@ -266,6 +266,39 @@ def test_concordias_appended_reruns_are_read_run_by_run_and_identical_records_st
     assert any("repeated identically" in n and str(repeated) in n for n in out["warnings"] + out.get("notes", [])), out
 
 
+@pytest.mark.parametrize("fault", ["truncated", "text between", "nul"])
+def test_a_fault_in_a_concordia_files_second_array_costs_that_array_and_never_the_first(fault, tmp_path, capsys):
+    """Issue 87: a Concordia results file whose appended second array is truncated, preceded by text, or holds a
+    NUL keeps every record of its first array (what the first array alone stores, read by the standard library's
+    raw_decode here), and sets aside one record naming the fault and its line, not the array boundary's "Extra
+    data". With text between the arrays the second array is still read whole."""
+    src = shared_file("real", "concordia-results-appended") / "test5__google_gemma-2-9b-it__all-mpnet-base-v2.json"
+    text = src.read_text(encoding="utf-8")
+    cut = text.index("][") + 1
+    first, second = text[:cut], text[cut:]
+    broken = {"truncated": first + second[: len(second) // 2],
+              "text between": first + "\nrerun started\n" + second,
+              "nul": first + second[:200] + "\x00" + second[200:]}[fault]
+    counts = {}
+    for name, body in (("alone", first), ("broken", broken), ("whole", text)):
+        logs = tmp_path / name
+        logs.mkdir()
+        (logs / src.name).write_text(body, encoding="utf-8")
+        assert main(["ingest", str(logs), "--store", str(tmp_path / f"{name}.duckdb"), "--json"]) in (0, 1)
+        counts[name] = json.loads(capsys.readouterr().out)
+    assert len(json.JSONDecoder().raw_decode(first)[0]) == 12
+    alone, broken_out, whole = counts["alone"], counts["broken"], counts["whole"]
+    expected = whole["accepted"] if fault == "text between" else alone["accepted"]
+    assert alone["accepted"] > 0 and broken_out["accepted"] == expected, (alone, broken_out)
+    assert broken_out["quarantined"] == 1, broken_out
+    with Store(tmp_path / "broken.duckdb", read_only=True) as store:
+        [(why, raw)] = store.table("quarantine")[["message", "raw"]].itertuples(index=False)
+    assert "Extra data" not in why and "appended array 2" in why, why
+    assert {"truncated": "Expecting", "text between": "line 183", "nul": "Invalid control character"}[fault] in why
+    unread = broken[len(first):].strip()  # what was set aside is kept as it was read: nothing is lost
+    assert raw.strip() == (unread if fault != "text between" else "rerun started"), raw[:200]
+
+
 def test_kaggles_repeated_game_replay_with_rewards_only_in_its_steps_is_read(tmp_path, capsys):
     """Kaggle's OpenSpiel repeated-game test replay has no top-level rewards or statuses: Environment.toJSON
     computes them from the last step, and so does referee."""

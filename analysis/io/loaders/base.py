@@ -29,7 +29,7 @@ from referee.io.loaders.errors import (  # noqa: F401  (re-exported: every loade
     storable_text, whole_number)
 from referee.io.loaders.files import (  # noqa: F401
     Line, check_record, file_hash, file_key, file_text, hash_and_head, json_error, json_lines, parse_json_line,
-    read_json, record_fault)
+    Unread, read_json, record_fault)
 
 Frame = pd.DataFrame | pa.Table
 
@@ -274,7 +274,7 @@ class ResultBuilder:
         file in all (past the cap the text says where the record is in the source, so nothing is lost).
         In sequential mode, raises NotThisRunner when the file's first PROBE records all failed alike."""
         self._example = self._example or error.detail
-        text = raw if isinstance(raw, str) else _dump(raw)
+        text = raw if isinstance(raw, str) else raw.text if isinstance(raw, Unread) else _dump(raw)
         text = _kept_text(text)  # storable, whatever came in
         if record != "-":
             text = text.rstrip("\r\n")  # a record's line without its line end; a whole file kept as it was

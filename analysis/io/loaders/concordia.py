@@ -268,11 +268,12 @@ def _appended_runs(docs: list, out: ResultBuilder):
     """(label, record) of every record of a results file's documents: the first array's labelled by index, each
     later one's (a rerun the evaluation script appended to the same file) 'k:i', from which `load`'s match id
     labels its repetitions '(rerun k)', so that a rerun adds matches instead of colliding with the first run's;
-    a record repeated identically in a later array is stored once (and said)."""
+    a record repeated identically in a later array is stored once (and said); an array that could not be read
+    (`files.Unread`: truncated, text between arrays) is one record set aside with its fault, costing no other."""
     seen = set()
     for k, doc in enumerate(docs):
         for i, record in enumerate(doc if isinstance(doc, list) else [doc]):
-            if len(docs) > 1:
+            if len(docs) > 1 and not isinstance(record, Faulty):  # an unread array is set aside, never matched
                 key = json.dumps(record, sort_keys=True, default=str)
                 if k and key in seen:
                     out.note("Concordia record(s) repeated identically in a later array appended to the same "
