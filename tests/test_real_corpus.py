@@ -299,6 +299,48 @@ def test_a_fault_in_a_concordia_files_second_array_costs_that_array_and_never_th
     assert raw.strip() == (unread if fault != "text between" else "rerun started"), raw[:200]
 
 
+def _forfeit_edit(doc: dict, cut: int = 8) -> dict:
+    """A test-forfeit replay made from a real one as Kaggle's visualizer guide makes it: the steps cut at `cut`,
+    the acting seat's action replaced by the LLM harness's forfeit, rewards and statuses set (id and info kept)."""
+    edit = json.loads(json.dumps(doc))
+    edit["steps"] = edit["steps"][:cut]
+    step = edit["steps"][-1]
+    acting = next(i for i, s in enumerate(step) if isinstance(s.get("action"), dict)
+                  and s["action"].get("submission") not in (None, -1))
+    step[acting]["action"] = {"submission": -1, "actionString": "<last illegal attempt>",
+                              "thoughts": "I could not find a legal move.",
+                              "status": "Failed to parse a legal move after 5 attempts; forfeiting."}
+    edit["rewards"] = [1.0, -1.0] if acting == 1 else [-1.0, 1.0]
+    edit["statuses"] = ["DONE", "DONE"]
+    step[0]["reward"], step[1]["reward"] = edit["rewards"]
+    step[0]["status"] = step[1]["status"] = "DONE"
+    return edit
+
+
+def test_a_kaggle_test_forfeit_edit_beside_the_real_game_leaves_the_real_game_stored(tmp_path, capsys):
+    """Issue 87: Kaggle's test-forfeit replays are real episodes edited (steps cut, a forfeit injected, the id and
+    info kept), so they share the real replay's match id and sort first ('test-forfeit-replay' < 'test-replay').
+    The chess game where o3 mates GPT 4.1 is stored as o3's win, whichever file comes first; the edit is set aside
+    as an edited replay naming why (its final state holds 6 of the 77 actions its own history records)."""
+    [chess] = sorted(shared_file("real", "kaggle").glob("*chess*"))
+    doc = _json(chess)
+    assert doc["rewards"] == [-1.0, 1.0] and doc["info"]["TeamNames"] == ["GPT 4.1", "o3"]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "test-forfeit-replay.json").write_text(json.dumps(_forfeit_edit(doc)), encoding="utf-8")
+    (logs / "test-replay.json").write_text(json.dumps(doc), encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    assert main(["ingest", str(logs), "--store", str(db), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["accepted"] == 1 and out["quarantined"] == 1 and set(out["by_reason"]) == {"edited replay"}, out
+    with Store(db, read_only=True) as store:
+        results, quarantine = store.table("results"), store.table("quarantine")
+    assert dict(zip(results["agent"], results["outcome"])) == {"GPT 4.1": "loss", "o3": "win"}
+    [row] = quarantine.itertuples()
+    assert row.source_file.endswith("test-forfeit-replay.json") and "6 action(s) applied" in row.message, row.message[-400:]
+    assert "77" in row.message
+
+
 def test_kaggles_repeated_game_replay_with_rewards_only_in_its_steps_is_read(tmp_path, capsys):
     """Kaggle's OpenSpiel repeated-game test replay has no top-level rewards or statuses: Environment.toJSON
     computes them from the last step, and so does referee."""
@@ -348,3 +390,28 @@ def test_a_replay_naming_no_agents_is_stored_by_seat_and_rated_only_once_named(t
     with Store(tmp_path / "t.duckdb", read_only=True) as store:
         comparisons, agents = comparisons_and_agents(store.table("matches"), store.table("results"))
     assert len(comparisons) == 1 and agents == sorted(named["TeamNames"])
+
+
+def test_the_llm_harness_forfeit_is_read_from_the_action_where_the_step_info_does_not_say_it(tmp_path, capsys):
+    """A Game Arena game its LLM harness forfeited (submission -1, 'Failed to parse a legal move after 5 attempts;
+    forfeiting.') written without the env's per-step actionSubmitted / actionApplied: the forfeiting seat is
+    `forfeit` (a loss to every other player), the other the winner, never a tie; the replay's history agrees
+    with its steps, so it is no edit."""
+    [chess] = sorted(shared_file("real", "kaggle").glob("*chess*"))
+    doc = _json(chess)
+    game = _forfeit_edit(doc)
+    game["info"]["actionHistory"] = game["info"]["actionHistory"][:6]  # as many as its final state holds
+    for seat in game["steps"][-1]:
+        seat["info"] = {}
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "forfeited.json").write_text(json.dumps(game), encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    assert main(["ingest", str(logs), "--store", str(db), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["accepted"] == 1 and out["quarantined"] == 0, out
+    with Store(db, read_only=True) as store:
+        results = store.table("results")
+    acting = 0 if game["rewards"] == [-1.0, 1.0] else 1
+    outcome = dict(zip(results["player"], results["outcome"]))
+    assert outcome == {f"seat {acting}": "forfeit", f"seat {1 - acting}": "win"}, outcome

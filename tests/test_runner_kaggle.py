@@ -98,3 +98,17 @@ def test_the_audit_leaves_aborted_episodes_out_and_ranks_forfeits_last(played):
     assert (forfeits["rank"].to_numpy() == last[forfeits["match_id"]].to_numpy()).all()
     assert f"{misbehaved} forfeit(s)" in frame.attrs["outcome_note"]
     assert f"{aborted} aborted" in frame.attrs["outcome_note"]
+
+
+def test_the_llm_harness_forfeit_is_the_forfeiting_seats_loss_as_the_environment_pays_it(played):
+    """Kaggle's LLM harness forfeits a model that gave no legal move by submitting -1 with 'Failed to parse a legal
+    move after 5 attempts; forfeiting.' (issue 87): the environment's own code refuses it, marks both seats DONE
+    and pays -1 / +1; referee stores the forfeiting seat's `forfeit` (a loss to every other player) and the
+    other's win, never a tie."""
+    store, expected = played
+    [episode] = [e for e in expected if "os-forfeit" in e["agents"]]
+    assert episode["statuses"] == ["DONE", "DONE"] and episode["rewards"] == [1, -1]  # the environment's reward
+    with Store(store, read_only=True) as s:
+        results = s.table("results")
+    mine = results[results["match_id"] == f"kaggle:{episode['id']}"].set_index("agent")
+    assert mine.at["os-forfeit", "outcome"] == "forfeit" and mine.at["os-random-1", "outcome"] == "win"

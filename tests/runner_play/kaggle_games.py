@@ -44,6 +44,13 @@ def illegal(observation, configuration):
     return {"submission": 999}
 
 
+def harness_forfeit(observation, configuration):
+    """What Kaggle's LLM harness submits when a model fails to give a legal move (illegalMoveForfeit): the invalid
+    action, -1, with its status text."""
+    return {"submission": -1, "actionString": "Qxz9", "thoughts": "no legal move found",
+            "status": "Failed to parse a legal move after 5 attempts; forfeiting."}
+
+
 def crash(observation, configuration):
     raise RuntimeError("this agent crashes")
 
@@ -68,7 +75,8 @@ def main(out: Path) -> None:
              ("open_spiel_tic_tac_toe", osp, [first_legal, first_legal], ["os-first-1", "os-first-2"], None),
              ("open_spiel_connect_four", osp, [legal_random(3), legal_random(4)], ["os-random-1", "os-random-2"], None),
              ("open_spiel_tic_tac_toe", osp, [legal_random(5), illegal], ["os-random-1", "os-illegal"], 1),
-             ("open_spiel_tic_tac_toe", osp, [crash, legal_random(6)], ["os-crash", "os-random-2"], 0)]
+             ("open_spiel_tic_tac_toe", osp, [crash, legal_random(6)], ["os-crash", "os-random-2"], 0),
+             ("open_spiel_connect_four", osp, [legal_random(8), harness_forfeit], ["os-random-1", "os-forfeit"], 1)]
     expected = []
     for n, (name, config, agents, names, misbehaves) in enumerate(games):
         env = make(name, configuration=config, info={"TeamNames": names, "EpisodeId": 1000 + n}, debug=False)

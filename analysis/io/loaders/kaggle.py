@@ -15,15 +15,20 @@ self-play episodes name one model in both seats): the match is stored whole, its
 included, with `self_play` in its attrs, and gives no comparison (a pair is two different agents). Outcome per seat: `forfeit` for a seat whose final
 status is INVALID, TIMEOUT or ERROR (Kaggle nulls its reward), and, in Game Arena's OpenSpiel games, for the
 seat whose last submitted move was not applied while the game was not over (illegal-move forfeit: Kaggle then
-marks every seat DONE and pays -1 / +1); `aborted` for every seat when no seat ended DONE (the episode has no result, as Kaggle
+marks every seat DONE and pays -1 / +1; Kaggle's LLM harness forfeits so, submitting -1 with a status saying
+'forfeiting'); `aborted` for every seat when no seat ended DONE (the episode has no result, as Kaggle
 voids it); otherwise `tie` when every finishing reward is equal, else `win` at the best reward and `loss`
-below it. Each applied or refused move is an event (round = step, status accepted / rejected).
+below it. Each applied or refused move is an event (round = step, status accepted / rejected). A replay whose
+steps were cut after it was written (`edited`: its final state holds fewer actions than its own
+info.actionHistory; Kaggle's test-forfeit replays are made so from a real one, keeping its id) is set aside as an
+`edited replay`, so the game as played is the one stored under that match id.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 from referee.io.loaders.errors import checked_keys
@@ -111,8 +116,11 @@ def _reward(value: object, where: str) -> float | None:
 
 
 def _illegal_moves(steps: list, seats: int) -> set[int]:
-    """Seats whose last submitted move was not applied while the game was not over (Game Arena's OpenSpiel
-    forfeit, which leaves every status DONE): the final step's info names the move submitted and applied."""
+    """Seats that forfeited by an illegal move while the game was not over (Game Arena's OpenSpiel forfeit, which
+    leaves every status DONE and pays the seat DEFAULT_INVALID_ACTION_REWARD = -1, the others +1: open_spiel_env's
+    interpreter): the final step's info names a move submitted and none applied, or the seat's action is the LLM
+    harness's forfeit (submission -1, pyspiel.INVALID_ACTION, with the status 'Failed to parse a legal move
+    after N attempts; forfeiting.', which the env then refuses the same way)."""
     last = steps[-1] if steps else []
     if not isinstance(last, list) or len(last) != seats:
         return set()
@@ -123,10 +131,53 @@ def _illegal_moves(steps: list, seats: int) -> set[int]:
     out = set()
     for i, state in enumerate(last):
         info = state.get("info") if isinstance(state, dict) else None
+        action = state.get("action") if isinstance(state, dict) else None
         if isinstance(info, dict) and "actionSubmitted" in info and "actionApplied" in info \
                 and info["actionApplied"] is None:
             out.add(i)
+        elif isinstance(action, dict) and action.get("submission") == INVALID_ACTION \
+                and FORFEITING in str(action.get("status") or "").lower():
+            out.add(i)
     return out
+
+
+INVALID_ACTION = -1  # pyspiel.INVALID_ACTION: what Kaggle's LLM harness submits to forfeit (illegalMoveForfeit)
+FORFEITING = "forfeit"  # its status text: 'Failed to parse a legal move after 5 attempts; forfeiting.'
+HISTORY_LINE = re.compile(r"^-?\d+$")  # one applied action per line of a serialized state's [State] section
+
+
+def _history_length(serialized: object) -> int | None:
+    """How many actions an OpenSpiel `serialize_game_and_state` text holds (its [State] section: one action a
+    line, after chess's 'FEN: ...' line; a proxy game's 'history=p:a,p:a,...'), None when it is not one."""
+    if not isinstance(serialized, str) or "[State]" not in serialized:
+        return None
+    body = serialized.split("[State]", 1)[1].strip().splitlines()
+    for line in body:
+        if line.startswith("history="):
+            return len([a for a in line[len("history="):].split(",") if a])
+    return sum(bool(HISTORY_LINE.match(line.strip())) for line in body)
+
+
+def edited(record: dict) -> str | None:
+    """Why a replay is an edited copy of an episode rather than the game as played, or None: its final state
+    holds fewer actions than its own `info.actionHistory`, which the environment appends to as it applies each
+    one (open_spiel_env), so the steps were cut after the episode was written. Kaggle's visualizer guide makes
+    its test-forfeit replays so (steps cut, a forfeit injected, rewards set), keeping the episode's id and info:
+    beside the real replay they share its match id."""
+    info = record.get("info")
+    history = info.get("actionHistory") if isinstance(info, dict) else None
+    steps = record.get("steps")
+    if not isinstance(history, list) or not isinstance(steps, list) or not steps or not isinstance(steps[-1], list):
+        return None
+    held = [_history_length(s.get("observation", {}).get("serializedGameAndState"))
+            for s in steps[-1] if isinstance(s, dict) and isinstance(s.get("observation"), dict)]
+    held = [n for n in held if n is not None]
+    if not held or max(held) >= len(history):
+        return None
+    return (f"an edited copy of an episode, not the game as played: its steps end at step {len(steps) - 1} with "
+            f"{max(held)} action(s) applied while its own info.actionHistory records {len(history)} (the steps were "
+            "cut after the episode was written, as Kaggle's visualizer guide makes a test-forfeit replay); the "
+            "episode's own replay, if beside it, is the one stored")
 
 
 def outcomes(rewards: list[float | None], statuses: list[str], illegal: set[int]) -> list[str]:
@@ -204,6 +255,9 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
         for i, state in enumerate(step):
             if not isinstance(state, dict):
                 raise RecordError("wrong type", f"steps[{t}][{i}]", f"expected a seat state object, got {state!r}")
+    why = edited(record)
+    if why:
+        raise RecordError("edited replay", "steps", why)
     named = _agents(record, seats)
     agents = named or [UNNAMED.format(i=i) for i in range(seats)]
     illegal = _illegal_moves(steps, seats)
