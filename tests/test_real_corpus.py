@@ -12,6 +12,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -182,6 +183,47 @@ def test_inspect_logs_and_an_eval_set_folder_with_unscored_samples_counted(tmp_p
     ids = {str(s["id"]) for s in header["samples"]}
     stored = matches[matches["match_id"].str.startswith(header["eval"]["eval_id"])]
     assert {json.loads(a)["sample_id"] for a in stored["attrs"]} == ids
+
+
+def test_an_inspect_store_prints_accuracy_for_every_model_with_several_logs_pooled(tmp_path, capsys):
+    """Issue 87: on the Inspect store (an eval-set folder beside Inspect's test logs) every model has its own
+    accuracy and stderr in the rating tables, a model with several logs pooled over them: the pooled accuracy
+    equals the logs' own header accuracies weighted by the samples each scored (Inspect's printed numbers, read
+    here from the logs' headers), and no headline is blank."""
+    from referee.run.ratings.runner_numbers import Tables, runner_columns, runner_numbers
+
+    store, _ = _ingest("inspect", tmp_path, capsys)
+    with store:
+        matches, results = store.table("matches"), store.table("results")
+    numbers = runner_numbers(Tables(matches, results, pd.DataFrame()))
+    by_agent = runner_columns(numbers)
+    scored = results.merge(matches[["match_id", "runner"]])
+    models = set(scored.loc[scored["score"].notna(), "agent"])
+    assert models <= set(by_agent.index) and by_agent.loc[sorted(models), "accuracy"].notna().all(), by_agent
+    logs = numbers[(numbers["unit"] != "all its logs") & (numbers["metric"] == "accuracy")]
+    several = logs.groupby("agent").filter(lambda b: len(b) > 1)
+    assert several["agent"].nunique() >= 3
+    checked = 0
+    for agent, per_log in several.groupby("agent"):
+        pooled = numbers[(numbers["agent"] == agent) & (numbers["unit"] == "all its logs")
+                         & (numbers["metric"] == "accuracy")]
+        assert len(pooled) == 1 and np.isfinite(pooled["value"].iloc[0])
+        stated = per_log["stated"].astype(float)
+        if stated.isna().any():  # a log whose header states no accuracy (Inspect printed none)
+            continue
+        counts = per_log["unit"].map(lambda u: _samples_scored(matches, results, agent, u))
+        expected = float((stated * counts).sum() / counts.sum())
+        assert pooled["value"].iloc[0] == pytest.approx(expected, abs=1e-9), (agent, expected)
+        checked += 1
+    assert checked >= 2
+
+
+def _samples_scored(matches: pd.DataFrame, results: pd.DataFrame, agent: str, unit: str) -> int:
+    """How many distinct samples of the log named in `unit` ('task (log id)') the model has a score for."""
+    log = unit.rsplit("(", 1)[1].rstrip(")")
+    mine = matches[matches["attrs"].str.contains(f'"log": "{log}"', regex=False)]
+    scored = results[results["match_id"].isin(mine["match_id"]) & (results["agent"] == agent) & results["score"].notna()]
+    return scored["match_id"].map(mine.set_index("match_id")["attrs"]).map(lambda a: json.loads(a)["sample_id"]).nunique()
 
 
 def test_clembench_before_clemcore_is_read_and_reproduces_clems_own_table(tmp_path, capsys):

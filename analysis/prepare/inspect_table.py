@@ -48,8 +48,25 @@ def _metric(name: str, values: np.ndarray, clusters: np.ndarray | None) -> float
     return float("nan")
 
 
+def _reduced(scored: pd.DataFrame, log: str, agent: str, reducer: str) -> tuple[np.ndarray, np.ndarray | None, str]:
+    """(reduced values (one per sample), clusters or None, note) of one (log, agent): each sample's epochs reduced
+    by the log's reducer; the note says why nothing can be computed ('' when values are)."""
+    samples = scored[(scored["log"] == log) & (scored["agent"] == agent) & scored["score"].notna()]
+    if reducer not in REDUCERS:
+        return np.array([]), None, f"epochs reduced by {reducer!r}, which referee does not recompute"
+    if samples.empty:
+        return np.array([]), None, "the log holds no scored sample"
+    reduced = samples.groupby("sample_id").agg(score=("score", REDUCERS[reducer]), cluster=("cluster", "first"))
+    clusters = reduced["cluster"].astype(str).to_numpy() if reduced["cluster"].notna().any() else None
+    return reduced["score"].to_numpy(float), clusters, ""
+
+
+POOLED = "all its logs"  # the unit of a model's numbers pooled over its several logs
+
+
 def inspect_metrics(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
-    """Inspect's metrics of each (log, model), computed from the stored samples, beside the header's.
+    """Inspect's metrics of each (log, model), computed from the stored samples, beside the header's, and of each
+    model with several logs pooled over them.
 
     Parameters
     ----------
@@ -60,7 +77,11 @@ def inspect_metrics(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFram
     -------
     COLUMNS: log, task, agent, metric (each metric the header states: accuracy, mean, stderr, std), value
     (computed; NaN where Inspect's way cannot be followed, `note` says why), stated (the header's), samples
-    (reduced samples counted), note.
+    (reduced samples counted), note. A model scored in several logs (an eval-set's tasks, or reruns) has one
+    more row per mean metric and stderr, log POOLED: the metric over the reduced samples of all its logs
+    together (accuracy and mean: their mean; stderr: Inspect's unclustered standard error of that mean, the
+    clusters of different tasks being unrelated), `stated` empty (Inspect prints each log apart), task naming
+    the tasks, and a note saying what was pooled.
     """
     mine = matches[matches["runner"] == "inspect"]
     if mine.empty:
@@ -68,26 +89,37 @@ def inspect_metrics(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFram
     info = attrs_columns(mine, ("log", "sample_id", "epoch", "stated", "reducer", "cluster")).assign(
         match_id=mine["match_id"].to_numpy(), task=mine["game"].to_numpy())
     scored = results[["match_id", "agent", "score"]].merge(info, on="match_id")
-    rows = []
+    rows, pooled = [], {}
     for (log, agent), block in info.merge(results[["match_id", "agent"]], on="match_id").groupby(["log", "agent"]):
         stated = next((s for s in block["stated"] if isinstance(s, dict)), {})
         reducer = next((r for r in block["reducer"] if isinstance(r, str)), None) or "mean"
         task = block["task"].iloc[0]
-        samples = scored[(scored["log"] == log) & (scored["agent"] == agent) & scored["score"].notna()]
-        note = ""
-        if reducer not in REDUCERS:
-            note = f"epochs reduced by {reducer!r}, which referee does not recompute"
-        elif samples.empty:
-            note = "the log holds no scored sample"
-        values, clusters = np.array([]), None
-        if not note:
-            reduced = samples.groupby("sample_id").agg(score=("score", REDUCERS[reducer]), cluster=("cluster", "first"))
-            values = reduced["score"].to_numpy(float)
-            if reduced["cluster"].notna().any():
-                clusters = reduced["cluster"].astype(str).to_numpy()
+        values, clusters, note = _reduced(scored, log, agent, reducer)
+        pooled.setdefault(agent, []).append((log, task, values, note, stated))
         for name, value in stated.items():
             computed = _metric(name, values, clusters) if not note else float("nan")
             rows.append({"log": log, "task": task, "agent": agent, "metric": name, "value": computed,
                          "stated": value, "samples": len(values),
                          "note": note or ("" if np.isfinite(computed) else f"Inspect's {name!r} is not recomputed")})
+    for agent, logs in pooled.items():
+        if len(logs) > 1:
+            rows += _pooled_rows(agent, logs)
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _pooled_rows(agent: str, logs: list) -> list[dict]:
+    """The POOLED rows of a model scored in several logs (`inspect_metrics`): its headline mean metric and stderr
+    over the reduced samples of every log that has them; NaN with the reason where none has."""
+    metric = next((m for _, _, _, _, stated in logs for m in stated if m in MEANS), "accuracy")
+    usable = [(log, task, values) for log, task, values, note, _ in logs if not note and len(values)]
+    tasks = sorted({task for _, task, *_ in logs})
+    values = np.concatenate([v for *_, v in usable]) if usable else np.array([])
+    left = [f"{log}: {note}" for log, _, _, note, _ in logs if note]
+    note = (f"pooled over {len(usable)} of {len(logs)} logs ({', '.join(tasks)}): the mean over all their "
+            "samples; Inspect prints each log apart" + (f"; left out: {'; '.join(left)}" if left else "")
+            if usable else f"none of its {len(logs)} logs holds a scored sample referee can reduce: "
+            + "; ".join(left))
+    task = ", ".join(tasks)
+    return [{"log": POOLED, "task": task, "agent": agent, "metric": name,
+             "value": _metric(name, values, None) if usable else float("nan"), "stated": None,
+             "samples": len(values), "note": note} for name in (metric, "stderr")]

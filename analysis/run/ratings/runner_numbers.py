@@ -10,7 +10,8 @@ otherwise, so a user can report both:
 - clembench: `clemscore`, `% Played` and `Quality Score` per model pair, overall and per game
   (`referee.prepare.clem_table`, equal to clem's results.csv);
 - inspect: each log's headline metric (accuracy or mean) with Inspect's standard error, clustered where the log
-  clusters it, beside the header's own values (`referee.prepare.inspect_table`);
+  clusters it, beside the header's own values, and a model scored in several logs (an eval-set's tasks) pooled
+  over them, its own number in the rating tables (`referee.prepare.inspect_table`);
 - sotopia: the mean of every SOTOPIA-EVAL dimension and of `overall_score` per model;
 - meltingpot: the focal per-capita return, min-max normalised per scenario over the populations evaluated and
   averaged over scenarios (the evaluation notebook's normalisation);
@@ -33,12 +34,12 @@ import pandas as pd
 
 from referee.io.loaders.sotopia import DIMENSIONS as _SOTOPIA
 from referee.prepare.clem_table import clem_episodes, clem_names, clem_results
-from referee.prepare.inspect_table import MEANS, inspect_metrics
+from referee.prepare.inspect_table import MEANS, POOLED, inspect_metrics
 from referee.prepare.scores import agent_match_scores
 from referee.run.result import RunnerNumbersJobResult
 
 SOTOPIA_DIMENSIONS = tuple(d for d in _SOTOPIA if d != "goal")
-COLUMNS = ["runner", "agent", "unit", "task", "metric", "value", "stderr", "stated", "stated_stderr", "headline"]
+COLUMNS = ["runner", "agent", "unit", "task", "metric", "value", "stderr", "stated", "stated_stderr", "headline", "note"]
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,13 @@ def _inspect(tables: Tables) -> pd.DataFrame:
     errors = found[found["metric"] == "stderr"].set_index(["log", "agent"])[["value", "stated"]]
     head = found[found["metric"].isin(MEANS)].join(
         errors.rename(columns={"value": "stderr", "stated": "stated_stderr"}), on=["log", "agent"])
-    return _rows(head.assign(unit=head["task"] + " (" + head["log"] + ")", headline=True))
+    unit = np.where(head["log"] == POOLED, POOLED, head["task"] + " (" + head["log"] + ")")
+    return _rows(head.assign(unit=unit, headline=True))
+
+
+def pooled_unit(agent: str, units: list[str]) -> str | None:
+    """An Inspect model's own numbers: its one log, else its logs pooled (`inspect_table.POOLED`)."""
+    return POOLED if POOLED in units else only_unit(agent, units)
 
 
 def _sotopia(tables: Tables) -> pd.DataFrame:
@@ -164,7 +171,7 @@ HEADLINES: dict[str, Headline] = {
         "accuracy", _inspect,
         "Inspect averages each model's scores over the samples of its own log; referee compares models only on "
         "the samples and epochs both ran, so logs of different samples agree on accuracy but not on ratings",
-        {m: m for m in MEANS}, stderr="stderr"),
+        {m: m for m in MEANS}, stderr="stderr", own_unit=pooled_unit),
     "sotopia": Headline(
         "goal and overall score", _sotopia,
         "Sotopia averages each model's dimension scores over its episodes, whatever the partner and the "
@@ -221,6 +228,34 @@ def runner_columns(numbers: pd.DataFrame, headline_only: bool = False) -> pd.Dat
     return out.loc[:, ~out.columns.duplicated()]
 
 
+def blanks(numbers: pd.DataFrame, agents) -> list[str]:
+    """One line per agent of `agents` that a runner of `numbers` scores but whose headline column is blank, with
+    the reason: no unit of its own (`Headline.own_unit`: e.g. clem's model without a self-play pair among
+    several), or the runner's number cannot be computed there (the row's note)."""
+    out = []
+    wide = per_unit(numbers)
+    for runner, rows in wide.groupby("runner"):
+        spec = HEADLINES[runner]
+        head = next(iter(spec.columns.values()))
+        for agent, block in rows.groupby("agent"):
+            if agent not in set(agents):
+                continue
+            units = sorted(block["unit"].astype(str).unique())
+            own = spec.own_unit(agent, units)
+            if own is None:
+                out.append(f"{agent}: no {spec.name} of its own in the `{head}` column: {runner} scores it in "
+                           f"{len(units)} units ({', '.join(units[:4])}{' ...' if len(units) > 4 else ''}) and none is "
+                           "its own; `referee runner-numbers` prints each")
+                continue
+            value = block.loc[block["unit"].astype(str) == own, head] if head in block.columns else pd.Series()
+            if value.empty or not np.isfinite(pd.to_numeric(value, errors="coerce")).any():
+                notes = numbers.loc[(numbers["runner"] == runner) & (numbers["agent"] == agent)
+                                    & (numbers["unit"].astype(str) == own), "note"]
+                why = next((n for n in notes if isinstance(n, str) and n), f"{runner} states no such number")
+                out.append(f"{agent}: `{head}` blank: {why}")
+    return out
+
+
 def differences(numbers: pd.DataFrame) -> list[str]:
     """One line per runner present in `numbers`: the runner's headline, its column, and why referee's rating may
     differ."""
@@ -242,7 +277,7 @@ def with_runner_numbers(table: pd.DataFrame, tables: Tables, headline_only: bool
     wide = runner_columns(numbers, headline_only)
     wide = wide.drop(columns=[c for c in wide.columns if c in table.columns])
     added = {column: table["agent"].map(wide[column]).astype(float).to_numpy() for column in wide.columns}
-    return table.assign(**added), differences(numbers)
+    return table.assign(**added), differences(numbers) + blanks(numbers, table["agent"])
 
 
 def stored_runner_numbers(store, table: pd.DataFrame, matches: pd.DataFrame, results: pd.DataFrame,
