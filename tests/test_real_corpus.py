@@ -251,6 +251,50 @@ def test_clembench_before_clemcore_is_read_and_reproduces_clems_own_table(tmp_pa
     assert "programmatic" in set(results["agent"])  # clem's scripted partner, listed as its player
 
 
+def _clemcore_shaped(root: Path, out: Path, renamed: str, new_name: str) -> Path:
+    """A copy of a clem run as clemcore writes it, one model's folder renamed after the run: every
+    interactions.json opens with `meta` (game_name, experiment_name, game_id, results_folder: the folder's name
+    when clem ran), every scores.json with an empty `meta`, as clemcore's scorer leaves it; two episodes of the
+    renamed folder were written by an older clem without `meta`."""
+    import shutil
+
+    shutil.copytree(root, out)
+    (out / renamed).rename(out / new_name)
+    older = sorted((out / new_name).glob("*/*/episode_*/interactions.json"))[:2]
+    for path in sorted(out.glob("*/*/*/episode_*/interactions.json")):
+        doc = _json(path)
+        pair, game, experiment, episode = path.parent.parts[-4:]
+        if path not in older:
+            meta = {"game_name": game, "experiment_name": experiment, "game_id": int(episode.split("_")[1]),
+                    "results_folder": renamed if pair == new_name else pair}
+            doc = {"meta": meta, **doc}
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        scores = path.parent / "scores.json"
+        if scores.exists():
+            scores.write_text(json.dumps({"meta": {}, **_json(scores)}), encoding="utf-8")
+    return out
+
+
+def test_a_renamed_clem_folder_keeps_its_model_and_every_score(tmp_path, capsys):
+    """Issue 87: a clemcore run whose model folder was renamed after the run, its scores.json carrying an empty
+    `meta`: every scores.json joins its episode (none set aside as an unknown match) and clem's numbers have one
+    row per model over all its games, equal to clem's own numbers of the run as written (`clem_results` of the
+    unrenamed folder, which equals clem's results.csv on these episodes)."""
+    root = shared_file("real", "clembench-ludo")
+    run = _clemcore_shaped(root, tmp_path / "run", "gpt-4o-t0.0--gpt-4o-t0.0", "gpt-4o-rerun")
+    db = tmp_path / "renamed.duckdb"
+    assert main(["ingest", str(run), "--store", str(db), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["quarantined"] == 0, out["by_reason"]
+    original, _ = _ingest("clembench-ludo", tmp_path, capsys)
+    with original:
+        expected = clem_results(clem_episodes(original.table("matches"), original.table("measures")))
+    with Store(db, read_only=True) as store:
+        found = clem_results(clem_episodes(store.table("matches"), store.table("measures")))
+    assert sorted(found.index) == sorted(expected.index)  # one row per model, named as clem ran it
+    pd.testing.assert_frame_equal(found.loc[expected.index], expected)
+
+
 def test_sotopia_tournament_episode_logs_are_read(tmp_path, capsys):
     store, out = _ingest("sotopia-werewolves", tmp_path, capsys)
     files = sorted(shared_file("real", "sotopia-werewolves").glob("*.json"))

@@ -18,6 +18,8 @@ long table from referee's canonical tables; `clem_results` is clem's aggregation
 
 from __future__ import annotations
 
+from pathlib import PurePath
+
 import numpy as np
 import pandas as pd
 
@@ -29,12 +31,26 @@ EPISODE_COLUMNS = ["game", "model", "experiment", "episode", "metric", "value"]
 
 def clem_names(matches: pd.DataFrame) -> pd.DataFrame:
     """What clem names each clembench episode by: match_id, game, model (clem's results folder: the model pair),
-    experiment, episode; one row per clembench match."""
+    experiment, episode; one row per clembench match. The model is the results folder clem ran into (the
+    episode's `meta.results_folder`, stored as `results_folder`); an episode written without `meta` in a folder
+    renamed after the run takes the name its folder's other episodes' `meta` give it, so a model keeps one name
+    (one row of clem's table) whatever its folder is called now."""
     clem = matches[matches["runner"] == "clembench"]
     names = attrs_columns(clem, ("results_folder", "experiment_name", "episode"))
-    return pd.DataFrame({"match_id": clem["match_id"].to_numpy(), "game": clem["game"].to_numpy(),
-                         "model": names["results_folder"].to_numpy(),
+    model = names["results_folder"].to_numpy(object)
+    folder = np.array([_folder(f) for f in clem["source_file"]], dtype=object)
+    given = pd.Series(model)[(model != folder) & (folder != "")]
+    renamed = given.groupby(folder[given.index]).agg(lambda m: m.mode().iat[0]).to_dict()
+    model = np.array([renamed.get(f, m) if m == f else m for m, f in zip(model, folder)], dtype=object)
+    return pd.DataFrame({"match_id": clem["match_id"].to_numpy(), "game": clem["game"].to_numpy(), "model": model,
                          "experiment": names["experiment_name"].to_numpy(), "episode": names["episode"].to_numpy()})
+
+
+def _folder(source_file: object) -> str:
+    """The results folder an episode file sits in (<results>/<model pair>/<game>/<experiment>/<episode>/file),
+    '' where the path is shorter."""
+    parts = PurePath(str(source_file)).parts
+    return parts[-5] if len(parts) >= 5 else ""
 
 
 def clem_episodes(matches: pd.DataFrame, measures: pd.DataFrame) -> pd.DataFrame:

@@ -109,9 +109,15 @@ def episode_key(path: Path) -> str:
     (clemcore writes it), else its sibling interactions.json's `meta`, else the folder names (the clembench of
     2023-2024 wrote no meta). A run folder renamed after the run keeps its episodes' ids where meta names them."""
     meta = _meta_of(path)
-    if not isinstance(meta, dict) and path.name == SCORES and (path.parent / PRIMARY).exists():
+    if not names_episode(meta) and path.name == SCORES and (path.parent / PRIMARY).exists():
         meta = _meta_of(path.parent / PRIMARY)
     return match_key({"meta": meta} if isinstance(meta, dict) else {}, path)
+
+
+def names_episode(meta: object) -> bool:
+    """Whether a file's `meta` names its episode (any of EPISODE_KEYS): clemcore's scores.json may carry an
+    empty `meta` ({}), which names nothing, so the episode is its interactions.json's, matched by path."""
+    return isinstance(meta, dict) and any(key in meta for key in EPISODE_KEYS)
 
 
 def episode_names(record: dict, path: Path) -> tuple[str, str, str]:
@@ -391,7 +397,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     sibling = path.parent / PRIMARY
     sibling_meta = _meta_of(sibling) if scores and sibling.exists() else None
     # an episode's two files name one match: the scores take the interactions' meta where they carry none
-    mid = match_key(doc if isinstance(doc.get("meta"), dict) or not isinstance(sibling_meta, dict)
+    mid = match_key(doc if names_episode(doc.get("meta")) or not isinstance(sibling_meta, dict)
                     else {"meta": sibling_meta}, path)
     if not scores:
         out.accept_records([doc], lambda record: parse_interactions(record, path), lambda match, label: mid)
