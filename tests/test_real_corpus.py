@@ -501,3 +501,28 @@ def test_the_llm_harness_forfeit_is_read_from_the_action_where_the_step_info_doe
     acting = 0 if game["rewards"] == [-1.0, 1.0] else 1
     outcome = dict(zip(results["player"], results["outcome"]))
     assert outcome == {f"seat {acting}": "forfeit", f"seat {1 - acting}": "win"}, outcome
+
+
+def test_the_clem_audit_judges_against_outcomes_that_vary_never_the_score_itself_nor_clems_own_roles(tmp_path,
+                                                                                                       capsys):
+    """Issue 87, on the held-out clemcore-shaped run (a renamed folder; no scored episode was aborted, so Aborted
+    is 0 wherever a Main Score is): the audit refuses Aborted (constant over the players it audits) and Main
+    Score (the audited score itself) with the reason, judges against Lose and Success, never holds the score
+    constant by grouping on it, and counts no event of clem's game master or of the players as a spectator's."""
+    root = shared_file("real", "clembench-ludo")
+    run = _clemcore_shaped(root, tmp_path / "run", "gpt-4o-t0.0--gpt-4o-t0.0", "gpt-4o-rerun")
+    db = tmp_path / "s.duckdb"
+    assert main(["ingest", str(run), "--store", str(db), "--quiet"]) == 0
+    capsys.readouterr()
+    from referee.run.social.audit import audit_frame
+
+    found = referee.audit(referee.open(db), no_bayes=True)
+    with Store(db, read_only=True) as store:
+        frame, _ = audit_frame(store)
+    scored = frame[frame["score"].notna()]
+    assert len(scored) and (scored["Aborted"] == 0).all() and (frame["Aborted"] == 1).any()  # varies unscored only
+    notes = " ".join(found.notes)
+    assert "Aborted is 0 for every player with a score" in notes and "Main Score is the audited score itself" in notes
+    assert [o.split(" (")[0] for o in found.outcomes] == ["Lose", "Success"]
+    assert found.value.checks["hold_outcome_constant"]["keys"] == ["Lose", "Success"]
+    assert found.value.checks["spectators"]["passed"] is True

@@ -68,6 +68,9 @@ TEXT_CAP = 4000  # characters of an action's content kept in its event
 
 
 OUTCOME_DIRECTIONS = {"Success": "higher", "Lose": "lower", "Aborted": "lower", "Main Score": "higher"}  # for the audit
+# the runner's own role: clem's game master (`players["GM"]`, the actor of its turns' GM actions), neither an
+# agent nor a spectator (the audit's spectator check leaves its events out)
+RUNNER_ACTORS = ("GM",)
 
 def sniff(path: Path, head: str, sample: list) -> float:
     """1 for clem's interactions.json or scores.json (by name and keys)."""

@@ -63,18 +63,39 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     wide = measures.pivot_table(index=["match_id", "player"], columns="name", values="value", aggfunc="mean")
     frame = results.merge(wide.reset_index(), on=["match_id", "player"], how="left")
     frame["win"] = derived_win(frame)
-    if matches["match_id"].nunique() > 1:
+    qualified = matches["match_id"].nunique() > 1
+    if qualified:
         frame["player"] = frame["match_id"] + "/" + frame["player"]
     frame = frame.merge(matches[["match_id", "game"]], on="match_id", how="left")
     events = store.events()
     events = events[events["match_id"].isin(ids)]
     frame = frame.reset_index(drop=True)
     frame.attrs["outcome_note"] = note
+    frame.attrs["qualified"] = qualified  # players named 'match/player'
+    frame.attrs["runner_actors"] = runner_actors(sorted(matches["runner"].dropna().unique()))
     frame.attrs["directions"] = {**runner_directions(sorted(matches["runner"].dropna().unique())),
                                  **stored_directions(measures)}
     # each measure's declared kind (outcome, telemetry, ...), so that what was declared at ingest counts unasked
     frame.attrs["kinds"] = measures.drop_duplicates("name").set_index("name")["kind"].to_dict()
     return frame, events
+
+
+def agents_events(events: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
+    """The events as the spectator check reads them: without the runner's own roles' (`frame.attrs
+    ["runner_actors"]`, what each runner's format declares as its own: clem's game master, GM), each actor named
+    as `frame`'s players are ('match/player' where the audit spans several matches)."""
+    own = events[~events["actor"].isin(frame.attrs.get("runner_actors", ()))]
+    if frame.attrs.get("qualified"):
+        own = own.assign(actor=own["match_id"] + "/" + own["actor"].astype(str))
+    return own
+
+
+def runner_actors(runners: list[str]) -> set[str]:
+    """The actors the runners' formats declare as the runner's own roles, not agents (a loader's RUNNER_ACTORS:
+    clem's GM); their events are neither an agent's nor a spectator's."""
+    from referee.io.loaders import RUNNERS
+
+    return {name for runner in runners for name in getattr(RUNNERS.get(runner), "RUNNER_ACTORS", ())}
 
 
 def episode_outcomes(measures: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
@@ -222,6 +243,16 @@ def function_of_score(frame: pd.DataFrame, outcome: str) -> bool:
     return ups or downs
 
 
+def is_the_score(frame: pd.DataFrame, outcome: str) -> bool:
+    """Whether an outcome column holds the audited score itself (equal to `score` on every row carrying both, at
+    least one): clem's `Main Score` is both an episode measure and the score its players are audited on, and
+    holding it constant or judging the score against it cannot fail."""
+    if "score" not in frame.columns or outcome not in frame.columns:
+        return False
+    both = frame[["score", outcome]].dropna()
+    return bool(len(both)) and bool(np.allclose(both["score"].astype(float), both[outcome].astype(float)))
+
+
 def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None, outcomes: list[str],
               group_by: list[str], telemetry: str | None, top_k: int = 3, seed: int = 0, bayes: bool = True,
               sampling: dict | None = None, directions: dict[str, str] | None = None,
@@ -250,16 +281,19 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
             "the score's), so checking the score against them is circular. Supply a ground-truth outcome recorded "
             "apart from the score: an outcome column of a table (`referee ingest --measure NAME=outcome`), or the "
             "outcome measures a runner's logs carry (data/formats/), and name it with --outcome")
-    constant = {o: frame[o].dropna().unique() for o in outcomes}
+    scored = frame[frame["score"].notna()] if "score" in frame.columns else frame
+    itself = [o for o in outcomes if o != "score" and is_the_score(scored, o)]
+    constant = {o: scored[o].dropna().unique() for o in outcomes if o not in itself}
     constant = {o: values for o, values in constant.items() if len(values) <= 1}
-    if constant:
-        said = "; ".join(f"{o} is {_value_text(v[0]) if len(v) else 'missing'} for every player"
-                         for o, v in constant.items())
-        if len(constant) == len(outcomes):
-            raise ValueError(f"the outcome does not vary ({said}): a score cannot be judged against a constant, so "
-                             "the audit gives no verdict. Name an outcome that differs between players with "
-                             "--outcome (the store's outcome measures: `referee info`)")
-        outcomes = [o for o in outcomes if o not in constant]
+    said = "; ".join([f"{o} is {_value_text(v[0]) if len(v) else 'missing'} for every player with a score"
+                      for o, v in constant.items()] + [f"{o} is the audited score itself" for o in itself])
+    if constant or itself:
+        if len(constant) + len(itself) == len(outcomes):
+            raise ValueError(f"no outcome to judge the score against ({said}): a score cannot be judged against an "
+                             "outcome that does not vary, nor against itself, so the audit gives no verdict. Name an "
+                             "outcome that differs between players with --outcome (the store's outcome measures: "
+                             "`referee info`)")
+        outcomes = [o for o in outcomes if o not in constant and o not in itself]
     directions = {**frame.attrs.get("directions", {}), **(directions or {})}  # the runner's, then the user's
     assumed = [o for o, way in declared_directions(outcomes, formula, directions).items() if way is None]
     directions = outcome_directions(outcomes, formula, directions, assume)
@@ -268,8 +302,9 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
         if way == "lower":
             work[o] = -work[o]  # every check reads higher as better; verdicts print the recorded values
     notes: list[str] = [frame.attrs["outcome_note"]] if frame.attrs.get("outcome_note") else []
-    if constant:
-        notes.append(f"not judged against {', '.join(constant)}: it does not vary ({said})")
+    if constant or itself:
+        notes.append(f"not judged against {', '.join([*constant, *itself])} ({said}); judged against "
+                     f"{', '.join(outcomes)}")
     if assumed:
         notes.append(f"which way is better for {', '.join(assumed)} was not declared; read as {assume} is better "
                      f"(declare it: referee audit --outcome {assumed[0]}:higher|lower)")
@@ -399,8 +434,9 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
         if "decomposition" not in out:
             skipped["decomposition"] = "no player has the inputs the formula's parts need"
     keys = [k for k in group_by + outcomes if k in frame.columns]
-    if keys:
-        held = validity.hold_outcome_constant(recorded, keys)
+    if keys:  # the players the score is audited on: a player without a score has nothing to hold constant
+        held = validity.hold_outcome_constant(recorded[recorded["score"].notna()] if "score" in recorded.columns
+                                              else recorded, keys)
         spread = held["max"] - held["min"]
         fails = np.where(spread == 0, False,
                          np.where(held["min"] > 0, held["max_min_ratio"] >= RATIO_LIMIT,
@@ -515,7 +551,7 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
         out["mission_progress"] = _progress_verdict(progress)
     else:
         skipped["mission_progress"] = "the data carries " + ", and ".join(progress["missing"])
-    spectators = season.spectator_input(events, set(frame["player"]))
+    spectators = season.spectator_input(agents_events(events, recorded), set(frame["player"]))
     if spectators["passed"] is None:
         skipped["spectators"] = "the data carries no event log of the agents' actions or messages"
     else:
