@@ -526,3 +526,25 @@ def test_the_clem_audit_judges_against_outcomes_that_vary_never_the_score_itself
     assert [o.split(" (")[0] for o in found.outcomes] == ["Lose", "Success"]
     assert found.value.checks["hold_outcome_constant"]["keys"] == ["Lose", "Success"]
     assert found.value.checks["spectators"]["passed"] is True
+
+
+def test_ewa_on_clem_takes_each_experiment_as_one_run_never_the_instance_number(tmp_path, capsys):
+    """Issue 87: clem plays each experiment's instances once per model pair, so the instance number names
+    unrelated instances of different experiments; evaluation without aggregation takes each experiment (the
+    folder <game>/<experiment>) as one run, its ballots the experiment's instances, and no run mixes two."""
+    from referee.models.voting import PreferenceProfile
+    from referee.models.voting.ewa import run_orders
+    from referee.prepare.comparisons import ballots_from_tables
+
+    store, _ = _ingest("clembench-ludo", tmp_path, capsys)
+    with store:
+        matches, results = store.table("matches"), store.table("results")
+    ballots = ballots_from_tables(matches, results)
+    root = shared_file("real", "clembench-ludo")
+    experiments = {f"{p.parent.parent.parent.name}/{p.parent.parent.name}"
+                   for p in root.glob("*/*/*/episode_*/interactions.json")}
+    assert set(ballots["repetition"]) == experiments  # the folders' own experiments, one run each
+    per_ballot = ballots.merge(matches[["scenario"]].drop_duplicates(), left_on="repetition", right_on="scenario")
+    assert len(per_ballot) == len(ballots)
+    orders = run_orders(PreferenceProfile.from_ballots(ballots), seed=0)
+    assert orders["ballot"].nunique() == len(experiments)

@@ -59,6 +59,15 @@ def separate_episode_runners() -> set[str]:
     return {name for name, module in RUNNERS.items() if getattr(module, "SEPARATE_EPISODES", False)}
 
 
+def runs_by_scenario() -> set[str]:
+    """Runners whose design repeats no episode (a loader's EWA_RUN = 'scenario': clem plays each experiment's
+    instances once per model pair), so that evaluation without aggregation takes each scenario as one run;
+    every other runner's run is the repetition (Concordia's repetition r of every scenario)."""
+    from referee.io.loaders import RUNNERS
+
+    return {name for name, module in RUNNERS.items() if getattr(module, "EWA_RUN", "repetition") == "scenario"}
+
+
 def _pooled(matches: pd.DataFrame) -> pd.Series:
     """Mask of matches compared across matches: a separate-episode runner's, with a scenario and a
     repetition (a missing key never makes a shared group: such a match is compared within itself)."""
@@ -428,7 +437,8 @@ def ballots_from_tables(matches: pd.DataFrame, results: pd.DataFrame, scripted: 
     """One ballot per (scenario, repetition) ranking agents by focal score for separate-episode runners
     (Concordia; within its phase), else one per match (agents' mean score; negated rank when scores are
     missing). Test runs are left out, and scripted partners unless `scripted`. Returns columns ballot, agent,
-    score, repetition."""
+    score, repetition (the ballot's run for evaluation without aggregation: its repetition, within its phase, or
+    its scenario for a runner that repeats nothing, `runs_by_scenario`)."""
     matches, results = with_outcomes(without_excluded(matches), results)
     results = with_scripted(results, scripted)
     scores = agent_match_scores(matches, results)
@@ -439,7 +449,9 @@ def ballots_from_tables(matches: pd.DataFrame, results: pd.DataFrame, scripted: 
         scores.loc[missing, "score"] = -scores.loc[missing, "_rank"]
     pooled = scores["runner"].isin(separate_episode_runners()) & scores["scenario"].notna() & scores["repetition"].notna()
     scores["ballot"] = np.where(pooled, pooled_unit(scores), scores["match_id"])
-    run = scores["repetition"].astype(object)  # EwA's run: the repetition within its phase
+    # EwA's run: the repetition within its phase, or the scenario where the runner repeats nothing (`runs_by_scenario`)
+    run = scores["repetition"].astype(object).where(~scores["runner"].isin(runs_by_scenario()),
+                                                    scores["scenario"].astype(object))
     scores["repetition"] = run.where(scores["phase"].isna() | run.isna(), scores["phase"].astype(str) + "/" + run.astype(str))
     ballots = scores.groupby(["ballot", "agent"], as_index=False).agg(score=("score", "mean"),
                                                                       repetition=("repetition", "first"))

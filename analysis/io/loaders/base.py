@@ -29,7 +29,8 @@ from referee.io.loaders.errors import (  # noqa: F401  (re-exported: every loade
     storable_text, whole_number)
 from referee.io.loaders.files import (  # noqa: F401
     Line, check_record, file_hash, file_key, file_text, hash_and_head, json_error, json_lines, parse_json_line,
-    Unread, read_json, record_fault)
+    read_json, record_fault)
+from referee.io.loaders.appended import Unread
 
 Frame = pd.DataFrame | pa.Table
 

@@ -71,6 +71,10 @@ OUTCOME_DIRECTIONS = {"Success": "higher", "Lose": "lower", "Aborted": "lower", 
 # the runner's own role: clem's game master (`players["GM"]`, the actor of its turns' GM actions), neither an
 # agent nor a spectator (the audit's spectator check leaves its events out)
 RUNNER_ACTORS = ("GM",)
+# clem plays each experiment's instances once per model pair: no episode is repeated, and the instance number
+# (repetition) names unrelated instances across experiments; evaluation without aggregation takes each experiment
+# (the scenario, <game>/<experiment>) as one run (`referee.prepare.comparisons.runs_by_scenario`)
+EWA_RUN = "scenario"
 
 def sniff(path: Path, head: str, sample: list) -> float:
     """1 for clem's interactions.json or scores.json (by name and keys)."""

@@ -20,7 +20,8 @@ import math
 from pathlib import Path
 
 from referee.io.catalogue import contest_catalogue, earlier_catalogue
-from referee.io.loaders.files import Faulty, read_json_documents
+from referee.io.loaders.appended import read_json_documents
+from referee.io.loaders.files import Faulty
 from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,

@@ -24,6 +24,9 @@ from referee.models.validity import season
 from referee.models.validity import CHECK_TITLES
 from referee.models.validity.formula import Formula, load_formula
 from referee.readings import cut_list
+from referee.run.social.audit_outcomes import (  # noqa: F401  (DERIVED, UndeclaredDirection: re-exported)
+    DERIVED, UndeclaredDirection, agents_events, declared_directions, function_of_score, is_the_score,
+    outcome_directions, runner_actors, runner_directions, stored_directions)
 
 VALIDITY_CHECKS = ("hold_outcome_constant", "failure_at_top", "rank_agreement", "assignment_luck")
 RATIO_LIMIT = 2.0
@@ -80,24 +83,6 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     return frame, events
 
 
-def agents_events(events: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
-    """The events as the spectator check reads them: without the runner's own roles' (`frame.attrs
-    ["runner_actors"]`, what each runner's format declares as its own: clem's game master, GM), each actor named
-    as `frame`'s players are ('match/player' where the audit spans several matches)."""
-    own = events[~events["actor"].isin(frame.attrs.get("runner_actors", ()))]
-    if frame.attrs.get("qualified"):
-        own = own.assign(actor=own["match_id"] + "/" + own["actor"].astype(str))
-    return own
-
-
-def runner_actors(runners: list[str]) -> set[str]:
-    """The actors the runners' formats declare as the runner's own roles, not agents (a loader's RUNNER_ACTORS:
-    clem's GM); their events are neither an agent's nor a spectator's."""
-    from referee.io.loaders import RUNNERS
-
-    return {name for runner in runners for name in getattr(RUNNERS.get(runner), "RUNNER_ACTORS", ())}
-
-
 def episode_outcomes(measures: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     """A runner's episode-level outcome measures (player empty, kind outcome: clem's Success, Lose, Aborted) as
     one row per player of the episode, so that `--outcome Success` judges each player's score by its episode's
@@ -125,30 +110,6 @@ def derived_win(frame: pd.DataFrame) -> np.ndarray:
     stored = np.select([outcome == "win", outcome.isin(["loss", "forfeit"]), outcome == "tie"],
                        [1.0, 0.0, 1.0 / tied], default=np.nan)
     return np.where(np.isnan(stored), by_rank, stored)
-
-
-def stored_directions(measures: pd.DataFrame) -> dict[str, str]:
-    """Outcome directions stored with the measures (`measures.direction`, e.g. from a mapping file's
-    [measures]): outcome name -> 'higher' or 'lower'; a name stored both ways is left out."""
-    if "direction" not in measures:
-        return {}
-    ways = measures.dropna(subset=["direction"]).groupby("name")["direction"].unique()
-    return {name: found[0] for name, found in ways.items() if len(found) == 1}
-
-
-def runner_directions(runners: list[str]) -> dict[str, str]:
-    """Outcome directions the runners' formats declare (a loader's OUTCOME_DIRECTIONS, documented in its
-    format file): outcome name -> 'higher' or 'lower'. A name two runners declare both ways is left out."""
-    from referee.io.loaders import RUNNERS
-
-    found: dict[str, str] = {}
-    clash: set[str] = set()
-    for runner in runners:
-        for name, way in getattr(RUNNERS.get(runner), "OUTCOME_DIRECTIONS", {}).items():
-            if found.get(name, way) != way:
-                clash.add(name)
-            found[name] = way
-    return {k: v for k, v in found.items() if k not in clash}
 
 
 @dataclass
@@ -189,68 +150,6 @@ class AuditResult(ReadsAsMapping, FitResult):
                          "verdict": "" if check is None else check["verdict"],
                          "why_not_run": "" if check is not None else skipped.get(key, "")})
         return pd.DataFrame(rows)
-
-
-DERIVED = ("win", "rank", "score")  # outcomes computed from the results table, not recorded as measures
-SCHEMA_DIRECTIONS = {"win": "higher", "rank": "lower", "score": "higher"}  # defined by the canonical schema
-
-
-class UndeclaredDirection(ValueError):
-    """An outcome whose better direction nobody declared: the audit never guesses it."""
-
-
-def declared_directions(outcomes: list[str], formula: Formula | None = None,
-                        given: dict[str, str] | None = None) -> dict[str, str | None]:
-    """Which way each outcome is declared better ('higher' or 'lower', None where nobody declared it): as given
-    (`--outcome NAME:higher|lower`, or the runner's format), else as the formula's [outcomes] table declares,
-    else as the schema defines the derived outcomes (win: higher, rank: lower)."""
-    given, declared = given or {}, formula.outcomes if formula else {}
-    return {o: given.get(o) or declared.get(o) or SCHEMA_DIRECTIONS.get(o) for o in outcomes}
-
-
-def outcome_directions(outcomes: list[str], formula: Formula | None = None, given: dict[str, str] | None = None,
-                       assume: str | None = None) -> dict[str, str]:
-    """`declared_directions` with every outcome filled: an outcome declared nowhere raises UndeclaredDirection
-    saying how to declare it, unless `assume` ('higher' or 'lower') is given, which the caller must state
-    beside the result (the report does)."""
-    found = declared_directions(outcomes, formula, given)
-    missing = [o for o, way in found.items() if way is None]
-    if missing and assume is None:
-        first = missing[0]
-        raise UndeclaredDirection(
-            f"which way is better for outcome(s) {missing} is not declared, and the audit does not guess it: say "
-            f"--outcome {first}:higher (a higher {first} is better) or --outcome {first}:lower, or declare it in the "
-            "scoring formula's [outcomes] table")
-    return {o: way or assume for o, way in found.items()}
-
-
-def function_of_score(frame: pd.DataFrame, outcome: str) -> bool:
-    """True when, in every match, the outcome is a monotone function of the score (equal scores, equal
-    outcomes; a higher score never a worse outcome, or never a better one): a derived outcome such as
-    a win or a rank computed from the points. Needs at least 3 players with the outcome."""
-    data = frame.dropna(subset=[outcome, "score"])
-    if len(data) < 3 or data[outcome].nunique() < 2:
-        return False
-    ups = downs = True
-    for _, g in data.groupby("match_id" if "match_id" in data.columns else np.zeros(len(data))):
-        per_score = g.groupby("score")[outcome].nunique()
-        if (per_score > 1).any():
-            return False
-        values = g.groupby("score")[outcome].first().sort_index().to_numpy(float)
-        steps = np.diff(values)
-        ups &= bool((steps >= 0).all())
-        downs &= bool((steps <= 0).all())
-    return ups or downs
-
-
-def is_the_score(frame: pd.DataFrame, outcome: str) -> bool:
-    """Whether an outcome column holds the audited score itself (equal to `score` on every row carrying both, at
-    least one): clem's `Main Score` is both an episode measure and the score its players are audited on, and
-    holding it constant or judging the score against it cannot fail."""
-    if "score" not in frame.columns or outcome not in frame.columns:
-        return False
-    both = frame[["score", outcome]].dropna()
-    return bool(len(both)) and bool(np.allclose(both["score"].astype(float), both[outcome].astype(float)))
 
 
 def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None, outcomes: list[str],
