@@ -288,3 +288,25 @@ def test_the_worked_example_in_the_format_document_is_the_mapping_that_reads_the
     doc = shipped("formats", "mapped.md").read_text(encoding="utf-8")
     block = doc.split("```toml\n", 1)[1].split("```", 1)[0]
     assert block == MAPPING
+
+
+def test_a_concordia_game_masters_events_are_the_runners_own_role_not_a_spectators(tmp_path):
+    """Issue 87: Concordia's game master writes `resolution` events under its own name, which is no player's;
+    the format declares them the runner's own role, so the audit's spectator check reads the entities' actions
+    only and finds no outside input, while the same events without the declaration count as a non-agent source."""
+    from referee.models.validity.season import spectator_input
+    from referee.run.social.audit import agents_events
+
+    sample = Path(__file__).resolve().parents[1] / "data" / "sample" / "concordia_log"
+    db = tmp_path / "s.duckdb"
+    assert main(["ingest", str(sample), "--store", str(db), "--quiet"]) == 0
+    with Store(db, read_only=True) as store:
+        frame, events = audit_frame(store)
+    masters = events[events["type"] == "resolution"]
+    assert len(masters) and not masters["actor"].isin(frame["player"].str.split("/").str[-1]).any()
+    players = set(frame["player"])
+    assert spectator_input(agents_events(events, frame), players)["passed"] is True
+    bare = frame.copy()
+    bare.attrs = {**frame.attrs, "runner_roles": {}}
+    found = spectator_input(agents_events(events, bare), players)
+    assert found["passed"] is False and found["non_agent"] == len(masters)

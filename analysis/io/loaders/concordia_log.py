@@ -48,6 +48,9 @@ ENTRY_KEYS = ("step", "timestamp", "entity_name", "component_name", "entry_type"
 SCORE_KEYS = ("Player Scores", "player_scores")  # what Concordia's scoring components log, cumulative per player
 ACT = "__act__"  # Concordia's default act component key (its channel holds the action as `Value`)
 TEXT_CAP = 4000  # characters of an action or resolution kept in its event
+# the runner's own role: a game master's events (type `resolution`, its name as the actor, whatever it is called)
+# are neither an agent's nor a spectator's (the audit's spectator check leaves them out)
+RUNNER_EVENT_TYPES = ("resolution",)
 
 
 def sniff(path: Path, head: str, sample: list) -> float:

@@ -26,7 +26,7 @@ from referee.models.validity.formula import Formula, load_formula
 from referee.readings import cut_list
 from referee.run.social.audit_outcomes import (  # noqa: F401  (DERIVED, UndeclaredDirection: re-exported)
     DERIVED, UndeclaredDirection, agents_events, declared_directions, function_of_score, is_the_score,
-    outcome_directions, runner_actors, runner_directions, stored_directions)
+    outcome_directions, runner_directions, runner_roles, stored_directions)
 
 VALIDITY_CHECKS = ("hold_outcome_constant", "failure_at_top", "rank_agreement", "assignment_luck")
 RATIO_LIMIT = 2.0
@@ -75,7 +75,7 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     frame = frame.reset_index(drop=True)
     frame.attrs["outcome_note"] = note
     frame.attrs["qualified"] = qualified  # players named 'match/player'
-    frame.attrs["runner_actors"] = runner_actors(sorted(matches["runner"].dropna().unique()))
+    frame.attrs["runner_roles"] = runner_roles(sorted(matches["runner"].dropna().unique()))
     frame.attrs["directions"] = {**runner_directions(sorted(matches["runner"].dropna().unique())),
                                  **stored_directions(measures)}
     # each measure's declared kind (outcome, telemetry, ...), so that what was declared at ingest counts unasked

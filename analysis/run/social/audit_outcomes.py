@@ -19,20 +19,25 @@ SCHEMA_DIRECTIONS = {"win": "higher", "rank": "lower", "score": "higher"}  # def
 
 def agents_events(events: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
     """The events as the spectator check reads them: without the runner's own roles' (`frame.attrs
-    ["runner_actors"]`, what each runner's format declares as its own: clem's game master, GM), each actor named
-    as `frame`'s players are ('match/player' where the audit spans several matches)."""
-    own = events[~events["actor"].isin(frame.attrs.get("runner_actors", ()))]
+    ["runner_roles"]`, what each runner's format declares as its own: clem's game master GM by name, Concordia's
+    game masters by their events' type), each actor named as `frame`'s players are ('match/player' where the
+    audit spans several matches)."""
+    roles = frame.attrs.get("runner_roles", {})
+    own = events[~events["actor"].isin(roles.get("actors", ())) & ~events["type"].isin(roles.get("types", ()))]
     if frame.attrs.get("qualified"):
         own = own.assign(actor=own["match_id"] + "/" + own["actor"].astype(str))
     return own
 
 
-def runner_actors(runners: list[str]) -> set[str]:
-    """The actors the runners' formats declare as the runner's own roles, not agents (a loader's RUNNER_ACTORS:
-    clem's GM); their events are neither an agent's nor a spectator's."""
+def runner_roles(runners: list[str]) -> dict[str, set[str]]:
+    """The runners' own roles, which are neither agents nor spectators, as their formats declare them: 'actors'
+    (a loader's RUNNER_ACTORS: clem's GM) and 'types' (RUNNER_EVENT_TYPES: the events a Concordia game master
+    writes, whatever it is called)."""
     from referee.io.loaders import RUNNERS
 
-    return {name for runner in runners for name in getattr(RUNNERS.get(runner), "RUNNER_ACTORS", ())}
+    modules = [RUNNERS.get(runner) for runner in runners]
+    return {"actors": {a for m in modules for a in getattr(m, "RUNNER_ACTORS", ())},
+            "types": {t for m in modules for t in getattr(m, "RUNNER_EVENT_TYPES", ())}}
 
 
 def stored_directions(measures: pd.DataFrame) -> dict[str, str]:
