@@ -40,7 +40,8 @@ def _clem_episode(tmp_path: Path, scores=None, interactions=None) -> Path:
 
 @pytest.mark.parametrize("main, field", [('"100"', "episode scores.Main Score"),
                                          ("Infinity", "episode scores.Main Score"),
-                                         ("1e400", "episode scores.Main Score")])
+                                         ("1e400", "episode scores.Main Score"),
+                                         (str(10**30), "episode scores.Main Score")])
 def test_clem_main_score_that_is_not_a_number_leaves_the_outcome_unknown_and_sets_the_scores_aside(
         tmp_path, main, field):
     def change(doc):
@@ -52,6 +53,24 @@ def test_clem_main_score_that_is_not_a_number_leaves_the_outcome_unknown_and_set
     assert results["outcome"].isna().all() and results["score"].isna().all()  # never a win with no score
     quarantine = store.table("quarantine")
     assert quarantine["field"].tolist() == [field] and quarantine["source_file"].str.endswith("scores.json").all()
+
+
+@pytest.mark.parametrize("where", ["episode scores", "round scores"])
+def test_clem_an_integer_past_64_bits_costs_that_value_alone(tmp_path, where):
+    """Issue 89: an integer 10**30 among clem's scores (a request count, a round score) is set aside alone, as
+    1e400 is, naming its field: the episode keeps its Main Score, outcome and every other measure."""
+    def change(doc):
+        group = doc[where] if where == "episode scores" else next(iter(doc[where].values()))
+        group["Request Count"] = 10**30
+
+    folder = _clem_episode(tmp_path, scores=change)
+    store, report = _ingest(tmp_path, [folder])
+    assert report.quarantined == 1
+    [field] = store.table("quarantine")["field"].tolist()
+    assert field.startswith(where) and field.endswith("Request Count")
+    assert store.table("results")["score"].notna().all()  # the episode's Main Score stands
+    kept = store.table("measures")
+    assert {"Main Score", "Aborted"} <= set(kept["name"]) and len(kept) > 5
 
 
 def test_clem_success_and_lose_both_set_is_stored_as_clem_counts_it_with_no_outcome(tmp_path):

@@ -446,9 +446,13 @@ def is_number(value: Any, finite: bool = False) -> bool:
 
 
 def score_value(value: Any, name: str, allow_neg_inf: bool = True) -> float:
-    """A raw score as float: a number, finite or (if allowed) -inf; NaN, +inf and non-numbers raise."""
+    """A raw score as float: a number, finite or (if allowed) -inf; NaN, +inf, a whole number past the store's
+    64 bits (`errors.whole_number`: as every whole number a record carries) and non-numbers raise, naming
+    `name`, so that the caller sets that value aside alone."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise RecordError("wrong type", name, f"expected a number, got {type(value).__name__} {value!r}")
+    if isinstance(value, int):
+        whole_number(value, name)
     value = float(value)
     if math.isnan(value):
         raise RecordError("NaN", name, "score is NaN")

@@ -44,8 +44,10 @@ from referee.io.loaders.base import (
     ResultBuilder,
     parse_time,
     read_json,
+    record_fault,
     score_value,
 )
+from referee.io.loaders.files import repeated_key
 from referee.io.loaders.detect import share
 
 NAME = "clembench"
@@ -58,6 +60,7 @@ PRIMARY = "interactions.json"
 SCORES = "scores.json"
 INTERACTION_KEYS = ("players", "turns")  # clemcore adds `meta`; the clembench of 2023-2024 (v0.9-v2.0) wrote none
 SCORE_KEYS = ("episode scores",)
+SCORE_GROUPS = ("episode scores", "round scores", "turn scores")  # the scores, each value read alone
 FLAGS = ("Aborted", "Lose", "Success")
 MAIN = "Main Score"
 OUTCOME_MEASURES = FLAGS + (MAIN,)
@@ -267,7 +270,7 @@ def _main_score(path: Path, meta: dict) -> tuple[float | None, dict, bool]:
     if not scores.exists():
         return None, {}, False
     try:
-        doc = read_json(scores)
+        doc = read_json(scores, within=SCORE_GROUPS)  # its scores read one at a time below
     except RecordError:
         return None, {}, True  # set aside on its own when the folder is ingested
     episode = doc.get("episode scores") if isinstance(doc, dict) else None
@@ -379,8 +382,13 @@ def _measures(record: dict) -> tuple[list[dict], list[tuple[RecordError, object]
 def _scored(scores: dict, where: str, round_: int | None, rows: list, aside: list) -> None:
     """Each score of `scores` as a measure row (an episode's outcome measures as outcomes, every other score as
     telemetry) into `rows`, or with its RecordError into `aside` (a score that is not a number)."""
+    if repeated_key(scores):  # which of the two values clem meant is unknowable: the group is set aside whole
+        raise RecordError("duplicate key", f"{where}.{repeated_key(scores)}", "a score is named twice in one object")
     for name, value in scores.items():
-        try:
+        try:  # each value's own fault (past 64 bits, not UTF-8, not a number) costs that value alone
+            fault = record_fault(value, f"{where}.{name}")
+            if fault is not None:
+                raise fault
             number = score_number(value, f"{where}.{name}")
         except RecordError as exc:
             aside.append((exc, {name: value}))
@@ -394,8 +402,8 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read one clem file: interactions.json (a match) or scores.json (its measures); either is one record."""
     scores = path.name == SCORES
     out = ResultBuilder(path, content_hash, NAME, many_records_per_match=scores)
-    try:
-        doc = read_json(path)
+    try:  # a scores.json's scores are read one value at a time (`_scored`): a bad one costs itself, not the file
+        doc = read_json(path, within=SCORE_GROUPS if scores else ())
         keys = SCORE_KEYS if scores else INTERACTION_KEYS
         if not isinstance(doc, dict) or not any(k in doc for k in keys):
             raise NotThisRunner(f"the file has none of clem's keys {list(keys)}", runner=NAME, field=keys[0])
