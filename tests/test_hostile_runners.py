@@ -558,3 +558,47 @@ def test_inspect_a_header_naming_eval_twice_sets_the_log_aside_naming_the_key(tm
     store = Store(tmp_path / "j.duckdb")
     report = store.ingest([str(log)], runner="inspect")
     assert report.accepted == 0 and store.table("quarantine")["field"].tolist() == ["eval"]
+
+
+def _kaggle_sample() -> dict:
+    return json.loads((SAMPLE / "kaggle" / "replays" / "connectx-random-vs-negamax.json").read_text())
+
+
+def _no_final(doc: dict) -> dict:
+    """The replay as Kaggle's OpenSpiel repeated-game test replays are written: no top-level rewards or statuses,
+    each seat's in the last step."""
+    return {k: v for k, v in doc.items() if k not in ("rewards", "statuses")}
+
+
+@pytest.mark.parametrize("case, field", [
+    ("done with no reward", "rewards[1]"),
+    ("done with no reward, steps only", "steps[{last}][1].reward"),
+    ("rewards against the last step", "rewards"),
+    ("statuses against the last step", "statuses"),
+    ("names against agents", "info.Agents"),
+])
+def test_kaggle_contradictions_its_own_code_never_writes_are_set_aside_naming_the_field(tmp_path, case, field):
+    """Issue 89: what Kaggle's Environment.toJSON never writes is flagged, not stored as a loss or a stranger's
+    seat: a seat DONE with no reward (top level or in the last step of a steps-only replay, named there), top-level
+    rewards or statuses unlike the last step's (toJSON computes them from it), TeamNames against info.Agents."""
+    doc = _kaggle_sample()
+    last = doc["steps"][-1]
+    assert doc["statuses"] == ["DONE", "DONE"] and [s["reward"] for s in last] == doc["rewards"]
+    if case == "done with no reward":
+        doc["rewards"][1] = None
+        last[1]["reward"] = None
+    elif case == "done with no reward, steps only":
+        last[1]["reward"] = None
+        doc = _no_final(doc)
+    elif case == "rewards against the last step":
+        doc["rewards"] = list(reversed(doc["rewards"]))
+    elif case == "statuses against the last step":
+        last[0]["status"] = "TIMEOUT"
+    else:
+        doc["info"]["Agents"] = [{"Name": "someone"}, {"Name": doc["info"]["TeamNames"][1]}]
+    path = tmp_path / "replay.json"
+    path.write_text(json.dumps(doc))
+    store, report = _ingest(tmp_path, [path], runner="kaggle")
+    assert report.accepted == 0 and report.quarantined == 1
+    row = store.table("quarantine").iloc[0]
+    assert row["field"] == field.format(last=len(doc["steps"]) - 1) and row["reason"] == "contradiction", row.to_dict()

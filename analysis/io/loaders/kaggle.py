@@ -95,8 +95,13 @@ def _agents(record: dict, seats: int) -> list[str] | None:
     if not isinstance(info, dict):
         raise RecordError("wrong type", "info", f"expected an object, got {type(info).__name__}")
     names = info.get("TeamNames")
-    if names is None and isinstance(info.get("Agents"), list):
-        names = [a.get("Name") if isinstance(a, dict) else None for a in info["Agents"]]
+    listed = ([a.get("Name") if isinstance(a, dict) else None for a in info["Agents"]]
+              if isinstance(info.get("Agents"), list) else None)
+    if names is None:
+        names = listed
+    elif listed is not None and any(isinstance(n, str) for n in listed) and listed != names:
+        raise RecordError("contradiction", "info.Agents", f"the agents' names {listed!r} differ from "
+                          f"info.TeamNames {names!r}: which seat is whose cannot be told"[:400])
     if names is None:  # no names: the caller stores the seats under UNNAMED, left out of ratings until named
         return None
     if not isinstance(names, list) or len(names) != seats:
@@ -224,27 +229,54 @@ def _final_from_steps(record: dict) -> dict:
     return {"rewards": [s["reward"] for s in last], "statuses": [s["status"] for s in last]}
 
 
+def _same(a: object, b: object) -> bool:
+    """Two final values alike (numbers by value: 1 == 1.0; None only with None)."""
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return float(a) == float(b) or (math.isnan(float(a)) and math.isnan(float(b)))
+    return a == b
+
+
+def _contradictions(given: dict, last: dict, statuses: list, rewards: list, field) -> None:
+    """RecordError for what Kaggle's own code never writes: top-level rewards or statuses that differ from the
+    last step's (`Environment.toJSON` computes them from it), or a seat DONE with no reward (the environments pay
+    every seat that finishes; core.py nulls the reward of a failed seat only: INVALID, TIMEOUT, ERROR)."""
+    for key in FINAL:
+        if key in given and key in last and isinstance(given[key], list) and (
+                len(given[key]) != len(last[key]) or not all(map(_same, given[key], last[key]))):
+            raise RecordError("contradiction", key, f"the replay's {key} {given[key]!r} differ from its last "
+                              f"step's {last[key]!r}, from which Environment.toJSON computes them"[:400])
+    for i, (status, reward) in enumerate(zip(statuses, rewards)):
+        if status == "DONE" and reward is None:
+            raise RecordError("contradiction", field("rewards", i), f"seat {i} ended DONE with no reward: Kaggle pays "
+                              "every seat that finishes (it nulls the reward of a failed seat only)")
+
+
 def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     """Canonical rows (matches, results, events) for one replay; raises RecordError naming the field."""
     checked_keys(record, "a Kaggle replay", KEYS, set(KEYS) | set(FINAL) | set(OPTIONAL))
     game = record["name"]
     if not isinstance(game, str) or not game:
         raise RecordError("wrong type", "name", f"expected the environment's name, got {game!r}")
-    record = {**_final_from_steps(record), **record}
+    given, last = {k: record[k] for k in FINAL if k in record}, _final_from_steps(record)
+    record = {**last, **record}
     for key in FINAL:
         if key not in record:
             raise RecordError("missing field", key, f"the replay has no final {key}, nor a last step holding each "
                               "seat's reward and status")
+    n_steps = len(record["steps"]) if isinstance(record["steps"], list) else 0
+
+    def field(key: str, i: int) -> str:  # where a seat's final reward or status was read
+        return f"{key}[{i}]" if key in given else f"steps[{n_steps - 1}][{i}].{key[:-1]}"
     statuses, rewards_raw, steps = record["statuses"], record["rewards"], record["steps"]
     if not isinstance(statuses, list) or len(statuses) < 2:
         raise RecordError("wrong type", "statuses", "expected one final status per seat, two seats or more")
     for i, s in enumerate(statuses):
         if s not in STATUSES:
-            raise RecordError("wrong type", f"statuses[{i}]", f"expected one of {STATUSES}, got {s!r}")
+            raise RecordError("wrong type", field("statuses", i), f"expected one of {STATUSES}, got {s!r}")
     seats = len(statuses)
     if not isinstance(rewards_raw, list) or len(rewards_raw) != seats:
         raise RecordError("wrong type", "rewards", f"expected {seats} rewards (one per seat), got {rewards_raw!r}")
-    rewards = [_reward(r, f"rewards[{i}]") for i, r in enumerate(rewards_raw)]
+    rewards = [_reward(r, field("rewards", i)) for i, r in enumerate(rewards_raw)]
     if not isinstance(steps, list):
         raise RecordError("wrong type", "steps", "expected a list of steps")
     if not steps:
@@ -258,6 +290,7 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     why = edited(record)
     if why:
         raise RecordError("edited replay", "steps", why)
+    _contradictions(given, last, statuses, rewards, field)
     named = _agents(record, seats)
     agents = named or [UNNAMED.format(i=i) for i in range(seats)]
     illegal = _illegal_moves(steps, seats)
