@@ -548,3 +548,51 @@ def test_ewa_on_clem_takes_each_experiment_as_one_run_never_the_instance_number(
     assert len(per_ballot) == len(ballots)
     orders = run_orders(PreferenceProfile.from_ballots(ballots), seed=0)
     assert orders["ballot"].nunique() == len(experiments)
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda m: m.update(status="Abnormal", agents_at_fault=["Nobody"]), "matches[0].agents_at_fault"),
+    (lambda m: m.update(token_size=-5), "matches[0].token_size"),
+])
+def test_gtbench_values_its_writer_never_writes_are_set_aside_naming_the_field(change, field, tmp_path, capsys):
+    """Issue 89: GTBench's GameMatch appends the faulting agent's own name to agents_at_fault and sums its agents'
+    token counts into token_size; a run naming an agent that is not in the match, or a negative count, has that
+    match set aside naming the field (its other matches stored), never stored without a word."""
+    [src] = sorted(shared_file("real", "gtbench").glob("*.jsonl"))
+    run = json.loads(src.read_text(encoding="utf-8"))  # one run, pretty-printed as GTBench writes it
+    n = len(run["matches"])
+    change(run["matches"][0])
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / src.name).write_text(json.dumps(run, indent=3), encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    assert main(["ingest", str(logs), "--store", str(db), "--json", "--runner", "gtbench"]) in (0, 1)
+    out = json.loads(capsys.readouterr().out)
+    with Store(db, read_only=True) as store:
+        quarantine = store.table("quarantine")
+    assert out["quarantined"] == 1 and quarantine["field"].tolist()[0].endswith(field), quarantine.to_dict("records")
+    assert out["accepted"] >= n - 1
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda r: r.update(exclude_from_elo_calculation=None), "exclude_from_elo_calculation"),
+    (lambda r: r.update(background_agent=""), "background_agent"),
+])
+def test_concordia_values_its_scenario_result_never_holds_are_set_aside(change, field, tmp_path, capsys):
+    """Issue 89: Concordia's ScenarioResult declares exclude_from_elo_calculation a bool and names its background
+    population (a str): null, or an empty name, sets that record aside naming the field; the file's other
+    records are stored."""
+    path = shared_file("real", "concordia-results-appended") / "test5__google_gemma-2-9b-it__all-mpnet-base-v2.json"
+    text = path.read_text(encoding="utf-8")
+    records = json.loads(text[: text.index("][") + 1])  # the first array: 12 records
+    change(records[0])
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / path.name).write_text(json.dumps(records), encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    assert main(["ingest", str(logs), "--store", str(db), "--json"]) in (0, 1)
+    out = json.loads(capsys.readouterr().out)
+    with Store(db, read_only=True) as store:
+        quarantine = store.table("quarantine")
+    assert quarantine["field"].str.startswith(field).any(), quarantine.to_dict("records")
+    assert out["accepted"] > 0

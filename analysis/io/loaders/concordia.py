@@ -168,6 +168,8 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     background = record.get("background_agent")
     if background is not None and not isinstance(background, str):
         raise RecordError("wrong type", "background_agent", f"expected an agent name, got {background!r}")
+    if isinstance(background, str) and not background.strip():  # ScenarioResult: the population's name (a str)
+        raise RecordError("missing value", "background_agent", "the background population's name is empty")
     outcome = {"resident_scores": {}, "visitor_scores": {}} if per_capita_only else \
         require(record, "simulation_outcome", (dict,), "an object")
     extra = set(outcome) - OUTCOME_KEYS
@@ -200,8 +202,8 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
         if per_capita[name] is not None and not _agrees(per_capita[name], scores):
             raise RecordError("inconsistent", name,
                               f"recorded {per_capita[name]} differs from the mean of the per-player scores")
-    for flag in EXCLUDED_WHEN:  # Concordia's logging types: ScenarioResult declares both `bool`
-        if record.get(flag) is not None and not isinstance(record[flag], bool):
+    for flag in EXCLUDED_WHEN:  # Concordia's logging types: ScenarioResult declares both `bool` (never null)
+        if flag in record and not isinstance(record[flag], bool):
             raise RecordError("wrong type", flag, f"expected true or false (Concordia's ScenarioResult declares it "
                               f"a bool), got {record[flag]!r}"[:300])
     attrs = {k: record[k] for k in OPTIONAL if k in record and k != "background_agent"}

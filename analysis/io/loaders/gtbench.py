@@ -133,6 +133,11 @@ def parse_run_match(run: dict, k: int, options: LoadOptions) -> dict[str, list[d
     fault = match.get("agents_at_fault") or []
     if not isinstance(fault, list):
         raise RecordError("wrong type", f"{where}.agents_at_fault", f"expected a list of agents, got {fault!r}")
+    names = {s["agent"] for s in seats} | set(keys)  # GameMatch appends the faulting agent's agent_name
+    strangers = [a for a in fault if a not in names]
+    if strangers:
+        raise RecordError("wrong value", f"{where}.agents_at_fault", f"{strangers[0]!r} is none of the match's "
+                          f"agents ({', '.join(sorted(map(str, names)))})"[:300])
     seat_range = range(len(seats))
     outcome = seat_outcomes(len(seats), keys.index(winner) if winner else None, aborted=status != NORMAL)
     if status != NORMAL:
@@ -156,6 +161,9 @@ def parse_run_match(run: dict, k: int, options: LoadOptions) -> dict[str, list[d
         events.append({"seq": t, "round": t, "actor": f"seat {keys.index(actor)}" if actor in keys else actor,
                        "type": "move", "text": None if move is None else str(move)[:2000]})
     tokens = match.get("token_size")
+    if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0):
+        raise RecordError("wrong value", f"{where}.token_size", f"a count of tokens (GameMatch sums its agents' "
+                          f"token sizes: a whole number, 0 or more), got {tokens!r}"[:300])
     attrs = {"status": status, "agents_at_fault": fault or None, "gtbench_run": True, "token_size": tokens}
     row = {"runner": NAME, "game": game.strip(), "n_players": len(seats), "repetition": None,
            "attrs": json.dumps({a: v for a, v in attrs.items() if v is not None})}
