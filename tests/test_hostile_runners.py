@@ -602,3 +602,22 @@ def test_kaggle_contradictions_its_own_code_never_writes_are_set_aside_naming_th
     assert report.accepted == 0 and report.quarantined == 1
     row = store.table("quarantine").iloc[0]
     assert row["field"] == field.format(last=len(doc["steps"]) - 1) and row["reason"] == "contradiction", row.to_dict()
+
+
+@pytest.mark.parametrize("forced", [True, False])
+def test_a_file_set_aside_whole_is_named_with_its_field_in_the_commands_error(tmp_path, capsys, forced):
+    """Issue 89: when every record of a file fails, the command's error names the file, the field and the fault;
+    with the runner the user named (--runner kaggle) it says the file was read as that runner, never that it
+    'could not be read as any runner's', and offers no other runner to try."""
+    from referee.cli import main
+
+    doc = _kaggle_sample()
+    doc["steps"] = 5
+    path = tmp_path / "nan__m__e.json"
+    path.write_text(json.dumps(doc))
+    args = ["ingest", str(path), "--store", str(tmp_path / "s.duckdb")] + (["--runner", "kaggle"] if forced else [])
+    assert main(args) == 1
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "nan__m__e.json" in error and "'steps'" in error and "expected a list of steps" in error, error
+    if forced:
+        assert "read as kaggle (as asked)" in error and "any runner" not in error and "referee map" not in error

@@ -187,10 +187,14 @@ def not_recognised(path: Path, digest: str, tried: list[NotThisRunner], keys: li
     hint = (f"`referee map {path.parent if path.parent.name else path}` drafts a mapping of these logs (then "
             "`referee ingest --runner MAPPING.toml`; data/formats/mapped.md), or force a built-in runner with --runner "
             f"({', '.join(sorted(loaders.RUNNERS))})")
-    if tried:
-        error = RecordError(tried[-1].reason if forced else "not this runner", tried[-1].field,
+    if tried and forced:  # the runner the user named: its own fault, with no hint to try another
+        error = RecordError(tried[-1].reason, tried[-1].field, f"read as {tried[-1].runner} (as asked): "
+                            f"{tried[-1].detail}")
+        runner = tried[0].runner
+    elif tried:
+        error = RecordError("not this runner", tried[-1].field,
                             "tried " + "; ".join(f"{e.runner}: {e.detail}" for e in tried) + f"; {seen}; {hint}")
-        runner = tried[0].runner if forced else None
+        runner = None
     else:
         error = RecordError("unknown format", None, f"no runner recognises this file; {seen}; {hint}")
         runner = None

@@ -57,8 +57,11 @@ def ingest(paths: list, store=DEFAULT_STORE, runner: str | None = None, catalogu
         warnings.warn(warning, UserWarning, stacklevel=1)
     failure = None
     if report.failed_files:
-        failure = (f"{len(report.failed_files)} file(s) could not be read as any runner's, e.g. "
-                   f"{report.failed_files[0]} (see the quarantine)")
+        first = report.quarantine[report.quarantine["record"] == "-"].head(1)
+        why = f": {first['message'].iloc[0][:300]}" if len(first) else " (see the quarantine)"
+        failure = (f"{len(report.failed_files)} file(s) set aside whole, e.g. {why[2:]}" if runner and len(first) else
+                   f"{len(report.failed_files)} file(s) could not be read as any runner's, e.g. "
+                   f"{report.failed_files[0]}{why}")
     elif report.read and not report.accepted:
         failure = "nothing was accepted: every record read was quarantined"
     elif not len(report.files):
