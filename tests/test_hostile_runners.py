@@ -621,3 +621,18 @@ def test_a_file_set_aside_whole_is_named_with_its_field_in_the_commands_error(tm
     assert "nan__m__e.json" in error and "'steps'" in error and "expected a list of steps" in error, error
     if forced:
         assert "read as kaggle (as asked)" in error and "any runner" not in error and "referee map" not in error
+
+
+def test_a_kaggle_replay_without_an_id_under_two_file_names_is_one_match(tmp_path):
+    """Issue 89: the same replay, naming no id, written under two file names (once re-indented, so the bytes
+    differ) is found by its content: one match stored, the second copy set aside as a duplicate naming the match."""
+    doc = _kaggle_sample()
+    doc.pop("id")
+    doc["info"].pop("EpisodeId", None)
+    first, second = tmp_path / "a.json", tmp_path / "copy-of-a.json"
+    first.write_text(json.dumps(doc))
+    second.write_text(json.dumps(doc, indent=1))
+    store, report = _ingest(tmp_path, [first, second], runner="kaggle")
+    assert (report.accepted, report.quarantined) == (1, 1)
+    assert store.table("quarantine")["reason"].tolist() == ["duplicate match id"]
+    assert len(store.table("matches")) == 1

@@ -6,7 +6,8 @@ A replay is one JSON object per episode, as `env.toJSON()` writes it and Kaggle 
      "steps": [[{"action": ..., "reward": ..., "info": {...}, "observation": {...}, "status": "ACTIVE"}, ...], ...],
      "rewards": [1, -1], "statuses": ["DONE", "DONE"], "info": {"TeamNames": ["model-a", "model-b"], ...}}
 
-Canonical: one match per file (match_id = the replay's `id`, else `info.EpisodeId`; game = `name`), one result
+Canonical: one match per file (match_id = the replay's `id`, else `info.EpisodeId`, else a digest of the replay's
+content, so one replay under two file names is one match; game = `name`), one result
 per seat (player = 'seat {i}', agent = `info.TeamNames[i]`, else `info.Agents[i].Name`, else 'seat {i} (unnamed)'
 with the match marked `unnamed_agents` and left out of ratings; score = the final
 reward; rank from the rewards; group `background` for a seat played by one of the environment's built-in agents,
@@ -26,6 +27,7 @@ info.actionHistory; Kaggle's test-forfeit replays are made so from a real one, k
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -330,12 +332,16 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     except RecordError as exc:
         return out.reject_file(exc)
     records = doc if isinstance(doc, list) else [doc]
+    # a replay without an id is named by its content, so that the same replay under two file names (or written
+    # out again) is one match, the second copy set aside as a duplicate instead of stored twice
+    digests = [hashlib.sha256(json.dumps(r, sort_keys=True, default=str).encode()).hexdigest()[:20]
+               for r in records]
 
     def match_id(match: dict, label: str) -> str:
         given = match.pop("given_id")
         if match.pop("unnamed"):
             out.note(UNNAMED_NOTE)
-        return f"kaggle:{given}" if given else f"kaggle:{path.stem}:{label}"
+        return f"kaggle:{given}" if given else f"kaggle:{digests[int(label)]}"
 
     out.accept_records(records, lambda record: parse_record(record, options), match_id)
     return out.build()
