@@ -636,3 +636,25 @@ def test_a_kaggle_replay_without_an_id_under_two_file_names_is_one_match(tmp_pat
     assert (report.accepted, report.quarantined) == (1, 1)
     assert store.table("quarantine")["reason"].tolist() == ["duplicate match id"]
     assert len(store.table("matches")) == 1
+
+
+@pytest.mark.parametrize("change, said", [
+    (lambda d: d.__setitem__("results", "x"), "results: str"),
+    (lambda d: d.__setitem__("status", 5), "status: 5"),
+    (lambda d: d["results"]["scores"][0].__setitem__("metrics", "x"), "results.scores[0].metrics: str"),
+])
+def test_an_inspect_header_of_types_inspect_never_writes_is_said_and_its_samples_read(tmp_path, change, said):
+    """Issue 89: a .json log whose header holds what Inspect's EvalLog never holds (results as text, a status
+    outside started/success/cancelled/error, metrics as text) keeps every sample, and the ingest says which
+    field it did not read, instead of passing over it."""
+    from conftest import shared_file
+
+    doc = json.loads((shared_file("real", "inspect") / "tests_analysis_test_logs"
+                      / "2025-05-12T20-28-13-04-00_popularity.json").read_text())
+    samples = len(doc["samples"])
+    change(doc)
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(doc))
+    store, report = _ingest(tmp_path, [path], runner="inspect")
+    assert report.accepted == samples and report.quarantined == 0
+    assert any("types Inspect never writes" in w and said in w for w in report.warnings), report.warnings

@@ -271,6 +271,30 @@ class _Log:
         return list(self.roles.items()) if self.roles else [("model", self.model)]
 
 
+STATUSES = ("started", "success", "cancelled", "error")  # Inspect's EvalStatus
+
+
+def header_faults(header: dict) -> list[str]:
+    """The header fields of a log that do not hold the types Inspect's EvalLog gives them (status one of
+    STATUSES; results an object whose scores are a list of objects, each with an object of metrics): each
+    'field: what it holds'. The samples do not depend on them: the log's samples are read, and
+    what the header states (its metrics, its total) is not."""
+    found = []
+    if "status" in header and header["status"] not in STATUSES:
+        found.append(f"status: {header['status']!r}"[:80])
+    results = header.get("results")
+    if results is not None and not isinstance(results, dict):
+        found.append(f"results: {type(results).__name__}")
+    elif isinstance(results, dict):
+        scores = results.get("scores")
+        if scores is not None and not (isinstance(scores, list) and all(isinstance(e, dict) for e in scores)):
+            found.append("results.scores: not a list of scorer objects")
+        for k, entry in enumerate(scores if isinstance(scores, list) else []):
+            if isinstance(entry, dict) and not isinstance(entry.get("metrics", {}), dict):
+                found.append(f"results.scores[{k}].metrics: {type(entry['metrics']).__name__}")
+    return found
+
+
 def stated_metrics(results: dict, primary: str | None) -> tuple[dict[str, float], str | None, str | None]:
     """(the primary scorer's metrics as the log header states them {name: value}, its epoch reducer, the
     sample-metadata key its `stderr` clusters on): what Inspect itself printed for the log, kept beside the
@@ -373,6 +397,11 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         return out.reject_file(RecordError("malformed file", None, f"not a readable ZIP: {exc}"))
     except RecordError as exc:
         return out.reject_file(exc)
+    faults = header_faults(header)
+    if faults:
+        out.note(f"Inspect log(s) whose header holds values of types Inspect never writes (e.g. {faults[0]}): "
+                 "their samples are read, the header's stated numbers are not")
+
     def parse(sample):
         rows = parse_sample(sample, log)
         if all(r["score"] is None and r["outcome"] is None for r in rows["results"]):  # no error, no limit
