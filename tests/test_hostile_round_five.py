@@ -14,6 +14,11 @@ CASES = [
     (["calibrate", "bayes-bt", "--sims", "1000000000000"], "--sims: must be at most 10,000"),
     (["simulate", "arena", "--agents", "1000000000"], "--agents: must be at most 100,000"),
     (["rank", "--method", "alpha-rank", "--alpha", "1e308"], "--alpha: must be at most 700"),
+    (["simulate", "compact", "--games", "1000000000000"], "--games: must be at most 1,000,000"),
+    (["simulate", "concordia", "--phases", "--final-repetitions", "1000000000"], "--final-repetitions: must be at most 1,000"),
+    (["simulate", "aoa", "--event-scale", "1e300"], "--event-scale: must be at most 1,000"),
+    (["simulate", "aoa", "--validity", "1e308"], "--validity: must be a number from 0 to 1"),
+    (["simulate", "arena", "--judgments", "1000000000000"], "--judgments: must be at most 1,000,000"),
 ]
 
 

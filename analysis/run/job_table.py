@@ -61,6 +61,7 @@ from referee.run.options import (
     name_text,
     path,
     positive_float,
+    price,
     positive_int,
     prior_sd,
     probability,
@@ -413,8 +414,8 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("answer_retries", 2, "re-asks of an answer that does not fit the rubric before it is set aside "
                    "(default 2)", type=count),
             Option("timeout", 60.0, "seconds per call (default 60)", type=positive_float),
-            Option("price_in", None, "USD per million input tokens (for the ledger's cost)", type=float),
-            Option("price_out", 0.0, "USD per million output tokens", type=float),
+            Option("price_in", None, "USD per million input tokens (for the ledger's cost)", type=price),
+            Option("price_out", 0.0, "USD per million output tokens", type=price),
             Option("context", None, "a template value the rubric needs: a file for every player, or a folder of "
                    "PLAYER.txt", many=True, metavar="NAME=PATH"),
             Option("limit", None, "judge only the first N items", type=positive_int),

@@ -203,6 +203,46 @@ def agent_count(value) -> int:
     return _at_most(positive_int(value), MAX_AGENTS, "every agent's matches and truth are built in memory")
 
 
+MAX_SIMULATED = 1_000_000  # games, judgments or matches a simulator writes: each is a record of its logs
+MAX_REPEATS = 1_000  # repetitions (or test runs) per agent and scenario of a simulated run
+MAX_EVENT_SCALE = 1_000.0  # a season's counters are Poisson draws whose mean grows with the scale
+
+
+def simulated(value) -> int:
+    """Games, judgments or matches a simulator writes: a whole number from 1 to MAX_SIMULATED."""
+    return _at_most(positive_int(value), MAX_SIMULATED, "each is a record written to the logs")
+
+
+def repeats(value) -> int:
+    """Repetitions per agent and scenario of a simulated run: a whole number from 1 to MAX_REPEATS."""
+    return _at_most(positive_int(value), MAX_REPEATS, "each is a match of every agent in every scenario")
+
+
+def some_repeats(value) -> int:
+    """Like `repeats`, 0 allowed (no test runs)."""
+    return _at_most(count(value), MAX_REPEATS, "each is a match of every agent in every scenario")
+
+
+def event_scale(value) -> float:
+    """A season simulator's multiplier of every counter: a positive number at most MAX_EVENT_SCALE."""
+    return _float_at_most(value, MAX_EVENT_SCALE, "the counters are Poisson draws whose mean grows with it")
+
+
+def rare_agents(value) -> int:
+    """Agents of a simulated tournament that play one game each: a whole number from 0 to MAX_AGENTS."""
+    return _at_most(count(value), MAX_AGENTS, "every agent's matches and truth are built in memory")
+
+
+def fraction(value) -> float:
+    """A number from 0 to 1."""
+    return _number_where(value, lambda v: 0 <= v <= 1, "a number from 0 to 1")
+
+
+def price(value) -> float:
+    """A price (USD per million tokens): a finite number, 0 or more."""
+    return _number_where(value, lambda v: math.isfinite(v) and v >= 0, "a finite price, 0 or more")
+
+
 def name_text(value) -> str:
     """A name (of a measure, a column): text that is not empty or only spaces, stripped."""
     if not isinstance(value, str) or not value.strip():

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.run.options import Option, count, finite_float, path, positive_float, positive_int, probability
+from referee.run.options import (Option, agent_count, event_scale, finite_float, fraction, path,
+                                 positive_int, probability, rare_agents, repeats, simulated, some_repeats)
 
 
 @dataclass(frozen=True)
@@ -73,12 +74,12 @@ def _tavern(out: Path, agents: int, seed: int, games: int = 200, rare_agents: in
 
 
 def _games(default: int) -> Option:
-    return Option("games", default, f"number of games (default {default})", type=positive_int)
+    return Option("games", default, f"number of games (default {default})", type=simulated)
 
 
 SIMULATORS: dict[str, Simulator] = {s.name: s for s in (
     Simulator("concordia", "Concordia contest results", 8, (
-        Option("repetitions", 3, "repetitions per agent and scenario (default 3)", type=positive_int),
+        Option("repetitions", 3, "repetitions per agent and scenario (default 3)", type=repeats),
         Option("catalogue", None, "scenarios to simulate (default: the 2024 contest's)", type=path),
         Option("model", "additive", "generative model: additive logit effects (default) or a Measurement Layout",
                choices=("additive", "layout")),
@@ -86,25 +87,26 @@ SIMULATORS: dict[str, Simulator] = {s.name: s for s in (
                "logs/cross-play (the paper's finalists: the top --finalists - 1 by evaluation Elo and the baseline "
                "rational_agent); ingest each with --phase", flag=True),
         Option("finalists", 6, "with --phases: finalists, the baseline included (default 6: the paper's top five and "
-                               "the baseline)", type=positive_int),
+                               "the baseline)", type=agent_count),
         Option("final_repetitions", 10, "with --phases: cross-play repetitions per finalist and scenario (default 10)",
-               type=positive_int),
+               type=repeats),
         Option("test_runs", 1, "with --phases: test runs per agent marked exclude_from_elo_calculation (default 1)",
-               type=count)), _concordia),
+               type=some_repeats)), _concordia),
     Simulator("aoa", "an Age-of-Agents season: season.json and events.jsonl", 12, (
         Option("nations", 8, "governed nations (default 8)", type=positive_int),
         Option("validity", 0.0, "0..1: how strongly activity (and so the score) tracks the nation outcome",
-               type=float),
-        Option("event_scale", 1.0, "multiply every counter (grow the event log)", type=positive_float)), _aoa),
+               type=fraction),
+        Option("event_scale", 1.0, "multiply every counter (grow the event log; at most 1,000)",
+               type=event_scale)), _aoa),
     Simulator("compact", "communicate-predict-act games (JSON lines)", 6, (_games(60),), _compact),
     Simulator("arena", "pairwise arena judgments (CSV)", 10, (
-        Option("judgments", 2000, "number of judgments (default 2000)", type=positive_int),
+        Option("judgments", 2000, "number of judgments (default 2000)", type=simulated),
         Option("tie_rate", 0.1, "probability that a judgment is a tie (default 0.1)", type=probability),
         Option("style_effect", None, "give each answer a length (length_a, length_b) whose standardised style "
                "feature (Chatbot Arena's) moves the odds of winning by this much (default: no lengths)",
                type=finite_float, metavar="LOG_ODDS")), _arena),
     Simulator("ranked", "ranked multiplayer games (JSON lines) with per-turn logs", 8, (_games(60),), _ranked),
     Simulator("tavern", "event logs of a runner with no built-in loader, one file per match, plus its mapping", 60,
-              (_games(200), Option("rare_agents", 0, "agents that play one game each (default 0)", type=count)),
+              (_games(200), Option("rare_agents", 0, "agents that play one game each (default 0)", type=rare_agents)),
               _tavern),
 )}
