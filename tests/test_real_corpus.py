@@ -596,3 +596,25 @@ def test_concordia_values_its_scenario_result_never_holds_are_set_aside(change, 
         quarantine = store.table("quarantine")
     assert quarantine["field"].str.startswith(field).any(), quarantine.to_dict("records")
     assert out["accepted"] > 0
+
+
+def test_a_clem_run_copied_under_a_second_folder_name_is_stored_once(tmp_path, capsys):
+    """Issue 89: a clem results folder copied under another name (the older clembench writes no meta, so the
+    copy's episodes would be named by the new folder) is found by its files' content: the copy's
+    interactions.json and scores.json are said to be already ingested and nothing is stored twice."""
+    import shutil
+
+    root = shared_file("real", "clembench-ludo")
+    run = tmp_path / "run"
+    shutil.copytree(root, run)
+    shutil.copytree(run / "gpt-4o-t0.0--gpt-4o-t0.0", run / "gpt-4o-copy")
+    copied = len(list((run / "gpt-4o-copy").rglob("interactions.json"))) + len(list((run / "gpt-4o-copy").rglob("scores.json")))
+    db = tmp_path / "s.duckdb"
+    assert main(["ingest", str(run), "--store", str(db), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    original, _ = _ingest("clembench-ludo", tmp_path, capsys)
+    with original:
+        expected = len(original.table("matches"))
+    with Store(db, read_only=True) as store:
+        assert len(store.table("matches")) == expected
+    assert out["quarantined"] == 0 and copied > 0

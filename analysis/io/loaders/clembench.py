@@ -32,6 +32,7 @@ aggregates of these same episodes: a folder ingest leaves them out and says how 
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import json
 import math
 from pathlib import Path
@@ -106,12 +107,19 @@ def companions(files: list[Path]) -> set[Path]:
 
 
 def identity(path: Path) -> str | None:
-    """What, besides its bytes, makes an episode file the record it is: its episode (`episode_key`). clem
-    writes byte-identical scores.json for different episodes (4,053 in one clemcore run); each belongs to its
-    own episode, never skipped as a copy, while a copy of one episode's file elsewhere names the same episode."""
-    if path.name not in (PRIMARY, SCORES):
+    """What, besides its bytes, makes an episode file the record it is. An interactions.json is its bytes alone:
+    it holds the episode's turns with their timestamps, so a byte-identical one is the same episode wherever it
+    lies (a run copied under a second folder name is said to be already ingested, never stored twice). A
+    scores.json is its bytes and its episode's: clem writes byte-identical scores.json for different episodes
+    (4,053 in one clemcore run), each its own, so it is told apart by the sha256 of the interactions.json beside
+    it (else by its episode's key, `episode_key`)."""
+    if path.name != SCORES:
         return None
-    return episode_key(path)
+    sibling = path.parent / PRIMARY
+    try:
+        return "episode " + hashlib.sha256(sibling.read_bytes()).hexdigest()
+    except OSError:
+        return episode_key(path)
 
 
 def episode_key(path: Path) -> str:
