@@ -46,6 +46,7 @@ LEVEL = 0.95
 CHUNK = 256  # draws per block of the (draws, pairs) differences
 PAIRS_PER_CHUNK = 2**24  # at most this many differences in one block (64 MB of float32)
 MANY_AGENTS = 100  # from this many agents the marginal sets take seconds, and their loop shows its progress
+MANY_PAIRS = MANY_AGENTS * (MANY_AGENTS - 1) // 2  # likewise for the simultaneous step-down's pairs
 
 
 @dataclass
@@ -115,7 +116,10 @@ class _PairMaxima:
         todo = np.flatnonzero(changed[self.where]) if self.computed else np.arange(len(self.values))
         self.computed = True
         chunk = max(1, min(CHUNK, PAIRS_PER_CHUNK // max(len(self.rows), 1)))  # 1,000 agents: 33 draws a block
-        for start in range(0, len(todo), chunk):
+        starts = range(0, len(todo), chunk)
+        # a large board's step takes seconds to a minute: it shows its progress, never a silent wait
+        for start in progress.track(starts, len(starts), f"simultaneous rank sets ({len(self.rows):,} pairs)",
+                                    "block of draws", least=2 if len(self.rows) >= MANY_PAIRS else len(starts) + 1):
             picked = todo[start:start + chunk]
             block = self.values[picked]
             z = (block[:, self.rows] - block[:, self.cols] - self.shift) * self.inverse
