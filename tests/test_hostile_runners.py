@@ -658,3 +658,19 @@ def test_an_inspect_header_of_types_inspect_never_writes_is_said_and_its_samples
     store, report = _ingest(tmp_path, [path], runner="inspect")
     assert report.accepted == samples and report.quarantined == 0
     assert any("types Inspect never writes" in w and said in w for w in report.warnings), report.warnings
+
+
+def test_an_inspect_log_whose_samples_are_not_a_list_is_set_aside_naming_the_field(tmp_path, capsys):
+    """Issue 89: `samples: 5` in a .json log was read as a log with no samples (a warning about cancelled
+    runs); it is set aside whole naming the field, and the command's error says it was read as Inspect's."""
+    from conftest import shared_file
+    from referee.cli import main
+
+    doc = json.loads((shared_file("real", "inspect") / "tests_analysis_test_logs"
+                      / "2025-05-12T20-28-13-04-00_popularity.json").read_text())
+    doc["samples"] = 5
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(doc))
+    assert main(["ingest", str(path), "--store", str(tmp_path / "s.duckdb")]) == 1
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "set aside whole" in error and "field 'samples'" in error and "log.json" in error, error

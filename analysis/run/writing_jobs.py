@@ -58,10 +58,13 @@ def ingest(paths: list, store=DEFAULT_STORE, runner: str | None = None, catalogu
     failure = None
     if report.failed_files:
         first = report.quarantine[report.quarantine["record"] == "-"].head(1)
-        why = f": {first['message'].iloc[0][:300]}" if len(first) else " (see the quarantine)"
-        failure = (f"{len(report.failed_files)} file(s) set aside whole, e.g. {why[2:]}" if runner and len(first) else
-                   f"{len(report.failed_files)} file(s) could not be read as any runner's, e.g. "
-                   f"{report.failed_files[0]}{why}")
+        n = len(report.failed_files)
+        if not len(first):
+            failure = f"{n} file(s) could not be read, e.g. {report.failed_files[0]} (see the quarantine)"
+        elif first["runner"].notna().iloc[0]:  # read as a runner's (named or detected), every record at fault
+            failure = f"{n} file(s) set aside whole, e.g. {first['message'].iloc[0][:300]}"
+        else:
+            failure = f"{n} file(s) could not be read as any runner's, e.g. {first['message'].iloc[0][:300]}"
     elif report.read and not report.accepted:
         failure = "nothing was accepted: every record read was quarantined"
     elif not len(report.files):

@@ -162,11 +162,16 @@ def _json_header(path: Path) -> dict:
     with open(path, "rb") as fh:
         try:
             for prefix, event, value in ijson.parse(fh, use_float=True):
+                if key == "samples" and prefix == "samples":  # what the samples are: a list (or null), never else
+                    if event not in ("start_array", "null"):
+                        raise RecordError("wrong type", "samples", f"an Inspect log's samples are a list, got "
+                                          f"{event.replace('start_', '')}{'' if value is None else f' {value!r}'}"[:120])
+                    break
                 if prefix == "" and event in ("map_key", "end_map"):
                     if builder is not None:
                         header[key] = builder.value
                     key, builder = value, None
-                    if event == "end_map" or value == "samples":
+                    if event == "end_map":
                         break
                     if value in HEADER_KEYS:
                         if value in header:
