@@ -320,6 +320,13 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     return {"matches": [match], "results": results, "events": _events(steps, seats, illegal)}
 
 
+def content_key(record: object) -> str:
+    """The name of a replay that carries no id: a digest of its content (its JSON with sorted keys), so that the
+    same replay under two file names, or written out again, is one match (the second copy set aside as a
+    duplicate instead of stored twice)."""
+    return hashlib.sha256(json.dumps(record, sort_keys=True, default=str).encode()).hexdigest()[:20]
+
+
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read one Kaggle replay file (a JSON object, or a list of them); a bad replay is quarantined with its
     index and field, an unreadable file as a whole."""
@@ -332,16 +339,12 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     except RecordError as exc:
         return out.reject_file(exc)
     records = doc if isinstance(doc, list) else [doc]
-    # a replay without an id is named by its content, so that the same replay under two file names (or written
-    # out again) is one match, the second copy set aside as a duplicate instead of stored twice
-    digests = [hashlib.sha256(json.dumps(r, sort_keys=True, default=str).encode()).hexdigest()[:20]
-               for r in records]
 
     def match_id(match: dict, label: str) -> str:
         given = match.pop("given_id")
         if match.pop("unnamed"):
             out.note(UNNAMED_NOTE)
-        return f"kaggle:{given}" if given else f"kaggle:{digests[int(label)]}"
+        return f"kaggle:{given}" if given else f"kaggle:{content_key(records[int(label)])}"
 
     out.accept_records(records, lambda record: parse_record(record, options), match_id)
     return out.build()
