@@ -45,7 +45,6 @@ from referee.io.loaders.base import (
     ResultBuilder,
     parse_time,
     read_json,
-    record_fault,
     score_value,
 )
 from referee.io.loaders.files import repeated_key
@@ -111,15 +110,25 @@ def identity(path: Path) -> str | None:
     it holds the episode's turns with their timestamps, so a byte-identical one is the same episode wherever it
     lies (a run copied under a second folder name is said to be already ingested, never stored twice). A
     scores.json is its bytes and its episode's: clem writes byte-identical scores.json for different episodes
-    (4,053 in one clemcore run), each its own, so it is told apart by the sha256 of the interactions.json beside
-    it (else by its episode's key, `episode_key`)."""
+    (4,053 in one clemcore run), each its own, so it is told apart by the interactions.json beside it
+    (`_head_digest`; else by its episode's key, `episode_key`)."""
     if path.name != SCORES:
         return None
-    sibling = path.parent / PRIMARY
     try:
-        return "episode " + hashlib.sha256(sibling.read_bytes()).hexdigest()
+        return "episode " + _head_digest(path.parent / PRIMARY)
     except OSError:
         return episode_key(path)
+
+
+IDENTITY_HEAD = 1 << 16  # bytes of an interactions.json that tell its episode apart (its players and first turns)
+
+
+def _head_digest(path: Path) -> str:
+    """sha256 of a file's size and first IDENTITY_HEAD bytes: an interactions.json's players, meta and first
+    timestamped turns tell its episode apart without reading it whole a second time (it is hashed whole, and
+    parsed, when it is ingested itself)."""
+    with open(path, "rb") as fh:
+        return hashlib.sha256(f"{path.stat().st_size}:".encode() + fh.read(IDENTITY_HEAD)).hexdigest()
 
 
 def episode_key(path: Path) -> str:
@@ -393,10 +402,7 @@ def _scored(scores: dict, where: str, round_: int | None, rows: list, aside: lis
     if repeated_key(scores):  # which of the two values clem meant is unknowable: the group is set aside whole
         raise RecordError("duplicate key", f"{where}.{repeated_key(scores)}", "a score is named twice in one object")
     for name, value in scores.items():
-        try:  # each value's own fault (past 64 bits, not UTF-8, not a number) costs that value alone
-            fault = record_fault(value, f"{where}.{name}")
-            if fault is not None:
-                raise fault
+        try:  # each value's own fault (not a number, past 64 bits: `score_value`) costs that value alone
             number = score_number(value, f"{where}.{name}")
         except RecordError as exc:
             aside.append((exc, {name: value}))
