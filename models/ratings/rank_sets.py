@@ -117,9 +117,10 @@ class _PairMaxima:
         self.computed = True
         chunk = max(1, min(CHUNK, PAIRS_PER_CHUNK // max(len(self.rows), 1)))  # 1,000 agents: 33 draws a block
         starts = range(0, len(todo), chunk)
-        # a large board's step takes seconds to a minute: it shows its progress, never a silent wait
-        for start in progress.track(starts, len(starts), f"simultaneous rank sets ({len(self.rows):,} pairs)",
-                                    "block of draws", least=2 if len(self.rows) >= MANY_PAIRS else len(starts) + 1):
+        if len(self.rows) >= MANY_PAIRS:  # a large board's step takes seconds to a minute: never a silent wait
+            starts = progress.track(starts, len(starts), f"simultaneous rank sets ({len(self.rows):,} pairs)",
+                                    "block of draws")
+        for start in starts:
             picked = todo[start:start + chunk]
             block = self.values[picked]
             z = (block[:, self.rows] - block[:, self.cols] - self.shift) * self.inverse
