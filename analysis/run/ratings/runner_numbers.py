@@ -232,14 +232,11 @@ def blanks(numbers: pd.DataFrame, agents) -> list[str]:
     """One line per agent of `agents` that a runner of `numbers` scores but whose headline column is blank, with
     the reason: no unit of its own (`Headline.own_unit`: e.g. clem's model without a self-play pair among
     several), or the runner's number cannot be computed there (the row's note)."""
-    out = []
-    wide = per_unit(numbers)
-    for runner, rows in wide.groupby("runner"):
+    out, wanted = [], set(agents)
+    for runner, rows in per_unit(numbers).groupby("runner"):
         spec = HEADLINES[runner]
         head = next(iter(spec.columns.values()))
-        for agent, block in rows.groupby("agent"):
-            if agent not in set(agents):
-                continue
+        for agent, block in rows[rows["agent"].isin(wanted)].groupby("agent"):
             units = sorted(block["unit"].astype(str).unique())
             own = spec.own_unit(agent, units)
             if own is None:
