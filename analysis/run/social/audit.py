@@ -66,15 +66,13 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     wide = measures.pivot_table(index=["match_id", "player"], columns="name", values="value", aggfunc="mean")
     frame = results.merge(wide.reset_index(), on=["match_id", "player"], how="left")
     frame["win"] = derived_win(frame)
-    qualified = matches["match_id"].nunique() > 1
-    if qualified:
+    if matches["match_id"].nunique() > 1:
         frame["player"] = frame["match_id"] + "/" + frame["player"]
     frame = frame.merge(matches[["match_id", "game"]], on="match_id", how="left")
     events = store.events()
     events = events[events["match_id"].isin(ids)]
     frame = frame.reset_index(drop=True)
     frame.attrs["outcome_note"] = note
-    frame.attrs["qualified"] = qualified  # players named 'match/player'
     frame.attrs["runner_roles"] = runner_roles(sorted(matches["runner"].dropna().unique()))
     frame.attrs["directions"] = {**runner_directions(sorted(matches["runner"].dropna().unique())),
                                  **stored_directions(measures)}

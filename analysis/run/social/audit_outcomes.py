@@ -24,9 +24,17 @@ def agents_events(events: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
     audit spans several matches)."""
     roles = frame.attrs.get("runner_roles", {})
     own = events[~events["actor"].isin(roles.get("actors", ())) & ~events["type"].isin(roles.get("types", ()))]
-    if frame.attrs.get("qualified"):
+    if _named_by_match(frame):
         own = own.assign(actor=own["match_id"] + "/" + own["actor"].astype(str))
     return own
+
+
+def _named_by_match(frame: pd.DataFrame) -> bool:
+    """Whether `frame`'s players are named 'match/player' (`audit_frame` names them so when it spans several
+    matches)."""
+    if "match_id" not in frame.columns or frame.empty:
+        return False
+    return all(str(p).startswith(f"{m}/") for m, p in zip(frame["match_id"], frame["player"]))
 
 
 def runner_roles(runners: list[str]) -> dict[str, set[str]]:
