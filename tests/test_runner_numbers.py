@@ -265,3 +265,24 @@ def test_a_run_whose_folders_were_renamed_keeps_one_model_and_clems_own_table(tm
                         store.table("results").query("group == 'focal'").groupby("agent").size())
     pd.testing.assert_frame_equal(tables["renamed"][0], tables["as_run"][0])
     pd.testing.assert_series_equal(tables["renamed"][1], tables["as_run"][1])
+
+
+def test_a_blank_runner_headline_in_a_rating_table_says_why():
+    """Issue 87: where a rating table's runner column is blank, a line says why: a clem model scored in two pairs,
+    neither its self-play pair, has no clemscore of its own; an Inspect model whose logs hold no scored sample
+    carries the note of its pooled row. A model with its own number gets no line."""
+    from referee.run.ratings.runner_numbers import COLUMNS, blanks
+
+    rows = [
+        {"runner": "clembench", "agent": "m", "unit": "m-t0.0--x-t0.0", "metric": "clemscore", "value": 10.0},
+        {"runner": "clembench", "agent": "m", "unit": "m-t0.0--y-t0.0", "metric": "clemscore", "value": 20.0},
+        {"runner": "clembench", "agent": "s", "unit": "s-t0.0--s-t0.0", "metric": "clemscore", "value": 30.0},
+        {"runner": "inspect", "agent": "a", "unit": "all its logs", "metric": "accuracy", "value": np.nan,
+         "note": "none of its 2 logs holds a scored sample referee can reduce"},
+        {"runner": "inspect", "agent": "a", "unit": "t (log1)", "metric": "accuracy", "value": np.nan},
+    ]
+    numbers = pd.DataFrame(rows).reindex(columns=COLUMNS).assign(headline=True)
+    lines = blanks(numbers, ["m", "s", "a"])
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("m: no clemscore of its own") and "2 units" in lines[0]
+    assert lines[1] == "a: `accuracy` blank: none of its 2 logs holds a scored sample referee can reduce"

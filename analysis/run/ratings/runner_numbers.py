@@ -232,24 +232,24 @@ def blanks(numbers: pd.DataFrame, agents) -> list[str]:
     """One line per agent of `agents` that a runner of `numbers` scores but whose headline column is blank, with
     the reason: no unit of its own (`Headline.own_unit`: e.g. clem's model without a self-play pair among
     several), or the runner's number cannot be computed there (the row's note)."""
-    out, wanted = [], set(agents)
-    for runner, rows in per_unit(numbers).groupby("runner"):
+    out, wide = [], per_unit(numbers)
+    mine = numbers[numbers["agent"].isin(set(agents))]
+    for (runner, agent), block in mine.groupby(["runner", "agent"]):
         spec = HEADLINES[runner]
         head = next(iter(spec.columns.values()))
-        for agent, block in rows[rows["agent"].isin(wanted)].groupby("agent"):
-            units = sorted(block["unit"].astype(str).unique())
-            own = spec.own_unit(agent, units)
-            if own is None:
-                out.append(f"{agent}: no {spec.name} of its own in the `{head}` column: {runner} scores it in "
-                           f"{len(units)} units ({', '.join(units[:4])}{' ...' if len(units) > 4 else ''}) and none is "
-                           "its own; `referee runner-numbers` prints each")
-                continue
-            value = block.loc[block["unit"].astype(str) == own, head] if head in block.columns else pd.Series()
-            if value.empty or not np.isfinite(pd.to_numeric(value, errors="coerce")).any():
-                notes = numbers.loc[(numbers["runner"] == runner) & (numbers["agent"] == agent)
-                                    & (numbers["unit"].astype(str) == own), "note"]
-                why = next((n for n in notes if isinstance(n, str) and n), f"{runner} states no such number")
-                out.append(f"{agent}: `{head}` blank: {why}")
+        units = sorted(block["unit"].astype(str).unique())
+        own = spec.own_unit(agent, units)
+        if own is None:
+            out.append(f"{agent}: no {spec.name} of its own in the `{head}` column: {runner} scores it in "
+                       f"{len(units)} units ({', '.join(units[:4])}{' ...' if len(units) > 4 else ''}) and none is "
+                       "its own; `referee runner-numbers` prints each")
+            continue
+        shown = wide[(wide["runner"] == runner) & (wide["agent"] == agent) & (wide["unit"].astype(str) == own)]
+        value = pd.to_numeric(shown[head], errors="coerce") if head in shown.columns else pd.Series(dtype=float)
+        if not np.isfinite(value).any():  # per_unit leaves out a unit whose every number is missing
+            notes = block.loc[block["unit"].astype(str) == own, "note"]
+            why = next((n for n in notes if isinstance(n, str) and n), f"{runner} states no such number")
+            out.append(f"{agent}: `{head}` blank: {why}")
     return out
 
 
