@@ -87,8 +87,8 @@ def read_json_documents(path: Path, within: tuple[str, ...] = ()) -> list[Any]:
     for k, (start, end, fault) in enumerate(spans):
         where = f"appended array {k + 1} (from line {text.count(chr(10), 0, start) + 1})"
         if fault is None and text[start] != "[":
-            fault = RecordError("malformed JSON", None, f"a JSON {type(json.loads(text[start:end])).__name__} "
-                                "where an appended array should begin")
+            kind = "object" if text[start] == "{" else "value"  # already parsed by `document_spans`: not again
+            fault = RecordError("malformed JSON", None, f"a JSON {kind} where an appended array should begin")
         if fault is None:
             try:
                 docs.append(parse_json_text(text[start:end], within))
