@@ -2,8 +2,7 @@
 line needs before any heavy import, and what the io modules define their errors and constants from.
 
 The exception classes are the ones `referee.io.store`, `referee.io.catalogue` and `referee.io.loaders.mapped`
-raise (they re-export them); the runner names are those `referee.io.loaders.RUNNERS` registers (a test holds
-the two lists equal).
+raise (they re-export them).
 """
 
 from __future__ import annotations
@@ -19,14 +18,6 @@ NO_INFORMATION = "no information"  # the status of an agent whose comparisons sa
 NEVER_COMPARED = f"{NO_INFORMATION}: no comparison with another agent"  # (`referee.run.ratings.rating_labels`)
 CONTEST_PHASES = ("development", "evaluation", "cross-play")  # the Concordia contest's phases (its paper, section 2)
 SELECTION, FINAL = CONTEST_PHASES[1], CONTEST_PHASES[2]  # the phase that selects the finalists, the one they play
-RUNNER_NAMES = ("concordia", "concordia-log", "compact", "aoa", "arena", "ranked", "records", "textarena", "kaggle",
-                "clembench", "gtbench", "inspect", "sotopia", "meltingpot", "table")
-
-
-def reserved_runner_name(name: str) -> bool:
-    """Whether a mapping may not be called `name`: a built-in runner's name, or the mapping format's ('mapped'),
-    whose matches would mix with the built-in runner's."""
-    return name.strip().lower() in RUNNER_NAMES + ("mapped",)
 
 
 class IngestError(RuntimeError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from referee.io.loaders import RUNNERS, comparison_unit
+from referee.io.loaders import comparison_unit, entry
 from referee.io.reading import default_workers
 from referee.io.resources import shipped
 from referee.io.store import IngestReport, Store
@@ -222,7 +222,7 @@ def audit_sections(store: Store, bayes: bool = True, seed: int = 0, sampling: di
     options = dict(no_bayes=not bayes, seed=seed, assume="higher", **(sampling or {}))
     sections, without = [], []
     for runner, group in matches.groupby("runner"):
-        if getattr(RUNNERS.get(runner), "SEASON_AUDIT", False):
+        if entry(runner).season_audit:
             for match_id in sorted(group["match_id"]):
                 title = f"Construct-validity audit: {match_id}"
                 sections += _guarded(title, _audit, store, title, match=match_id, formula=EVAL01,

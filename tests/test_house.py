@@ -5,6 +5,7 @@ under the FitResult contract. (The non-editable install's shadowing check is in 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -192,16 +193,51 @@ def test_no_name_of_a_registered_family_is_compared_outside_its_registry():
     assert {k: v for k, v in found.items() if v} == {}
 
 
+def _runner_modules() -> dict[str, Path]:
+    """The loader modules: every module of io/loaders with a `load` and a `sniff` of its own."""
+    found = {}
+    for path in sorted((REPO / "analysis" / "io" / "loaders").glob("*.py")):
+        defined = {n.name for n in ast.parse(path.read_text()).body if isinstance(n, ast.FunctionDef)}
+        if {"load", "sniff"} <= defined:
+            found[path.stem] = path
+    return found
+
+
+def test_every_runner_is_one_declared_entry_and_nothing_else_asks_a_loader_module():
+    """Issue 86: a runner is one `Runner` entry its loader module declares; no code reads a loader module's
+    attributes by name (getattr/hasattr), and no code outside the loaders compares a runner's name."""
+    from referee.io.loaders import RUNNERS, Runner, mapped
+    from referee.io.resources import shipped
+
+    modules = _runner_modules()
+    declared = {path.stem for path in modules.values() if re.search(r"^RUNNER = Runner\(", path.read_text(), re.M)}
+    assert declared == set(modules)  # every loader module declares its entry
+    entries = [*RUNNERS.values(), mapped.RUNNER]
+    assert all(isinstance(r, Runner) and r.fields and shipped("formats", r.page).is_file() for r in entries)
+    assert {r.load.__module__.rsplit(".", 1)[1] for r in RUNNERS.values()} == set(modules)  # each registered
+    # nothing asks a loader module or the registry for an attribute by name
+    asks = re.compile(r"\b(getattr|hasattr)\(\s*(RUNNERS|loaders|entry|module\b|" + "|".join(modules) + r")")
+    found = {str(p.relative_to(REPO)): [line.strip() for line in p.read_text().splitlines() if asks.search(line)]
+             for top in ("analysis", "models") for p in _modules(top)}
+    assert {k: v for k, v in found.items() if v} == {}
+    # no runner's name compared outside the loaders (a runner's traits are its entry's fields)
+    names = "|".join(re.escape(n) for n in (*RUNNERS, mapped.RUNNER.name))
+    literal = rf"[\"']({names})[\"']"
+    compared = re.compile(rf"runner.*((==|!=)\s*{literal}|\bin\s*[\(\[{{][^)\]}}]*{literal})|{literal}\s*(==|!=).*runner")
+    outside = {str(p.relative_to(REPO)): [line.strip() for line in p.read_text().splitlines() if compared.search(line)]
+               for top in ("analysis", "models") for p in _modules(top) if "loaders" not in p.parts}
+    assert {k: v for k, v in outside.items() if v} == {}
+
+
 def test_one_registry_per_family_agrees_with_the_implementations():
     from referee.io.loaders import RUNNERS
     from referee.models.calibration import FAMILIES
     from referee.models.registry import CALIBRATION_FAMILIES, RATING_METHODS, VOTING_METHODS, methods_with
     from referee.models.voting import METHODS as VOTING
-    from referee.names import RUNNER_NAMES
     from referee.run.ratings.rating_labels import ANCHORABLE
     from referee.run.ratings.ratings import METHODS, ONLINE, STREAMABLE
 
-    assert set(RUNNERS) == set(RUNNER_NAMES)
+    assert all(name == runner.name for name, runner in RUNNERS.items())
     assert tuple(VOTING) == VOTING_METHODS and tuple(FAMILIES) == CALIBRATION_FAMILIES
     assert METHODS == tuple(RATING_METHODS) and ONLINE == methods_with(online=True)
     assert STREAMABLE == ("elo", "bt") and "plackett-luce" in ANCHORABLE and "bt-md" not in ANCHORABLE

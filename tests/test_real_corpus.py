@@ -19,7 +19,7 @@ import pytest
 import referee
 from referee.cli import main
 from referee.io.store import Store
-from referee.prepare.clem_table import clem_episodes, clem_results
+from referee.io.loaders.clem_table import clem_episodes, clem_results
 from referee.prepare.comparisons import comparisons_and_agents
 
 from conftest import shared_file

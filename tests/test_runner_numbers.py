@@ -16,8 +16,8 @@ import referee
 from referee.cli import main
 from referee.io.loaders import RUNNERS, comparison_unit
 from referee.io.resources import shipped
-from referee.prepare.clem_table import clem_episodes, clem_results
-from referee.prepare.inspect_table import clustered_stderr
+from referee.io.loaders.clem_table import clem_episodes, clem_results
+from referee.io.loaders.inspect_table import clustered_stderr
 from referee.run.ratings.game_theory import game_ranking
 from referee.run.ratings.rating_labels import NO_INFORMATION, without_information
 from referee.run.ratings.ratings import rate

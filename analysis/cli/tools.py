@@ -81,7 +81,8 @@ def cmd_formats(args) -> dict:
     from referee.io.loaders.base import suggest
     from referee.io.resources import shipped
 
-    docs = {name: shipped("formats", f"{name}.md") for name in list(loaders.RUNNERS) + ["mapped"]}
+    entries = {**loaders.RUNNERS, loaders.mapped.RUNNER.name: loaders.mapped.RUNNER}
+    docs = {name: shipped("formats", runner.page) for name, runner in entries.items()}
     if args.runner:
         if args.runner not in docs:
             raise KeyError(f"unknown runner {args.runner!r}{suggest(args.runner, docs)}; runners: {sorted(docs)}")

@@ -28,7 +28,7 @@ from referee.io.id_patterns import id_pattern, resolve_player
 from referee.io.toml_file import toml_line, toml_value
 from referee.io.loaders.base import RecordError, is_number, parse_time
 from referee.io.loaders.mapped_results import value_at
-from referee.names import reserved_runner_name
+from referee.io.loaders.registry import MAPPED, reserved_runner_name
 from referee.io.draft_sample import (  # noqa: F401  (sample_files and SAMPLE_FILES: the command line's)
     SAMPLE_FILES,
     HEAD_LINES,
@@ -444,7 +444,7 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     used |= {match_key} if match_key else set()
     title = name or _title(ev)
     if reserved_runner_name(title):
-        title = f"{title}-mapped" if title.strip().lower() != "mapped" else "my-runner"
+        title = f"{title}-{MAPPED}" if title.strip().lower() != MAPPED else "my-runner"
     total_lines = ev.n
     documents = sum(1 for s in ev.files if s.document)
     how = (f"the first {HEAD_LINES} and the last {TAIL_BYTES >> 10} KiB of each" if not documents else

@@ -71,7 +71,7 @@ class FileReader:
     def options(self, runner: str) -> LoadOptions:
         """Load options for `runner` (Concordia defaults to the 2024 contest catalogue)."""
         cat = self.catalogue
-        default = getattr(loaders.RUNNERS.get(runner), "DEFAULT_CATALOGUE", None)
+        default = loaders.entry(runner).default_catalogue
         if cat is None and default is not None:
             cat = default()
         return LoadOptions(catalogue=cat, mapping=self.mapping, measures=self.measures, progress=self.progress,
@@ -145,12 +145,12 @@ def load_file(path: Path, digest: str, reader: FileReader, head: str | None = No
     tried: list[NotThisRunner] = []
     for module in candidates:
         try:
-            return module.load(path, digest, reader.options(module.NAME)), detected
+            return module.load(path, digest, reader.options(module.name)), detected
         except NotThisRunner as exc:
-            exc.runner = exc.runner or module.NAME
+            exc.runner = exc.runner or module.name
             tried.append(exc)
         except Exception as exc:  # noqa: BLE001 - one file never stops the others: it is set aside whole
-            return unreadable(path, digest, module.NAME, exc), detected
+            return unreadable(path, digest, module.name, exc), detected
     return not_recognised(path, digest, tried, keys, forced=reader.runner is not None, head=head), detected
 
 

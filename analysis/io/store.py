@@ -367,7 +367,7 @@ class Store(StoreQueries, StoreReads):
                 job.add(result, read.detected, known, last=k == len(files) - 1)
             job.finish(known)
             report = job.report()
-            read_by = {r for r in report.files["runner"].dropna() if getattr(loaders.RUNNERS.get(r), "SCORE_OPTION", False)}
+            read_by = {r for r in report.files["runner"].dropna() if loaders.entry(r).score_option}
             if score is not None and not read_by:
                 report.warnings.append(f"--score {score!r} was not used: no file of this ingest is of a runner that "
                                        "records several scores (Sotopia); each runner's own score was stored")

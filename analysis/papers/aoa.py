@@ -34,12 +34,12 @@ TABLE_COLUMNS = ["rank", "agent", "player", "team", "role", "nation_power", "nat
 def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 0) -> tuple[dict, list[str]]:
     """Make the EVAL 01 report's tables and findings from one Age of Agents season of the store (`match`,
     default the first aoa match), into `writer`. Returns (protocol, notes)."""
-    from referee.io.loaders import RUNNERS
+    from referee.io.loaders import entry
     from referee.io.resources import shipped
     from referee.run.job_table import JOBS
 
     matches = store.matches()
-    seasons = matches.loc[[getattr(RUNNERS.get(r), "SEASON_AUDIT", False) for r in matches["runner"]],
+    seasons = matches.loc[[entry(r).season_audit for r in matches["runner"]],
                           "match_id"].tolist()
     if match is None and not seasons:
         raise ValueError("the store holds no Age of Agents season (runner 'aoa'); `referee paper aoa` reads one")

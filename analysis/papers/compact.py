@@ -26,7 +26,7 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
     ratings for Table 2 and Figures 4-7). runner : whose matches (default the store's runner whose logs carry
     COMPACT's metrics). Returns (protocol, notes). ValueError when the store holds no match of `runner`, or (no
     runner named) no COMPACT match."""
-    from referee.io.loaders import RUNNERS
+    from referee.io.loaders import entry
     from referee.present.figures import plot_win_matrices
     from referee.run.job_table import JOBS
 
@@ -34,7 +34,7 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
     if runner is not None and runner not in held:
         raise ValueError(f"the store holds no match of runner {runner!r}; its runners: {held or 'none'}")
     if runner is None:
-        runner = next((r for r in held if getattr(RUNNERS.get(r), "SOCIO_COGNITIVE", False)), None)
+        runner = next((r for r in held if entry(r).socio_cognitive), None)
     if runner is None:
         raise ValueError("the store holds no communicate-predict-act match (runner 'compact'), which `referee paper "
                          f"compact` reads; its runners: {held or 'none'} (name one with --runner to read it as "

@@ -8,7 +8,7 @@ for Concordia the (scenario, repetition)), `game`, `kind` ('scenario', 'match' o
 - `scenario_comparisons`: one comparison set per (phase, scenario, repetition), joined on all three, never
   on file order: every pair of agents' focal scores in that set (strict greater-than wins; equal is a tie). Used
   only for runners whose matches are separate episodes of one (scenario, repetition), one per evaluated
-  agent (a loader declares `SEPARATE_EPISODES = True`: Concordia's focal agents);
+  agent (a runner entry declares `separate_episodes`: Concordia's focal agents);
 - `match_comparisons`: every pair of players of different agents within one match (every other runner,
   whether or not its matches name a scenario);
 - `parallel_comparisons`: agents that played the same game type and size against identical opponents
@@ -56,16 +56,16 @@ def separate_episode_runners() -> set[str]:
     """Runners whose matches are separate episodes of one (scenario, repetition), compared across matches."""
     from referee.io.loaders import RUNNERS
 
-    return {name for name, module in RUNNERS.items() if getattr(module, "SEPARATE_EPISODES", False)}
+    return {name for name, runner in RUNNERS.items() if runner.separate_episodes}
 
 
 def runs_by_scenario() -> set[str]:
-    """Runners whose design repeats no episode (a loader's EWA_RUN = 'scenario': clem plays each experiment's
+    """Runners whose design repeats no episode (a runner entry's ewa_run = 'scenario': clem plays each experiment's
     instances once per model pair), so that evaluation without aggregation takes each scenario as one run;
     every other runner's run is the repetition (Concordia's repetition r of every scenario)."""
     from referee.io.loaders import RUNNERS
 
-    return {name for name, module in RUNNERS.items() if getattr(module, "EWA_RUN", "repetition") == "scenario"}
+    return {name for name, runner in RUNNERS.items() if runner.ewa_run == "scenario"}
 
 
 def _pooled(matches: pd.DataFrame) -> pd.Series:

@@ -6,7 +6,7 @@ its value for each side (`NAME_a`, `NAME_b`). Covariates:
 
 - `seat`: the player's position in the match (turn order, 0 first), only where the data say it: a per-player
   measure named `seat` (a table's seat column ingested as a measure), or, for a runner whose format numbers its
-  players by seat (its loader declares `SEATS = True`: Kaggle's and GTBench's `seat {i}`, TextArena's
+  players by seat (its runner entry declares `seats`: Kaggle's and GTBench's `seat {i}`, TextArena's
   `player {id}`), the number the player name ends with. Never from agent names, never from the order of the
   results: a store without seats gets a ValueError saying so (`seats`);
 - `role`: one 0/1 column per role (`role=Mafia` ...), the most common role left out as the reference;
@@ -35,15 +35,15 @@ from referee.names import SEAT_MEASURE
 
 
 def seated_runners() -> set[str]:
-    """Runners whose format numbers each player by its seat (`SEATS = True` on the loader)."""
+    """Runners whose format numbers each player by its seat (their runner entries' `seats`)."""
     from referee.io.loaders import RUNNERS
 
-    return {name for name, module in RUNNERS.items() if getattr(module, "SEATS", False)}
+    return {name for name, runner in RUNNERS.items() if runner.seats}
 
 
 def seats(matches: pd.DataFrame, results: pd.DataFrame, measures: pd.DataFrame | None) -> pd.Series:
     """The seat (float, 0 first) of each row of `results`, NaN where the data do not record one (module doc:
-    a `seat` measure, else the player number of a runner with `SEATS`)."""
+    a `seat` measure, else the player number of a runner whose entry declares `seats`)."""
     out = pd.Series(np.nan, index=results.index)
     if measures is not None and len(measures):
         found = measures[(measures["name"] == SEAT_MEASURE) & measures["player"].notna()]

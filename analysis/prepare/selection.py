@@ -6,7 +6,7 @@ section 9.2); a match's phase is `matches.phase`. Concordia marks test runs in e
 Elo script skips those records. Kaggle replays that name no agents are stored by seat and wait for names.
 referee keeps such matches in the store and leaves them out of every rating and ranking
 (`referee.prepare.comparisons` drops them), counting them with `exclusion_counts`. Each flag is declared by
-the loader of the runner that writes it (`EXCLUDED_WHEN`) and read from that runner's matches only.
+the loader of the runner that writes it (its entry's `excluded_when`) and read from that runner's matches only.
 """
 
 from __future__ import annotations
@@ -19,17 +19,17 @@ import pyarrow.compute as pc
 from referee.prepare.membership import is_in
 
 def excluded_when() -> dict[str, dict[str, str]]:
-    """runner -> {flag: what a match with it set true is}: each loader's `EXCLUDED_WHEN` (Concordia's test-run
+    """runner -> {flag: what a match with it set true is}: each runner entry's `excluded_when` (Concordia's test-run
     flags; Kaggle's replays that name no agents). A flag is read only from its own runner's matches: the same
     key in another runner's attrs (a GTBench note, a table's column) is that runner's data, not a flag."""
     from referee.io.loaders import RUNNERS
 
-    return {name: dict(module.EXCLUDED_WHEN) for name, module in RUNNERS.items() if getattr(module, "EXCLUDED_WHEN", None)}
+    return {name: dict(runner.excluded_when) for name, runner in RUNNERS.items() if runner.excluded_when}
 
 
 def exclusions(matches: pd.DataFrame) -> pd.Series:
     """Why each match is left out of ratings, or None: a Series aligned with `matches` holding the first flag
-    of its runner's `EXCLUDED_WHEN` that its `attrs` JSON sets to true (read as
+    of its runner's `excluded_when` that its `attrs` JSON sets to true (read as
     text, one vectorised pass per flag: every Concordia record names both flags, mostly as false, so parsing
     each record's JSON would loop over every match)."""
     reasons = pd.Series(None, index=matches.index, dtype=object)

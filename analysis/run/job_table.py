@@ -33,7 +33,7 @@ from referee.models.registry import (
     methods_with,
     suggest,
 )
-from referee.names import DEFAULT_STORE, MEASURE_KINDS, RUNNER_NAMES
+from referee.names import DEFAULT_STORE, MEASURE_KINDS
 from referee.run.options import (
     DATA,
     PHASE,
@@ -216,8 +216,8 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("paths", None, "files or directories (read recursively)", positional="+", type=path, many=True,
                    required=True),
             Option("store", DEFAULT_STORE, f"DuckDB store file (default {DEFAULT_STORE})", type=path),
-            Option("runner", None, f"force a loader instead of detecting per file: one of "
-                   f"{', '.join(sorted(RUNNER_NAMES))}, or a runner mapping file describing another runner's JSON logs "
+            Option("runner", None, "force a loader instead of detecting per file: a built-in runner's name "
+                   "(`referee formats` lists them), or a runner mapping file describing another runner's JSON logs "
                    "(lines, or one document per file)", metavar="NAME|FILE.toml"),
             Option("catalogue", None, "scenario catalogue TOML (Concordia default: the 2024 contest's)", type=path),
             Option("mapping", None, "table runner: TOML file with [columns] and [measures] tables", type=path),

@@ -6,7 +6,7 @@ Each model plays every instance of every game once: the single-player games alon
 games with clem's scripted partner as Player 2 (`programmatic`). An instance has a difficulty d; a model of
 skill s aborts (breaks the game's rules) with probability sigmoid(-1 - s + d / 2), else scores Main Score =
 100 * sigmoid(s - d + noise) (noise ~ Normal(0, 0.5)), Success when it is 50 or more, Lose otherwise. clem's
-own leaderboard (`referee.prepare.clem_table.clem_results`) and referee's ratings should both order the models
+own leaderboard (`referee.io.loaders.clem_table.clem_results`) and referee's ratings should both order the models
 by skill.
 """
 

@@ -1,6 +1,8 @@
-"""Loaders: one module per runner, one registry. Each module exposes `NAME`, `sniff(path, head, sample) ->
-float` (the share of evidence that fits it, `detect.py`) and `load(path, content_hash, options) ->
-LoadResult`; adding a runner means adding a module and one line to `RUNNERS` below. A runner nobody wrote a
+"""Loaders: one module per runner, one registry. Each module declares its runner as `RUNNER`, a `Runner`
+(`runner.py`: its name, detection, loading, the fields it reads, its traits and its own headline number), and
+`RUNNERS` (`registry.py`) lists them; adding a runner means adding a module with its entry, one line there, its format page
+(data/formats/NAME.md) and its tests. `entry(name)` is the entry of any runner a store names, a mapping file's
+(`mapped.RUNNER`, every trait at its default) when no module is registered under the name. A runner nobody wrote a
 module for is described by a mapping file instead (`mapped.py`): `resolve("my_runner.toml")`.
 """
 
@@ -9,29 +11,23 @@ from __future__ import annotations
 import json
 
 from pathlib import Path
-from types import ModuleType
 
 from referee.io.loaders import (aoa, arena, clembench, compact, concordia, concordia_log, gtbench, inspect_log,
                                  kaggle, mapped, meltingpot, ranked, records, sotopia, table, textarena)
+from referee.io.loaders.registry import RUNNERS, reserved_runner_name
 from referee.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError
 from referee.io.loaders.detect import Detection, detection
-from referee.io.loaders.mapped import KEYS as MAPPED_KEYS
-from referee.io.loaders.mapped import STAGES as MAPPED_STAGES
 from referee.io.loaders.mapped import RunnerMap, read_runner_map
-
-# ties in detection keep this order; the table runner is the tabular fallback and scores lowest
-RUNNERS: dict[str, ModuleType] = {m.NAME: m for m in (concordia, concordia_log, records, aoa, compact, arena, ranked,
-                                                       textarena, kaggle, clembench, gtbench, inspect_log, sotopia,
-                                                       meltingpot, table)}
+from referee.io.loaders.runner import MATCH_UNIT, Headline, Runner, Tables
 
 DATA_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet", ".eval")
 
-__all__ = ["RUNNERS", "LoadOptions", "LoadResult", "NotThisRunner", "RecordError", "Detection", "detect",
+__all__ = ["RUNNERS", "Runner", "Headline", "Tables", "MATCH_UNIT", "entry", "reserved_runner_name", "LoadOptions", "LoadResult", "NotThisRunner", "RecordError", "Detection", "detect",
            "detect_runners", "get", "resolve", "runner_fields", "data_files", "comparison_unit"]
 
 
-def get(name: str) -> ModuleType:
-    """The loader module registered as `name`; raises KeyError listing the known runners."""
+def get(name: str) -> Runner:
+    """The runner registered as `name`; raises KeyError listing the known runners."""
     try:
         return RUNNERS[name]
     except KeyError:
@@ -39,19 +35,19 @@ def get(name: str) -> ModuleType:
                        "file (NAME.toml, data/formats/mapped.md)") from None
 
 
-MATCH_UNIT = ("the match: every two players of different agents in it (scripted partners, group `background`, "
-              "are not rated)")
+def entry(name: str) -> Runner:
+    """The entry of the runner a store names `name`: its registered entry, else (a mapping file's runner) the
+    mapping format's, whose traits are every default."""
+    return RUNNERS.get(name, mapped.RUNNER)
 
 
 def comparison_unit(name: str) -> str:
-    """What one comparison is for runner `name`, in words: its loader's `COMPARISON_UNIT` (runners whose models
-    play the same instance in separate episodes), else MATCH_UNIT; a runner referee has no module for (a mapping
-    file's) compares within the match."""
-    return getattr(RUNNERS.get(name), "COMPARISON_UNIT", MATCH_UNIT)
+    """What one comparison is for runner `name`, in words (its entry's `comparison_unit`)."""
+    return entry(name).comparison_unit
 
 
-def resolve(runner: str | Path) -> ModuleType | RunnerMap:
-    """A built-in runner's module by name, or the runner described by a mapping file (a path ending in
+def resolve(runner: str | Path) -> Runner | RunnerMap:
+    """A built-in runner's entry by name, or the runner described by a mapping file (a path ending in
     .toml); raises KeyError for an unknown name and MappingError for a bad mapping file."""
     text = str(runner)
     if text.lower().endswith(".toml"):
@@ -62,50 +58,18 @@ def resolve(runner: str | Path) -> ModuleType | RunnerMap:
 
 
 def runner_fields() -> dict[str, dict[str, list[str]]]:
-    """For every runner (and mapping files, 'mapped'), the fields each kind of record it reads may carry,
-    and for the table and arena runners the canonical columns `--map` can name."""
-    return {
-        "concordia": {"ScenarioResult (required)": list(concordia.REQUIRED),
-                      "ScenarioResult (optional)": list(concordia.OPTIONAL)},
-        "records": {"reserved keys": list(records.RESERVED),
-                    "agents": ["every other key (flat shape)", "the keys of `scores` (full shape)"]},
-        "aoa": {"season": sorted(aoa.SEASON_KEYS), "agent": sorted(aoa.AGENT_KEYS), "event line": list(aoa.EVENT_FIELDS)},
-        "compact": {"line": list(compact.FIELDS), "record kinds": list(compact.REQUIRED)},
-        "arena": {f"{name} (--map {name}=COLUMN), recognised as": list(aliases)
-                  for name, aliases in arena.ALIASES.items()},
-        "ranked": {"game line": sorted(ranked.GAME_KEYS), "participant": sorted(ranked.PARTICIPANT_KEYS),
-                   "turn line": list(ranked.TURN_FIELDS)},
-        "textarena": {"game line": sorted(textarena.KEYS), "player": sorted(textarena.PLAYER_KEYS)},
-        "concordia-log": {"log": list(concordia_log.KEYS) + list(concordia_log.OPTIONAL),
-                          "entry": list(concordia_log.ENTRY_KEYS), "scores (a game master's log)": list(concordia_log.SCORE_KEYS)},
-        "gtbench": {"match line (required)": list(gtbench.REQUIRED), "match line (optional)": list(gtbench.OPTIONAL)},
-        "clembench": {"interactions.json": list(clembench.INTERACTION_KEYS) + list(clembench.FLAGS),
-                      "scores.json": ["episode scores", "round scores"], "left out beside them": list(clembench.COMPANIONS)},
-        "kaggle": {"replay (required)": list(kaggle.KEYS), "replay (optional)": list(kaggle.OPTIONAL),
-                   "agents": ["info.TeamNames", "info.Agents[].Name"]},
-        "inspect": {"log (.eval: header.json; .json: the EvalLog)": ["eval.task", "eval.model", "eval.model_roles",
-                                                                     "eval.eval_id", "results.headline.scorer"],
-                    "sample (samples/*.json or samples[])": list(inspect_log.SAMPLE_KEYS)},
-        "sotopia": {"episode (JSON-lines export)": list(sotopia.EXPORT_KEYS), "EpisodeLog": list(sotopia.LOG_KEYS),
-                    "dimensions (measures, kind judge)": list(sotopia.DIMENSIONS) + [sotopia.OVERALL]},
-        "meltingpot": {"required": list(meltingpot.REQUIRED), "population (one of)": list(meltingpot.POPULATION),
-                       "optional": list(meltingpot.OPTIONAL)},
-        "table": {"required (--map)": list(table.REQUIRED), "optional (--map)": list(table.OPTIONAL),
-                  "extra columns": ["--measure COLUMN=KIND, else kept in results.attrs"]},
-        "mapped": {"[keys]": list(MAPPED_KEYS), "[events]": list(MAPPED_STAGES), "[results]": list(mapped.RESULT_KEYS),
-                   "[agents]": list(mapped.AGENT_KEYS), "[match]": list(mapped.MATCH_KEYS),
-                   "[measures] NAME = {...}": list(mapped.MEASURE_FIELDS)},
-    }
+    """For every runner (and mapping files, 'mapped'), the fields each kind of record it reads may carry (its
+    entry's `fields`), and for the table and arena runners the canonical columns `--map` can name."""
+    return {name: dict(entry.fields) for name, entry in {**RUNNERS, mapped.RUNNER.name: mapped.RUNNER}.items()}
 
 
 def identity(path: Path) -> str | None:
     """What besides its bytes names a file as a record (a runner's `identity(path)`, e.g. clem's episode folder
     for its byte-identical scores.json), or None: a file is then its bytes alone."""
-    for module in RUNNERS.values():
-        if hasattr(module, "identity"):
-            found = module.identity(path)
-            if found is not None:
-                return found
+    for entry in RUNNERS.values():
+        found = entry.identity(path) if entry.identity else None
+        if found is not None:
+            return found
     return None
 
 
@@ -171,9 +135,9 @@ def data_files(paths: list[str | Path], companions: list[tuple[Path, str]] | Non
         if p.is_dir():
             inside = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in DATA_SUFFIXES)
             beside: dict[Path, str] = {}
-            for name, module in RUNNERS.items():
-                if hasattr(module, "companions"):
-                    beside.update((f, name) for f in module.companions(inside))
+            for name, entry in RUNNERS.items():
+                if entry.companions:
+                    beside.update((f, name) for f in entry.companions(inside))
             beside.update((f, "referee") for f in own_outputs(inside))
             found += [f for f in inside if f not in beside]
             if companions is not None:

@@ -21,6 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from referee.io.loaders.runner import Runner
 from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
@@ -58,7 +59,6 @@ EVENT_FIELDS = {
 }
 
 
-SEASON_AUDIT = True  # each match is a season the report audits with the EVAL 01 formula (`referee.run.social.audit`)
 OUTCOME_DIRECTIONS = {"nation_power": "higher", "nation_alive": "higher"}  # what the audit reads as better
 
 def sniff(path: Path, head: str, sample: list) -> float:
@@ -298,3 +298,9 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     if path.suffix.lower() == ".jsonl":
         return load_events(path, content_hash, options)
     return load_season(path, content_hash, options)
+
+
+# each match is a season the report audits with the EVAL 01 formula (`referee.run.social.audit`)
+RUNNER = Runner(NAME, sniff, load, {"season": sorted(SEASON_KEYS), "agent": sorted(AGENT_KEYS),
+                                    "event line": list(EVENT_FIELDS)},
+                season_audit=True, outcome_directions=OUTCOME_DIRECTIONS)

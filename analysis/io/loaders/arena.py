@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 
 from referee.io.columnar import decimals, json_objects, read_csv_text, series, stripped
 from referee.io.columnar import table as table_of
+from referee.io.loaders.runner import Runner
 from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder, file_key
 from referee.io.loaders.table import csv_header, open_rows
 
@@ -260,3 +261,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         out.accept_bulk(len(good), matches=matches, results=pa.concat_tables(players),
                         measures=pa.concat_tables(measures) if measures else None)
     return out.build()
+
+
+RUNNER = Runner(NAME, sniff, load, {f"{name} (--map {name}=COLUMN), recognised as": list(aliases)
+                                    for name, aliases in ALIASES.items()})

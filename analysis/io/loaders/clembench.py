@@ -19,7 +19,7 @@ every action is an event (round = the turn index, actor = from, target = to, typ
 Comparison unit (`COMPARISON_UNIT`): clem plays every model on the same instances in separate episodes (its
 self-play and single-player games have no second model in the episode; two-player games pair a model with
 itself or with the scripted partner), so the models are compared instance by instance across episodes
-(`SEPARATE_EPISODES`), each model's score against each other's, as clem's own table compares them.
+(`separate_episodes`), each model's score against each other's, as clem's own table compares them.
 
 `scores.json` adds the episode's scores (`episode scores`: Aborted, Lose, Success, Main Score as outcome
 measures, the request counts and any other as telemetry) and the per-round scores (`round scores`/`turn
@@ -37,6 +37,8 @@ import json
 import math
 from pathlib import Path
 
+from referee.io.loaders.clem_table import clem_headline, self_play
+from referee.io.loaders.runner import Headline, Runner
 from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
@@ -51,7 +53,6 @@ from referee.io.loaders.files import repeated_key
 from referee.io.loaders.detect import share
 
 NAME = "clembench"
-SEPARATE_EPISODES = True  # every model plays the same instances in its own episodes: compared instance by instance
 COMPARISON_UNIT = ("the instance (game, experiment, instance id): each model's episode score against every other "
                    "model's on the same instance; clem's episodes hold one model (self-play, single-player, or "
                    "against its scripted partner), so within an episode there is nothing to compare")
@@ -71,13 +72,6 @@ TEXT_CAP = 4000  # characters of an action's content kept in its event
 
 
 OUTCOME_DIRECTIONS = {"Success": "higher", "Lose": "lower", "Aborted": "lower", "Main Score": "higher"}  # for the audit
-# the runner's own role: clem's game master (`players["GM"]`, the actor of its turns' GM actions), neither an
-# agent nor a spectator (the audit's spectator check leaves its events out)
-RUNNER_ACTORS = ("GM",)
-# clem plays each experiment's instances once per model pair: no episode is repeated, and the instance number
-# (repetition) names unrelated instances across experiments; evaluation without aggregation takes each experiment
-# (the scenario, <game>/<experiment>) as one run (`referee.prepare.comparisons.runs_by_scenario`)
-EWA_RUN = "scenario"
 
 def sniff(path: Path, head: str, sample: list) -> float:
     """1 for clem's interactions.json or scores.json (by name and keys)."""
@@ -447,3 +441,23 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         out.saw(1)
         out.quarantine(f"0.{error.field}", error, raw)
     return out.build()
+
+
+# clem's own role: its game master (`players["GM"]`, the actor of its turns' GM actions), neither an agent nor a
+# spectator (the audit's spectator check leaves its events out). clem plays each experiment's instances once per
+# model pair: no episode is repeated, and the instance number (repetition) names unrelated instances across
+# experiments; evaluation without aggregation takes each experiment (the scenario, <game>/<experiment>) as one run
+# (ewa_run, `referee.prepare.comparisons.runs_by_scenario`)
+RUNNER = Runner(
+    NAME, sniff, load,
+    {"interactions.json": list(INTERACTION_KEYS) + list(FLAGS), "scores.json": ["episode scores", "round scores"],
+     "left out beside them": list(COMPANIONS)},
+    identity=identity, companions=companions, separate_episodes=True, comparison_unit=COMPARISON_UNIT,
+    ewa_run="scenario", actors=("GM",), outcome_directions=OUTCOME_DIRECTIONS,
+    headline=Headline(
+        "clemscore",
+        "clem multiplies a model's % played by its mean quality score, game by game; referee compares models "
+        "instance by instance (an aborted episode loses to every model that played the instance) and rates the "
+        "wins: a model that wins few instances by much scores higher with clem than with referee",
+        {"clemscore": "clemscore", "% Played": "pct_played", "Quality Score": "quality"}, compute=clem_headline,
+        measures=True, own_unit=self_play))

@@ -16,12 +16,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from referee.io.loaders.runner import Runner
 from referee.io.loaders.base import LoadOptions, LoadResult, ResultBuilder
 from referee.io.loaders.detect import share
 from referee.io.loaders.jsonl import not_in, read_records, repeated_keys, screen, split_invalid
 
 NAME = "compact"
-SOCIO_COGNITIVE = True  # its predictions, actions and judge ratings are what `referee socio` reads by default
 GAMES = ("coalition", "scheduler", "tragedy_of_the_commons", "survivor", "hupi")
 RECORDS = ("game", "player", "message", "prediction", "reasoning", "action", "reward", "judge")
 JUDGE_METRICS = ("influence", "planning", "learning")
@@ -144,3 +144,7 @@ def _emit(out: ResultBuilder, good: pa.Table, path: Path, content_hash: str) -> 
         "match_id": events["game_id"], "seq": events["_line"], "round": events["round"], "stage": stage,
         "actor": actor, "type": ekind, "target": target, "text": text, "value": events["value"]}))
     out.add_records(good["game_id"], good["_line"])
+
+
+# its predictions, actions and judge ratings are what `referee socio` reads by default
+RUNNER = Runner(NAME, sniff, load, {"line": list(FIELDS), "record kinds": list(REQUIRED)}, socio_cognitive=True)

@@ -20,6 +20,7 @@ import math
 from pathlib import Path
 
 from referee.io.catalogue import contest_catalogue, earlier_catalogue
+from referee.io.loaders.runner import Headline, Runner
 from referee.io.loaders.appended import read_json_documents
 from referee.io.loaders.files import Faulty
 from referee.io.loaders.base import (
@@ -34,8 +35,6 @@ from referee.io.loaders.base import (
 )
 
 NAME = "concordia"
-SEPARATE_EPISODES = True  # each focal agent plays its own episode of a (scenario, repetition): compare across them
-DEFAULT_CATALOGUE = contest_catalogue  # the scenarios a file is read against when no catalogue is given
 COMPARISON_UNIT = ("the (phase, scenario, repetition): each focal agent's per-capita score against every other focal "
                    "agent's in the same scenario and repetition (the contest's own Elo comparisons); the background "
                    "population is scripted and not rated")
@@ -285,3 +284,15 @@ def _appended_runs(docs: list, out: ResultBuilder):
                 seen.add(key)
             for suffix, part in earlier_records(record):
                 yield (f"{k}:{i}{suffix}" if k else f"{i}{suffix}"), part
+
+
+RUNNER = Runner(
+    NAME, sniff, load,
+    {"ScenarioResult (required)": list(REQUIRED), "ScenarioResult (optional)": list(OPTIONAL)},
+    default_catalogue=contest_catalogue, excluded_when=EXCLUDED_WHEN, separate_episodes=True,
+    comparison_unit=COMPARISON_UNIT,
+    headline=Headline(
+        "contest Elo",
+        "the same Elo as the contest's (strict wins; ties left out); referee's default Bradley-Terry counts a "
+        "tie as half a win, and its table uses a prior where the contest's Elo is undefined",
+        {"contest Elo": "contest_elo"}, rating="elo", comparisons="scenario", unit="all scenarios"))

@@ -28,6 +28,7 @@ import json
 import math
 from pathlib import Path
 
+from referee.io.loaders.runner import Runner
 from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
@@ -48,9 +49,6 @@ ENTRY_KEYS = ("step", "timestamp", "entity_name", "component_name", "entry_type"
 SCORE_KEYS = ("Player Scores", "player_scores")  # what Concordia's scoring components log, cumulative per player
 ACT = "__act__"  # Concordia's default act component key (its channel holds the action as `Value`)
 TEXT_CAP = 4000  # characters of an action or resolution kept in its event
-# the runner's own role: a game master's events (type `resolution`, its name as the actor, whatever it is called)
-# are neither an agent's nor a spectator's (the audit's spectator check leaves them out)
-RUNNER_EVENT_TYPES = ("resolution",)
 
 
 def sniff(path: Path, head: str, sample: list) -> float:
@@ -189,3 +187,10 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     mid = f"concordia-log:{file_key(path, content_hash)}"
     out.accept_records([doc], parse_log, lambda match, label: mid)
     return out.build()
+
+
+# the runner's own role: a game master's events (type `resolution`, its name as the actor, whatever it is called)
+# are neither an agent's nor a spectator's (the audit's spectator check leaves them out)
+RUNNER = Runner(NAME, sniff, load, {"log": list(KEYS) + list(OPTIONAL), "entry": list(ENTRY_KEYS),
+                                    "scores (a game master's log)": list(SCORE_KEYS)},
+                event_types=("resolution",))

@@ -131,16 +131,16 @@ def share(sample: list, fits: Callable[[dict], bool]) -> float:
 
 
 def detection(path: Path, runners: dict, head: str | None = None) -> Detection:
-    """Rank `runners` (name -> loader module with `sniff(path, head, sample) -> float`) for `path` (whose
+    """Rank `runners` (name -> runner entry, `referee.io.loaders.runner.Runner`, with `sniff(path, head, sample) -> float`) for `path` (whose
     first HEAD bytes as text may be given as `head`, to spare a read).
 
-    Runners scoring 0 are left out; fallback runners (`FALLBACK = True`: the table runner) come after every
+    Runners scoring 0 are left out; fallback runners (an entry's `fallback`: the table runner) come after every
     specific one; ties keep the registry's order.
     """
     head = read_head(path) if head is None else head
     sample = sample_records(path, head)
-    scores = {name: float(module.sniff(path, head, sample)) for name, module in runners.items()}
-    fallback = {n: getattr(m, "FALLBACK", False) for n, m in runners.items()}
+    scores = {name: float(runner.sniff(path, head, sample)) for name, runner in runners.items()}
+    fallback = {n: r.fallback for n, r in runners.items()}
     candidates = sorted((n for n, s in scores.items() if s > 0), key=lambda n: (fallback[n], -scores[n]))
     keys: list[str] = []
     for record in sample:

@@ -22,6 +22,7 @@ import json
 import math
 from pathlib import Path
 
+from referee.io.loaders.runner import Runner
 from referee.io.loaders.errors import checked_keys
 from referee.io.loaders.base import (
     LoadOptions,
@@ -38,7 +39,6 @@ from referee.io.loaders.detect import share
 from referee.io.loaders.files import json_records, record_fault
 
 NAME = "gtbench"
-SEATS = True  # the format numbers each player by its seat (turn order): `referee.prepare.covariates.seats`
 REQUIRED = ("agents", "game")
 OPTIONAL = ("match_id", "models", "winner", "scores", "status", "forfeit", "seed", "started_at", "notes")
 STATUSES = ("completed", "forfeit", "aborted")
@@ -319,3 +319,8 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
 
     out.accept_records(_records(path), parse, match_id)
     return out.build()
+
+
+# the format numbers each player by its seat (turn order): `referee.prepare.covariates.seats`
+RUNNER = Runner(NAME, sniff, load, {"match line (required)": list(REQUIRED), "match line (optional)": list(OPTIONAL)},
+                seats=True)

@@ -7,7 +7,7 @@ never read whole. Format document: `data/formats/inspect.md`.
 Canonical: each sample epoch of a log is a match, `{eval_id}:{sample id}:{epoch}`, with game = the task,
 scenario = `{task}/{sample id}` and repetition = the epoch. Inspect writes one log per model, so two models'
 runs of one task are separate episodes of one (scenario, repetition), compared sample by sample across logs
-(`SEPARATE_EPISODES`, as Concordia's focal agents). Its players: the model (player `model`, agent = the
+(`separate_episodes`, as Concordia's focal agents). Its players: the model (player `model`, agent = the
 log's model), or in a multi-agent log one player per model role (agent = the role's model). The score is the
 primary scorer's value (the headline scorer, else the first) as Inspect's `value_to_float` reads it: C 1,
 P 0.5, I 0, N 0, yes/true 1, no/false 0, numbers as they are; a value keyed by role scores each role, any
@@ -27,12 +27,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
+from referee.io.loaders.inspect_table import MEANS, inspect_headline, pooled_unit
+from referee.io.loaders.runner import Headline, Runner
 from referee.io.loaders.base import (LoadOptions, LoadResult, RecordError, ResultBuilder, file_key, is_number,
                                      parse_time, score_value)
 from referee.io.loaders.files import lenient_loads, repeated_key
 
 NAME = "inspect"
-SEPARATE_EPISODES = True  # one log per model: a sample epoch of each is one episode, compared across logs
 COMPARISON_UNIT = ("the sample (task, sample id, epoch): each model's score against every other model's on the "
                    "same sample and epoch; Inspect writes one log per model, so there is nothing to compare "
                    "within a log")
@@ -303,7 +304,7 @@ def header_faults(header: dict) -> list[str]:
 def stated_metrics(results: dict, primary: str | None) -> tuple[dict[str, float], str | None, str | None]:
     """(the primary scorer's metrics as the log header states them {name: value}, its epoch reducer, the
     sample-metadata key its `stderr` clusters on): what Inspect itself printed for the log, kept beside the
-    samples so that referee's recomputation can be checked against it (`referee.prepare.inspect_table`)."""
+    samples so that referee's recomputation can be checked against it (`referee.io.loaders.inspect_table`)."""
     entries = [s for s in results.get("scores") or [] if isinstance(s, dict)]
     entry = next((s for s in entries if s.get("name") == primary), entries[0] if entries else None)
     if entry is None or not isinstance(entry.get("metrics"), dict):
@@ -421,3 +422,16 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
                  f"of {log.total}): samples are missing from the file")
     return out.build(empty=f"Inspect log(s) with no samples (status {log.status!r}; a log written with "
                            "log_samples=False, or cancelled before a sample ended, has none to rate)")
+
+
+RUNNER = Runner(
+    NAME, sniff, load,
+    {"log (.eval: header.json; .json: the EvalLog)": ["eval.task", "eval.model", "eval.model_roles", "eval.eval_id",
+                                                      "results.headline.scorer"],
+     "sample (samples/*.json or samples[])": list(SAMPLE_KEYS)},
+    companions=companions, separate_episodes=True, comparison_unit=COMPARISON_UNIT,
+    headline=Headline(
+        "accuracy",
+        "Inspect averages each model's scores over the samples of its own log; referee compares models only on "
+        "the samples and epochs both ran, so logs of different samples agree on accuracy but not on ratings",
+        {m: m for m in MEANS}, compute=inspect_headline, stderr="stderr", own_unit=pooled_unit))

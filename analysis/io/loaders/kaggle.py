@@ -33,6 +33,7 @@ import math
 import re
 from pathlib import Path
 
+from referee.io.loaders.runner import Runner
 from referee.io.loaders.errors import checked_keys
 from referee.io.loaders.base import (
     LoadOptions,
@@ -46,7 +47,6 @@ from referee.io.loaders.base import (
 from referee.io.loaders.detect import share
 
 NAME = "kaggle"
-SEATS = True  # the format numbers each player by its seat (turn order): `referee.prepare.covariates.seats`
 KEYS = ("name", "steps")  # what every replay carries
 # what `Environment.toJSON` adds from the last step (each seat's `reward` and `status` there): a replay written
 # without them (the OpenSpiel repeated-game test replays of Kaggle/kaggle-environments) is read from its last step
@@ -348,3 +348,9 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
 
     out.accept_records(records, lambda record: parse_record(record, options), match_id)
     return out.build()
+
+
+# the format numbers each player by its seat (turn order): `referee.prepare.covariates.seats`
+RUNNER = Runner(NAME, sniff, load, {"replay (required)": list(KEYS), "replay (optional)": list(OPTIONAL),
+                                    "agents": ["info.TeamNames", "info.Agents[].Name"]},
+                seats=True, excluded_when=EXCLUDED_WHEN)

@@ -34,6 +34,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.io.loaders.registry import MAPPED, reserved_runner_name
+from referee.io.loaders.runner import Runner
 from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
@@ -51,7 +53,7 @@ from referee.io.loaders.files import document_lines
 from referee.io.loaders.mapped_results import game_results, key_getter, key_label, value_at
 from referee.io.loaders.mapped_agents import by_full_id, named_agent, seat_table
 from referee.models.registry import DIRECTIONS
-from referee.names import MEASURE_KINDS, MappingError, reserved_runner_name  # noqa: F401  (MappingError defined light, for the command line)
+from referee.names import MEASURE_KINDS, MappingError  # noqa: F401  (MappingError defined light, for the command line)
 from referee.io.schema import SchemaError, tuples_to_arrow
 from referee.io.toml_file import read_toml
 
@@ -99,11 +101,7 @@ class RunnerMap:
     agent_pattern: object | None = None  # [agents] pattern: a compiled regex with a group named agent
     agent_table: tuple[tuple[str, ...], ...] = ()  # [agents] table: key of {player: agent} in a line
     agent_constant: str | None = None
-    # a loader module's interface, so a mapping runs where a built-in runner would (it is only ever forced)
-    @property
-    def NAME(self) -> str:  # noqa: N802 - mirrors the loader modules' constant
-        return self.name
-
+    # a runner entry's interface (`name`, `load`), so a mapping runs where a built-in runner would (only ever forced)
     def load(self, path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         """Read one event log with this mapping (see the module docstring)."""
         return load(path, content_hash, self)
@@ -582,3 +580,19 @@ def _finish(out, path, content_hash, mapping, events, results, lines, agents, me
     out.accept_bulk(len(lines), matches=matches, results=kept_results, measures=measures or None,
                     events=_event_table(events))
     out.add_records([m for m, _ in lines], [n for _, n in lines])
+
+
+def _forced_only(path: Path, head: str, sample: list) -> float:
+    """A mapping is never detected: it is named (`--runner FILE.toml`)."""
+    return 0.0
+
+
+def _no_mapping(path: Path, content_hash: str, options) -> LoadResult:
+    raise ValueError(f"{path}: a runner mapping's logs are read with --runner FILE.toml (data/formats/mapped.md)")
+
+
+# the entry of every runner a mapping file describes (its matches carry the mapping's own name): no trait beyond
+# the defaults, a runner of matches whose players meet in them
+RUNNER = Runner(MAPPED, _forced_only, _no_mapping, {
+    "[keys]": list(KEYS), "[events]": list(STAGES), "[results]": list(RESULT_KEYS), "[agents]": list(AGENT_KEYS),
+    "[match]": list(MATCH_KEYS), "[measures] NAME = {...}": list(MEASURE_FIELDS)})

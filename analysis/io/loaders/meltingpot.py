@@ -9,7 +9,7 @@ Canonical: each row is a match (one episode), game = the substrate (else the sce
 suffix), scenario = the scenario, repetition = the episode (else the row's count within its scenario and
 population); one focal result: agent = the population, score = focal per-capita return. Each population plays
 its own episodes of a scenario, so populations are compared across episodes of one (scenario, repetition)
-(`SEPARATE_EPISODES`), and per-scenario min-max normalisation over the compared populations is Melting Pot's
+(`separate_episodes`), and per-scenario min-max normalisation over the compared populations is Melting Pot's
 own normalisation of focal per-capita return. The background per-capita return is a measure (an outcome,
 higher better: the welfare of the others); the focal player returns are kept in the match's attrs.
 """
@@ -23,12 +23,13 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
+from referee.io.loaders.runner import Headline, Runner, Tables, headline_rows
 from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, file_key
 from referee.io.loaders.table import number_cell, open_rows
 
 NAME = "meltingpot"
-SEPARATE_EPISODES = True  # each population plays its own episodes of a scenario: compared across them
 COMPARISON_UNIT = ("the (scenario, episode): each focal population's per-capita return against every other "
                    "population's on the same scenario and episode; the background bots are scripted and not rated")
 POPULATION = ("population", "mapla", "training_run", "focal_population")
@@ -166,3 +167,33 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     out.accept_records(((label, row) for label, row in zip(labels, records)), parse,
                        lambda match, label: f"meltingpot:{key}:{label}")
     return out.build()
+
+
+def headline(tables: Tables) -> pd.DataFrame:
+    """The evaluation notebook's score (the runner's `Headline.compute`): each population's focal per-capita return
+    per episode (the mean over its focal players), averaged per scenario, min-max normalised per scenario over the
+    populations evaluated, and averaged over scenarios: HEADLINE_COLUMNS."""
+    results = tables.results
+    focal = results[results["group"].isna() | (results["group"] == "focal")]
+    per_episode = focal.groupby(["match_id", "agent"])["score"].mean().reset_index()
+    per_episode = per_episode.merge(tables.matches[["match_id", "scenario"]], on="match_id")
+    if per_episode.empty:
+        return headline_rows(pd.DataFrame())
+    per = per_episode.groupby(["scenario", "agent"])["score"].mean().reset_index()
+    lo = per.groupby("scenario")["score"].transform("min")
+    hi = per.groupby("scenario")["score"].transform("max")
+    per["norm"] = ((per["score"] - lo) / (hi - lo)).where(hi > lo)
+    value = per.groupby("agent")["norm"].mean().rename("value").reset_index()
+    return headline_rows(value.assign(unit="mean over scenarios", metric="normalised focal per-capita return",
+                                      headline=True))
+
+
+RUNNER = Runner(
+    NAME, sniff, load,
+    {"required": list(REQUIRED), "population (one of)": list(POPULATION), "optional": list(OPTIONAL)},
+    separate_episodes=True, comparison_unit=COMPARISON_UNIT,
+    headline=Headline(
+        "normalised focal per-capita return",
+        "Melting Pot averages the normalised return over scenarios; referee compares populations episode by "
+        "episode, so a population that wins most scenarios narrowly can outrank one that wins a few by much",
+        {"normalised focal per-capita return": "normalised_return"}, compute=headline))

@@ -22,6 +22,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from referee.io.loaders.runner import Runner
 from referee.io.loaders.errors import checked_keys
 from referee.io.loaders.base import (
     LoadOptions,
@@ -202,3 +203,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     if '"participants"' in first or not first:
         return load_games(path, content_hash, options)
     return load_turns(path, content_hash, options)
+
+
+RUNNER = Runner(NAME, sniff, load, {"game line": sorted(GAME_KEYS), "participant": sorted(PARTICIPANT_KEYS),
+                                    "turn line": list(TURN_FIELDS)})

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from referee.io.loaders.runner import Runner
 from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
@@ -129,3 +130,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         return out.reject_file(exc)
     out.accept_records(doc, lambda record: parse_record(record, options), match_id)
     return out.build()
+
+
+RUNNER = Runner(NAME, sniff, load, {"reserved keys": list(RESERVED),
+                                    "agents": ["every other key (flat shape)", "the keys of `scores` (full shape)"]})

@@ -22,14 +22,15 @@ import json
 import math
 from pathlib import Path
 
+import pandas as pd
+
+from referee.io.loaders.runner import Headline, Runner, Tables, headline_rows
 from referee.io.loaders.base import (LoadOptions, LoadResult, RecordError, ResultBuilder, file_key, is_number,
                                      json_lines, ranks_from_scores, score_value)
 from referee.io.loaders.detect import share
 from referee.io.loaders.files import read_json
 
 NAME = "sotopia"
-SCORE_OPTION = True  # ingest's --score chooses which SOTOPIA-EVAL dimension is the score
-SEPARATE_EPISODES = True  # episodes of one environment and agent profiles are one instance, compared across models
 COMPARISON_UNIT = ("the instance (environment and agent profiles, in order): every model's score against every "
                    "other model's that played it, in the same episode (its partner, when a different model) or "
                    "in another; episodes without profile ids, and the tournament logs, are compared within "
@@ -264,3 +265,28 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     out.accept_records(doc if isinstance(doc, list) else [doc], lambda record: parse_episode(record, score_name),
                        match_id)
     return out.build()
+
+
+def headline(tables: Tables) -> pd.DataFrame:
+    """The mean of every SOTOPIA-EVAL dimension and of `overall_score` per model over its episodes, with its
+    standard error (Sotopia's own aggregation; the runner's `Headline.compute`): HEADLINE_COLUMNS."""
+    judged = tables.measures[tables.measures["kind"] == "judge"]
+    scored = judged.merge(tables.results[["match_id", "player", "agent"]], on=["match_id", "player"])
+    if scored.empty:
+        return headline_rows(pd.DataFrame())
+    means = scored.groupby(["agent", "name"])["value"].agg(value="mean", stderr="sem")
+    means = means.reset_index().rename(columns={"name": "metric"})
+    return headline_rows(means.assign(unit="all episodes", headline=means["metric"].isin(["goal", OVERALL])))
+
+
+# ingest's --score chooses which SOTOPIA-EVAL dimension is the score (score_option)
+RUNNER = Runner(
+    NAME, sniff, load,
+    {"episode (JSON-lines export)": list(EXPORT_KEYS), "EpisodeLog": list(LOG_KEYS),
+     "dimensions (measures, kind judge)": list(DIMENSIONS) + [OVERALL]},
+    score_option=True, separate_episodes=True, comparison_unit=COMPARISON_UNIT,
+    headline=Headline(
+        "goal and overall score",
+        "Sotopia averages each model's dimension scores over its episodes, whatever the partner and the "
+        "environment; referee compares goal scores on the same environment and agent profiles",
+        {d: d for d in (OVERALL, "goal", *(d for d in DIMENSIONS if d != "goal"))}, compute=headline, measures=True))

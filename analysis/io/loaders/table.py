@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
+from referee.io.loaders.runner import Runner
 from referee.io.loaders.base import (
     PROBE,
     LoadOptions,
@@ -52,7 +53,6 @@ def _flat(record: dict) -> bool:
     return len(record) >= 3 and not any(isinstance(v, (dict, list)) for v in record.values())
 
 
-FALLBACK = True  # detection tries this runner after every specific one that fits
 
 
 def sniff(path: Path, head: str, sample: list) -> float:
@@ -386,3 +386,9 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     out.accept_bulk(len(record_labels), results=frame_results, matches=frame_matches,
                     measures=pd.DataFrame(measure_rows) if measure_rows else None)
     return out.build()
+
+
+# the tabular fallback: detection tries it after every specific runner that fits
+RUNNER = Runner(NAME, sniff, load, {"required (--map)": list(REQUIRED), "optional (--map)": list(OPTIONAL),
+                                    "extra columns": ["--measure COLUMN=KIND, else kept in results.attrs"]},
+                fallback=True)

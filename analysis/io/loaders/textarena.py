@@ -21,6 +21,7 @@ import json
 import math
 from pathlib import Path
 
+from referee.io.loaders.runner import Runner
 from referee.io.loaders.errors import checked_keys
 from referee.io.loaders.base import (
     LoadOptions,
@@ -34,7 +35,6 @@ from referee.io.loaders.base import (
 from referee.io.loaders.detect import share
 
 NAME = "textarena"
-SEATS = True  # the format numbers each player by its seat (turn order): `referee.prepare.covariates.seats`
 FORMAT = "referee-textarena/1"
 KEYS = {"format", "game_id", "env_id", "seed", "started_at", "players", "notes"}
 PLAYER_KEYS = {"player_id", "agent", "role", "reward", "invalid_move", "turn_count", "reason"}
@@ -120,3 +120,7 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read a TextArena game log (JSON lines); a bad line is quarantined by line number and field."""
     return load_match_lines(path, content_hash, NAME, lambda record: parse_record(record, options), prefix="")
+
+
+# the format numbers each player by its seat (turn order): `referee.prepare.covariates.seats`
+RUNNER = Runner(NAME, sniff, load, {"game line": sorted(KEYS), "player": sorted(PLAYER_KEYS)}, seats=True)

@@ -1,17 +1,17 @@
 """Each runner's own headline numbers, computed the runner's way, shown beside referee's ratings.
 
-One registry, `HEADLINES`: for each runner that prints a headline number of its own, what it is called, how it
-is computed from the tables referee stored (a function of `Tables` giving one row per (agent, unit, metric):
-agent, unit, metric, value, stderr, and where the runner's own output states them, stated and stated_stderr;
-`task`, the game, where a unit is one: an Inspect log's task)
-and one line on why referee's rating may order the agents
-otherwise, so a user can report both:
+Each runner that prints a headline number of its own declares it in its entry (`referee.io.loaders.runner.Runner`'s
+`headline`, a `Headline`): what it is called, how it is computed from the tables referee stored (a function of the
+runner's `Tables` giving one row per (agent, unit, metric): agent, unit, metric, value, stderr, and where the
+runner's own output states them, stated and stated_stderr; `task`, the game, where a unit is one: an Inspect log's
+task; or a rating method fitted to the runner's comparisons) and one line on why referee's rating may order the
+agents otherwise, so a user can report both:
 
 - clembench: `clemscore`, `% Played` and `Quality Score` per model pair, overall and per game
-  (`referee.prepare.clem_table`, equal to clem's results.csv);
+  (`referee.io.loaders.clem_table`, equal to clem's results.csv);
 - inspect: each log's headline metric (accuracy or mean) with Inspect's standard error, clustered where the log
   clusters it, beside the header's own values, and a model scored in several logs (an eval-set's tasks) pooled
-  over them, its own number in the rating tables (`referee.prepare.inspect_table`);
+  over them, its own number in the rating tables (`referee.io.loaders.inspect_table`);
 - sotopia: the mean of every SOTOPIA-EVAL dimension and of `overall_score` per model;
 - meltingpot: the focal per-capita return, min-max normalised per scenario over the populations evaluated and
   averaged over scenarios (the evaluation notebook's normalisation);
@@ -26,179 +26,50 @@ where referee cannot rate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
-
 import numpy as np
 import pandas as pd
 
-from referee.io.loaders.sotopia import DIMENSIONS as _SOTOPIA
-from referee.prepare.clem_table import clem_episodes, clem_names, clem_results
-from referee.prepare.inspect_table import MEANS, POOLED, inspect_metrics
-from referee.prepare.scores import agent_match_scores
+from referee.io.loaders import RUNNERS, Headline, Tables, entry
+from referee.io.loaders.runner import HEADLINE_COLUMNS, headline_rows
+from referee.models.registry import RATING_METHODS, implementation
+from referee.prepare.comparisons import comparisons_from_tables
+from referee.run.ratings.ratings import encode
 from referee.run.result import RunnerNumbersJobResult
 
-SOTOPIA_DIMENSIONS = tuple(d for d in _SOTOPIA if d != "goal")
-COLUMNS = ["runner", "agent", "unit", "task", "metric", "value", "stderr", "stated", "stated_stderr", "headline", "note"]
-
-
-@dataclass(frozen=True)
-class Tables:
-    """The canonical tables a runner's numbers are computed from (measures may be empty where unused)."""
-
-    matches: pd.DataFrame
-    results: pd.DataFrame
-    measures: pd.DataFrame
-
-
-def only_unit(agent: str, units: list[str]) -> str | None:
-    """The unit whose numbers are the agent's own: its one unit, or none when it has several."""
-    return units[0] if len(units) == 1 else None
-
-
-def self_play(agent: str, units: list[str]) -> str | None:
-    """clem's model is its self-play pair (`gpt-4o-t0.0--gpt-4o-t0.0`): that unit where the agent has it, else its
-    one unit (a game played against a programmatic partner only), else none."""
-    same = [u for u in units if len(set(u.split("--"))) == 1]
-    return same[0] if len(same) == 1 else only_unit(agent, units)
-
-
-@dataclass(frozen=True)
-class Headline:
-    """A runner's own headline: its name, how it is computed (Tables -> agent, unit, metric, value, stderr,
-    stated, headline), why referee's rating may order the agents otherwise, `columns` (metric as computed ->
-    the numeric column it is printed in, named as the runner names it; the first is the headline), `stderr`
-    (the column of the headline's standard error where the runner prints one) and `own_unit` (which of an
-    agent's units holds its own numbers)."""
-
-    name: str
-    compute: Callable[[Tables], pd.DataFrame]
-    differs: str
-    columns: dict[str, str]
-    measures: bool = False  # whether `compute` reads the measures table
-    stderr: str | None = None
-    own_unit: Callable[[str, list[str]], str | None] = only_unit
-
-
-def _rows(frame: pd.DataFrame) -> pd.DataFrame:
-    for column in COLUMNS[1:]:
-        if column not in frame.columns:
-            frame = frame.assign(**{column: np.nan})
-    return frame[COLUMNS[1:]]
-
-
-def _clem(tables: Tables) -> pd.DataFrame:
-    """clem's results table per model pair, each row under the rated agents of the pair (its focal models)."""
-    table = clem_results(clem_episodes(tables.matches, tables.measures))
-    if table.empty:
-        return _rows(pd.DataFrame())
-    focal = tables.results[tables.results["group"].fillna("focal") == "focal"][["match_id", "agent"]]
-    folders = clem_names(tables.matches)[["match_id", "model"]].rename(columns={"model": "unit"})
-    owners = focal.merge(folders, on="match_id")
-    owners = owners[["unit", "agent"]].drop_duplicates()
-    long = table.reset_index(names="unit").melt(id_vars="unit", var_name="metric", value_name="value")
-    long["metric"] = long["metric"].str.replace("-, ", "", regex=False).str.replace("all, Average ", "", regex=False)
-    long = long.merge(owners, on="unit")
-    return _rows(long.assign(headline=long["metric"] == "clemscore"))
-
-
-def _inspect(tables: Tables) -> pd.DataFrame:
-    found = inspect_metrics(tables.matches, tables.results)
-    if found.empty:
-        return _rows(pd.DataFrame())
-    errors = found[found["metric"] == "stderr"].set_index(["log", "agent"])[["value", "stated"]]
-    head = found[found["metric"].isin(MEANS)].join(
-        errors.rename(columns={"value": "stderr", "stated": "stated_stderr"}), on=["log", "agent"])
-    unit = np.where(head["log"] == POOLED, POOLED, head["task"] + " (" + head["log"] + ")")
-    return _rows(head.assign(unit=unit, headline=True))
-
-
-def pooled_unit(agent: str, units: list[str]) -> str | None:
-    """An Inspect model's own numbers: its one log, else its logs pooled (`inspect_table.POOLED`)."""
-    return POOLED if POOLED in units else only_unit(agent, units)
-
-
-def _sotopia(tables: Tables) -> pd.DataFrame:
-    mine = tables.matches.loc[tables.matches["runner"] == "sotopia", "match_id"]
-    judged = tables.measures[tables.measures["match_id"].isin(mine) & (tables.measures["kind"] == "judge")]
-    scored = judged.merge(tables.results[["match_id", "player", "agent"]], on=["match_id", "player"])
-    if scored.empty:
-        return _rows(pd.DataFrame())
-    means = scored.groupby(["agent", "name"])["value"].agg(value="mean", stderr="sem")
-    means = means.reset_index().rename(columns={"name": "metric"})
-    return _rows(means.assign(unit="all episodes", headline=means["metric"].isin(["goal", "overall_score"])))
-
-
-def _meltingpot(tables: Tables) -> pd.DataFrame:
-    mine = tables.matches[tables.matches["runner"] == "meltingpot"]
-    scores = agent_match_scores(mine, tables.results)
-    if scores.empty:
-        return _rows(pd.DataFrame())
-    per = scores.groupby(["scenario", "agent"])["score"].mean().reset_index()
-    lo = per.groupby("scenario")["score"].transform("min")
-    hi = per.groupby("scenario")["score"].transform("max")
-    per["norm"] = ((per["score"] - lo) / (hi - lo)).where(hi > lo)
-    value = per.groupby("agent")["norm"].mean().rename("value").reset_index()
-    return _rows(value.assign(unit="mean over scenarios", metric="normalised focal per-capita return", headline=True))
-
-
-def _concordia(tables: Tables) -> pd.DataFrame:
-    """The contest's Elo on its own comparisons (focal agents within each scenario and repetition, the background
-    population never rated, whatever the rating asked for)."""
-    from referee.models.ratings.elo import fit_contest_elo
-    from referee.prepare.comparisons import comparisons_from_tables
-    from referee.run.ratings.ratings import encode
-
-    comparisons = comparisons_from_tables(tables.matches[tables.matches["runner"] == "concordia"], tables.results)
-    comparisons = comparisons[comparisons["kind"] == "scenario"]
-    if comparisons.empty:
-        return _rows(pd.DataFrame())
-    coded = encode(comparisons)
-    elo = fit_contest_elo(coded.counts(ties="ignore"), coded.agents).table()
-    return _rows(elo.rename(columns={"rating": "value"}).assign(unit="all scenarios", metric="contest Elo",
-                                                                   headline=True))
-
-
-HEADLINES: dict[str, Headline] = {
-    "clembench": Headline(
-        "clemscore", _clem,
-        "clem multiplies a model's % played by its mean quality score, game by game; referee compares models "
-        "instance by instance (an aborted episode loses to every model that played the instance) and rates the "
-        "wins: a model that wins few instances by much scores higher with clem than with referee",
-        {"clemscore": "clemscore", "% Played": "pct_played", "Quality Score": "quality"}, measures=True,
-        own_unit=self_play),
-    "inspect": Headline(
-        "accuracy", _inspect,
-        "Inspect averages each model's scores over the samples of its own log; referee compares models only on "
-        "the samples and epochs both ran, so logs of different samples agree on accuracy but not on ratings",
-        {m: m for m in MEANS}, stderr="stderr", own_unit=pooled_unit),
-    "sotopia": Headline(
-        "goal and overall score", _sotopia,
-        "Sotopia averages each model's dimension scores over its episodes, whatever the partner and the "
-        "environment; referee compares goal scores on the same environment and agent profiles",
-        {d: d for d in ("overall_score", "goal", *SOTOPIA_DIMENSIONS)}, measures=True),
-    "meltingpot": Headline(
-        "normalised focal per-capita return", _meltingpot,
-        "Melting Pot averages the normalised return over scenarios; referee compares populations episode by "
-        "episode, so a population that wins most scenarios narrowly can outrank one that wins a few by much",
-        {"normalised focal per-capita return": "normalised_return"}),
-    "concordia": Headline(
-        "contest Elo", _concordia,
-        "the same Elo as the contest's (strict wins; ties left out); referee's default Bradley-Terry counts a "
-        "tie as half a win, and its table uses a prior where the contest's Elo is undefined",
-        {"contest Elo": "contest_elo"}),
-}
-
+COLUMNS = ["runner", *HEADLINE_COLUMNS]
+HEADLINES: dict[str, Headline] = {name: r.headline for name, r in RUNNERS.items() if r.headline}  # read off the entries
 # every column a rating table may carry the runners' own numbers in
 RUNNER_COLUMNS = frozenset(c for h in HEADLINES.values() for c in (*h.columns.values(), h.stderr) if c)
+
+
+def _rated(spec: Headline, tables: Tables) -> pd.DataFrame:
+    """A headline that is a rating (`Headline.rating`, e.g. the contest's Elo): the method fitted, without a prior,
+    to the runner's comparisons of kind `spec.comparisons` (the background population never rated)."""
+    comparisons = comparisons_from_tables(tables.matches, tables.results)
+    comparisons = comparisons[comparisons["kind"] == spec.comparisons]
+    if comparisons.empty:
+        return headline_rows(pd.DataFrame())
+    fit = implementation(RATING_METHODS[spec.rating].fit)(encode(comparisons), False, 0.0)
+    table = fit.table().rename(columns={"rating": "value"})
+    return headline_rows(table.assign(unit=spec.unit, metric=next(iter(spec.columns)), headline=True))
+
+
+def headline_numbers(runner: str, tables: Tables) -> pd.DataFrame:
+    """Runner `runner`'s own numbers (HEADLINE_COLUMNS) from the tables of its matches, as its entry's
+    headline computes them; empty when it declares none."""
+    spec = entry(runner).headline
+    if spec is None:
+        return headline_rows(pd.DataFrame())
+    mine = tables.of(runner)
+    return spec.compute(mine) if spec.compute is not None else _rated(spec, mine)
 
 
 def runner_numbers(tables: Tables) -> pd.DataFrame:
     """The runners' own numbers (COLUMNS: runner, agent, unit, metric, value and stderr as referee computes
     them the runner's way, stated and stated_stderr as the runner's own output states them where it does,
     headline: the row's metric is the runner's headline) of every runner in `tables` that has one in
-    HEADLINES; empty when none has."""
-    parts = [HEADLINES[runner].compute(tables).assign(runner=runner)
+    its entry (`HEADLINES`); empty when none has."""
+    parts = [headline_numbers(runner, tables).assign(runner=runner)
              for runner in sorted(tables.matches["runner"].unique()) if runner in HEADLINES]
     parts = [p for p in parts if len(p)]
     return pd.concat(parts, ignore_index=True)[COLUMNS] if parts else pd.DataFrame(columns=COLUMNS)

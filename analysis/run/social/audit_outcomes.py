@@ -39,13 +39,12 @@ def _named_by_match(frame: pd.DataFrame) -> bool:
 
 def runner_roles(runners: list[str]) -> dict[str, set[str]]:
     """The runners' own roles, which are neither agents nor spectators, as their formats declare them: 'actors'
-    (a loader's RUNNER_ACTORS: clem's GM) and 'types' (RUNNER_EVENT_TYPES: the events a Concordia game master
+    (a runner entry's `actors`: clem's GM) and 'types' (its `event_types`: the events a Concordia game master
     writes, whatever it is called)."""
-    from referee.io.loaders import RUNNERS
+    from referee.io.loaders import entry
 
-    modules = [RUNNERS.get(runner) for runner in runners]
-    return {"actors": {a for m in modules for a in getattr(m, "RUNNER_ACTORS", ())},
-            "types": {t for m in modules for t in getattr(m, "RUNNER_EVENT_TYPES", ())}}
+    declared = [entry(runner) for runner in runners]
+    return {"actors": {a for r in declared for a in r.actors}, "types": {t for r in declared for t in r.event_types}}
 
 
 def stored_directions(measures: pd.DataFrame) -> dict[str, str]:
@@ -58,14 +57,14 @@ def stored_directions(measures: pd.DataFrame) -> dict[str, str]:
 
 
 def runner_directions(runners: list[str]) -> dict[str, str]:
-    """Outcome directions the runners' formats declare (a loader's OUTCOME_DIRECTIONS, documented in its
-    format file): outcome name -> 'higher' or 'lower'. A name two runners declare both ways is left out."""
-    from referee.io.loaders import RUNNERS
+    """Outcome directions the runners' formats declare (a runner entry's `outcome_directions`, documented in
+    its format file): outcome name -> 'higher' or 'lower'. A name two runners declare both ways is left out."""
+    from referee.io.loaders import entry
 
     found: dict[str, str] = {}
     clash: set[str] = set()
     for runner in runners:
-        for name, way in getattr(RUNNERS.get(runner), "OUTCOME_DIRECTIONS", {}).items():
+        for name, way in entry(runner).outcome_directions.items():
             if found.get(name, way) != way:
                 clash.add(name)
             found[name] = way

@@ -21,12 +21,12 @@ def socio(store, runner: str | None = None, bootstrap: int = 200, judges: list[s
           seed: int = 0) -> SocioJobResult:
     """Socio-cognitive metrics (`referee socio`; COMPACT section 4): the metrics, their consistency (intra- against
     inter-agent correlations), what predicts winning (`auc`: cross-validated ROC-AUC per condition), the judges'
-    agreement; `runner` defaults to the store's runner whose logs carry them (`SOCIO_COGNITIVE`: COMPACT's)."""
-    from referee.io.loaders import RUNNERS
+    agreement; `runner` defaults to the store's runner whose logs carry them (its entry's `socio_cognitive`: COMPACT's)."""
+    from referee.io.loaders import entry
     from referee.run.social.socio import socio_analysis
 
     if runner is None:
-        runner = next((r for r in store.runners() if getattr(RUNNERS.get(r), "SOCIO_COGNITIVE", False)), None)
+        runner = next((r for r in store.runners() if entry(r).socio_cognitive), None)
     matches, results, events, measures = runner_tables(store, runner)
     found = socio_analysis(matches, results, events, measures, n_boot=bootstrap, seed=seed,
                            judges=tuple(judges) if judges else None)

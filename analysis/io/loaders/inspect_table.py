@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from referee.prepare.match_attrs import attrs_columns
+from referee.io.loaders.runner import Tables, headline_rows, only_unit
+from referee.io.match_attrs import attrs_columns
 
 REDUCERS = {"mean": np.mean, "median": np.median, "max": np.max, "min": np.min}  # Inspect's reducer names
 MEANS = ("accuracy", "mean")  # metrics that are the mean of the reduced values
@@ -70,7 +71,7 @@ def inspect_metrics(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFram
 
     Parameters
     ----------
-    matches, results : canonical tables (Inspect's matches carry `log`, `sample_id`, `epoch`, `stated`,
+    matches, results : canonical tables of Inspect's matches only (`Tables.of`; they carry `log`, `sample_id`, `epoch`, `stated`,
         `reducer`, `cluster` in their attrs, `referee.io.loaders.inspect_log`).
 
     Returns
@@ -83,7 +84,7 @@ def inspect_metrics(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFram
     clusters of different tasks being unrelated), `stated` empty (Inspect prints each log apart), task naming
     the tasks, and a note saying what was pooled.
     """
-    mine = matches[matches["runner"] == "inspect"]
+    mine = matches
     if mine.empty:
         return pd.DataFrame(columns=COLUMNS)
     info = attrs_columns(mine, ("log", "sample_id", "epoch", "stated", "reducer", "cluster")).assign(
@@ -123,3 +124,21 @@ def _pooled_rows(agent: str, logs: list) -> list[dict]:
     return [{"log": POOLED, "task": task, "agent": agent, "metric": name,
              "value": _metric(name, values, None) if usable else float("nan"), "stated": None,
              "samples": len(values), "note": note} for name in (metric, "stderr")]
+
+
+def inspect_headline(tables: Tables) -> pd.DataFrame:
+    """Each log's headline metric with Inspect's standard error beside the header's own (the inspect runner's
+    `Headline.compute`; a model of several logs pooled over them, unit POOLED): HEADLINE_COLUMNS."""
+    found = inspect_metrics(tables.matches, tables.results)
+    if found.empty:
+        return headline_rows(pd.DataFrame())
+    errors = found[found["metric"] == "stderr"].set_index(["log", "agent"])[["value", "stated"]]
+    head = found[found["metric"].isin(MEANS)].join(
+        errors.rename(columns={"value": "stderr", "stated": "stated_stderr"}), on=["log", "agent"])
+    unit = np.where(head["log"] == POOLED, POOLED, head["task"] + " (" + head["log"] + ")")
+    return headline_rows(head.assign(unit=unit, headline=True))
+
+
+def pooled_unit(agent: str, units: list[str]) -> str | None:
+    """An Inspect model's own numbers: its one log, else its logs pooled (POOLED)."""
+    return POOLED if POOLED in units else only_unit(agent, units)

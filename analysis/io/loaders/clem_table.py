@@ -23,7 +23,8 @@ from pathlib import PurePath
 import numpy as np
 import pandas as pd
 
-from referee.prepare.match_attrs import attrs_columns
+from referee.io.loaders.runner import Tables, headline_rows, only_unit
+from referee.io.match_attrs import attrs_columns
 
 ABORTED, PLAYED, MAIN = "Aborted", "Played", "Main Score"
 EPISODE_COLUMNS = ["game", "model", "experiment", "episode", "metric", "value"]
@@ -31,11 +32,11 @@ EPISODE_COLUMNS = ["game", "model", "experiment", "episode", "metric", "value"]
 
 def clem_names(matches: pd.DataFrame) -> pd.DataFrame:
     """What clem names each clembench episode by: match_id, game, model (clem's results folder: the model pair),
-    experiment, episode; one row per clembench match. The model is the results folder clem ran into (the
+    experiment, episode; one row per match of `matches` (clembench's only, `Tables.of`). The model is the results folder clem ran into (the
     episode's `meta.results_folder`, stored as `results_folder`); an episode written without `meta` in a folder
     renamed after the run takes the name its folder's other episodes' `meta` give it, so a model keeps one name
     (one row of clem's table) whatever its folder is called now."""
-    clem = matches[matches["runner"] == "clembench"]
+    clem = matches
     names = attrs_columns(clem, ("results_folder", "experiment_name", "episode"))
     model = names["results_folder"].to_numpy(object)
     folder = np.array([_folder(f) for f in clem["source_file"]], dtype=object)
@@ -59,7 +60,8 @@ def clem_episodes(matches: pd.DataFrame, measures: pd.DataFrame) -> pd.DataFrame
 
     Parameters
     ----------
-    matches : canonical `matches` (clembench's carry results_folder, experiment_name and episode in attrs).
+    matches : canonical `matches` of clembench's episodes only (`Tables.of`; they carry results_folder,
+        experiment_name and episode in attrs).
     measures : canonical `measures`.
     """
     names = clem_names(matches)
@@ -95,3 +97,26 @@ def clem_results(episodes: pd.DataFrame) -> pd.DataFrame:
             out[f"{game}, {column}"] = block[column]
     out.index.name = None
     return out
+
+
+def self_play(agent: str, units: list[str]) -> str | None:
+    """clem's model is its self-play pair (`gpt-4o-t0.0--gpt-4o-t0.0`): that unit where the agent has it, else its
+    one unit (a game played against a programmatic partner only), else none."""
+    same = [u for u in units if len(set(u.split("--"))) == 1]
+    return same[0] if len(same) == 1 else only_unit(agent, units)
+
+
+def clem_headline(tables: Tables) -> pd.DataFrame:
+    """clem's results table per model pair (the clembench runner's `Headline.compute`), each row under the rated
+    agents of the pair (its focal models): HEADLINE_COLUMNS, metric clemscore, % Played and Quality Score."""
+    table = clem_results(clem_episodes(tables.matches, tables.measures))
+    if table.empty:
+        return headline_rows(pd.DataFrame())
+    focal = tables.results[tables.results["group"].fillna("focal") == "focal"][["match_id", "agent"]]
+    folders = clem_names(tables.matches)[["match_id", "model"]].rename(columns={"model": "unit"})
+    owners = focal.merge(folders, on="match_id")
+    owners = owners[["unit", "agent"]].drop_duplicates()
+    long = table.reset_index(names="unit").melt(id_vars="unit", var_name="metric", value_name="value")
+    long["metric"] = long["metric"].str.replace("-, ", "", regex=False).str.replace("all, Average ", "", regex=False)
+    long = long.merge(owners, on="unit")
+    return headline_rows(long.assign(headline=long["metric"] == "clemscore"))
