@@ -8,7 +8,7 @@ from typing import Any, Sequence
 from pandas import DataFrame
 
 from referee.io.store import Store
-from referee.run.result import Result as Result
+from referee.result import Result as Result
 
 # what a job reads: a store, a store file, logs to ingest (a file, a folder or a list of them), or a results table
 Data = Store | str | PathLike[str] | Sequence[str | PathLike[str]] | DataFrame

@@ -12,7 +12,7 @@ Every job of `referee.composing.JOBS` is a call here, named as its command with 
 with the same names (underscored), defaults and checks; its first argument, for a job that reads a store, is a
 store (`referee.open`), a store file, logs to ingest, or a DataFrame of results (columns match, agent, score and
 the table runner's optional ones, `referee formats table`). It returns the `Result` the command writes
-(`referee.run.result`): `table(name)`, `plot(name)`, `notes`, `diagnostics`, named fields as attributes, and a
+(`referee.result`): `table(name)`, `plot(name)`, `notes`, `diagnostics`, named fields as attributes, and a
 rich `_repr_html_` for Jupyter. Every call also takes `progress=True`: its progress as a notebook widget (default
 none). `use_style()` draws a notebook's own figures in referee's style.
 """
@@ -30,7 +30,7 @@ from referee.models import progress
 from referee.models.registry import suggest
 from referee.composing import JOBS
 from referee.run.job_table import Job
-from referee.run.result import Result
+from referee.result import Result
 
 __all__ = ["open", "sample", "use_style", "Result"] + [job.api for job in JOBS.values()]
 

@@ -16,7 +16,7 @@ from referee.run.job_table import NO_MODELS, Job
 from referee.run.options import SAMPLING_OPTIONS, SEED, Option, agent_list, path, sampling
 
 if TYPE_CHECKING:  # at run time each job imports it: `import referee` loads no numerical stack
-    from referee.run.result import PaperJobResult, ReportJobResult
+    from referee.result import PaperJobResult, ReportJobResult
 
 COMPOSING = (
     Job("report", "referee.composing:report", "write the HTML report for a store", (
@@ -43,7 +43,7 @@ def report(store, out=Path("reports/latest"), no_models: bool = False, seed: int
     """The HTML report of everything in the store (`referee report`), written to folder `out`; with `no_models`
     the Bayesian fits are skipped (a quick report). Fields: `index`, the path of its index.html."""
     from referee.reporting import build_report
-    from referee.run.result import ReportJobResult
+    from referee.result import ReportJobResult
 
     index = build_report(store, out, fit_models=not no_models, seed=seed, sampling=sampling(options) or None)
     return ReportJobResult("report", {}, fields={"index": str(index)}, lines=[f"wrote {index}"])
@@ -58,7 +58,7 @@ def paper(store, paper: str, out, finalists: list[str] | None = None, no_models:
 
     from referee.models.registry import implementation
     from referee.papers.items import PaperWriter
-    from referee.run.result import PaperJobResult
+    from referee.result import PaperJobResult
     from referee.present.outputs import ResultsFolder
 
     spec = PAPERS[paper]

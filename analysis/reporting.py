@@ -45,7 +45,7 @@ from referee.names import FINAL, SELECTION
 from referee.run.scores.describe import mean_se, ranking_alignment
 from referee.run.job_table import JOBS
 from referee.run.ratings.rating_labels import status_note
-from referee.run.result import Result
+from referee.result import Result
 
 SAMPLE = shipped("sample")
 REPORT_STAGES = 10  # build_report's stages, each said as it ends

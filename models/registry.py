@@ -6,7 +6,8 @@ line offers and validates before any heavy import, and what the fitting modules 
   (anchorable), fitted once per game when rated by game (separate_fits), on the Elo scale (elo_scale), an MCMC
   posterior rather than a point fit a bootstrap can resample (sampled), its own interval (interval), a
   one-sided agent's profile-likelihood bound (profile).
-- `VOTING_METHODS`, `GAME_METHODS`, `MIN_BALLOTS`; `PLAN_RULES`; `CALIBRATION_FAMILIES`; the sampling defaults.
+- `VOTING_METHODS`, `GAME_METHODS`, `MIN_BALLOTS`; `PLAN_RULES`; `CALIBRATION_FAMILIES`; the sampling defaults
+  (the score models, whose fits are jobs, are registered beside them: `referee.run.scores.score_registry`).
 """
 
 from __future__ import annotations
@@ -42,12 +43,12 @@ class Method:
     elo_scale: bool = True
     sampled: bool = False  # an MCMC posterior (no bootstrap)
     davidson_variant: str | None = None  # the method that models this method's ties by Davidson's parameter
-    fit: str = ""  # its implementation ('module:function', `referee.run.ratings.rating_fits`): a scalar fit of coded
+    fit: str = ""  # its implementation ('module:function', `referee.models.ratings.rating_fits`): a scalar fit of coded
     # comparisons when separate_fits, else a joint fit giving a Point (a sampled method's is its posterior's)
     counts: str | None = None  # its fit from pooled win counts (streamable methods)
     robust: bool = False  # its scalar fit takes cluster-robust Wald intervals and the resampling bootstrap
     covariates: bool = False  # the contextual model (covariates with cluster-robust intervals) extends it
-    fold: str | None = None  # its fit in one cross-validation fold (`referee.run.ratings.ratings_cv`), if it has one
+    fold: str | None = None  # its fit in one cross-validation fold (`rating_fits`, for `referee.run.ratings.ratings_cv`)
     dimensions: bool = False  # it has a number of dimensions (cross-validated at each)
     board: bool = False  # the board's own method (`referee.run.ratings.board`): its ratings, sets and pairs are the board's
     interval: str | None = None  # what its own interval is, as its tables name it (None: it has none; a bootstrap's)
@@ -55,7 +56,7 @@ class Method:
     # lost) has the profile-likelihood bound of that model as its interval's finite end
 
 
-F = "referee.run.ratings.rating_fits:"
+F = "referee.models.ratings.rating_fits:"
 WALD = "Wald 95 %"  # a maximum-likelihood fit's interval
 SKILL = "mu -/+ 1.96 sigma"  # a skill package's interval
 RATING_METHODS: dict[str, Method] = {m.name: m for m in (
@@ -63,16 +64,16 @@ RATING_METHODS: dict[str, Method] = {m.name: m for m in (
            anchorable=True, separate_fits=True, fit=F + "elo", counts=F + "elo_counts", profile=True),
     Method("bt", "Bradley-Terry by maximum likelihood, ties as half wins", streamable=True, anchorable=True,
            separate_fits=True, davidson_variant="bt-davidson", fit=F + "bt", counts=F + "bt_counts", robust=True,
-           covariates=True, fold="referee.run.ratings.ratings_cv:bt_fold", board=True, interval=WALD, profile=True),
+           covariates=True, fold=F + "bt_fold", board=True, interval=WALD, profile=True),
     Method("bt-davidson", "Bradley-Terry with Davidson's tie parameter", anchorable=True, separate_fits=True,
            davidson_variant="bt-davidson", fit=F + "bt_davidson", interval=WALD, profile=True),
     Method("bt-per-game", "global ratings plus shrunk per-game deviations", fit=F + "bt_per_game",
-           fold="referee.run.ratings.ratings_cv:per_game_fold"),
-    Method("bt-md", "multidimensional Bradley-Terry", fit=F + "bt_md", fold="referee.run.ratings.ratings_cv:md_fold",
+           fold=F + "per_game_fold"),
+    Method("bt-md", "multidimensional Bradley-Terry", fit=F + "bt_md", fold=F + "md_fold",
            dimensions=True),
     Method("online-elo", "sequential Elo in time order", online=True, anchorable=True, separate_fits=True,
            fit=F + "online_elo"),
-    Method("bayes-bt", "the PyMC Bradley-Terry model", sampled=True, fit="referee.run.ratings.ratings:bayes_bt",
+    Method("bayes-bt", "the PyMC Bradley-Terry model", sampled=True, fit=F + "bayes_bt",
            interval="94 % HDI"),
     Method("plackett-luce", "Plackett-Luce on each match's full ranking", anchorable=True, separate_fits=True,
            fit=F + "plackett_luce", interval=WALD, profile=True),
@@ -95,7 +96,7 @@ DIRECTIONS = ("higher", "lower")  # which way an outcome is better (measures.dir
 @dataclass(frozen=True)
 class GameMethod:
     """A game-theoretic ranking on the meta-game (`referee rank --method NAME`): its description, its solver of
-    the agents' game and of the agent-vs-scenario game ('module:function', `referee.run.ratings.game_theory`), and
+    the agents' game and of the agent-vs-scenario game ('module:function', `referee.models.game_solvers`), and
     whether it reports its ranking's sweep over alpha."""
 
     name: str
@@ -107,9 +108,9 @@ class GameMethod:
 
 GAME_METHODS: dict[str, GameMethod] = {g.name: g for g in (
     GameMethod("nash", "Nash averaging: skill against the maximum-entropy equilibrium of the log-odds meta-game",
-               "referee.run.ratings.game_theory:nash_solve", "referee.run.ratings.game_theory:nash_task_solve"),
-    GameMethod("alpha-rank", "alpha-Rank's stationary mass", "referee.run.ratings.game_theory:alpha_rank_solve",
-               "referee.run.ratings.game_theory:alpha_rank_task_solve", sweeps=True),
+               "referee.models.game_solvers:nash_solve", "referee.models.game_solvers:nash_task_solve"),
+    GameMethod("alpha-rank", "alpha-Rank's stationary mass", "referee.models.game_solvers:alpha_rank_solve",
+               "referee.models.game_solvers:alpha_rank_task_solve", sweeps=True),
 )}
 MIN_BALLOTS = 10  # an agent on fewer ballots (games) is listed apart, not ranked
 
@@ -138,54 +139,6 @@ OUTCOME_DRAWS, OUTCOME_TUNE = 2000, 1000
 AUDIT_DRAWS = 5000  # the audit's Bayesian regression of the outcome on the score (referee.models.validity.checks)
 
 
-@dataclass(frozen=True)
-class ScoreModel:
-    """A Bayesian model of scores (`referee fit MODEL`): its description, the likelihoods it offers, whether it
-    is the Measurement Layout (capabilities and demands: `referee plan --scenarios` serves its capabilities),
-    the data it reads (`data`: 'scores', the normalised scores of scenario-based matches, or 'outcomes', the
-    per-sample pass/fail or graded outcomes of any runner), whether it needs the scenarios' catalogue tags
-    (`needs_tags`) or a baseline agent (`needs_baseline`), checked before any compile or draw, and `fit`, its
-    implementation ('module:function'; a 'scores' model is called as (scores, scenarios, tags, seed,
-    likelihood, baseline, scenario_intercepts, agent_intercepts, structure, **sampling), an 'outcomes' model as
-    (outcomes, stated, seed, effects, interaction, compare, **sampling); both return (fit, tables, lines));
-    `figure`, the function drawing its figure from the job's Result (`referee.present.job_figures`); `draws` and
-    `tune`, its sampling defaults per chain (what runs when --draws and --tune are not given; the fit functions
-    default to the same constants, and a test holds them together)."""
-
-    name: str
-    description: str
-    fit: str
-    figure: str
-    likelihoods: tuple[str, ...] = ("ordered", "squeeze")
-    layout: bool = False
-    data: str = "scores"
-    needs_tags: bool = False
-    needs_baseline: bool = False
-    draws: int = 0  # its default draws and tuning steps per chain (the fit function's own defaults)
-    tune: int = 0
-
-    def run(self, *args, **kwargs):
-        return implementation(self.fit)(*args, **kwargs)
-
-
-SCORE_MODELS: dict[str, ScoreModel] = {m.name: m for m in (
-    ScoreModel("tag-effects", "hierarchical beta regression of scores on scenario tags (contest figure 6)",
-               "referee.run.scores.score_models:tag_effects", "referee.present.job_figures:tag_effects", needs_tags=True,
-               draws=TAG_DRAWS, tune=TAG_TUNE),
-    ScoreModel("baseline-contrast", "each agent's log-odds difference from a baseline agent (contest figure 3)",
-               "referee.run.scores.score_models:baseline_contrast", "referee.present.job_figures:baseline_contrast",
-               needs_baseline=True, draws=DRAWS, tune=TUNE),
-    ScoreModel("measurement-layout", "capabilities against scenario demands (contest figure 7)",
-               "referee.run.scores.score_models:measurement_layout", "referee.present.job_figures:capability_profiles",
-               likelihoods=("ordered",), layout=True, needs_tags=True, draws=LAYOUT_DRAWS,
-               tune=LAYOUT_TUNE),
-    ScoreModel("pass-fail", "per-sample pass/fail outcomes: logit with crossed agent, task and item effects",
-               "referee.run.scores.outcome_models:pass_fail", "referee.present.job_figures:outcome_effects",
-               likelihoods=(), data="outcomes", draws=OUTCOME_DRAWS, tune=OUTCOME_TUNE),
-    ScoreModel("graded", "per-sample graded outcomes (C/P/I, a judge's grades): ordered logistic, crossed effects",
-               "referee.run.scores.outcome_models:graded", "referee.present.job_figures:outcome_effects",
-               likelihoods=(), data="outcomes", draws=OUTCOME_DRAWS, tune=OUTCOME_TUNE),
-)}
 OUTCOME_EFFECTS = ("agent", "agent+task", "crossed")  # the outcome models' ladder (`referee fit --effects`)
 # the match columns that `referee fit --task` and `--item` may name (default: the game is the task, the scenario
 # the item, as Inspect's task and sample are stored)

@@ -89,7 +89,7 @@ def test_every_layer_imports_only_below_it():
 
 # every package of the installed `referee`, bottom first; a package imports only from the rows below its own
 PACKAGE_LAYERS = (
-    ("referee.names", "referee.markdown_text"),
+    ("referee.names", "referee.markdown_text", "referee.result"),
     ("referee.models",),
     ("referee.io",),
     ("referee.simulators", "referee.prepare"),
@@ -138,6 +138,22 @@ def test_every_package_is_in_a_layer_and_imports_only_below_it():
     assert {_package(m) for m in graph} - row.keys() == set()  # a new package is placed in a layer
     up = sorted(f"{m} -> {n}" for m, targets in graph.items() for n in targets
                 if _package(m) != _package(n) and row[_package(n)] >= row[_package(m)])
+    assert up == []
+
+
+def test_no_registry_string_names_a_function_in_a_higher_layer():
+    """Issue 86: a registry's 'module:function' strings (the job table's, the models' registry's) point down the
+    layers or across: a registry on the ground floor never names a job or a figure above it."""
+    row = {package: k for k, packages in enumerate(PACKAGE_LAYERS) for package in packages}
+    named = re.compile(r"^(referee(?:\.\w+)+):\w*$")
+    up = []
+    for top in LAYERS:
+        for path in _modules(top):
+            mine = _package(_module_name(path))
+            for node in ast.walk(ast.parse(path.read_text())):
+                found = named.match(node.value) if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+                if found and row[_package(found.group(1))] > row[mine]:
+                    up.append(f"{path.relative_to(REPO)}: {node.value}")
     assert up == []
 
 

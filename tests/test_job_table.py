@@ -216,7 +216,7 @@ def test_a_misspelt_method_or_option_gets_did_you_mean_on_both_doors(capsys):
 def test_results_are_typed_and_json_keeps_fields_and_tables_apart(sample_store, tmp_path, capsys):
     """Issue 73: fields were read through `__getattr__` over a dict, and in `--json` a field named like a table
     was overwritten by it. `check` reports a field `violations` (a count) and a table `violations` (the rows)."""
-    from referee.run.result import CheckJobResult, Field, Result, declared_fields
+    from referee.result import CheckJobResult, Field, Result, declared_fields
 
     assert not hasattr(Result, "__getattr__")
     assert isinstance(CheckJobResult.violations, Field) and set(declared_fields(CheckJobResult)) == {
@@ -277,7 +277,7 @@ def test_a_result_field_of_the_wrong_type_is_refused_and_a_result_records_its_op
     import pytest
 
     import referee
-    from referee.run.result import CompareJobResult, RatingsJobResult
+    from referee.result import CompareJobResult, RatingsJobResult
 
     with pytest.raises(TypeError, match="'method' is declared str, got int 5"):
         RatingsJobResult("ratings", {}, fields={"method": 5})

@@ -230,7 +230,7 @@ def test_every_fit_model_on_an_inspect_store_fits_or_refuses_before_sampling(tmp
     """Issue 52: tag-effects crashed after 18 s of sampling and measurement-layout with 'SVD did not converge' on
     Inspect data (no catalogue tags); each now says what it lacks at once (exit 1), and the outcome models fit."""
     from referee.cli import main
-    from referee.models.registry import SCORE_MODELS
+    from referee.run.scores.score_registry import SCORE_MODELS
 
     store = str(tmp_path / "i.duckdb")
     assert main(["ingest", str(shared_file("real", "inspect")), "--store", store]) == 0

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from referee.result import LeaderboardJobResult
 from referee.present.cells import MISSING, cell_text, readable
 
 MAX_COLUMNS = 12  # what fits an A4 page in the report's type
@@ -67,6 +68,6 @@ def methods_view(methods: pd.DataFrame) -> pd.DataFrame:
     return readable(methods).reset_index(drop=True)
 
 
-def leaderboard_view(result) -> pd.DataFrame:
+def leaderboard_view(result: LeaderboardJobResult) -> pd.DataFrame:
     """The board a terminal prints for the leaderboard job's Result (`board_view` of its table)."""
     return board_view(result.table(), result.runner_columns)

@@ -4,7 +4,9 @@ shown). Computation stays in the job; this module only draws."""
 
 from __future__ import annotations
 
-from referee.models.registry import SCORE_MODELS, implementation
+from referee.result import (AuditJobResult, CalibrateJobResult, ContestJobResult, FitJobResult, LeaderboardJobResult,
+                            PowerJobResult, PredictorsJobResult, RatingsJobResult, Result, SocioJobResult)
+from referee.models.registry import implementation
 from referee.present.figures import (
     plot_bootstrap_violins,
     plot_capability_profiles,
@@ -18,7 +20,7 @@ from referee.present.figures import (
 from referee.present.plan_figures import plot_contest_stages, plot_power_curve, plot_rank_histograms
 
 
-def ratings(result) -> dict:
+def ratings(result: RatingsJobResult) -> dict:
     """The ratings with their intervals, and the bootstrap's violins when there is a bootstrap (not by game)."""
     table = result.table()
     if "game" in table.columns or "slice" in table.columns:
@@ -30,45 +32,46 @@ def ratings(result) -> dict:
     return figures
 
 
-def leaderboard(result) -> dict:
+def leaderboard(result: LeaderboardJobResult) -> dict:
     """The Bradley-Terry ratings with their intervals, established agents first."""
     return {"intervals": lambda: plot_ratings(result.table(), ranked_first=True)}
 
 
-def ratings_cv(result) -> dict:
+def ratings_cv(result: Result) -> dict:
     """Each fitted win-probability matrix beside the observed one."""
     return {"win_probability": lambda: plot_win_matrices(result.drawn["win_matrices"])}
 
 
-def contest(result) -> dict:
+def contest(result: ContestJobResult) -> dict:
     """The agents' Elo through the contest's stages."""
     return {"stages": lambda: plot_contest_stages(result.value.table(), result.value.finalists)}
 
 
-def plan(result) -> dict:
+def plan(result: Result) -> dict:
     """The power curve (with --power)."""
-    if "power" not in result.tables:
+    if not isinstance(result, PowerJobResult) or "power" not in result.tables:
         return {}
     return {"power": lambda: plot_power_curve(result.table("power"), result.delta)}
 
 
-def fit(result) -> dict:
-    """The model's figure, named after the model, drawn by its registered function (`SCORE_MODELS[model].figure`);
-    an outcome model's task effects beside it (`{model}_tasks`) when it has them."""
+def fit(result: FitJobResult) -> dict:
+    """The model's figure, named after the model, drawn by its registered function (`ScoreModel.figure`, which the
+    fit job hands over as `drawn['figure']`); an outcome model's task effects beside it (`{model}_tasks`) when it
+    has them."""
     model = result.model
-    figures = {model: lambda: implementation(SCORE_MODELS[model].figure)(result)}
+    figures = {model: lambda: implementation(result.drawn["figure"])(result)}
     tasks = result.tables.get("tasks")
-    if SCORE_MODELS[model].data == "outcomes" and tasks is not None and len(tasks):
+    if tasks is not None and len(tasks) and "p" in tasks.columns:
         figures[f"{model}_tasks"] = lambda: _forest(tasks, "task", result)
     return figures
 
 
-def outcome_effects(result):
+def outcome_effects(result: FitJobResult):
     """Forest plot of the agents' effects on the probability scale (94 % HDI), at the average task and item."""
     return _forest(result.table(), "agent", result)
 
 
-def _forest(table, label: str, result):
+def _forest(table, label: str, result: FitJobResult):
     """Posterior means and 94 % HDIs of `table`'s p (an agent's or task's probability of a pass, or expected
     grade), highest first; an effect the data cannot identify is labelled '(prior only)'."""
     shown = table.assign(mean=table["p"], hdi_low=table["p_low"], hdi_high=table["p_high"])
@@ -80,25 +83,25 @@ def _forest(table, label: str, result):
                           f"{label.capitalize()} effects, {what} (mean, 94% HDI)", what, reference=None)
 
 
-def tag_effects(result):
+def tag_effects(result: FitJobResult):
     """The tag coefficients with their 94 % HDIs."""
     return plot_intervals(result.table(), "tag", "Tag coefficients (posterior mean, 94% HDI)",
                           "log-odds effect on score")
 
 
-def baseline_contrast(result):
+def baseline_contrast(result: FitJobResult):
     """Each agent's log-odds difference from the baseline with its 95 % HDI."""
     return plot_intervals(result.table(), "agent", f"Log-odds difference from {result.baseline} (mean, 95% "
                           "HDI)", "log-odds difference")
 
 
-def capability_profiles(result):
+def capability_profiles(result: FitJobResult):
     """The Measurement Layout's capability profiles, with each agent's base chance and sample size."""
     return plot_capability_profiles(result.table(), {n: result.value.parameters(n)
                                                      for n in ("base_chance", "sample_size")})
 
 
-def predictors(result) -> dict:
+def predictors(result: PredictorsJobResult) -> dict:
     """The per-agent comparison of predictors, and the capability profiles of the agents the layout predicts."""
     comp, included = result.value, result.included
     figures = {"comparison": lambda: plot_predictor_comparison(comp.per_agent)}
@@ -110,7 +113,7 @@ def predictors(result) -> dict:
     return figures
 
 
-def describe(result) -> dict:
+def describe(result: Result) -> dict:
     """Means by agent and by scenario (±1 SE), and the correlation heatmap."""
     return {"mean_by_agent": lambda: plot_means(result.table("mean_by_agent"), "agent"),
             "mean_by_scenario": lambda: plot_means(result.table("mean_by_scenario"), "scenario"),
@@ -118,14 +121,14 @@ def describe(result) -> dict:
                                                              "Score, tags, substrates and resident status")}
 
 
-def calibrate(result) -> dict:
+def calibrate(result: CalibrateJobResult) -> dict:
     """The rank histograms per parameter group, with the 99 % band of a uniform histogram."""
     return {"rank_histograms": lambda: plot_rank_histograms(
         result.table("ranks"), result.table("summary"), f"{result.model}: rank histograms over "
         f"{result.sims} simulations (grey: 99% band of a uniform histogram)")}
 
 
-def socio(result) -> dict:
+def socio(result: SocioJobResult) -> dict:
     """COMPACT figures 4-7 (similarity, consistency, ROC curves, weights), drawn together on first use."""
 
     drawn: dict = {}
@@ -139,7 +142,7 @@ def socio(result) -> dict:
     return {n: (lambda n=n: figure(n)) for n in names}
 
 
-def audit(result) -> dict:
+def audit(result: AuditJobResult) -> dict:
     """The score against the first outcome, and the score's decomposition (with a formula)."""
     from referee.present.audit_report import audit_figures
 

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from referee.result import FitJobResult, LeaderboardJobResult, RunnerNumbersJobResult
 from referee.present.board_view import board_view, methods_view
 from referee.present.cells import readable
 from referee.present.markdown import md_finalize, md_table
@@ -215,7 +216,7 @@ def _contest_layout(table: pd.DataFrame, value: str, label: str, status: pd.Data
     return out
 
 
-def leaderboard_section(runner: str, result) -> Section:
+def leaderboard_section(runner: str, result: LeaderboardJobResult) -> Section:
     """The leaderboard (`referee.run.ratings.leaderboard`'s Result) as the report's first section: a one-line summary,
     the board (`referee.present.board_view.board_view`: at most 12 columns), each method's own columns right below
     (`methods_view`), then the definitions and notes folded in one block. The tier tests and the seat effect are
@@ -244,7 +245,7 @@ def leaderboard_section(runner: str, result) -> Section:
     return section
 
 
-def runner_numbers_section(result) -> Section:
+def runner_numbers_section(result: RunnerNumbersJobResult) -> Section:
     """The runners' own numbers (`referee.run.ratings.runner_numbers.own_numbers`'s Result): per unit, as each runner
     computes and names them, and why referee's rating may order the agents otherwise."""
     runners = ", ".join(result.runners)
@@ -412,7 +413,7 @@ def beta_regression_section(contrast, contrast_table: pd.DataFrame, tags, tag_ta
     return section
 
 
-def outcome_section(runner: str, result) -> Section:
+def outcome_section(runner: str, result: FitJobResult) -> Section:
     """Per-sample outcomes of `runner` (a `referee fit pass-fail` or `fit graded` Result): agent effects on the
     probability scale (forest plot), accuracy raw beside pooled per agent and task, priors and diagnostics."""
     fit = result.value

@@ -1,13 +1,14 @@
-"""A job's `Result` (`referee.run.result`) written to a results folder: each table as NAME.csv, each figure as
+"""A job's `Result` (`referee.result`) written to a results folder: each table as NAME.csv, each figure as
 NAME.png and .svg, each document (text as it is, anything else as JSON), the posterior as idata.nc, the notes,
 the diagnostics, then the manifest and provenance."""
 
 from __future__ import annotations
 
+from referee.result import Result
 from referee.present.outputs import ResultsFolder
 
 
-def write_result(result, folder: ResultsFolder) -> dict:
+def write_result(result: Result, folder: ResultsFolder) -> dict:
     """Write `result` into `folder` and close it; returns the manifest."""
     for name, table in result.tables.items():
         folder.table(name, table)

@@ -4,7 +4,7 @@ is generated from it; the report and `referee paper` compose the same job functi
 implementations are imported when a job runs.
 
 A job is one function in `referee.run` (`function`, 'module:function') called as `function(data, **options)`
-(or `function(**options)` for a job that reads no store) and returning a `referee.run.result.Result`. `data`
+(or `function(**options)` for a job that reads no store) and returning a `referee.result.Result`. `data`
 says what it reads: 'store' a store opened read-only, 'writable' a store it writes to (an LLM judge's cache),
 'optional' a store it may record in, 'none' no store. `folder`: the command line writes the result to a
 results folder (`--out`, default `out`); otherwise the job writes its own files (its `out` option).
@@ -27,12 +27,12 @@ from referee.models.registry import (
     RATING_METHODS,
     OUTCOME_EFFECTS,
     OUTCOME_ROLES,
-    SCORE_MODELS,
     VOTING_METHODS,
     implementation,
     methods_with,
     suggest,
 )
+from referee.run.scores.score_registry import SCORE_MODELS
 from referee.names import DEFAULT_STORE, MEASURE_KINDS
 from referee.run.options import (
     DATA,
@@ -149,7 +149,7 @@ class Job:
 
 def recorded(options: dict, result):
     """`result`, a `Result` recording the `options` it ran with (anything else as it is)."""
-    from referee.run.result import Result  # here, not at the top: the job table loads without pandas
+    from referee.result import Result  # here, not at the top: the job table loads without pandas
 
     if isinstance(result, Result):
         result.options = dict(options)

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from referee.models.registry import AUDIT_DRAWS, CHAINS, DRAWS, SCORE_MODELS, TUNE, suggest
+from referee.models.registry import AUDIT_DRAWS, CHAINS, DRAWS, TUNE, suggest
+from referee.run.scores.score_registry import SCORE_MODELS
 
 
 @dataclass(frozen=True)

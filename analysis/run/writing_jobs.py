@@ -10,7 +10,7 @@ from pathlib import Path
 
 from referee.names import DEFAULT_STORE
 from referee.run.options import pairs
-from referee.run.result import IngestJobResult, WrittenJobResult
+from referee.result import IngestJobResult, WrittenJobResult
 
 
 def ingest(paths: list, store=DEFAULT_STORE, runner: str | None = None, catalogue=None, mapping=None,

@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from referee.models.alpha_rank import alpha_rank, alpha_rank_populations, alpha_sweep
-from referee.models.game_theory import (agent_task_nash, components, cyclic_share, cyclic_share_by_chance, nash_average,
-                                        payoff_table, strongest_cycles)
+from referee.models.alpha_rank import alpha_sweep
+from referee.models.game_theory import components, cyclic_share, cyclic_share_by_chance, payoff_table, strongest_cycles
 from referee.models.ratings.bootstrap import MIN_MATCHES, game_weights
 from referee.models.ratings.bradley_terry import add_rank
 from referee.models.registry import GAME_METHODS, implementation
@@ -96,18 +95,6 @@ def at_bound(estimate, lower, upper) -> np.ndarray | bool:
 def _solve(comparisons: pd.DataFrame, agents: list[str], method: str, alpha: float, m: int):
     game = payoff_table(comparisons, agents)
     return (game,) + implementation(GAME_METHODS[method].solve)(game, agents, alpha, m)
-
-
-def nash_solve(game, agents: list[str], alpha: float, m: int):
-    """Nash averaging (`GAME_METHODS['nash']`): (skill in log-odds, equilibrium mass, support)."""
-    found = nash_average(game.log_odds, agents)
-    return found.skill, found.mass, found.support
-
-
-def alpha_rank_solve(game, agents: list[str], alpha: float, m: int):
-    """alpha-Rank (`GAME_METHODS['alpha-rank']`): (stationary mass as the score, the mass, agents above 1e-4)."""
-    mass = alpha_rank(game.wins, alpha, m)
-    return mass, mass, [a for a, p in zip(agents, mass) if p > 1e-4]
 
 
 def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float = 100.0, m: int = 50,
@@ -227,19 +214,6 @@ def score_table(scores: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def _task_solve(table: pd.DataFrame, method: str, alpha: float, m: int):
     return implementation(GAME_METHODS[method].task_solve)(table, alpha, m)
-
-
-def nash_task_solve(table: pd.DataFrame, alpha: float, m: int):
-    """The agent-vs-scenario game by Nash averaging: (agent skill, agent mass, scenario score, scenario mass)."""
-    found = agent_task_nash(table.to_numpy(dtype=float), list(table.index), list(table.columns))
-    return found.skill, found.agent_mass, found.task_score, found.task_mass
-
-
-def alpha_rank_task_solve(table: pd.DataFrame, alpha: float, m: int):
-    """The agent-vs-scenario game by two-population alpha-Rank: the agents' and the scenarios' marginal masses."""
-    s = table.to_numpy(dtype=float)
-    _, (agent_mass, task_mass) = alpha_rank_populations([s, -s], alpha, m)
-    return agent_mass, agent_mass, task_mass, task_mass
 
 
 def task_ranking(scores: pd.DataFrame, method: str = "nash", alpha: float = 100.0, m: int = 50,

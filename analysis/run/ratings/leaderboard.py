@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from referee.models.registry import MIN_BALLOTS
 from referee.readings import cut_list
 from referee.run.executor import sweep_executor
-from referee.run.result import LeaderboardJobResult
+from referee.result import LeaderboardJobResult
 from referee.run.stored import selected_tables
 
 BOOTSTRAP = 0  # the board's draws: 0 for Normal draws with the fit's covariance, N for N bootstrap replicates

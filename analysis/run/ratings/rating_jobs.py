@@ -16,7 +16,7 @@ from referee.models.registry import DEFAULT_TAU_ELO, MIN_BALLOTS, RATING_METHODS
 from referee.readings import p_text
 from referee.run.executor import sweep_executor
 from referee.run.options import sampling
-from referee.run.result import CompareJobResult, ContestJobResult, RatingsJobResult, Result
+from referee.result import CompareJobResult, ContestJobResult, RatingsJobResult, Result
 from referee.run.stored import selected_tables, stored_tables
 
 

@@ -45,7 +45,7 @@ from referee.models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, su
 from referee.models.ratings.bootstrap import BootstrapResult, bootstrap_generic, bootstrap_resampled, bt_resampling
 from referee.models.ratings.bradley_terry import bt_covariance_floored, centred_se, cluster_reading, pair_counts, wald_table
 from referee.models.registry import DEFAULT_TAU_ELO
-from referee.run.ratings.rating_fits import Point, davidson_ties
+from referee.models.ratings.rating_fits import Point, davidson_ties
 from referee.prepare.membership import agents_in, is_in
 
 METHODS = tuple(RATING_METHODS)  # names and traits in `referee.models.registry`
@@ -114,7 +114,7 @@ class RatingResult(FitResult):
 def _point(comparisons: pd.DataFrame, method: str, by: str | None, prior: bool, dims: int, k: float,
            tau_elo: float | None, seed: int, agents: list[str] | None = None) -> Point:
     """One method's point fit (`Point`) on a comparisons table, by its registered implementation
-    (`referee.models.registry.RATING_METHODS`, `referee.run.ratings.rating_fits`)."""
+    (`referee.models.registry.RATING_METHODS`, `referee.models.ratings.rating_fits`)."""
     spec = RATING_METHODS[method]
     coded = encode(comparisons, agents)
     if not spec.separate_fits:
@@ -196,8 +196,7 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     labelled = dict(parts=parts, agents=agents, status=status, uninformed=uninformed,
                     said=information_note(total, uninformed))
     if RATING_METHODS[method].sampled:
-        return _labelled(implementation(RATING_METHODS[method].fit)(comparisons, by, draws, tune, chains, seed,
-                                                                    sampler), **labelled)
+        return _labelled(_sampled(method, comparisons, by, draws, tune, chains, seed, sampler), **labelled)
     options = dict(bootstrap=bootstrap, by=by, prior=prior, dims=dims, k=k, tau_elo=tau_elo, seed=seed,
                    executor=executor, status=status)
     compared = None if parts is None else parts.reindex(status.index)
@@ -447,16 +446,9 @@ def bootstrap_block(shared: Shared, method: str, by: str | None, prior: bool, di
     return bootstrap_generic(comparisons, refit, keys, replicates=replicates, seed=block_seed, games=(first, second))
 
 
-def bayes_bt(comparisons, by, draws, tune, chains, seed, sampler) -> RatingResult:
-    """bayes-bt (`RATING_METHODS`): the PyMC Bradley-Terry model (per game with `by`), its posterior kept."""
-    from referee.models.ratings.bayes_bt import fit_bayes_bt
-
-    coded = encode(comparisons)
-    if by:
-        fit = fit_bayes_bt(coded.counts(), coded.agents, coded.game_counts(), coded.games, draws=draws, tune=tune,
-                           chains=chains, seed=seed, sampler=sampler)
-    else:
-        fit = fit_bayes_bt(coded.counts(), coded.agents, draws=draws, tune=tune, chains=chains, seed=seed,
-                           sampler=sampler)
-    return RatingResult(model="bayes-bt", ratings=fit.table(), fits=[fit], fit=fit,
+def _sampled(method: str, comparisons, by, draws, tune, chains, seed, sampler) -> RatingResult:
+    """A sampled method (`Method.sampled`: bayes-bt, the PyMC Bradley-Terry model, per game with `by`), its
+    posterior kept."""
+    fit = implementation(RATING_METHODS[method].fit)(encode(comparisons), by, draws, tune, chains, seed, sampler)
+    return RatingResult(model=method, ratings=fit.table(), fits=[fit], fit=fit,
                         idata=fit.idata, diagnostics=dict(fit.diagnostics), notes=list(fit.notes))

@@ -20,8 +20,6 @@ from referee.run.executor import Executor, Shared, Task, run_tasks, share
 from referee.run.ratings.ratings import encode
 from referee.models.fit import summarised_warnings
 from referee.models.ratings.bradley_terry import fit_bt
-from referee.models.ratings.bt_multidim import fit_bt_multidim
-from referee.models.ratings.bt_per_game import fit_bt_per_game
 from referee.models.registry import DEFAULT_TAU_ELO, RATING_METHODS, implementation
 from referee.prepare.membership import agents_in
 
@@ -48,29 +46,6 @@ def _strengths(model: str, train: pd.DataFrame, agents: list[str], games: list[s
     game_index = pd.Index(games).get_indexer(coded.games)
     prior = implementation(RATING_METHODS[model].fold)(strengths, coded, agents, game_index, dims, seed, tau_elo)
     return strengths, bool(prior)
-
-
-def bt_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> bool:
-    """bt in a fold: one strength per agent in every game (falls back to MAP itself where no MLE exists: True)."""
-    fit = fit_bt(coded.counts(), agents)
-    strengths[:] = fit.theta
-    return fit.prior_sd is not None
-
-
-def per_game_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> bool:
-    """bt-per-game in a fold: the global strength, and the game's own in the games trained on (True: the
-    global strengths were given a prior, their maximum-likelihood estimate not existing on the fold)."""
-    fit = fit_bt_per_game(coded.game_counts(), agents, coded.games, tau_elo=tau_elo)
-    strengths[:] = fit.mu
-    strengths[game_index] = fit.theta
-    return fit.prior_sd is not None
-
-
-def md_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> bool:
-    """bt-md in a fold: each game's strengths with `dims` dimensions (no prior added)."""
-    fit = fit_bt_multidim(coded.game_counts(), agents, coded.games, dims=dims, seed=seed, restarts=2)
-    strengths[game_index] = fit.strengths
-    return False
 
 
 def cross_validate(comparisons: pd.DataFrame, folds: int = 5, dims: range | list[int] = range(1, 8),

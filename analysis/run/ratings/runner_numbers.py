@@ -34,7 +34,7 @@ from referee.io.loaders.runner import HEADLINE_COLUMNS, headline_rows
 from referee.models.registry import RATING_METHODS, implementation
 from referee.prepare.comparisons import comparisons_from_tables
 from referee.run.ratings.ratings import encode
-from referee.run.result import RunnerNumbersJobResult
+from referee.result import RunnerNumbersJobResult
 
 COLUMNS = ["runner", *HEADLINE_COLUMNS]
 HEADLINES: dict[str, Headline] = {name: r.headline for name, r in RUNNERS.items() if r.headline}  # read off the entries

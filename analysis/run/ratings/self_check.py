@@ -26,7 +26,7 @@ import pandas as pd
 
 from referee.models.ratings.bootstrap import MIN_MATCHES
 from referee.run.ratings.rating_labels import ESTABLISHED
-from referee.run.result import CheckJobResult, Result
+from referee.result import CheckJobResult, Result
 
 COLUMNS = ["invariant", "where", "what"]
 

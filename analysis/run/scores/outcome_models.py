@@ -2,7 +2,7 @@
 tables (agents, tasks, accuracy raw beside pooled and the runner's own standard error, priors, summary) and, with
 `compare`, the PSIS-LOO / WAIC comparison of the ladder agent -> agent + task -> crossed.
 
-Each is registered in `referee.models.registry.SCORE_MODELS` (data 'outcomes'): called as (outcomes, stated,
+Each is registered in `referee.run.scores.score_registry.SCORE_MODELS` (data 'outcomes'): called as (outcomes, stated,
 seed, effects, interaction, compare, **sampling) -> (fit, tables, lines), `outcomes` from
 `referee.prepare.outcomes.sample_outcomes`, `stated` the runner's own standard errors (`stated_stderr`).
 """

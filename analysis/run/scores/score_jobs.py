@@ -9,7 +9,7 @@ import json
 
 from referee.run.executor import sweep_executor
 from referee.run.options import sampling
-from referee.run.result import CalibrateJobResult, FitJobResult, PowerJobResult, PredictorsJobResult, Result
+from referee.result import CalibrateJobResult, FitJobResult, PowerJobResult, PredictorsJobResult, Result
 from referee.run.scores.score_models import model_scores
 from referee.run.stored import selected_tables
 
@@ -19,7 +19,7 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str | N
         effects: str = "crossed", interaction: bool = False, compare: bool = False, measure: str | None = None,
         task: str | None = None, item: str | None = None, runner: str | None = None, phase: list[str] | None = None,
         seed: int = 0, **options) -> FitJobResult:
-    """A Bayesian model of scores (`referee fit`): `model` one of `referee.models.registry.SCORE_MODELS`: of
+    """A Bayesian model of scores (`referee fit`): `model` one of `referee.run.scores.score_registry.SCORE_MODELS`: of
     normalised scores (tag effects, the baseline contrast against `baseline`, the Measurement Layout) or of
     per-sample outcomes (pass-fail, graded: `effects` the ladder step, `interaction` agent x task, `compare`
     the PSIS-LOO/WAIC ladder, `measure` a measure to read instead of the score, `task` and `item` the match
@@ -28,7 +28,7 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str | N
     only): 'ordered' (default) or 'squeeze'; an outcome model asked for one is refused. What a model needs (catalogue
     tags, the baseline agent, pass/fail or graded scores) is checked before any compile or draw. The main table
     is the model's; the posterior is `result.idata`."""
-    from referee.models.registry import SCORE_MODELS
+    from referee.run.scores.score_registry import SCORE_MODELS
 
     spec = SCORE_MODELS[model]
     if likelihood is not None and likelihood not in spec.likelihoods:
@@ -47,7 +47,8 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str | N
         found, tables, lines = spec.run(outcomes, stated, seed=seed, effects=effects, interaction=interaction,
                                         compare=compare, **sampling(options))
         fields = {"model": model, "effects": effects, "interaction": interaction, **outcomes.attrs["roles"]}
-        return FitJobResult("fit", tables, found.notes, found.diagnostics, fields=fields, lines=lines, value=found)
+        return FitJobResult("fit", tables, found.notes, found.diagnostics, fields=fields, lines=lines, value=found,
+                            drawn={"figure": spec.figure})
     if compare or interaction or measure or task or item or effects != "crossed":
         raise ValueError(f"--effects, --interaction, --compare, --measure, --task and --item are for the outcome "
                          f"models (pass-fail, graded), not {model}")
@@ -58,7 +59,7 @@ def fit(store, model: str, baseline: str = "rational_agent", likelihood: str | N
                                     scenario_intercepts=scenario_intercepts, agent_intercepts=not no_agent_intercepts,
                                     structure=structure, **sampling(options))
     return FitJobResult("fit", tables, found.notes, found.diagnostics, fields={"model": model, "baseline": baseline},
-                  lines=lines, value=found)
+                        lines=lines, value=found, drawn={"figure": spec.figure})
 
 
 def check_score_inputs(spec, scores, tags, baseline: str) -> None:
@@ -158,7 +159,7 @@ def plan(store, budget: int = 20, target: str = "adjacent:0.95", rule: str = "c-
     """Which matches to run next, and how many (`referee plan`): a plan of `budget` matches by `rule` toward
     `target`; with `power`, the power curve to separate two agents `delta` Elo points apart; with `scenarios`,
     the N scenarios that would most shrink what `model` now knows least."""
-    from referee.models.registry import SCORE_MODELS
+    from referee.run.scores.score_registry import SCORE_MODELS
 
     if not SCORE_MODELS[model].layout and (posterior or repeats != 1 or demand):
         raise ValueError("--posterior, --repeats and --demand are for --scenarios N --model measurement-layout")
@@ -191,7 +192,7 @@ def _scenario_plan(store, n, profiles, model, posterior, repeats, demand, phase,
     known (`referee.models.scores.scenario_design`), or with the Measurement Layout the capabilities now least
     known (`referee.run.scores.scenario_plan`), from `posterior` (an idata.nc `referee fit measurement-layout` wrote,
     or its folder) or a layout fitted now."""
-    from referee.models.registry import SCORE_MODELS
+    from referee.run.scores.score_registry import SCORE_MODELS
 
     scores, scenarios, tags = model_scores(store, phase)
     if SCORE_MODELS[model].layout:

@@ -38,7 +38,7 @@ def fit_store_layout(scores: pd.DataFrame, scenarios: pd.DataFrame, tags: pd.Dat
 
 def tag_effects(scores, scenarios, tags, seed, likelihood, baseline, scenario_intercepts, agent_intercepts, structure,
                 **sampling):
-    """`fit tag-effects` (`referee.models.registry.SCORE_MODELS`): (the fit, its tables, lines to print): the tag
+    """`fit tag-effects` (`referee.run.scores.score_registry.SCORE_MODELS`): (the fit, its tables, lines to print): the tag
     coefficients (log-odds effects on the score)."""
     from referee.models.scores.beta_regression import fit_tag_effects
 

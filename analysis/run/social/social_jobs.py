@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from referee.run.options import sampling
-from referee.run.result import AgreementJobResult, AuditJobResult, JudgeJobResult, SocioJobResult
+from referee.result import AgreementJobResult, AuditJobResult, JudgeJobResult, SocioJobResult
 from referee.run.stored import one_runner
 
 

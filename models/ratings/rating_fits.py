@@ -1,6 +1,7 @@
 """Each rating method's fit, as `referee.models.registry.RATING_METHODS` names it: a scalar fit of integer-coded
 comparisons (`Coded`, `referee.run.ratings.ratings.encode`) for a method fitted once per game when rated by game, a joint
-fit (a `Point`) for one that models the games together, and a fit of pooled win counts for a streamable one.
+fit (a `Point`) for one that models the games together, a fit of pooled win counts for a streamable one, a fit in
+one cross-validation fold, and a sampled method's posterior.
 Ratings on the Elo scale unless the method says otherwise (TrueSkill and OpenSkill: mu, sigma)."""
 
 from __future__ import annotations
@@ -115,3 +116,41 @@ def davidson_ties(fit) -> dict | None:
         return None
     return {"nu": fit.nu, "nu_se": fit.nu_se, "tie_probability_equal": fit.tie_probability,
             "observed_tie_rate": fit.observed_tie_rate}
+
+
+# each method's fit in one cross-validation fold (`Method.fold`, `referee.run.ratings.ratings_cv`): fills
+# `strengths` (games x agents) from the fold's coded training comparisons and says whether the fit added a prior
+# because the maximum-likelihood estimate does not exist on the fold
+def bt_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> bool:
+    """bt in a fold: one strength per agent in every game (falls back to MAP itself where no MLE exists: True)."""
+    fit = fit_bt(coded.counts(), agents)
+    strengths[:] = fit.theta
+    return fit.prior_sd is not None
+
+
+def per_game_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> bool:
+    """bt-per-game in a fold: the global strength, and the game's own in the games trained on (True: the
+    global strengths were given a prior, their maximum-likelihood estimate not existing on the fold)."""
+    fit = fit_bt_per_game(coded.game_counts(), agents, coded.games, tau_elo=tau_elo)
+    strengths[:] = fit.mu
+    strengths[game_index] = fit.theta
+    return fit.prior_sd is not None
+
+
+def md_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> bool:
+    """bt-md in a fold: each game's strengths with `dims` dimensions (no prior added)."""
+    fit = fit_bt_multidim(coded.game_counts(), agents, coded.games, dims=dims, seed=seed, restarts=2)
+    strengths[game_index] = fit.strengths
+    return False
+
+
+def bayes_bt(coded, by: bool, draws: int, tune: int, chains: int, seed: int, sampler: str):
+    """bayes-bt (`RATING_METHODS`, a sampled method): the PyMC Bradley-Terry model of coded comparisons (per game
+    with `by`), its posterior kept (`.idata`)."""
+    from referee.models.ratings.bayes_bt import fit_bayes_bt
+
+    if by:
+        return fit_bayes_bt(coded.counts(), coded.agents, coded.game_counts(), coded.games, draws=draws, tune=tune,
+                            chains=chains, seed=seed, sampler=sampler)
+    return fit_bayes_bt(coded.counts(), coded.agents, draws=draws, tune=tune, chains=chains, seed=seed,
+                        sampler=sampler)
