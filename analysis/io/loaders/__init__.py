@@ -1,7 +1,7 @@
 """Loaders: one module per runner, one registry. Each module declares its runner as `RUNNER`, a `Runner`
 (`runner.py`: its name, detection, loading, the fields it reads, its traits and its own headline number), and
-`RUNNERS` (`registry.py`) lists them; adding a runner means adding a module with its entry, one line there, its format page
-(data/formats/NAME.md) and its tests. `entry(name)` is the entry of any runner a store names, a mapping file's
+`RUNNERS` (`registry.py`) is every entry the package's modules declare: adding a runner is adding its loader module
+with its entry, its format page (data/formats/NAME.md) and its tests. `entry(name)` is the entry of any runner a store names, a mapping file's
 (`mapped.RUNNER`, every trait at its default) when no module is registered under the name. A runner nobody wrote a
 module for is described by a mapping file instead (`mapped.py`): `resolve("my_runner.toml")`.
 """
@@ -12,8 +12,7 @@ import json
 
 from pathlib import Path
 
-from referee.io.loaders import (aoa, arena, clembench, compact, concordia, concordia_log, gtbench, inspect_log,
-                                 kaggle, mapped, meltingpot, ranked, records, sotopia, table, textarena)
+from referee.io.loaders import mapped
 from referee.io.loaders.registry import RUNNERS, reserved_runner_name
 from referee.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError
 from referee.io.loaders.detect import Detection, detection
@@ -22,8 +21,8 @@ from referee.io.loaders.runner import MATCH_UNIT, Headline, Runner, Tables
 
 DATA_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet", ".eval")
 
-__all__ = ["RUNNERS", "Runner", "Headline", "Tables", "MATCH_UNIT", "entry", "reserved_runner_name", "LoadOptions", "LoadResult", "NotThisRunner", "RecordError", "Detection", "detect",
-           "detect_runners", "get", "resolve", "runner_fields", "data_files", "comparison_unit"]
+__all__ = ["RUNNERS", "Runner", "Headline", "Tables", "MATCH_UNIT", "entry", "reserved_runner_name", "LoadOptions",
+           "LoadResult", "NotThisRunner", "RecordError", "Detection", "detect", "detect_runners", "get", "resolve", "runner_fields", "data_files", "comparison_unit"]
 
 
 def get(name: str) -> Runner:
