@@ -5,6 +5,7 @@ under the FitResult contract. (The non-editable install's shadowing check is in 
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 import sys
@@ -243,6 +244,74 @@ def test_every_runner_is_one_declared_entry_and_nothing_else_asks_a_loader_modul
     outside = {str(p.relative_to(REPO)): [line.strip() for line in p.read_text().splitlines() if compared.search(line)]
                for top in ("analysis", "models") for p in _modules(top) if "loaders" not in p.parts}
     assert {k: v for k, v in outside.items() if v} == {}
+
+
+TOY_LOADER = """
+import json
+from pathlib import Path
+
+from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, load_match_lines
+from referee.io.loaders.detect import share
+from referee.io.loaders.runner import Runner
+
+NAME = "toy"
+KEYS = ("toy_game", "winner", "loser")
+
+
+def sniff(path: Path, head: str, sample: list) -> float:
+    return share(sample, lambda r: set(r) == set(KEYS))
+
+
+def _rows(record) -> dict:
+    if not isinstance(record, dict) or set(record) != set(KEYS):
+        raise RecordError("missing field", None, f"a toy line has exactly {KEYS}")
+    match = {"runner": NAME, "game": "toy", "n_players": 2, "given_id": record["toy_game"]}
+    return {"matches": [match], "results": [
+        {"player": "p1", "agent": record["winner"], "score": 1.0, "rank": 1, "outcome": "win"},
+        {"player": "p2", "agent": record["loser"], "score": 0.0, "rank": 2, "outcome": "loss"}]}
+
+
+def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
+    return load_match_lines(path, content_hash, NAME, _rows, prefix="toy:")
+
+
+RUNNER = Runner(NAME, sniff, load, {"line": list(KEYS)}, seats=True)
+"""
+
+
+def test_adding_a_runner_is_its_loader_module_its_format_page_and_its_tests(tmp_path):
+    """Issue 86: a runner added as one loader module with its entry and one format page, nothing else, is
+    detected, ingested, listed by `referee formats` with its fields and read for its traits (a copy of the
+    installed tree, so the repository is untouched)."""
+    import shutil
+
+    import referee
+
+    tree = tmp_path / "site" / "referee"
+    shutil.copytree(Path(referee.__file__).parent, tree, symlinks=True)
+    (tree / "io" / "loaders" / "toy.py").write_text(TOY_LOADER)
+    (tree / "shipped" / "formats" / "toy.md").write_text("# toy: one game per line\n")
+    lines = "".join(json.dumps({"toy_game": i, "winner": "a" if i % 4 else "b", "loser": "b" if i % 4 else "a"}) + "\n"
+                    for i in range(12))
+    (tmp_path / "games.jsonl").write_text(lines)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import json, referee, referee.io.loaders as L; "
+            "from referee.prepare.covariates import seated_runners; "
+            "from referee.cli import main; "
+            "store = referee.open(sys.argv[2] + '/games.jsonl', store=sys.argv[2] + '/s.duckdb'); "
+            "print(json.dumps({'file': referee.__file__, 'detected': L.detect(__import__('pathlib').Path(sys.argv[2]) "
+            "/ 'games.jsonl'), 'matches': len(store.matches()), 'runners': store.runners(), "
+            "'seats': 'toy' in seated_runners(), 'fields': L.runner_fields()['toy']}))")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "site"), str(tmp_path)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["file"].startswith(str(tmp_path))  # the copy, not the installed tree
+    assert found == {**found, "detected": "toy", "matches": 12, "runners": ["toy"], "seats": True,
+                     "fields": {"line": ["toy_game", "winner", "loser"]}}
+    listed = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                             "from referee.cli import main; sys.exit(main(['formats', 'toy']))", str(tmp_path / "site")],
+                            capture_output=True, text=True, timeout=120)
+    assert listed.returncode == 0 and "# toy: one game per line" in listed.stdout, listed.stderr[-1000:]
 
 
 def test_one_registry_per_family_agrees_with_the_implementations():
