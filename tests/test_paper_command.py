@@ -173,6 +173,11 @@ def test_paper_compact_fits_the_per_game_model_by_maximum_likelihood(tmp_path, c
         a for a in point.index if cells.loc[(slice(None), a), :].shape[0] < len(connected)}
     assert set(point[point.isna()].index) == open_agents
     assert point.drop(list(open_agents))[table.index].to_numpy() == pytest.approx(table.to_numpy(), abs=0.01)
+    # the cross-validation scores a fold or counts it as without an estimate; Figure 1 names each panel's prior
+    auc = pd.read_csv(out / "section_2_cross_validated_auc.csv")
+    assert ((auc["folds"] + auc["folds_without_estimate"]) == 5).all()
+    assert auc.loc[auc["folds"] > 0, "auc"].notna().all() and auc.loc[auc["folds"] == 0, "auc"].isna().all()
+    _figure_1_names_each_prior(out, comparisons, items)
     # Table 2 is the paper's list of metrics, in its order, each with how many player-matches carry it
     listed = pd.read_csv(out / "table_2.csv")
     text = _paper("compact-social-intelligence.txt")
@@ -390,3 +395,35 @@ def test_a_published_number_is_quoted_only_beside_a_number_computed_the_same_way
     text = _paper("compact-social-intelligence.txt")
     if text is not None:
         assert f"Kendall-Tau correspondence of per-game rankings to the global ranking, which is {COMPACT_KENDALL_TAU}" in text
+
+
+def _figure_1_names_each_prior(out, comparisons, items) -> None:
+    """Figure 1's panels are MAP exactly where their split's win graph is not strongly connected (checked by a
+    search of its own: where the scalar MLE does not exist), said in the item and the CSV's fit column."""
+    fits = pd.read_csv(out / "figure_1.csv").drop_duplicates("panel").set_index("panel")["fit"]
+    for value, rows in comparisons.groupby(comparisons["communication"].astype(str)):
+        panel = f"communication={value}"
+        assert fits[panel].startswith("MAP") == (not _strongly_connected(rows)), panel
+        assert (panel in items["Figure 1"]["protocol"].get("prior", "")) == fits[panel].startswith("MAP")
+
+
+def test_compacts_cross_validation_scores_no_fold_without_an_estimate_and_figure_1_names_its_prior(tmp_path, capsys):
+    """Issue 88's bar: on the bundled COMPACT sample every game's win graph splits (checked by a search, not by
+    the model), so no fold's per-game fit has a plain maximum-likelihood strength for the agents it would
+    predict: the AUC item prints no bt-per-game number and says why, every fold counted as not scored; Figure 1
+    names the prior of each panel whose scalar fit has no MLE, in the item, the panel's title and the CSV (the
+    simulated run of `test_paper_compact_fits_the_per_game_model_by_maximum_likelihood` checks the other way)."""
+    from referee.prepare.comparisons import comparisons_from_tables
+
+    store, out = tmp_path / "s.duckdb", tmp_path / "paper"
+    assert main(["ingest", str(SAMPLE / "compact" / "logs"), "--store", str(store)]) == 0
+    assert main(["paper", "compact", "--store", str(store), "--out", str(out)]) == 0
+    items = {i["number"]: i for i in _manifest(out)["items"]}
+    per_game = pd.read_csv(out / "section_2_cross_validated_auc.csv").set_index("model").loc["bt-per-game"]
+    with Store(store, read_only=True) as s:
+        comparisons = comparisons_from_tables(s.table("matches"), s.table("results"), parallel=True)
+    assert not any(_strongly_connected(rows) for _, rows in comparisons.groupby("game"))
+    assert np.isnan(per_game["auc"]) and per_game["folds"] == 0 and per_game["folds_without_estimate"] == 5
+    assert "bt-per-game: 5 of 5 (no AUC)" in items["Section 2 (cross-validated AUC)"]["protocol"]["folds not scored"]
+    _figure_1_names_each_prior(out, comparisons, items)
+    capsys.readouterr()

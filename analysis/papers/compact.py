@@ -5,6 +5,8 @@ standard errors over pairs (Figure 5's error bars)."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from referee.papers.items import Item, PaperWriter
@@ -97,21 +99,12 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
                 writer.missing(Item(number, "cross-validation and win matrices"), str(exc))
             cv = None
         if cv is not None:  # the paper's panels: (a) games with communication, then (b) without
-            matrices = dict(sorted(cv.drawn["win_matrices"].items(), key=lambda kv: "=True" not in kv[0]))
-            writer.figure(Item("Figure 1", "probability that each agent outperforms each other, fitted and observed",
-                               protocol={"model": "scalar Bradley-Terry", "split": split,
-                                         "panels": "with communication first, as the paper's (a) and (b)"}),
-                          plot_win_matrices(matrices))
+            _figure_1(writer, dict(sorted(cv.drawn["win_matrices"].items(), key=lambda kv: "=True" not in kv[0])),
+                      split)
         if cv is not None and games > 1:
             auc = cv.table("cv_auc")
             cv_protocol = {"folds": "5, whole games", "dimensions": "1-7, as the paper tries", **PER_GAME}
-            with_prior = auc[auc["folds_with_prior"] > 0]
-            if len(with_prior):  # said in the item, not only on stderr: these rows are not plain maximum likelihood
-                cv_protocol["folds given a prior"] = (
-                    "; ".join(f"{r.model}{'' if not r.dims else f' ({r.dims} dims)'}: {r.folds_with_prior} of "
-                              f"{r.folds}" for r in with_prior.itertuples())
-                    + " folds' fits have no maximum-likelihood estimate on their training games and add a Normal(0, "
-                    "400 Elo) prior (column folds_with_prior)")
+            cv_protocol.update(cv_fold_words(auc))
             writer.table(Item("Section 2 (cross-validated AUC)", "held-out ROC-AUC of the scalar, per-game and "
                                                                  "multidimensional models",
                               protocol=cv_protocol, referee_default=PER_GAME_DEFAULT), auc)
@@ -119,6 +112,61 @@ def compact_paper(store, writer: PaperWriter, runner: str | None = None, seed: i
             writer.missing(Item("Section 2 (cross-validated AUC)", "cross-validation"), "every match is one game")
     _socio_items(store, writer, runner, seed, notes)
     return protocol, notes
+
+
+def _figure_1(writer: PaperWriter, matrices: dict, split: str | None) -> None:
+    """Figure 1: the scalar Bradley-Terry win probabilities beside the observed shares, panel by panel; a fit
+    that fell back to a prior (its maximum-likelihood estimate does not exist) is named in the item, in its
+    panel's title and in the CSV's `fit` column."""
+    fits = {label: ("observed share" if "(empirical)" in label else "maximum likelihood"
+                    if m.attrs.get("prior_sd") is None else
+                    f"MAP, Normal(0, {m.attrs['prior_sd'] * 400 / math.log(10):.0f} Elo) prior: no MLE")
+            for label, m in matrices.items()}
+    fallback = [label for label, fit in fits.items() if fit.startswith("MAP")]
+    protocol = {"model": "scalar Bradley-Terry by maximum likelihood", "split": split,
+                "panels": "with communication first, as the paper's (a) and (b)"}
+    if fallback:
+        protocol["prior"] = (f"{', '.join(fallback)}: the maximum-likelihood estimate does not exist (an agent never "
+                             f"won or never lost there), so that panel is {fits[fallback[0]].split(':')[0]} (said in "
+                             "its title and the CSV's fit column)")
+    shown = {(f"{label}\n({fits[label]})" if label in fallback else label): m for label, m in matrices.items()}
+    from referee.present.figures import plot_win_matrices
+
+    long = pd.concat([m.rename_axis(index="agent", columns=None).reset_index()
+                      .melt(id_vars="agent", var_name="opponent", value_name="probability")
+                      .assign(panel=label, fit=fits[label]) for label, m in matrices.items()], ignore_index=True)
+    writer.figure(Item("Figure 1", "probability that each agent outperforms each other, fitted and observed",
+                       protocol=protocol), plot_win_matrices(shown),
+                  long.loc[long["agent"] != long["opponent"], ["panel", "fit", "agent", "opponent", "probability"]])
+
+
+def _row_name(row) -> str:
+    return f"{row.model}{'' if not row.dims else f' ({row.dims} dims)'}"
+
+
+def cv_fold_words(auc) -> dict[str, str]:
+    """What the cross-validation item says of its folds beyond plain maximum likelihood (said in the item and
+    carried as columns of its CSV, not only on stderr): the scored folds whose fits added a prior (regularised
+    fits, column folds_with_prior), and the folds not scored because a held-out prediction would use a strength the
+    fit has no estimate of (column folds_without_estimate; a row with no fold scored has no AUC)."""
+    said = {}
+    total = auc["folds"] + auc["folds_without_estimate"]
+    with_prior = auc[auc["folds_with_prior"] > 0]
+    if len(with_prior):
+        said["folds given a prior"] = (
+            "; ".join(f"{_row_name(r)}: {r.folds_with_prior} of {t}" for r, t in zip(with_prior.itertuples(),
+                                                                                    total[with_prior.index]))
+            + " folds' fits have no maximum-likelihood estimate on their training games and add a Normal(0, 400 Elo) "
+            "prior: their AUCs are of regularised fits (column folds_with_prior)")
+    unscored = auc[auc["folds_without_estimate"] > 0]
+    if len(unscored):
+        said["folds not scored"] = (
+            "; ".join(f"{_row_name(r)}: {r.folds_without_estimate} of {t}" + (" (no AUC)" if r.folds == 0 else "")
+                      for r, t in zip(unscored.itertuples(), total[unscored.index]))
+            + " folds' fits have no finite plain maximum-likelihood strength for an agent they would predict (its "
+            "win graph on the training games splits), so those folds are left out of the mean, never scored from "
+            "where the optimiser stopped (column folds_without_estimate)")
+    return said
 
 
 def _figure_2(store, writer: PaperWriter, scope: dict, notes: list[str]) -> None:

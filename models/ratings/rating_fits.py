@@ -119,8 +119,9 @@ def davidson_ties(fit) -> dict | None:
 
 
 # each method's fit in one cross-validation fold (`Method.fold`, `referee.run.ratings.ratings_cv`): fills
-# `strengths` (games x agents) from the fold's coded training comparisons and says whether the fit added a prior
-# because the maximum-likelihood estimate does not exist on the fold
+# `strengths` (games x agents) from the fold's coded training comparisons, NaN where the fit has no estimate (a
+# strength by plain maximum likelihood that runs off: never scored as if it were one), and says whether the fit
+# added a prior because the maximum-likelihood estimate does not exist on the fold
 def bt_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> bool:
     """bt in a fold: one strength per agent in every game (falls back to MAP itself where no MLE exists: True)."""
     fit = fit_bt(coded.counts(), agents)
@@ -130,10 +131,13 @@ def bt_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> bool:
 
 def per_game_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> bool:
     """bt-per-game in a fold: the global strength, and the game's own in the games trained on (True: the
-    global strengths were given a prior, their maximum-likelihood estimate not existing on the fold)."""
+    global strengths were given a prior, their maximum-likelihood estimate not existing on the fold). By plain
+    maximum likelihood (`tau_elo` None) an agent's global strength without a finite estimate
+    (`PerGameFit.global_finite`) and a cell without one (`unbounded`) are NaN."""
     fit = fit_bt_per_game(coded.game_counts(), agents, coded.games, tau_elo=tau_elo)
-    strengths[:] = fit.mu
-    strengths[game_index] = fit.theta
+    plain = tau_elo is None
+    strengths[:] = np.where(fit.global_finite, fit.mu, np.nan) if plain else fit.mu
+    strengths[game_index] = np.where(fit.unbounded, np.nan, fit.theta) if plain else fit.theta
     return fit.prior_sd is not None
 
 

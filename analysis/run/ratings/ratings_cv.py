@@ -58,7 +58,8 @@ def cross_validate(comparisons: pd.DataFrame, folds: int = 5, dims: range | list
     Returns
     -------
     One row per (model, dims, fold): model, dims (0 for the scalar models), fold, auc, n_test, prior (the
-    fold's fit added a prior because its maximum-likelihood estimate does not exist there).
+    fold's fit added a prior because its maximum-likelihood estimate does not exist there), unestimated (held-out
+    comparisons whose prediction would use a strength the fit has no estimate of; such a fold's auc is NaN).
     """
     data = comparisons.reset_index(drop=True).assign(game=lambda d: d["game"].fillna("(all)").astype(str))
     fold_a, fold_b = game_folds(data, folds, seed)
@@ -71,7 +72,7 @@ def cross_validate(comparisons: pd.DataFrame, folds: int = 5, dims: range | list
     with summarised_warnings(f"the {folds} cross-validation folds' fits"):  # once, with its count, not per fold
         parts = run_tasks(tasks, executor, "cross-validation folds")
     rows = [row for part in parts for row in part]
-    return pd.DataFrame(rows, columns=["model", "dims", "fold", "auc", "n_test", "prior"])
+    return pd.DataFrame(rows, columns=["model", "dims", "fold", "auc", "n_test", "prior", "unestimated"])
 
 
 def cv_fold(shared: Shared, fold: int, specs: list[tuple[str, int]], seed: int,
@@ -79,7 +80,9 @@ def cv_fold(shared: Shared, fold: int, specs: list[tuple[str, int]], seed: int,
     """One cross-validation fold (a sweep task): each (model, dims) of `specs` fitted on the other folds and
     scored on this one's decisive comparisons. `shared` holds a, b, outcome, game, cluster, fold_a, fold_b,
     flip.
-    Returns rows model, dims, fold, auc, n_test (none when the fold has no test or no training data)."""
+    Returns rows model, dims, fold, auc, n_test, prior (the fit added a prior), unestimated (test comparisons
+    whose prediction would use a strength the fit has no estimate of: the fold is then not scored, auc NaN);
+    none when the fold has no test or no training data."""
     data = shared.load()
     agents = agents_in(data)
     games = sorted(data["game"].unique())
@@ -98,25 +101,37 @@ def cv_fold(shared: Shared, fold: int, specs: list[tuple[str, int]], seed: int,
     for model, d in specs:
         s, prior = _strengths(model, train, agents, games, d, seed, tau_elo)
         p = 1.0 / (1.0 + np.exp(-(s[g, a] - s[g, b])))
-        auc = roc_auc_score(label, p) if 0 < label.sum() < len(label) else np.nan
-        rows.append({"model": model, "dims": d, "fold": fold, "auc": auc, "n_test": len(label), "prior": prior})
+        unestimated = int((~np.isfinite(p)).sum())
+        auc = roc_auc_score(label, p) if 0 < label.sum() < len(label) and not unestimated else np.nan
+        rows.append({"model": model, "dims": d, "fold": fold, "auc": auc, "n_test": len(label), "prior": prior,
+                     "unestimated": unestimated})
     return rows
 
 
 def summarise_cv(cv: pd.DataFrame) -> pd.DataFrame:
-    """Mean and standard error of the fold AUCs per (model, dims)."""
-    grouped = cv.groupby(["model", "dims"])["auc"]
+    """Mean and standard error of the fold AUCs per (model, dims) over the folds scored (`folds`);
+    `folds_with_prior`: scored folds whose fit added a prior (no maximum-likelihood estimate there, a regularised
+    fit); `folds_without_estimate`: folds not scored because a test comparison's prediction would use a strength
+    the fit has no estimate of (auc NaN when no fold is scored)."""
+    keys = ["model", "dims"]
+    grouped = cv.groupby(keys)["auc"]
+    scored = cv[cv["auc"].notna()]
+    unestimated = cv["unestimated"] > 0 if "unestimated" in cv.columns else pd.Series(False, index=cv.index)
     out = pd.DataFrame({"auc": grouped.mean(), "se": grouped.std(ddof=1) / np.sqrt(grouped.count()),
                         "folds": grouped.count(),
-                        # folds whose fit needed a prior (no maximum-likelihood estimate there)
-                        "folds_with_prior": cv.groupby(["model", "dims"])["prior"].sum().astype(int)}).reset_index()
+                        "folds_with_prior": scored.groupby(keys)["prior"].sum().reindex(grouped.mean().index,
+                                                                                     fill_value=0).astype(int),
+                        "folds_without_estimate": unestimated.groupby([cv[k] for k in keys]).sum().astype(int)
+                        }).reset_index()
     return out.sort_values(["model", "dims"]).reset_index(drop=True)
 
 
 def win_matrix(comparisons: pd.DataFrame, split: str | None = None) -> dict[str, pd.DataFrame]:
     """P(row beats column) from scalar BT; one matrix per value of `split` (or one, keyed 'all').
 
-    Agents are ordered by their rating in the pooled fit. Returns {label: DataFrame (n, n)}.
+    Agents are ordered by their rating in the pooled fit. Returns {label: DataFrame (n, n)}, each matrix's
+    `attrs["prior_sd"]` the prior sd (natural-log units) its fit fell back to where the maximum-likelihood
+    estimate does not exist (MAP), else None.
     """
     agents = agents_in(comparisons)
     with summarised_warnings("the win-probability matrices' fits"):
@@ -128,6 +143,7 @@ def win_matrix(comparisons: pd.DataFrame, split: str | None = None) -> dict[str,
         for label, group in parts.items():
             fit = fit_bt(encode(group, agents).counts(), agents)
             out[label] = pd.DataFrame(fit.win_probability(), index=agents, columns=agents).loc[order, order]
+            out[label].attrs["prior_sd"] = fit.prior_sd
     return out
 
 
