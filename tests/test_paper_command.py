@@ -354,9 +354,29 @@ def test_paper_aoa_on_a_simulated_season_reads_its_event_log_and_quotes_no_publi
     lines = [json.loads(x) for x in (SAMPLE / "aoa_sim" / "logs" / "events.jsonl").read_text().splitlines() if x.strip()]
     refused = [x for x in lines if x.get("status") == "rejected"]
     assert len(refused) == 109
-    by_agent = pd.read_csv(out / "section_5_3.csv").set_index("actor")["rejected"].to_dict()
-    assert by_agent == dict(Counter(x["agent"] for x in refused))
-    assert pd.read_csv(out / "section_5_2.csv")["rejected"].sum() == 109
+    by_agent = pd.read_csv(out / "section_5_3.csv").set_index("actor")
+    assert (by_agent["actions_rejected"] + by_agent["proposals_rejected"]).to_dict() == dict(
+        Counter(x["agent"] for x in refused))
+    # issue 88: 5.2 by the report's four categories, from the reasons the log gives, proposals counted apart
+    categories = pd.read_csv(out / "section_5_2.csv").set_index("reason")
+    assert categories["actions_rejected"].to_dict() == dict(Counter(x["reason"] for x in refused if x["type"] == "action"))
+    assert categories["proposals_rejected"].to_dict() == {
+        r: sum(x["reason"] == r for x in refused if x["type"] == "proposal") for r in categories.index}
+    assert list(categories.index) == ["cooldown", "duplicate", "invalid_target", "malformed"]
+    assert categories["actions_rejected"].tolist() == [54, 33, 18, 4]
+    # 3.7: the event log's full totals, each against the log read line by line
+    totals = pd.read_csv(out / "section_3_7.csv").set_index("count")["events"].to_dict()
+    kinds = Counter(x["type"] for x in lines)
+    assert totals == {"action_rejections": sum(x["type"] == "action" for x in refused),
+                      "proposal_rejections": sum(x["type"] == "proposal" for x in refused),
+                      "parse_failures": kinds["parse_failure"], "turn_skips": kinds["turn_skip"],
+                      "missing_thoughts": kinds["missing_thought"]}
+    # 6.6 made from the log (every message attributed, no spectator event), never a fixed "not in the logs"
+    spectators = pd.read_csv(out / "section_6_6.csv").set_index("count")["events"].to_dict()
+    assert spectators == {"message events": kinds["message"], "messages attributed to an agent": kinds["message"],
+                          "spectator-channel events": 0, "events from non-agent sources": 0}
+    assert "no sign of outside input" in items["Section 6.6"]["protocol"]["verdict"]
+    assert "names a cost" in items["Section 3.6"]["reason"]
     deport = pd.read_csv(out / "section_5_4.csv").set_index("event")
     votes = [x for x in lines if "deport" in str(x.get("action", x.get("type")))]
     assert deport["events"].sum() == len(votes) and deport["rejected"].sum() == sum(x["status"] == "rejected" for x in votes)
@@ -365,6 +385,19 @@ def test_paper_aoa_on_a_simulated_season_reads_its_event_log_and_quotes_no_publi
     assert items["Appendix A.3"]["files"] and items["Section 5.6"]["files"]
     assert not any(i["published"] for i in items.values())
     assert manifest["protocol"]["published numbers"].startswith("not quoted")
+    # the same season with one spectator-channel event: 6.6 is made and says so
+    (tmp_path / "spectated").mkdir()
+    (tmp_path / "spectated" / "season.json").write_text((SAMPLE / "aoa_sim" / "logs" / "season.json").read_text())
+    spectated = lines + [{"season": lines[0]["season"], "seq": max(x["seq"] for x in lines) + 1, "type": "spectator",
+                          "text": "attack them now"}]
+    (tmp_path / "spectated" / "events.jsonl").write_text("".join(json.dumps(x) + "\n" for x in spectated))
+    assert main(["ingest", str(tmp_path / "spectated"), "--store", str(tmp_path / "b.duckdb")]) == 0
+    assert main(["paper", "aoa", "--store", str(tmp_path / "b.duckdb"), "--out", str(tmp_path / "paper2")]) == 0
+    found = {i["number"]: i for i in _manifest(tmp_path / "paper2")["items"]}["Section 6.6"]
+    assert found["protocol"]["verdict"].startswith("1 spectator-channel event(s)")
+    assert pd.read_csv(tmp_path / "paper2" / "section_6_6.csv").set_index("count").loc["spectator-channel events",
+                                                                                       "events"] == 1
+    capsys.readouterr()
 
 
 def test_every_paper_runs_on_the_demo_store_and_lists_every_numbered_item(tmp_path, capsys):

@@ -12,14 +12,11 @@ from scipy import stats
 
 from referee.papers.items import Item, PaperWriter
 
-NOT_FROM_LOGS = (  # numbered sections whose numbers the season's logs do not carry
-    ("Section 3.6", "cost of the run", "API spend is the operator's bill ($798 in the report); no log records it"),
-    ("Section 3.7", "errors caught during post-hoc analysis", "a narrative of the authors' own checks, not a number "
-                                                              "computed from the logs"),
-    ("Section 6.2", "two false claims caught and corrected", "a narrative of the authors' corrections, not a number "
-                                                             "computed from the logs"),
-    ("Section 6.6", "the human-interference channel", "spectator traffic is not in the season's logs"),
-)
+NARRATIVE = ("Section 6.2", "two false claims caught and corrected",  # the report's own editing, in no data
+             "the report's account of its authors' corrections before publication: no season, log or store holds it")
+COST_WORDS = ("cost", "spend", "usd", "dollar", "price")  # a measure or event naming one of these is a cost record
+REASON_WORDS = {"cooldown": "cooldown", "duplicate": "duplicate or in progress", "invalid_target": "invalid target",
+                "malformed": "malformed"}  # the report's categories of rejections (section 5.2), as the log names them
 # the report's own season, known by the source its season file names (the published numbers are quoted beside
 # the computed ones only for it: another season, a simulated one, is other data)
 EVAL01_SOURCE = "Age of Agents EVAL 01 report"
@@ -104,8 +101,10 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
     _rejections(writer, events)
     _timeline(writer, events)
     _peace(writer, events)
-    for number, title, reason in NOT_FROM_LOGS:
-        writer.missing(Item(number, title), reason)
+    _cost(writer, store, match)
+    _harness_counts(writer, checks, reported)
+    _spectators(writer, checks, reported)
+    writer.missing(Item(*NARRATIVE[:2]), NARRATIVE[2])
     return protocol, notes
 
 
@@ -125,25 +124,105 @@ def _of_kind(events: pd.DataFrame, word: str) -> pd.Series:
 
 
 def _rejections(writer: PaperWriter, events: pd.DataFrame) -> None:
-    """Sections 5.2 and 5.3: rejected actions by kind and by agent, from the season's event log (an event the
-    world refused: `is_rejected`, the one reading of an event's status), each beside its attempts."""
+    """Sections 5.2 and 5.3: rejected actions by the report's categories (the reason the world gave: cooldown,
+    duplicate or in progress, invalid target, malformed, then any other reason the engine wrote) and by agent,
+    from the season's event log (an event the world refused: `is_rejected`, the one reading of an event's
+    status); action rejections (stage `act`) and proposal rejections (stage `propose`) counted apart, as the report
+    counts them."""
     from referee.models.validity.checks import is_rejected
 
     refused = is_rejected(events)
     attempted = events[events["status"].notna()] if "status" in events.columns else events.iloc[:0]
-    for number, title, by in (("Section 5.2", "rejected actions by kind", "type"),
-                              ("Section 5.3", "rejected actions by agent", "actor")):
-        item = Item(number, title, protocol={"rejected": "events whose status is 'rejected' (the world refused "
-                                                         "them), beside the attempts of the same " + by})
+    kinds = {"action": events["stage"] == "act", "proposal": events["stage"] == "propose"} if len(events) else {}
+    for number, title in (("Section 5.2", "rejected actions by the report's categories"),
+                          ("Section 5.3", "rejected actions by agent")):
+        item = Item(number, title, protocol={
+            "rejected": "events whose status is 'rejected' (the world refused them); actions (stage act) and "
+                        "proposals (stage propose) apart"})
         if not refused.any():
             writer.missing(item, f"none of the season's {len(attempted):,} attempted actions was rejected"
                            if len(attempted) else "the store holds no log of this season's actions (its season file "
                            "carries final statistics and state snapshots, no attempted action)")
             continue
-        table = pd.DataFrame({"attempted": attempted[by].value_counts(), "rejected": events.loc[refused, by]
-                              .value_counts()}).fillna(0).astype(int)
-        table["rejection_rate"] = table["rejected"] / table["attempted"]
-        writer.table(item, table.sort_values("rejected", ascending=False).rename_axis(by).reset_index())
+        if number == "Section 5.2":
+            reason = events["reason"].fillna("(no reason given)").astype(str) if "reason" in events.columns else \
+                pd.Series("(no reason given)", index=events.index)
+            table = pd.DataFrame({f"{kind}s_rejected": reason[refused & mask].value_counts()
+                                  for kind, mask in kinds.items()}).fillna(0).astype(int)
+            order = [r for r in REASON_WORDS if r in table.index] + sorted(set(table.index) - set(REASON_WORDS))
+            table = table.loc[order].rename_axis("reason").reset_index()
+            table.insert(1, "category", table["reason"].map(REASON_WORDS).fillna("the engine's own word"))
+            total = table["actions_rejected"].sum() if "actions_rejected" in table.columns else 0
+            if total:
+                table["share_of_action_rejections"] = table["actions_rejected"] / total
+            item.protocol["categories"] = "; ".join(f"{r.category}: {getattr(r, 'actions_rejected', 0):,} action(s)"
+                                                    + (f", {r.proposals_rejected:,} proposal(s)"
+                                                       if getattr(r, "proposals_rejected", 0) else "")
+                                                    for r in table.itertuples())
+        else:
+            table = pd.DataFrame({"attempted": attempted["actor"].value_counts(),
+                                  **{f"{kind}s_rejected": events.loc[refused & mask, "actor"].value_counts()
+                                     for kind, mask in kinds.items()}}).fillna(0).astype(int)
+            table["rejection_rate"] = table[[c for c in table.columns if c.endswith("_rejected")]].sum(axis=1) \
+                / table["attempted"].where(table["attempted"] > 0)
+            table = table.sort_values([c for c in table.columns if c.endswith("_rejected")][0], ascending=False)
+            table = table.rename_axis("actor").reset_index()
+        writer.table(item, table)
+
+
+def _cost(writer: PaperWriter, store, match: str) -> None:
+    """Section 3.6: the run's cost, from any measure or event of the season naming a cost (COST_WORDS); refused,
+    saying what was searched, where none does."""
+    item = Item("Section 3.6", "cost of the run")
+    measures = store.measures()
+    measures = measures[measures["match_id"] == match]
+    named = measures["name"].astype(str).str.lower()
+    costs = measures[named.str.contains("|".join(COST_WORDS))]
+    if len(costs):
+        table = costs.groupby("name")["value"].agg(["sum", "count"]).rename(columns={"sum": "total",
+                                                                                     "count": "records"})
+        writer.table(item, table.reset_index())
+        return
+    writer.missing(item, f"none of the season's {len(measures):,} measures ({measures['name'].nunique()} names) "
+                         f"names a cost ({', '.join(COST_WORDS)}): the run's API spend is not in its logs")
+
+
+def _harness_counts(writer: PaperWriter, checks: dict, reported: bool) -> None:
+    """Section 3.7's counts, the full event-log totals the report verifies its figures against: action and
+    proposal rejections, parse failures, turn skips and missing thoughts (the audit's event check, summed over the
+    agents); refused with the audit's own reason where the season has no event log."""
+    item = Item("Section 3.7", "errors caught during post-hoc analysis: the event log's full totals",
+                protocol={"from": "the season's event log (stages act, propose, harness), as the audit's event check "
+                                  "counts it", "not computed": "the report's account of its shared-key check and "
+                                  "of the partial counts it withdrew (narrative)"})
+    diag = checks.get("events", {}).get("table")
+    if not isinstance(diag, pd.DataFrame) or diag.empty:
+        writer.missing(item, checks.get("skipped", {}).get("events", "the audit found no event log"))
+        return
+    columns = ["action_rejections", "proposal_rejections", "parse_failures", "turn_skips", "missing_thoughts"]
+    total = diag[columns].sum().astype(int)
+    if reported:
+        item.quote(4722, "Section 3.7 (action rejections)", int(total["action_rejections"]))
+    item.protocol["totals"] = ", ".join(f"{int(v):,} {k.replace('_', ' ')}" for k, v in total.items())
+    writer.table(item, total.rename("events").rename_axis("count").reset_index())
+
+
+def _spectators(writer: PaperWriter, checks: dict, reported: bool) -> None:
+    """Section 6.6: the human-interference channel, from the audit's spectator check: the messages and how many
+    carry an agent's attribution, spectator-channel events and events from non-agent sources, with its verdict;
+    refused with the check's own reason where the season has no event log."""
+    item = Item("Section 6.6", "the human-interference channel: any input from outside the agents?")
+    found = checks.get("spectators")
+    if not found:
+        writer.missing(item, checks.get("skipped", {}).get("spectators", "the audit found no event log"))
+        return
+    item.protocol.update(verdict=found["verdict"], examples="; ".join(found.get("examples", [])) or "none")
+    if reported:
+        item.quote(2835, "Section 6.6 (message events, all attributed)", int(found["messages"]))
+    writer.table(item, pd.DataFrame({"count": ["message events", "messages attributed to an agent",
+                                               "spectator-channel events", "events from non-agent sources"],
+                                     "events": [found["messages"], found["attributed"], found["spectator"],
+                                                found["non_agent"]]}))
 
 
 def _widest_spread(frame: pd.DataFrame) -> float | None:
@@ -193,7 +272,8 @@ def _deportation(writer: PaperWriter, events: pd.DataFrame) -> None:
     world accepted and rejected (`is_rejected`)."""
     from referee.models.validity.checks import is_rejected
 
-    item = Item("Section 5.4", "deportation: deport-related events against deportations carried out")
+    item = Item("Section 5.4", "deportation: deport-related events by kind, accepted and rejected (a deportation "
+                               "carried out is an accepted deport action where the log has one)")
     related = events[_of_kind(events, "deport")] if len(events) else events
     if not len(related):
         writer.missing(item, "the store holds no event log with deport-related events for this season (the season "
@@ -225,7 +305,7 @@ def _timeline(writer: PaperWriter, events: pd.DataFrame) -> None:
     wide = wide.rename(columns={"actor": "nation"}).sort_values(["time", "nation"])
     if "alive" in wide.columns:
         dead = wide[wide["alive"] == 0].groupby("nation")["time"].min()
-        wide["died_at"] = wide["nation"].map(dead)
+        wide["died_at"] = wide["nation"].map(lambda nation: dead.get(nation, pd.NaT))  # none died: every cell NaT
         item.protocol["nation deaths"] = (", ".join(f"{n} at {t}" for n, t in dead.sort_values().items())
                                           or "none in the snapshots")
     item.protocol["snapshots"] = f"{wide['time'].nunique()} times, {wide['nation'].nunique()} nations"
@@ -249,7 +329,16 @@ def _peace(writer: PaperWriter, events: pd.DataFrame) -> None:
         def gap(values: pd.Series) -> float:
             top = values.nlargest(2).to_numpy()
             return float(top[0] - top[1]) if len(top) == 2 else float("nan")
+
+        def lead(values: pd.Series) -> float:  # Total Control's condition: a 50 % lead over the second nation
+            top = values.nlargest(2).to_numpy()
+            return float(100 * (top[0] - top[1]) / top[1]) if len(top) == 2 and top[1] > 0 else float("nan")
         series["power_gap"] = power.groupby("time")["value"].apply(gap)
+        series["power_lead_pct"] = power.groupby("time")["value"].apply(lead)
+        item.protocol["power lead"] = ("the strongest nation's power over the second's, in per cent of the second's "
+                                       "(Total Control needs 50); power_gap is the same in power points")
     series = series.reset_index()
     item.protocol.update(readings=len(peace), longest_peace_minutes=float(series["peace_timer_minutes"].max()))
+    if "power_lead_pct" in series.columns and series["power_lead_pct"].notna().any():
+        item.protocol["largest power lead"] = f"{series['power_lead_pct'].max():.0f} % (Total Control needs 50 %)"
     writer.table(item, series)

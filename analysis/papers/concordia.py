@@ -2,7 +2,7 @@
 Using Concordia") by its own protocol: Table 1 and Table 13 from the paper's catalogue, Tables 3-7 on the
 evaluation phase (Elo and the voting methods), Tables 8-12 on the finalists (the paper's: the top five by
 evaluation Elo plus `rational_agent`), Figures 2-5 (a beta likelihood on squeezed scores, agent slopes on
-every tag, the paper's tags), Figures 6-7 (Measurement Layouts; one train/test split)."""
+every tag the scenarios tell apart, the paper's tags), Figures 6-7 (Measurement Layouts; one train/test split)."""
 
 from __future__ import annotations
 
@@ -105,7 +105,8 @@ def concordia_paper(store, writer: PaperWriter, finalists: list[str] | None = No
                                  "by observed bounds (the paper uses theoretical bounds)",
                 "tags": "the paper's Table 1 (data/catalogues/concordia_contest_2024_paper.toml)",
                 "elo": "the contest's Elo over (scenario, repetition) comparisons", **BETA,
-                "tag slopes": "agent slopes on every tag", "baseline": BASELINE,
+                "tag slopes": "agent slopes on every tag the scenarios tell apart (Figure 3 (right) names any tag left "
+                              "out, aliased with the others)", "baseline": BASELINE,
                 "figure 7": "one train/test split (one fold of five held out per agent's scenarios)"}
     for number, reason in ILLUSTRATIONS.items():
         writer.missing(Item(number, "illustration"), reason)
@@ -274,7 +275,9 @@ def _score_figures(store, writer: PaperWriter, selection, models: bool, sampling
                                                 "shows every tag"} if dropped else {})},
                 referee_default="agent slopes only on tags present in and absent from 3 scenarios or more, and an "
                                 "ordered-beta likelihood")
-    writer.figure(item, plot_intervals(table, "tag", "Tag coefficients", "log-odds effect on score"), table)
+    title = "Tag coefficients" + (f" ({len(dropped)} of {tags['tag'].nunique()} tags left out, aliased: "
+                                  f"{', '.join(dropped)})" if dropped else "")
+    writer.figure(item, plot_intervals(table, "tag", title, "log-odds effect on score"), table)
     comparison = compare_predictors(scores, training_demands(scores, scenarios, tags), seed=seed, test_folds=[0],
                                     profiles="training", **sampling)
     split = {"split": "one train/test split: a fifth of each agent's scenarios held out", "tags": "the paper's"}

@@ -38,7 +38,8 @@ class Item:
         quantity, with their difference where both are numbers; returns the item."""
         self.published, self.computed = {"value": value, "where": where}, computed
         numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (value, computed))
-        self.difference = float(computed - value) if numbers else None
+        # the difference as a reader reads it (175.3 - 175 is 0.3, not 0.30000000000001137)
+        self.difference = float(f"{computed - value:.10g}") if numbers else None
         return self
 
 
@@ -55,6 +56,22 @@ def paper_order(number: str) -> tuple:
 def file_stem(number: str) -> str:
     """'Figure 3 (left)' -> 'figure_3_left', 'Table 12' -> 'table_12', 'Section 4.1' -> 'section_4_1'."""
     return "_".join("".join(c if c.isalnum() else " " for c in number.lower()).split())
+
+
+def readable_values(value):
+    """A protocol's values as the paper prints them: every float (in a dict or list too) as a table cell reads
+    (`referee.present.cells.cell_text`: about four significant digits, '—' for a missing one); other values as
+    they are."""
+    from referee.present.cells import cell_text
+
+    if isinstance(value, dict):
+        return {k: readable_values(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [readable_values(v) for v in value]
+    if isinstance(value, float) or type(value).__module__ == "numpy" and hasattr(value, "dtype") and \
+            value.dtype.kind == "f":
+        return cell_text(value)
+    return value
 
 
 def _cut(text: str, most: int) -> str:
@@ -94,8 +111,9 @@ class PaperWriter:
         return self._keep(item)
 
     def _keep(self, item: Item) -> Item:
-        """Record `item` once; its first record is said as the paper's progress (on stdout: the paper's log),
-        with the time since the item before it."""
+        """Record `item` once, its protocol's numbers as a reader reads them (`readable_values`); its first record
+        is said as the paper's progress (on stdout: the paper's log), with the time since the item before it."""
+        item.protocol = readable_values(item.protocol)
         if not any(kept is item for kept in self.items):
             self.items.append(item)
             now = time.perf_counter()

@@ -182,7 +182,8 @@ def determinants(rows: pd.DataFrame, metrics: list[str], n_boot: int = 100, seed
             continue
         se = aucs.std(ddof=1) / np.sqrt(len(aucs)) if len(aucs) > 1 else np.nan
         auc_rows.append({"model": model, "fold_kind": kind, "folds": len(aucs), "auc": float(aucs.mean()),
-                         "low": float(aucs.mean() - 1.96 * se), "high": float(aucs.mean() + 1.96 * se),
+                         # an AUC lies in [0, 1]: the normal interval is cut at its bounds
+                         "low": float(max(aucs.mean() - 1.96 * se, 0.0)), "high": float(min(aucs.mean() + 1.96 * se, 1.0)),
                          "auc_all_data": float(roc_auc_score(y, whole_p))})
         seen = p_n > 0
         pred_rows.append(pd.DataFrame({"model": model, "y": y[seen], "p": p_sum[seen] / p_n[seen]}))
