@@ -12,8 +12,6 @@ Intervals resample whole matches (a bootstrap over games) and recompute everythi
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 import pandas as pd
 
@@ -43,13 +41,30 @@ def _pearson(u: np.ndarray, v: np.ndarray) -> float:
 
 
 def similarity(vectors: pd.DataFrame) -> pd.DataFrame:
-    """Pearson correlation between every two rows of `vectors` (the figure 4 heatmap), rows x rows."""
+    """Pearson correlation between every two rows of `vectors` (the figure 4 heatmap), rows x rows, each pair over
+    the metrics both rows have (pairwise complete); NaN where a pair shares fewer than 3 metrics or either row is
+    constant over them (`_pearson`, one pair at a time, is the same number). All pairs at once from the pairwise
+    sums (a handful of matrix products), centred on each row's mean first so that the sums do not cancel."""
     values = vectors.to_numpy(float)
     n = len(values)
-    out = np.eye(n)
-    for i, j in combinations(range(n), 2):
-        out[i, j] = out[j, i] = _pearson(values[i], values[j])
-    return pd.DataFrame(out, index=vectors.index, columns=vectors.index)
+    finite = np.isfinite(values)
+    w = finite.astype(float)
+    filled = np.where(finite, values, 0.0)
+    centred = np.where(finite, filled - filled.sum(axis=1, keepdims=True) / np.maximum(w.sum(axis=1, keepdims=True),
+                                                                                         1.0), 0.0)
+    count = w @ w.T  # metrics both rows have
+    sx = centred @ w.T  # row i's sum over the metrics it shares with row j
+    sxx = (centred ** 2) @ w.T
+    sxy = centred @ centred.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cov = sxy - sx * sx.T / count
+        vx, vy = sxx - sx ** 2 / count, sxx.T - sx.T ** 2 / count
+        scale = np.maximum(np.abs(sxx), np.abs(sxx.T)) + 1e-300
+        flat = (vx <= 1e-12 * scale) | (vy <= 1e-12 * scale)  # a constant row over the shared metrics
+        r = np.clip(cov / np.sqrt(vx * vy), -1.0, 1.0)
+    r[(count < 3) | flat] = np.nan
+    np.fill_diagonal(r, 1.0)
+    return pd.DataFrame(r, index=vectors.index, columns=vectors.index)
 
 
 def _pair_means(players: pd.DataFrame) -> dict[str, tuple[float, int]]:
