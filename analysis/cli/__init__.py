@@ -23,7 +23,7 @@ import warnings
 
 from referee.cli import tools
 from referee.models import progress
-from referee.cli.jobs import add_job_parser
+from referee.cli.jobs import add_job_parser, check_request
 from referee.names import HANDLED, referee_version
 from referee.composing import JOBS
 
@@ -48,7 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _check(args) -> None:
-    """Checks that need the file system, before any work starts (the options' own checks are the jobs')."""
+    """Checks before any work starts: the job's checks of its options together (`jobs.check_request`), then those
+    that need the file system."""
+    check_request(args)
     out = getattr(args, "out", None)
     if out is not None and getattr(args, "out_is_folder", True):  # a command whose --out is not a results folder says so
         from referee.present.outputs import check_writable

@@ -124,6 +124,18 @@ def opened_store(job: Job, path: Path | None):
     return open_store(path, read_only=job.data == "store", create=job.data == "optional")
 
 
+def job_options(job: Job, args) -> dict:
+    """The options of `job` the command line was given (its parser's values, defaults included)."""
+    return {o.name: getattr(args, o.name) for o in job.options if hasattr(args, o.name)}
+
+
+def check_request(args) -> None:
+    """The job's own checks of the options together (its work estimate: `Job.bind`), before the command creates
+    its results folder or opens the store: a refused request leaves nothing behind."""
+    if getattr(args, "job", None) in JOBS:
+        JOBS[args.job].bind(job_options(JOBS[args.job], args))
+
+
 def run_command(args) -> dict:
     """Run the job `args.job` with the options parsed into `args`; write and print its result; returns the
     JSON payload. A result's `failure` becomes the command's (exit 1)."""
@@ -133,7 +145,7 @@ def run_command(args) -> dict:
     job = JOBS[args.job]
     if job.folder and args.out is None:
         raise ValueError(f"referee {job.name} writes its results to a folder: give --out FOLDER")
-    options = {o.name: getattr(args, o.name) for o in job.options if hasattr(args, o.name)}
+    options = job_options(job, args)
     token = COMMAND.set(["referee"] + list(args.argv))
     try:
         with opened_store(job, getattr(args, "store", None)) as store:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 from referee.models.registry import (
     CALIBRATION_FAMILIES,
@@ -70,6 +71,7 @@ from referee.run.options import (
     sampling_options,
 )
 from referee.run.simulators import SIMULATORS
+from referee.run.work import Work, calibrate_work, plan_work
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,9 @@ class Job:
     # 'module:function' that starts the job and returns at once, its work running in other processes while the
     # caller goes on (an object whose finish() gives the job's result and cancel() lets it go); see `start`
     starter: str | None = None
+    # its work estimate from its options (`referee.run.work`), refused above its limit before anything runs
+    # unless `allow_long`; None: its options alone bound it
+    work: Callable[[dict], Work | None] | None = None
 
     @property
     def api(self) -> str:
@@ -114,7 +119,12 @@ class Job:
         missing = [o.name for o in self.options if o.required and given.get(o.name) is None]
         if missing:
             raise ValueError(f"{self.name}: {missing[0]} is required")
-        return {name: o.check(given[name], self.name) if name in given else o.default for name, o in known.items()}
+        bound = {name: o.check(given[name], self.name) if name in given else o.default for name, o in known.items()}
+        found = self.work(bound) if self.work is not None and not bound.get("allow_long") else None
+        refused = found.refusal(self.name) if found is not None else None
+        if refused:
+            raise ValueError(refused)
+        return bound
 
     def compute(self, data=None, **options):
         """The job's computation on `data` with `options` (checked, defaults filled): its Result, no figures drawn
@@ -169,6 +179,8 @@ PER_GAME_SD = Option("per_game_prior_sd", DEFAULT_TAU_ELO, f"bt-per-game: prior 
                      type=prior_sd, metavar="ELO|none")
 FINALISTS = Option("finalists", None, "use these finalists instead of the top by selection Elo", type=agent_list,
                    metavar="A,B,...")
+ALLOW_LONG = Option("allow_long", False, "run a request whose work estimate is above the job's limit (refused "
+                    "otherwise before it starts, with the estimate, the limit and the options that lower it)", flag=True)
 SIM_OUT = Option("out", None, "folder: logs/ and truth.json are written there", type=path, required=True)
 FIGURES = "referee.present.job_figures:"  # where each job's figures are drawn, apart from its computation
 NO_MODELS = Option("no_models", False, "skip the Bayesian fits (a quick report)", flag=True)
@@ -372,8 +384,8 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("repeats", 1, "--model measurement-layout: episodes per agent each picked scenario will be run "
                    "(default 1)", type=positive_int),
             Option("demand", None, "--model measurement-layout: serve this demand's capabilities in every pick "
-                   "(default: the demand least known at each pick)")) + DATA + SAMPLING_OPTIONS,
-        figures=FIGURES + "plan"),
+                   "(default: the demand least known at each pick)"), ALLOW_LONG) + DATA + SAMPLING_OPTIONS,
+        figures=FIGURES + "plan", work=plan_work),
     Job("fit", "referee.run.scores.score_jobs:fit", "Bayesian models of scores: beta regressions and Measurement Layouts of "
         "normalised scores, hierarchical models of per-sample pass/fail and graded outcomes",
         (FIT_MODEL,) + FIT_OPTIONS + (RUNNER, PHASE, SEED) + SAMPLING_OPTIONS, figures=FIGURES + "fit",
@@ -393,7 +405,8 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("sims", 100, f"simulate-and-fit cycles (default 100; at most {MAX_CALIBRATIONS:,})", type=calibrations),
             Option("size", 0, "design size: 0 the smallest, each step adds agents", type=count),
             Option("out", None, "the results folder the store's record of this run points at", type=path),
-            SEED) + SAMPLING_OPTIONS + SWEEP_OPTIONS, data="optional", figures=FIGURES + "calibrate"),
+            SEED, ALLOW_LONG) + SAMPLING_OPTIONS + SWEEP_OPTIONS, data="optional", figures=FIGURES + "calibrate",
+        work=calibrate_work),
     Job("socio", "referee.run.social.social_jobs:socio", "socio-cognitive metrics, their consistency and what predicts "
         "winning (COMPACT)", (
             Option("runner", None, "the runner whose matches to use (default: compact when the store has it)"),

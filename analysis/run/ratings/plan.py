@@ -24,7 +24,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from referee.models import progress
 from referee.run.ratings.rating_labels import components, matches_per_agent
+from referee.run.work import POWER_POINTS
 from referee.models.fit import FitResult
 from referee.models.registry import PLAN_RULES
 from referee.run.options import number_or_nan
@@ -237,27 +239,36 @@ def power_curve(comparisons: pd.DataFrame, delta_elo: float, pair: tuple[str, st
     share = counts[counts > 0] / counts.sum()
     rng = np.random.default_rng(seed)
     z = norm.ppf(0.5 + level / 2)
-    grid = grid or [int(x) for x in np.unique(np.round(np.geomspace(max(n, 20), 20000, 14)))]
+    grid = grid or [int(x) for x in np.unique(np.round(np.geomspace(max(n, 20), 20000, POWER_POINTS)))]
     rows = []
     share_ij = share[(pairs[:, 0] == min(i, j)) & (pairs[:, 1] == max(i, j))].sum()
-    for m in grid:
-        hits = 0
-        for _ in range(sims):
-            drawn = rng.multinomial(m, share)
-            Wsim = np.zeros((n, n))
-            for (x, y), k in zip(pairs, drawn):
-                if k:
-                    px = 1.0 / (1.0 + math.exp(theta[y] - theta[x]))
-                    wins = rng.binomial(k, px)
-                    Wsim[x, y] += wins
-                    Wsim[y, x] += k - wins
-            fit = fit_bt(Wsim, names, prior_sd=None if mle_exists(Wsim) else DEFAULT_PRIOR_SD)
-            d = np.zeros(n)
-            d[i], d[j] = 1.0, -1.0
-            var_diff = d @ np.linalg.pinv(information(fit.theta, Wsim + Wsim.T)) @ d
-            hits += abs(fit.theta[i] - fit.theta[j]) > z * math.sqrt(max(var_diff, 1e-300))
-        power = hits / sims
-        rows.append({"matches": m, "power": power, "se": math.sqrt(power * (1 - power) / sims),
-                     "pair_matches": m * share_ij,
-                     "normal": float(normal_power(delta_elo, np.array([max(m * share_ij, 1e-9)]))[0])})
+    with progress.counter(len(grid) * sims, "power curve: simulated tournaments fitted", "fit") as done:
+        for m in grid:
+            rows.append(_power_point(m, sims, rng, share, pairs, theta, names, i, j, z, share_ij, delta_elo))
+            done.update(sims)
     return pd.DataFrame(rows)
+
+
+def _power_point(m: int, sims: int, rng, share, pairs, theta, names, i: int, j: int, z: float, share_ij: float,
+                 delta_elo: float) -> dict:
+    """One point of `power_curve`: `sims` tournaments of m comparisons drawn from the design and fitted, the
+    share in which the pair's Wald z exceeds `z`."""
+    n = len(names)
+    hits = 0
+    for _ in range(sims):
+        drawn = rng.multinomial(m, share)
+        Wsim = np.zeros((n, n))
+        for (x, y), k in zip(pairs, drawn):
+            if k:
+                px = 1.0 / (1.0 + math.exp(theta[y] - theta[x]))
+                wins = rng.binomial(k, px)
+                Wsim[x, y] += wins
+                Wsim[y, x] += k - wins
+        fit = fit_bt(Wsim, names, prior_sd=None if mle_exists(Wsim) else DEFAULT_PRIOR_SD)
+        d = np.zeros(n)
+        d[i], d[j] = 1.0, -1.0
+        var_diff = d @ np.linalg.pinv(information(fit.theta, Wsim + Wsim.T)) @ d
+        hits += abs(fit.theta[i] - fit.theta[j]) > z * math.sqrt(max(var_diff, 1e-300))
+    power = hits / sims
+    return {"matches": m, "power": power, "se": math.sqrt(power * (1 - power) / sims), "pair_matches": m * share_ij,
+            "normal": float(normal_power(delta_elo, np.array([max(m * share_ij, 1e-9)]))[0])}
