@@ -179,6 +179,12 @@ class SchemaError(ValueError):
     """A table does not satisfy the canonical schema (a loader bug, not bad user input)."""
 
 
+def focal(results: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a `results` table that are rated players: group `focal`, or no group (a runner that names
+    none); a `background` player (a scripted partner, a built-in agent) is never rated."""
+    return results[results["group"].isna() | (results["group"] == "focal")]
+
+
 def columns(table: str) -> list[str]:
     """Column names of canonical table `table`, in order."""
     return [c.name for c in TABLES[table]]

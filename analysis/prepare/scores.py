@@ -14,6 +14,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from referee.io.schema import focal
+
 MATCH_FIELDS = ["match_id", "runner", "game", "scenario", "variant", "phase", "repetition", "communication"]
 
 
@@ -34,8 +36,7 @@ def agent_match_scores(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataF
     DataFrame with MATCH_FIELDS plus `agent`, `score` (mean raw score of the agent's focal players in
     that match; -inf if any is -inf) and `n_players` (how many players the mean is over).
     """
-    focal = results[results["group"].isna() | (results["group"] == "focal")]
-    per_agent = (focal.groupby(["match_id", "agent"], sort=True)["score"]
+    per_agent = (focal(results).groupby(["match_id", "agent"], sort=True)["score"]
                  .agg(score="mean", n_players="size").reset_index())
     return matches[MATCH_FIELDS].merge(per_agent, on="match_id", how="inner")
 

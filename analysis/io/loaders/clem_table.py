@@ -25,6 +25,7 @@ import pandas as pd
 
 from referee.io.loaders.runner import Tables, headline_rows, only_unit
 from referee.io.match_attrs import attrs_columns
+from referee.io.schema import focal
 
 ABORTED, PLAYED, MAIN = "Aborted", "Played", "Main Score"
 EPISODE_COLUMNS = ["game", "model", "experiment", "episode", "metric", "value"]
@@ -32,18 +33,17 @@ EPISODE_COLUMNS = ["game", "model", "experiment", "episode", "metric", "value"]
 
 def clem_names(matches: pd.DataFrame) -> pd.DataFrame:
     """What clem names each clembench episode by: match_id, game, model (clem's results folder: the model pair),
-    experiment, episode; one row per match of `matches` (clembench's only, `Tables.of`). The model is the results folder clem ran into (the
-    episode's `meta.results_folder`, stored as `results_folder`); an episode written without `meta` in a folder
-    renamed after the run takes the name its folder's other episodes' `meta` give it, so a model keeps one name
-    (one row of clem's table) whatever its folder is called now."""
-    clem = matches
-    names = attrs_columns(clem, ("results_folder", "experiment_name", "episode"))
+    experiment, episode; one row per match of `matches` (clembench's only, `Tables.of`). The model is the
+    results folder clem ran into (the episode's `meta.results_folder`, stored as `results_folder`); an episode
+    written without `meta` in a folder renamed after the run takes the name its folder's other episodes' `meta`
+    give it, so a model keeps one name (one row of clem's table) whatever its folder is called now."""
+    names = attrs_columns(matches, ("results_folder", "experiment_name", "episode"))
     model = names["results_folder"].to_numpy(object)
-    folder = np.array([_folder(f) for f in clem["source_file"]], dtype=object)
+    folder = np.array([_folder(f) for f in matches["source_file"]], dtype=object)
     given = pd.Series(model)[(model != folder) & (folder != "")]
     renamed = given.groupby(folder[given.index]).agg(lambda m: m.mode().iat[0]).to_dict()
     model = np.array([renamed.get(f, m) if m == f else m for m, f in zip(model, folder)], dtype=object)
-    return pd.DataFrame({"match_id": clem["match_id"].to_numpy(), "game": clem["game"].to_numpy(), "model": model,
+    return pd.DataFrame({"match_id": matches["match_id"].to_numpy(), "game": matches["game"].to_numpy(), "model": model,
                          "experiment": names["experiment_name"].to_numpy(), "episode": names["episode"].to_numpy()})
 
 
@@ -112,9 +112,8 @@ def clem_headline(tables: Tables) -> pd.DataFrame:
     table = clem_results(clem_episodes(tables.matches, tables.measures))
     if table.empty:
         return headline_rows(pd.DataFrame())
-    focal = tables.results[tables.results["group"].fillna("focal") == "focal"][["match_id", "agent"]]
     folders = clem_names(tables.matches)[["match_id", "model"]].rename(columns={"model": "unit"})
-    owners = focal.merge(folders, on="match_id")
+    owners = focal(tables.results)[["match_id", "agent"]].merge(folders, on="match_id")
     owners = owners[["unit", "agent"]].drop_duplicates()
     long = table.reset_index(names="unit").melt(id_vars="unit", var_name="metric", value_name="value")
     long["metric"] = long["metric"].str.replace("-, ", "", regex=False).str.replace("all, Average ", "", regex=False)

@@ -28,6 +28,7 @@ import pandas as pd
 from referee.io.loaders.runner import Headline, Runner, Tables, headline_rows
 from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, file_key
 from referee.io.loaders.table import number_cell, open_rows
+from referee.io.schema import focal
 
 NAME = "meltingpot"
 COMPARISON_UNIT = ("the (scenario, episode): each focal population's per-capita return against every other "
@@ -173,9 +174,7 @@ def headline(tables: Tables) -> pd.DataFrame:
     """The evaluation notebook's score (the runner's `Headline.compute`): each population's focal per-capita return
     per episode (the mean over its focal players), averaged per scenario, min-max normalised per scenario over the
     populations evaluated, and averaged over scenarios: HEADLINE_COLUMNS."""
-    results = tables.results
-    focal = results[results["group"].isna() | (results["group"] == "focal")]
-    per_episode = focal.groupby(["match_id", "agent"])["score"].mean().reset_index()
+    per_episode = focal(tables.results).groupby(["match_id", "agent"])["score"].mean().reset_index()
     per_episode = per_episode.merge(tables.matches[["match_id", "scenario"]], on="match_id")
     if per_episode.empty:
         return headline_rows(pd.DataFrame())
