@@ -98,7 +98,7 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
                       protocol={"columns": "codename (player), model (agent), nation (team), mission (role); the "
                                            "report's Tier and Provider are not in the season file"}),
                  frame[roster].sort_values(roster[0]))
-    _rejections(writer, events)
+    _rejections(writer, events, checks)
     _timeline(writer, events)
     _peace(writer, events)
     _cost(writer, store, match)
@@ -123,51 +123,52 @@ def _of_kind(events: pd.DataFrame, word: str) -> pd.Series:
     return events["type"].astype(str).str.contains(word, case=False)
 
 
-def _rejections(writer: PaperWriter, events: pd.DataFrame) -> None:
+def _rejections(writer: PaperWriter, events: pd.DataFrame, checks: dict) -> None:
     """Sections 5.2 and 5.3: rejected actions by the report's categories (the reason the world gave: cooldown,
     duplicate or in progress, invalid target, malformed, then any other reason the engine wrote) and by agent,
-    from the season's event log (an event the world refused: `is_rejected`, the one reading of an event's
-    status); action rejections (stage `act`) and proposal rejections (stage `propose`) counted apart, as the report
-    counts them."""
+    action rejections (stage `act`) and proposal rejections (stage `propose`) counted apart, as the report counts
+    them. 5.3 is the audit's event check per agent (`event_diagnostics`, one count of the log); 5.2 cuts the same
+    rejections (`is_rejected`) by reason."""
     from referee.models.validity.checks import is_rejected
 
+    diag = checks.get("events", {}).get("table")
     refused = is_rejected(events)
-    attempted = events[events["status"].notna()] if "status" in events.columns else events.iloc[:0]
-    kinds = {"action": events["stage"] == "act", "proposal": events["stage"] == "propose"} if len(events) else {}
     for number, title in (("Section 5.2", "rejected actions by the report's categories"),
                           ("Section 5.3", "rejected actions by agent")):
         item = Item(number, title, protocol={
             "rejected": "events whose status is 'rejected' (the world refused them); actions (stage act) and "
                         "proposals (stage propose) apart"})
         if not refused.any():
-            writer.missing(item, f"none of the season's {len(attempted):,} attempted actions was rejected"
-                           if len(attempted) else "the store holds no log of this season's actions (its season file "
-                           "carries final statistics and state snapshots, no attempted action)")
-            continue
-        if number == "Section 5.2":
-            reason = events["reason"].fillna("(no reason given)").astype(str) if "reason" in events.columns else \
-                pd.Series("(no reason given)", index=events.index)
-            table = pd.DataFrame({f"{kind}s_rejected": reason[refused & mask].value_counts()
-                                  for kind, mask in kinds.items()}).fillna(0).astype(int)
-            order = [r for r in REASON_WORDS if r in table.index] + sorted(set(table.index) - set(REASON_WORDS))
-            table = table.loc[order].rename_axis("reason").reset_index()
-            table.insert(1, "category", table["reason"].map(REASON_WORDS).fillna("the engine's own word"))
-            total = table["actions_rejected"].sum() if "actions_rejected" in table.columns else 0
-            if total:
-                table["share_of_action_rejections"] = table["actions_rejected"] / total
-            item.protocol["categories"] = "; ".join(f"{r.category}: {getattr(r, 'actions_rejected', 0):,} action(s)"
-                                                    + (f", {r.proposals_rejected:,} proposal(s)"
-                                                       if getattr(r, "proposals_rejected", 0) else "")
-                                                    for r in table.itertuples())
+            attempted = int(diag["attempted"].sum()) if isinstance(diag, pd.DataFrame) else 0
+            writer.missing(item, f"none of the season's {attempted:,} attempted actions was rejected" if attempted
+                           else "the store holds no log of this season's actions (its season file carries final "
+                           "statistics and state snapshots, no attempted action)")
+        elif number == "Section 5.2":
+            writer.table(item, _by_reason(events, refused, item))
         else:
-            table = pd.DataFrame({"attempted": attempted["actor"].value_counts(),
-                                  **{f"{kind}s_rejected": events.loc[refused & mask, "actor"].value_counts()
-                                     for kind, mask in kinds.items()}}).fillna(0).astype(int)
-            table["rejection_rate"] = table[[c for c in table.columns if c.endswith("_rejected")]].sum(axis=1) \
-                / table["attempted"].where(table["attempted"] > 0)
-            table = table.sort_values([c for c in table.columns if c.endswith("_rejected")][0], ascending=False)
-            table = table.rename_axis("actor").reset_index()
-        writer.table(item, table)
+            table = diag.rename(columns={"action_rejections": "actions_rejected",
+                                         "proposal_rejections": "proposals_rejected"})
+            writer.table(item, table[["actor", "attempted", "actions_rejected", "proposals_rejected", "rejection_rate"]]
+                         .sort_values("actions_rejected", ascending=False, kind="stable"))
+
+
+def _by_reason(events: pd.DataFrame, refused: pd.Series, item: Item) -> pd.DataFrame:
+    """Section 5.2's table: per reason (the report's categories first, REASON_WORDS), the actions and proposals
+    rejected for it and its share of the action rejections; the categories said in `item`'s protocol."""
+    reason = events["reason"].fillna("(no reason given)").astype(str) if "reason" in events.columns else \
+        pd.Series("(no reason given)", index=events.index)
+    table = pd.DataFrame({f"{kind}s_rejected": reason[refused & (events["stage"] == stage)].value_counts()
+                          for kind, stage in (("action", "act"), ("proposal", "propose"))}).fillna(0).astype(int)
+    order = [r for r in REASON_WORDS if r in table.index] + sorted(set(table.index) - set(REASON_WORDS))
+    table = table.loc[order].rename_axis("reason").reset_index()
+    table.insert(1, "category", table["reason"].map(REASON_WORDS).fillna("the engine's own word"))
+    if table["actions_rejected"].sum():
+        table["share_of_action_rejections"] = table["actions_rejected"] / table["actions_rejected"].sum()
+    item.protocol["categories"] = "; ".join(
+        f"{r.category}: {r.actions_rejected:,} action(s)" + (f", {r.proposals_rejected:,} proposal(s)"
+                                                             if r.proposals_rejected else "")
+        for r in table.itertuples())
+    return table
 
 
 def _cost(writer: PaperWriter, store, match: str) -> None:
@@ -195,16 +196,16 @@ def _harness_counts(writer: PaperWriter, checks: dict, reported: bool) -> None:
                 protocol={"from": "the season's event log (stages act, propose, harness), as the audit's event check "
                                   "counts it", "not computed": "the report's account of its shared-key check and "
                                   "of the partial counts it withdrew (narrative)"})
-    diag = checks.get("events", {}).get("table")
-    if not isinstance(diag, pd.DataFrame) or diag.empty:
+    found = checks.get("events")
+    if not found:
         writer.missing(item, checks.get("skipped", {}).get("events", "the audit found no event log"))
         return
-    columns = ["action_rejections", "proposal_rejections", "parse_failures", "turn_skips", "missing_thoughts"]
-    total = diag[columns].sum().astype(int)
+    total = {k: found["totals"][k] for k in ("action_rejections", "proposal_rejections", "parse_failures",
+                                               "turn_skips", "missing_thoughts")}
     if reported:
-        item.quote(4722, "Section 3.7 (action rejections)", int(total["action_rejections"]))
-    item.protocol["totals"] = ", ".join(f"{int(v):,} {k.replace('_', ' ')}" for k, v in total.items())
-    writer.table(item, total.rename("events").rename_axis("count").reset_index())
+        item.quote(4722, "Section 3.7 (action rejections)", total["action_rejections"])
+    item.protocol["totals"] = ", ".join(f"{v:,} {k.replace('_', ' ')}" for k, v in total.items())
+    writer.table(item, pd.DataFrame({"count": list(total), "events": list(total.values())}))
 
 
 def _spectators(writer: PaperWriter, checks: dict, reported: bool) -> None:

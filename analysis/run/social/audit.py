@@ -28,6 +28,9 @@ from referee.run.social.audit_outcomes import (  # noqa: F401  (DERIVED, Undecla
     DERIVED, UndeclaredDirection, agents_events, declared_directions, function_of_score, is_the_score,
     outcome_directions, runner_directions, runner_roles, stored_directions)
 
+# the event log's counts the events check totals (`validity.event_diagnostics`' columns)
+EVENT_TOTALS = ["action_attempts", "action_rejections", "proposal_attempts", "proposal_rejections", "parse_failures",
+                "turn_skips", "missing_thoughts"]
 VALIDITY_CHECKS = ("hold_outcome_constant", "failure_at_top", "rank_agreement", "assignment_luck")
 RATIO_LIMIT = 2.0
 CV_LIMIT = 0.5  # where some score is 0 or below, a coefficient of variation above this fails instead  # a score that varies 2x or more among identical outcomes does not measure the outcome
@@ -219,11 +222,11 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
 def _event_verdict(diag: pd.DataFrame, frame: pd.DataFrame) -> dict:
     """The event-log check in words: the report's categories counted apart, the spread of rejections per
     attempt over models (the activity control), and the quiet agents whose few rejections are not skill."""
-    total = diag.sum(numeric_only=True)
-    verdict = (f"{int(total['action_rejections']):,} of {int(total['action_attempts']):,} actions and "
-               f"{int(total['proposal_rejections']):,} of {int(total['proposal_attempts']):,} proposals were rejected; "
-               f"the harness logged {int(total['parse_failures']):,} parse failures, {int(total['turn_skips']):,} "
-               f"turn skips and {int(total['missing_thoughts']):,} missing thoughts.")
+    total = {k: int(v) for k, v in diag[EVENT_TOTALS].sum().items()}  # the log's full totals (EVAL 01 3.7)
+    verdict = (f"{total['action_rejections']:,} of {total['action_attempts']:,} actions and "
+               f"{total['proposal_rejections']:,} of {total['proposal_attempts']:,} proposals were rejected; "
+               f"the harness logged {total['parse_failures']:,} parse failures, {total['turn_skips']:,} "
+               f"turn skips and {total['missing_thoughts']:,} missing thoughts.")
     models = frame[["player", "agent"]].drop_duplicates("player")
     by_model = diag.merge(models, left_on="actor", right_on="player", how="left").assign(
         agent=lambda t: t["agent"].fillna(t["actor"])).groupby("agent")[["attempted", "rejected"]].sum()
@@ -235,7 +238,7 @@ def _event_verdict(diag: pd.DataFrame, frame: pd.DataFrame) -> dict:
     quiet = diag.loc[diag["quiet"], "actor"].tolist()
     if quiet:
         verdict += f" Quiet agents whose low counts reflect little activity, not skill: {', '.join(quiet)}."
-    return {"table": diag, "verdict": verdict, "passed": None,
+    return {"table": diag, "verdict": verdict, "passed": None, "totals": total,
             "by_model": by_model.assign(rejection_rate=by_model["rejected"] / by_model["attempted"]).reset_index()}
 
 
