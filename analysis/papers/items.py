@@ -8,6 +8,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from referee.models import progress
@@ -68,8 +69,7 @@ def readable_values(value):
         return {k: readable_values(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [readable_values(v) for v in value]
-    if isinstance(value, float) or type(value).__module__ == "numpy" and hasattr(value, "dtype") and \
-            value.dtype.kind == "f":
+    if isinstance(value, (float, np.floating)):
         return cell_text(value)
     return value
 

@@ -33,17 +33,10 @@ def metric_vectors(players: pd.DataFrame, keys: list[str], standardise: bool = T
     return (means - means.mean()) / means.std() if standardise else means
 
 
-def _pearson(u: np.ndarray, v: np.ndarray) -> float:
-    ok = np.isfinite(u) & np.isfinite(v)
-    if ok.sum() < 3 or np.ptp(u[ok]) == 0 or np.ptp(v[ok]) == 0:
-        return np.nan
-    return float(np.corrcoef(u[ok], v[ok])[0, 1])
-
-
 def similarity(vectors: pd.DataFrame) -> pd.DataFrame:
     """Pearson correlation between every two rows of `vectors` (the figure 4 heatmap), rows x rows, each pair over
     the metrics both rows have (pairwise complete); NaN where a pair shares fewer than 3 metrics or either row is
-    constant over them (`_pearson`, one pair at a time, is the same number). All pairs at once from the pairwise
+    constant over them (numpy's Pearson r of each pair alone is the same number). All pairs at once from the pairwise
     sums (a handful of matrix products), centred on each row's mean first so that the sums do not cancel."""
     values = vectors.to_numpy(float)
     n = len(values)

@@ -393,8 +393,9 @@ def _measures(record: dict) -> tuple[list[dict], list[tuple[RecordError, object]
 def _scored(scores: dict, where: str, round_: int | None, rows: list, aside: list) -> None:
     """Each score of `scores` as a measure row (an episode's outcome measures as outcomes, every other score as
     telemetry) into `rows`, or with its RecordError into `aside` (a score that is not a number)."""
-    if repeated_key(scores):  # which of the two values clem meant is unknowable: the group is set aside whole
-        raise RecordError("duplicate key", f"{where}.{repeated_key(scores)}", "a score is named twice in one object")
+    twice = repeated_key(scores)
+    if twice:  # which of the two values clem meant is unknowable: the group is set aside whole
+        raise RecordError("duplicate key", f"{where}.{twice}", "a score is named twice in one object")
     for name, value in scores.items():
         try:  # each value's own fault (not a number, past 64 bits: `score_value`) costs that value alone
             number = score_number(value, f"{where}.{name}")

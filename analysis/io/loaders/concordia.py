@@ -271,7 +271,7 @@ def _appended_runs(docs: list, out: ResultBuilder):
     later one's (a rerun the evaluation script appended to the same file) 'k:i', from which `load`'s match id
     labels its repetitions '(rerun k)', so that a rerun adds matches instead of colliding with the first run's;
     a record repeated identically in a later array is stored once (and said); an array that could not be read
-    (`files.Unread`: truncated, text between arrays) is one record set aside with its fault, costing no other."""
+    (`appended.Unread`: truncated, text between arrays) is one record set aside with its fault, costing no other."""
     seen = set()
     for k, doc in enumerate(docs):
         for i, record in enumerate(doc if isinstance(doc, list) else [doc]):

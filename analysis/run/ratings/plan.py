@@ -254,6 +254,8 @@ def _power_point(m: int, sims: int, rng, share, pairs, theta, names, i: int, j: 
     """One point of `power_curve`: `sims` tournaments of m comparisons drawn from the design and fitted, the
     share in which the pair's Wald z exceeds `z`."""
     n = len(names)
+    d = np.zeros(n)
+    d[i], d[j] = 1.0, -1.0  # the pair's contrast
     hits = 0
     for _ in range(sims):
         drawn = rng.multinomial(m, share)
@@ -265,8 +267,6 @@ def _power_point(m: int, sims: int, rng, share, pairs, theta, names, i: int, j: 
                 Wsim[x, y] += wins
                 Wsim[y, x] += k - wins
         fit = fit_bt(Wsim, names, prior_sd=None if mle_exists(Wsim) else DEFAULT_PRIOR_SD)
-        d = np.zeros(n)
-        d[i], d[j] = 1.0, -1.0
         var_diff = d @ np.linalg.pinv(information(fit.theta, Wsim + Wsim.T)) @ d
         hits += abs(fit.theta[i] - fit.theta[j]) > z * math.sqrt(max(var_diff, 1e-300))
     power = hits / sims

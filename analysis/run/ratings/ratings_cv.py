@@ -113,16 +113,13 @@ def summarise_cv(cv: pd.DataFrame) -> pd.DataFrame:
     `folds_with_prior`: scored folds whose fit added a prior (no maximum-likelihood estimate there, a regularised
     fit); `folds_without_estimate`: folds not scored because a test comparison's prediction would use a strength
     the fit has no estimate of (auc NaN when no fold is scored)."""
-    keys = ["model", "dims"]
-    grouped = cv.groupby(keys)["auc"]
-    scored = cv[cv["auc"].notna()]
-    unestimated = cv["unestimated"] > 0 if "unestimated" in cv.columns else pd.Series(False, index=cv.index)
-    out = pd.DataFrame({"auc": grouped.mean(), "se": grouped.std(ddof=1) / np.sqrt(grouped.count()),
-                        "folds": grouped.count(),
-                        "folds_with_prior": scored.groupby(keys)["prior"].sum().reindex(grouped.mean().index,
-                                                                                     fill_value=0).astype(int),
-                        "folds_without_estimate": unestimated.groupby([cv[k] for k in keys]).sum().astype(int)
-                        }).reset_index()
+    flags = cv.assign(prior=cv["prior"].astype(bool) & cv["auc"].notna(), unestimated=cv["unestimated"] > 0)
+    grouped = flags.groupby(["model", "dims"])
+    out = pd.DataFrame({"auc": grouped["auc"].mean(),
+                        "se": grouped["auc"].std(ddof=1) / np.sqrt(grouped["auc"].count()),
+                        "folds": grouped["auc"].count(),
+                        "folds_with_prior": grouped["prior"].sum().astype(int),
+                        "folds_without_estimate": grouped["unestimated"].sum().astype(int)}).reset_index()
     return out.sort_values(["model", "dims"]).reset_index(drop=True)
 
 

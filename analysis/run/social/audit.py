@@ -76,8 +76,9 @@ def audit_frame(store, runner: str | None = None, match: str | None = None) -> t
     events = events[events["match_id"].isin(ids)]
     frame = frame.reset_index(drop=True)
     frame.attrs["outcome_note"] = note
-    frame.attrs["runner_roles"] = runner_roles(sorted(matches["runner"].dropna().unique()))
-    frame.attrs["directions"] = {**runner_directions(sorted(matches["runner"].dropna().unique())),
+    runners = sorted(matches["runner"].dropna().unique())
+    frame.attrs["runner_roles"] = runner_roles(runners)
+    frame.attrs["directions"] = {**runner_directions(runners),
                                  **stored_directions(measures)}
     # each measure's declared kind (outcome, telemetry, ...), so that what was declared at ingest counts unasked
     frame.attrs["kinds"] = measures.drop_duplicates("name").set_index("name")["kind"].to_dict()
