@@ -22,7 +22,7 @@ from pathlib import Path
 from referee.io.catalogue import contest_catalogue, earlier_catalogue
 from referee.io.loaders.runner import Headline, Runner
 from referee.io.loaders.appended import read_json_documents
-from referee.io.loaders.files import Faulty
+from referee.io.loaders.files import Faulty, canonical_json
 from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
@@ -276,7 +276,7 @@ def _appended_runs(docs: list, out: ResultBuilder):
     for k, doc in enumerate(docs):
         for i, record in enumerate(doc if isinstance(doc, list) else [doc]):
             if len(docs) > 1 and not isinstance(record, Faulty):  # an unread array is set aside, never matched
-                key = json.dumps(record, sort_keys=True, default=str)
+                key = canonical_json(record)
                 if k and key in seen:
                     out.note("Concordia record(s) repeated identically in a later array appended to the same "
                              "results file: stored once")

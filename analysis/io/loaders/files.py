@@ -358,6 +358,12 @@ def json_text(path: Path) -> str:
     return text
 
 
+def canonical_json(record: object) -> str:
+    """A record as one text whatever its keys' order (sorted keys; a value JSON cannot hold as its text): two
+    records are the same record exactly when their texts are equal."""
+    return json.dumps(record, sort_keys=True, default=str)
+
+
 def parse_json_text(text: str, within: tuple[str, ...] = ()) -> Any:
     """`read_json` of a text already read (`json_text`)."""
     doc = fast_loads(text)

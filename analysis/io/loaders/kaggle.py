@@ -35,6 +35,7 @@ from pathlib import Path
 
 from referee.io.loaders.runner import Runner
 from referee.io.loaders.errors import checked_keys
+from referee.io.loaders.files import canonical_json
 from referee.io.loaders.base import (
     LoadOptions,
     LoadResult,
@@ -324,7 +325,7 @@ def content_key(record: object) -> str:
     """The name of a replay that carries no id: a digest of its content (its JSON with sorted keys), so that the
     same replay under two file names, or written out again, is one match (the second copy set aside as a
     duplicate instead of stored twice)."""
-    return hashlib.sha256(json.dumps(record, sort_keys=True, default=str).encode()).hexdigest()[:20]
+    return hashlib.sha256(canonical_json(record).encode()).hexdigest()[:20]
 
 
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:

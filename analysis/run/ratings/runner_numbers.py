@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from referee.io.loaders import RUNNERS, Headline, Tables, entry
+from referee.io.loaders import RUNNERS, Headline, Tables
 from referee.io.loaders.runner import HEADLINE_COLUMNS, headline_rows
 from referee.models.registry import RATING_METHODS, implementation
 from referee.prepare.comparisons import comparisons_from_tables
@@ -57,7 +57,7 @@ def _rated(spec: Headline, tables: Tables) -> pd.DataFrame:
 def headline_numbers(runner: str, tables: Tables) -> pd.DataFrame:
     """Runner `runner`'s own numbers (HEADLINE_COLUMNS) from the tables of its matches, as its entry's
     headline computes them; empty when it declares none."""
-    spec = entry(runner).headline
+    spec = HEADLINES.get(runner)
     if spec is None:
         return headline_rows(pd.DataFrame())
     mine = tables.of(runner)
