@@ -56,6 +56,9 @@ def compiled_nutpie(model) -> tuple[object, float, bool]:
     if key in _COMPILED:
         _COMPILED.move_to_end(key)
         return _COMPILED[key], 0.0, True
+    from referee.models.numba_ops import register
+
+    register()  # a cacheable digamma (PyTensor's calls scipy through a pointer, which numba cannot cache)
     start = time.perf_counter()
     progress.say("compiling the model with numba (once per structure and process; 10-60 s on a cold cache)")
     compiled = nutpie.compile_pymc_model(model)

@@ -15,7 +15,8 @@ changes with its data.
 Every compiled piece is kept on disk for the next process: PyTensor's numba functions in its cache folder, and the
 two callbacks too (`_callbacks`, under a key of the structure, its constants, this module's source and the
 compilers' versions), so that a new process (a test worker, the next command) compiles a known structure in about
-2 s instead of 10.
+2 s instead of 10. Two processes never compile one structure at once (`_compiling`): the second waits for the
+first and loads what it stored.
 
 Blob layout (8-byte words): [0] its length; then per parameter (free value variable, in model order) its ndim
 sizes; then per data array its offset in the blob and its ndim sizes; then the data, each raveled. The header and
@@ -26,12 +27,14 @@ Used by `referee.models.compiled.sample_nutpie` when a model's fit asks for reus
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -220,6 +223,9 @@ def _compile(model, key: str) -> Structure:
     from pytensor.compile.sharedvalue import SharedVariable
     from pytensor.graph.traversal import ancestors
 
+    from referee.models.numba_ops import register
+
+    register()  # a cacheable digamma: the beta likelihoods' graphs load from disk in the next process
     start = time.perf_counter()
     value_vars = [model.rvs_to_values[v] for v in model.free_RVs]
     stored = stored_variables(model)
@@ -262,6 +268,21 @@ def log_compile(kind: str, key: str, seconds: float) -> None:
                                   "test": os.environ.get("PYTEST_CURRENT_TEST", "")}) + "\n")
 
 
+@contextlib.contextmanager
+def _compiling(key: str):
+    """Held while this process compiles structure `key`: PyTensor's own compile lock (`lock_ctx`) on a folder of
+    the structure's beside PyTensor's compiled modules, so that two processes sharing the cache folder (test
+    workers, a report's fold workers) never compile one structure at once: the second waits, then loads what
+    the first stored (about 2 s)."""
+    import pytensor
+    from pytensor.compile.compilelock import lock_ctx
+
+    folder = Path(pytensor.config.compiledir) / "referee-structures" / key[:32]
+    folder.mkdir(parents=True, exist_ok=True)
+    with lock_ctx(folder):
+        yield
+
+
 def structure_for(model) -> tuple[Structure, bool]:
     """(the compiled structure of `model`, reused): from this process's cache of the last KEEP structures, or
     compiled now."""
@@ -272,7 +293,8 @@ def structure_for(model) -> tuple[Structure, bool]:
             return _STRUCTURES[key], True
     progress.say("compiling the model's structure with numba (once per process for any data; 10-60 s on a cold "
                  "cache)")
-    built = _compile(model, key)
+    with _compiling(key):
+        built = _compile(model, key)
     log_compile("structure", key, built.compile_seconds)
     with _LOCK:
         _STRUCTURES[key] = built

@@ -5,6 +5,8 @@ with nutpie's own compile of the same model."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -82,3 +84,45 @@ def test_a_second_outcome_fit_on_other_data_starts_within_two_seconds_on_pymcs_o
             np.testing.assert_allclose(stored[at:at + size], expected, rtol=1e-10)
         at += size
     assert at == len(stored)
+
+
+def test_the_digamma_registered_for_numba_is_scipys_and_makes_a_beta_graph_cacheable():
+    """PyTensor compiles psi (the gradient of gammaln, in every Beta log-density) through a pointer to scipy's
+    Cython function, which numba cannot cache, so each process compiled the beta regressions again; referee's
+    digamma (`referee.models.numba_ops`) agrees with scipy's to 1e-10 and carries a cache key."""
+    import numba
+    import pytensor.scalar as ps
+    from pytensor.link.numba.dispatch.basic import numba_funcify_and_cache_key
+    from scipy.special import digamma as scipy_digamma
+
+    from referee.models.numba_ops import digamma, register
+
+    x = np.concatenate([np.geomspace(1e-6, 1e6, 400), -np.geomspace(1e-3, 40, 200) + 1e-4])
+    x = x[np.abs(x - np.round(x)) > 1e-6]
+    compiled = numba.njit(digamma)
+    ours = np.array([compiled(v) for v in x])
+    np.testing.assert_allclose(ours, scipy_digamma(x), rtol=1e-10, atol=1e-11)  # 1e-10 beside a pole
+    assert compiled(0.0) == -np.inf and np.isnan(compiled(-3.0))  # scipy's values at the poles
+    node = ps.psi(ps.float64("x")).owner
+    register()
+    assert numba_funcify_and_cache_key(node.op, node=node)[1] is not None
+
+
+def test_two_processes_never_compile_one_structure_at_once(tmp_path):
+    """While this process holds a structure's compile lock, another process sharing the cache folder cannot take
+    it (it would wait, then load the stored structure instead of compiling it again)."""
+    import subprocess
+    import sys
+
+    import pytensor
+
+    from referee.models.compiled_structure import _compiling
+
+    key = "0" * 64
+    folder = Path(pytensor.config.compiledir) / "referee-structures" / key[:32]
+    probe = ("import sys; from filelock import FileLock, Timeout\n"
+             f"try:\n    FileLock({str(folder / '.lock')!r}).acquire(timeout=0.5)\nexcept Timeout:\n    sys.exit(7)\n")
+    with _compiling(key):
+        held = subprocess.run([sys.executable, "-c", probe], timeout=60).returncode
+    free = subprocess.run([sys.executable, "-c", probe], timeout=60).returncode
+    assert (held, free) == (7, 0)

@@ -56,16 +56,21 @@ def build_model(W: np.ndarray, agents: list[str], Wk: np.ndarray | None = None, 
     if Wk is not None:
         coords["game"] = list(games)
     with pm.Model(coords=coords) as model:
+        # every data-dependent array is a `pm.Data` (which agents are rich, who beat whom how often), so that one
+        # compiled structure serves any comparisons of the same kind (`referee.models.compiled_structure`)
         sigma = pm.HalfNormal("sigma", 1.0)
         mu = pt.zeros(len(agents))
         if rich.any():
-            mu = pt.set_subtensor(mu[np.flatnonzero(rich)], pm.ZeroSumNormal("mu_rich", sigma, dims="rich_agent"))
+            rich_index = pm.Data("rich_index", np.flatnonzero(rich).astype(np.int64))
+            mu = pt.set_subtensor(mu[rich_index], pm.ZeroSumNormal("mu_rich", sigma, dims="rich_agent"))
         if not rich.all():
+            sparse_index = pm.Data("sparse_index", np.flatnonzero(~rich).astype(np.int64))
             z = pm.Normal("z", 0.0, 1.0, dims="sparse_agent")
-            mu = pt.set_subtensor(mu[np.flatnonzero(~rich)], sigma * z)
+            mu = pt.set_subtensor(mu[sparse_index], sigma * z)
         mu = pm.Deterministic("mu", mu, dims="agent")
         if Wk is None:
-            i, j, w = _pairs(np.asarray(W, float))
+            i, j, w = (pm.Data(name, values) for name, values in
+                       zip(("winner", "loser", "wins"), _pairs(np.asarray(W, float))))
             pm.Potential("loglik", pt.sum(w * pt.log(pt.sigmoid(mu[i] - mu[j]))))
             pm.Deterministic("rating", ELO_CENTRE + ELO_SCALE * (mu - pt.mean(mu)), dims="agent")
         else:
@@ -76,7 +81,9 @@ def build_model(W: np.ndarray, agents: list[str], Wk: np.ndarray | None = None, 
             delta = pm.ZeroSumNormal("delta", tau, dims=("game", "agent"), n_zerosum_axes=2)
             theta = mu[None, :] + delta
             k, i, j = np.nonzero(Wk)
-            w = np.asarray(Wk, float)[k, i, j]
+            w = pm.Data("wins", np.asarray(Wk, float)[k, i, j])
+            k, i, j = (pm.Data(name, values.astype(np.int64)) for name, values in
+                       zip(("game_index", "winner", "loser"), (k, i, j)))
             pm.Potential("loglik", pt.sum(w * pt.log(pt.sigmoid(theta[k, i] - theta[k, j]))))
             pm.Deterministic("rating", ELO_CENTRE + ELO_SCALE * (mu - pt.mean(mu)), dims="agent")
             pm.Deterministic("game_rating", ELO_CENTRE + ELO_SCALE * (theta - pt.mean(theta, axis=1, keepdims=True)),
@@ -109,7 +116,8 @@ def fit_bayes_bt(W: np.ndarray, agents: list[str], Wk: np.ndarray | None = None,
     var_names = ["sigma", "mu"] + (["tau", "delta"] if Wk is not None else [])
     notes: list[str] = []
     with collect_notes(notes):
-        idata, diagnostics = sample(model, var_names, draws, tune, chains, seed, sampler, target_accept=TARGET_ACCEPT)
+        idata, diagnostics = sample(model, var_names, draws, tune, chains, seed, sampler, target_accept=TARGET_ACCEPT,
+                                    reuse=True)
     return BayesBTFit(idata=idata, diagnostics=diagnostics, notes=notes,
                       var="game_rating" if Wk is not None else "rating")
 

@@ -213,49 +213,49 @@ def score_likelihood(name: str, y_obs: np.ndarray, eta, priors: Priors, likeliho
     """Add the likelihood of normalised scores `y_obs` given the logit-scale mean `eta` to the current model.
 
     `likelihood` is 'ordered' or 'squeeze' (module docstring); `phi` is the Beta precision (a tensor, one
-    value or one per observation), created as `phi ~ Gamma(priors.phi_alpha, priors.phi_beta)` when None.
+    value or one per observation), created as `phi ~ Gamma(priors.phi_alpha, priors.phi_beta)` when None. The
+    scores (and, for the ordered beta, which of them are 0, 1 or between) enter as `pm.Data` named after `name`,
+    so that the model's structure does not depend on them (`referee.models.compiled_structure`).
     """
     import pymc as pm
 
     if phi is None:
         phi = pm.Gamma("phi", alpha=priors.phi_alpha, beta=priors.phi_beta)
-    mu = pm.math.invlogit(eta)
+    y_obs = np.asarray(y_obs, float)
     if likelihood == "squeeze":
         n = len(y_obs)
-        y = (y_obs * (n - 1) + 0.5) / n
+        mu = pm.math.invlogit(eta)
+        y = pm.Data(f"{name}_squeezed", (y_obs * (n - 1) + 0.5) / n)
         return pm.Beta(name, alpha=mu * phi, beta=(1 - mu) * phi, observed=y)
     cuts = pm.Normal("cutpoints", mu=np.array(priors.cutpoint_mu), sigma=priors.cutpoint_sd, shape=2,
                      transform=pm.distributions.transforms.ordered, initval=np.array(priors.cutpoint_mu))
-    return pm.CustomDist(name, eta, cuts[0], cuts[1], phi, logp=ordered_beta_logp(np.asarray(y_obs, float)),
-                         observed=y_obs)
+    zero, one, middle = (pm.Data(f"{name}_{part}", np.flatnonzero(rows).astype(np.int64))
+                         for part, rows in (("zero", y_obs == 0), ("one", y_obs == 1),
+                                            ("middle", (y_obs > 0) & (y_obs < 1))))
+    return pm.CustomDist(name, eta, cuts[0], cuts[1], phi, logp=ordered_beta_logp(zero, one, middle),
+                         observed=pm.Data(f"{name}_observed", y_obs))
 
 
-def ordered_beta_logp(y_obs: np.ndarray):
-    """The ordered-beta log density (module docstring) as a `pm.CustomDist` logp for the observed scores
-    `y_obs` (shape (n,)): each branch is computed on its own observations only (y = 0, y = 1, 0 < y < 1,
-    split once from the data), in the stable forms log(1 - sigmoid(x)) = -softplus(x),
-    log sigmoid(x) = -softplus(-x) and sigmoid(a) - sigmoid(b) = sigmoid(a) sigmoid(-b) (1 - exp(b - a)).
+def ordered_beta_logp(zero, one, middle):
+    """The ordered-beta log density (module docstring) as a `pm.CustomDist` logp, given which observations are
+    0, 1 and between (`zero`, `one`, `middle`: integer index vectors, arrays or `pm.Data`, any of them may be
+    empty): each branch is computed on its own observations only, in the stable forms
+    log(1 - sigmoid(x)) = -softplus(x), log sigmoid(x) = -softplus(-x) and
+    sigmoid(a) - sigmoid(b) = sigmoid(a) sigmoid(-b) (1 - exp(b - a)).
     Returns logp(value, eta, k1, k2, phi) -> (n,) log densities; eta and phi are scalars or (n,)."""
     import pytensor.tensor as pt
 
-    n = len(y_obs)
-    zero, one = np.flatnonzero(y_obs == 0), np.flatnonzero(y_obs == 1)
-    middle = np.flatnonzero((y_obs > 0) & (y_obs < 1))
-
     def logp(value, eta, k1, k2, phi):
+        n = value.shape[0]
         eta, phi = pt.broadcast_to(eta, (n,)), pt.broadcast_to(phi, (n,))
         out = pt.zeros((n,))
-        if zero.size:
-            out = pt.set_subtensor(out[zero], -pt.softplus(eta[zero] - k1))
-        if one.size:
-            out = pt.set_subtensor(out[one], -pt.softplus(k2 - eta[one]))
-        if middle.size:
-            e, p, v = eta[middle], phi[middle], value[middle]
-            mass = -pt.softplus(k1 - e) - pt.softplus(e - k2) + pt.log1mexp(k1 - k2)
-            a, b = pt.sigmoid(e) * p, pt.sigmoid(-e) * p
-            beta = (a - 1) * pt.log(v) + (b - 1) * pt.log1p(-v) + pt.gammaln(p) - pt.gammaln(a) - pt.gammaln(b)
-            out = pt.set_subtensor(out[middle], mass + beta)
-        return out
+        out = pt.set_subtensor(out[zero], -pt.softplus(eta[zero] - k1))
+        out = pt.set_subtensor(out[one], -pt.softplus(k2 - eta[one]))
+        e, p, v = eta[middle], phi[middle], value[middle]
+        mass = -pt.softplus(k1 - e) - pt.softplus(e - k2) + pt.log1mexp(k1 - k2)
+        a, b = pt.sigmoid(e) * p, pt.sigmoid(-e) * p
+        beta = (a - 1) * pt.log(v) + (b - 1) * pt.log1p(-v) + pt.gammaln(p) - pt.gammaln(a) - pt.gammaln(b)
+        return pt.set_subtensor(out[middle], mass + beta)
 
     return logp
 
@@ -310,11 +310,14 @@ def build_tag_effects(data: pd.DataFrame, agents: list[str], scenarios: list[str
     cols = [tag_names.index(t) for t in slopes]
     coords = {"agent": agents, "scenario": scenarios, "tag": tag_names, "slope_tag": slopes, "slope_tag_": slopes,
               "obs": np.arange(len(data))}
-    a_idx, s_idx = data["agent_idx"].to_numpy(), data["scenario_idx"].to_numpy()
     with pm.Model(coords=coords) as model:
+        # the data as `pm.Data` (each row's agent, scenario and tags): the structure serves any data of its shape
+        a_idx = pm.Data("agent_index", data["agent_idx"].to_numpy().astype(np.int64))
+        s_idx = pm.Data("scenario_index", data["scenario_idx"].to_numpy().astype(np.int64))
+        rows = pm.Data("row_tags", np.asarray(X, float)[data["scenario_idx"].to_numpy()])
         intercept = pm.Normal("intercept", 0.0, priors.intercept_sd)
         beta = pm.Normal("beta", 0.0, priors.coef_sd, dims="tag")
-        eta = intercept + pt.dot(X[s_idx], beta)
+        eta = intercept + pt.dot(rows, beta)
         if len(slopes) == 1:
             sd = pm.Gamma("slope_sd", priors.slope_sd_alpha, priors.slope_sd_beta, dims="slope_tag")
             chol = pt.diag(sd)
@@ -332,7 +335,7 @@ def build_tag_effects(data: pd.DataFrame, agents: list[str], scenarios: list[str
                 # nutpie's numba code, which numba warns of on every compile
                 slope = pm.Deterministic("slope", (z[:, None, :] * chol[None, :, :]).sum(axis=-1),
                                          dims=("agent", "slope_tag"))
-            eta = eta + (slope[a_idx] * X[s_idx][:, cols]).sum(axis=1)
+            eta = eta + (slope[a_idx] * rows[:, cols]).sum(axis=1)
         if agent_intercepts:
             sigma_a = pm.HalfNormal("sigma_agent", priors.group_sd)
             if centred:
@@ -360,9 +363,11 @@ def build_baseline_contrast(data: pd.DataFrame, agents: list[str], scenarios: li
         raise ValueError(f"baseline agent {baseline!r} is not among the agents {agents}")
     others = [a for a in agents if a != baseline]
     coords = {"agent": agents, "contrast": others, "scenario": scenarios}
-    a_idx, s_idx = data["agent_idx"].to_numpy(), data["scenario_idx"].to_numpy()
-    position = np.array([others.index(a) if a != baseline else -1 for a in agents])
     with pm.Model(coords=coords) as model:
+        a_idx = pm.Data("agent_index", data["agent_idx"].to_numpy().astype(np.int64))
+        s_idx = pm.Data("scenario_index", data["scenario_idx"].to_numpy().astype(np.int64))
+        position = pm.Data("contrast_position",
+                           np.array([others.index(a) if a != baseline else -1 for a in agents], np.int64))
         alpha = pm.Normal("alpha", 0.0, priors.intercept_sd)
         gamma_free = pm.Normal("gamma", 0.0, priors.coef_sd, dims="contrast")
         gamma_all = pt.concatenate([gamma_free, pt.zeros(1)])[position]
@@ -418,7 +423,7 @@ def fit_tag_effects(scores: pd.DataFrame, tags: pd.DataFrame, draws: int = TAG_D
                  + (["agent_intercept"] if agent_intercepts else []))
     with collect_notes(notes):
         idata, diagnostics = sample(model, var_names, draws, tune, chains, seed, sampler,
-                                    target_accept=TAG_TARGET_ACCEPT)
+                                    target_accept=TAG_TARGET_ACCEPT, reuse=True)
     beta = idata.posterior["beta"].stack(s=("chain", "draw")).values
     corr = np.corrcoef(beta) if beta.shape[0] > 1 else np.ones((1, 1))
     strong = [(tag_names[i], tag_names[j], round(float(corr[i, j]), 2)) for i in range(len(tag_names))
@@ -520,7 +525,7 @@ def fit_baseline_contrast(scores: pd.DataFrame, baseline: str, draws: int = DRAW
         # alpha moves with every contrast (each is measured against the baseline's level): one strongly
         # correlated direction, which nutpie's low-rank mass matrix learns (min ESS 535 -> 9,309 of 5,000)
         idata, diagnostics = sample(model, ["alpha", "gamma", "sigma_scenario", "phi"], draws, tune, chains, seed,
-                                    sampler, low_rank=True)
+                                    sampler, low_rank=True, reuse=True)
     summary = summary_table(idata, ["alpha", "gamma", "sigma_scenario", "phi"], hdi_prob=0.95)
     return ScoreFit(model="baseline-contrast", headline=contrast_table, idata=idata, summary=summary, diagnostics=diagnostics, notes=notes)
 

@@ -129,6 +129,9 @@ def build_layout(agent_idx: np.ndarray, X_obs: np.ndarray, y: np.ndarray, agents
 
     coords = {"agent": agents, "demand": demands}
     with pm.Model(coords=coords) as model:
+        # the data as `pm.Data`: one compiled structure serves every fold and fit (`fit_layout`'s reuse)
+        agent_idx = pm.Data("agent_index", np.asarray(agent_idx, np.int64))
+        X_obs = pm.Data("demand_matrix", np.asarray(X_obs, float))
         m = pm.Normal("demand_mean", priors.capability_mean_mu, priors.capability_mean_sd, dims="demand")
         s = pm.HalfNormal("demand_spread", priors.capability_spread_sd, dims="demand")
         # zero-sum over the agents: demand_mean alone carries each demand's level (see the module docstring)
@@ -195,7 +198,7 @@ def fit_layout(agents_obs: pd.Series, X_obs: np.ndarray, y: np.ndarray, demands:
     model = build_layout(agent_idx, X[:, columns], np.asarray(y, float), agents, fitted, priors)
     with collect_notes(notes):
         idata, diagnostics = sample(model, DIAGNOSED, draws, tune, chains, seed, sampler,
-                                    target_accept=LAYOUT_TARGET_ACCEPT, low_rank=LAYOUT_LOW_RANK)
+                                    target_accept=LAYOUT_TARGET_ACCEPT, low_rank=LAYOUT_LOW_RANK, reuse=True)
     summary = summary_table(idata, DIAGNOSED)
     return LayoutFit(idata=idata, summary=summary, diagnostics=diagnostics, agents=agents, demands=fitted,
                      notes=notes, columns=columns)
