@@ -8,7 +8,7 @@ compiles the cold test run paid, and for which structures ($REFEREE_COMPILE_LOG)
 loads (`referee leaderboard --no-figures` on a 40-agent store, `info`, `formats`, `check`), with the seconds its
 imports take; the first fit's compile cold and warm.
 
-Run: .venv/bin/python -m benchmarks.first_hour [--skip-cold] [--skip-test]
+Run: .venv/bin/python -m benchmarks.first_hour [--skip-cold] [--skip-warm] [--skip-test]
 (the cold `make test` takes about as long as the suite; `--skip-test` times the demo alone)
 """
 
@@ -75,12 +75,13 @@ def _compiles(path: Path) -> str:
             f"{seconds:.0f} s in all; longest: {worst}")
 
 
-def first_hour(skip_cold: bool, skip_test: bool) -> list[list[str]]:
-    rows = []
+def first_hour(skip_cold: bool, skip_test: bool, skip_warm: bool = False):
+    """Each command's row (command, checkout, time, exit, last line, what it showed), yielded as it is measured."""
     with tempfile.TemporaryDirectory(prefix="referee-first-hour-") as tmp:
         tmp = Path(tmp)
         runs = [] if skip_cold else [("cold (fresh clone, empty caches)", tmp / "referee")]
-        runs.append(("warm (this checkout)", ROOT))
+        if not skip_warm:
+            runs.append(("warm (this checkout)", ROOT))
         for label, folder in runs:
             for target in (["test"] if not skip_test else []) + ["demo"]:
                 cold = folder != ROOT
@@ -100,12 +101,10 @@ def first_hour(skip_cold: bool, skip_test: bool) -> list[list[str]]:
                                  f"{len(stages)} stage lines" if first is not None else "no line from the demo")
                     else:
                         extra = _compiles(log.with_suffix(".compiles"))
-                    rows.append([f"make {target}", label, f"{seconds / 60:.1f} min", f"exit {code}", tail[0][:90],
-                                 extra])
+                    yield [f"make {target}", label, f"{seconds / 60:.1f} min", f"exit {code}", tail[0][:90], extra]
                 finally:
                     if cold:
                         shutil.rmtree(where, ignore_errors=True)
-    return rows
 
 
 def imports() -> list[list[str]]:
@@ -142,11 +141,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--skip-cold", action="store_true", help="only the warm checkout")
     parser.add_argument("--skip-test", action="store_true", help="only `make demo`")
+    parser.add_argument("--skip-warm", action="store_true", help="only the fresh clone")
     args = parser.parse_args()
     speed = measure()
     print(describe(speed))
     print("\n| command | checkout | time | exit | last line | what it showed |\n|---|---|---|---|---|---|")
-    for row in first_hour(args.skip_cold, args.skip_test):
+    for row in first_hour(args.skip_cold, args.skip_test, args.skip_warm):
         goal = GOALS[row[0]] * speed["factor"] / 60
         row[2] += f" (goal {goal:.1f} min = {GOALS[row[0]] // 60} x factor {speed['factor']:.2f})"
         print("| " + " | ".join(row) + " |", flush=True)
