@@ -251,7 +251,9 @@ def simulate_and_rank(family: str, size: int, design_seed: int, seed: int, draws
     y = spec.simulate(np.random.default_rng([seed, 1]), design, truth)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        idata, diagnostics = sample(spec.build(design, y), list(spec.diagnosed), draws, tune, chains, seed, sampler)
+        # one compiled structure serves every simulation of a family (their data are `pm.Data`)
+        idata, diagnostics = sample(spec.build(design, y), list(spec.diagnosed), draws, tune, chains, seed, sampler,
+                                    reuse=True)
     rows = []
     for group in spec.ranked:
         posterior = idata.posterior[group].to_numpy()  # (chain, draw, *shape)
