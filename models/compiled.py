@@ -143,10 +143,14 @@ def _drawn(sampler) -> str:
     """How far a background nutpie sampler is: steps made by all chains and divergences after tuning so far. A
     chain not yet started or behind the others is padded to the longest (nutpie runs as many chains at once as
     there are cores), so a step counts where its step size is filled in."""
+    import warnings
+
     import numpy as np
 
     try:
-        trace = sampler.inspect()
+        with warnings.catch_warnings():  # during tuning the trace has no draws yet, which ArviZ warns of
+            warnings.simplefilter("ignore")
+            trace = sampler.inspect()
     except Exception:  # noqa: BLE001 - a look at the trace so far is only a courtesy
         return "?"
     stats = [trace[group] for group in ("warmup_sample_stats", "sample_stats") if group in trace.groups()]
