@@ -231,3 +231,25 @@ def test_a_background_samplers_count_is_of_steps_made_not_of_padding():
             return trace
 
     assert _drawn(Sampler()) == "260 (2 divergent)"
+
+
+def test_a_progress_lines_look_at_a_tuning_trace_lets_no_warning_through():
+    """A progress line counts the steps of nutpie's trace so far (`sampler.inspect()`); during tuning the trace has
+    no draws and ArviZ warns 'More chains (4) than draws (0)', which reached the demo's log 24 times."""
+    import warnings
+
+    import arviz as az
+    import numpy as np
+
+    from referee.models.compiled import _drawn
+
+    class Tuning:
+        def inspect(self):
+            warnings.warn("More chains (4) than draws (0). Passed array should have shape (chains, draws, *shape)",
+                          UserWarning)
+            return az.InferenceData(warmup_sample_stats=az.dict_to_dataset({"step_size": np.ones((4, 3))}))
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert _drawn(Tuning()) == "12"
+    assert not caught
