@@ -1,7 +1,7 @@
 """The first hour (issue 81), measured as a newcomer meets it: `git clone` into a new folder with empty caches, then
 the README's two commands, `make test` and `make demo`, each timed there and again on this warm checkout, with the
-machine's speed beside them (measured before and after each command; its goal read at their mean) (`benchmarks.machine_speed`: goals are stated for the README's reference machines,
-times the factor here).
+machine's speed beside them (`benchmarks.machine_speed`, measured before and after each command: goals are stated for
+the README's reference machines, times the mean of the two factors here).
 
 Also measured: when `make demo > log` writes its first line and whether every stage has its line; how many model
 compiles the cold test run paid, and for which structures ($REFEREE_COMPILE_LOG); the heavy libraries each command
