@@ -200,8 +200,7 @@ def _harness_counts(writer: PaperWriter, checks: dict, reported: bool) -> None:
     if not found:
         writer.missing(item, checks.get("skipped", {}).get("events", "the audit found no event log"))
         return
-    total = {k: found["totals"][k] for k in ("action_rejections", "proposal_rejections", "parse_failures",
-                                               "turn_skips", "missing_thoughts")}
+    total = {k: v for k, v in found["totals"].items() if not k.endswith("_attempts")}  # the faults, not the tries
     if reported:
         item.quote(4722, "Section 3.7 (action rejections)", total["action_rejections"])
     item.protocol["totals"] = ", ".join(f"{v:,} {k.replace('_', ' ')}" for k, v in total.items())

@@ -5,8 +5,6 @@ standard errors over pairs (Figure 5's error bars)."""
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
 from referee.papers.items import Item, PaperWriter
@@ -120,9 +118,11 @@ def _figure_1(writer: PaperWriter, matrices: dict, split: str | None) -> None:
     """Figure 1: the scalar Bradley-Terry win probabilities beside the observed shares, panel by panel; a fit
     that fell back to a prior (its maximum-likelihood estimate does not exist) is named in the item, in its
     panel's title and in the CSV's `fit` column."""
+    from referee.models.ratings.bradley_terry import ELO_SCALE
+
     fits = {label: ("observed share" if "(empirical)" in label else "maximum likelihood"
                     if m.attrs.get("prior_sd") is None else
-                    f"MAP, Normal(0, {m.attrs['prior_sd'] * 400 / math.log(10):.0f} Elo) prior: no MLE")
+                    f"MAP, Normal(0, {m.attrs['prior_sd'] * ELO_SCALE:.0f} Elo) prior: no MLE")
             for label, m in matrices.items()}
     fallback = [label for label, fit in fits.items() if fit.startswith("MAP")]
     protocol = {"model": "scalar Bradley-Terry by maximum likelihood", "split": split,
@@ -151,6 +151,8 @@ def cv_fold_words(auc) -> dict[str, str]:
     carried as columns of its CSV, not only on stderr): the scored folds whose fits added a prior (regularised
     fits, column folds_with_prior), and the folds not scored because a held-out prediction would use a strength the
     fit has no estimate of (column folds_without_estimate; a row with no fold scored has no AUC)."""
+    from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE
+
     said = {}
     total = auc["folds"] + auc["folds_without_estimate"]
     with_prior = auc[auc["folds_with_prior"] > 0]
@@ -158,8 +160,9 @@ def cv_fold_words(auc) -> dict[str, str]:
         said["folds given a prior"] = (
             "; ".join(f"{_row_name(r)}: {r.folds_with_prior} of {t}" for r, t in zip(with_prior.itertuples(),
                                                                                     total[with_prior.index]))
-            + " folds' fits have no maximum-likelihood estimate on their training games and add a Normal(0, 400 Elo) "
-            "prior: their AUCs are of regularised fits (column folds_with_prior)")
+            + " folds' fits have no maximum-likelihood estimate on their training games and add a Normal(0, "
+            f"{DEFAULT_PRIOR_SD * ELO_SCALE:.0f} Elo) prior: their AUCs are of regularised fits (column "
+            "folds_with_prior)")
     unscored = auc[auc["folds_without_estimate"] > 0]
     if len(unscored):
         said["folds not scored"] = (
