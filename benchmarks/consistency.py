@@ -1,7 +1,8 @@
 """COMPACT's consistency (Figures 4-5) at the size of a simulated 120-game run: the similarity matrix of every
 (agent, category) metric vector, all pairs at once (`referee.models.social.consistency.similarity`), against its
-peer, numpy's Pearson r of one pair at a time over the metrics both rows have (what the bootstrap did 201 times
-before: 4M np.corrcoef calls, 5 min 37 s of `referee paper compact`); the ratio and the largest difference.
+peer, numpy's Pearson r of one pair at a time over the metrics both rows have (`tests.helpers.pairwise_pearson`;
+what the bootstrap did 201 times before: 4M np.corrcoef calls, 5 min 37 s of `referee paper compact`); the ratio
+and the largest difference.
 
 Run: PYTHONPATH=. .venv/bin/python -m benchmarks.consistency [--rows 200] [--metrics 9] [--repeats 5]
 """
@@ -10,25 +11,12 @@ from __future__ import annotations
 
 import argparse
 import time
-from itertools import combinations
 
 import numpy as np
 import pandas as pd
 
 from referee.models.social.consistency import similarity
-
-
-def pairwise(values: np.ndarray) -> np.ndarray:
-    """The peer: numpy's Pearson r of each pair over their shared metrics, NaN as `similarity` leaves it."""
-    n = len(values)
-    out = np.eye(n)
-    for i, j in combinations(range(n), 2):
-        ok = np.isfinite(values[i]) & np.isfinite(values[j])
-        if ok.sum() >= 3 and np.ptp(values[i][ok]) > 0 and np.ptp(values[j][ok]) > 0:
-            out[i, j] = out[j, i] = np.corrcoef(values[i][ok], values[j][ok])[0, 1]
-        else:
-            out[i, j] = out[j, i] = np.nan
-    return out
+from tests.helpers import pairwise_pearson
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -46,7 +34,7 @@ def main(argv: list[str] | None = None) -> None:
         ours = similarity(frame).to_numpy()
     mine = (time.perf_counter() - start) / args.repeats
     start = time.perf_counter()
-    peer = pairwise(values)
+    peer = pairwise_pearson(values)
     theirs = time.perf_counter() - start
     print(f"| {args.rows} vectors x {args.metrics} metrics | all pairs at once {mine * 1e3:.1f} ms | one pair at a time "
           f"{theirs * 1e3:.0f} ms | ratio {theirs / mine:.0f}x | largest difference "

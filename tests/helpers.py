@@ -85,3 +85,18 @@ def duels(n_agents: int, games: int, rare: int, seat: float, seed: int) -> tuple
                  {"match": f"m{m}", "agent": second, "player": "p1", "score": float(not won), "rank": 1 + won,
                   "game": "duel", "seat": 1}]
     return pd.DataFrame(rows), strength
+
+
+def pairwise_pearson(values: np.ndarray) -> np.ndarray:
+    """The independent reference for `referee.models.social.consistency.similarity` (its test and
+    benchmarks/consistency.py): numpy's Pearson r of each pair of rows of `values` (rows x metrics, NaN where a
+    metric is missing) over the metrics both have, one pair at a time; NaN where they share fewer than 3 or either
+    is constant over them; 1 on the diagonal."""
+    from itertools import combinations
+
+    out = np.eye(len(values))
+    for i, j in combinations(range(len(values)), 2):
+        ok = np.isfinite(values[i]) & np.isfinite(values[j])
+        flat = ok.sum() < 3 or np.ptp(values[i][ok]) == 0 or np.ptp(values[j][ok]) == 0
+        out[i, j] = out[j, i] = np.nan if flat else np.corrcoef(values[i][ok], values[j][ok])[0, 1]
+    return out

@@ -152,9 +152,8 @@ def test_socio_command_writes_its_files(compact, tmp_path):
 def test_similarity_of_all_pairs_at_once_equals_each_pairs_pearson_r():
     """Issue 88 (speed): Figure 4's similarity matrix from matrix products equals numpy's Pearson r of each pair
     over the metrics both rows have, NaN where they share fewer than 3 or one row is constant over them."""
-    from itertools import combinations
-
     from referee.models.social.consistency import similarity
+    from tests.helpers import pairwise_pearson
 
     rng = np.random.default_rng(3)
     for _ in range(20):
@@ -162,11 +161,7 @@ def test_similarity_of_all_pairs_at_once_equals_each_pairs_pearson_r():
         values = rng.normal(size=(n, m)) * rng.uniform(0.1, 5) + rng.uniform(-3, 3)
         values[rng.random((n, m)) < 0.2] = np.nan
         values[0] = 1.5  # a constant row
-        expected = np.eye(n)
-        for i, j in combinations(range(n), 2):
-            ok = np.isfinite(values[i]) & np.isfinite(values[j])
-            flat = ok.sum() < 3 or np.ptp(values[i][ok]) == 0 or np.ptp(values[j][ok]) == 0
-            expected[i, j] = expected[j, i] = np.nan if flat else np.corrcoef(values[i][ok], values[j][ok])[0, 1]
+        expected = pairwise_pearson(values)
         found = similarity(pd.DataFrame(values)).to_numpy()
         assert np.array_equal(np.isnan(found), np.isnan(expected))
         assert np.nanmax(np.abs(found - expected)) < 1e-10
