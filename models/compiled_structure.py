@@ -273,14 +273,14 @@ def _compiling(key: str):
     """Held while this process compiles structure `key`: PyTensor's own compile lock (`lock_ctx`) on a folder of
     the structure's beside PyTensor's compiled modules, so that two processes sharing the cache folder (test
     workers, a report's fold workers) never compile one structure at once: the second waits, then loads what
-    the first stored (about 2 s)."""
+    the first stored (about 2 s). Yields the locked folder."""
     import pytensor
     from pytensor.compile.compilelock import lock_ctx
 
     folder = Path(pytensor.config.compiledir) / "referee-structures" / key[:32]
     folder.mkdir(parents=True, exist_ok=True)
     with lock_ctx(folder):
-        yield
+        yield folder
 
 
 def structure_for(model) -> tuple[Structure, bool]:

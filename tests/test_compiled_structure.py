@@ -5,8 +5,6 @@ with nutpie's own compile of the same model."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -108,21 +106,20 @@ def test_the_digamma_registered_for_numba_is_scipys_and_makes_a_beta_graph_cache
     assert numba_funcify_and_cache_key(node.op, node=node)[1] is not None
 
 
-def test_two_processes_never_compile_one_structure_at_once(tmp_path):
+def test_two_processes_never_compile_one_structure_at_once():
     """While this process holds a structure's compile lock, another process sharing the cache folder cannot take
-    it (it would wait, then load the stored structure instead of compiling it again)."""
+    it through PyTensor's lock (it would wait, then load the stored structure instead of compiling it again)."""
     import subprocess
     import sys
 
-    import pytensor
-
     from referee.models.compiled_structure import _compiling
 
-    key = "0" * 64
-    folder = Path(pytensor.config.compiledir) / "referee-structures" / key[:32]
-    probe = ("import sys; from filelock import FileLock, Timeout\n"
-             f"try:\n    FileLock({str(folder / '.lock')!r}).acquire(timeout=0.5)\nexcept Timeout:\n    sys.exit(7)\n")
-    with _compiling(key):
-        held = subprocess.run([sys.executable, "-c", probe], timeout=60).returncode
-    free = subprocess.run([sys.executable, "-c", probe], timeout=60).returncode
-    assert (held, free) == (7, 0)
+    def other_process_takes(folder) -> int:
+        probe = ("import sys; from filelock import Timeout; from pytensor.compile.compilelock import lock_ctx\n"
+                 f"try:\n    with lock_ctx({str(folder)!r}, timeout=0.5):\n        pass\n"
+                 "except Timeout:\n    sys.exit(7)\n")
+        return subprocess.run([sys.executable, "-c", probe], timeout=60).returncode
+
+    with _compiling("0" * 64) as folder:
+        held = other_process_takes(folder)
+    assert (held, other_process_takes(folder)) == (7, 0)
