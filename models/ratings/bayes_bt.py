@@ -59,7 +59,7 @@ def build_model(W: np.ndarray, agents: list[str], Wk: np.ndarray | None = None, 
         # every data-dependent array is a `pm.Data` (which agents are rich, who beat whom how often), so that one
         # compiled structure serves any comparisons of the same kind (`referee.models.compiled_structure`)
         sigma = pm.HalfNormal("sigma", 1.0)
-        mu = pt.zeros(len(agents))
+        mu = pt.zeros(model.dim_lengths["agent"])  # the agents' count is data too, not a constant of the graph
         if rich.any():
             rich_index = pm.Data("rich_index", np.flatnonzero(rich).astype(np.int64))
             mu = pt.set_subtensor(mu[rich_index], pm.ZeroSumNormal("mu_rich", sigma, dims="rich_agent"))

@@ -225,8 +225,9 @@ def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: 
             codes = {"agent": cells["a"].to_numpy(), "task": cells["t"].to_numpy(), "item": cells["i"].to_numpy(),
                      "pair": cells["p"].to_numpy()}
         for e in effects + (("pair",) if interaction else ()):
-            if e in ("agent", "task") and len(coords[e]) < 2:  # one task: nothing to tell apart, no scale
-                eta = eta + pm.Deterministic(f"{e}_effect", pm.math.zeros(1), dims=e)[codes[e]]
+            if e in ("agent", "task") and len(coords[e]) < 2:  # one task: nothing to tell apart, no scale; its
+                # effect is 0 and not in the model (every reader takes a missing effect as 0), so that the ladder's
+                # step adding it is the step before's structure and no count of the data is a constant of the graph
                 continue
             index = pm.Data(f"{e}_index", codes[e].astype(np.int64))
             sigma = pm.HalfNormal(f"sigma_{e}", priors.group_sd)
@@ -568,7 +569,7 @@ def cell_table(fit: OutcomeFit) -> pd.DataFrame:
     cells = cells.groupby(["a", "t", "p"])["v"].agg(n="size", raw="mean").reset_index()
     a, t = cells["a"].to_numpy(), cells["t"].to_numpy()
     eta = _draws(fit.idata, "agent_effect").reshape(-1, len(d.agents))[:, a]
-    if "task" in fit.effects:
+    if _draws(fit.idata, "task_effect") is not None:  # one task: no task effect in the model, 0
         eta = eta + _draws(fit.idata, "task_effect").reshape(-1, len(d.tasks))[:, t]
     if fit.interaction:
         eta = eta + _draws(fit.idata, "pair_effect").reshape(-1, len(d.pairs))[:, cells["p"].to_numpy()]
