@@ -14,7 +14,7 @@ from referee.simulators.pass_fail import pass_fail_samples
 
 
 def _model(agents: int, tasks: int, items: int, seed: int, grades: int = 2):
-    frame, _ = pass_fail_samples(agents=agents, tasks=tasks, items=items, epochs=1, aliased=1, grades=grades,
+    frame, _ = pass_fail_samples(agents=agents, tasks=tasks, items=items, epochs=1, aliased=min(1, tasks - 1), grades=grades,
                                  seed=seed)
     graded = grades > 2
     return og.build_model(og.design(frame), og.EFFECTS["crossed"], False, graded, og.Priors())
@@ -24,6 +24,28 @@ def test_models_of_one_structure_share_a_key_whatever_their_sizes():
     small, large = _model(5, 4, 6, 0), _model(7, 5, 9, 1)  # both codings non-centred: fewer than 8 levels
     assert structure_key(small) == structure_key(large)
     assert structure_key(small) != structure_key(_model(5, 4, 6, 0, grades=4))  # graded: another structure
+    # one task: the ladder's task step is the agent-and-item structure whatever the data's counts (a zero task
+    # effect indexed by the cells made their count a constant of the graph, a structure per data set)
+    one, other = _model(5, 1, 6, 0), _model(6, 1, 8, 2)
+    agent_item = og.build_model(og.design(pass_fail_samples(agents=5, tasks=1, items=6, epochs=1, aliased=0,
+                                                            seed=0)[0]), ("agent", "item"), False, False, og.Priors())
+    assert structure_key(one) == structure_key(other) == structure_key(agent_item)
+
+
+def test_bayesian_bt_is_one_structure_for_any_number_of_agents():
+    """The agents' count is a coordinate's length, not a constant of the graph: the suite's 4-, 5- and 26-agent
+    fits (calibration, tests/test_bayes_bt.py, the convergence standard) compile once."""
+    from referee.models.ratings.bayes_bt import build_model
+
+    def key(n: int, games: int | None = None) -> str:
+        W = np.full((n, n), 30.0)
+        np.fill_diagonal(W, 0.0)
+        Wk = None if games is None else np.stack([W / games] * games)
+        return structure_key(build_model(W, [f"a{i}" for i in range(n)], Wk,
+                                         None if games is None else [f"g{k}" for k in range(games)]))
+
+    assert key(4) == key(5) == key(26) != key(4, 2)
+    assert key(4, 2) == key(26, 3)
 
 
 def test_the_blob_holds_integers_and_floats_exactly_in_one_buffer():
