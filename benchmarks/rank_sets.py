@@ -8,10 +8,11 @@ agents in every tournament. `--scale` times the board alone at 40, 200 and 1,000
 Run: .venv/bin/python -m benchmarks.rank_sets [--tournaments 200] [--agents 40] [--games 2000] [--rare 6]
      [--leader 2.5] [--bootstrap 0] [--designs] [--scale]
 
-`--designs` runs four held-out designs (a leader and a clear bottom, no leader, sparse, many rare agents; seeds
-from 1,000, never the suite's) and checks on every board what issue 83 asks: each tier boundary where the joint
-sets part and nowhere else (recomputed here from the joint sets), and every agent whose marginal set is a single
-rank separated by compare's test (p < 0.05) from every agent whose set does not hold that rank.
+`--designs` runs five held-out designs (a leader and a clear bottom at about 120 and 470 games each, no leader,
+sparse, many rare agents; seeds from 1,000, never the suite's) and checks on every board what issue 83 asks: each
+tier boundary where the joint sets part and nowhere else (recomputed here from the joint sets), more than one tier
+on every board where the data part the leader at the joint level (470 games each), and every agent whose marginal
+set is a single rank separated by compare's test (p < 0.05) from every agent whose set does not hold that rank.
 
 Each tournament: agents with strengths ~ N(0, 0.6) in log-odds, the first raised to `leader` (it wins about 90 %
 of its games), two-seat games between uniformly drawn pairs of the common agents, the last `rare` agents
@@ -60,12 +61,17 @@ def tournament(agents: int, games: int, rare: int, seed: int, leader: float | No
 
 
 # name: (agents, games, rare, leader, bottom, tiers expected); every design held out (seeds the suite never
-# reads). More than one tier is a target only where the data can part the leader from the rest (50 games each)
+# reads). More than one tier on every board is a target only where the data can part the leader (or the bottom)
+# from the rest at the joint sets' level: with about 120 games each ("leader and bottom") the leader's lead over the
+# second (about 1.2 log-odds, 90 % against 75 % wins) is about 3.1 standard errors, while the joint family of 34
+# ranked agents (561 pairs) needs about 3.8, so the honest sets part it on some boards only (printed, no target);
+# with about 470 games each ("clear leader and bottom") the same lead is about 6 standard errors: every board
 DESIGNS = {
-    "leader and bottom": (40, 2000, 6, 2.5, -2.5, True),
+    "leader and bottom": (40, 2000, 6, 2.5, -2.5, False),
     "no leader": (40, 2000, 6, None, None, False),
     "sparse (15 games each)": (40, 600, 6, 2.5, -2.5, False),
-    "many rare": (40, 2000, 10, 2.5, -2.5, True),
+    "many rare": (40, 2000, 10, 2.5, -2.5, False),
+    "clear leader and bottom (470 games each)": (40, 8000, 6, 2.5, -2.5, True),
 }
 
 
@@ -136,7 +142,7 @@ def run_design(name: str, tournaments: int, agents: int, games: int, rare: int, 
     print(f"simultaneous rank sets cover every true rank at once: {joint / n:.3f} (target >= 0.95)")
     print(f"marginal rank sets, mean per-agent coverage:          {marginal_rate:.3f} (target >= 0.95)")
     print(f"tiers per board: mean {np.mean(tiers):.2f}, fewest {min(tiers)}, boards of one tier "
-          f"{sum(t == 1 for t in tiers)}" + (" (target: more than one on average)" if tiered else ""))
+          f"{sum(t == 1 for t in tiers)}" + (" (target: none)" if tiered else ""))
     print(f"tier boundaries that disagree with the joint sets:     {tier_faults} (target 0)")
     print(f"single-rank sets against sets without that rank: {pair_checked} pairs, {pair_faults} not separated by "
           "compare at p < 0.05 (target 0)")
@@ -144,7 +150,7 @@ def run_design(name: str, tournaments: int, agents: int, games: int, rare: int, 
           f"mean size {np.mean(best_size):.2f}")
     print(f"{seconds:.2f} s per tournament (fit, covariance, rank sets)", flush=True)
     return (joint / n >= 0.95 and best / n >= 0.95 and marginal_rate >= 0.95 and tier_faults == 0
-            and pair_faults == 0 and (not strong or leader_ranked == n) and (not tiered or np.mean(tiers) > 1))
+            and pair_faults == 0 and (not strong or leader_ranked == n) and (not tiered or min(tiers) > 1))
 
 
 def main() -> int:
