@@ -225,10 +225,8 @@ def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: 
             codes = {"agent": cells["a"].to_numpy(), "task": cells["t"].to_numpy(), "item": cells["i"].to_numpy(),
                      "pair": cells["p"].to_numpy()}
         for e in effects + (("pair",) if interaction else ()):
-            if e in ("agent", "task") and len(coords[e]) < 2:  # one task: nothing to tell apart, no scale; its
-                # effect is 0 and not in the model (every reader takes a missing effect as 0), so that the ladder's
-                # step adding it is the step before's structure and no count of the data is a constant of the graph
-                continue
+            if e in ("agent", "task") and len(coords[e]) < 2:  # one task: no scale, effect 0 and not in the model
+                continue  # (readers take a missing effect as 0): the ladder's step adding it is the step before's
             index = pm.Data(f"{e}_index", codes[e].astype(np.int64))
             sigma = pm.HalfNormal(f"sigma_{e}", priors.group_sd)
             if e in ("agent", "task") and coding.get(e, False):
