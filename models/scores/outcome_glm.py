@@ -51,6 +51,7 @@ import pandas as pd
 
 from referee.models.fit import CHAINS, FitResult, collect_notes, sample, summary_table
 from referee.models.registry import OUTCOME_DRAWS, OUTCOME_EFFECTS, OUTCOME_TUNE
+from referee.models.scores.ordered_logistic import ordered_logistic_logp
 
 EFFECTS = dict(zip(OUTCOME_EFFECTS, (("agent",), ("agent", "task"), ("agent", "task", "item"))))
 LADDER = tuple(EFFECTS)  # the models `--compare` fits, simplest first
@@ -239,7 +240,8 @@ def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: 
                 effect = pm.Deterministic(f"{e}_effect", sigma * z, dims=e)
             eta = eta + effect[index]
         if graded:
-            pm.OrderedLogistic("y", eta=eta, cutpoints=cuts, observed=pm.Data("grade", d.y.astype(np.int64)))
+            grade = pm.Data("grade", d.y.astype(np.int64))  # PyMC's OrderedLogistic's logp in a leaner graph:
+            pm.CustomDist("y", eta, cuts, logp=ordered_logistic_logp, dtype="int64", observed=grade)
         else:
             pm.Binomial("y", n=pm.Data("trials", cells["count"].to_numpy().astype(np.int64)), logit_p=eta,
                         observed=pm.Data("passes", cells["sum"].to_numpy().astype(np.int64)))
@@ -478,8 +480,7 @@ class _Attempt:
 def _sample_coded(d: Design, names: tuple[str, ...], interaction: bool, graded: bool, priors: Priors,
                   coding: dict[str, bool], modelled: tuple[str, ...], draws: int, tune: int, chains: int, seed: int,
                   sampler: str) -> _Attempt:
-    """The model with the agent and task effects coded as `coding` says, sampled; its warnings are recorded,
-    not raised."""
+    """The model with the agent and task effects coded as `coding` says, sampled; warnings recorded, not raised."""
     model = build_model(d, names, interaction, graded, priors, coding)
     var_names = [v for v in ["mu", "cutpoints"] + [f"sigma_{e}" for e in modelled] + [f"{e}_effect" for e in modelled]
                  + (["sigma_pair", "pair_effect"] if interaction else []) if v in model.named_vars]
