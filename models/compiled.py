@@ -58,7 +58,7 @@ def compiled_nutpie(model) -> tuple[object, float, bool]:
         return _COMPILED[key], 0.0, True
     from referee.models.numba_ops import register
 
-    register()  # a cacheable digamma (PyTensor's calls scipy through a pointer, which numba cannot cache)
+    register()  # a cacheable digamma, and fastmath off (the same draws compiled now or loaded from the cache)
     start = time.perf_counter()
     progress.say("compiling the model with numba (once per structure and process; 10-60 s on a cold cache)")
     compiled = nutpie.compile_pymc_model(model)

@@ -175,15 +175,17 @@ def _constants_digest(graphs: list) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _code_digest() -> str:
-    """A sha256 of what compiles a structure besides its model: this module's source and the compilers' versions
-    (read once per process)."""
+    """A sha256 of what compiles a structure besides its model: this module's source, `numba_ops`'s (the digamma and
+    the fastmath setting) and the compilers' versions (read once per process)."""
     import inspect
     import sys
 
     import numba
     import pytensor
 
-    source = inspect.getsource(sys.modules[__name__])
+    from referee.models import numba_ops
+
+    source = inspect.getsource(sys.modules[__name__]) + inspect.getsource(numba_ops)
     return hashlib.sha256(f"{numba.__version__}{pytensor.__version__}{source}".encode()).hexdigest()
 
 
@@ -225,7 +227,7 @@ def _compile(model, key: str) -> Structure:
 
     from referee.models.numba_ops import register
 
-    register()  # a cacheable digamma: the beta likelihoods' graphs load from disk in the next process
+    register()  # a cacheable digamma (beta graphs load from disk), fastmath off (same draws compiled or loaded)
     start = time.perf_counter()
     value_vars = [model.rvs_to_values[v] for v in model.free_RVs]
     stored = stored_variables(model)
