@@ -16,7 +16,7 @@ functions). With it on, a structure compiled in this process and the same struct
 drew differently for one seed (the baseline contrast on the demo store, seed 0: agent_07 1.8277 on the run that
 compiled it, 1.8299 on every later run), because LLVM reorders arithmetic across the functions it has just compiled
 and inlined, which it cannot do with functions loaded as machine code. Off, both give the same draws to the last
-bit, and the layout and tag effects sampled as fast (13.5 s against 13.5 s for the layout on the demo store).
+bit, and the layout sampled as fast (13.5 s either way on the demo store, warm and quiet).
 """
 
 from __future__ import annotations
