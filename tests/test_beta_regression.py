@@ -170,14 +170,42 @@ def test_tag_effects_recover_coefficients_and_slopes():
     assert ame_hits / ame_total >= 0.6, (ame_hits, ame_total)  # nominal 94%, few tags
 
 
+def test_the_squeeze_likelihood_is_a_beta_on_the_squeezed_scores():
+    """Smithson and Verkuilen's squeeze, (y (n - 1) + 1/2) / n, inside (0, 1) and in the scores' order, observed by a
+    Beta with mean invlogit(eta) and precision phi (checked without sampling; the sampled fit is in
+    `make test-all`)."""
+    import pymc as pm
+
+    sim = simulate_concordia(load_catalogue(CONTEST_2024), n_agents=4, repetitions=2, seed=5, tag_sd=0.0)
+    scores = _scores(sim)
+    data, agents, scenarios, _ = br.design(scores, pd.DataFrame(columns=["scenario", "tag"]))
+    model = br.build_baseline_contrast(data, agents, scenarios, "rational_agent", likelihood="squeeze")
+    y, n = data["score_norm"].to_numpy(float), len(data)
+    squeezed = model["y_squeezed"].get_value()
+    np.testing.assert_allclose(squeezed, (y * (n - 1) + 0.5) / n, rtol=0, atol=1e-15)
+    assert (squeezed > 0).all() and (squeezed < 1).all() and ((y == 0) | (y == 1)).any()
+    assert isinstance(model["y"].owner.op, type(pm.Beta.dist(1.0, 1.0).owner.op))
+
+
+@pytest.mark.heavy  # its own compiled structure (12 s cold): `make test-all`; the files are checked on the default
 @pytest.mark.bayes
-def test_squeeze_likelihood_and_fit_result_files(tmp_path):
+def test_a_squeeze_fit_samples():
+    sim = simulate_concordia(load_catalogue(CONTEST_2024), n_agents=4, repetitions=2, seed=5, tag_sd=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = br.fit_baseline_contrast(_scores(sim), "rational_agent", draws=200, tune=200, likelihood="squeeze")
+    assert "gamma" in fit.idata.posterior and np.isfinite(fit.table()["mean"]).all()
+
+
+@pytest.mark.bayes
+def test_fit_result_files(tmp_path):
+    """The files of a fit (the baseline contrast's default likelihood: the structure the recovery test compiles)."""
     from referee.present.outputs import ResultsFolder
 
     sim = simulate_concordia(load_catalogue(CONTEST_2024), n_agents=4, repetitions=2, seed=5, tag_sd=0.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = br.fit_baseline_contrast(_scores(sim), "rational_agent", draws=200, tune=200, likelihood="squeeze")
+        fit = br.fit_baseline_contrast(_scores(sim), "rational_agent", draws=200, tune=200)
     with ResultsFolder(tmp_path) as folder:
         paths = folder.fit(fit)
     summary = pd.read_csv(paths["summary"])
