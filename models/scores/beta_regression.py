@@ -240,10 +240,12 @@ def ordered_beta_logp(zero, one, middle):
     """The ordered-beta log density (module docstring) as a `pm.CustomDist` logp, given which observations are
     0, 1 and between (`zero`, `one`, `middle`: integer index vectors, arrays or `pm.Data`, any of them may be
     empty): each branch is computed on its own observations only, in the stable forms
-    log(1 - sigmoid(x)) = -softplus(x), log sigmoid(x) = -softplus(-x) and
-    sigmoid(a) - sigmoid(b) = sigmoid(a) sigmoid(-b) (1 - exp(b - a)).
+    log(1 - sigmoid(x)) = -softplus(x), log sigmoid(x) = -softplus(-x) and, between the cutpoints,
+    `referee.models.scores.ordered_logistic.log_mass_between`.
     Returns logp(value, eta, k1, k2, phi) -> (n,) log densities; eta and phi are scalars or (n,)."""
     import pytensor.tensor as pt
+
+    from referee.models.scores.ordered_logistic import log_mass_between
 
     def logp(value, eta, k1, k2, phi):
         n = value.shape[0]
@@ -252,7 +254,7 @@ def ordered_beta_logp(zero, one, middle):
         out = pt.set_subtensor(out[zero], -pt.softplus(eta[zero] - k1))
         out = pt.set_subtensor(out[one], -pt.softplus(k2 - eta[one]))
         e, p, v = eta[middle], phi[middle], value[middle]
-        mass = -pt.softplus(k1 - e) - pt.softplus(e - k2) + pt.log1mexp(k1 - k2)
+        mass = log_mass_between(e, k1, k2)  # the probability of (0, 1): between the two cutpoints
         a, b = pt.sigmoid(e) * p, pt.sigmoid(-e) * p
         beta = (a - 1) * pt.log(v) + (b - 1) * pt.log1p(-v) + pt.gammaln(p) - pt.gammaln(a) - pt.gammaln(b)
         return pt.set_subtensor(out[middle], mass + beta)

@@ -240,7 +240,7 @@ def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: 
                 effect = pm.Deterministic(f"{e}_effect", sigma * z, dims=e)
             eta = eta + effect[index]
         if graded:
-            grade = pm.Data("grade", d.y.astype(np.int64))  # PyMC's OrderedLogistic's logp in a leaner graph:
+            grade = pm.Data("grade", d.y.astype(np.int64))  # PyMC's OrderedLogistic, as a leaner graph
             pm.CustomDist("y", eta, cuts, logp=ordered_logistic_logp, dtype="int64", observed=grade)
         else:
             pm.Binomial("y", n=pm.Data("trials", cells["count"].to_numpy().astype(np.int64)), logit_p=eta,
@@ -568,8 +568,8 @@ def cell_table(fit: OutcomeFit) -> pd.DataFrame:
     cells = cells.groupby(["a", "t", "p"])["v"].agg(n="size", raw="mean").reset_index()
     a, t = cells["a"].to_numpy(), cells["t"].to_numpy()
     eta = _draws(fit.idata, "agent_effect").reshape(-1, len(d.agents))[:, a]
-    if _draws(fit.idata, "task_effect") is not None:  # one task: no task effect in the model, 0
-        eta = eta + _draws(fit.idata, "task_effect").reshape(-1, len(d.tasks))[:, t]
+    if (task := _draws(fit.idata, "task_effect")) is not None:  # None with one task: no task effect, 0
+        eta = eta + task.reshape(-1, len(d.tasks))[:, t]
     if fit.interaction:
         eta = eta + _draws(fit.idata, "pair_effect").reshape(-1, len(d.pairs))[:, cells["p"].to_numpy()]
     prob = _probability(eta, fit.idata, d, fit.graded)
