@@ -170,15 +170,18 @@ def test_tag_effects_recover_coefficients_and_slopes():
     assert ame_hits / ame_total >= 0.6, (ame_hits, ame_total)  # nominal 94%, few tags
 
 
+def _small_scores() -> pd.DataFrame:
+    """Normalised scores of 4 agents on the contest's scenarios, 2 repetitions, no tag effects (seed 5)."""
+    return _scores(simulate_concordia(load_catalogue(CONTEST_2024), n_agents=4, repetitions=2, seed=5, tag_sd=0.0))
+
+
 def test_the_squeeze_likelihood_is_a_beta_on_the_squeezed_scores():
     """Smithson and Verkuilen's squeeze, (y (n - 1) + 1/2) / n, inside (0, 1) and in the scores' order, observed by a
     Beta with mean invlogit(eta) and precision phi (checked without sampling; the sampled fit is in
     `make test-all`)."""
     import pymc as pm
 
-    sim = simulate_concordia(load_catalogue(CONTEST_2024), n_agents=4, repetitions=2, seed=5, tag_sd=0.0)
-    scores = _scores(sim)
-    data, agents, scenarios, _ = br.design(scores, pd.DataFrame(columns=["scenario", "tag"]))
+    data, agents, scenarios, _ = br.design(_small_scores(), pd.DataFrame(columns=["scenario", "tag"]))
     model = br.build_baseline_contrast(data, agents, scenarios, "rational_agent", likelihood="squeeze")
     y, n = data["score_norm"].to_numpy(float), len(data)
     squeezed = model["y_squeezed"].get_value()
@@ -190,10 +193,9 @@ def test_the_squeeze_likelihood_is_a_beta_on_the_squeezed_scores():
 @pytest.mark.heavy  # its own compiled structure (12 s cold): `make test-all`; the files are checked on the default
 @pytest.mark.bayes
 def test_a_squeeze_fit_samples():
-    sim = simulate_concordia(load_catalogue(CONTEST_2024), n_agents=4, repetitions=2, seed=5, tag_sd=0.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = br.fit_baseline_contrast(_scores(sim), "rational_agent", draws=200, tune=200, likelihood="squeeze")
+        fit = br.fit_baseline_contrast(_small_scores(), "rational_agent", draws=200, tune=200, likelihood="squeeze")
     assert "gamma" in fit.idata.posterior and np.isfinite(fit.table()["mean"]).all()
 
 
@@ -202,10 +204,9 @@ def test_fit_result_files(tmp_path):
     """The files of a fit (the baseline contrast's default likelihood: the structure the recovery test compiles)."""
     from referee.present.outputs import ResultsFolder
 
-    sim = simulate_concordia(load_catalogue(CONTEST_2024), n_agents=4, repetitions=2, seed=5, tag_sd=0.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = br.fit_baseline_contrast(_scores(sim), "rational_agent", draws=200, tune=200)
+        fit = br.fit_baseline_contrast(_small_scores(), "rational_agent", draws=200, tune=200)
     with ResultsFolder(tmp_path) as folder:
         paths = folder.fit(fit)
     summary = pd.read_csv(paths["summary"])
