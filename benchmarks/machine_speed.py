@@ -25,18 +25,22 @@ from benchmarks.ingest import _plain_lines
 REFERENCE_SECONDS = 0.5  # orjson, the 212 MB held-out folder, on the README's reference machines (issue 81)
 
 
-def measure(runs: int = 3, files: int = 6000) -> dict:
+def measure(runs: int = 3, files: int = 6000, folder: Path | None = None) -> dict:
     """{'seconds': median seconds of the plain read (scaled to 6,000 files when fewer are written), 'factor':
-    seconds / REFERENCE_SECONDS, 'runs': every run's seconds, 'megabytes': the folder's size}."""
+    seconds / REFERENCE_SECONDS, 'runs': every run's seconds, 'megabytes': the folder's size}. `folder`: where the
+    workload is written, or read when a run before wrote it there (a caller measuring more than once writes it
+    once); a temporary folder when None."""
+    if folder is None:
+        with tempfile.TemporaryDirectory(prefix="referee-speed-") as tmp:
+            return measure(runs, files, Path(tmp) / "held-out")
     from referee.simulators.benchmark_shapes import points_logs
 
-    with tempfile.TemporaryDirectory(prefix="referee-speed-") as tmp:
-        folder = Path(tmp) / "held-out"
+    if not folder.exists():
         points_logs(str(folder), files, 1, turns=24, talk=2)
-        paths = sorted(folder.glob("*.jsonl"))
-        size = sum(p.stat().st_size for p in paths)
-        _plain_lines(paths)  # untimed: the files in the page cache, the allocator warm
-        times = [_plain_lines(paths) * 6000 / files for _ in range(runs)]
+    paths = sorted(folder.glob("*.jsonl"))
+    size = sum(p.stat().st_size for p in paths)
+    _plain_lines(paths)  # untimed: the files in the page cache, the allocator warm
+    times = [_plain_lines(paths) * 6000 / files for _ in range(runs)]
     seconds = statistics.median(times)
     return {"seconds": seconds, "factor": seconds / REFERENCE_SECONDS, "runs": times, "megabytes": size / 1e6}
 
