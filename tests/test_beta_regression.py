@@ -16,25 +16,56 @@ from scipy import stats
 from referee.io.catalogue import load_catalogue, CONTEST_2024
 from referee.simulators.concordia import cells_frame, simulate_concordia
 from referee.models.scores import beta_regression as br
+from referee.models.scores import score_cells as sc
 from tests.helpers import synthetic_catalogue
 
 FULL = bool(os.environ.get("REFEREE_FULL"))
 
 
-def test_ordered_beta_logp_matches_closed_form():
+def _rows_in_cells(seed: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(keys, y, each row's cell in order of first appearance): 6 cells of 1-5 rows in shuffled order, scores with
+    exact 0s and 1s among them."""
+    rng = np.random.default_rng(seed)
+    keys = rng.permutation(np.repeat(np.arange(6) * 7 + 2, [1, 2, 3, 4, 5, 3]))
+    y = np.round(rng.uniform(-0.2, 1.2, len(keys)).clip(0, 1), 3)
+    y[:3] = [0.0, 1.0, 0.0]
+    seen: dict = {}
+    return keys, y, np.array([seen.setdefault(k, len(seen)) for k in keys])
+
+
+@pytest.mark.parametrize("likelihood", sc.LIKELIHOODS)
+def test_each_cells_likelihood_is_the_sum_of_its_rows_closed_form_densities(likelihood):
+    """A cell's log-likelihood (`score_cells`, `score_likelihood`: from its counts and sums of log y, log(1 - y)) is
+    the sum over its rows of each row's own density by the closed form (scipy's Beta): the ordered beta's
+    P(y = 0) = 1 - sigmoid(eta - k1), P(y = 1) = sigmoid(eta - k2), else (sigmoid(eta - k1) - sigmoid(eta - k2))
+    Beta(y | sigmoid(eta) phi, (1 - sigmoid(eta)) phi); the squeeze's Beta of (y (n - 1) + 1/2) / n."""
     import pymc as pm
 
-    y = np.array([0.0, 1.0, 0.3, 0.75])
-    eta, k1, k2, phi = 0.4, -1.5, 2.0, 7.0
+    keys, y, cell = _rows_in_cells()
+    cells = sc.score_cells(keys, y, likelihood)
+    assert cells.first.tolist() == [int(np.flatnonzero(cell == c)[0]) for c in range(6)]
+    eta = np.array([0.4, -1.2, 2.5, 0.0, -3.0, 1.1])
+    k1, k2, phi = -1.5, 2.0, 7.0
     with pm.Model() as model:
-        br.score_likelihood("y", y, pm.math.constant(eta), br.Priors(), "ordered")
-    point = {"phi_log__": np.log(phi), "cutpoints_ordered__": np.array([k1, np.log(k2 - k1)])}
-    logp = model.compile_logp(vars=[model["y"]], sum=False)(point)[0]
+        sc.score_likelihood("y", cells, pm.math.constant(eta), br.Priors(), likelihood)
+    point = {"phi_log__": np.log(phi)} | ({"cutpoints_ordered__": np.array([k1, np.log(k2 - k1)])}
+                                          if likelihood == "ordered" else {})
+    ours = model.compile_fn(model.replace_rvs_by_values([model["y"]])[0], inputs=model.value_vars,
+                            mode="FAST_COMPILE")(point)
     s = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
-    m = s(eta)
-    expected = [np.log(1 - s(eta - k1)), np.log(s(eta - k2))]
-    expected += [np.log(s(eta - k1) - s(eta - k2)) + stats.beta(m * phi, (1 - m) * phi).logpdf(v) for v in y[2:]]
-    np.testing.assert_allclose(logp, expected, rtol=1e-6)
+    m = s(eta[cell])
+    if likelihood == "squeeze":
+        rows = stats.beta(m * phi, (1 - m) * phi).logpdf((y * (len(y) - 1) + 0.5) / len(y))
+    else:
+        inside = np.clip(y, 1e-9, 1 - 1e-9)
+        rows = np.where(y == 0, np.log(1 - s(eta[cell] - k1)), np.where(
+            y == 1, np.log(s(eta[cell] - k2)),
+            np.log(s(eta[cell] - k1) - s(eta[cell] - k2)) + stats.beta(m * phi, (1 - m) * phi).logpdf(inside)))
+    np.testing.assert_allclose(ours, np.bincount(cell, weights=rows), rtol=1e-9)
+    with pytest.raises(ValueError, match="made for the"):
+        with pm.Model():
+            sc.score_likelihood("y", cells, pm.math.constant(eta), br.Priors(),
+                                "ordered" if likelihood == "squeeze" else "squeeze")
 
 
 def _contest_design() -> tuple[np.ndarray, list[str]]:
@@ -176,18 +207,21 @@ def _small_scores() -> pd.DataFrame:
 
 
 def test_the_squeeze_likelihood_is_a_beta_on_the_squeezed_scores():
-    """Smithson and Verkuilen's squeeze, (y (n - 1) + 1/2) / n, inside (0, 1) and in the scores' order, observed by a
-    Beta with mean invlogit(eta) and precision phi (checked without sampling; the sampled fit is in
-    `make test-all`)."""
-    import pymc as pm
-
+    """Smithson and Verkuilen's squeeze, (y (n - 1) + 1/2) / n over all n rows, inside (0, 1): the baseline contrast's
+    cells hold every row as between 0 and 1, and the sums of the logs of its squeezed scores (checked without
+    sampling; the sampled fit is in `make test-all`)."""
     data, agents, scenarios, _ = br.design(_small_scores(), pd.DataFrame(columns=["scenario", "tag"]))
     model = br.build_baseline_contrast(data, agents, scenarios, "rational_agent", likelihood="squeeze")
     y, n = data["score_norm"].to_numpy(float), len(data)
-    squeezed = model["y_squeezed"].get_value()
-    np.testing.assert_allclose(squeezed, (y * (n - 1) + 0.5) / n, rtol=0, atol=1e-15)
+    squeezed = (y * (n - 1) + 0.5) / n
     assert (squeezed > 0).all() and (squeezed < 1).all() and ((y == 0) | (y == 1)).any()
-    assert isinstance(model["y"].owner.op, type(pm.Beta.dist(1.0, 1.0).owner.op))
+    cell = data.groupby(["agent_idx", "scenario_idx"], sort=False).ngroup().to_numpy()  # by first appearance
+    assert model["y_between"].get_value().tolist() == np.bincount(cell).tolist()
+    assert model["y_zeros"].get_value().sum() == model["y_ones"].get_value().sum() == 0
+    np.testing.assert_allclose(model["y_sum_log"].get_value(), np.bincount(cell, weights=np.log(squeezed)), rtol=1e-12)
+    np.testing.assert_allclose(model["y_sum_log1m"].get_value(), np.bincount(cell, weights=np.log1p(-squeezed)),
+                               rtol=1e-12)
+    assert "cutpoints" not in model.named_vars
 
 
 @pytest.mark.heavy  # its own compiled structure (12 s cold): `make test-all`; the files are checked on the default

@@ -365,7 +365,10 @@ def test_task_and_item_are_the_columns_named_and_the_default_is_said():
 def test_a_diverging_fit_is_refitted_once_with_the_other_coding_and_only_the_fit_that_stands_speaks(monkeypatch):
     """Issue 85: a fit that diverges is refitted with the other coding before NOT CONVERGED is reported. The first
     fit's divergences are planted here (its sampler's count raised, a warning of its own recorded): the refit
-    stands, its coding is the other one, the notes say so, and the first fit's warning never reaches the caller."""
+    stands, its coding is the other one, the notes say so, and the first fit's warning never reaches the caller.
+    Both fits are drawn with the first one's coding (the refit's draws stand in for those of the other coding: what
+    is tested is which fit stands and what is said), so that the test compiles one structure, the non-centred one
+    other tests share, not two."""
     import warnings
 
     frame, _ = pass_fail_samples(agents=8, tasks=10, items=5, epochs=1, aliased=0, seed=3)
@@ -373,8 +376,8 @@ def test_a_diverging_fit_is_refitted_once_with_the_other_coding_and_only_the_fit
     calls = []
 
     def first_diverges(*args, **kwargs):
-        found = real(*args, **kwargs)
         calls.append(dict(args[5]))  # the coding asked for
+        found = real(*args[:5], calls[0], *args[6:], **kwargs)
         if len(calls) == 1:
             found.diagnostics["divergences"] = 7
             found.warned.append(warnings.WarningMessage(UserWarning("the first fit's own warning"), UserWarning,
@@ -386,6 +389,7 @@ def test_a_diverging_fit_is_refitted_once_with_the_other_coding_and_only_the_fit
         warnings.simplefilter("always")
         fit = og.fit_outcomes(frame, draws=100, tune=100, seed=1)
     assert len(calls) == 2 and calls[1] == {e: not c for e, c in calls[0].items()}
+    assert set(calls[0].values()) == {False}  # 8 agents and 10 tasks of 40-50 samples each: non-centred first
     assert fit.diagnostics["coding"] == {e: "centred" if c else "non-centred" for e, c in calls[1].items()}
     assert any(n.startswith("refitted with the other coding: the first fit") and "had 7 divergent" in n
                for n in fit.notes)

@@ -11,6 +11,10 @@ Likelihoods
 - `squeeze` (Smithson & Verkuilen 2006, a sensitivity option): y' = (y (N - 1) + 1/2) / N, then
   Beta(y' | sigmoid(eta) phi, (1 - sigmoid(eta)) phi).
 
+Rows that share their mean (an agent's repetitions of a scenario) form a cell, whose likelihood is computed from
+five sums of its rows (`referee.models.scores.score_cells`): the same value as the sum of the rows' densities, at the
+cost of one evaluation per cell.
+
 Models
 ------
 - `tag-effects` (figure 3 right): eta = intercept [+ a_agent] [+ u_scenario] + sum_t beta_t x_scenario,t
@@ -60,8 +64,8 @@ import pandas as pd
 
 from referee.models.fit import CHAINS, DRAWS, TUNE, FitResult, collect_notes, sample, summary_table
 from referee.models.registry import TAG_DRAWS, TAG_TUNE
+from referee.models.scores.score_cells import LIKELIHOODS, ScoreCells, score_cells, score_likelihood
 
-LIKELIHOODS = ("ordered", "squeeze")
 STRUCTURES = ("identified", "paper")
 # agent slopes need the tag in (and out of) this many scenarios; see `slope_tags`
 MIN_SLOPE_SCENARIOS = 3
@@ -209,59 +213,6 @@ def identifiability_notes(X: np.ndarray, tag_names: list[str], scenario_intercep
     return notes
 
 
-def score_likelihood(name: str, y_obs: np.ndarray, eta, priors: Priors, likelihood: str, phi=None):
-    """Add the likelihood of normalised scores `y_obs` given the logit-scale mean `eta` to the current model.
-
-    `likelihood` is 'ordered' or 'squeeze' (module docstring); `phi` is the Beta precision (a tensor, one
-    value or one per observation), created as `phi ~ Gamma(priors.phi_alpha, priors.phi_beta)` when None. The
-    scores (and, for the ordered beta, which of them are 0, 1 or between) enter as `pm.Data` named after `name`,
-    so that the model's structure does not depend on them (`referee.models.compiled_structure`).
-    """
-    import pymc as pm
-
-    if phi is None:
-        phi = pm.Gamma("phi", alpha=priors.phi_alpha, beta=priors.phi_beta)
-    y_obs = np.asarray(y_obs, float)
-    if likelihood == "squeeze":
-        n = len(y_obs)
-        mu = pm.math.invlogit(eta)
-        y = pm.Data(f"{name}_squeezed", (y_obs * (n - 1) + 0.5) / n)
-        return pm.Beta(name, alpha=mu * phi, beta=(1 - mu) * phi, observed=y)
-    cuts = pm.Normal("cutpoints", mu=np.array(priors.cutpoint_mu), sigma=priors.cutpoint_sd, shape=2,
-                     transform=pm.distributions.transforms.ordered, initval=np.array(priors.cutpoint_mu))
-    zero, one, middle = (pm.Data(f"{name}_{part}", np.flatnonzero(rows).astype(np.int64))
-                         for part, rows in (("zero", y_obs == 0), ("one", y_obs == 1),
-                                            ("middle", (y_obs > 0) & (y_obs < 1))))
-    return pm.CustomDist(name, eta, cuts[0], cuts[1], phi, logp=ordered_beta_logp(zero, one, middle),
-                         observed=pm.Data(f"{name}_observed", y_obs))
-
-
-def ordered_beta_logp(zero, one, middle):
-    """The ordered-beta log density (module docstring) as a `pm.CustomDist` logp, given which observations are
-    0, 1 and between (`zero`, `one`, `middle`: integer index vectors, arrays or `pm.Data`, any of them may be
-    empty): each branch is computed on its own observations only, in the stable forms
-    log(1 - sigmoid(x)) = -softplus(x), log sigmoid(x) = -softplus(-x) and, between the cutpoints,
-    `referee.models.scores.ordered_logistic.log_mass_between`.
-    Returns logp(value, eta, k1, k2, phi) -> (n,) log densities; eta and phi are scalars or (n,)."""
-    import pytensor.tensor as pt
-
-    from referee.models.scores.ordered_logistic import log_mass_between
-
-    def logp(value, eta, k1, k2, phi):
-        n = value.shape[0]
-        eta, phi = pt.broadcast_to(eta, (n,)), pt.broadcast_to(phi, (n,))
-        out = pt.zeros((n,))
-        out = pt.set_subtensor(out[zero], -pt.softplus(eta[zero] - k1))
-        out = pt.set_subtensor(out[one], -pt.softplus(k2 - eta[one]))
-        e, p, v = eta[middle], phi[middle], value[middle]
-        mass = log_mass_between(e, k1, k2)  # the probability of (0, 1): between the two cutpoints
-        a, b = pt.sigmoid(e) * p, pt.sigmoid(-e) * p
-        beta = (a - 1) * pt.log(v) + (b - 1) * pt.log1p(-v) + pt.gammaln(p) - pt.gammaln(a) - pt.gammaln(b)
-        return pt.set_subtensor(out[middle], mass + beta)
-
-    return logp
-
-
 def draw_ordered_beta(rng: np.random.Generator, eta: np.ndarray, k1: float, k2: float, phi) -> np.ndarray:
     """Scores drawn from the ordered-beta likelihood (module docstring) at logit-means `eta` (n,), cutpoints
     k1 < k2 and precision `phi` (a scalar or (n,)): 0 with probability 1 - sigmoid(eta - k1), 1 with
@@ -310,13 +261,14 @@ def build_tag_effects(data: pd.DataFrame, agents: list[str], scenarios: list[str
 
     slopes = list(tag_names) if slopes is None else list(slopes)
     cols = [tag_names.index(t) for t in slopes]
-    coords = {"agent": agents, "scenario": scenarios, "tag": tag_names, "slope_tag": slopes, "slope_tag_": slopes,
-              "obs": np.arange(len(data))}
+    coords = {"agent": agents, "scenario": scenarios, "tag": tag_names, "slope_tag": slopes, "slope_tag_": slopes}
+    cells, agent_of, scenario_of = _agent_scenario_cells(data, likelihood)
     with pm.Model(coords=coords) as model:
-        # the data as `pm.Data` (each row's agent, scenario and tags): the structure serves any data of its shape
-        a_idx = pm.Data("agent_index", data["agent_idx"].to_numpy().astype(np.int64))
-        s_idx = pm.Data("scenario_index", data["scenario_idx"].to_numpy().astype(np.int64))
-        rows = pm.Data("row_tags", np.asarray(X, float)[data["scenario_idx"].to_numpy()])
+        # the data as `pm.Data` (each cell's agent, scenario and tags, and its scores' sums): the structure serves
+        # any data of its shape
+        a_idx = pm.Data("agent_index", agent_of)
+        s_idx = pm.Data("scenario_index", scenario_of)
+        rows = pm.Data("row_tags", np.asarray(X, float)[scenario_of])
         intercept = pm.Normal("intercept", 0.0, priors.intercept_sd)
         beta = pm.Normal("beta", 0.0, priors.coef_sd, dims="tag")
         eta = intercept + pt.dot(rows, beta)
@@ -351,8 +303,16 @@ def build_tag_effects(data: pd.DataFrame, agents: list[str], scenarios: list[str
             u = pm.Deterministic("scenario_intercept", sigma_u * pm.Normal("e_scenario", 0.0, 1.0, dims="scenario"),
                                  dims="scenario")
             eta = eta + u[s_idx]
-        score_likelihood("y", data["score_norm"].to_numpy(float), eta, priors, likelihood)
+        score_likelihood("y", cells, eta, priors, likelihood)
     return model
+
+
+def _agent_scenario_cells(data: pd.DataFrame, likelihood: str) -> tuple[ScoreCells, np.ndarray, np.ndarray]:
+    """(the scores of `data` (agent_idx, scenario_idx, score_norm) in cells of one agent and scenario, each cell's
+    agent index, its scenario index): every row of a cell has the same mean in the beta regressions."""
+    keys = data[["agent_idx", "scenario_idx"]].to_numpy().astype(np.int64)
+    cells = score_cells(keys, data["score_norm"].to_numpy(float), likelihood)
+    return cells, keys[cells.first, 0], keys[cells.first, 1]
 
 
 def build_baseline_contrast(data: pd.DataFrame, agents: list[str], scenarios: list[str], baseline: str,
@@ -365,9 +325,10 @@ def build_baseline_contrast(data: pd.DataFrame, agents: list[str], scenarios: li
         raise ValueError(f"baseline agent {baseline!r} is not among the agents {agents}")
     others = [a for a in agents if a != baseline]
     coords = {"agent": agents, "contrast": others, "scenario": scenarios}
+    cells, agent_of, scenario_of = _agent_scenario_cells(data, likelihood)
     with pm.Model(coords=coords) as model:
-        a_idx = pm.Data("agent_index", data["agent_idx"].to_numpy().astype(np.int64))
-        s_idx = pm.Data("scenario_index", data["scenario_idx"].to_numpy().astype(np.int64))
+        a_idx = pm.Data("agent_index", agent_of)
+        s_idx = pm.Data("scenario_index", scenario_of)
         position = pm.Data("contrast_position",
                            np.array([others.index(a) if a != baseline else -1 for a in agents], np.int64))
         alpha = pm.Normal("alpha", 0.0, priors.intercept_sd)
@@ -380,7 +341,7 @@ def build_baseline_contrast(data: pd.DataFrame, agents: list[str], scenarios: li
         # the non-centred Normal form diverged 3-11 times per fit; this one does not, at min ESS 8,000-9,300
         u = pm.ZeroSumNormal("scenario_intercept", sigma_u, dims="scenario")
         eta = alpha + gamma_all[a_idx] + u[s_idx]
-        score_likelihood("y", data["score_norm"].to_numpy(float), eta, priors, likelihood)
+        score_likelihood("y", cells, eta, priors, likelihood)
     return model
 
 

@@ -35,7 +35,8 @@ import pandas as pd
 
 from referee.models.fit import CHAINS, LAYOUT_DRAWS, LAYOUT_TUNE, FitResult, collect_notes, sample, summary_table
 from referee.models.registry import LAYOUT_LOW_RANK, LAYOUT_TARGET_ACCEPT
-from referee.models.scores.beta_regression import Priors, aliased_tags, score_likelihood
+from referee.models.scores.beta_regression import Priors, aliased_tags
+from referee.models.scores.score_cells import score_cells, score_likelihood
 
 
 DIAGNOSED = ["capability", "base_chance", "sample_size", "demand_mean"]  # the variables convergence is judged on
@@ -128,10 +129,13 @@ def build_layout(agent_idx: np.ndarray, X_obs: np.ndarray, y: np.ndarray, agents
     import pytensor.tensor as pt
 
     coords = {"agent": agents, "demand": demands}
+    # the rows of one agent and one row of demands share their mean and precision: one cell (`score_cells`)
+    agent_idx, X_obs = np.asarray(agent_idx, np.int64), np.asarray(X_obs, float)
+    cells = score_cells(np.column_stack([agent_idx, X_obs]), y, "ordered")
     with pm.Model(coords=coords) as model:
         # the data as `pm.Data`: one compiled structure serves every fold and fit (`fit_layout`'s reuse)
-        agent_idx = pm.Data("agent_index", np.asarray(agent_idx, np.int64))
-        X_obs = pm.Data("demand_matrix", np.asarray(X_obs, float))
+        agent_idx = pm.Data("agent_index", agent_idx[cells.first])
+        X_obs = pm.Data("demand_matrix", X_obs[cells.first])
         m = pm.Normal("demand_mean", priors.capability_mean_mu, priors.capability_mean_sd, dims="demand")
         s = pm.HalfNormal("demand_spread", priors.capability_spread_sd, dims="demand")
         # zero-sum over the agents: demand_mean alone carries each demand's level (see the module docstring)
@@ -144,7 +148,7 @@ def build_layout(agent_idx: np.ndarray, X_obs: np.ndarray, y: np.ndarray, agents
         log_success = (log_c[agent_idx] * X_obs).sum(axis=1)
         mu = base[agent_idx] + (1 - base[agent_idx]) * pt.exp(log_success)
         mu = pt.clip(mu, 1e-9, 1 - 1e-9)
-        score_likelihood("y", y, pt.log(mu) - pt.log1p(-mu), Priors(), "ordered", phi=nu[agent_idx])
+        score_likelihood("y", cells, pt.log(mu) - pt.log1p(-mu), Priors(), "ordered", phi=nu[agent_idx])
     return model
 
 

@@ -1,6 +1,6 @@
 """Ordered-category log-probabilities as lean PyTensor graphs: `log_mass_between`, the log of the probability a
 logistic puts between two cutpoints in its stable form (the ordered beta's middle mass,
-`referee.models.scores.beta_regression.ordered_beta_logp`, and every grade of the ordered logistic), and
+`referee.models.scores.score_cells.cell_loglik`, and every grade of the ordered logistic), and
 `ordered_logistic_logp`, the graded outcome model's likelihood (`referee.models.scores.outcome_glm`): about half the
 numba compile of PyMC's `OrderedLogistic`, which builds every grade's probability, checks them and takes the log of
 the one observed; equal to it to 1e-9 and finite in the tails where its difference of two sigmoids underflows
