@@ -9,11 +9,16 @@ from referee.models.ratings.bradley_terry import fit_bt
 from tests.helpers import simulate
 
 
-@pytest.mark.bayes
-def test_scalar_and_per_game_posteriors():
+def _two_games() -> tuple[np.ndarray, pd.DataFrame]:
+    """(the true strengths (game, agent), 3000 simulated comparisons in each of two games of five agents)."""
     rng = np.random.default_rng(0)
     strengths = rng.normal(0, 0.7, (2, 5)) + np.linspace(-1, 1, 5)
-    data = simulate(strengths, ["g0", "g1"], 3000, seed=1)
+    return strengths, simulate(strengths, ["g0", "g1"], 3000, seed=1)
+
+
+@pytest.mark.bayes
+def test_scalar_posterior_agrees_with_the_mle_and_converges():
+    strengths, data = _two_games()
     result = rate(data, "bayes-bt", seed=2)  # the defaults users get: the fit's own verdict on every seed
     idata = result.idata
     assert idata.posterior["rating"].dims == ("chain", "draw", "agent")
@@ -23,6 +28,12 @@ def test_scalar_and_per_game_posteriors():
     # 3000 comparisons: the weakly informative hierarchical prior barely moves the posterior mean
     assert np.abs(table["rating"] - mle.reindex(table.index)).max() < 15
     assert ((table["lower"] < mle.reindex(table.index)) & (mle.reindex(table.index) < table["upper"])).all()
+
+
+@pytest.mark.heavy  # a structure of its own (25-30 s cold, no other test compiles it): `make test-all`
+@pytest.mark.bayes
+def test_per_game_posteriors_rank_agents_like_the_truth_in_each_game():
+    strengths, data = _two_games()
     by_game = rate(data, "bayes-bt", by="game", seed=2)
     assert by_game.idata.posterior["game_rating"].dims == ("chain", "draw", "game", "agent")
     assert set(by_game.table()["game"]) == {"g0", "g1"} and by_game.diagnostics["converged"], by_game.diagnostics

@@ -16,8 +16,8 @@ from referee.models.fit import ESS_LIMIT, RHAT_LIMIT
 
 FULL = bool(os.environ.get("REFEREE_FULL"))
 SEEDS = (0, 1, 2) if FULL else (0,)
-# bounded: the per-game Bayesian BT's defaults are held to the standard by tests/test_bayes_bt.py on a smaller
-# design (its contest-scale fit, 25-45 s cold, runs in `make test-all`)
+# bounded: the per-game Bayesian BT's defaults are held to the standard in `make test-all`, here at contest scale
+# and by tests/test_bayes_bt.py on a smaller design (its structure compiles for 25-45 s cold and no other test reads it)
 SHIPPED = ("tag effects", "baseline contrast", "measurement layout", "bayes-bt", "bayes-bt per game",
            "audit regression") if FULL else ("baseline contrast", "bayes-bt", "audit regression")
 
