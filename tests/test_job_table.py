@@ -190,9 +190,9 @@ def test_a_bad_option_is_refused_by_name_before_any_work(sample_store):
 
 
 def test_calibrate_gives_the_same_ranks_by_either_door(tmp_path, capsys):
-    quick = {"sims": 2, "draws": 60, "tune": 60, "chains": 1, "sampler": "pymc", "seed": 5}
+    quick = {"sims": 2, "draws": 60, "tune": 60, "chains": 1, "seed": 5}
     code, payload = _cli(["calibrate", "audit-regression", "--sims", "2", "--draws", "60", "--tune", "60",
-                          "--chains", "1", "--sampler", "pymc", "--seed", "5", "--out", str(tmp_path / "c")], capsys)
+                          "--chains", "1", "--seed", "5", "--out", str(tmp_path / "c")], capsys)
     found = referee.calibrate(model="audit-regression", **quick)
     assert code in (0, 1) and payload["passed"] == found.passed
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "c" / "ranks.csv"),

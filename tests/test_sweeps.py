@@ -185,7 +185,7 @@ def test_calibration_fails_a_model_that_does_not_match_its_data(monkeypatch):
     broken_family = calibration.Family("audit-regression", family.design, family.build, family.ranked,
                                        _overdispersed, family.diagnosed)
     monkeypatch.setitem(calibration.FAMILIES, "audit-regression", broken_family)
-    result = calibrate("audit-regression", 12, seed=4, draws=200, tune=200, sampler="pymc")
+    result = calibrate("audit-regression", 12, seed=4, draws=200, tune=200)
     summary = result.summary.set_index("group")
     assert not summary.loc["sigma", "passed"] and summary.loc["sigma", "coverage_94"] < 0.5
     assert any("failed: sigma" in n for n in result.notes)
@@ -195,7 +195,7 @@ def test_calibrate_command_records_the_run_and_the_report_links_it(tmp_path):
     store = tmp_path / "s.duckdb"
     out = tmp_path / "calibration"
     assert main(["calibrate", "audit-regression", "--sims", "3", "--draws", "100", "--tune", "100", "--store",
-                 str(store), "--out", str(out), "--sampler", "pymc"]) in (0, 1)
+                 str(store), "--out", str(out)]) in (0, 1)
     summary = pd.read_csv(out / "summary.csv")
     assert set(summary["group"]) == {"slope", "assignment", "intercept", "sigma"}
     assert (out / "rank_histograms.png").stat().st_size > 5000 and len(pd.read_csv(out / "ranks.csv")) == 3 * 5
