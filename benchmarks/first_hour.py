@@ -143,24 +143,24 @@ def main() -> int:
     parser.add_argument("--skip-test", action="store_true", help="only `make demo`")
     parser.add_argument("--skip-warm", action="store_true", help="only the fresh clone")
     args = parser.parse_args()
-    workload = tempfile.TemporaryDirectory(prefix="referee-speed-")  # written once, read before and after each command
-    speed = measure(folder=Path(workload.name) / "held-out")
-    print(describe(speed))
-    print("\n| command | checkout | time | exit | last line | what it showed |\n|---|---|---|---|---|---|")
-    for row in first_hour(args.skip_cold, args.skip_test, args.skip_warm):
-        # the machine's speed measured again after each command: on a shared VM it moves within the hour (0.98 to
-        # 0.66 on one morning), so each command's goal is read at the mean of the factors before and after it
-        after = measure(folder=Path(workload.name) / "held-out")
-        factor = (speed["factor"] + after["factor"]) / 2
-        goal = GOALS[row[0]] * factor / 60
-        row[2] += (f" (goal {goal:.1f} min = {GOALS[row[0]] // 60} x factor {factor:.2f}, the mean of "
-                   f"{speed['factor']:.2f} before and {after['factor']:.2f} after)")
-        print("| " + " | ".join(row) + " |", flush=True)
-        speed = after
-    print("\n| command | wall | imports | heavy libraries loaded |\n|---|---|---|---|")
-    for row in imports():
-        print("| " + " | ".join(row) + " |", flush=True)
-    workload.cleanup()
+    # the speed workload: written once, read before and after each command
+    with tempfile.TemporaryDirectory(prefix="referee-speed-") as workload:
+        speed = measure(folder=Path(workload) / "held-out")
+        print(describe(speed))
+        print("\n| command | checkout | time | exit | last line | what it showed |\n|---|---|---|---|---|---|")
+        for row in first_hour(args.skip_cold, args.skip_test, args.skip_warm):
+            # the machine's speed measured again after each command: on a shared VM it moves within the hour (0.98 to
+            # 0.66 on one morning), so each command's goal is read at the mean of the factors before and after it
+            after = measure(folder=Path(workload) / "held-out")
+            factor = (speed["factor"] + after["factor"]) / 2
+            goal = GOALS[row[0]] * factor / 60
+            row[2] += (f" (goal {goal:.1f} min = {GOALS[row[0]] // 60} x factor {factor:.2f}, the mean of "
+                       f"{speed['factor']:.2f} before and {after['factor']:.2f} after)")
+            print("| " + " | ".join(row) + " |", flush=True)
+            speed = after
+        print("\n| command | wall | imports | heavy libraries loaded |\n|---|---|---|---|")
+        for row in imports():
+            print("| " + " | ".join(row) + " |", flush=True)
     return 0
 
 
