@@ -70,7 +70,7 @@ def _data(job: Job, data):
             raise ValueError(f"{job.api} reads a store: give a store (referee.open), a store file, logs or a "
                              "DataFrame of results")
         return contextlib.nullcontext(data)
-    if job.data != "store" and str(data).endswith(".duckdb"):
+    if job.data not in ("store", "read-optional") and str(data).endswith(".duckdb"):
         return Store(data)
     return open(data)
 
@@ -79,7 +79,7 @@ def _call(job: Job):
     """`referee.<job>`: the job's function with its options as parameters (same names, defaults and checks as the
     command's), its first parameter the data it reads."""
     params = [] if job.data == "none" else [inspect.Parameter(
-        "data", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None if job.data == "optional" else
+        "data", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None if job.data in ("optional", "read-optional") else
         inspect.Parameter.empty)]
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
     for option in job.options:

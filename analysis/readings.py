@@ -4,6 +4,8 @@ COMPACT paper's only when both are computed the same way, and the construct-vali
 
 from __future__ import annotations
 
+import pandas as pd
+
 from referee.models.validity import CHECK_TITLES
 
 LIST_ITEMS = 10  # items of a list named in a sentence; the rest counted (the whole list is in a table or CSV)
@@ -17,6 +19,14 @@ def chance_reading(row) -> str:
     p = "p < 0.005" if row.chance_p < 0.005 else f"p = {row.chance_p:.2f}"
     return (f"games with one axis and the same comparisons reach {row.chance_lower:.2f}-{row.chance_upper:.2f} by "
             f"chance (a share of {row.cyclic_share:.2f} or more: {p}): {verdict}")
+
+
+def cyclic_interval(row) -> str:
+    """A cyclic share's bootstrap interval in words (a `GameRanking.cyclic` row): ' (95 % ...: lower-upper)', or
+    '' where no bootstrap was asked, or why there is none."""
+    if pd.isna(row.lower):
+        return "" if str(row.interval).startswith("none: no bootstrap") else f" (no interval: {row.interval[6:]})"
+    return f" ({row.interval}: {row.lower:.2f}-{row.upper:.2f})"
 
 
 COMPACT_KENDALL_TAU = 0.68  # the COMPACT paper's mean per-game Kendall tau, per-game model by plain maximum likelihood

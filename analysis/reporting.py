@@ -195,7 +195,19 @@ def _leaderboard(store: Store, scope: dict, boards: dict, seed: int) -> list[Sec
     except ValueError as exc:  # no comparison, or none that carries information: the job says which
         boards[runner] = str(exc)
         return []  # the appendix's ratings section says why
-    return [leaderboard_section(runner, boards[runner])]
+    section = leaderboard_section(runner, boards[runner])
+    section.warnings += board_violations(boards[runner])
+    return [section]
+
+
+def board_violations(board: Result) -> list[str]:
+    """`referee check`'s invariants on the tables of a leaderboard Result as the report prints them: one warning
+    naming each broken invariant (none when all hold)."""
+    from referee.run.ratings.invariants import Printed, check_outputs
+
+    found = check_outputs(Printed(board=board.table(), sets=board.table("rank_sets"),
+                                  tier_tests=board.table("tier_tests")), board.level)
+    return [f"referee check: {row.invariant} broken at {row.where}: {row.what}" for row in found.itertuples()]
 
 
 def runner_numbers_sections(store: Store) -> list[Section]:
@@ -398,8 +410,11 @@ def _rankings(store: Store, runner: str, scope: dict, board: Result | str, title
     section.text += unvoted + board.runner_numbers
     if len(board.tables.get("tier_tests", ())):
         section.tables.append(("The leaderboard's tiers: each agent against the next, the difference (Elo points), "
-                               "its Holm-adjusted p-value, and the joint rank bounds a tier boundary reads (a new "
-                               "tier where the highest above is smaller than the lowest below)",
+                               "the family its boundary reads ('best': the next agent and all below are not the best, "
+                               "down to the end of the set of the best; 'joint': every pair of the board at once) "
+                               "with that family's p-value, Holm's p beside it, and the joint rank bounds (below "
+                               "tier 1, a new tier where the highest above is smaller than the lowest below and the "
+                               "pair is separable)",
                                board.table("tier_tests")))
     if "seat_effect" in board.tables:
         section.tables.append(("Seat effect: a later seat's change in the log-odds of winning (95 %, clustered by "
@@ -438,7 +453,12 @@ def _one_axis(store: Store, runner: str, scope: dict, board: Result | str, seed:
                               "play only those (`referee rank --min-games N` plays the others), and a cycle needs three")
     nash = job("rank", store, method=["nash"], bootstrap=ONE_AXIS_BOOTSTRAP, seed=seed, **scope).value
     alpha = job("rank", store, method=["alpha-rank"], seed=seed, **scope).value
-    return one_axis_section(runner, elo, nash, alpha)
+    section = one_axis_section(runner, elo, nash, alpha)
+    from referee.run.ratings.invariants import Printed, check_outputs
+
+    found = check_outputs(Printed(cyclic=nash.cyclic))
+    section.warnings += [f"referee check: {row.invariant} broken at {row.where}: {row.what}" for row in found.itertuples()]
+    return section
 
 
 def _prediction(store: Store, runner: str, split: str | None, seed: int) -> Section:

@@ -75,11 +75,17 @@ DESIGNS = {
 }
 
 
-def tier_cuts_from_joint_sets(ranked: pd.DataFrame) -> np.ndarray:
-    """Where a new tier must start, read from the joint sets alone (independent of `rank_sets.tier_bounds`):
-    below position i exactly when every agent above has its joint upper bound under every lower bound below."""
+def tier_cuts_from_joint_sets(ranked: pd.DataFrame, tests: pd.DataFrame) -> np.ndarray:
+    """Where a new tier must start, read from the printed columns alone (independent of `rank_sets.tiers`): below
+    the last agent that could be first, and further down below position i exactly when every agent above has its
+    joint upper bound under every lower bound below and the neighbours' printed test (`tier_tests`) separates
+    them."""
     upper, lower = ranked["joint_upper"].to_numpy(float), ranked["joint_lower"].to_numpy(float)
-    return np.array([upper[: i + 1].max() < lower[i + 1:].min() for i in range(len(ranked) - 1)], bool)
+    last = int(np.flatnonzero(ranked["could_be_first"].to_numpy(bool)).max())
+    p = tests.set_index(["agent", "next"])["p"]
+    names = ranked["agent"].tolist()
+    return np.array([i == last or (i > last and upper[: i + 1].max() < lower[i + 1:].min()
+                                   and p[(names[i], names[i + 1])] < 0.05) for i in range(len(ranked) - 1)], bool)
 
 
 def single_rank_faults(board) -> tuple[int, int]:
@@ -102,7 +108,7 @@ def run_design(name: str, tournaments: int, agents: int, games: int, rare: int, 
                bottom: float | None, tiered: bool, bootstrap: int, offset: int) -> bool:
     """Print one design's coverage, tiers and the two checks of issue 83; True when every target is met."""
     joint = best = leader_ranked = leader_first = 0
-    marginal, best_size, established, leader_rate, tiers = [], [], [], [], []
+    marginal, best_size, joint_first, established, leader_rate, tiers = [], [], [], [], [], []
     tier_faults = pair_checked = pair_faults = 0
     start = time.perf_counter()
     for seed in range(offset, offset + tournaments):
@@ -118,10 +124,12 @@ def run_design(name: str, tournaments: int, agents: int, games: int, rare: int, 
         top = ranked["agent"].iloc[int(np.argmin(truth))]
         best += bool(ranked.set_index("agent").at[top, "could_be_first"])
         best_size.append(int(ranked["could_be_first"].sum()))
+        joint_first.append(int((ranked["joint_lower"] == 1).sum()))
         established.append(len(ranked))
         tiers.append(int(ranked["tier"].max()))
         tier = ranked["tier"].to_numpy(int)
-        tier_faults += int(((tier[1:] != tier[:-1]) != tier_cuts_from_joint_sets(ranked)).sum())
+        tier_faults += int(((tier[1:] != tier[:-1]) != tier_cuts_from_joint_sets(ranked, board.tier_tests)).sum())
+        tier_faults += int((board.tier_tests["new_tier"].astype(bool) & ~board.tier_tests["separable"].astype(bool)).sum())
         checked, faults = single_rank_faults(board)
         pair_checked, pair_faults = pair_checked + checked, pair_faults + faults
         leader_ranked += "ag000" in set(ranked["agent"])
@@ -146,10 +154,14 @@ def run_design(name: str, tournaments: int, agents: int, games: int, rare: int, 
     print(f"tier boundaries that disagree with the joint sets:     {tier_faults} (target 0)")
     print(f"single-rank sets against sets without that rank: {pair_checked} pairs, {pair_faults} not separated by "
           "compare at p < 0.05 (target 0)")
-    print(f"confidence set of the best holds the true best:       {best / n:.3f} (target >= 0.95); "
-          f"mean size {np.mean(best_size):.2f}")
+    ratio = np.mean(best_size) / np.mean(joint_first)
+    print(f"confidence set of the best holds the true best:       {best / n:.3f} (target >= 0.95"
+          + ("; with a leader: every board" if strong else "") + f"); mean size {np.mean(best_size):.2f} against "
+          f"{np.mean(joint_first):.2f} agents whose joint set reaches rank 1 (ratio {ratio:.2f}"
+          + ("; target <= 0.8" if strong else "") + f"); the leader alone on {sum(b == 1 for b in best_size)} of {n}")
     print(f"{seconds:.2f} s per tournament (fit, covariance, rank sets)", flush=True)
     return (joint / n >= 0.95 and best / n >= 0.95 and marginal_rate >= 0.95 and tier_faults == 0
+            and (not strong or (best == n and ratio <= 0.8))
             and pair_faults == 0 and (not strong or leader_ranked == n) and (not tiered or min(tiers) > 1))
 
 

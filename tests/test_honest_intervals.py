@@ -141,7 +141,9 @@ def test_compare_gives_a_paired_difference_and_the_head_to_head_record():
     pairs = compare_all(comparisons, bootstrap=200)
     adjacent = pairs[pairs["adjacent"]]
     held = adjacent.dropna(subset=["p_holm"])  # the board's Holm family: its ranked agents
-    assert len(adjacent) == 9 and len(held) and held["p_holm"].ge(held["p_value"] - 1e-12).all()
+    ranked = infer_board(comparisons, bootstrap=200).ranked["agent"].tolist()  # the board's ranked neighbours
+    assert list(zip(adjacent["agent_a"], adjacent["agent_b"])) == list(zip(ranked[:-1], ranked[1:]))
+    assert len(held) and held["p_holm"].ge(held["p_value"] - 1e-12).all()
 
 
 def test_the_paired_bootstrap_agrees_with_the_wald_difference_on_independent_pairs():

@@ -83,6 +83,8 @@ def _add_options(p, job: Job, options) -> None:
         add_store(p)
     elif job.data == "optional":
         p.add_argument("--store", type=Path, help="record the run in this store; its report links each model's latest")
+    elif job.data == "read-optional":
+        p.add_argument("--store", type=Path, help="DuckDB store file to read (optional)")
     p.add_argument("--no-figures", action="store_true", help="write the tables and notes only: no figure is drawn "
                    "(and no plotting library loaded)" + ("" if job.figures else "; this command draws none"))
     if job.folder and "out" not in {o.name for o in options}:
@@ -118,10 +120,10 @@ def open_store(path: Path, read_only: bool = True, create: bool = False):
 
 def opened_store(job: Job, path: Path | None):
     """The store `job` reads (a context manager): read-only, writable, or none."""
-    if job.data == "none" or (job.data == "optional" and path is None):
+    if job.data == "none" or (job.data in ("optional", "read-optional") and path is None):
         return contextlib.nullcontext()
     # a store a run is recorded in is made when new
-    return open_store(path, read_only=job.data == "store", create=job.data == "optional")
+    return open_store(path, read_only=job.data in ("store", "read-optional"), create=job.data == "optional")
 
 
 def job_options(job: Job, args) -> dict:

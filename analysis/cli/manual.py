@@ -50,7 +50,7 @@ def job_stub(job: Job) -> str:
     order `referee.api` binds them (a required option after an optional one is keyword-only)."""
     params = []
     if job.data != "none":
-        params.append("data: Data" + (" | None = ..." if job.data == "optional" else ""))
+        params.append("data: Data" + (" | None = ..." if job.data in ("optional", "read-optional") else ""))
     keyword_only = False
     for option in job.options:
         if option.required and params and params[-1].endswith("= ...") and not keyword_only:

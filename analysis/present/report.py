@@ -44,7 +44,7 @@ from referee.present.figures import (
 from referee.present.plan_figures import plot_contest_stages
 from referee.models.registry import DEFAULT_TAU_ELO
 from referee.names import NEVER_COMPARED
-from referee.readings import chance_reading, kendall_reading
+from referee.readings import chance_reading, cyclic_interval, kendall_reading
 
 HTML_ROWS = 30  # rows of a table shown on the page and in report.md; the CSV under tables/ has them all
 
@@ -493,7 +493,7 @@ def one_axis_section(runner: str, elo: pd.DataFrame, nash, alpha) -> Section:
     section.warnings += list(dict.fromkeys(nash.notes + alpha.notes))
     for row in nash.cyclic.itertuples():
         where = f"Group {row.component} ({row.agents} agents): " if len(nash.cyclic) > 1 else ""
-        interval = "" if pd.isna(row.lower) else f" (95 % bootstrap {row.lower:.2f}-{row.upper:.2f})"
+        interval = cyclic_interval(row)
         section.text.append(
             f"{where}cyclic share {row.cyclic_share:.2f}{interval}; {chance_reading(row)}; "
             f"{row.cyclic_triads} cyclic triad(s)"

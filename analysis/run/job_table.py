@@ -6,7 +6,7 @@ implementations are imported when a job runs.
 A job is one function in `referee.run` (`function`, 'module:function') called as `function(data, **options)`
 (or `function(**options)` for a job that reads no store) and returning a `referee.result.Result`. `data`
 says what it reads: 'store' a store opened read-only, 'writable' a store it writes to (an LLM judge's cache),
-'optional' a store it may record in, 'none' no store. `folder`: the command line writes the result to a
+'optional' a store it may record in, 'read-optional' a store it reads when one is given, 'none' no store. `folder`: the command line writes the result to a
 results folder (`--out`, default `out`); otherwise the job writes its own files (its `out` option).
 """
 
@@ -314,9 +314,14 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("dims", range(1, 8), "dimension range for bt-md, e.g. 1-7 or 2", type=dims_range),
             Option("split", None, "a match attribute to split the heatmap by (e.g. communication)"),
             PER_GAME_SD) + DATA + SWEEP_OPTIONS, figures=FIGURES + "ratings_cv"),
-    Job("check", "referee.run.ratings.self_check:check", "check that ratings, leaderboard and compare agree on one store "
-        "(every rank inside the board's set, compare's P, p and interval one computation, tiers as their tests, "
-        "no seat without a seat field); exits 1 on any violation", DATA, out=Path("reports/check")),
+    Job("check", "referee.run.ratings.self_check:check", "check every number ratings, leaderboard, compare and rank "
+        "print about agents' strength against each other: the folders they wrote (--results), or the jobs run on a "
+        "store (--store), or both (every shared column agent by agent and pair by pair, each number inside its own "
+        "interval, ranks in order, Holm recomputed, tiers as their tests, statuses by their rule, no seat without a "
+        "seat field); exits 1 on any violation", (
+            Option("results", None, "results folders that ratings, leaderboard, compare (--all or one pair) and rank "
+                   "wrote, checked as written (with --store also against a recomputation)", many=True,
+                   metavar="DIR", nargs="+"),) + DATA, data="read-optional", out=Path("reports/check")),
     Job("runner-numbers", "referee.run.ratings.runner_numbers:own_numbers", "each runner's own headline numbers, computed "
         "its way (clem's clemscore, % played and quality per model pair; Inspect's accuracy and stderr per log; "
         "Sotopia's dimensions; ...), printed even where referee cannot rate", (RUNNER, PHASE, DATA[3]),

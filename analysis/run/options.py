@@ -43,7 +43,7 @@ class Option:
     metavar: str | None = None
     group: str | None = None
     cli: str | None = None
-    nargs: int | None = None
+    nargs: int | str | None = None
 
     @property
     def flag_name(self) -> str:

@@ -23,15 +23,24 @@ rejected. Each step can only shrink c, so the sets narrow while the family-wise 
   own test; and where two agents' sets share no rank while their own test does not separate them (a chain of
   separations can place them apart), both sets are widened until they share one (`_agree_with_pairs`). Two
   agents' sets are apart only when their pair is separated at the same level.
-- The set of the best (`best`): every agent whose simultaneous set starts at 1.
+- The set of the best (`best`, Mogstad et al.'s tau-best with tau = 1; Hsu's multiple comparisons with the best):
+  agent j stays unless some k is credibly above it, tested on j's own family "k above j" for every k: j leaves
+  when max_k d_kj / se_jk exceeds the `level` quantile over the draws of max_k (d*_kj - d_kj) / se_jk (never
+  below the pair's own 1.96). The true best is left out only when one of its own n - 1 true nulls is rejected, so
+  the set holds it with probability `level`, at the price of n - 1 one-sided comparisons rather than the joint
+  family's n(n - 1): smaller than the agents whose simultaneous set starts at 1. `p_best` is each agent's
+  p-value of "j is the best" (j could be first while p_best >= 1 - level).
+- The joint family's adjusted p-values (`p_joint`, Romano and Wolf 2005's step-down max-t p-values: the pair is
+  rejected by the step-down at level 1 - p_joint), the ones the tiers below tier 1 read.
 - Open bounds: an agent that never lost (`open_above`) has no finite upper bound, so no agent is ever credibly
   above it and its sets start at 1; one that never won (`open_below`) is never credibly above any agent.
 
-Tiers (`tiers`): down the order of the estimates a new tier starts wherever every agent above has a simultaneous set
-entirely above every agent below (the largest joint upper bound above < the smallest joint lower bound below), so
-tiers exist exactly where the board's own joint sets separate, at the joint sets' family-wise level; tier 1 holds
-the whole set of the best (an agent that could be first has joint lower bound 1, which no agent below a boundary
-has). `holm_adjusted` gives every pair's Holm-adjusted p-value beside them.
+Tiers (`tiers`): tier 1 runs down the order of the estimates to the last agent that could be first (the set of the
+best, its family); below it a new tier starts wherever every agent above has a simultaneous set entirely above every
+agent below (the largest joint upper bound above < the smallest joint lower bound below) and the two neighbours'
+own pair is rejected in the joint family (p_joint < 1 - level), so every boundary is one the neighbours' test in
+the boundary's own family separates (`neighbour_tests`). `holm_adjusted` gives every pair's Holm-adjusted p-value
+beside them.
 """
 
 from __future__ import annotations
@@ -54,10 +63,11 @@ class RankSets:
     """Rank sets of n agents (arrays in the input's order): marginal `lower`/`upper` (each agent's set holds its
     true rank with probability `level`), simultaneous `joint_lower`/`joint_upper` (all sets hold all true ranks
     at once with probability `level`), `best` (True: could be first; the set of such agents holds the true best
-    with probability `level`), `tier` (1 = top: `tiers`, cut where the simultaneous sets separate), `p_holm` (n, n) the
-    Holm-adjusted p-value of each pair's difference, `se` (n, n) the differences' standard errors, and the
-    critical values used (`critical`: the first and last step of the simultaneous family, the largest
-    marginal one)."""
+    with probability `level`: comparisons with the best, module doc) and `p_best` (n,) each agent's p-value of
+    "it is the best", `tier` (1 = top: `tiers`), `p_holm` (n, n) the Holm-adjusted p-value of each pair's
+    difference, `p_joint` (n, n) its step-down max-t p-value in the joint family (`joint_p_values`), `se` (n, n)
+    the differences' standard errors, and the critical values used (`critical`: the first and last step of the
+    simultaneous family, the largest marginal one)."""
 
     lower: np.ndarray
     upper: np.ndarray
@@ -68,6 +78,8 @@ class RankSets:
     critical: dict
     p_holm: np.ndarray
     se: np.ndarray
+    p_best: np.ndarray | None = None
+    p_joint: np.ndarray | None = None
 
 
 def _se(draws: np.ndarray) -> np.ndarray:
@@ -155,7 +167,7 @@ def _step_down(draws, d, se, family, allowed, level, floor: float = 0.0) -> tupl
 
 def _marginal(draws, estimate, se, j: int, allowed, level: float, floor: float):
     """Agent j's own family, step down (module doc): (k found above j (n,) bool, k found below j (n,) bool, the
-    first step's critical value). The studentised centred differences of j's pairs are computed once, (r, n),
+    first step's critical value, j's p-value of "j is the best" (`_best_p`)). The studentised centred differences of j's pairs are computed once, (r, n),
     read as "k above j" and, negated, "j above k"; each step takes the `level` quantile of their row maximum over
     the pairs not yet rejected, never below `floor`."""
     n = len(estimate)
@@ -167,7 +179,7 @@ def _marginal(draws, estimate, se, j: int, allowed, level: float, floor: float):
     usable = np.isfinite(se[j]) & (np.arange(n) != j)
     may_above, may_below = usable & allowed[:, j], usable & allowed[j, :]
     found_above, found_below = np.zeros(n, bool), np.zeros(n, bool)
-    first = None
+    first, best_p = None, _best_p(centred[:, may_above], t[may_above])
     while True:
         up, down = usable & ~found_above, usable & ~found_below
         with np.errstate(invalid="ignore"):
@@ -178,9 +190,81 @@ def _marginal(draws, estimate, se, j: int, allowed, level: float, floor: float):
         first = c if first is None else first
         new_above, new_below = may_above & ~found_above & (t > c), may_below & ~found_below & (-t > c)
         if not (new_above.any() or new_below.any()):
-            return found_above, found_below, first
+            return found_above, found_below, first, best_p
         found_above |= new_above
         found_below |= new_below
+
+
+def _best_p(centred: np.ndarray, t: np.ndarray) -> float:
+    """The p-value of "j is the best" from j's comparisons with every k that may be found above it: `centred`
+    (r, m) the draws' (d*_kj - d_kj) / se_jk, `t` (m,) the observed d_kj / se_jk. The share of draws whose largest
+    centred statistic reaches the largest observed one, never below the largest pair's own two-sided p-value (the
+    floor every critical value keeps, so that no agent leaves the set of the best unless one pair's own test
+    separates it from an agent above). 1 where no agent may be found above j."""
+    from scipy.special import ndtr
+
+    if not t.size or not np.isfinite(t).any():
+        return 1.0
+    largest = np.nanmax(np.where(np.isnan(centred), -np.inf, centred), axis=1)
+    largest = largest[np.isfinite(largest)]
+    observed = float(np.max(t))
+    share = float(np.mean(largest >= observed)) if largest.size else 1.0
+    return max(share, float(2 * ndtr(-abs(observed))) if observed > 0 else 1.0)
+
+
+def joint_p_values(draws, d, se, allowed) -> np.ndarray:
+    """The joint family's step-down max-t adjusted p-values (Romano and Wolf 2005, the p-value form of
+    `_step_down`): (n, n), entry [j, k] for the unordered pair, symmetric, 1 on the diagonal and where no direction
+    may be rejected. `draws` (r, n) ratings, `d` (n, n) the estimates' differences (row minus column), `se` (n, n)
+    their standard errors (NaN: unusable), `allowed` (n, n) bool: "row above column" may be rejected at all.
+
+    The ordered pairs that may be rejected (allowed, d / se > 0) are sorted by t = d / se, largest first; the s-th
+    gets P_s = the share of draws in which the largest centred statistic over itself, the pairs below it and every
+    pair that can never be rejected reaches t_s, and its adjusted p is the running maximum of P_1..P_s, never below
+    its own two-sided p-value (the floor of 1.96 every step keeps). A pair is rejected by the step-down at level
+    alpha exactly when its adjusted p is below alpha (up to the quantile's interpolation)."""
+    from scipy.special import ndtr
+
+    n = len(d)
+    out = np.ones((n, n))
+    usable = np.isfinite(se) & ~np.eye(n, dtype=bool)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.where(usable, d / se, -np.inf)
+    candidate = usable & allowed & (t > 0)
+    rows, cols = np.nonzero(candidate)
+    if not len(rows):
+        return out
+    order = np.argsort(-t[rows, cols], kind="stable")
+    rows, cols = rows[order], cols[order]
+    observed = t[rows, cols]
+    rest_rows, rest_cols = np.nonzero(usable & ~candidate)
+    values = np.asarray(draws, np.float32)
+    hits, kept = np.zeros(len(rows)), 0
+
+    def centred(block, r, c):
+        z = (block[:, r] - block[:, c] - d[r, c].astype(np.float32)) / se[r, c].astype(np.float32)
+        return np.where(np.isfinite(z), z, -np.inf)
+
+    chunk = max(1, min(CHUNK, PAIRS_PER_CHUNK // max(len(rows) + len(rest_rows), 1)))
+    for start in range(0, len(values), chunk):
+        block = values[start:start + chunk]
+        base = centred(block, rest_rows, rest_cols).max(axis=1, initial=-np.inf)
+        suffix = np.maximum.accumulate(centred(block, rows, cols)[:, ::-1], axis=1)[:, ::-1]
+        suffix = np.maximum(suffix, base[:, None])
+        finite = np.isfinite(suffix[:, 0])
+        kept += int(finite.sum())
+        hits += (suffix[finite] >= observed[None, :]).sum(axis=0)
+    adjusted = np.maximum.accumulate(hits / max(kept, 1)) if kept else np.ones(len(rows))
+    adjusted = np.minimum(1.0, np.maximum(adjusted, 2 * ndtr(-observed)))
+    out[rows, cols] = adjusted
+    out[cols, rows] = adjusted
+    return out
+
+
+def alpha(level: float = LEVEL) -> float:
+    """The tests' size at confidence `level` (0.05 at 0.95), rounded so that a p-value of 0.05 reads alike wherever
+    it is compared (1 - 0.95 is 0.050000000000000044 in floating point)."""
+    return round(1.0 - level, 12)
 
 
 def pair_critical(level: float = LEVEL) -> float:
@@ -224,7 +308,7 @@ def rank_sets(estimate, draws, level: float = LEVEL, open_above=None, open_below
     if n <= 1:  # one agent holds rank 1 for certain; nothing to test
         one = np.ones(n, int)
         return RankSets(one, one, one, one, np.ones(n, bool), one, {"simultaneous": np.nan, "marginal_max": np.nan},
-                        np.ones((n, n)), np.full((n, n), np.nan))
+                        np.ones((n, n)), np.full((n, n), np.nan), np.ones(n), np.ones((n, n)))
     above_open = np.zeros(n, bool) if open_above is None else np.asarray(open_above, bool)
     below_open = np.zeros(n, bool) if open_below is None else np.asarray(open_below, bool)
     d = estimate[:, None] - estimate[None, :]
@@ -235,9 +319,9 @@ def rank_sets(estimate, draws, level: float = LEVEL, open_above=None, open_below
     floor = pair_critical(level)
     joint, steps = _step_down(draws, d, se, off, allowed, level, floor)
     joint_lower, joint_upper = 1 + joint.sum(axis=0), n - joint.sum(axis=1)
-    lower, upper, marginal = np.empty(n, int), np.empty(n, int), []
+    lower, upper, marginal, p_best = np.empty(n, int), np.empty(n, int), [], np.ones(n)
     for j in progress.track(range(n), n, "marginal rank sets", "agent", least=MANY_AGENTS):
-        above, below, first = _marginal(draws, estimate, se, j, allowed, level, floor)
+        above, below, first, p_best[j] = _marginal(draws, estimate, se, j, allowed, level, floor)
         marginal.append(first)
         # within the simultaneous set: a marginal set never claims less than the joint one
         lower[j] = max(1 + above.sum(), joint_lower[j])
@@ -247,11 +331,13 @@ def rank_sets(estimate, draws, level: float = LEVEL, open_above=None, open_below
     lower, upper = _agree_with_pairs(lower, upper, estimate, separated)
     joint_lower, joint_upper = _agree_with_pairs(np.minimum(joint_lower, lower), np.maximum(joint_upper, upper),
                                                  estimate, separated)
-    best = joint_lower == 1
+    best = p_best >= alpha(level)
     adjusted = holm_adjusted(d, se)
-    return RankSets(lower, upper, joint_lower, joint_upper, best, tiers(estimate, joint_lower, joint_upper),
+    p_joint = joint_p_values(draws, d, se, allowed)
+    return RankSets(lower, upper, joint_lower, joint_upper, best,
+                    tiers(estimate, joint_lower, joint_upper, p_best, p_joint, level),
                     {"simultaneous": steps[0], "simultaneous_last_step": steps[-1],
-                     "marginal_max": float(np.max(marginal))}, adjusted, se)
+                     "marginal_max": float(np.max(marginal))}, adjusted, se, p_best, p_joint)
 
 
 def holm(p: np.ndarray) -> np.ndarray:
@@ -295,14 +381,36 @@ def tier_bounds(joint_lower, joint_upper) -> tuple[np.ndarray, np.ndarray]:
     return highest_above, lowest_below
 
 
-def tiers(estimate, joint_lower, joint_upper) -> np.ndarray:
-    """Tier numbers (1 = top) down the order of `estimate` (n,): a new tier starts between two neighbours wherever
-    every agent above has a simultaneous rank set entirely above every agent below (`joint_lower`, `joint_upper`
-    (n,): the sets' bounds, rank 1 best; `tier_bounds`). Returned in the input's order."""
+def neighbour_tests(estimate, joint_lower, joint_upper, p_best, p_joint, level: float = LEVEL) -> dict:
+    """The test of each pair of neighbours down the order of `estimate` (n,), in the family its tier boundary
+    reads (module doc), as arrays of n - 1 for the boundaries between sorted positions i - 1 and i: `order` (n,)
+    the sort (best first), `family` ('best' down to the first agent below the set of the best: "it and every
+    agent below are not the best", p the largest `p_best` from it on; 'joint' below: the two neighbours' joint
+    family p-value `p_joint`), `p`, `separable` (p < 1 - level), `highest_above` / `lowest_below` (`tier_bounds`)
+    and `new_tier` (a boundary: at the end of the set of the best, or, below it, where the joint sets part and
+    the neighbours are separable). No boundary sits beside a test that is not separable."""
     order = np.argsort(-np.asarray(estimate, float), kind="stable")
+    n = len(order)
     highest_above, lowest_below = tier_bounds(np.asarray(joint_lower)[order], np.asarray(joint_upper)[order])
-    boundary = np.zeros(len(order), bool)
-    boundary[1:] = highest_above[:-1] < lowest_below[1:]
+    best_from = np.maximum.accumulate(np.asarray(p_best, float)[order][::-1])[::-1]  # largest p_best from i on
+    kept = np.asarray(p_best, float)[order] >= alpha(level)
+    last_best = int(np.flatnonzero(kept).max()) if kept.any() else 0
+    step = np.arange(1, n)
+    in_best = step <= last_best + 1
+    p = np.where(in_best, best_from[step], np.asarray(p_joint, float)[order[step - 1], order[step]])
+    separable = p < alpha(level)
+    parted = highest_above[step - 1] < lowest_below[step]
+    new_tier = np.where(in_best, separable, parted & separable)
+    return {"order": order, "family": np.where(in_best, "best", "joint"), "p": p, "separable": separable,
+            "highest_above": highest_above[:-1], "lowest_below": lowest_below[1:], "new_tier": new_tier}
+
+
+def tiers(estimate, joint_lower, joint_upper, p_best, p_joint, level: float = LEVEL) -> np.ndarray:
+    """Tier numbers (1 = top) of the agents of `estimate` (n,), in the input's order: a new tier starts at each
+    boundary of `neighbour_tests` (the end of the set of the best, then wherever the joint sets part and the
+    neighbours' joint-family test separates them)."""
+    found = neighbour_tests(estimate, joint_lower, joint_upper, p_best, p_joint, level)
+    order = found["order"]
     out = np.empty(len(order), int)
-    out[order] = 1 + np.cumsum(boundary)
+    out[order] = 1 + np.cumsum(np.concatenate([[False], found["new_tier"]]))
     return out

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri  # the standard Normal's cdf and quantile (scipy.stats costs a second to load)
 
+from referee.models.ratings.rank_sets import alpha
 from referee.run.ratings.intervals import ROBUST_WALD
 from referee.run.ratings.rating_labels import ESTABLISHED
 
@@ -45,7 +46,10 @@ class Board:
     rank_upper, joint_lower, joint_upper, could_be_first; `tier_tests` each pair of ranked neighbours'
     difference with its Holm-adjusted p-value and the simultaneous bounds its tier boundary reads; `critical` the critical values per component; `se` the pairs'
     standard errors (agent x agent DataFrame, Elo points; NaN across components); `p_holm` the Holm-adjusted
-    p-values among each component's ranked agents (agent x agent); `source` what the draws are; `level`."""
+    p-values among each component's ranked agents (agent x agent); `p_joint` the same pairs' step-down max-t
+    p-values in the joint family the tiers below tier 1 read (`rank_sets.joint_p_values`); `source` what the draws
+    are; `level`. The table's `p_best` is each ranked agent's p-value of "it is the best" (comparisons with the
+    best): could_be_first exactly where p_best >= 1 - level."""
 
     bt: object
     table: pd.DataFrame
@@ -53,6 +57,7 @@ class Board:
     critical: dict
     se: pd.DataFrame
     p_holm: pd.DataFrame
+    p_joint: pd.DataFrame
     source: str
     level: float = LEVEL
     sources: list = field(default_factory=list, repr=False)
@@ -82,12 +87,12 @@ class Board:
     def pair(self, a: str, b: str) -> dict:
         """a against b: difference (a - b, Elo points), se, p_better = Phi(d / se), p_value (two-sided), lower and
         upper (d -/+ 1.96 se, open where either agent's interval is open on that side), interval (what it is),
-        p_holm (the board's Holm-adjusted p-value where both are ranked in one component, else NaN), and how the
-        pair reads beside the board (`_readings`): rank_set_a, rank_set_b (each agent's own marginal set),
-        rank_sets_apart (the two share no rank), tiers_keep_together (the pair's own test separates them at
-        1 - PAIR_LEVEL while both are in one tier: the board's simultaneous rank sets, which cut the tiers, do not
-        part them), rank_sets_read_as_order (apart, but the pair's own test does not separate them: the board's
-        sets are widened until this never holds, `referee.models.ratings.rank_sets`).
+        p_holm (the board's Holm-adjusted p-value where both are ranked in one component, else NaN), p_joint (the
+        pair's step-down p-value in the joint family the tiers read, likewise), and how the pair reads beside the
+        board (`_readings`): rank_set_a, rank_set_b (each agent's own marginal set), own_test_separates (p_value <
+        1 - PAIR_LEVEL), board_separates (p_joint < 1 - level: the whole board's family separates them),
+        marginal_sets_apart (the two marginal sets share no rank; only where own_test_separates,
+        `referee.models.ratings.rank_sets`) and same_tier (both ranked in one tier).
         ValueError when a and b share no component."""
         rows = self.table.set_index("agent")
         for x in (a, b):
@@ -98,7 +103,8 @@ class Board:
             d = float(rows.at[a, "rating"] - rows.at[b, "rating"])
             return self._readings(rows, a, b, {
                 "difference": d, "se": se, "p_better": np.nan, "p_value": np.nan, "lower": np.nan, "upper": np.nan,
-                "interval": "none: the board's draws never move this difference", "p_holm": np.nan})
+                "interval": "none: the board's draws never move this difference", "p_holm": np.nan,
+                "p_joint": np.nan})
         if not np.isfinite(se):
             raise ValueError(f"{a} and {b} are in different components of the comparison graph: no chain of matches "
                              "links them, so their ratings cannot be compared")
@@ -115,20 +121,24 @@ class Board:
         if down_open and up_open:  # nothing bounds the difference: no probability either way
             p_better, p_value = np.nan, np.nan
             what += ": no probability"
-        holm = float(self.p_holm.at[a, b]) if a in self.p_holm.index and b in self.p_holm.index else np.nan
+        held = a in self.p_holm.index and b in self.p_holm.index
+        holm = float(self.p_holm.at[a, b]) if held else np.nan
+        joint = float(self.p_joint.at[a, b]) if held else np.nan
         return self._readings(rows, a, b, {"difference": d, "se": se, "p_better": p_better, "p_value": p_value,
-                                           "lower": lower, "upper": upper, "interval": what, "p_holm": holm})
+                                           "lower": lower, "upper": upper, "interval": what, "p_holm": holm,
+                                           "p_joint": joint})
 
     def _readings(self, rows: pd.DataFrame, a: str, b: str, found: dict) -> dict:
         """`found` (a pair's test) with how it reads beside the board's tiers and rank sets (`pair`)."""
         bounds = rows.loc[[a, b], ["rank_lower", "rank_upper"]].astype(float)
         apart = bool(bounds.notna().all().all() and (bounds.at[a, "rank_upper"] < bounds.at[b, "rank_lower"]
                                                      or bounds.at[b, "rank_upper"] < bounds.at[a, "rank_lower"]))
-        separated = bool(found["p_value"] < 1 - PAIR_LEVEL)  # NaN: not separated
         tiers = rows.loc[[a, b], "tier"]
         one_tier = bool(tiers.notna().all() and tiers.iloc[0] == tiers.iloc[1])
-        return dict(found, rank_set_a=rows.at[a, "rank_set"], rank_set_b=rows.at[b, "rank_set"], rank_sets_apart=apart,
-                    tiers_keep_together=separated and one_tier, rank_sets_read_as_order=apart and not separated)
+        return dict(found, rank_set_a=rows.at[a, "rank_set"], rank_set_b=rows.at[b, "rank_set"],
+                    own_test_separates=bool(found["p_value"] < alpha(PAIR_LEVEL)),  # NaN: not separated
+                    board_separates=bool(found["p_joint"] < alpha(self.level)), marginal_sets_apart=apart,
+                    same_tier=one_tier)
 
 
 def _span(low, high) -> str:
@@ -187,22 +197,26 @@ def _sources(bt, comparisons: pd.DataFrame, table: pd.DataFrame, seed: int, boot
     return out
 
 
-def neighbour_tests(block: pd.DataFrame, found, component) -> pd.DataFrame:
+def neighbour_tests(block: pd.DataFrame, found, component, level: float = LEVEL) -> pd.DataFrame:
     """One row per pair of neighbours down a ranked `block` (agent, rating; best first) with its rank sets `found`
     (`RankSets`, in the block's order): component, agent, next (the agent ranked just below), difference (Elo
-    points), p_holm (its Holm-adjusted paired-test p-value over every pair of the component's ranked agents),
-    highest_above (the largest simultaneous upper rank bound of the agents down to `agent`), lowest_below (the
-    smallest simultaneous lower bound from `next` on) and new_tier (`next` starts a tier: highest_above <
-    lowest_below, the rule `tiers` cuts by)."""
+    points), family (the family the boundary between them reads: 'best', "next and every agent below are not the
+    best", down to the end of the set of the best; 'joint' below it), p (that family's p-value: the largest
+    p_best from `next` on, or the pair's joint-family step-down p), separable (p < 1 - level), p_holm (the pair's
+    Holm-adjusted p over every pair of the component's ranked agents, for reference), highest_above (the largest
+    simultaneous upper rank bound of the agents down to `agent`), lowest_below (the smallest simultaneous lower
+    bound from `next` on) and new_tier (`next` starts a tier: `rank_sets.neighbour_tests`; never where not
+    separable)."""
+    from referee.models.ratings.rank_sets import neighbour_tests as tests
+
     n = len(block)
     rating, names, step = block["rating"].to_numpy(float), block["agent"].to_numpy(), np.arange(max(n - 1, 0))
-    from referee.models.ratings.rank_sets import tier_bounds
-
-    highest_above, lowest_below = tier_bounds(found.joint_lower, found.joint_upper)
+    read = tests(rating, found.joint_lower, found.joint_upper, found.p_best, found.p_joint, level)
     return pd.DataFrame({"component": component, "agent": names[:-1], "next": names[1:],
-                         "difference": rating[:-1] - rating[1:], "p_holm": found.p_holm[step, step + 1],
-                         "highest_above": highest_above[:-1], "lowest_below": lowest_below[1:],
-                         "new_tier": found.tier[1:] != found.tier[:-1]})
+                         "difference": rating[:-1] - rating[1:], "family": read["family"], "p": read["p"],
+                         "separable": read["separable"], "p_holm": found.p_holm[step, step + 1],
+                         "highest_above": read["highest_above"], "lowest_below": read["lowest_below"],
+                         "new_tier": read["new_tier"]})
 
 
 def infer_board(comparisons: pd.DataFrame, agents: list[str] | None = None, bootstrap: int = 0,
@@ -223,7 +237,9 @@ def infer_board(comparisons: pd.DataFrame, agents: list[str] | None = None, boot
     p_holm = pd.DataFrame(np.nan, index=everyone, columns=everyone)
     rows = table.set_index("agent")
     extra = {c: pd.Series(dtype=object) for c in ("rank", "tier", "rank_set", "joint_rank_set", "rank_lower",
-                                                   "rank_upper", "joint_lower", "joint_upper", "could_be_first")}
+                                                   "rank_upper", "joint_lower", "joint_upper", "could_be_first",
+                                                   "p_best")}
+    p_joint = pd.DataFrame(np.nan, index=everyone, columns=everyone)
     critical, tests = {}, []
     for names, draws, pair_se in sources:
         se.loc[names, names] = pair_se
@@ -239,11 +255,12 @@ def infer_board(comparisons: pd.DataFrame, agents: list[str] | None = None, boot
         component = int(rows.at[ranked[0], "component"])
         critical[component] = found.critical
         p_holm.loc[ranked, ranked] = found.p_holm
-        tests.append(neighbour_tests(pd.DataFrame({"agent": ranked, "rating": estimate}), found, component))
+        p_joint.loc[ranked, ranked] = found.p_joint
+        tests.append(neighbour_tests(pd.DataFrame({"agent": ranked, "rating": estimate}), found, component, level))
         for column, values in (("rank", np.arange(1, len(ranked) + 1)), ("tier", found.tier),
                                ("rank_lower", found.lower), ("rank_upper", found.upper),
                                ("joint_lower", found.joint_lower), ("joint_upper", found.joint_upper),
-                               ("could_be_first", found.best),
+                               ("could_be_first", found.best), ("p_best", found.p_best),
                                ("rank_set", [_span(lo, hi) for lo, hi in zip(found.lower, found.upper)]),
                                ("joint_rank_set", [_span(lo, hi) for lo, hi in zip(found.joint_lower,
                                                                                    found.joint_upper)])):
@@ -254,6 +271,7 @@ def infer_board(comparisons: pd.DataFrame, agents: list[str] | None = None, boot
     for column in ("rank", "tier", "rank_lower", "rank_upper", "joint_lower", "joint_upper"):
         table[column] = pd.array(table[column], dtype="Float64").astype("Int64")
     table["could_be_first"] = table["could_be_first"].astype("boolean")
+    table["p_best"] = pd.to_numeric(table["p_best"], errors="coerce")
     first = ["agent", "rating", "lower", "upper", "rank", "tier", "rank_set", "joint_rank_set", "could_be_first",
              "matches", "status", "interval"]
     table = table[[c for c in first if c in table.columns] + [c for c in table.columns if c not in first]]
@@ -264,10 +282,10 @@ def infer_board(comparisons: pd.DataFrame, agents: list[str] | None = None, boot
                               key=lambda v: v.map({"ranked": 0, "provisional": 1, "no information": 2})
                               if v.name == "block" else v).reset_index(drop=True)
     tier_tests = (pd.concat(tests, ignore_index=True) if tests else
-                  pd.DataFrame(columns=["component", "agent", "next", "difference", "p_holm", "highest_above",
-                                        "lowest_below", "new_tier"]))
+                  pd.DataFrame(columns=["component", "agent", "next", "difference", "family", "p", "separable",
+                                        "p_holm", "highest_above", "lowest_below", "new_tier"]))
     robust = "interval" in table.columns and (table["interval"] == ROBUST_WALD).any()  # as the fit's intervals say
     source = (f"{bootstrap} cluster-bootstrap replicates" if bootstrap else
               "Normal draws with the fit's covariance" + (" (cluster-robust by match)" if robust else ""))
     return Board(bt=bt, table=table, tier_tests=tier_tests, critical=critical, se=se, p_holm=p_holm,
-                 source=source, level=level, sources=sources)
+                 p_joint=p_joint, source=source, level=level, sources=sources)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from referee.models.ratings.rank_sets import LEVEL, alpha
 from referee.models.registry import RATING_METHODS
 from referee.run.ratings.ratings import RatingResult, rate
 from referee.prepare.membership import agents_in
@@ -98,8 +99,8 @@ def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", boots
     the fit's covariance); any other method of `referee.run.ratings.ratings.METHODS` on the Elo scale, its own paired
     bootstrap (`bootstrap` replicates, default 1000). unit : the resample unit, reported.
     Returns a dict: agent_a, agent_b, method, resample, p_better, difference, se, lower, upper, p_value,
-    interval, replicates, replicates_left_out, p_holm, rank_set_a, rank_set_b, rank_sets_apart,
-    tiers_keep_together, rank_sets_read_as_order (bt: the board's, `Board.pair`), matches (matches the two met in), wins,
+    interval, replicates, replicates_left_out, p_holm, p_joint, rank_set_a, rank_set_b, own_test_separates,
+    board_separates, marginal_sets_apart, same_tier (bt: the board's, `Board.pair`), matches (matches the two met in), wins,
     losses, ties (a's record against b), matches_a, matches_b, status_a, status_b. ValueError when either agent
     has no comparison or no chain of matches links them."""
     _check(a, b, comparisons)
@@ -116,8 +117,10 @@ def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", boots
         if "component" in table.columns and table.loc[a, "component"] != table.loc[b, "component"]:
             raise ValueError(f"{a} and {b} are in different components of the comparison graph: no chain of "
                              "matches links them, so their ratings cannot be compared")
-        found = dict(_from_draws(result, a, b), p_holm=np.nan, rank_set_a=None, rank_set_b=None, rank_sets_apart=False,
-                     tiers_keep_together=False, rank_sets_read_as_order=False)
+        found = _from_draws(result, a, b)
+        found.update(p_holm=np.nan, p_joint=np.nan, rank_set_a=None, rank_set_b=None,
+                     own_test_separates=bool(found["p_value"] < alpha()), board_separates=False,
+                     marginal_sets_apart=False, same_tier=False)
     pair = comparisons[comparisons["a"].isin([a, b]) & comparisons["b"].isin([a, b])]
     record = head_to_head(pair_records(pair), a, b)
     return {"agent_a": a, "agent_b": b, "method": method, "resample": unit, **found,
@@ -131,10 +134,16 @@ DEFAULT_BOOTSTRAP = 1000  # a method's own paired bootstrap (every method but bt
 
 def compare_all(comparisons: pd.DataFrame, method: str = "bt", bootstrap: int | None = None, seed: int = 0,
                 unit: str = "match", board=None) -> pd.DataFrame:
-    """Every pair of rated agents (a ranked above b, within a component), one row each as `compare` gives, plus
-    `adjacent` (b is the next agent down), `p_holm` and `separable` (p_holm < 0.05). For bt the pairs, their
-    p-values and Holm's adjustment are the board's (Holm over every pair of a component's ranked agents; a pair with a provisional agent has no p_holm and is not separable); for another method Holm's
-    adjustment is over the adjacent pairs of its own bootstrap. Sorted by a's rank, then b's."""
+    """Every pair of rated agents (a rated above b, within a component), one row each as `compare` gives, plus
+    `adjacent` (b is a's neighbour down the ranking), `family`, `p_family` and `separable`.
+
+    For bt the pairs and their p-values are the board's; `adjacent` pairs are the board's ranked neighbours (a
+    provisional agent is never threaded between them), each read as the board's own neighbour test
+    (`board.tier_tests`: family 'best' down to the end of the set of the best, 'joint' below), so a tier boundary
+    never sits beside a pair marked not separable; every other pair of ranked agents reads the joint family
+    (p_joint), and a pair with a provisional agent has no family and is not separable. For another method the
+    adjacent pairs are neighbours by rating and the family is Holm's over them (its own bootstrap). Sorted by a's
+    rating, then b's."""
     from referee.models.ratings.rank_sets import holm
 
     if RATING_METHODS[method].board:
@@ -145,24 +154,38 @@ def compare_all(comparisons: pd.DataFrame, method: str = "bt", bootstrap: int | 
     else:
         result = rate(comparisons, method, bootstrap=bootstrap or DEFAULT_BOOTSTRAP, seed=seed)
         table = result.table()
-        pair = lambda a, b: dict(_from_draws(result, a, b), p_holm=np.nan)  # noqa: E731
+        pair = lambda a, b: dict(_from_draws(result, a, b), p_holm=np.nan, p_joint=np.nan)  # noqa: E731
     table = table[table["rating"].notna()].sort_values("rating", ascending=False).reset_index(drop=True)
     component = (table["component"] if "component" in table.columns else pd.Series(1, index=table.index)).to_numpy()
     records = pair_records(comparisons)
     rows = []
     for i in range(len(table)):
         later = [j for j in range(i + 1, len(table)) if component[j] == component[i]]
-        for j in later:  # the first of them is the next agent down the ranking within the component
+        for j in later:
             a, b = table.at[i, "agent"], table.at[j, "agent"]
             record = head_to_head(records, a, b)
-            rows.append({"agent_a": a, "agent_b": b, **pair(a, b), "matches": record.pop("met_in"),
-                         **record, "adjacent": j == later[0]})
+            rows.append({"agent_a": a, "agent_b": b, **pair(a, b), "matches": record.pop("met_in"), **record,
+                         "adjacent": j == later[0]})
     out = pd.DataFrame(rows)
     if out.empty:
         return out
-    if not RATING_METHODS[method].board:
+    if RATING_METHODS[method].board:
+        tests = board.tier_tests.set_index(["agent", "next"])
+        key = pd.MultiIndex.from_frame(out[["agent_a", "agent_b"]])
+        out["adjacent"] = key.isin(tests.index)
+        ranked = out["p_joint"].notna()
+        out["family"] = np.where(ranked, "joint", None)
+        out["p_family"] = out["p_joint"]
+        neighbours = tests.reindex(key)
+        held = out["adjacent"].to_numpy()
+        out.loc[held, "family"] = neighbours.loc[held, "family"].to_numpy()
+        out.loc[held, "p_family"] = neighbours.loc[held, "p"].to_numpy(float)
+    else:
+        out["family"], out["p_family"] = None, np.nan
         adjacent = out["adjacent"] & out["p_value"].notna()
         if adjacent.any():
             out.loc[adjacent, "p_holm"] = holm(out.loc[adjacent, "p_value"].to_numpy(float))
-    out["separable"] = out["p_holm"] < 0.05
+            out.loc[adjacent, ["family", "p_family"]] = ["holm", np.nan]
+            out.loc[adjacent, "p_family"] = out.loc[adjacent, "p_holm"]
+    out["separable"] = out["p_family"].astype(float) < alpha(board.level if RATING_METHODS[method].board else LEVEL)
     return out.assign(method=method, resample=unit)

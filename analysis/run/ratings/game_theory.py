@@ -39,8 +39,8 @@ class GameRanking:
       information).
     - `payoffs`: one row per ordered pair (win rate, log-odds, comparisons, filled), or for the
       agent-vs-scenario game one row per (agent, scenario) cell (score, filled, matches).
-    - `cyclic`: per component, the cyclic share and its bias-corrected bootstrap interval (`at_bound`: the
-      estimate sits at or outside a bound, which is said, never hidden by widening), chance_lower/chance_upper (the 95 %
+    - `cyclic`: per component, the cyclic share, its bootstrap interval (lower, upper; `holding_interval`: it holds
+      the estimate and has width, or is none) and `interval` (what it is, or why none), chance_lower/chance_upper (the 95 %
       range of the share in one-axis, Bradley-Terry, games with the same comparisons) and chance_p (the share
       of those at or above the observed one), the Nash support and the cyclic triads; empty for the
       agent-vs-scenario game.
@@ -62,34 +62,62 @@ class GameRanking:
 
 
 def _interval(draws: list, n: int, estimate=None) -> tuple[np.ndarray, np.ndarray]:
-    """The 95 % interval (lower, upper; each (n,), or scalars for n = 0) of bootstrap draws, NaN when fewer than
-    20 draws were kept: with `estimate`, the bias-corrected percentile interval (Efron 1987's BC: the percentiles
-    moved by z0 = Phi^-1(share of draws below the estimate), since a cyclic share's bootstrap is biased upward),
-    else the plain percentile interval. Never widened to hold the estimate: where the estimate still lies at or
-    outside a bound, `at_bound` says so and the caller says it."""
-    from scipy.special import ndtr, ndtri  # the standard Normal's cdf and quantile
-
+    """The 95 % interval (lower, upper; each (n,), or scalars for n = 0) of bootstrap draws ((r,) or (r, n)), NaN
+    when fewer than 20 draws were kept: with `estimate`, `holding_interval` per column, else the plain percentile
+    interval."""
     if len(draws) < 20:
         return (np.nan, np.nan) if n == 0 else (np.full(n, np.nan), np.full(n, np.nan))
     values = np.asarray(draws, float)
     if estimate is None:
         lower, upper = np.percentile(values, [2.5, 97.5], axis=0)
         return lower, upper
-    r = len(values)
-    below = np.clip(np.mean(values < np.asarray(estimate, float), axis=0), 0.5 / r, 1 - 0.5 / r)
-    z0 = ndtri(below)
-    levels = ndtr(2 * z0 + ndtri(np.array([[0.025], [0.975]])))  # (2, n) or (2, 1)
     if n == 0:
-        return tuple(float(np.quantile(values, q)) for q in levels[:, 0])
-    lower = np.array([np.quantile(values[:, i], levels[0, i]) for i in range(values.shape[1])])
-    upper = np.array([np.quantile(values[:, i], levels[1, i]) for i in range(values.shape[1])])
-    return lower, upper
+        return holding_interval(values, float(estimate))[:2]
+    found = [holding_interval(values[:, i], float(e)) for i, e in enumerate(np.asarray(estimate, float))]
+    return np.array([f[0] for f in found]), np.array([f[1] for f in found])
 
 
-def at_bound(estimate, lower, upper) -> np.ndarray | bool:
-    """True where an estimate sits at or outside its interval's bound (within 1e-9)."""
-    estimate, lower, upper = (np.asarray(x, float) for x in (estimate, lower, upper))
-    return (estimate <= lower + 1e-9) | (estimate >= upper - 1e-9)
+BC_USABLE = 0.025  # Efron's bias correction needs draws on both sides of the estimate: at least this share each
+
+
+def holding_interval(draws: np.ndarray, estimate: float, bounds: tuple[float, float] = (-np.inf, np.inf)
+                     ) -> tuple[float, float, str]:
+    """A 95 % bootstrap interval of one statistic that holds its own estimate and has width, or none, with what
+    it is: (lower, upper, how). `draws` (r,) the resamples' values, `estimate` the statistic on the data, `bounds`
+    the statistic's range (the cyclic share's is [0, 1]).
+
+    Where at least 2.5 % of the draws fall on each side of the estimate, Efron's (1987) bias-corrected percentile
+    interval (the percentiles moved by z0 = Phi^-1(share of draws below the estimate)). Where fewer do (a cyclic
+    share's resamples nearly all lie above it: resampling adds noise, and noise is cyclic), z0 is past what the
+    draws can resolve and BC collapses onto the draws' edge (0.41-0.41 beside 0.39): the basic bootstrap interval
+    (2 estimate - q97.5, 2 estimate - q2.5), which moves against the resamples' bias, widened to the estimate
+    where the bias carries it past, and said. No width (every draw alike and equal to the estimate): none."""
+    from scipy.special import ndtr, ndtri  # the standard Normal's cdf and quantile
+
+    values = np.asarray(draws, float)
+    values = values[np.isfinite(values)]
+    if len(values) < 20 or not np.isfinite(estimate):
+        return np.nan, np.nan, "none: fewer than 20 usable resamples"
+    if np.ptp(values) < 1e-12 and abs(values[0] - estimate) < 1e-12:
+        return np.nan, np.nan, "none: every resample gave the estimate itself"
+    below, above = np.mean(values < estimate), np.mean(values > estimate)
+    if min(below, above) >= BC_USABLE:
+        z0 = ndtri(np.clip(below + 0.5 * np.mean(values == estimate), 0.5 / len(values), 1 - 0.5 / len(values)))
+        levels = ndtr(2 * z0 + ndtri(np.array([0.025, 0.975])))
+        lower, upper = (float(np.quantile(values, q)) for q in levels)
+        how = "95 % bias-corrected bootstrap"
+    else:
+        q_low, q_high = np.quantile(values, [0.025, 0.975])
+        lower, upper = 2 * estimate - q_high, 2 * estimate - q_low
+        side = "above" if above > below else "below"
+        how = f"95 % basic bootstrap, {max(above, below):.0%} of resamples {side} the estimate"
+    lower, upper = max(lower, bounds[0]), min(upper, bounds[1])
+    if not lower <= estimate <= upper:
+        lower, upper = min(lower, estimate), max(upper, estimate)
+        how += ", widened to it"
+    if upper - lower < 1e-12:
+        return np.nan, np.nan, "none: the resamples leave the interval no width"
+    return float(lower), float(upper), how
 
 
 def _solve(comparisons: pd.DataFrame, agents: list[str], method: str, alpha: float, m: int):
@@ -168,13 +196,14 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
             swept.columns = agents
             sweeps.append(swept.reset_index().melt(id_vars="alpha", var_name="agent", value_name="mass")
                           .assign(component=k)[["component", "alpha", "agent", "mass"]])
-        interval = _interval(shares, 0, share)
+        interval = holding_interval(np.asarray(shares, float), share, (0.0, 1.0)) if len(shares) else (
+            np.nan, np.nan, "none: no bootstrap asked" if not bootstrap else "none: no usable resample")
         chance = cyclic_share_by_chance(game, CHANCE_DRAWS, seed)
         triads = strongest_cycles(game.wins, agents, game.log_odds, game.counts, MIN_PAIR_GAMES)
         cycles.append(triads.assign(component=k))
         cyclic.append({"component": k, "agents": len(agents), "cyclic_share": share, "lower": interval[0],
-                       "upper": interval[1], "at_bound": bool(np.isfinite(interval[0])
-                                                              and at_bound(share, interval[0], interval[1])), "chance_lower": float(np.percentile(chance, 2.5)),
+                       "upper": interval[1], "interval": interval[2],
+                       "chance_lower": float(np.percentile(chance, 2.5)),
                        "chance_upper": float(np.percentile(chance, 97.5)),
                        "chance_p": float(np.mean(chance >= share - 1e-12)), "support": ", ".join(support),
                        "cyclic_triads": len(triads),

@@ -4,10 +4,11 @@ side by side, one row per agent, with the ranks a paper can print.
 The established agents (the one status rule, `referee.run.ratings.rating_labels`) are ranked, best first, by
 Bradley-Terry (Elo scale) with its bootstrap interval, their marginal and simultaneous 95 % rank sets and whether
 they could be first (`referee.models.ratings.rank_sets`, from Normal draws with the fit's covariance (cluster-
-robust by match where `bradley_terry.clustered` holds) of the established agents alone, so that an agent with a handful of games can neither lead nor widen
-the others' sets, and the same agents get the same draws whoever else plays), tiers
-cut where the simultaneous sets part every agent above from every agent below (each pair of neighbours'
-difference with its Holm-adjusted p-value and the joint bounds the boundary reads, table `tier_tests`), the contest's Elo, each voting method's position, and the Nash averaging and
+robust by match where `bradley_terry.clustered` holds) of the established agents alone, so that an agent with a
+handful of games can neither lead nor widen the others' sets, and the same agents get the same draws whoever else
+plays; could be first by comparisons with the best), tiers (tier 1 down to the last agent that could be first, then
+cut where the simultaneous sets part every agent above from every agent below and the neighbours' joint-family test
+separates them: table `tier_tests`), the contest's Elo, each voting method's position, and the Nash averaging and
 alpha-Rank masses of the game among the established agents. Provisional agents and agents without information
 follow in a second block with their rating and interval and no rank.
 """
@@ -119,9 +120,9 @@ def _one_tier(ranked: pd.DataFrame, level: float) -> list[str]:
     above has a joint rank set entirely above every agent below."""
     if len(ranked) < 2 or ranked["tier"].max() > 1:  # tiers are numbered within each component
         return []
-    return [f"One tier: at {level:.0%} for every agent at once, no agent's joint rank set lies entirely above the "
-            "sets of all agents below it (the data do not part the board into groups; the pairwise comparisons "
-            "may still separate single pairs)."]
+    return [f"One tier: at {level:.0%} every ranked agent could be first (no agent is credibly below the best), so "
+            "the tier column says nothing here and the board does not part the agents into groups; the pairwise "
+            "comparisons may still separate single pairs."]
 
 
 def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_games: float = MIN_BALLOTS,
@@ -132,8 +133,9 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     points, 95 %), rank_set (marginal, `level`), joint_rank_set (simultaneous), could_be_first, elo, one column
     per voting method (its position), nash_mass, alpha_rank_mass, the runner's own headline number(s) as numeric
     columns named as the runner names them (clemscore, accuracy and stderr, ...; where it has one), matches,
-    status; `rank_sets` the numeric bounds; `tier_tests` each pair of neighbours'
-    difference with its Holm-adjusted p-value and the joint bounds its tier boundary reads; `seat_effect` the advantage of a later seat where the matches
+    status; `rank_sets` the numeric bounds with each agent's p-value of being the best (p_best); `tier_tests` each
+    pair of neighbours' difference, the family its tier boundary reads with that family's p-value, its Holm p
+    beside it and the joint bounds (`board.neighbour_tests`); `seat_effect` the advantage of a later seat where the matches
     record seats (`seat_effect`). Every rank, set, tier and status is the board's (`referee.run.ratings.board`).
     Fields: `could_be_first` (agents), `level`, `critical` (the critical values per component), `said` (what
     the board found, as sentences), `runner_numbers` (the first of them), `runner_columns` (the runner's own
@@ -177,8 +179,8 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
                f"{level:.0%}: {cut_list(best) or 'none'}.")
     said.append(summary)
     said += _above_the_first(table, ranked) + _one_tier(ranked, level)
-    sets = ranked[["agent", "rank", "rank_lower", "rank_upper", "joint_lower", "joint_upper", "could_be_first",
-                   "tier"]].reset_index(drop=True)
+    sets = ranked[["agent", "component", "rank", "rank_lower", "rank_upper", "joint_lower", "joint_upper",
+                   "could_be_first", "p_best", "tier"]].reset_index(drop=True)
     tables = {"leaderboard": board, "rank_sets": sets, "tier_tests": inference.tier_tests,
               **({"seat_effect": seats} if len(seats) else {})}
     return LeaderboardJobResult("leaderboard", tables, notes + said, inference.bt.diagnostics,

@@ -224,11 +224,15 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
     notes = excluded + ([note] if note else [])
     if all:
         table = compare_all(comparisons, method, bootstrap, seed, resample)
-        adjacent = table[table["adjacent"]]
+        adjacent = table[table["adjacent"]] if len(table) else table
+        if adjacent.empty:
+            return Result("compare", {"pairs": table}, notes, lines=["no two ranked agents are neighbours"])
+        families = ", ".join(sorted(set(adjacent["family"].dropna().astype(str))))
         return Result("compare", {"pairs": table}, notes, lines=[
-            adjacent[["agent_a", "agent_b", "p_better", "difference", "lower", "upper", "matches", "p_holm",
-                      "separable"]].to_string(index=False),
-            f"{int(adjacent['separable'].sum())} of {len(adjacent)} adjacent pairs separable at 5 % (Holm)"])
+            adjacent[["agent_a", "agent_b", "p_better", "difference", "lower", "upper", "matches", "family",
+                      "p_family", "p_holm", "separable"]].to_string(index=False),
+            f"{int(adjacent['separable'].sum())} of {len(adjacent)} pairs of ranked neighbours separable at 5 % "
+            f"(each in the family its tier boundary reads: {families}; Holm beside it for reference)"])
     found = compare_two(comparisons, a, b, method, bootstrap, seed, resample)
     interval = (found["interval"] if math.isnan(found["lower"]) else
                 f"interval {_signed(found['lower'])} to {_signed(found['upper'])} ({found['interval']})")
@@ -240,13 +244,12 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
             f"difference {found['difference']:+.0f} Elo points, {interval}\n"
             f"head to head: {found['wins']} win(s), {found['losses']} loss(es), {found['ties']} tie(s) in "
             f"{found['matches']} match(es)")
-    if RATING_METHODS[method].board and math.isfinite(found["p_holm"]):  # the board's own multiplicity, read here
-        line += (f"\nover every pair of the board at once (Holm): p {p_text(found['p_holm'])}"
-                 + ("; separated as one pair, not by the board's simultaneous rank sets, which cut its tiers: the "
-                    "tiers keep the two together" if found["tiers_keep_together"] else ""))
-    if found["rank_sets_read_as_order"]:  # marginal sets side by side read as an order
-        line += (f"\nrank sets {found['rank_set_a']} and {found['rank_set_b']} are each agent's own at 95 %, not an "
-                 "order between the two: as a pair they are not separated")
+    if RATING_METHODS[method].board and math.isfinite(found["p_joint"]):  # the board's own multiplicity, read here
+        line += (f"\nover every pair of the board at once (the joint family its tiers read): p "
+                 f"{p_text(found['p_joint'])} ({'separated' if found['board_separates'] else 'not separated'}; "
+                 f"Holm p {p_text(found['p_holm'])})"
+                 + ("; separated as one pair, not by the board as a whole: one tier holds both"
+                    if found["own_test_separates"] and found["same_tier"] and not found["board_separates"] else ""))
     return CompareJobResult("compare", {"compare": pd.DataFrame([found])}, notes, fields=dict(found), lines=[line],
                   value=found)
 
@@ -321,7 +324,7 @@ def rank(store, method: list[str], alpha: float = 100.0, against: str = "agents"
 
 def _game_rank(store, matches, results, excluded, method, alpha, against, bootstrap, min_games, seed) -> Result:
     from referee.prepare.comparisons import comparisons_from_tables
-    from referee.readings import chance_reading
+    from referee.readings import chance_reading, cyclic_interval
     from referee.run.ratings.game_theory import game_ranking
 
     if against == "scenarios":
@@ -330,9 +333,7 @@ def _game_rank(store, matches, results, excluded, method, alpha, against, bootst
                          min_games=min_games, seed=seed)
     lines = []
     for row in found.cyclic.itertuples():
-        interval = "" if math.isnan(row.lower) else (
-            f" (95 % bias-corrected bootstrap {row.lower:.2f}-{row.upper:.2f}"
-            + ("; the estimate sits at its bound: the resamples seldom fall below it" if row.at_bound else "") + ")")
+        interval = cyclic_interval(row)
         lines.append(f"group {row.component}: cyclic share {row.cyclic_share:.2f}{interval} of the game is what one "
                      f"axis (Bradley-Terry, Elo) cannot hold; {chance_reading(row)}; {row.cyclic_triads} cyclic "
                      "triad(s)" + (f", e.g. {row.strongest_triads}" if row.cyclic_triads else "")
