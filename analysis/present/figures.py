@@ -422,8 +422,10 @@ def label_points(ax, xs, ys, labels, fontsize: float = 6) -> int:
 
 
 @styled
-def plot_score_vs_outcome(frame: pd.DataFrame, outcome: str, label: str = "player", colour: str = "role") -> Figure:
-    """Recorded score against an outcome; returns a Figure.
+def plot_score_vs_outcome(frame: pd.DataFrame, outcome: str | list[str], label: str = "player",
+                          colour: str = "role") -> Figure:
+    """Recorded score against one outcome or several (a list: one panel each, side by side, the outcomes the
+    audit judged); returns a Figure.
 
     A discrete outcome (at most `DISCRETE_LEVELS` distinct values, each seen twice on average) is drawn as one
     jittered column per value, evenly spaced, with its median and its count (n) above; a continuous one as a
@@ -431,8 +433,28 @@ def plot_score_vs_outcome(frame: pd.DataFrame, outcome: str, label: str = "playe
     that column has values, and named (by `label`, `label_points`) when there are at most
     `MAX_POINTS_LABELLED`.
     """
+    outcomes = [outcome] if isinstance(outcome, str) else list(outcome)
+    if not outcomes:
+        raise ValueError("no outcome to draw the score against")
+    fig, axes = _subplots(1, len(outcomes), figsize=(TWO_COLUMNS * (0.75 if len(outcomes) == 1 else 1.0), 4.0),
+                          squeeze=False, sharey=True)
+    labelled = []
+    for i, (name, ax) in enumerate(zip(outcomes, axes[0])):
+        labelled.append(_score_against(ax, frame, name, label, colour, legend=i == len(outcomes) - 1))
+        if i:
+            ax.set_ylabel("")
+    if any(labelled):
+        fig.canvas.draw()  # the layout must be final before labels are measured
+        for ax, named in zip(axes[0], labelled):
+            if named:
+                label_points(ax, *zip(*named))
+    return fig
+
+
+def _score_against(ax, frame: pd.DataFrame, outcome: str, label: str, colour: str, legend: bool) -> list:
+    """One panel of `plot_score_vs_outcome` on `ax`; returns the points to name ([(x, y, name)], empty when there
+    are too many to name)."""
     data = frame.dropna(subset=[outcome, "score"])
-    fig, ax = _subplots(figsize=(TWO_COLUMNS * 0.75, 4.0))
     groups = [("all", data)]
     if colour in data.columns and data[colour].notna().any():
         groups = list(data.groupby(data[colour].fillna("(none)").astype(str)))
@@ -458,13 +480,10 @@ def plot_score_vs_outcome(frame: pd.DataFrame, outcome: str, label: str = "playe
         ax.set_xticks(range(len(levels)), [f"{v:g}" for v in levels])
     ax.set_xlabel(outcome)
     ax.set_ylabel("recorded score (points)")
-    if len(groups) > 1:
+    if len(groups) > 1 and legend:
         ax.legend(title=colour, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.set_title(f"Score against {outcome}" + (" (jittered; bar = median)" if discrete else ""), pad=14)
-    if named and len(data) <= MAX_POINTS_LABELLED:
-        fig.canvas.draw()  # the layout must be final before labels are measured
-        label_points(ax, *zip(*named))
-    return fig
+    return named if named and len(data) <= MAX_POINTS_LABELLED else []
 
 
 @styled

@@ -549,7 +549,7 @@ def socio_section(runner: str, result) -> Section:
     return section
 
 
-def audit_section(title: str, result, frame: pd.DataFrame, outcome: str) -> Section:
+def audit_section(title: str, result, frame: pd.DataFrame, outcomes: list[str]) -> Section:
     """A construct-validity audit (`referee.run.social.audit.run_audit`) as a section: verdicts, tables, figures,
     the Bayesian regression's diagnostics (when it ran) and the audit's notes."""
     section = Section(title, text=[f"Verdict: {result['summary']['verdict']}"])
@@ -574,7 +574,9 @@ def audit_section(title: str, result, frame: pd.DataFrame, outcome: str) -> Sect
         section.figures.append(("Score decomposition: each player's score split into its formula's parts "
                                 "(stacked; negative parts below zero).",
                                 plot_decomposition(result["decomposition"]["table"], order)))
-    if outcome in frame.columns:
-        section.figures.append((f"Recorded score against {outcome}, one point per player and match (a discrete "
-                                "outcome is jittered, with its median and count).", plot_score_vs_outcome(frame, outcome)))
+    drawn = [o for o in outcomes if o in frame.columns and frame[o].notna().any()]
+    if drawn:
+        section.figures.append((f"Recorded score against {', '.join(drawn)} (the outcome(s) judged; one panel each), "
+                                "one point per player and match (a discrete outcome is jittered, with its median and "
+                                "count).", plot_score_vs_outcome(frame, drawn)))
     return section

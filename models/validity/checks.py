@@ -151,9 +151,9 @@ def decompose(frame: pd.DataFrame, formula: Formula) -> pd.DataFrame:
 
 def hold_outcome_constant(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Among players with identical outcomes (same values of `keys`, e.g. nation, power, alive), the spread of
-    the score: n, min, max, max/min ratio (NaN when min <= 0), coefficient of variation, players.
-
-    Only groups of two or more are returned, largest spread first.
+    the score, described: n, min, max, max/min ratio (NaN when min <= 0), sd (the group's, ddof 1, score points),
+    players. Only groups of two or more are returned, widest (sd) first. A description only: the verdict reads
+    `variance_kept`, which no shift or rescaling of the score moves.
     """
     data = frame.dropna(subset=keys)
     rows = []
@@ -162,13 +162,72 @@ def hold_outcome_constant(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
             continue
         s = group["score"].astype(float)
         ratio = s.max() / s.min() if s.min() > 0 else np.nan
-        cv = s.std(ddof=0) / s.mean() if s.mean() != 0 else np.nan
         key = key if isinstance(key, tuple) else (key,)
         rows.append({"group": ", ".join(f"{k}={v}" for k, v in zip(keys, key)), "n": len(group), "min": s.min(),
-                     "max": s.max(), "max_min_ratio": ratio, "cv": cv,
+                     "max": s.max(), "max_min_ratio": ratio, "sd": s.std(ddof=1),
                      "players": ", ".join(group.sort_values("score", ascending=False)["player"])})
-    out = pd.DataFrame(rows, columns=["group", "n", "min", "max", "max_min_ratio", "cv", "players"])
-    return out.sort_values("cv", ascending=False, na_position="first").reset_index(drop=True)
+    out = pd.DataFrame(rows, columns=["group", "n", "min", "max", "max_min_ratio", "sd", "players"])
+    return out.sort_values("sd", ascending=False, na_position="last").reset_index(drop=True)
+
+
+WITHIN_LIMIT = 0.5  # the share of the score's variance players with identical outcomes may keep (docs: the audit)
+
+
+def variance_kept(frame: pd.DataFrame, keys: list[str], outcome: str | None = None, by: str | None = None,
+                  limit: float = WITHIN_LIMIT) -> pd.DataFrame:
+    """Check 3 as a number no shift or positive rescaling of the score moves: per part of `by` (e.g. game, whose
+    scores may be on different scales; None: the whole table), the share of the score's variance that players
+    with identical outcomes (same `keys`) keep: the mean square within groups of two or more, sum over groups of
+    (score - group mean)^2 / sum of (n_g - 1), against the score's variance over every player of the part
+    (ddof 1). Near 0 when the outcome fixes the score, near 1 when the score is noise to the outcome.
+
+    `outcome` (higher is better, numeric): the outcome a graded score is read against: where the score orders its
+    levels with no overlap (every score at a better level at least every score at a worse one) while varying
+    within them, the score grades within the outcome (a quality score within success) and passes as graded.
+
+    Returns one row per part: part, players (in groups of two or more), groups, share (NaN where not judged),
+    graded, passed (True / False / None where not judged), reason (one sentence)."""
+    data = frame.dropna(subset=[*keys, "score"])
+    parts = [("all", data)] if by is None else [(str(k), p) for k, p in data.groupby(by, sort=True)]
+    rows = []
+    for part, block in parts:
+        score = block["score"].astype(float)
+        sizes = block.groupby(keys)["score"].transform("size")
+        held = block[sizes >= 2]
+        df_within = int(len(held) - held.groupby(keys).ngroups) if len(held) else 0
+        groups = int(held.groupby(keys).ngroups) if len(held) else 0
+        row = {"part": part, "players": len(held), "groups": groups, "share": np.nan, "graded": False}
+        if df_within == 0:
+            rows.append({**row, "passed": None, "reason": "no two players share an identical outcome"})
+            continue
+        if block.groupby(keys).ngroups == 1:
+            rows.append({**row, "passed": None, "reason": "every player shares one outcome: the score cannot be judged "
+                                                          "against an outcome that does not vary"})
+            continue
+        total = float(score.var(ddof=1))
+        if not total > 0:
+            rows.append({**row, "share": 0.0, "passed": True, "reason": "the score does not vary"})
+            continue
+        centred = held["score"].astype(float) - held.groupby(keys)["score"].transform("mean").astype(float)
+        share = float((centred ** 2).sum() / df_within / total)
+        graded = bool(outcome is not None and share > limit and _orders_levels(block, outcome))
+        passed = share <= limit or graded
+        reason = (f"players with identical outcomes keep {share:.0%} of the score's variance"
+                  + (f" (at most {limit:.0%} passes)" if not graded else "")
+                  + ("; the score orders the levels of " + outcome + " with no overlap and grades within them: a "
+                     "graded score, not a failure" if graded else ""))
+        rows.append({**row, "share": share, "graded": graded, "passed": passed, "reason": reason})
+    return pd.DataFrame(rows, columns=["part", "players", "groups", "share", "graded", "passed", "reason"])
+
+
+def _orders_levels(block: pd.DataFrame, outcome: str) -> bool:
+    """Whether the score orders the levels of `outcome` (higher better) with no overlap: at least two levels, and
+    the lowest score at each level at least the highest at the level below."""
+    data = block.dropna(subset=[outcome])
+    by_level = data.groupby(outcome)["score"].agg(["min", "max"]).sort_index()
+    if len(by_level) < 2:
+        return False
+    return bool((by_level["min"].to_numpy()[1:] >= by_level["max"].to_numpy()[:-1]).all())
 
 
 def score_ranks(frame: pd.DataFrame) -> pd.Series:

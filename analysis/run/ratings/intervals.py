@@ -175,6 +175,6 @@ def _open_sides(out: pd.DataFrame, text: pd.Series, side: pd.Series, matches: pd
                 out.at[idx, finite] = pick(out.at[idx, finite], bound)
             text[idx] = (f"open {where}: {name} in {int(matches[idx])} match(es)" + (
                 "; the other end is the 95 % profile-likelihood bound, or wider" if np.isfinite(bound) else ""))
-        notes.append(f"{int(who.sum())} agent(s) {name}: their intervals are open {where} (`interval` column), not "
+        notes.append(f"{int(who.sum())} agent(s) {name}: their intervals are open {where} (`referee ratings` says so in its `interval` column), not "
                      "the narrow spread of identical estimates")
     return notes

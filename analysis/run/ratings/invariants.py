@@ -306,24 +306,25 @@ def _tiers(reference: pd.DataFrame, printed: Printed, level: float, say) -> None
                 say("tiers as their tests", f"{where}: {pair[0]} | {pair[1]}", f"bounds {row['highest_above']} / "
                     f"{row['lowest_below']}, the printed joint sets give {highest} / {lowest}")
             p, separable, new = _number(row["p"]), _flag(row["separable"]), _flag(row["new_tier"])
-            family = "best" if i <= last + 1 else "joint"
-            if str(row["family"]) != family:
+            in_best = i <= last + 1  # the boundary reads the set of the best's family, else the joint one
+            reads = "best" if in_best else "joint"
+            if str(row["family"]) != reads:
                 say("tiers as their tests", f"{where}: {pair[0]} | {pair[1]}", f"family {row['family']}, where the "
-                    f"set of the best ends at {names[last]} the boundary reads the {family} family")
-            elif family == "best" and p_best is not None and not same_cell(p, np.max(p_best[i:])):
+                    f"set of the best ends at {names[last]} the boundary reads the {reads} family")
+            elif in_best and p_best is not None and not same_cell(p, np.max(p_best[i:])):
                 say("tiers as their tests", f"{where}: {pair[0]} | {pair[1]}", f"p {p:.4g}, the largest p_best "
                     f"from {names[i]} on is {np.max(p_best[i:]):.4g}")
             if separable != (p < _alpha(level)):
                 say("tiers as their tests", f"{where}: {pair[0]} | {pair[1]}", f"separable {separable} beside p {p:.4g}")
-            expected = (i == last + 1) if family == "best" else (highest < lowest and p < _alpha(level))
+            expected = (i == last + 1) if in_best else (highest < lowest and p < _alpha(level))
             starts = tiers[i] == tiers[i - 1] + 1
             if new != starts or tiers[i] - tiers[i - 1] not in (0, 1):
                 say("tiers as their tests", f"{where}: {pair[0]} | {pair[1]}", f"new_tier {new} beside tiers "
                     f"{tiers[i - 1]} and {tiers[i]}")
             if starts != expected:
                 say("tiers as their tests", f"{where}: {pair[0]} | {pair[1]}", f"tiers {tiers[i - 1]} and {tiers[i]} "
-                    f"where the {family} family's test is {'' if p < _alpha(level) else 'not '}separable (p {p:.4g})"
-                    + (f" and the joint sets {'part' if highest < lowest else 'overlap'}" if family == "joint" else ""))
+                    f"where the {reads} family's test is {'' if p < _alpha(level) else 'not '}separable (p {p:.4g})"
+                    + ("" if in_best else f" and the joint sets {'part' if highest < lowest else 'overlap'}"))
 
 
 def _pair_rows(table: pd.DataFrame):
@@ -450,7 +451,7 @@ def _adjacent(pairs: pd.DataFrame, reference: pd.DataFrame, printed: Printed, le
             if mine in rows.columns and not same_cell(row[mine], test[theirs]):
                 say("one truth", f"{where}: {key[0]} vs {key[1]}.{mine}", f"{row[mine]!r}, the tier tests' "
                     f"{theirs} {test[theirs]!r}")
-        if test["family"] == "joint" and "p_joint" in rows.columns and not same_cell(row["p_joint"], test["p"]):
+        if str(test["family"]) != "best" and "p_joint" in rows.columns and not same_cell(row["p_joint"], test["p"]):
             say("one truth", f"{where}: {key[0]} vs {key[1]}.p_joint", f"{row['p_joint']!r}, the tier tests' joint "
                 f"p {test['p']!r}")
 

@@ -131,7 +131,7 @@ def seats_recorded(store, runner: str | None = None) -> bool:
         found = measures[(measures["name"] == SEAT_MEASURE) & measures["value"].notna()]
         if len(found):
             return True
-    runners = set(store.table("matches")["runner"].dropna())
+    runners = set(store.runners())
     return bool((runners if runner is None else runners & {runner}) & set(seated_runners()))
 
 

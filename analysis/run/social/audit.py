@@ -32,8 +32,6 @@ from referee.run.social.audit_outcomes import (  # noqa: F401  (DERIVED, Undecla
 EVENT_TOTALS = ["action_attempts", "action_rejections", "proposal_attempts", "proposal_rejections", "parse_failures",
                 "turn_skips", "missing_thoughts"]
 VALIDITY_CHECKS = ("hold_outcome_constant", "failure_at_top", "rank_agreement", "assignment_luck")
-RATIO_LIMIT = 2.0
-CV_LIMIT = 0.5  # where some score is 0 or below, a coefficient of variation above this fails instead  # a score that varies 2x or more among identical outcomes does not measure the outcome
 
 
 def audit_frame(store, runner: str | None = None, match: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -137,6 +135,12 @@ class AuditResult(ReadsAsMapping, FitResult):
         return list(self.checks.get("outcomes", []))
 
     @property
+    def judged(self) -> list[str]:
+        """The outcome measures the score was judged against (names; an outcome refused as constant or as the
+        score itself is not among them)."""
+        return list(self.checks.get("judged", []))
+
+    @property
     def directions(self) -> dict[str, str]:
         """outcome -> 'higher' or 'lower': which way each outcome is better, as the audit read it."""
         return dict(self.checks.get("directions", {}))
@@ -182,6 +186,7 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
             "the score's), so checking the score against them is circular. Supply a ground-truth outcome recorded "
             "apart from the score: an outcome column of a table (`referee ingest --measure NAME=outcome`), or the "
             "outcome measures a runner's logs carry (data/formats/), and name it with --outcome")
+    frame, contradictions = without_contradictions(frame, {**frame.attrs.get("directions", {}), **(directions or {})})
     scored = frame[frame["score"].notna()] if "score" in frame.columns else frame
     itself = [o for o in outcomes if o != "score" and is_the_score(scored, o)]
     constant = {o: scored[o].dropna().unique() for o in outcomes if o not in itself}
@@ -203,6 +208,7 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
         if way == "lower":
             work[o] = -work[o]  # every check reads higher as better; verdicts print the recorded values
     notes: list[str] = [frame.attrs["outcome_note"]] if frame.attrs.get("outcome_note") else []
+    notes += contradictions
     if constant or itself:
         notes.append(f"not judged against {', '.join([*constant, *itself])} ({said}); judged against "
                      f"{', '.join(outcomes)}")
@@ -213,11 +219,41 @@ def run_audit(frame: pd.DataFrame, events: pd.DataFrame, formula: Formula | None
         out = _run_checks(work, events, formula, outcomes, group_by, telemetry, top_k, seed, bayes, sampling,
                           recorded=frame, signs={o: -1.0 if w == "lower" else 1.0 for o, w in directions.items()})
     out["directions"] = directions
+    out["judged"] = list(outcomes)  # the outcomes the score was judged against (constant or circular ones refused)
     out["outcomes"] = [f"{o} ({directions[o]} is better{', assumed' if o in assumed else ''})" for o in outcomes]
     luck = out.get("assignment_luck", {})
     idata = out.pop("_assignment_idata", None)
     diagnostics = dict(luck.get("bayes_diagnostics", {"converged": True}))  # the audit's only sampled fit
     return AuditResult(checks=out, notes=notes, diagnostics=diagnostics, idata=idata)
+
+
+def without_contradictions(frame: pd.DataFrame, directions: dict) -> tuple[pd.DataFrame, list[str]]:
+    """`frame` without the players whose outcome flags contradict each other, and a note naming them: a 0/1
+    outcome where higher is better (clem's Success) and one where lower is better (clem's Lose) both at 1 say the
+    player both succeeded and failed (clemcore scores them as exclusive episode flags; clem's LM-Playschool run has
+    clean_up episodes with both). Counted per pair of flags and per game, set apart, never judged."""
+    def binary(name: str) -> bool:
+        values = set(pd.unique(frame[name].dropna()))
+        return bool(values) and values <= {0, 1, 0.0, 1.0}
+
+    flags = {o: w for o, w in directions.items() if o in frame.columns and binary(o)}
+    apart = pd.Series(False, index=frame.index)
+    notes = []
+    for good in (o for o, w in flags.items() if w == "higher"):
+        for bad in (o for o, w in flags.items() if w == "lower"):
+            both = (frame[good] == 1) & (frame[bad] == 1)
+            if both.any():
+                where = (frame.loc[both, "game"].fillna("(no game)").value_counts() if "game" in frame.columns
+                         else pd.Series({"all": int(both.sum())}))
+                notes.append(f"{int(both.sum())} player(s) carry {good} = 1 and {bad} = 1 together (contradictory "
+                             f"outcome flags: the one says the player succeeded, the other that it failed); set apart "
+                             f"from the audit: " + ", ".join(f"{g} ({n})" for g, n in where.items()))
+                apart |= both
+    if not apart.any():
+        return frame, notes
+    kept = frame[~apart].copy()
+    kept.attrs = dict(frame.attrs)
+    return kept, notes
 
 
 def _event_verdict(diag: pd.DataFrame, frame: pd.DataFrame) -> dict:
@@ -336,37 +372,7 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
             skipped["decomposition"] = "no player has the inputs the formula's parts need"
     keys = [k for k in group_by + outcomes if k in frame.columns]
     if keys:  # the players the score is audited on: a player without a score has nothing to hold constant
-        held = validity.hold_outcome_constant(recorded[recorded["score"].notna()] if "score" in recorded.columns
-                                              else recorded, keys)
-        spread = held["max"] - held["min"]
-        fails = np.where(spread == 0, False,
-                         np.where(held["min"] > 0, held["max_min_ratio"] >= RATIO_LIMIT,
-                                  held["cv"].abs().fillna(np.inf) > CV_LIMIT))
-        held = held.assign(fails=fails).sort_values(["fails", "cv"], ascending=[False, False],
-                                                     na_position="last", key=lambda c: c.abs() if c.name == "cv" else c)
-        held = held.reset_index(drop=True)
-        failed = bool(held["fails"].any())
-        if held.empty:
-            verdict = "No two players share an identical outcome: this check has nothing to hold constant."
-            skipped["hold_outcome_constant"] = "no two players share an identical outcome"
-        else:
-            worst = held.iloc[0]
-            names = worst["players"].split(", ")
-            shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-            size = (f"a spread of {worst['max_min_ratio']:.3g}x" if worst["min"] > 0 else
-                    f"a coefficient of variation of {abs(worst['cv']):.2f}" if pd.notna(worst["cv"]) else
-                    "scores on both sides of zero")
-            if worst["max"] == worst["min"]:
-                verdict = (f"Within every group of identical outcomes ({len(held)} groups) the score is the same "
-                           "or varies little. ")
-            else:
-                verdict = (f"With the outcome held constant ({worst['group']}: {shown}) the score spans "
-                           f"{worst['min']:g} to {worst['max']:g}, {size}. ")
-            verdict += ("A metric that measured the outcome could not vary this much." if failed else
-                        f"Within identical outcomes the score varies little (under {RATIO_LIMIT:g}x, or a coefficient "
-                        f"of variation under {CV_LIMIT:g} where scores reach zero; groups with one score pass).")
-        out["hold_outcome_constant"] = {"keys": keys, "table": held, "verdict": verdict,
-                                        "passed": None if held.empty else not failed}
+        out["hold_outcome_constant"] = _held_constant(frame, recorded, keys, primary, skipped)
     else:
         skipped["hold_outcome_constant"] = "no outcome or --group-by column to hold constant"
     if formula is not None and not formula.failure:
@@ -474,6 +480,45 @@ def _run_checks(frame, events, formula, outcomes, group_by, telemetry, top_k, se
         "Nothing could be judged: give a formula and an outcome measure" + basis + ".",
     }
     return out
+
+
+def _held_constant(frame: pd.DataFrame, recorded: pd.DataFrame, keys: list[str], primary: str, skipped: dict) -> dict:
+    """Check 3 (holding the outcome constant) in words: judged by the share of the score's variance players with
+    identical outcomes keep (`validity.variance_kept`: no shift or rescaling of the score moves it), per game
+    where the audited players span several (their scores need not share a scale), a graded score read against
+    the primary outcome; the widest group of identical outcomes described as recorded."""
+    scored = frame["score"].notna() if "score" in frame.columns else pd.Series(True, index=frame.index)
+    by = "game" if "game" in frame.columns and frame.loc[scored, "game"].nunique() > 1 else None
+    kept = validity.variance_kept(frame[scored], keys, primary if primary in frame.columns else None, by)
+    held = validity.hold_outcome_constant(recorded[scored], keys)
+    judged = kept[kept["passed"].notna()]
+    if judged.empty:
+        skipped["hold_outcome_constant"] = "no two players share an identical outcome"
+        return {"keys": keys, "table": held, "parts": kept, "passed": None,
+                "verdict": "No two players share an identical outcome: this check has nothing to hold constant."}
+    failed = judged[~judged["passed"].astype(bool)]
+    if by is None:
+        row = judged.iloc[0]
+        verdict = f"With the outcome held constant, {row['reason']}."
+        if len(held) and held.iloc[0]["max"] > held.iloc[0]["min"]:
+            widest = held.iloc[0]
+            names = widest["players"].split(", ")
+            shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+            ratio = (f" ({widest['max_min_ratio']:.3g}x as recorded: a ratio reads the score's zero, so it describes and "
+                     "does not judge)" if widest["min"] > 0 else "")
+            verdict += (f" The widest group ({widest['group']}: {shown}) spans {widest['min']:g} to "
+                        f"{widest['max']:g}{ratio}.")
+    else:
+        passed = judged[judged["passed"].astype(bool)]
+        verdict = (f"Judged per game (scores of different games need not share a scale): {len(passed)} of "
+                   f"{len(judged)} game(s) pass. "
+                   + " ".join(f"{r.part}: {'PASS' if r.passed else 'FAIL'}, {r.reason}." for r in judged.itertuples()))
+        for reason, block in kept[kept["passed"].isna()].groupby("reason", sort=False):
+            verdict += f" Not judged: {cut_list(list(block['part']))} ({reason})."
+    verdict += (" A metric that measured the outcome could not vary this much among identical outcomes." if len(failed)
+                else f" Within identical outcomes the score keeps at most {validity.WITHIN_LIMIT:.0%} of its variance "
+                     "(or grades within the outcome).")
+    return {"keys": keys, "table": held, "parts": kept, "by": by, "verdict": verdict, "passed": failed.empty}
 
 
 def _discordant(odd: pd.DataFrame) -> str:

@@ -83,7 +83,7 @@ def audit(store, formula=None, outcome: list[str] | None = None, group_by: list[
     markdown = audit_markdown(found)
     return AuditJobResult("audit", {"checks": found.table(), "players": frame}, found.notes, found.diagnostics,
                   fields={"verdict": found.verdict, "outcomes": found.outcomes}, lines=[markdown], value=found,
-                  documents={"audit.json": found.checks, "audit.md": markdown}, drawn={"outcome": outcomes[0]})
+                  documents={"audit.json": found.checks, "audit.md": markdown}, drawn={"outcome": found.judged})
 
 
 def judge(store, rubric: str, model: str, endpoint: str | None = None, match: list[str] | None = None,
