@@ -250,8 +250,10 @@ def test_a_draft_is_valid_toml_whatever_the_event_types_hold(tmp_path, kind):
         (logs / f"g{g}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     draft = draft_mapping([logs])
     parsed = tomllib.loads(draft.text)  # valid TOML: the writer escaped the value, the comment shows escapes
-    assert parsed["name"] != "hijack" and set(parsed) <= {"name", "keys", "events", "results", "agents", "match"}
+    assert parsed["name"] != "hijack" and set(parsed) <= {"name", "keys", "events", "results", "agents", "match",
+                                                          "event_keys"}
     assert kind in [k for stage in parsed["events"].values() for k in stage]  # the type survives exactly
+    assert list(parsed.get("event_keys", {kind: None})) == [kind]  # also as its own table's name
 
 
 def test_a_type_match_or_player_that_is_a_list_or_an_object_is_drafted_past_and_set_aside(tmp_path, capsys):

@@ -59,6 +59,7 @@ def _check_mapping(args, mapping: Path, files: list[Path]) -> dict:
         counts = {k: info[k] for k in ("matches", "results", "agents", "events")}
         counts["measures"] = len(store.measures())
         agents = store.agent_counts(8)
+        roles = store.event_roles()
     _say(args, f"check: {len(files)} sampled file(s) read with {mapping}: read {report.read:,} = accepted "
                f"{report.accepted:,} + set aside {report.quarantined:,}")
     _say(args, f"  would store {counts['matches']:,} matches, {counts['results']:,} results of {counts['agents']} "
@@ -69,10 +70,20 @@ def _check_mapping(args, mapping: Path, files: list[Path]) -> dict:
     for (_, reason), n in sorted(report.by_reason.items()):
         example = report.quarantine.loc[report.quarantine["reason"] == reason, "message"].head(1).tolist()
         _say(args, f"  set aside, {reason}: {n}" + (f"; e.g. {example[0]}" if example else ""))
+    if len(roles):
+        _say(args, "  events by type: with an actor / a target / a value / an actor the results rate")
+        for row in roles.itertuples():
+            _say(args, f"    {row.type}: {row.events:,} events; " + ", ".join(
+                f"{name} {getattr(row, name) / row.events:.0%}" for name in ("actor", "target", "value", "rated")))
+        bare = roles.loc[(roles["actor"] == 0) & (roles["target"] == 0) & (roles["value"] == 0), "type"].tolist()
+        if bare:
+            _say(args, f"  types with no actor, target or value: {', '.join(map(str, bare))} (add [event_keys.TYPE] "
+                       "where their lines name one)")
     if not counts["results"]:
         args.failure = f"{mapping} stores no results from the sample: ratings would have nothing to compare"
     return {**counts, "read": report.read, "accepted": report.accepted, "quarantined": report.quarantined,
-            "set_aside": {reason: n for (_, reason), n in report.by_reason.items()}}
+            "set_aside": {reason: n for (_, reason), n in report.by_reason.items()},
+            "events_by_type": roles.to_dict("records")}
 
 
 def cmd_formats(args) -> dict:

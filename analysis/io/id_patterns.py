@@ -22,26 +22,30 @@ def id_pattern(ids_by_file: list[set[str]]) -> tuple[str | None, str]:
     if not ids:
         return None, ""
     in_files = Counter(p for f in ids_by_file for p in f)
-    found = _stripped(ids_by_file, ids)
+    merged: list[str] = []  # patterns set aside because they make one agent of two players of most games
+    found = _stripped(ids_by_file, ids, merged)
     if sum(1 for c in in_files.values() if c > 1) >= 0.5 * len(ids):
         # ids that recur are agents, unless a seat number in them ('Player2_gpt-5', 'Player3_gpt-5') splits one
         # model into several: then the seat is stripped as any token that changes from game to game
         if found[0] is not None and r"\d+" in found[0]:
             return found
-        return "^(?P<agent>.+)$", "the same player ids recur across files: each id is taken as the agent"
-    return found
+        return "^(?P<agent>.+)$", ("the same player ids recur across files: each id is taken as the agent"
+                                   + (f"; {merged[0]}" if merged else ""))
+    return found if found[0] is not None or not merged else (None, merged[0])
 
 
-def _stripped(ids_by_file: list[set[str]], ids: list[str]) -> tuple[str | None, str]:
+def _stripped(ids_by_file: list[set[str]], ids: list[str], merged: list[str]) -> tuple[str | None, str]:
     """`id_pattern`'s search: the fewest separator-delimited tokens stripped from one side of every id that make
-    the agents recur, as (regex, evidence), or (None, "")."""
+    the agents recur, as (regex, evidence), or (None, ""). A stripping that makes one agent of two players of one
+    game in most games ('llm-0' ... 'llm-7' all 'llm') is never taken; why goes to `merged`."""
     for sep in SEPARATORS:
         if not all(sep in p for p in ids):
             continue
         tokens = [p.split(sep) for p in ids]
         shortest = min(len(t) for t in tokens)
         for side in ("prefix", "suffix"):
-            fits = {k: _strip(ids_by_file, tokens, sep, side, k) for k in range(1, shortest)}
+            fits = {k: _unmerged(_strip(ids_by_file, tokens, sep, side, k), ids_by_file, ids, sep, side, k, merged)
+                    for k in range(1, shortest)}
             ks = [k for k, fit in fits.items() if fit is not None]
             if not ks:
                 continue
@@ -54,6 +58,27 @@ def _stripped(ids_by_file: list[set[str]], ids: list[str]) -> tuple[str | None, 
             return regex, (f"{len(ids):,} player ids, {len(set(agents))} agents once the {side} '{stripped}' "
                            f"(and its like) is stripped, e.g. {ids[0]!r} -> {agents[0]!r}")
     return None, ""
+
+
+MERGED_GAMES = 0.5  # a pattern that makes one agent of two players in more than this share of games is set aside
+
+
+def _unmerged(fit, ids_by_file: list[set[str]], ids: list[str], sep: str, side: str, k: int, merged: list[str]):
+    """`fit` (a `_strip` result) unless its agents merge two players of one game in most games (then None, and
+    why appended to `merged`): a game's players are distinct, so a pattern that folds them into one agent reads
+    the seat number as if it were noise."""
+    if fit is None:
+        return None
+    of = dict(zip(ids, fit[1]))
+    games = [f for f in ids_by_file if len(f) >= 2]
+    folded = sum(1 for f in games if len({of[p] for p in f}) < len(f))
+    if games and folded > MERGED_GAMES * len(games):
+        stripped = sep.join(ids[0].split(sep)[:k] if side == "prefix" else ids[0].split(sep)[-k:])
+        shown = f"{stripped}{sep}" if side == "prefix" else f"{sep}{stripped}"
+        merged.append(f"stripping the {side} '{shown}' would make one agent of two players of one game in "
+                      f"{folded} of {len(games)} games ({len(set(fit[1]))} agents for {len(ids)} ids), so it is not")
+        return None
+    return fit
 
 
 def _strip(ids_by_file: list[set[str]], tokens: list[list[str]], sep: str, side: str, k: int):
@@ -115,11 +140,44 @@ def id_forms(full: str) -> set[str]:
 
 def resolve_player(reference: str, known: set[str]) -> str | None:
     """The one id of `known` (the players a match's other lines name in full) that `reference` names: itself,
-    or a shorter form of exactly one of them (`id_forms`: 'P5' for 'Player5_gpt-4o', a seat number); None when
-    no id, or more than one, has that form."""
+    or a shorter form of exactly one of them (`id_forms`: 'P5' for 'Player5_gpt-4o', a seat number; else the id's
+    end after a separator: 'mistral' for 'Player3_Game9_mistral', results keyed by model); None when no id, or
+    more than one, has that form."""
     if reference in known:
         return reference
     text = str(reference).strip().lower()
     text = text.lstrip("0") or text if text.isdigit() else text
     matches = [k for k in known if k != reference and text in id_forms(k)]
+    if not matches and len(str(reference)) > 1:  # the id's end after a separator: 'mistral' of 'Player3_Game9_mistral'
+        matches = [k for k in known if len(k) > len(str(reference)) + 1 and k.endswith(str(reference))
+                   and k[-len(str(reference)) - 1] in SEPARATORS]
     return matches[0] if len(matches) == 1 else None
+
+
+def resolve_reference(reference: str, known: set[str]) -> str | None:
+    """The one id of `known` (the players a match's results name) that an event's `reference` names: itself, a
+    shorter form of one (`resolve_player`: 'P7' for 'Player7_Game17_o3-mini'), or a longer form of one: the
+    reference holds the id whole between separators or its ends ('Player4_Game17_mistral' or
+    'seat-3/mistral/run07' where the results say 'mistral', a benchmark whose results are keyed by model); the
+    longest such id where one holds another. None when no id, or more than one of one length, fits."""
+    found = resolve_player(reference, known)
+    if found is not None:
+        return found
+    text = str(reference)
+    hits = [k for k in known if len(text) > len(k) + 1 and _holds(text, k)]
+    if not hits:
+        return None
+    longest = max(len(k) for k in hits)
+    hits = [k for k in hits if len(k) == longest]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _holds(text: str, part: str) -> bool:
+    """Whether `part` stands in `text` whole: at its start or end or between separators."""
+    start = text.find(part)
+    while start >= 0:
+        end = start + len(part)
+        if (start == 0 or text[start - 1] in SEPARATORS) and (end == len(text) or text[end] in SEPARATORS):
+            return True
+        start = text.find(part, start + 1)
+    return False

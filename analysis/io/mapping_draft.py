@@ -24,7 +24,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from referee.io.id_patterns import id_pattern, resolve_player
+from referee.io.draft_roles import event_roles, is_target_name, role_tables
+from referee.io.id_patterns import id_pattern, resolve_player, resolve_reference
 from referee.io.toml_file import toml_line, toml_value
 from referee.io.loaders.base import RecordError, is_number, parse_time
 from referee.io.loaders.mapped_results import value_at
@@ -239,8 +240,10 @@ def _per_player_results(ev: Evidence, type_key: str, player_key: str) -> _Layout
 
 def _is_player(value: str, players: set[str]) -> bool:
     """Whether `value` is one of the results' `players`, or the full id that one of them shortens ('Player5_x' for a
-    result naming 'P5'; `resolve_player`)."""
-    return value in players or any(resolve_player(q, {value}) is not None for q in players)
+    result naming 'P5'; `resolve_player`), or a longer form of one ('Player4_Game17_mistral' where the results say
+    'mistral'; `resolve_reference`)."""
+    return value in players or any(resolve_player(q, {value}) is not None for q in players) \
+        or resolve_reference(value, players) is not None
 
 
 def _players_named(ev: Evidence, path: str, result: _Layout, without: str | None = None) -> tuple[int, int]:
@@ -259,7 +262,7 @@ def _players_named(ev: Evidence, path: str, result: _Layout, without: str | None
 def _player_key(ev: Evidence, type_key: str, result: _Layout | None) -> tuple[str | None, str]:
     best, why, top = None, "", 0.0
     for path in ev.candidates((str,), least=0.05):
-        if path == type_key:
+        if path == type_key or is_target_name(path):  # a target names a player too, but not the one who acts
             continue
         if result is not None:
             inside, total = _players_named(ev, path, result)
@@ -437,7 +440,10 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
     player_key, player_why = _player_key(ev, type_key, result)
     if result is None and player_key is not None:
         result = _per_player_results(ev, type_key, player_key)
-    also = _other_player_keys(ev, type_key, result, player_key) if player_key else []
+    roles = event_roles(ev, type_key, result.players, {result.event}) if result is not None else []
+    aimed = {r.target for r in roles if r.target}  # a key read as a target (or named like one) is never an actor
+    aimed |= {k for f in ev.flat for r in f for k in r if is_target_name(k)}
+    also = [k for k in (_other_player_keys(ev, type_key, result, player_key) if player_key else []) if k not in aimed]
     voter, voter_why = _voter_key(ev, type_key, result, player_key) if player_key else (None, "")
     used = {type_key} | ({player_key} if player_key else set()) | set(also) | ({voter} if voter else set())
     match_key, match_why = _match_key(ev, used)
@@ -541,6 +547,7 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
             lines.append(f"{stage} = {toml_value(stages[stage])}  # {counted}"
                          + ("; setup lines, read for the seat table" if stage == "ignore" and seat_kind else ""))
     lines.append("")
+    lines += role_tables(roles)
     if result is not None and result.layout != "per-player":
         layout = {"scores": "scores", "ranks": "ranks", "order": "order", "parallel-scores": "scores",
                   "parallel-ranks": "ranks", "winners": "winners"}[result.layout]
@@ -561,7 +568,9 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
         lines = [f"# PROBLEM: {p}" for p in problems] + lines
     guesses = {"type": type_key, "match": match_key or "(file name)", "player": player_key,
                "result": None if result is None else {"event": result.event, "layout": result.layout, "key": result.key},
-               "agents": agent_source, "voter": voter}
+               "agents": agent_source, "voter": voter,
+               "roles": {r.kind: {f: getattr(r, a) for f, a in (("player", "actor"), ("target", "target"),
+                                                                  ("value", "value")) if getattr(r, a)} for r in roles}}
     text = "\n".join(toml_line(line) for line in lines).rstrip() + "\n"
     tomllib.loads(text)  # the draft is TOML whatever the logs held (a TOMLDecodeError here is a bug in the draft)
     return Draft(text, problems, [s.path for s in ev.files], guesses)

@@ -227,6 +227,15 @@ class Store(StoreQueries, StoreReads):
         sql = "SELECT agent, count(*) AS n FROM results GROUP BY agent ORDER BY n DESC, agent"
         return self.query(sql + (f" LIMIT {int(limit)}" if limit is not None else ""))
 
+    def event_roles(self) -> pd.DataFrame:
+        """Per event type (most events first): type, events, actor, target, value (how many carry each) and rated
+        (how many name as actor a player of their match's results): what `referee map --check` shows."""
+        return self.query(
+            "SELECT e.type, count(*) AS events, count(e.actor) AS actor, count(e.target) AS target, "
+            "count(e.value) AS value, count(r.player) AS rated FROM events e LEFT JOIN (SELECT DISTINCT match_id, "
+            "player FROM results) r ON r.match_id = e.match_id AND r.player = e.actor GROUP BY e.type "
+            "ORDER BY events DESC, e.type")
+
     def runners(self) -> list[str]:
         """The runners whose matches the store holds, sorted."""
         return sorted(r for (r,) in self.con.execute("SELECT DISTINCT runner FROM matches").fetchall())

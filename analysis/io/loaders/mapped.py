@@ -18,20 +18,25 @@ results:
     vote = ["vote"]
     result = ["final"]              # lines that carry a player's score and/or rank
     ignore = ["heartbeat"]          # read, counted as accepted, not stored
+    [event_keys.punish]             # per event type, read before [keys]: who acted, at whom, how much
+    player = "punisher"
+    target = "payload.target"
+    value = "payload.fine"
 
 Every line is one record. A `result` line becomes a `results` row; every other line an `events` row
 (stage message/action/vote, or NULL for a type the mapping does not list, type = the raw value). A player's
 agent comes from the result line or, failing that, from any line of the same match that names it. Each
 match id seen in a file becomes a match (n_players = its result rows, else its distinct players;
-started_at = its earliest time); ranks missing everywhere in a match are derived from scores.
+started_at = its earliest time); ranks missing everywhere in a match are derived from scores. An event's actor
+or target that names a player of its match's results by another form of the id (a short 'P7', a long
+'Player4_Game17_mistral' where the results say 'mistral') is stored as that player (`mapped_agents.events_as_players`).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.io.loaders.registry import MAPPED, reserved_runner_name
@@ -42,16 +47,13 @@ from referee.io.loaders.base import (
     RecordError,
     ResultBuilder,
     suggest,
-    parse_time,
     rank_value,
     ranks_from_scores,
-    score_value,
-    storable_text,
-    whole_number,
 )
 from referee.io.loaders.files import document_lines
 from referee.io.loaders.mapped_results import game_results, key_getter, key_label, value_at
-from referee.io.loaders.mapped_agents import by_full_id, named_agent, seat_table
+from referee.io.loaders.mapped_agents import by_full_id, events_as_players, named_agent, seat_table
+from referee.io.loaders.mapped_values import KINDS as _KINDS, number as _number, text as _text
 from referee.models.registry import DIRECTIONS
 from referee.names import MEASURE_KINDS, MappingError  # noqa: F401  (MappingError defined light, for the command line)
 from referee.io.schema import SchemaError, tuples_to_arrow
@@ -61,7 +63,8 @@ KEYS = ("match", "player", "agent", "type", "time", "round", "seq", "text", "tar
         "team", "role", "game", "scenario", "phase")
 REQUIRED_KEYS = ("match", "type")
 STAGES = ("message", "action", "vote", "result", "ignore")
-TOP = ("name", "game", "keys", "events", "match", "results", "agents", "measures")
+TOP = ("name", "game", "keys", "events", "event_keys", "match", "results", "agents", "measures")
+TYPE_KEYS = ("player", "target", "value", "text", "round")  # [event_keys.TYPE]: who acted, at whom, how much
 RESULT_LAYOUTS = ("scores", "ranks", "order", "winners")  # [results]: how one line holds every player's result
 RESULT_KEYS = ("event", "players") + RESULT_LAYOUTS  # players: a list the scores or ranks list runs parallel to
 MEASURE_FIELDS = ("key", "kind", "direction", "event")  # [measures] NAME = {key, kind, direction, event}
@@ -101,6 +104,8 @@ class RunnerMap:
     agent_pattern: object | None = None  # [agents] pattern: a compiled regex with a group named agent
     agent_table: tuple[tuple[str, ...], ...] = ()  # [agents] table: key of {player: agent} in a line
     agent_constant: str | None = None
+    # [event_keys.TYPE]: event type -> canonical field -> key paths, read on that type's lines before [keys]
+    type_keys: dict = field(default_factory=dict)
     # a runner entry's interface (`name`, `load`), so a mapping runs where a built-in runner would (only ever forced)
     def load(self, path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         """Read one event log with this mapping (see the module docstring)."""
@@ -160,7 +165,27 @@ def read_runner_map(path: str | Path) -> RunnerMap:
         raise MappingError(f"{path}: 'game' must be text, got {game!r}")
     result_types = extra["result_events"] + tuple(t for t, stage in stages.items() if stage == "result")
     measures = _measures(path, doc, result_types)
-    return RunnerMap(name=name.strip(), game=game, keys=keys, stages=stages, source=path, measures=measures, **extra)
+    return RunnerMap(name=name.strip(), game=game, keys=keys, stages=stages, source=path, measures=measures,
+                     type_keys=_type_keys(path, doc), **extra)
+
+
+def _type_keys(path: Path, doc: dict) -> dict:
+    """[event_keys.TYPE]: per event type, the keys of who acted (`player`), at whom (`target`), how much (`value`),
+    the text and the round on that type's lines, read before [keys] (a runner whose speaker is `speaker_id` on
+    private messages and `voter_id` on votes); MappingError naming the type and the key."""
+    table = doc.get("event_keys", {})
+    if not isinstance(table, dict):
+        raise MappingError(f"{path}: [event_keys] must hold one table per event type ([event_keys.vote] ...)")
+    out = {}
+    for kind, fields in table.items():
+        if not isinstance(fields, dict):
+            raise MappingError(f"{path}: [event_keys.{kind}] must be a table of canonical field = JSON key")
+        for name, value in fields.items():
+            if name not in TYPE_KEYS:
+                raise MappingError(f"{path}: [event_keys.{kind}] '{name}' is not a field read per event type"
+                                   f"{suggest(name, TYPE_KEYS)}; fields: {list(TYPE_KEYS)}")
+        out[kind] = {name: _key_paths(path, f"[event_keys.{kind}] {name}", value) for name, value in fields.items()}
+    return out
 
 
 def _measures(path: Path, doc: dict, result_types: tuple[str, ...]) -> tuple[MeasureSpec, ...]:
@@ -276,58 +301,17 @@ def _v2_tables(path: Path, doc: dict) -> dict:
             "agent_constant": constant}
 
 
-def _text(value, field: str) -> str | None:
-    """A text field: text as it is (RecordError for a lone surrogate), a whole number or finite decimal as its
-    digits; RecordError for an object, a list, a boolean, NaN or an infinity."""
-    if value is None:
-        return None
-    if type(value) is str:
-        return storable_text(value, field)
-    if isinstance(value, (dict, list, bool)) or (isinstance(value, float) and not math.isfinite(value)):
-        raise RecordError("wrong type", field, f"expected text, got {value!r}"[:300])
-    return str(value)
-
-
-def _integer(value, field: str) -> int | None:
-    if value is None:
-        return None
-    if type(value) is int:
-        return whole_number(value, field)
-    if isinstance(value, bool) or not isinstance(value, float) or not value.is_integer():
-        raise RecordError("wrong type", field, f"expected a whole number, got {value!r}"[:300])
-    return whole_number(int(value), field)
-
-
-def _number(value, field: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or math.isinf(value):
-        raise RecordError("wrong type", field, f"expected a finite number, got {value!r}")
-    return float(value)
-
-
-def _score(value, field: str) -> float | None:
-    return None if value is None else score_value(value, field, allow_neg_inf=False)
-
-
-def _time(value, field: str):
-    return None if value is None else parse_time(_text(value, field), field)
-
-
-_KINDS = {"round": _integer, "seq": _integer, "value": _number, "score": _score, "rank": _score, "time": _time}
-
-
-def _readers(mapping: RunnerMap) -> dict:
-    """field -> function(record) -> the field's value, typed and checked (RecordError naming the JSON key);
-    fields the mapping does not name read as None."""
+def _readers(keys: dict) -> dict:
+    """field -> function(record) -> the field's value, typed and checked (RecordError naming the JSON key), for a
+    mapping's `keys` (canonical field -> key paths); fields it does not name read as None."""
     readers = {}
     for f in KEYS:
-        if f not in mapping.keys:
+        if f not in keys:
             readers[f] = _none
             continue
-        get, label, convert = key_getter(mapping.keys[f]), key_label(mapping.keys[f]), _KINDS.get(f, _text)
-        if convert is _text and len(mapping.keys[f]) == 1 and len(mapping.keys[f][0]) == 1:
-            readers[f] = _plain_text(mapping.keys[f][0][0], label)
+        get, label, convert = key_getter(keys[f]), key_label(keys[f]), _KINDS.get(f, _text)
+        if convert is _text and len(keys[f]) == 1 and len(keys[f][0]) == 1:
+            readers[f] = _plain_text(keys[f][0][0], label)
         else:
             readers[f] = lambda record, get=get, label=label, convert=convert: convert(get(record), label)
     return readers
@@ -366,8 +350,12 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
         return out.reject_file(RecordError("empty file", None, "the file is empty"))
     k = mapping.keys
     label = {f: key_label(k[f]) if f in k else f for f in KEYS}
-    read = _readers(mapping)
+    read = _readers(mapping.keys)
     tail = _tuple_reader(read, ("seq", "round", "target", "text", "value"))  # an event's own fields
+    typed = {}  # [event_keys.TYPE]: that type's (player reader, own fields reader), its keys before [keys]'
+    for kind_, over in mapping.type_keys.items():
+        own = _readers({**mapping.keys, **over})
+        typed[kind_] = (own["player"], _tuple_reader(own, ("seq", "round", "target", "text", "value")))
     info_fields = [f for f in ("game", "scenario", "phase") if f in k]
     events, results, lines, measures = [], [], [], []
     agents: dict[tuple[str, str], str] = {}
@@ -391,7 +379,9 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
             if kind is None:
                 raise RecordError("missing field", label["type"], f"the event type key '{label['type']}' is missing")
             stage = stages.get(kind)
-            player, agent, time = read_player(record), read_agent(record), read_time(record)
+            own = typed.get(kind)
+            player = read_player(record) if own is None else own[0](record)
+            agent, time = read_agent(record), read_time(record)
             info = {f: read[f](record) for f in info_fields} if info_fields else {}
             earlier = meta.get(match)
             if earlier is not None and info:
@@ -411,7 +401,7 @@ def load(path: Path, content_hash: str, mapping: RunnerMap) -> LoadResult:
             elif stage == "ignore":
                 row = None
             else:  # an events row as a tuple of EVENT_COLUMNS (the loader hands the events over as columns)
-                seq, round_, target, text, value = tail(record)  # no seq: the line number
+                seq, round_, target, text, value = (tail if own is None else own[1])(record)  # no seq: the line
                 row = (match, number if seq is None else seq, round_, time, stage, player, kind, target, text, value)
         except RecordError as exc:
             out.quarantine(str(number), exc, line)
@@ -577,6 +567,7 @@ def _finish(out, path, content_hash, mapping, events, results, lines, agents, me
     measures = _measures_of_players(out, [row for row in measures if row["_line"] not in failed], meta, agents)
     for row in kept_results + measures:
         del row["_line"]
+    events = events_as_players(out, events, by_match)
     out.accept_bulk(len(lines), matches=matches, results=kept_results, measures=measures or None,
                     events=_event_table(events))
     out.add_records([m for m, _ in lines], [n for _, n in lines])
