@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from referee.composing import JOBS
 
-API = ("open", "sample", "use_style", "Result") + tuple(job.api for job in JOBS.values())
+API = ("open", "sample", "use_style", "trace", "Result") + tuple(job.api for job in JOBS.values())
 __all__ = list(API) + ["__version__"]
 
 

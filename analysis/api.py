@@ -32,7 +32,7 @@ from referee.composing import JOBS
 from referee.run.job_table import Job
 from referee.result import Result
 
-__all__ = ["open", "sample", "use_style", "Result"] + [job.api for job in JOBS.values()]
+__all__ = ["open", "sample", "use_style", "trace", "Result"] + [job.api for job in JOBS.values()]
 
 
 def sample(*parts: str) -> Path:
@@ -121,6 +121,16 @@ def __getattr__(name: str):
             globals()[name] = found
             return found
     raise AttributeError(f"module 'referee.api' has no attribute {name!r}")
+
+
+def trace(data, match: str):
+    """A match's events in order (seq, round, stage, actor, type, target, text, value, status, reason), the table
+    `referee show MATCH` prints, as a DataFrame (it renders in a notebook). `data` as every job's: a store, a store
+    file, logs or a DataFrame of results."""
+    from referee.run.ratings.show import trace as match_trace
+
+    with _data(JOBS["show"], data) as store:
+        return match_trace(store, match)
 
 
 def use_style() -> None:

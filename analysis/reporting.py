@@ -119,7 +119,9 @@ def _build(store: Store, out: str | Path, folder: ResultsFolder, ingest_report: 
     boards: dict[str, Result | str] = {}  # per runner: its leaderboard, or why it has none
     with stages.stage("leaderboards") as stage:
         sections: list[Section] = leaderboard_sections(store, boards, seed=seed)
-        stage.wrote(f"{sum(isinstance(b, Result) for b in boards.values())} board(s)")
+        pages = games_behind_boards(store, folder, boards, sections)
+        stage.wrote(f"{sum(isinstance(b, Result) for b in boards.values())} board(s), {pages} page(s) of the games "
+                    "behind them")
     with stages.stage("the runners' own numbers"):
         sections += runner_numbers_sections(store)
     with stages.stage("the store and its runners"):
@@ -179,6 +181,30 @@ def leaderboard_sections(store: Store, boards: dict, seed: int = 0) -> list[Sect
         built.append((len(board.table("rank_sets")) if isinstance(board, Result) else 0, found))
     # the board that ranks most agents opens the report
     return [s for _, found in sorted(built, key=lambda pair: -pair[0]) for s in found]
+
+
+def games_behind_boards(store: Store, folder: ResultsFolder, boards: dict, sections: list[Section]) -> int:
+    """The pages of the games behind each board (`referee.run.ratings.games`, `referee.present.game_pages`): each
+    rated agent's most surprising matches and each pair of ranked neighbours' head-to-heads, written under
+    `games/`, and the board's section linking every rated agent's page. Returns the pages written."""
+    from referee.io.traces import traces
+    from referee.present.game_pages import write_game_pages
+    from referee.run.ratings.games import games_behind, store_comparisons
+
+    written = 0
+    titles = {s.title: s for s in sections}
+    for runner, board in boards.items():
+        section = titles.get(f"Leaderboard ({runner})")
+        if not isinstance(board, Result) or section is None:
+            continue
+        scope = _scope(runner, store.matches().query("runner == @runner"))
+        table = board.value.inference.table  # the one inference: rating, status, block, rank, tier, component
+        games = games_behind(store_comparisons(store, **scope), table)
+        found = traces(store, games.pages)
+        pages = write_game_pages(folder, runner, games, table, found)
+        section.links = [(agent, href) for agent, href in pages.items()]
+        written += len(pages) + len(found)
+    return written
 
 
 def _scope(runner: str, group) -> dict:

@@ -11,7 +11,8 @@ results name (in full, or by another form of the id: `id_patterns.resolve_refere
 - the actor: a key whose name says who acted (speaker, sender, from, voter, proposer, bidder, punisher, player,
   actor, source, ...), in that order of preference; else, by position, the only player-valued key left;
 - the value: the numeric key whose name says it is the act's number (amount, bid, contribution, offer, spend,
-  fine, move, steps, ...), the others named as alternatives (never a round, a time or a score).
+  fine, move, steps, ...), the others named as alternatives (never a round, a time or a score);
+- the text: the key holding prose (words with spaces, PROSE characters or more on average), the longest.
 
 Each role comes with its evidence (how many lines, how many name a player) for the draft's comments.
 """
@@ -36,6 +37,7 @@ VALUE_WORDS = ("amount", "bid", "contribution", "contribute", "offer", "spend", 
                "move", "steps", "units", "value", "tokens", "damage")
 NOT_AN_ACT = {"time", "s", "ms", "seconds", "latency", "id", "seed", "round", "turn", "step", "index", "seq", "phase",
               "subround", "tick", "day", "night"}
+PROSE = 12  # characters on average of a key read as an event's text (words with spaces between them)
 LEAST = 0.5  # share of a type's lines a key must be on to be read as one of its roles
 PLAYERS = 0.9  # share of those lines on which its values must name a player of the results
 
@@ -66,8 +68,8 @@ def is_target_name(path: str) -> bool:
 
 @dataclass
 class Roles:
-    """One event type's roles: its `lines` in the sample, the `actor`, `target` and `value` keys (None: none
-    found), `why` (field -> evidence), `alternatives` (other numeric keys of its lines) and `unresolved` (lines
+    """One event type's roles: its `lines` in the sample, the `actor`, `target`, `value` and `text` keys (None:
+    none found), `why` (field -> evidence), `alternatives` (other numeric keys of its lines) and `unresolved` (lines
     whose actor names no player of the results)."""
 
     kind: str
@@ -75,6 +77,7 @@ class Roles:
     actor: str | None = None
     target: str | None = None
     value: str | None = None
+    text: str | None = None
     why: dict = field(default_factory=dict)
     alternatives: list[str] = field(default_factory=list)
     unresolved: int = 0
@@ -131,6 +134,15 @@ def _roles(kind: str, rows: list[tuple[int, dict]], players: list[set[str]], typ
         hits, total = named[found.target]
         found.why["target"] = (f"'{found.target}' (named for whom the act is at) names a player on {hits:,} of "
                                f"{total:,} lines; never the actor")
+    prose = {}
+    for path in common:
+        texts = [r[path] for _, r in rows if isinstance(r.get(path), str)]
+        if path not in named and len(texts) >= LEAST * n and sum(" " in t for t in texts) >= LEAST * len(texts):
+            prose[path] = sum(map(len, texts)) / len(texts)
+    if prose and max(prose.values()) >= PROSE:
+        found.text = max(prose, key=lambda p: (prose[p], p))
+        found.why["text"] = (f"'{found.text}' holds prose on most '{kind}' lines ({prose[found.text]:.0f} characters "
+                             "on average)")
     numeric = [p for p in common if p not in named and not _named(p, ROUND_NAMES + TIME_NAMES)
                and not any(w in p.lower() for w in SCORE_WORDS) and not set(_tokens(p)) & NOT_AN_ACT
                and sum(1 for _, r in rows if is_number(r.get(p)) and not isinstance(r.get(p), bool)) >= 0.8 * n]
@@ -152,8 +164,8 @@ def role_tables(roles: list[Roles]) -> list[str]:
     with its evidence; a type with none of the three gets no table (it reads [keys])."""
     out = []
     for r in roles:
-        fields = [(f, getattr(r, a)) for f, a in (("player", "actor"), ("target", "target"), ("value", "value"))
-                  if getattr(r, a)]
+        fields = [(f, getattr(r, a)) for f, a in (("player", "actor"), ("target", "target"), ("value", "value"),
+                                                  ("text", "text")) if getattr(r, a)]
         if not fields:
             continue
         header = r.kind if BARE_KEY.match(r.kind) else toml_value(r.kind)

@@ -570,7 +570,8 @@ def draft_mapping(paths: list[str | Path], name: str | None = None, limit: int =
                "result": None if result is None else {"event": result.event, "layout": result.layout, "key": result.key},
                "agents": agent_source, "voter": voter,
                "roles": {r.kind: {f: getattr(r, a) for f, a in (("player", "actor"), ("target", "target"),
-                                                                  ("value", "value")) if getattr(r, a)} for r in roles}}
+                                                                  ("value", "value"), ("text", "text"))
+                                  if getattr(r, a)} for r in roles}}
     text = "\n".join(toml_line(line) for line in lines).rstrip() + "\n"
     tomllib.loads(text)  # the draft is TOML whatever the logs held (a TOMLDecodeError here is a bug in the draft)
     return Draft(text, problems, [s.path for s in ev.files], guesses)

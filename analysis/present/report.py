@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -62,6 +63,7 @@ class Section:
     skipped: str | None = None
     leaderboard: bool = False  # its tables are shown whole and compact, its text and warnings folded after them
     summary: str | None = None  # one line above the tables (the leaderboard's: who is ranked, who could be first)
+    links: list[tuple[str, str]] = field(default_factory=list)  # (text, relative path): pages of the games behind it
 
 
 def skipped(title: str, reason: str) -> Section:
@@ -118,7 +120,9 @@ def write_report(sections: list[Section], folder: "ResultsFolder", title: str = 
         rendered.append({"title": section.title, "anchor": anchor, "text": [here(p) for p in section.text],
                          "skipped": section.skipped, "warnings": [here(w) for w in section.warnings],
                          "figures": figures, "tables": tables, "leaderboard": section.leaderboard,
-                         "summary": here(section.summary)})
+                         "summary": here(section.summary),
+                         # a page's path is referee's own (games/<kind>/<slug>-<hash>.html): safe in both formats
+                         "links": [{"text": text, "href": Markup(href)} for text, href in section.links]})
     lead = next((i for i, s in enumerate(sections) if not s.leaderboard), len(sections))
     env = jinja2.Environment(loader=jinja2.PackageLoader("referee.present", "templates"),
                              autoescape=jinja2.select_autoescape(["html"]))

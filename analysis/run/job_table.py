@@ -322,6 +322,14 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("results", None, "results folders that ratings, leaderboard, compare (--all or one pair) and rank "
                    "wrote, checked as written (with --store also against a recomputation)", many=True,
                    metavar="DIR", nargs="+"),) + DATA, data="read-optional", out=Path("reports/check")),
+    Job("show", "referee.run.ratings.show:show", "the games behind the numbers: a match's trace in order (round, "
+        "actor, type, target, text, value, status, reason) and its result, or with --agent an agent's most "
+        "surprising matches under the board's ratings", (
+            Option("match", None, "the match whose trace to print", positional="?", metavar="MATCH"),
+            Option("agent", None, "list this agent's most surprising matches instead", metavar="AGENT"),
+            RUNNER, PHASE,
+            Option("limit", 10, "matches listed with --agent (default 10)", type=positive_int, metavar="N")),
+        folder=False),
     Job("runner-numbers", "referee.run.ratings.runner_numbers:own_numbers", "each runner's own headline numbers, computed "
         "its way (clem's clemscore, % played and quality per model pair; Inspect's accuracy and stderr per log; "
         "Sotopia's dimensions; ...), printed even where referee cannot rate", (RUNNER, PHASE, DATA[3]),

@@ -22,6 +22,9 @@ Plackett-Luce with weights exp(skill); the actors, targets and values are known 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 
 from referee.simulators.benchmark_shapes import MODELS, _write_games
@@ -129,6 +132,27 @@ def whisper_logs(folder, games: int, seed: int, models: tuple[str, ...] = MODELS
         return lines
 
     return _write_games(folder, games, seed, models, 5, "night-", game)
+
+
+HTML_MESSAGE = '<b>trust me</b><script>alert("x")</script><a href="http://example.invalid">here</a>'
+
+
+def plant_upset(folder, skill: dict[str, float], name: str = "night-upset", models: tuple[str, ...] = MODELS) -> str:
+    """Write one more `whisper_logs` game into `folder` (file `{name}.jsonl`, match id `name`) in which the weakest
+    of `models` by `skill` finishes first and the strongest last, and the weakest whispers `HTML_MESSAGE` to the
+    strongest; returns the match id."""
+    order = sorted(models, key=lambda m: skill[m])  # weakest first
+    who = [order[0], order[-2], order[-3], order[-4], order[-1]]  # the weakest against the four strongest
+    ids = [f"seat-{k}/{m}/run-upset" for k, m in enumerate(who)]
+    lines = [{"night": name, "what": "whisper", "phase": 0, "sender": ids[0], "recipient": ids[4],
+              "words": HTML_MESSAGE},
+             {"night": name, "what": "ballot", "phase": 0, "voter": ids[4], "candidate": ids[0]},
+             {"night": name, "what": "bid", "phase": 0, "bidder": ids[0], "amount": 49.0}]
+    places = {who[0]: 1, who[3]: 2, who[2]: 3, who[1]: 4, who[4]: 5}  # the weakest first, the strongest last
+    lines.append({"night": name, "what": "placements", "placements": places})
+    path = Path(folder) / f"{name}.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return name
 
 
 def numbered_winners_logs(folder, games: int, seed: int, models: tuple[str, ...] = MODELS) -> dict[str, float]:

@@ -125,6 +125,28 @@ def _one_tier(ranked: pd.DataFrame, level: float) -> list[str]:
             "comparisons may still separate single pairs."]
 
 
+def _with_evidence(inference, comparisons):
+    """The board's tier tests with, at each tier boundary, the matches across it (an agent of the tier above against
+    one of the tier below) that carry most of its evidence (`referee.run.ratings.games.boundary_evidence`)."""
+    from referee.run.ratings.games import boundary_evidence
+
+    tests = inference.tier_tests.copy()
+    ranked = inference.ranked
+    ratings = ranked.set_index("agent")["rating"].astype(float)
+    tier = ranked.set_index("agent")["tier"]
+    part = ranked.set_index("agent")["component"]
+    evidence = []
+    for row in tests.itertuples():
+        if not bool(row.new_tier):
+            evidence.append("")
+            continue
+        same = part[part == part[row.agent]].index
+        above = [a for a in same if tier[a] == tier[row.agent]]
+        below = [a for a in same if tier[a] == tier[row.next]]
+        evidence.append(", ".join(boundary_evidence(comparisons, ratings, above, below)))
+    return tests.assign(evidence=evidence)
+
+
 def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_games: float = MIN_BALLOTS,
                 runner: str | None = None, phase: list[str] | None = None, parallel: bool = False,
                 where: list[str] | None = None, seed: int = 0, **options) -> LeaderboardJobResult:
@@ -135,7 +157,8 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     columns named as the runner names them (clemscore, accuracy and stderr, ...; where it has one), matches,
     status; `rank_sets` the numeric bounds with each agent's p-value of being the best (p_best); `tier_tests` each
     pair of neighbours' difference, the family its tier boundary reads with that family's p-value, its Holm p
-    beside it and the joint bounds (`board.neighbour_tests`); `seat_effect` the advantage of a later seat where the matches
+    beside it, the joint bounds (`board.neighbour_tests`) and at a boundary the matches across it that carry most
+    of its evidence (`evidence`); `seat_effect` the advantage of a later seat where the matches
     record seats (`seat_effect`). Every rank, set, tier and status is the board's (`referee.run.ratings.board`).
     Fields: `could_be_first` (agents), `level`, `critical` (the critical values per component), `said` (what
     the board found, as sentences), `runner_numbers` (the first of them), `runner_columns` (the runner's own
@@ -181,7 +204,7 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     said += _above_the_first(table, ranked) + _one_tier(ranked, level)
     sets = ranked[["agent", "component", "rank", "rank_lower", "rank_upper", "joint_lower", "joint_upper",
                    "could_be_first", "p_best", "tier"]].reset_index(drop=True)
-    tables = {"leaderboard": board, "rank_sets": sets, "tier_tests": inference.tier_tests,
+    tables = {"leaderboard": board, "rank_sets": sets, "tier_tests": _with_evidence(inference, comparisons),
               **({"seat_effect": seats} if len(seats) else {})}
     return LeaderboardJobResult("leaderboard", tables, notes + said, inference.bt.diagnostics,
                   fields={"could_be_first": best, "level": level, "critical": inference.critical, "said": said,

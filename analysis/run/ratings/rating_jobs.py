@@ -250,8 +250,17 @@ def compare(store, a: str | None = None, b: str | None = None, all: bool = False
                  f"Holm p {p_text(found['p_holm'])})"
                  + ("; separated as one pair, not by the board as a whole: one tier holds both"
                     if found["own_test_separates"] and found["same_tier"] and not found["board_separates"] else ""))
-    return CompareJobResult("compare", {"compare": pd.DataFrame([found])}, notes, fields=dict(found), lines=[line],
-                  value=found)
+    from referee.run.ratings.games import head_to_head
+
+    # the games behind the pair: their matches, the result the board's difference least expected first
+    met = head_to_head(comparisons, pd.Series({a: found["difference"], b: 0.0}), a, b)
+    if len(met):
+        shown = ", ".join(f"{r.match} ({r.result})" for r in met.head(10).itertuples())
+        line += (f"\ntheir matches, most surprising first: {shown}" + (f" and {len(met) - 10} more" if len(met) > 10
+                                                                        else "")
+                 + "; `referee show MATCH` prints one's trace")
+    return CompareJobResult("compare", {"compare": pd.DataFrame([found]), "head_to_head": met}, notes,
+                            fields=dict(found), lines=[line], value=found)
 
 
 def _signed(value: float) -> str:

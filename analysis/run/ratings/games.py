@@ -1,0 +1,167 @@
+"""The games behind the numbers: which matches made an agent's rating, the most surprising first, under the
+board's own model (`referee.run.ratings.board`), and which matches carry a tier boundary's evidence.
+
+Pure functions of a comparisons table (a, b, outcome, cluster: `referee.prepare.comparisons`) and the board's
+ratings (agent -> Elo points). Under Bradley-Terry on the Elo scale, P(a beats b) = 1 / (1 + 10^((r_b - r_a) /
+400)); a comparison's surprise is the information of its outcome, -log2 P(outcome) in bits (a tie counts half a
+win each way: -(log2 p + log2 (1 - p)) / 2). An agent's match is as surprising as the sum over its comparisons in
+it: an upset won or lost scores high, an expected result low.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from referee.models.ratings.bradley_terry import ELO_SCALE
+
+GAMES_PER_AGENT = 10  # the report's page of an agent lists (and writes pages for) its most surprising matches
+HEAD_TO_HEAD = 5  # and each pair of ranked neighbours' head-to-head matches, at most this many
+EVIDENCE = 3  # a tier boundary names the matches across it that carry most of its evidence
+
+
+def win_probability(r_a, r_b) -> np.ndarray:
+    """P(a beats b) under Bradley-Terry on the Elo scale (ratings in Elo points)."""
+    return 1.0 / (1.0 + np.exp((np.asarray(r_b, float) - np.asarray(r_a, float)) / ELO_SCALE))
+
+
+def _surprise(p_a: np.ndarray, outcome: np.ndarray) -> np.ndarray:
+    """Bits of surprise of each outcome (1: a won, 0: b won, 0.5: tie) given P(a beats b) = `p_a`."""
+    p = np.clip(p_a, 1e-12, 1 - 1e-12)
+    return -(outcome * np.log2(p) + (1 - outcome) * np.log2(1 - p))
+
+
+def match_surprise(comparisons: pd.DataFrame, ratings: pd.Series) -> pd.DataFrame:
+    """One row per (match, agent) of the rated agents' comparisons: match (the comparison's cluster), agent,
+    opponents (text), won, lost, tied (its comparisons in the match), expected (its expected wins: sum of
+    P(win)), surprise (bits, summed over its comparisons), upset ('won against the odds' where it won more of its
+    comparisons that the board expected it to lose than it lost of those it expected to win, 'lost against the
+    odds' the other way, else ''). Most surprising first."""
+    rated = comparisons[comparisons["a"].isin(ratings.index) & comparisons["b"].isin(ratings.index)]
+    if rated.empty:
+        return pd.DataFrame(columns=["match", "agent", "opponents", "won", "lost", "tied", "expected", "surprise",
+                                     "upset"])
+    outcome = rated["outcome"].to_numpy(float)
+    p = win_probability(ratings.reindex(rated["a"]).to_numpy(), ratings.reindex(rated["b"]).to_numpy())
+    bits = _surprise(p, outcome)
+    both = pd.concat([
+        pd.DataFrame({"match": rated["cluster"].astype(str).to_numpy(), "agent": rated["a"].to_numpy(),
+                      "opponent": rated["b"].to_numpy(), "score": outcome, "p": p, "bits": bits}),
+        pd.DataFrame({"match": rated["cluster"].astype(str).to_numpy(), "agent": rated["b"].to_numpy(),
+                      "opponent": rated["a"].to_numpy(), "score": 1 - outcome, "p": 1 - p, "bits": bits})])
+    both["odds_won"] = (both["score"] == 1) & (both["p"] < 0.5)  # a comparison won that the board expected lost
+    both["odds_lost"] = (both["score"] == 0) & (both["p"] > 0.5)
+    grouped = both.groupby(["match", "agent"], sort=False)
+    out = grouped.agg(won=("score", lambda s: int((s == 1).sum())), lost=("score", lambda s: int((s == 0).sum())),
+                      tied=("score", lambda s: int((s == 0.5).sum())), expected=("p", "sum"),
+                      surprise=("bits", "sum"), odds_won=("odds_won", "sum"), odds_lost=("odds_lost", "sum")
+                      ).reset_index()
+    out["opponents"] = grouped["opponent"].agg(lambda o: ", ".join(sorted(set(o)))).to_numpy()
+    out["upset"] = np.where(out["odds_won"] > out["odds_lost"], "won against the odds",
+                            np.where(out["odds_lost"] > out["odds_won"], "lost against the odds", ""))
+    columns = ["match", "agent", "opponents", "won", "lost", "tied", "expected", "surprise", "upset"]
+    return out[columns].sort_values(["surprise", "match"], ascending=[False, True]).reset_index(drop=True)
+
+
+def record_by_opponent(comparisons: pd.DataFrame, agent: str) -> pd.DataFrame:
+    """An agent's record against each opponent: opponent, won, lost, tied, matches (distinct matches), most
+    matches first."""
+    mine = comparisons[(comparisons["a"] == agent) | (comparisons["b"] == agent)]
+    if mine.empty:
+        return pd.DataFrame(columns=["opponent", "won", "lost", "tied", "matches"])
+    first = mine["a"].to_numpy() == agent
+    score = np.where(first, mine["outcome"].to_numpy(float), 1 - mine["outcome"].to_numpy(float))
+    frame = pd.DataFrame({"opponent": np.where(first, mine["b"], mine["a"]), "score": score,
+                          "match": mine["cluster"].astype(str).to_numpy()})
+    grouped = frame.groupby("opponent")
+    out = pd.DataFrame({"won": grouped["score"].agg(lambda s: int((s == 1).sum())),
+                        "lost": grouped["score"].agg(lambda s: int((s == 0).sum())),
+                        "tied": grouped["score"].agg(lambda s: int((s == 0.5).sum())),
+                        "matches": grouped["match"].nunique()}).reset_index()
+    return out.sort_values(["matches", "opponent"], ascending=[False, True]).reset_index(drop=True)
+
+
+def head_to_head(comparisons: pd.DataFrame, ratings: pd.Series, a: str, b: str) -> pd.DataFrame:
+    """The matches a and b met in: match, a's result against b there (won / lost / tied, and how many times),
+    P(a beats b) on the board, and the surprise of those results (bits), most surprising first."""
+    pair = comparisons[((comparisons["a"] == a) & (comparisons["b"] == b)) |
+                       ((comparisons["a"] == b) & (comparisons["b"] == a))]
+    if pair.empty:
+        return pd.DataFrame(columns=["match", "result", "p_a_beats_b", "surprise"])
+    score = np.where(pair["a"].to_numpy() == a, pair["outcome"].to_numpy(float), 1 - pair["outcome"].to_numpy(float))
+    p = float(win_probability(ratings.get(a, np.nan), ratings.get(b, np.nan))) if a in ratings and b in ratings \
+        else np.nan
+    frame = pd.DataFrame({"match": pair["cluster"].astype(str).to_numpy(), "score": score,
+                          "bits": _surprise(np.full(len(score), p), score) if np.isfinite(p) else np.nan})
+    grouped = frame.groupby("match", sort=False)
+    words = grouped["score"].agg(lambda s: ", ".join(f"{w} {n}" if n > 1 else w for w, n in (
+        ("won", int((s == 1).sum())), ("lost", int((s == 0).sum())), ("tied", int((s == 0.5).sum()))) if n))
+    out = pd.DataFrame({"match": words.index, "result": words.to_numpy(), "p_a_beats_b": p,
+                        "surprise": grouped["bits"].sum().to_numpy()})
+    return out.sort_values(["surprise", "match"], ascending=[False, True]).reset_index(drop=True)
+
+
+def boundary_evidence(comparisons: pd.DataFrame, ratings: pd.Series, above: list[str], below: list[str],
+                      limit: int = EVIDENCE) -> list[str]:
+    """The matches across a tier boundary (an agent of `above` against one of `below`) whose results carry most of
+    its evidence: the log2-likelihood ratio of the observed results under the board's ratings against equal
+    strengths, summed per match (bits for 'above is stronger'), largest first; at most `limit` match ids."""
+    up, down = set(above), set(below)
+    across = comparisons[(comparisons["a"].isin(up) & comparisons["b"].isin(down)) |
+                         (comparisons["a"].isin(down) & comparisons["b"].isin(up))]
+    if across.empty:
+        return []
+    outcome = across["outcome"].to_numpy(float)
+    p = win_probability(ratings.reindex(across["a"]).to_numpy(), ratings.reindex(across["b"]).to_numpy())
+    bits = 1.0 - _surprise(p, outcome)  # log2 P(outcome | ratings) - log2 P(outcome | equal) = 1 - surprise
+    evidence = pd.Series(bits, index=across["cluster"].astype(str).to_numpy()).groupby(level=0).sum()
+    evidence = evidence[evidence > 0]
+    ordered = sorted(evidence.index, key=lambda m: (-round(float(evidence[m]), 12), m))  # ties by match id
+    return ordered[:limit]
+
+
+@dataclass
+class GamesBehind:
+    """The games behind one board: per agent its record by opponent and its most surprising matches
+    (`match_surprise` rows), the head-to-head matches of each pair of ranked neighbours, and every match id a
+    page is written for (bounded: GAMES_PER_AGENT per agent, HEAD_TO_HEAD per pair)."""
+
+    records: dict
+    matches: dict
+    neighbours: dict
+    pages: list
+
+
+def games_behind(comparisons: pd.DataFrame, board: pd.DataFrame, per_agent: int = GAMES_PER_AGENT,
+                 per_pair: int = HEAD_TO_HEAD) -> GamesBehind:
+    """The `GamesBehind` a board (`Board.table`: agent, rating, block, rank, component) and its comparisons: every
+    rated agent (ranked and provisional), its `per_agent` most surprising matches; each pair of ranked neighbours,
+    its `per_pair` most surprising head-to-head matches."""
+    rated = board[board["rating"].notna()]
+    ratings = rated.set_index("agent")["rating"].astype(float)
+    found = match_surprise(comparisons, ratings)
+    records, matches, neighbours, pages = {}, {}, {}, []
+    for agent in rated["agent"]:
+        records[agent] = record_by_opponent(comparisons, agent)
+        matches[agent] = found[found["agent"] == agent].head(per_agent).reset_index(drop=True)
+        pages += list(matches[agent]["match"])
+    ranked = board[board["block"] == "ranked"].sort_values(["component", "rank"])
+    for _, part in ranked.groupby("component"):
+        names = list(part["agent"])
+        for a, b in zip(names, names[1:]):
+            neighbours[(a, b)] = head_to_head(comparisons, ratings, a, b).head(per_pair)
+            pages += list(neighbours[(a, b)]["match"])
+    return GamesBehind(records, matches, neighbours, list(dict.fromkeys(pages)))
+
+
+def store_comparisons(store, runner: str | None = None, phase: list[str] | None = None,
+                      where: list[str] | None = None, parallel: bool = False) -> pd.DataFrame:
+    """The comparisons of a store's scope, as the board's jobs read them (`referee.prepare.comparisons`)."""
+    from referee.prepare.comparisons import comparisons_from_tables
+    from referee.run.stored import selected_tables
+
+    matches, results, _ = selected_tables(store, runner, phase, where)
+    return comparisons_from_tables(matches, results, parallel=parallel)
+

@@ -1,0 +1,193 @@
+"""The games behind the numbers (issue 102): from the board to each agent's page of its most surprising matches, to a
+match's trace in order, players' texts escaped; `referee show` prints the same trace; a comparison and a tier
+boundary name their matches. Checked on held-out social-game logs with one planted upset (the weakest agent first
+and the strongest last) whose weakest player whispers a message holding HTML."""
+
+from __future__ import annotations
+
+import math
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import referee
+from referee.cli import main
+from referee.io.mapping_draft import draft_mapping
+from referee.run.ratings.games import boundary_evidence, match_surprise, win_probability
+from referee.simulators.social_shapes import HTML_MESSAGE, plant_upset, whisper_logs
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    """(report folder, store, skills, the planted match id) of 120 held-out games and the planted upset."""
+    base = tmp_path_factory.mktemp("upset")
+    skill = whisper_logs(base / "logs", 120, 7)
+    match = plant_upset(base / "logs", skill)
+    (base / "map.toml").write_text(draft_mapping([base / "logs"]).text)
+    store = base / "s.duckdb"
+    assert main(["ingest", str(base / "logs"), "--runner", str(base / "map.toml"), "--store", str(store), "-q"]) == 0
+    assert main(["report", "--store", str(store), "--out", str(base / "report"), "--no-models", "-q"]) == 0
+    return base / "report", store, skill, match
+
+
+class _Links(HTMLParser):
+    """Every href of a page, and the text of every table cell (in order)."""
+
+    def __init__(self):
+        super().__init__()
+        self.links, self.cells, self._cell = [], [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            self.links.append(dict(attrs).get("href"))
+        if tag == "td":
+            self._cell = ""
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+
+    def handle_endtag(self, tag):
+        if tag == "td":
+            self.cells.append(self._cell)
+            self._cell = None
+
+
+def _read(page: Path) -> _Links:
+    found = _Links()
+    found.feed(page.read_text(encoding="utf-8"))
+    return found
+
+
+def _page_rows(page: Path) -> list[list[str]]:
+    """The rows of a page's first table after its header, as cell texts."""
+    text = page.read_text(encoding="utf-8")
+    body = text.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    return [[re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+            for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)]
+
+
+def test_the_board_links_every_rated_agent_to_its_page_and_the_weakest_lists_the_planted_upset(planted):
+    report, store, skill, match = planted
+    index = _read(report / "index.html")
+    pages = {Path(h).name: h for h in index.links if h and h.startswith("games/agents/")}
+    board = referee.leaderboard(str(store)).table()
+    ranked = board.loc[board["block"] == "ranked", "agent"]
+    assert len(ranked) == len(skill) and all(any(f"-{a}-" in name for name in pages) for a in ranked)
+    weakest = min(skill, key=skill.get)
+    page = report / next(h for name, h in pages.items() if f"-{weakest}-" in name)
+    top = [row[0] for row in _page_rows(page)[:3]]
+    assert match in top, top  # among its three most surprising results: here the first
+
+
+def test_the_planted_match_page_shows_its_trace_in_order_with_the_html_as_text(planted):
+    report, store, skill, match = planted
+    [page] = [p for p in (report / "games" / "matches").glob("*.html") if f"-{match}-" in p.name]
+    text = page.read_text(encoding="utf-8")
+    assert "<script>" not in text and "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in text  # escaped, as text
+    trace = referee.trace(str(store), match)
+    tables = text.split("<h2>Trace</h2>", 1)[1]
+    rows = [[re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+            for row in re.findall(r"<tr[^>]*>(.*?)</tr>", tables.split("<tbody>", 1)[1], re.S)]
+    weakest, strongest = min(skill, key=skill.get), max(skill, key=skill.get)
+    assert [r[3] for r in rows] == trace["actor"].tolist() == [weakest, strongest, weakest]  # actors, in order
+    assert [r[5] for r in rows][:2] == trace["target"].tolist()[:2] == [strongest, weakest]
+    assert trace["text"].iloc[0] == HTML_MESSAGE and trace["type"].tolist() == ["whisper", "ballot", "bid"]
+
+
+def test_every_local_link_of_the_report_resolves(planted):
+    report, *_ = planted
+    pages = [report / "index.html", *sorted((report / "games").rglob("*.html"))]
+    assert len(pages) > 10
+    checked = 0
+    for page in pages:
+        for href in _read(page).links:
+            if not href or re.match(r"^[a-z]+:", href) or href.startswith("#"):
+                continue
+            assert (page.parent / href.split("#")[0]).resolve().is_file(), (page, href)
+            checked += 1
+    assert checked > 50
+
+
+def test_referee_show_prints_the_same_trace(planted, capsys):
+    report, store, skill, match = planted
+    capsys.readouterr()
+    assert main(["show", match, "--store", str(store)]) == 0
+    printed = capsys.readouterr().out
+    trace = referee.trace(str(store), match)
+    lines = [line.split() for line in printed.splitlines()[1:1 + len(trace)]]
+    assert [line[3] for line in lines] == trace["actor"].tolist() and "<script>alert" in printed
+    assert main(["show", "--agent", min(skill, key=skill.get), "--store", str(store), "--limit", "3"]) == 0
+    assert match in capsys.readouterr().out.splitlines()[1]  # the planted upset first
+    with pytest.raises(ValueError, match="did you mean 'night-upset'"):
+        referee.show(str(store), match="nite-upset")
+
+
+def test_a_browser_goes_from_the_board_to_an_agent_to_a_match(planted, tmp_path):
+    from tests.test_browser import CHROMEDRIVER, CHROMIUM, FLAGS
+
+    if CHROMIUM is None or CHROMEDRIVER is None:
+        pytest.fail("headless Chromium is needed: apt-get install chromium chromium-driver")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    report, store, skill, match = planted
+    weakest = min(skill, key=skill.get)
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS + (f"--user-data-dir={tmp_path / 'profile'}",):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        driver.get((report / "index.html").resolve().as_uri())
+        driver.find_element(By.CSS_SELECTOR, "details.games summary").click()
+        driver.find_element(By.LINK_TEXT, weakest).click()
+        assert driver.title.startswith(weakest)
+        driver.find_element(By.LINK_TEXT, match).click()
+        assert driver.title == f"Match {match}"
+        assert HTML_MESSAGE in driver.find_element(By.TAG_NAME, "body").text  # shown as text, never run
+        assert driver.execute_script("return document.querySelectorAll('td script, td b').length") == 0
+        console = [entry for entry in driver.get_log("browser") if entry["level"] in ("SEVERE", "WARNING")]
+        assert console == []
+        driver.find_element(By.LINK_TEXT, "Back to the report").click()
+        assert driver.title == "referee report" or "report" in driver.title.lower()
+    finally:
+        driver.quit()
+
+
+def test_surprise_is_the_information_of_each_result_under_the_boards_ratings():
+    """Two agents 400 Elo points apart: P(stronger wins) = 1 / (1 + 10^-1) = 0.909; its loss carries -log2(0.0909)
+    = 3.46 bits, its win 0.138; a tie half of each."""
+    assert float(win_probability(1900.0, 1500.0)) == pytest.approx(1 / (1 + 10 ** -1))
+    comparisons = pd.DataFrame({"a": ["s", "s", "s"], "b": ["w", "w", "w"], "outcome": [0.0, 1.0, 0.5],
+                                "cluster": ["upset", "expected", "tie"]})
+    found = match_surprise(comparisons, pd.Series({"s": 1900.0, "w": 1500.0})).set_index(["match", "agent"])
+    p = 1 / (1 + 10 ** -1)
+    assert found.loc[("upset", "w"), "surprise"] == pytest.approx(-math.log2(1 - p))
+    assert found.loc[("expected", "s"), "surprise"] == pytest.approx(-math.log2(p))
+    assert found.loc[("tie", "s"), "surprise"] == pytest.approx(-(math.log2(p) + math.log2(1 - p)) / 2)
+    assert found.loc[("upset", "w"), "upset"] == "won against the odds"
+    assert found.loc[("upset", "s"), "upset"] == "lost against the odds" and found.loc[("expected", "s"), "upset"] == ""
+
+
+def test_a_tier_boundary_and_a_comparison_name_their_matches(planted):
+    report, store, skill, match = planted
+    tests = referee.leaderboard(str(store)).table("tier_tests")
+    boundaries = tests[tests["new_tier"].astype(bool)]
+    assert len(boundaries) and boundaries["evidence"].str.len().gt(0).all()
+    comparisons = pd.DataFrame({"a": ["x", "x", "y"], "b": ["y", "y", "x"], "outcome": [1.0, 0.0, 0.0],
+                                "cluster": ["m1", "m2", "m3"]})
+    ratings = pd.Series({"x": 1700.0, "y": 1500.0})
+    assert boundary_evidence(comparisons, ratings, ["x"], ["y"]) == ["m1", "m3"]  # x's wins; its loss says against
+    weakest, strongest = min(skill, key=skill.get), max(skill, key=skill.get)
+    found = referee.compare(str(store), weakest, strongest)
+    met = found.table("head_to_head")
+    top = met.loc[np.isclose(met["surprise"], met["surprise"].max()), "match"]  # every upset of the pair alike
+    assert match in set(top) and f"{match} (won)" in found.lines[0].split("their matches, most surprising first: ")[1]
+    assert np.isclose(met["p_a_beats_b"].iloc[0], float(win_probability(found.difference, 0.0)))
