@@ -220,12 +220,19 @@ def test_audit_directions_zero_spread_groups_and_every_check_accounted_for(tmp_p
     assert result["rank_agreement"]["by_outcome"]["placement"]["spearman"] > 0.5
     flipped = run_audit(frame, events, None, ["placement"], [], None, bayes=False, directions={"placement": "higher"})
     assert flipped["rank_agreement"]["by_outcome"]["placement"]["spearman"] < -0.5
-    # groups whose scores are all equal (matches nobody scored in) pass; the failing group is the one named
+    # the share of the score's variance identical outcomes keep (issue 101), recomputed here by hand; groups whose
+    # scores are all equal (matches nobody scored in) keep none of it; the widest group is the one named
     result = run_audit(frame, events, None, ["coop"], ["match_id"], None, bayes=False, directions={"coop": "higher"})
-    held = result["hold_outcome_constant"]["table"]
-    zero = held[held["max"] == held["min"]]
-    assert len(zero) > 0 and not zero["fails"].any()
-    assert held.iloc[0]["fails"] and held.iloc[0]["group"] in result["hold_outcome_constant"]["verdict"]
+    held = result["hold_outcome_constant"]
+    data = frame.dropna(subset=["match_id", "coop", "score"])
+    groups = data.groupby(["match_id", "coop"])["score"]
+    sizes = groups.transform("size")
+    within = ((data["score"] - groups.transform("mean"))[sizes >= 2] ** 2).sum() / (sizes >= 2).sum().__sub__(
+        groups.size().ge(2).sum())
+    assert held["parts"]["share"].iloc[0] == pytest.approx(within / data["score"].var(ddof=1))
+    zero = held["table"][held["table"]["max"] == held["table"]["min"]]
+    assert len(zero) > 0 and (zero["sd"] == 0).all()
+    assert held["table"].iloc[0]["group"] in held["verdict"]
     # every check is listed: ran, or not run and why; the verdict says on how many checks it rests
     table = result.table()
     assert len(table) == len(CHECK_TITLES) == 11 and (table["ran"] | (table["why_not_run"] != "")).all()
