@@ -85,6 +85,26 @@ def pooled_unit(frame: pd.DataFrame) -> pd.Series:
     return unit.where(phase.isna(), phase.astype(str) + "/" + unit)
 
 
+def unit_matches(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """Which match of each comparison unit is an agent's own: one row per (unit, agent) with its match_id. A
+    pooled unit ('{scenario}:{repetition}', separate-episode runners: `pooled_unit`) holds one match per agent; any
+    other unit is the match itself."""
+    pooled = matches[_pooled(matches)]
+    other = matches[~_pooled(matches)]
+    parts = []
+    if len(pooled):
+        scores = agent_match_scores(pooled, results[is_in(results["match_id"], pooled["match_id"])])
+        scores = scores[scores["scenario"].notna()]
+        parts.append(pd.DataFrame({"unit": pooled_unit(scores), "agent": scores["agent"],
+                                   "match_id": scores["match_id"]}))
+    if len(other):
+        own = results[is_in(results["match_id"], other["match_id"])][["match_id", "agent"]].drop_duplicates()
+        parts.append(pd.DataFrame({"unit": own["match_id"], "agent": own["agent"], "match_id": own["match_id"]}))
+    if not parts:
+        return pd.DataFrame(columns=["unit", "agent", "match_id"])
+    return pd.concat(parts, ignore_index=True).drop_duplicates(["unit", "agent"]).astype(str)
+
+
 def budget() -> int:
     """The comparison budget: $REFEREE_MAX_PAIRS if set, else MAX_PAIRS."""
     return int(os.environ.get("REFEREE_MAX_PAIRS", MAX_PAIRS))

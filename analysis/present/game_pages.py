@@ -83,7 +83,9 @@ def write_game_pages(folder, runner: str, games, board: pd.DataFrame, traces: di
                 f"match (an upset won or lost scores high). The {len(found)} most surprising are listed; "
                 "`referee show --agent NAME` lists more."]
         pairs = [(b if a == agent else a, found_) for (a, b), found_ in games.neighbours.items() if agent in (a, b)]
-        tables = [_table("Most surprising matches", shown.drop(columns="agent"), {"match": to_match}, "no rated match"),
+        tables = [_table("Most surprising matches", shown.drop(columns="agent"), {"match": to_match,
+                                                                                 "own_match": to_match},
+                         "no rated match"),
                   _table("Record by opponent", games.records[agent], {"opponent": to_agent}, "no comparison")]
         for other, met in pairs:
             mine = met if (agent, other) in games.neighbours else met.assign(

@@ -142,26 +142,34 @@ def games_behind(comparisons: pd.DataFrame, board: pd.DataFrame, per_agent: int 
     rated = board[board["rating"].notna()]
     ratings = rated.set_index("agent")["rating"].astype(float)
     found = match_surprise(comparisons, ratings)
+    own = comparisons.attrs.get("own")
+    if own is not None and len(own) and not (own["unit"] == own["match_id"]).all():
+        # a pooled unit ('scenario:repetition') is several matches: the agent's own is the one its page opens
+        found = found.merge(own.rename(columns={"unit": "match", "match_id": "own_match"}), on=["match", "agent"],
+                            how="left")
     records, matches, neighbours, pages = {}, {}, {}, []
     for agent in rated["agent"]:
         records[agent] = record_by_opponent(comparisons, agent)
         matches[agent] = found[found["agent"] == agent].head(per_agent).reset_index(drop=True)
-        pages += list(matches[agent]["match"])
+        pages += list(matches[agent]["own_match" if "own_match" in found.columns else "match"].dropna())
     ranked = board[board["block"] == "ranked"].sort_values(["component", "rank"])
     for _, part in ranked.groupby("component"):
         names = list(part["agent"])
         for a, b in zip(names, names[1:]):
             neighbours[(a, b)] = head_to_head(comparisons, ratings, a, b).head(per_pair)
             pages += list(neighbours[(a, b)]["match"])
-    return GamesBehind(records, matches, neighbours, list(dict.fromkeys(pages)))
+    return GamesBehind(records, matches, neighbours, list(dict.fromkeys(str(p) for p in pages)))
 
 
 def store_comparisons(store, runner: str | None = None, phase: list[str] | None = None,
                       where: list[str] | None = None, parallel: bool = False) -> pd.DataFrame:
-    """The comparisons of a store's scope, as the board's jobs read them (`referee.prepare.comparisons`)."""
-    from referee.prepare.comparisons import comparisons_from_tables
+    """The comparisons of a store's scope, as the board's jobs read them (`referee.prepare.comparisons`), with
+    `attrs["own"]`: each (unit, agent)'s own match (`unit_matches`), for the trace behind a pooled unit."""
+    from referee.prepare.comparisons import comparisons_from_tables, unit_matches
     from referee.run.stored import selected_tables
 
     matches, results, _ = selected_tables(store, runner, phase, where)
-    return comparisons_from_tables(matches, results, parallel=parallel)
+    comparisons = comparisons_from_tables(matches, results, parallel=parallel)
+    comparisons.attrs["own"] = unit_matches(matches, results)
+    return comparisons
 
