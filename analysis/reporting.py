@@ -119,9 +119,8 @@ def _build(store: Store, out: str | Path, folder: ResultsFolder, ingest_report: 
     boards: dict[str, Result | str] = {}  # per runner: its leaderboard, or why it has none
     with stages.stage("leaderboards") as stage:
         sections: list[Section] = leaderboard_sections(store, boards, seed=seed)
-        pages = games_behind_boards(store, folder, boards, sections)
-        stage.wrote(f"{sum(isinstance(b, Result) for b in boards.values())} board(s), {pages} page(s) of the games "
-                    "behind them")
+        games = games_behind_boards(store, boards, sections)
+        stage.wrote(f"{sum(isinstance(b, Result) for b in boards.values())} board(s)")
     with stages.stage("the runners' own numbers"):
         sections += runner_numbers_sections(store)
     with stages.stage("the store and its runners"):
@@ -165,8 +164,9 @@ def _build(store: Store, out: str | Path, folder: ResultsFolder, ingest_report: 
         for section in appendix:
             section.title = f"Appendix: {section.title}"
         index = write_report(sections + appendix, folder, title=title)
+        pages = write_games_behind(folder, games)
         folder.close()
-        stage.wrote(f"{len(sections) + len(appendix)} sections, {len(folder.files)} files in {out}")
+        stage.wrote(f"{len(sections) + len(appendix)} sections and {pages}, {len(folder.files)} files in {out}")
     return index
 
 
@@ -183,15 +183,19 @@ def leaderboard_sections(store: Store, boards: dict, seed: int = 0) -> list[Sect
     return [s for _, found in sorted(built, key=lambda pair: -pair[0]) for s in found]
 
 
-def games_behind_boards(store: Store, folder: ResultsFolder, boards: dict, sections: list[Section]) -> int:
-    """The pages of the games behind each board (`referee.run.ratings.games`, `referee.present.game_pages`): each
-    rated agent's most surprising matches and each pair of ranked neighbours' head-to-heads, written under
-    `games/`, and the board's section linking every rated agent's page. Returns the pages written."""
+GAMES_GROWTH = 0.2  # the pages of the games behind the boards add at most this share to the rest of the report
+
+
+def games_behind_boards(store: Store, boards: dict, sections: list[Section]) -> list:
+    """The games behind each board (`referee.run.ratings.games`): each rated agent's most surprising matches and
+    each pair of ranked neighbours' head-to-heads, with the traces a page may show (`referee.io.traces`); the
+    board's section links every rated agent's page. Returns [(runner, GamesBehind, board table, traces)] for
+    `write_games_behind`."""
     from referee.io.traces import traces
-    from referee.present.game_pages import write_game_pages
+    from referee.present.game_pages import agent_pages
     from referee.run.ratings.games import games_behind, store_comparisons
 
-    written = 0
+    pending = []
     titles = {s.title: s for s in sections}
     for runner, board in boards.items():
         section = titles.get(f"Leaderboard ({runner})")
@@ -199,12 +203,24 @@ def games_behind_boards(store: Store, folder: ResultsFolder, boards: dict, secti
             continue
         scope = _scope(runner, store.matches().query("runner == @runner"))
         table = board.value.inference.table  # the one inference: rating, status, block, rank, tier, component
-        games = games_behind(store_comparisons(store, **scope), table)
-        found = traces(store, games.pages)
-        pages = write_game_pages(folder, runner, games, table, found)
-        section.links = [(agent, href) for agent, href in pages.items()]
-        written += len(pages) + len(found)
-    return written
+        comparisons, own = store_comparisons(store, **scope)
+        games = games_behind(comparisons, table, own)
+        section.links = list(agent_pages(runner, games).items())
+        pending.append((runner, games, table, traces(store, games.pages)))
+    return pending
+
+
+def write_games_behind(folder: ResultsFolder, pending: list) -> str:
+    """Write the pages of `games_behind_boards` into the report's folder, the match pages within GAMES_GROWTH of
+    the bytes written so far (every agent page always: the board links them); what was written, in words."""
+    from referee.present.game_pages import write_game_pages
+
+    written = sum(p.stat().st_size for p in folder.files if p.exists())
+    budget, pages, spent = GAMES_GROWTH * written, 0, 0
+    for runner, games, table, found in pending:
+        n, used = write_game_pages(folder, runner, games, table, found, budget - spent)
+        pages, spent = pages + n, spent + used
+    return f"{pages} page(s) of the games behind the boards ({spent / max(written, 1):.0%} of the rest)"
 
 
 def _scope(runner: str, group) -> dict:

@@ -91,11 +91,14 @@ def test_the_planted_match_page_shows_its_trace_in_order_with_the_html_as_text(p
     assert "<script>" not in text and "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in text  # escaped, as text
     trace = referee.trace(str(store), match)
     tables = text.split("<h2>Trace</h2>", 1)[1]
-    rows = [[re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+    header = re.findall(r"<th>(.*?)</th>", tables)
+    rows = [dict(zip(header, [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]))
             for row in re.findall(r"<tr[^>]*>(.*?)</tr>", tables.split("<tbody>", 1)[1], re.S)]
     weakest, strongest = min(skill, key=skill.get), max(skill, key=skill.get)
-    assert [r[3] for r in rows] == trace["actor"].tolist() == [weakest, strongest, weakest]  # actors, in order
-    assert [r[5] for r in rows][:2] == trace["target"].tolist()[:2] == [strongest, weakest]
+    assert [r["actor"] for r in rows] == trace["actor"].tolist() == [weakest, strongest, weakest]  # in order
+    assert [r["target"] for r in rows][:2] == trace["target"].tolist()[:2] == [strongest, weakest]
+    assert "text" in header and "value" in header  # a column the match fills is shown, an empty one is not
+    assert "status" not in header
     assert trace["text"].iloc[0] == HTML_MESSAGE and trace["type"].tolist() == ["whisper", "ballot", "bid"]
 
 
@@ -110,7 +113,7 @@ def test_every_local_link_of_the_report_resolves(planted):
                 continue
             assert (page.parent / href.split("#")[0]).resolve().is_file(), (page, href)
             checked += 1
-    assert checked > 50
+    assert checked > 20
 
 
 def test_referee_show_prints_the_same_trace(planted, capsys):

@@ -14,7 +14,7 @@ import jinja2
 import pandas as pd
 
 FOLD = 280  # characters of a text shown before it is folded behind a click
-TRACE_ROWS = 2000  # events shown on one match page; the rest is `referee show MATCH` away
+TRACE_ROWS = 200  # events shown on one match page; the rest is `referee show MATCH` away
 REPORT = "../../index.html"  # from games/<kind>/<page>.html back to the report
 
 
@@ -49,7 +49,15 @@ def _table(caption: str, frame: pd.DataFrame, links: dict | None = None, empty: 
     for i, record in enumerate(frame.to_dict("records")):
         cells = [_cell(v, links[c](v) if c in links else None) for c, v in record.items()]
         rows.append({"cells": cells, "rejected": bool(rejected.iloc[i]) if rejected is not None else False})
-    return {"caption": caption, "columns": list(frame.columns), "rows": rows, "empty": empty}
+    numeric = [j + 1 for j, c in enumerate(frame.columns)  # columns right-aligned by one rule, not per cell
+               if rows and sum(r["cells"][j]["number"] for r in rows) > len(rows) / 2]
+    return {"caption": caption, "columns": list(frame.columns), "rows": rows, "empty": empty, "numeric": numeric}
+
+
+def _filled(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` without the columns no row fills (a runner that records no status or round): a page says what the
+    match holds, nothing more."""
+    return frame.loc[:, frame.notna().any() & frame.astype(str).ne("").any()] if len(frame) else frame
 
 
 def _from_the_other_side(result: str) -> str:
@@ -62,50 +70,78 @@ def _environment() -> jinja2.Environment:
                               autoescape=jinja2.select_autoescape(["html"]))
 
 
-def write_game_pages(folder, runner: str, games, board: pd.DataFrame, traces: dict) -> dict[str, str]:
+def _agent_page(template, runner: str, agent: str, row, found: pd.DataFrame, games, to_agent, to_match) -> str:
+    said = (f"Rating {row['rating']:.0f} (Elo points, {row['status']})"
+            + (f", rank {int(row['rank'])}, tier {int(row['tier'])}" if pd.notna(row.get("rank")) else
+               ", not ranked") + ".")
+    shown = found.assign(expected=found["expected"].round(2), surprise=found["surprise"].round(2))
+    text = [said, f"Its {len(found)} most surprising matches under the board's ratings (surprise: -log2 P(result), "
+            "bits, over its comparisons in the match), then its record. `referee show MATCH`: any match's trace; "
+            "`referee show --agent NAME`: more matches."]
+    pairs = [(b if a == agent else a, met) for (a, b), met in games.neighbours.items() if agent in (a, b)]
+    tables = [_table("Most surprising matches", shown.drop(columns="agent"), {"match": to_match, "own_match": to_match},
+                     "no rated match"),
+              _table("Record by opponent", games.records[agent], {}, "no comparison")]
+    for other, met in pairs:
+        mine = met if (agent, other) in games.neighbours else met.assign(
+            result=met["result"].map(_from_the_other_side), p_a_beats_b=1 - met["p_a_beats_b"])
+        tables.append(_table(f"Head to head with {other}, its ranked neighbour", mine.rename(
+            columns={"p_a_beats_b": f"P({agent} beats {other})"}).round(3), {"match": to_match}, "they never met"))
+    return template.render(title=f"{agent} ({runner})", back=REPORT, runner=runner, text=text, tables=tables)
+
+
+def _match_page(template, runner: str, match: str, trace, to_agent) -> str:
+    events = trace.events.head(TRACE_ROWS)
+    cut = len(trace.events) - len(events)
+    where = ", ".join(f"{k} {_text(trace.match.get(k))}" for k in ("game", "scenario", "phase")
+                      if _text(trace.match.get(k)))
+    text = [f"Match {match} of runner {trace.match.get('runner')}" + (f" ({where})" if where else "") + ": its "
+            "result, then every event in the order the runner wrote it (rejected actions marked)."
+            + (f" The first {len(events):,} of {len(trace.events):,} events are shown; `referee show {match}` prints "
+               "them all." if cut else "")]
+    rejected = events["status"].astype(str).str.lower().eq("rejected") if len(events) else None
+    return template.render(title=f"Match {match}", back=REPORT, runner=runner, text=text, tables=[
+        _table("Result", _filled(trace.results), {"agent": to_agent}, "no result stored"),
+        _table("Trace", _filled(events), {}, "no event stored", rejected)])
+
+
+def agent_pages(runner: str, games) -> dict[str, str]:
+    """agent -> the path (relative to the report) of its page: every agent of `games.matches`."""
+    return {agent: page_path("agents", f"{runner}/{agent}") for agent in games.matches}
+
+
+def write_game_pages(folder, runner: str, games, board: pd.DataFrame, traces: dict, budget: float = float("inf")
+                     ) -> tuple[int, int]:
     """Write the pages of one board's games (`GamesBehind`) into the results folder `folder`: every agent of
-    `games.matches` and every match of `games.pages` the store holds (`traces`: match id -> `Trace`). Returns
-    agent -> its page's path relative to the report."""
-    template = _environment().get_template("game_page.html")
-    agents = {agent: page_path("agents", f"{runner}/{agent}") for agent in games.matches}
-    matches = {m: page_path("matches", f"{runner}/{m}") for m in traces}
-    to_agent = lambda name: "../../" + agents[name] if name in agents else None  # noqa: E731
-    to_match = lambda m: "../../" + matches[m] if m in matches else None  # noqa: E731
+    `games.matches` (`agent_pages`), and the match pages of `traces` (match id -> `Trace`, in `games.pages`' order
+    of priority: each agent's most surprising first) while the bytes written stay within `budget`; an agent page
+    links only the match pages written. Returns (pages written, bytes written)."""
+    environment = _environment()
+    template = environment.get_template("game_page.html")
+    css = folder.path("games/games.css")  # the pages' one stylesheet (shipped as a template: package data is .html)
+    if not css.exists():
+        css.write_text(environment.loader.get_source(environment, "games_css.html")[0], encoding="utf-8")
+    agents = agent_pages(runner, games)
+    paths = {m: page_path("matches", f"{runner}/{m}") for m in traces}
     rows = board.set_index("agent")
-    for agent, found in games.matches.items():
-        row = rows.loc[agent]
-        said = (f"Rating {row['rating']:.0f} (Elo points, {row['status']})"
-                + (f", rank {int(row['rank'])}, tier {int(row['tier'])}" if pd.notna(row.get("rank")) else
-                   ", not ranked") + ".")
-        shown = found.assign(expected=found["expected"].round(2), surprise=found["surprise"].round(2))
-        text = [said, "Its matches, most surprising first under the board's ratings: the surprise of a result is "
-                f"-log2 of its probability given the fitted strengths, summed over the agent's comparisons in the "
-                f"match (an upset won or lost scores high). The {len(found)} most surprising are listed; "
-                "`referee show --agent NAME` lists more."]
-        pairs = [(b if a == agent else a, found_) for (a, b), found_ in games.neighbours.items() if agent in (a, b)]
-        tables = [_table("Most surprising matches", shown.drop(columns="agent"), {"match": to_match,
-                                                                                 "own_match": to_match},
-                         "no rated match"),
-                  _table("Record by opponent", games.records[agent], {"opponent": to_agent}, "no comparison")]
-        for other, met in pairs:
-            mine = met if (agent, other) in games.neighbours else met.assign(
-                result=met["result"].map(_from_the_other_side), p_a_beats_b=1 - met["p_a_beats_b"])
-            tables.append(_table(f"Head to head with {other}, its ranked neighbour", mine.rename(
-                columns={"p_a_beats_b": f"P({agent} beats {other})"}).round(3), {"match": to_match}, "they never met"))
-        page = template.render(title=f"{agent} ({runner})", back=REPORT, runner=runner, text=text, tables=tables)
+    to_agent = lambda name: "../" + agents[name].split("/", 1)[1] if name in agents else None  # noqa: E731
+
+    def render_agents(kept: set) -> dict:
+        to_match = lambda m: "../" + paths[m].split("/", 1)[1] if m in kept else None  # noqa: E731
+        return {agent: _agent_page(template, runner, agent, rows.loc[agent], found, games, to_agent, to_match)
+                for agent, found in games.matches.items()}
+
+    size = lambda text: len(text.encode("utf-8"))  # noqa: E731
+    spent = sum(map(size, render_agents(set(traces)).values()))
+    kept: dict[str, str] = {}
+    for match in [m for m in games.pages if m in traces]:
+        page = _match_page(template, runner, match, traces[match], to_agent)
+        if spent + size(page) > budget:
+            break
+        kept[match] = page
+        spent += size(page)
+    for agent, page in render_agents(set(kept)).items():
         folder.path(agents[agent]).write_text(page, encoding="utf-8")
-    for match, trace in traces.items():
-        events = trace.events.head(TRACE_ROWS)
-        cut = len(trace.events) - len(events)
-        where = ", ".join(f"{k} {_text(trace.match.get(k))}" for k in ("game", "scenario", "phase")
-                          if _text(trace.match.get(k)))
-        text = [f"Match {match} of runner {trace.match.get('runner')}" + (f" ({where})" if where else "") + ": its "
-                "result, then every event in the order the runner wrote it (rejected actions marked)."
-                + (f" The first {len(events):,} of {len(trace.events):,} events are shown; `referee show {match}` "
-                   "prints them all." if cut else "")]
-        rejected = events["status"].astype(str).str.lower().eq("rejected") if len(events) else None
-        page = template.render(title=f"Match {match}", back=REPORT, runner=runner, text=text, tables=[
-            _table("Result", trace.results, {"agent": to_agent}, "no result stored"),
-            _table("Trace", events, {}, "no event stored", rejected)])
-        folder.path(matches[match]).write_text(page, encoding="utf-8")
-    return agents
+    for match, page in kept.items():
+        folder.path(paths[match]).write_text(page, encoding="utf-8")
+    return len(agents) + len(kept), spent

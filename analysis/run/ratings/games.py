@@ -17,8 +17,10 @@ import pandas as pd
 
 from referee.models.ratings.bradley_terry import ELO_SCALE
 
-GAMES_PER_AGENT = 10  # the report's page of an agent lists (and writes pages for) its most surprising matches
-HEAD_TO_HEAD = 5  # and each pair of ranked neighbours' head-to-head matches, at most this many
+GAMES_PER_AGENT = 5  # the report's page of an agent lists its most surprising matches,
+TRACED_PER_AGENT = 3  # and writes the trace pages of the first few (the report grows by a fifth at most)
+HEAD_TO_HEAD = 3  # each pair of ranked neighbours' head-to-head matches listed, at most this many,
+TRACED_PER_PAIR = 1  # the most surprising of them traced
 EVIDENCE = 3  # a tier boundary names the matches across it that carry most of its evidence
 
 
@@ -125,8 +127,8 @@ def boundary_evidence(comparisons: pd.DataFrame, ratings: pd.Series, above: list
 @dataclass
 class GamesBehind:
     """The games behind one board: per agent its record by opponent and its most surprising matches
-    (`match_surprise` rows), the head-to-head matches of each pair of ranked neighbours, and every match id a
-    page is written for (bounded: GAMES_PER_AGENT per agent, HEAD_TO_HEAD per pair)."""
+    (`match_surprise` rows), the head-to-head matches of each pair of ranked neighbours, and the match ids whose
+    trace a page may show, in order of priority (`pages`: every agent's most surprising first)."""
 
     records: dict
     matches: dict
@@ -134,42 +136,47 @@ class GamesBehind:
     pages: list
 
 
-def games_behind(comparisons: pd.DataFrame, board: pd.DataFrame, per_agent: int = GAMES_PER_AGENT,
-                 per_pair: int = HEAD_TO_HEAD) -> GamesBehind:
+def games_behind(comparisons: pd.DataFrame, board: pd.DataFrame, own: pd.DataFrame | None = None,
+                 per_agent: int = GAMES_PER_AGENT, per_pair: int = HEAD_TO_HEAD, traced: int = TRACED_PER_AGENT,
+                 traced_pair: int = TRACED_PER_PAIR) -> GamesBehind:
     """The `GamesBehind` a board (`Board.table`: agent, rating, block, rank, component) and its comparisons: every
-    rated agent (ranked and provisional), its `per_agent` most surprising matches; each pair of ranked neighbours,
-    its `per_pair` most surprising head-to-head matches."""
+    rated agent (ranked and provisional), its `per_agent` most surprising matches, the first `traced` with a page
+    (its own match where a unit pools several: `own`, from `store_comparisons`);
+    each pair of ranked neighbours, its `per_pair` most surprising head-to-head matches, the first `traced_pair`
+    with a page."""
     rated = board[board["rating"].notna()]
     ratings = rated.set_index("agent")["rating"].astype(float)
     found = match_surprise(comparisons, ratings)
-    own = comparisons.attrs.get("own")
     if own is not None and len(own) and not (own["unit"] == own["match_id"]).all():
         # a pooled unit ('scenario:repetition') is several matches: the agent's own is the one its page opens
         found = found.merge(own.rename(columns={"unit": "match", "match_id": "own_match"}), on=["match", "agent"],
                             how="left")
-    records, matches, neighbours, pages = {}, {}, {}, []
+    records, matches, neighbours, ranks = {}, {}, {}, []
     for agent in rated["agent"]:
         records[agent] = record_by_opponent(comparisons, agent)
         matches[agent] = found[found["agent"] == agent].head(per_agent).reset_index(drop=True)
-        pages += list(matches[agent]["own_match" if "own_match" in found.columns else "match"].dropna())
+        ranks.append(list(matches[agent]["own_match" if "own_match" in found.columns else "match"].dropna()[:traced]))
+    # in order of priority: every agent's most surprising match, then its second, ...; the neighbours' after the first
+    pages = [r[0] for r in ranks if r]
     ranked = board[board["block"] == "ranked"].sort_values(["component", "rank"])
     for _, part in ranked.groupby("component"):
         names = list(part["agent"])
         for a, b in zip(names, names[1:]):
             neighbours[(a, b)] = head_to_head(comparisons, ratings, a, b).head(per_pair)
-            pages += list(neighbours[(a, b)]["match"])
+            if own is None or (own["unit"] == own["match_id"]).all():  # a pooled unit has no one match to trace
+                pages += list(neighbours[(a, b)]["match"][:traced_pair])
+    pages += [r[k] for k in range(1, traced) for r in ranks if len(r) > k]
     return GamesBehind(records, matches, neighbours, list(dict.fromkeys(str(p) for p in pages)))
 
 
 def store_comparisons(store, runner: str | None = None, phase: list[str] | None = None,
-                      where: list[str] | None = None, parallel: bool = False) -> pd.DataFrame:
-    """The comparisons of a store's scope, as the board's jobs read them (`referee.prepare.comparisons`), with
-    `attrs["own"]`: each (unit, agent)'s own match (`unit_matches`), for the trace behind a pooled unit."""
+                      where: list[str] | None = None, parallel: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(comparisons, own) of a store's scope: the comparisons as the board's jobs read them
+    (`referee.prepare.comparisons`), and each (unit, agent)'s own match (`unit_matches`: unit, agent, match_id),
+    for the trace behind a pooled unit."""
     from referee.prepare.comparisons import comparisons_from_tables, unit_matches
     from referee.run.stored import selected_tables
 
     matches, results, _ = selected_tables(store, runner, phase, where)
-    comparisons = comparisons_from_tables(matches, results, parallel=parallel)
-    comparisons.attrs["own"] = unit_matches(matches, results)
-    return comparisons
+    return comparisons_from_tables(matches, results, parallel=parallel), unit_matches(matches, results)
 

@@ -77,6 +77,8 @@ def _flag(value) -> bool | None:
     if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
         return None
     if isinstance(value, str):
+        if not value.strip():  # an empty cell (CSV writes a missing text as nothing)
+            return None
         return value.strip().lower() in ("true", "1", "1.0", "yes")
     return bool(value)
 

@@ -40,7 +40,7 @@ def _agent(store, agent: str, runner: str | None, phase: list[str] | None, limit
     from referee.run.ratings.board import infer_board
     from referee.run.ratings.games import match_surprise, record_by_opponent, store_comparisons
 
-    comparisons = store_comparisons(store, runner, phase)
+    comparisons, _ = store_comparisons(store, runner, phase)
     known = sorted(set(comparisons["a"]) | set(comparisons["b"]))
     if agent not in known:
         raise ValueError(f"agent {agent!r} has no comparison in the store's scope{suggest(agent, known)}")
