@@ -5,6 +5,8 @@ import json
 import pandas as pd
 import pytest
 
+import referee
+
 from referee.io.loaders import detect, table
 from referee.io.loaders.base import LoadOptions, file_hash
 
@@ -53,10 +55,10 @@ def test_mapping(tmp_path):
 def test_mapping_file(tmp_path):
     path = tmp_path / "map.toml"
     path.write_text('[columns]\nscore = "points"\n')
-    assert table.read_mapping(path) == ({"score": "points"}, {})
+    assert table.read_mapping(path) == ({"score": "points"}, {}, {})
     path.write_text('[columns]\ncolour = "points"\n')
-    with pytest.raises(ValueError, match="colour"):
-        table.read_mapping(path)
+    with pytest.raises(ValueError, match=f"{path}: 'colour' is not a canonical column"):  # the runner's columns
+        referee.ingest([str(tmp_path / "x.csv")], store=str(tmp_path / "s.duckdb"), mapping=str(path))
 
 
 def test_bad_rows_are_named_by_line_and_column(tmp_path):

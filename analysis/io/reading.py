@@ -62,6 +62,7 @@ class FileReader:
     catalogue: Catalogue | None = None
     mapping: dict[str, str] = field(default_factory=dict)
     measures: dict[str, str] = field(default_factory=dict)
+    values: dict[str, dict[str, str]] = field(default_factory=dict)  # canonical column -> {code: value}
     skip: frozenset[str] = frozenset()  # sha256s not to read
     progress: bool = False
     phase: str | None = None  # every match read is in this phase (overrides what the file or catalogue says)
@@ -74,7 +75,8 @@ class FileReader:
         default = loaders.entry(runner).default_catalogue
         if cat is None and default is not None:
             cat = default()
-        return LoadOptions(catalogue=cat, mapping=self.mapping, measures=self.measures, progress=self.progress,
+        return LoadOptions(catalogue=cat, mapping=self.mapping, measures=self.measures, values=self.values,
+                           progress=self.progress,
                            phase=self.phase, score=self.score)
 
     def __call__(self, path: Path) -> FileRead:

@@ -297,6 +297,7 @@ class Store(StoreQueries, StoreReads):
         workers: int | None = None,
         phase: str | None = None,
         score: str | None = None,
+        values: dict[str, dict[str, str]] | None = None,
     ) -> IngestReport:
         """Read logs into the store, atomically (one transaction; rows written in batches of files).
 
@@ -308,8 +309,8 @@ class Store(StoreQueries, StoreReads):
             next likely runner when a file's first records do not fit the first.
         catalogue : scenario catalogue (TOML path or Catalogue) to validate scenarios against and store.
             Concordia files default to the 2024 contest catalogue.
-        mapping : canonical column -> file column, for the table runner (checked: unknown names raise).
-        measures : file column -> measure kind (outcome, telemetry, component, judge), for the table runner.
+        mapping, measures, values : for the table and arena runners: canonical column -> file column (checked
+            against the runner's columns), file column -> measure kind, canonical column -> {code: value}.
         strict : raise IngestError, writing nothing, when any record would be quarantined.
         replace : remove each file's earlier contribution (rows, quarantine, sources row; matched by path
             or content) in the same transaction that adds the new one. Without it, a file already ingested
@@ -331,10 +332,9 @@ class Store(StoreQueries, StoreReads):
         IngestReport with per-file counts (read = accepted + quarantined), the first quarantine rows and the
         quarantine counts by runner and reason.
         """
-        if runner is not None:
-            loaders.resolve(runner)  # fail early on an unknown runner or a bad mapping file
         mapping, measures = dict(mapping or {}), dict(measures or {})
-        check_mapping(mapping, measures)
+        # fail early: an unknown runner, a bad mapping file, a column the runner does not read
+        check_mapping(mapping, measures, *loaders.mapping_columns(runner, mapping))
         if isinstance(catalogue, (str, Path)):
             catalogue = load_catalogue(catalogue)
         beside: list[tuple[Path, str]] = []
@@ -352,7 +352,7 @@ class Store(StoreQueries, StoreReads):
         phases = CONTEST_PHASES + tuple(sorted(set(catalogue.phases.values()))) if catalogue is not None else CONTEST_PHASES
         shown = shows.mode() if progress is None else "notebook" if progress else "off"
         reader = FileReader(runner=None if runner is None else str(runner), catalogue=catalogue, mapping=mapping,
-                            measures=measures, skip=frozenset() if replace else frozenset(done),
+                            measures=measures, values=dict(values or {}), skip=frozenset() if replace else frozenset(done),
                             progress=shown in ("bar", "notebook") and len(files) < PARALLEL_MIN, phase=_phase_name(phase), score=score,
                             folders={} if phase is not None else folder_phases(paths, files, phases))
         staging = Staging(self.path) if str(self.path) != ":memory:" else None

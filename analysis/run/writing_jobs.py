@@ -22,18 +22,21 @@ def ingest(paths: list, store=DEFAULT_STORE, runner: str | None = None, catalogu
     nothing worth keeping. Fields: read, accepted, quarantined and the rest of the ingest's totals, and `reasons`
     (runner, reason, count and one example's file, record, field and message per reason)."""
     from referee.io import loaders
-    from referee.io.loaders.table import read_mapping
+    from referee.io.loaders.table import check_mapping, read_mapping
     from referee.io.store import Store
 
     target = Path(store)
-    columns, measures = read_mapping(mapping) if mapping else ({}, {})
+    columns, measures, values = read_mapping(mapping) if mapping else ({}, {}, {})
+    if mapping:  # the file's columns against the runner that reads them, the error naming the file
+        _, known, name = loaders.mapping_columns(runner, columns)
+        check_mapping(columns, measures, str(mapping), known, name)
     columns.update(pairs(map, "--map", "CANONICAL=COLUMN"))
     measures.update(pairs(measure, "--measure", "COLUMN=KIND"))
     existed = target.exists()
     try:
         with Store(target) as opened:
             report = opened.ingest(paths, runner=runner, catalogue=catalogue, mapping=columns, measures=measures,
-                                   strict=strict, replace=replace, phase=phase, score=score)
+                                   strict=strict, replace=replace, phase=phase, score=score, values=values)
     except BaseException:
         if not existed:  # a refused or failed ingest into a new store leaves no file behind
             for leftover in (target, Path(f"{target}.wal")):

@@ -56,6 +56,24 @@ def resolve(runner: str | Path) -> Runner | RunnerMap:
     return get(text)
 
 
+def mapping_columns(runner: str | Path | None, mapping: dict) -> tuple[str, tuple[str, ...] | None, str]:
+    """(where, columns, runner name) for `table.check_mapping` of a `--map` / `--mapping` given with `runner`: the
+    columns its entry reads (`Runner.columns`: the table and arena runners); with no runner named, the arena
+    runner's where every key is one of its columns (detection decides), else the table runner's. Raises as
+    `resolve` for an unknown runner or a bad mapping file, and ValueError for a mapping given to a runner that
+    reads its own format."""
+    entry = resolve(runner) if runner is not None else None
+    if entry is None:
+        arena = get("arena")
+        chosen = arena if mapping and all(k in arena.columns for k in mapping) else get("table")
+        return "--map", chosen.columns, chosen.name
+    columns = entry.columns if isinstance(entry, Runner) else ()
+    if mapping and not columns:
+        raise ValueError(f"--map: the {runner} runner reads its own format; --map and --mapping name the columns of "
+                         "the table and arena runners")
+    return "--map", columns or None, str(runner)
+
+
 def runner_fields() -> dict[str, dict[str, list[str]]]:
     """For every runner (and mapping files, 'mapped'), the fields each kind of record it reads may carry (its
     entry's `fields`), and for the table and arena runners the canonical columns `--map` can name."""

@@ -1,7 +1,10 @@
 """Pairwise arenas: one row per judgment (CSV, Parquet or JSONL).
 
 Canonical columns: `first`, `second` (the two contestants), `winner` (`first`, `second`, `tie`,
-`tie-both-bad`), optional `judge`, `prompt`, `time`, `id`. Common spellings are recognised without a
+`tie-both-bad`, `forfeit-first` / `forfeit-second`: that side forfeited (a disqualification) and loses, stored as a
+forfeit; `aborted`: no result (a network error), kept with no score and left out of ratings), optional `judge`,
+`prompt`, `time`, `id`. A file that writes the winner as codes maps them in a mapping file's `[values] winner =
+{CODE = "first", ...}`. Common spellings are recognised without a
 mapping: LLMFAO's `left`/`right`/`worker` with winner `left`/`right`/`tie`; Chatbot Arena's
 `model_a`/`model_b`/`judge`/`tstamp` with winner `model_a`/`model_b`/`tie`/`tie (bothbad)`. Anything else
 maps with `--map first=COLUMN`.
@@ -50,8 +53,13 @@ WINNERS = {
     "tie": "tie", "draw": "tie",
     "tie-both-bad": "tie-both-bad", "tie (bothbad)": "tie-both-bad", "both_bad": "tie-both-bad",
     "bothbad": "tie-both-bad",
+    "forfeit-first": "forfeit-first", "forfeit-second": "forfeit-second", "aborted": "aborted",
 }
-SCORES = {"first": (1.0, 0.0), "second": (0.0, 1.0), "tie": (0.5, 0.5), "tie-both-bad": (0.0, 0.0)}
+SCORES = {"first": (1.0, 0.0), "second": (0.0, 1.0), "tie": (0.5, 0.5), "tie-both-bad": (0.0, 0.0),
+          "forfeit-first": (0.0, 1.0), "forfeit-second": (1.0, 0.0), "aborted": (np.nan, np.nan)}
+# how a match ended for each side where the winner says more than who won: a forfeit (a disqualification) loses to
+# every other player; an aborted match (a network error) has no result, kept and left out of ratings
+OUTCOMES = {"forfeit-first": ("forfeit", "win"), "forfeit-second": ("win", "forfeit"), "aborted": ("aborted", "aborted")}
 SIDE_TOKENS = (("a", "b"), ("first", "second"), ("left", "right"))  # how a per-side column names its side
 
 
@@ -189,6 +197,9 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
             return out.reject_file(RecordError("missing field", cols[name] or name,
                                                f"no '{name}' column (looked for {list(ALIASES[name])}); map it with --map"))
     text = {k: _strip(table[c]) for k, c in cols.items() if c is not None and c in names}
+    if options.values.get("winner"):  # the file's codes read as winners (`[values] winner = {winner1st = "first"}`)
+        codes = options.values["winner"]
+        text["winner"] = pa.array(series(text["winner"]).map(lambda v: codes.get(v, v)), pa.string())
     keys = list(WINNERS)
     code = pc.index_in(pc.utf8_lower(text["winner"]), value_set=pa.array(keys))
     empty = {k: _mask(pc.or_(pc.is_null(text[k]), pc.equal(text[k], ""))) for k in ("first", "second", "winner")}
@@ -233,7 +244,9 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         kept = (lambda column: column) if len(good) == table.num_rows else (lambda column: column.take(take))
         match_ids = pc.binary_join_element_wise(
             pa.scalar(f"{file_key(path, content_hash)}:"), kept(labels), "")
-        scores = np.array([SCORES[WINNERS[k]] for k in keys])[kept(code).to_numpy(zero_copy_only=False)]
+        chosen = kept(code).to_numpy(zero_copy_only=False)
+        scores = np.array([SCORES[WINNERS[k]] for k in keys])[chosen]
+        ended = np.array([OUTCOMES.get(WINNERS[k], (None, None)) for k in keys], dtype=object)[chosen]
         extra = [k for k in ("judge", "id") if k in text]
         matches = table_of({
             "match_id": match_ids, "runner": NAME, "game": kept(text["prompt"]) if "prompt" in text else None,
@@ -245,9 +258,11 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         players = []
         for side, col in ((0, "first"), (1, "second")):
             rank = np.where(tie, 1.0, np.where(scores[:, side] > scores[:, 1 - side], 1.0, 2.0))
+            rank = np.where(np.isnan(scores[:, side]), np.nan, rank)  # an aborted match has no rank
             who = kept(text[col])
             players.append(table_of({"match_id": match_ids, "player": who, "agent": who, "role": col,
-                                     "score": scores[:, side], "rank": rank}))
+                                     "score": scores[:, side], "rank": rank,
+                                     "outcome": pa.array(ended[:, side].tolist(), pa.string())}))
         measures = []
         for name, first, second in sides:
             for col, column in (("first", first), ("second", second)):
@@ -264,4 +279,4 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
 
 
 RUNNER = Runner(NAME, sniff, load, {f"{name} (--map {name}=COLUMN), recognised as": list(aliases)
-                                    for name, aliases in ALIASES.items()})
+                                    for name, aliases in ALIASES.items()}, columns=tuple(ALIASES))

@@ -43,6 +43,7 @@ class LoadOptions:
     catalogue: Catalogue | None = None
     mapping: dict[str, str] = field(default_factory=dict)  # canonical column -> file column (table runner)
     measures: dict[str, str] = field(default_factory=dict)  # file column -> measure kind (table runner)
+    values: dict[str, dict[str, str]] = field(default_factory=dict)  # canonical column -> {code: value} (table, arena)
     progress: bool = False
     phase: str | None = None  # the contest phase every match read belongs to (ingest --phase)
     score: str | None = None  # which of a runner's several scores is the score (ingest --score; Sotopia's dimension)

@@ -98,6 +98,7 @@ class Runner:
     actors, event_types : the runner's own roles (a game master) and event types, never a player's.
     outcome_directions : outcome measure -> 'higher' or 'lower' is better (what the audit reads).
     headline : its own headline number, if it prints one.
+    columns : the canonical columns `--map` / `--mapping` can name for it (the table and arena runners).
     """
 
     name: str
@@ -121,6 +122,7 @@ class Runner:
     event_types: tuple[str, ...] = ()
     outcome_directions: Mapping[str, str] = field(default_factory=dict)
     headline: Headline | None = None
+    columns: tuple[str, ...] = ()  # the canonical columns `--map CANONICAL=COLUMN` can name (table, arena)
 
     def __post_init__(self) -> None:
         if not self.page:

@@ -81,10 +81,18 @@ def seat_number(value) -> float | None:
     return float(found.group(1))
 
 
-def check_mapping(mapping: dict[str, str], measures: dict[str, str] | None = None, where: str = "--map") -> None:
-    """Refuse a column mapping that names an unknown canonical column, reads one file column as two canonical
-    columns (`agent = "score"` beside the default `score`), or declares measures of an unknown kind, naming
-    every offender with a close-match suggestion (ValueError)."""
+def check_mapping(mapping: dict[str, str], measures: dict[str, str] | None = None, where: str = "--map",
+                  columns: tuple[str, ...] | None = None, runner: str = NAME) -> None:
+    """Refuse a column mapping that names a column the runner does not read (`columns`: the runner entry's
+    `columns`; default the table runner's), reads one file column as two canonical columns (`agent = "score"`
+    beside the default `score`), or declares measures of an unknown kind, naming every offender with a
+    close-match suggestion (ValueError)."""
+    if columns is not None and tuple(columns) != REQUIRED + OPTIONAL:
+        problems = [f"'{k}' is not a column the {runner} runner reads{suggest(k, columns)}" for k in mapping
+                    if k not in columns]
+        if problems:
+            raise ValueError(f"{where}: " + "; ".join(problems) + f". Columns that can be mapped: {list(columns)}")
+        return
     problems = [f"'{k}' is not a canonical column{suggest(k, REQUIRED + OPTIONAL)}"
                 for k in mapping if k not in REQUIRED + OPTIONAL]
     read_from: dict[str, list[str]] = {}
@@ -101,18 +109,26 @@ def check_mapping(mapping: dict[str, str], measures: dict[str, str] | None = Non
                          f"{list(REQUIRED)}, optional {list(OPTIONAL)}; measure kinds {list(MEASURE_KINDS)}")
 
 
-def read_mapping(path: str | Path) -> tuple[dict[str, str], dict[str, str]]:
-    """(column mapping, measures) from a TOML file with a `[columns]` table of canonical name = file column
-    and an optional `[measures]` table of file column = kind; checked with `check_mapping`."""
+def read_mapping(path: str | Path) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, str]]]:
+    """(column mapping, measures, values) from a TOML file with a `[columns]` table of canonical name = file
+    column, an optional `[measures]` table of file column = kind, and an optional `[values]` table of canonical
+    name = {the file's code = the canonical value} (a result written as codes: `winner = {winner1st = "first",
+    disqualified2nd = "forfeit-second", networkerror = "aborted"}`); the measures checked with `check_mapping`,
+    the columns against the runner that reads them (`Store.ingest`). ValueError naming the file and the key."""
     doc = read_toml(path, "column mapping")
-    unknown = [k for k in doc if k not in ("columns", "measures")]
+    tables = ("columns", "measures", "values")
+    unknown = [k for k in doc if k not in tables]
     if unknown:
-        raise ValueError(f"{path}: unknown table [{unknown[0]}]{suggest(unknown[0], ('columns', 'measures'))}; "
-                         "a column mapping has [columns] and [measures]")
+        raise ValueError(f"{path}: unknown table [{unknown[0]}]{suggest(unknown[0], tables)}; a column mapping has "
+                         "[columns], [measures] and [values]")
     columns = {str(k): str(v) for k, v in doc.get("columns", {}).items()}
     measures = {str(k): str(v) for k, v in doc.get("measures", {}).items()}
-    check_mapping(columns, measures, where=str(path))
-    return columns, measures
+    values = doc.get("values", {})
+    bad = [k for k, v in values.items() if not isinstance(v, dict)]
+    if bad:
+        raise ValueError(f"{path}: [values] {bad[0]} must be a table of the file's code = the canonical value")
+    check_mapping({}, measures, where=str(path))
+    return columns, measures, {str(k): {str(a): str(b) for a, b in v.items()} for k, v in values.items()}
 
 
 def _read_jsonl(path: Path, out: ResultBuilder, need: tuple[str, ...] = ()) -> tuple[pd.DataFrame, list[str]]:
@@ -324,17 +340,20 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
         out.saw()
         try:
             values = {c: record.get(source[c]) for c in REQUIRED + OPTIONAL}
+            for c, codes in options.values.items():  # a column written as codes (`[values] outcome = {...}`)
+                if c in values and _text(values[c]) is not None:
+                    values[c] = codes.get(_text(values[c]), values[c])
             for c in ("match", "agent"):
                 if _text(values[c]) is None:
                     raise RecordError("missing value", source[c], f"'{source[c]}' is empty")
-            score = number_cell(values["score"], source["score"], allow_neg_inf=True)
-            if score is None:
-                raise RecordError("missing value", source["score"], f"'{source['score']}' is empty")
-            rank = number_cell(values["rank"], source["rank"], allow_neg_inf=False)
-            rank = None if rank is None else rank_value(rank, source["rank"])
             outcome = (_text(values["outcome"]) or "").lower() or None
             if outcome is not None and outcome not in OUTCOMES:
                 raise RecordError("wrong value", source["outcome"], f"outcome {values['outcome']!r} is not one of {list(OUTCOMES)}")
+            score = number_cell(values["score"], source["score"], allow_neg_inf=True)
+            if score is None and outcome != "aborted":  # an aborted game has no result to score: kept as aborted
+                raise RecordError("missing value", source["score"], f"'{source['score']}' is empty")
+            rank = number_cell(values["rank"], source["rank"], allow_neg_inf=False)
+            rank = None if rank is None else rank_value(rank, source["rank"])
             match_id, agent = _name(values["match"], source["match"]), _name(values["agent"], source["agent"])
             player = _name(values["player"], source["player"]) or agent
             if (match_id, player) in seen_players:
@@ -391,4 +410,4 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
 # the tabular fallback: detection tries it after every specific runner that fits
 RUNNER = Runner(NAME, sniff, load, {"required (--map)": list(REQUIRED), "optional (--map)": list(OPTIONAL),
                                     "extra columns": ["--measure COLUMN=KIND, else kept in results.attrs"]},
-                fallback=True)
+                fallback=True, columns=REQUIRED + OPTIONAL)
