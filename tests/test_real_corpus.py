@@ -199,13 +199,21 @@ def test_an_inspect_store_prints_accuracy_for_every_model_with_several_logs_pool
     by_agent = runner_columns(numbers)
     scored = results.merge(matches[["match_id", "runner"]])
     models = set(scored.loc[scored["score"].notna(), "agent"])
-    assert models <= set(by_agent.index) and by_agent.loc[sorted(models), "accuracy"].notna().all(), by_agent
-    logs = numbers[(numbers["unit"] != "all its logs") & (numbers["metric"] == "accuracy")]
-    several = logs.groupby("agent").filter(lambda b: len(b) > 1)
-    assert several["agent"].nunique() >= 3
+    logs = numbers[~numbers["unit"].str.endswith("(all its logs)") & (numbers["metric"] == "accuracy")]
+    logs = logs.assign(task=logs["unit"].str.rsplit(" (", n=1).str[0])
+    tasks = logs.groupby("agent")["task"].nunique()
+    # a model of one task has its number beside its rating; one scored on several tasks none (Inspect pools no
+    # samples across tasks, issue 103), and no row of the runner's numbers pools them
+    one = sorted(a for a in models if tasks.get(a, 0) == 1)
+    assert one and by_agent.loc[one, "accuracy"].notna().all(), by_agent
+    several_tasks = [a for a in models if tasks.get(a, 0) > 1]
+    assert several_tasks and by_agent.reindex(several_tasks)["accuracy"].isna().all()
+    pooled_rows = numbers[numbers["unit"].str.endswith("(all its logs)")]
+    assert all("," not in u for u in pooled_rows["unit"])  # each pooled row is one task's
+    several = logs.groupby(["agent", "task"]).filter(lambda b: len(b) > 1)
     checked = 0
-    for agent, per_log in several.groupby("agent"):
-        pooled = numbers[(numbers["agent"] == agent) & (numbers["unit"] == "all its logs")
+    for (agent, task), per_log in several.groupby(["agent", "task"]):
+        pooled = numbers[(numbers["agent"] == agent) & (numbers["unit"] == f"{task} (all its logs)")
                          & (numbers["metric"] == "accuracy")]
         assert len(pooled) == 1 and np.isfinite(pooled["value"].iloc[0])
         stated = per_log["stated"].astype(float)
@@ -215,7 +223,7 @@ def test_an_inspect_store_prints_accuracy_for_every_model_with_several_logs_pool
         expected = float((stated * counts).sum() / counts.sum())
         assert pooled["value"].iloc[0] == pytest.approx(expected, abs=1e-9), (agent, expected)
         checked += 1
-    assert checked >= 2
+    assert checked >= 1 or several.empty
 
 
 def _samples_scored(matches: pd.DataFrame, results: pd.DataFrame, agent: str, unit: str) -> int:

@@ -78,11 +78,11 @@ def inspect_metrics(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFram
     -------
     COLUMNS: log, task, agent, metric (each metric the header states: accuracy, mean, stderr, std), value
     (computed; NaN where Inspect's way cannot be followed, `note` says why), stated (the header's), samples
-    (reduced samples counted), note. A model scored in several logs (an eval-set's tasks, or reruns) has one
-    more row per mean metric and stderr, log POOLED: the metric over the reduced samples of all its logs
-    together (accuracy and mean: their mean; stderr: Inspect's unclustered standard error of that mean, the
-    clusters of different tasks being unrelated), `stated` empty (Inspect prints each log apart), task naming
-    the tasks, and a note saying what was pooled.
+    (reduced samples counted), note. A model scored in several logs of one task (reruns, an eval-set's retries)
+    has one more row per mean metric and stderr, log POOLED, for that task: the metric over the reduced samples of
+    all those logs together (accuracy and mean: their mean; stderr: Inspect's unclustered standard error of that
+    mean), `stated` empty (Inspect prints each log apart) and a note saying what was pooled. Samples of different
+    tasks are never pooled: Inspect prints no number across tasks, and neither does referee.
     """
     mine = matches
     if mine.empty:
@@ -102,9 +102,13 @@ def inspect_metrics(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFram
             rows.append({"log": log, "task": task, "agent": agent, "metric": name, "value": computed,
                          "stated": value, "samples": len(values),
                          "note": note or ("" if np.isfinite(computed) else f"Inspect's {name!r} is not recomputed")})
-    for agent, logs in pooled.items():
-        if len(logs) > 1:
-            rows += _pooled_rows(agent, logs)
+    for agent, logs in pooled.items():  # pooled within a task only: Inspect prints no number across tasks
+        by_task: dict = {}
+        for entry in logs:
+            by_task.setdefault(entry[1], []).append(entry)
+        for same in by_task.values():
+            if len(same) > 1:
+                rows += _pooled_rows(agent, same)
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -132,13 +136,18 @@ def inspect_headline(tables: Tables) -> pd.DataFrame:
     found = inspect_metrics(tables.matches, tables.results)
     if found.empty:
         return headline_rows(pd.DataFrame())
-    errors = found[found["metric"] == "stderr"].set_index(["log", "agent"])[["value", "stated"]]
-    head = found[found["metric"].isin(MEANS)].join(
-        errors.rename(columns={"value": "stderr", "stated": "stated_stderr"}), on=["log", "agent"])
-    unit = np.where(head["log"] == POOLED, POOLED, head["task"] + " (" + head["log"] + ")")
+    errors = found[found["metric"] == "stderr"].set_index(["log", "agent", "task"])[["value", "stated"]]
+    head = found[found["metric"].isin(MEANS)].join(  # a pooled row is one task's: (log, agent, task) is unique
+        errors.rename(columns={"value": "stderr", "stated": "stated_stderr"}), on=["log", "agent", "task"])
+    unit = head["task"] + " (" + head["log"] + ")"  # the task named in every unit, pooled or one log
     return headline_rows(head.assign(unit=unit, headline=True))
 
 
 def pooled_unit(agent: str, units: list[str]) -> str | None:
-    """An Inspect model's own numbers: its one log, else its logs pooled (POOLED)."""
-    return POOLED if POOLED in units else only_unit(agent, units)
+    """An Inspect model's own number beside its rating: its one log, else its logs of one task pooled; none for a
+    model scored on several tasks (Inspect prints no number across tasks: per task, see `runner-numbers`)."""
+    pooled = [u for u in units if u.endswith(f"({POOLED})")]
+    tasks = {u.rsplit(" (", 1)[0] for u in units}
+    if len(tasks) > 1:
+        return None
+    return pooled[0] if pooled else only_unit(agent, units)
