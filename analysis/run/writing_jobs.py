@@ -33,11 +33,17 @@ def ingest(paths: list, store=DEFAULT_STORE, runner: str | None = None, catalogu
     columns.update(pairs(map, "--map", "CANONICAL=COLUMN"))
     measures.update(pairs(measure, "--measure", "COLUMN=KIND"))
     existed = target.exists()
+    import logging
+
+    store_log = logging.getLogger("referee.io.store")  # its warnings are this job's, said once below (warnings.warn)
+    level = store_log.level
+    store_log.setLevel(logging.ERROR)
     try:
         with Store(target) as opened:
             report = opened.ingest(paths, runner=runner, catalogue=catalogue, mapping=columns, measures=measures,
                                    strict=strict, replace=replace, phase=phase, score=score, values=values)
     except BaseException:
+        store_log.setLevel(level)
         if not existed:  # a refused or failed ingest into a new store leaves no file behind
             for leftover in (target, Path(f"{target}.wal")):
                 try:
@@ -45,6 +51,7 @@ def ingest(paths: list, store=DEFAULT_STORE, runner: str | None = None, catalogu
                 except OSError:  # nothing was made there (a file stands where its folder would be)
                     pass
         raise
+    store_log.setLevel(level)
     totals = report.as_dict()
     lines = [f"{row.runner}: {row.files} file(s) {row.status}, read {row.read} = accepted {row.accepted} "
              f"+ quarantined {row.quarantined}" for row in report.by_runner().itertuples()]
