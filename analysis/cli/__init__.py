@@ -16,6 +16,7 @@ a hint to report it; `--debug` shows the traceback).
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import os
 import sys
@@ -69,15 +70,44 @@ def closed_pipe() -> int:
     return EXIT_PIPE
 
 
+def _open_streams() -> None:
+    """A standard stream the caller closed (`2>&-`, `>&-`: Python then holds None) writes to the null device, so
+    the command still runs, says nothing there, and exits as it would."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - lives as long as the process
+
+
+def _unwritable(exc: OSError) -> int:
+    """A standard stream that cannot take the output (`> /dev/full`: no space left): said on standard error where
+    that can still be written, exit 1."""
+    try:
+        print(f"referee: error: cannot write the output ({exc.strerror or exc}); what the command wrote to files "
+              "stands", file=sys.stderr)
+        sys.stderr.flush()
+    except OSError:
+        pass
+    try:  # what is still buffered for the full stream goes nowhere, so that exiting does not fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return EXIT_ERROR
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `referee` command; returns the exit code (module docstring); a closed pipe ends
-    quietly with EXIT_PIPE."""
+    quietly with EXIT_PIPE, a closed standard stream is the null device, a full one exits 1 saying so."""
+    _open_streams()
     try:
         code = _main(argv)
         sys.stdout.flush()  # inside the guard: a reader gone before the last buffer is a closed pipe too
         return code
     except BrokenPipeError:
         return closed_pipe()
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EIO, errno.EBADF):
+            raise
+        return _unwritable(exc)
 
 
 def _main(argv: list[str] | None = None) -> int:
@@ -101,6 +131,13 @@ def _main(argv: list[str] | None = None) -> int:
             raise
         except HANDLED as exc:
             code, error = EXIT_ERROR, str(exc).strip("'\"")
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EIO, errno.EBADF) and getattr(exc, "filename", None) is None:
+                raise  # standard output could not take what the command printed: `main` says so
+            if args.debug:
+                raise
+            code, error = EXIT_INTERNAL, (f"unexpected {type(exc).__name__}: {exc} (this is a bug in referee: rerun "
+                                          "with --debug and report the traceback)")
         except Exception as exc:  # noqa: BLE001 - the top level never shows a raw traceback unless asked
             if args.debug:
                 raise
