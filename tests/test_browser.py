@@ -20,9 +20,9 @@ FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-u
          "--window-size=1280,1600")
 
 
-def open_in_browser(page, profile, screenshot) -> dict:
-    """Open `page` (a file) in headless Chromium; returns the document's readyState, the console messages
-    (level, message), every image's (complete, natural width, shown width) and writes a screenshot."""
+def browser(profile):
+    """A headless Chromium driver (selenium) with the closed-network flags and the browser's console logged; the
+    caller quits it."""
     if CHROMIUM is None or CHROMEDRIVER is None:
         pytest.fail("headless Chromium is needed: apt-get install chromium chromium-driver (make test does this "
                     "on Debian when run as root)")
@@ -34,7 +34,13 @@ def open_in_browser(page, profile, screenshot) -> dict:
     for flag in FLAGS + (f"--user-data-dir={profile}",):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+def open_in_browser(page, profile, screenshot) -> dict:
+    """Open `page` (a file) in headless Chromium; returns the document's readyState, the console messages
+    (level, message), every image's (complete, natural width, shown width) and writes a screenshot."""
+    driver = browser(profile)
     try:
         driver.get(page.resolve().as_uri())
         state = driver.execute_script("return document.readyState")

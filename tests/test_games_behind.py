@@ -131,22 +131,13 @@ def test_referee_show_prints_the_same_trace(planted, capsys):
 
 
 def test_a_browser_goes_from_the_board_to_an_agent_to_a_match(planted, tmp_path):
-    from tests.test_browser import CHROMEDRIVER, CHROMIUM, FLAGS
-
-    if CHROMIUM is None or CHROMEDRIVER is None:
-        pytest.fail("headless Chromium is needed: apt-get install chromium chromium-driver")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
+
+    from tests.test_browser import browser
 
     report, store, skill, match = planted
     weakest = min(skill, key=skill.get)
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS + (f"--user-data-dir={tmp_path / 'profile'}",):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver = browser(tmp_path / "profile")
     try:
         driver.get((report / "index.html").resolve().as_uri())
         driver.find_element(By.CSS_SELECTOR, "details.games summary").click()

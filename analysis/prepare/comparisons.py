@@ -85,16 +85,23 @@ def pooled_unit(frame: pd.DataFrame) -> pd.Series:
     return unit.where(phase.isna(), phase.astype(str) + "/" + unit)
 
 
+def _pooled_scores(matches: pd.DataFrame, results: pd.DataFrame) -> tuple[pd.DataFrame | None, pd.DataFrame]:
+    """(one score per (match, agent) of the pooled matches that have a scenario, or None where none is pooled; the
+    other matches)."""
+    pooled = matches[_pooled(matches)]
+    if not len(pooled):
+        return None, matches[~_pooled(matches)]
+    scores = agent_match_scores(pooled, results[is_in(results["match_id"], pooled["match_id"])])
+    return scores[scores["scenario"].notna()], matches[~_pooled(matches)]
+
+
 def unit_matches(matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     """Which match of each comparison unit is an agent's own: one row per (unit, agent) with its match_id. A
     pooled unit ('{scenario}:{repetition}', separate-episode runners: `pooled_unit`) holds one match per agent; any
     other unit is the match itself."""
-    pooled = matches[_pooled(matches)]
-    other = matches[~_pooled(matches)]
+    scores, other = _pooled_scores(matches, results)
     parts = []
-    if len(pooled):
-        scores = agent_match_scores(pooled, results[is_in(results["match_id"], pooled["match_id"])])
-        scores = scores[scores["scenario"].notna()]
+    if scores is not None:
         parts.append(pd.DataFrame({"unit": pooled_unit(scores), "agent": scores["agent"],
                                    "match_id": scores["match_id"]}))
     if len(other):
@@ -137,12 +144,9 @@ def _units(matches: pd.DataFrame, results: pd.DataFrame, scripted: bool = False)
     (`with_scripted`)."""
     matches, results = with_outcomes(without_excluded(matches), results)
     results = with_scripted(results, scripted)
-    pooled = matches[_pooled(matches)]
-    other = matches[~_pooled(matches)]
+    scores, other = _pooled_scores(matches, results)
     parts = []
-    if len(pooled):
-        scores = agent_match_scores(pooled, results[is_in(results["match_id"], pooled["match_id"])])
-        scores = scores[scores["scenario"].notna()]
+    if scores is not None:
         parts.append(pd.DataFrame({"unit": pooled_unit(scores),
                                    "agent": scores["agent"], "score": scores["score"], "game": scores["game"],
                                    "communication": scores["communication"], "time": None, "pooled": True}))
