@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 
+import referee
 from referee.run.ratings.ratings_cv import cross_validate, game_folds, summarise_cv, win_matrix
 from tests.helpers import simulate
 
@@ -76,3 +77,22 @@ def test_the_per_game_model_in_every_fold_by_maximum_likelihood_or_with_its_prio
     assert by[None]["bt"] == by[100.0]["bt"]
     assert abs(by[None]["bt-per-game"] - by[100.0]["bt-per-game"]) > 1e-3
     assert abs(by[None]["bt-per-game"] - by[1e6]["bt-per-game"]) < 1e-3
+
+
+def test_no_multidimensional_fold_is_counted_unpenalised_where_no_per_game_estimate_exists(tmp_path):
+    """Issue 106: equation 3 is fitted with its ridge, so every bt-md fold it scores is a penalised fit (counted in
+    folds_with_prior); at as many dimensions as games it is the per-game model, and under the paper's plain protocol
+    a fold whose per-game estimate does not exist (checked apart by the per-game fit) is not scored, as the
+    per-game row's is not."""
+    from referee.reporting import SAMPLE
+
+    store = referee.open(SAMPLE / "compact" / "logs", store=tmp_path / "c.duckdb")
+    found = referee.ratings_cv(store, per_game_prior_sd=None).table("cv_auc")
+    md = found[found["model"] == "bt-md"]
+    scored = md[md["folds"] > 0]
+    assert len(scored) and (scored["folds_with_prior"] == scored["folds"]).all()
+    games = store.matches()["game"].nunique()
+    per_game = found[found["model"] == "bt-per-game"].iloc[0]
+    at_least = md[md["dims"] >= games]
+    assert len(at_least) and (at_least["folds"] == per_game["folds"]).all()
+    assert (at_least["auc"].isna() == pd.isna(per_game["auc"])).all()

@@ -146,6 +146,13 @@ def _row_name(row) -> str:
     return f"{row.model}{'' if not row.dims else f' ({row.dims} dims)'}"
 
 
+def inspect_default(function, name: str):
+    """The default of `function`'s parameter `name` (as its signature states it: one truth for the number)."""
+    import inspect
+
+    return inspect.signature(function).parameters[name].default
+
+
 def cv_fold_words(auc) -> dict[str, str]:
     """What the cross-validation item says of its folds beyond plain maximum likelihood (said in the item and
     carried as columns of its CSV, not only on stderr): the scored folds whose fits added a prior (regularised
@@ -153,9 +160,19 @@ def cv_fold_words(auc) -> dict[str, str]:
     fit has no estimate of (column folds_without_estimate; a row with no fold scored has no AUC)."""
     from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE
 
+    from referee.models.ratings.bt_multidim import fit_bt_multidim
+
     said = {}
     total = auc["folds"] + auc["folds_without_estimate"]
-    with_prior = auc[auc["folds_with_prior"] > 0]
+    ridge = auc["model"].eq("bt-md") & (auc["folds_with_prior"] > 0)
+    if ridge.any():  # equation 3 is always fitted with its ridge: every fold it scores is a penalised fit
+        lam = inspect_default(fit_bt_multidim, "lam")
+        said["multidimensional fits"] = (
+            "; ".join(f"{_row_name(r)}: {r.folds_with_prior} of {t}" for r, t in zip(auc[ridge].itertuples(),
+                                                                                    total[ridge].to_numpy()))
+            + f" folds scored from equation 3 fitted with a ridge penalty (lambda = {lam:g} on every weight, a Normal "
+            "prior): their AUCs are of penalised fits (column folds_with_prior), not plain maximum likelihood")
+    with_prior = auc[(auc["folds_with_prior"] > 0) & ~ridge]
     if len(with_prior):
         said["folds given a prior"] = (
             "; ".join(f"{_row_name(r)}: {r.folds_with_prior} of {t}" for r, t in zip(with_prior.itertuples(),

@@ -142,10 +142,18 @@ def per_game_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> 
 
 
 def md_fold(strengths, coded, agents, game_index, dims, seed, tau_elo) -> bool:
-    """bt-md in a fold: each game's strengths with `dims` dimensions (no prior added)."""
+    """bt-md in a fold: each game's strengths with `dims` dimensions. Always True: equation 3 is fitted with a
+    ridge penalty (`fit_bt_multidim`'s `lam`, a Normal prior on every weight), so every fold it scores is a
+    penalised fit, counted in `folds_with_prior`. Where `dims` reaches the fold's games, equation 3 is the per-game
+    model, and a cell whose per-game maximum-likelihood estimate does not exist (`fit_bt_per_game`'s `unbounded`,
+    checked apart) is NaN under the plain protocol (`tau_elo` None), as the per-game row's: never scored as if it
+    were an estimate."""
     fit = fit_bt_multidim(coded.game_counts(), agents, coded.games, dims=dims, seed=seed, restarts=2)
     strengths[game_index] = fit.strengths
-    return False
+    if tau_elo is None and dims >= len(coded.games):
+        unbounded = fit_bt_per_game(coded.game_counts(), agents, coded.games, tau_elo=None).unbounded
+        strengths[game_index] = np.where(unbounded, np.nan, strengths[game_index])
+    return True
 
 
 def bayes_bt(coded, by: bool, draws: int, tune: int, chains: int, seed: int, sampler: str):
