@@ -380,6 +380,14 @@ def test_paper_aoa_on_a_simulated_season_reads_its_event_log_and_quotes_no_publi
     deport = pd.read_csv(out / "section_5_4.csv").set_index("event")
     votes = [x for x in lines if "deport" in str(x.get("action", x.get("type")))]
     assert deport["events"].sum() == len(votes) and deport["rejected"].sum() == sum(x["status"] == "rejected" for x in votes)
+    # votes and deportations carried out apart (issue 106): a vote cast is not a deportation, and this log names none
+    said = items["Section 5.4"]["protocol"]
+    assert "a vote cast is not a deportation" in said["votes"]
+    assert said["deportations carried out"].startswith("the log records no deportation carried out")
+    # 5.6: each mission against its own condition (the peace timer against World Peace's 60 minutes)
+    peace = items["Section 5.6"]["protocol"]
+    assert "of the 60 minutes of sustained peace World Peace needs" in peace["World Peace"]
+    assert peace["Last Standing"].startswith("each nation's survival")
     season = json.loads((SAMPLE / "aoa_sim" / "logs" / "season.json").read_text())
     assert len(pd.read_csv(out / "section_5_6.csv")) == len({p["time"] for p in season["peace"]})
     assert items["Appendix A.3"]["files"] and items["Section 5.6"]["files"]

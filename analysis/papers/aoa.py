@@ -10,6 +10,7 @@ import json
 import pandas as pd
 from scipy import stats
 
+from referee.models.validity.season import PEACE_TARGET_MINUTES
 from referee.papers.items import Item, PaperWriter
 
 NARRATIVE = ("Section 6.2", "two false claims caught and corrected",  # the report's own editing, in no data
@@ -267,22 +268,35 @@ def _activity(writer: PaperWriter, frame: pd.DataFrame) -> None:
     writer.table(item, data.sort_values("actions_total", ascending=False))
 
 
+CARRIED_OUT = ("deported", "deportation", "relocat")  # event types naming a deportation that happened, not a vote
+
+
 def _deportation(writer: PaperWriter, events: pd.DataFrame) -> None:
-    """Section 5.4: deport-related events against deportations carried out: each kind counted with how many the
-    world accepted and rejected (`is_rejected`)."""
+    """Section 5.4: deport votes against deportations carried out, apart: each deport-related kind of event counted
+    with how many the world accepted (a vote cast) and rejected (`is_rejected`), and the deportations carried out
+    (events whose type names one that happened: deported, a deportation, a relocation), or that the log records
+    none. A vote accepted is a vote cast, never a deportation."""
     from referee.models.validity.checks import is_rejected
 
-    item = Item("Section 5.4", "deportation: deport-related events by kind, accepted and rejected (a deportation "
-                               "carried out is an accepted deport action where the log has one)")
+    item = Item("Section 5.4", "deportation: deport votes by kind, accepted (cast) and rejected, against the "
+                               "deportations carried out")
     related = events[_of_kind(events, "deport")] if len(events) else events
     if not len(related):
         writer.missing(item, "the store holds no event log with deport-related events for this season (the season "
                              "file alone carries final statistics)")
         return
-    refused = is_rejected(related)
-    table = pd.DataFrame({"events": related["type"].astype(str).value_counts(),
-                          "accepted": related.loc[related["status"] == "accepted", "type"].astype(str).value_counts(),
-                          "rejected": related.loc[refused, "type"].astype(str).value_counts()}).fillna(0).astype(int)
+    kinds = related["type"].astype(str).str.lower()
+    done = kinds.str.contains("|".join(CARRIED_OUT)) & ~is_rejected(related)
+    votes = related[~done]
+    refused = is_rejected(votes)
+    table = pd.DataFrame({"events": votes["type"].astype(str).value_counts(),
+                          "accepted": votes.loc[votes["status"] == "accepted", "type"].astype(str).value_counts(),
+                          "rejected": votes.loc[refused, "type"].astype(str).value_counts()}).fillna(0).astype(int)
+    item.protocol["votes"] = (f"{len(votes):,} deport-related vote event(s): {int((votes['status'] == 'accepted').sum()):,} "
+                              f"accepted (cast) and {int(refused.sum()):,} rejected; a vote cast is not a deportation")
+    item.protocol["deportations carried out"] = (f"{int(done.sum()):,} (events whose type names a deportation that "
+                                                 "happened)" if done.any() else "the log records no deportation "
+                                                 "carried out (no event names one that happened)")
     writer.table(item, table.rename_axis("event").reset_index())
 
 
@@ -338,7 +352,17 @@ def _peace(writer: PaperWriter, events: pd.DataFrame) -> None:
         item.protocol["power lead"] = ("the strongest nation's power over the second's, in per cent of the second's "
                                        "(Total Control needs 50); power_gap is the same in power points")
     series = series.reset_index()
-    item.protocol.update(readings=len(peace), longest_peace_minutes=float(series["peace_timer_minutes"].max()))
+    longest = float(series["peace_timer_minutes"].max())
+    item.protocol.update(readings=len(peace), longest_peace_minutes=longest)
+    # each mission's progress against its own condition, as the report reads it (models.validity.season)
+    item.protocol["World Peace"] = (f"the peace timer peaked at {longest:.1f} of the {PEACE_TARGET_MINUTES:g} minutes of "
+                                    f"sustained peace World Peace needs ({longest / PEACE_TARGET_MINUTES:.0%})"
+                                    + ("; reached" if longest >= PEACE_TARGET_MINUTES else "; not reached"))
     if "power_lead_pct" in series.columns and series["power_lead_pct"].notna().any():
-        item.protocol["largest power lead"] = f"{series['power_lead_pct'].max():.0f} % (Total Control needs 50 %)"
+        top = float(series["power_lead_pct"].max())
+        item.protocol["largest power lead"] = f"{top:.2f} % (Total Control needs 50 %)"
+        item.protocol["Total Control"] = (f"the top nation's lead over the second peaked at {top:.2f} % of the 50 % "
+                                          f"Total Control needs ({top / 50:.0%})" + ("; reached" if top >= 50 else
+                                                                                    "; not reached"))
+    item.protocol["Last Standing"] = "each nation's survival over the run: Appendix A.3 (when each nation died)"
     writer.table(item, series)
