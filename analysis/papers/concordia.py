@@ -295,6 +295,10 @@ def _score_figures(store, writer: PaperWriter, selection, models: bool, sampling
         caps = layout.capabilities()
         extras = {n: layout.parameters(n).loc[lambda t: t["agent"].isin(included)]
                   for n in ("base_chance", "sample_size")}
-        writer.figure(item, plot_capability_profiles(caps[caps["agent"].isin(included)], extras), caps)
+        drawn = caps[caps["agent"].isin(included)]
+        # the CSV holds exactly what the figure draws: the included agents' capabilities, base chance and sample size
+        shown = pd.concat([drawn.assign(parameter="capability"),
+                           *[t.assign(parameter=n) for n, t in extras.items()]], ignore_index=True)
+        writer.figure(item, plot_capability_profiles(drawn, extras), shown)
     else:
         writer.missing(item, "no agent's Measurement Layout reaches a test R² of 0.35 (the paper shows only those)")
