@@ -362,13 +362,14 @@ def test_task_and_item_are_the_columns_named_and_the_default_is_said():
         sample_outcomes(matches, results, task="scenario", item="scenario")
 
 
-def test_a_diverging_fit_is_refitted_once_with_the_other_coding_and_only_the_fit_that_stands_speaks(monkeypatch):
-    """Issue 85: a fit that diverges is refitted with the other coding before NOT CONVERGED is reported. The first
-    fit's divergences are planted here (its sampler's count raised, a warning of its own recorded): the refit
-    stands, its coding is the other one, the notes say so, and the first fit's warning never reaches the caller.
-    Both fits are drawn with the first one's coding (the refit's draws stand in for those of the other coding: what
-    is tested is which fit stands and what is said), so that the test compiles one structure, the non-centred one
-    other tests share, not two."""
+def test_a_diverging_fit_recodes_only_the_effect_in_the_funnel_and_only_the_fit_that_stands_speaks(monkeypatch):
+    """Issues 85 and 108: a fit that diverges is refitted before NOT CONVERGED is reported, with the other coding for
+    the effect in the funnel only (its scale lowest at the divergent draws); every other effect keeps its coding, and
+    the note names each. The first fit's divergences are planted here at the draws where the agents' scale is
+    smallest (a funnel in the agent effect), with a warning of its own: the refit stands, only the agent effect is
+    recoded, and the first fit's warning never reaches the caller. Every fit is drawn with the first one's coding
+    (the refit's draws stand in for the other coding's: what is tested is what is recoded and said), so that the test
+    compiles one structure, the non-centred one other tests share."""
     import warnings
 
     frame, _ = pass_fail_samples(agents=8, tasks=10, items=5, epochs=1, aliased=0, seed=3)
@@ -379,7 +380,10 @@ def test_a_diverging_fit_is_refitted_once_with_the_other_coding_and_only_the_fit
         calls.append(dict(args[5]))  # the coding asked for
         found = real(*args[:5], calls[0], *args[6:], **kwargs)
         if len(calls) == 1:
-            found.diagnostics["divergences"] = 7
+            sigma = found.idata.posterior["sigma_agent"]
+            planted = (sigma <= sigma.quantile(0.02)).to_numpy()  # the smallest agent scales: a funnel there
+            found.idata.sample_stats["diverging"] = (("chain", "draw"), planted)
+            found.diagnostics["divergences"] = int(planted.sum())
             found.warned.append(warnings.WarningMessage(UserWarning("the first fit's own warning"), UserWarning,
                                                         "referee", 0))
         return found
@@ -388,9 +392,10 @@ def test_a_diverging_fit_is_refitted_once_with_the_other_coding_and_only_the_fit
     with warnings.catch_warnings(record=True) as heard:
         warnings.simplefilter("always")
         fit = og.fit_outcomes(frame, draws=100, tune=100, seed=1)
-    assert len(calls) == 2 and calls[1] == {e: not c for e, c in calls[0].items()}
     assert set(calls[0].values()) == {False}  # 8 agents and 10 tasks of 40-50 samples each: non-centred first
-    assert fit.diagnostics["coding"] == {e: "centred" if c else "non-centred" for e, c in calls[1].items()}
-    assert any(n.startswith("refitted with the other coding: the first fit") and "had 7 divergent" in n
-               for n in fit.notes)
+    assert calls[1] == {"agent": True, "task": False}  # the agent effect recoded, the task effect kept
+    assert all(c == calls[1] for c in calls[2:])  # a continuation (more draws) keeps the coding that stands
+    assert fit.diagnostics["coding"] == {"agent": "centred", "task": "non-centred"}
+    said = next(n for n in fit.notes if n.startswith("refitted with the other coding of the effects in the funnel"))
+    assert "agent non-centred -> centred" in said and "task non-centred (unchanged)" in said
     assert not any("the first fit's own warning" in str(w.message) for w in heard)

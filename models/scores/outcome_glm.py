@@ -51,6 +51,7 @@ import pandas as pd
 
 from referee.models.fit import CHAINS, FitResult, collect_notes, sample, summary_table
 from referee.models.registry import OUTCOME_DRAWS, OUTCOME_EFFECTS, OUTCOME_TUNE
+from referee.models.scores.outcome_refits import converged_fit
 from referee.models.scores.ordered_logistic import ordered_logistic_logp
 
 EFFECTS = dict(zip(OUTCOME_EFFECTS, (("agent",), ("agent", "task"), ("agent", "task", "item"))))
@@ -370,20 +371,11 @@ def fit_outcomes(frame: pd.DataFrame, effects: str = "crossed", interaction: boo
     found, notes = identification(d, names)
     notes.insert(0, prior_predictive(priors, modelled, interaction, graded, seed))
     coding = codings(d, names)
-    fit = _sample_coded(d, names, interaction, graded, priors, coding, modelled, draws, tune, chains, seed, sampler)
-    if fit.diagnostics["divergences"] > 0 and any(e in modelled for e in coding):  # the other coding, once
-        other = {e: not c for e, c in coding.items()}
-        refit = _sample_coded(d, names, interaction, graded, priors, other, modelled, draws, tune, chains, seed,
-                              sampler)
-        said = ", ".join(f"{e} {'centred' if c else 'non-centred'}" for e, c in coding.items())
-        if refit.diagnostics["divergences"] < fit.diagnostics["divergences"]:
-            refit.notes.append(f"refitted with the other coding: the first fit ({said}) had "
-                               f"{fit.diagnostics['divergences']} divergent transition(s), this one "
-                               f"{refit.diagnostics['divergences']}")
-            fit, coding = refit, other
-        else:
-            fit.notes.append(f"a refit with the other coding diverged as often ({refit.diagnostics['divergences']} "
-                             f"against {fit.diagnostics['divergences']}): the first fit ({said}) is kept")
+
+    def attempt(chosen: dict, n: int = draws) -> _Attempt:  # one fit under a coding, n draws a chain
+        return _sample_coded(d, names, interaction, graded, priors, chosen, modelled, n, tune, chains, seed, sampler)
+
+    fit, coding = converged_fit(attempt, coding, modelled, draws, extend=draws >= OUTCOME_DRAWS)
     notes += fit.notes
     for w in fit.warned:  # only the fit that stands speaks to the caller
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
