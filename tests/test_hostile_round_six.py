@@ -48,3 +48,14 @@ def test_a_full_standard_output_exits_1_saying_so(store, tmp_path):
     found = _run(f"REFEREE info --store {store} > /dev/full", tmp_path)
     assert found.returncode == 1 and "Traceback" not in found.stderr
     assert "cannot write the output (No space left on device)" in found.stderr
+
+
+def test_an_out_that_cannot_be_what_the_command_writes_is_refused_in_words(tmp_path, capsys):
+    """`simulate --out <a file>` ended in a NotADirectoryError and `map --out <a folder>` in an IsADirectoryError
+    (exit 3); each is refused, naming the --out, before any work."""
+    (tmp_path / "a-file").write_text("")
+    (tmp_path / "a-folder").mkdir()
+    assert main(["simulate", "ranked", "--out", str(tmp_path / "a-file"), "-q"]) == 1
+    assert "--out" in capsys.readouterr().err
+    assert main(["map", str(tmp_path), "--out", str(tmp_path / "a-folder"), "--force"]) == 1
+    assert "a folder; name the mapping file" in capsys.readouterr().err

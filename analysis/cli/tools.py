@@ -22,6 +22,8 @@ def cmd_map(args) -> dict:
 
     out: Path = args.out
     drafted = None
+    if out.is_dir():  # the draft is one file: a folder there is refused in words, before any work
+        raise ValueError(f"--out {out}: a folder; name the mapping file to write (e.g. {out / 'mapping.toml'})")
     if out.exists() and not args.force:
         if not args.check:
             args.failure = f"{out} exists: pass --check to check it as it is, or --force to draft it again"

@@ -98,7 +98,9 @@ def simulate(runner: str, out, agents: int | None = None, seed: int = 0, **optio
     if foreign:
         raise ValueError(f"simulate {runner} has no option {foreign[0]!r}; its options: {', '.join(sorted(own))}")
     given = {k: v for k, v in options.items() if k in own and v is not None}
-    out = Path(out)
+    from referee.present.outputs import check_writable
+
+    out = check_writable(out)  # a file where the folder would be is refused in words, before any work
     paths = spec.run(out, agents or spec.agents, seed, **given)
     folder = ResultsFolder(out, seed=seed)
     folder.files += sorted(f for f in out.rglob("*")  # the simulator's own files
