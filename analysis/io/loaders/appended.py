@@ -45,14 +45,25 @@ ARRAY_START = re.compile(r"(?:\]|^)[ \t\r\n]*(\[)", re.MULTILINE)  # a `[` right
 
 
 def _next_array(text: str, decoder: json.JSONDecoder, at: int) -> int:
-    """Where the next whole document after `at` begins (a `[` after a `]` or at a line's start, from which a
-    document parses), else the end of `text`."""
+    """Where the next whole document after `at` begins: a `[` after a `]` or at a line's start from which a
+    document parses; else any later `[` from which an array parses to the end of the text or to another such start
+    (text written right before an array on its line: `]done[`); else the end of `text`."""
     for found in ARRAY_START.finditer(text, at):
         try:
             decoder.raw_decode(text, found.start(1))
         except (json.JSONDecodeError, RecursionError):
             continue
         return found.start(1)
+    start = text.find("[", at)
+    while start >= 0:
+        try:
+            _, end = decoder.raw_decode(text, start)
+        except (json.JSONDecodeError, RecursionError):
+            start = text.find("[", start + 1)
+            continue
+        if not text[end:].strip() or text[end:].lstrip().startswith("["):  # the array runs to a document boundary
+            return start
+        start = text.find("[", start + 1)
     return len(text)
 
 
