@@ -171,6 +171,9 @@ def unreadable(path: Path, digest: str, runner: str, exc: BaseException) -> Load
         return out.build()
 
 
+KEYS_SHOWN, KEY_CHARS = 30, 60  # the keys an unknown format's message names (a document keyed by id has thousands)
+
+
 def not_recognised(path: Path, digest: str, tried: list[NotThisRunner], keys: list[str] | None,
                    forced: bool, head: str | None = None) -> LoadResult:
     """One quarantine record for a whole file that no runner reads, saying what was seen and tried; its raw
@@ -182,10 +185,12 @@ def not_recognised(path: Path, digest: str, tried: list[NotThisRunner], keys: li
         for record in sample_records(path, head):
             if isinstance(record, dict):
                 keys += [k for k in record if k not in keys]
+    shown = [k if len(str(k)) <= KEY_CHARS else str(k)[:KEY_CHARS] + "..." for k in keys[:KEYS_SHOWN]]
+    more = f" and {len(keys) - KEYS_SHOWN:,} more" if len(keys) > KEYS_SHOWN else ""
     if is_document(path, head) and keys:
-        seen = f"valid JSON, no runner's keys: one JSON document whose top-level keys are {keys}"
+        seen = f"valid JSON, no runner's keys: one JSON document whose top-level keys are {shown}{more}"
     else:
-        seen = f"keys seen in its first records: {keys}" if keys else "no JSON records seen in its head"
+        seen = f"keys seen in its first records: {shown}{more}" if keys else "no JSON records seen in its head"
     hint = (f"`referee map {path.parent if path.parent.name else path}` drafts a mapping of these logs (then "
             "`referee ingest --runner MAPPING.toml`; data/formats/mapped.md), or force a built-in runner with --runner "
             f"({', '.join(sorted(loaders.RUNNERS))})")
