@@ -314,3 +314,28 @@ def test_compare_predictors_started_in_processes_gives_the_in_process_numbers(sa
     assert there.options["jobs"] == 2 and here.options["jobs"] == 1
     for name in ("pooled", "per_agent", "predictions"):
         pd.testing.assert_frame_equal(there.table(name), here.table(name))
+
+
+def test_every_valued_options_default_is_in_its_help():
+    """Issue 105: `--help` printed no default for some options (`fit baseline-contrast --baseline`, default
+    rational_agent) although the README says it lists every default. Each valued option's help now carries its
+    default, generated from the job table (`cli.jobs.with_default`), checked option by option on the parsers."""
+    import argparse
+
+    from referee.cli import build_parser
+    from referee.cli.manual import _commands
+
+    checked = 0
+    for name, parser in _commands(build_parser()).items():
+        parsers = [parser] + [p for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+                              for p in action.choices.values()]
+        for sub in parsers:
+            for action in sub._actions:
+                default = action.default
+                if (not action.option_strings or isinstance(action, (argparse._StoreTrueAction, argparse._HelpAction))
+                        or default in (None, (), [], "", False) or action.help in (None, argparse.SUPPRESS)
+                        or action.dest in ("store", "out")):
+                    continue
+                assert "default" in action.help, (name, action.dest, action.help)
+                checked += 1
+    assert checked > 50

@@ -31,10 +31,24 @@ def _help(text: str | None) -> str | None:
     return None if text is None else text.replace("%", "%%")
 
 
+def with_default(option: Option) -> str:
+    """An option's help with its default, from the job table, where the help does not already state one (a flag's
+    default is off, a missing default is said by the help itself)."""
+    text = option.help or ""
+    if option.flag or option.positional or option.default in (None, (), [], "") or "default" in text:
+        return text
+    shown = option.default
+    if isinstance(shown, range):
+        shown = f"{shown.start}-{shown.stop - 1}"
+    elif isinstance(shown, (list, tuple)):
+        shown = " ".join(map(str, shown))
+    return f"{text} (default {shown})"
+
+
 def add_option(parser, option: Option) -> None:
     """`option` on the command line: a positional, a flag, a repeatable or a valued option, with its checker,
-    choices, default and help."""
-    kwargs: dict = {"help": _help(option.help)}
+    choices, default and help (its default said: `with_default`)."""
+    kwargs: dict = {"help": _help(with_default(option))}
     if option.type is not None:
         kwargs["type"] = argparse_type(option.type)
     if option.choices is not None:
