@@ -59,3 +59,16 @@ def test_an_out_that_cannot_be_what_the_command_writes_is_refused_in_words(tmp_p
     assert "--out" in capsys.readouterr().err
     assert main(["map", str(tmp_path), "--out", str(tmp_path / "a-folder"), "--force"]) == 1
     assert "a folder; name the mapping file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["contest", "--top", str(10**30)], ["ratings", "--jobs", "100000"],
+                                  ["judge-agreement", "--seed", str(2**40)], ["calibrate", "pass-fail", "--size",
+                                                                              str(10**30)]])
+def test_an_absurd_whole_number_is_refused_in_words_naming_the_option(argv, store, capsys):
+    """Issue 104: whole-number options had no upper bound (10**30 accepted; `--jobs` any count): every whole number
+    is at most 2**32 - 1, local workers at most 256, refused before any work with the option named (exit 2)."""
+    with pytest.raises(SystemExit) as exit_:
+        main([*argv, "--store", str(store)])
+    assert exit_.value.code == 2
+    flag = argv[-2]
+    assert f"argument {flag}: must be " in capsys.readouterr().err  # its own bound, or the global one

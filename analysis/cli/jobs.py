@@ -11,14 +11,14 @@ from pathlib import Path
 from referee.names import DEFAULT_STORE
 from referee.composing import JOBS
 from referee.run.job_table import Job
-from referee.run.options import Option
+from referee.run.options import Option, bounded
 
 
 def argparse_type(check):
     """A checker (text -> value, ValueError) as an argparse type: the ValueError's words as the usage error."""
     def parse(text: str):
         try:
-            return check(text)
+            return bounded(check(text))
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 

@@ -63,7 +63,7 @@ class Option:
             raise ValueError(f"{job}: {self.name}: {exc}") from None
 
     def _one(self, value: Any) -> Any:
-        value = self.type(value) if self.type is not None else value
+        value = bounded(self.type(value)) if self.type is not None else value
         if self.choices is not None and value not in self.choices:
             raise ValueError(f"{value!r} is not one of {', '.join(map(str, self.choices))}"
                              f"{suggest(str(value), self.choices)}")
@@ -78,19 +78,43 @@ def _plain(value, what: str):
     return value
 
 
+WHOLE_MAX = 2**32 - 1  # a whole-number option without a bound of its own takes no more (a seed's range)
+
+
 def whole(value) -> int:
     """A whole number (text: digits only, no separators)."""
     _plain(value, "a whole number")
     if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
         raise ValueError(f"expected a whole number, got {value!r}")
     try:
-        return int(value)
-    except (TypeError, ValueError):
+        found = int(value)
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"expected a whole number, got {value!r}") from None
+    return found
+
+
+def bounded(found):
+    """`found` (an option's checked value) where a whole number is at most WHOLE_MAX in size: the bound of every
+    option with none of its own (10**30 refused at once); checked after the option's own checker, so that a bound
+    of its own is the one named."""
+    if isinstance(found, int) and not isinstance(found, bool) and abs(found) > WHOLE_MAX:
+        raise ValueError(f"must be at most {WHOLE_MAX:,} in size, got {found:.3g}")
+    return found
+
+
+MAX_WORKERS = 256  # local worker processes: more than any machine's cores
+
+
+def workers(value) -> int:
+    """A number of local worker processes: a whole number from 1 to MAX_WORKERS."""
+    found = positive_int(value)
+    if found > MAX_WORKERS:
+        raise ValueError(f"must be at most {MAX_WORKERS} (local worker processes), got {found:,}")
+    return found
 
 
 def positive_int(value) -> int:
-    """A whole number from 1."""
+    """A whole number from 1 to WHOLE_MAX."""
     found = whole(value)
     if found < 1:
         raise ValueError(f"must be at least 1, got {found}")
@@ -106,7 +130,7 @@ def folds(value) -> int:
 
 
 def count(value) -> int:
-    """A whole number from 0."""
+    """A whole number from 0 to WHOLE_MAX."""
     found = whole(value)
     if found < 0:
         raise ValueError(f"must be 0 or more, got {found}")
@@ -394,7 +418,7 @@ def sampling_defaults_markdown() -> str:
 
 
 SWEEP_OPTIONS = (
-    Option("jobs", 1, "local worker processes (default 1: this process)", type=positive_int, group=SWEEP),
+    Option("jobs", 1, "local worker processes (default 1: this process)", type=workers, group=SWEEP),
     Option("scheduler", None, "an existing Dask scheduler, or local:N for a Dask LocalCluster of N processes",
            type=scheduler, metavar="tcp://HOST:PORT|local:N", group=SWEEP),
     Option("exchange", None, "folder the sweep's inputs are written to as Parquet; every worker must reach it "
