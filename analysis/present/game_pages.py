@@ -10,8 +10,9 @@ import hashlib
 import math
 import re
 
-import jinja2
 import pandas as pd
+
+from referee.present.report import html_templates
 
 FOLD = 280  # characters of a text shown before it is folded behind a click
 TRACE_ROWS = 200  # events shown on one match page; the rest is `referee show MATCH` away
@@ -65,11 +66,6 @@ def _from_the_other_side(result: str) -> str:
     return re.sub(r"\b(won|lost)\b", lambda m: "lost" if m.group(1) == "won" else "won", result)
 
 
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.PackageLoader("referee.present", "templates"),
-                              autoescape=jinja2.select_autoescape(["html"]))
-
-
 def _agent_page(template, runner: str, agent: str, row, found: pd.DataFrame, games, to_agent, to_match) -> str:
     said = (f"Rating {row['rating']:.0f} (Elo points, {row['status']})"
             + (f", rank {int(row['rank'])}, tier {int(row['tier'])}" if pd.notna(row.get("rank")) else
@@ -116,7 +112,7 @@ def write_game_pages(folder, runner: str, games, board: pd.DataFrame, traces: di
     `games.matches` (`agent_pages`), and the match pages of `traces` (match id -> `Trace`, in `games.pages`' order
     of priority: each agent's most surprising first) while the bytes written stay within `budget`; an agent page
     links only the match pages written. Returns (pages written, bytes written)."""
-    environment = _environment()
+    environment = html_templates()
     template = environment.get_template("game_page.html")
     css = folder.path("games/games.css")  # the pages' one stylesheet (shipped as a template: package data is .html)
     if not css.exists():

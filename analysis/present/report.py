@@ -80,6 +80,13 @@ def _table_html(cells: pd.DataFrame, classes: str | None = None) -> str:
     return cells.to_html(index=False, escape=True, border=0, classes=classes)
 
 
+def html_templates() -> jinja2.Environment:
+    """The HTML pages' templates (`templates/`), every value escaped (players' text is untrusted): the report's
+    and the game pages'."""
+    return jinja2.Environment(loader=jinja2.PackageLoader("referee.present", "templates"),
+                              autoescape=jinja2.select_autoescape(["html"]))
+
+
 def write_report(sections: list[Section], folder: "ResultsFolder", title: str = "referee report") -> Path:
     """Render `sections` into a results folder (`referee.present.outputs.ResultsFolder`).
 
@@ -124,8 +131,7 @@ def write_report(sections: list[Section], folder: "ResultsFolder", title: str = 
                          # a page's path is referee's own (games/<kind>/<slug>-<hash>.html): safe in both formats
                          "links": [{"text": text, "href": Markup(href)} for text, href in section.links]})
     lead = next((i for i, s in enumerate(sections) if not s.leaderboard), len(sections))
-    env = jinja2.Environment(loader=jinja2.PackageLoader("referee.present", "templates"),
-                             autoescape=jinja2.select_autoescape(["html"]))
+    env = html_templates()
     context = {"title": title, "sections": rendered, "version": referee_version(), "lead": lead,
                "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
     markdown = jinja2.Environment(loader=jinja2.PackageLoader("referee.present", "templates"), trim_blocks=True,
