@@ -193,7 +193,7 @@ def games_behind_boards(store: Store, boards: dict, sections: list[Section]) -> 
     `write_games_behind`."""
     from referee.io.traces import traces
     from referee.present.game_pages import agent_pages
-    from referee.run.ratings.games import games_behind, store_comparisons
+    from referee.run.ratings.games import games_behind
 
     pending = []
     titles = {s.title: s for s in sections}
@@ -201,10 +201,8 @@ def games_behind_boards(store: Store, boards: dict, sections: list[Section]) -> 
         section = titles.get(f"Leaderboard ({runner})")
         if not isinstance(board, Result) or section is None:
             continue
-        scope = _scope(runner, store.matches().query("runner == @runner"))
         table = board.value.inference.table  # the one inference: rating, status, block, rank, tier, component
-        comparisons, own = store_comparisons(store, **scope)
-        games = games_behind(comparisons, table, own)
+        games = games_behind(board.value.comparisons, table, board.value.own)  # what the board was computed from
         section.links = list(agent_pages(runner, games).items())
         pending.append((runner, games, table, traces(store, games.pages)))
     return pending

@@ -33,11 +33,23 @@ class Board:
     """What the leaderboard computed, for whoever draws each method apart (the report's appendix):
     `inference` the one inference (`referee.run.ratings.board.Board`: Bradley-Terry, its intervals, statuses, rank sets,
     tiers and pairwise tests), `bt` its Bradley-Terry `RatingResult`, `elo` the contest's Elo (with the same
-    statuses), `votes` every voting method's table (`referee.run.ratings.votes.vote_tables`)."""
+    statuses), `votes` every voting method's table (`referee.run.ratings.votes.vote_tables`), `comparisons` the
+    comparisons it was computed from (`referee.prepare.comparisons`) and `matches`, `results` the store's rows they
+    came from (for the games behind the board: `own`)."""
 
     inference: object
     elo: object
     votes: pd.DataFrame
+    comparisons: pd.DataFrame
+    matches: pd.DataFrame
+    results: pd.DataFrame
+
+    @property
+    def own(self) -> pd.DataFrame:
+        """Each (unit, agent)'s own match (`referee.prepare.comparisons.unit_matches`: unit, agent, match_id)."""
+        from referee.prepare.comparisons import unit_matches
+
+        return unit_matches(self.matches, self.results)
 
     @property
     def bt(self):
@@ -210,4 +222,4 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
                   fields={"could_be_first": best, "level": level, "critical": inference.critical, "said": said,
                           "runner_numbers": runner_numbers, "runner_columns": runner_columns, "methods": methods,
                           "summary": summary},
-                  value=Board(inference, elo, votes))
+                  value=Board(inference, elo, votes, comparisons, matches, results))
