@@ -17,7 +17,8 @@ import pytest
 import referee
 from referee.cli import main
 from referee.io.mapping_draft import draft_mapping
-from referee.run.ratings.games import boundary_evidence, match_surprise, win_probability
+from referee.models.ratings.bradley_terry import elo_win_probability as win_probability
+from referee.run.ratings.games import boundary_evidence, match_surprise
 from referee.simulators.social_shapes import HTML_MESSAGE, plant_upset, whisper_logs
 
 

@@ -94,6 +94,11 @@ def win_probability(theta: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-diff))
 
 
+def elo_win_probability(r_a, r_b) -> np.ndarray:
+    """P(a beats b) = 1 / (1 + 10^((r_b - r_a) / 400)) for ratings on the Elo scale (points; arrays broadcast)."""
+    return 1.0 / (1.0 + np.exp((np.asarray(r_b, float) - np.asarray(r_a, float)) / ELO_SCALE))
+
+
 def add_rank(frame: pd.DataFrame, by: str = "rating", seed: int = 0) -> pd.DataFrame:
     """Add `rank` (1 = highest `by`): ratings equal to 1e-6 share a rank, competition-style (1, 2, 2, 4), so
     that identical evidence never reads as an order; an agent without a rating (NaN) gets no rank. `seed`

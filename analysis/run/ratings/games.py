@@ -15,18 +15,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from referee.models.ratings.bradley_terry import ELO_SCALE
+from referee.models.ratings.bradley_terry import elo_win_probability
 
 GAMES_PER_AGENT = 5  # the report's page of an agent lists its most surprising matches,
 TRACED_PER_AGENT = 3  # and writes the trace pages of the first few (the report grows by a fifth at most)
 HEAD_TO_HEAD = 3  # each pair of ranked neighbours' head-to-head matches listed, at most this many,
 TRACED_PER_PAIR = 1  # the most surprising of them traced
 EVIDENCE = 3  # a tier boundary names the matches across it that carry most of its evidence
-
-
-def win_probability(r_a, r_b) -> np.ndarray:
-    """P(a beats b) under Bradley-Terry on the Elo scale (ratings in Elo points)."""
-    return 1.0 / (1.0 + np.exp((np.asarray(r_b, float) - np.asarray(r_a, float)) / ELO_SCALE))
 
 
 def _surprise(p_a: np.ndarray, outcome: np.ndarray) -> np.ndarray:
@@ -46,7 +41,7 @@ def match_surprise(comparisons: pd.DataFrame, ratings: pd.Series) -> pd.DataFram
         return pd.DataFrame(columns=["match", "agent", "opponents", "won", "lost", "tied", "expected", "surprise",
                                      "upset"])
     outcome = rated["outcome"].to_numpy(float)
-    p = win_probability(ratings.reindex(rated["a"]).to_numpy(), ratings.reindex(rated["b"]).to_numpy())
+    p = elo_win_probability(ratings.reindex(rated["a"]).to_numpy(), ratings.reindex(rated["b"]).to_numpy())
     bits = _surprise(p, outcome)
     both = pd.concat([
         pd.DataFrame({"match": rated["cluster"].astype(str).to_numpy(), "agent": rated["a"].to_numpy(),
@@ -93,7 +88,7 @@ def head_to_head(comparisons: pd.DataFrame, ratings: pd.Series, a: str, b: str) 
     if pair.empty:
         return pd.DataFrame(columns=["match", "result", "p_a_beats_b", "surprise"])
     score = np.where(pair["a"].to_numpy() == a, pair["outcome"].to_numpy(float), 1 - pair["outcome"].to_numpy(float))
-    p = float(win_probability(ratings.get(a, np.nan), ratings.get(b, np.nan))) if a in ratings and b in ratings \
+    p = float(elo_win_probability(ratings.get(a, np.nan), ratings.get(b, np.nan))) if a in ratings and b in ratings \
         else np.nan
     frame = pd.DataFrame({"match": pair["cluster"].astype(str).to_numpy(), "score": score,
                           "bits": _surprise(np.full(len(score), p), score) if np.isfinite(p) else np.nan})
@@ -116,7 +111,7 @@ def boundary_evidence(comparisons: pd.DataFrame, ratings: pd.Series, above: list
     if across.empty:
         return []
     outcome = across["outcome"].to_numpy(float)
-    p = win_probability(ratings.reindex(across["a"]).to_numpy(), ratings.reindex(across["b"]).to_numpy())
+    p = elo_win_probability(ratings.reindex(across["a"]).to_numpy(), ratings.reindex(across["b"]).to_numpy())
     bits = 1.0 - _surprise(p, outcome)  # log2 P(outcome | ratings) - log2 P(outcome | equal) = 1 - surprise
     evidence = pd.Series(bits, index=across["cluster"].astype(str).to_numpy()).groupby(level=0).sum()
     evidence = evidence[evidence > 0]
@@ -147,15 +142,17 @@ def games_behind(comparisons: pd.DataFrame, board: pd.DataFrame, own: pd.DataFra
     rated = board[board["rating"].notna()]
     ratings = rated.set_index("agent")["rating"].astype(float)
     found = match_surprise(comparisons, ratings)
-    if own is not None and len(own) and not (own["unit"] == own["match_id"]).all():
-        # a pooled unit ('scenario:repetition') is several matches: the agent's own is the one its page opens
+    # a pooled unit ('scenario:repetition') is several matches: the agent's own is the one its page opens, and a
+    # head-to-head there has no one match to trace
+    pooled = own is not None and len(own) > 0 and not (own["unit"] == own["match_id"]).all()
+    if pooled:
         found = found.merge(own.rename(columns={"unit": "match", "match_id": "own_match"}), on=["match", "agent"],
                             how="left")
     records, matches, neighbours, ranks = {}, {}, {}, []
     for agent in rated["agent"]:
         records[agent] = record_by_opponent(comparisons, agent)
         matches[agent] = found[found["agent"] == agent].head(per_agent).reset_index(drop=True)
-        ranks.append(list(matches[agent]["own_match" if "own_match" in found.columns else "match"].dropna()[:traced]))
+        ranks.append(list(matches[agent]["own_match" if pooled else "match"].dropna()[:traced]))
     # in order of priority: every agent's most surprising match, then its second, ...; the neighbours' after the first
     pages = [r[0] for r in ranks if r]
     ranked = board[board["block"] == "ranked"].sort_values(["component", "rank"])
@@ -163,7 +160,7 @@ def games_behind(comparisons: pd.DataFrame, board: pd.DataFrame, own: pd.DataFra
         names = list(part["agent"])
         for a, b in zip(names, names[1:]):
             neighbours[(a, b)] = head_to_head(comparisons, ratings, a, b).head(per_pair)
-            if own is None or (own["unit"] == own["match_id"]).all():  # a pooled unit has no one match to trace
+            if not pooled:
                 pages += list(neighbours[(a, b)]["match"][:traced_pair])
     pages += [r[k] for k in range(1, traced) for r in ranks if len(r) > k]
     return GamesBehind(records, matches, neighbours, list(dict.fromkeys(str(p) for p in pages)))
