@@ -242,14 +242,11 @@ def _components(reference: pd.DataFrame) -> pd.Series:
 
 
 def _ranks(reference: pd.DataFrame, where: str, say) -> None:
-    ranked = _ranked(reference.reset_index())
-    parts = _components(ranked.set_index("agent")).fillna(1)
-    for _, part in ranked.groupby(parts.to_numpy()):
-        ranks = pd.to_numeric(part["rank"]).to_numpy(float)
-        if sorted(ranks) != list(range(1, len(part) + 1)):
-            say("ranks in order", where, f"ranks {sorted(ranks)} are not 1..{len(part)}")
+    for by_rank in _ordered(reference):
+        ranks = by_rank["r"].to_numpy(float).tolist()
+        if ranks != list(range(1, len(by_rank) + 1)):
+            say("ranks in order", where, f"ranks {ranks} are not 1..{len(by_rank)}")
             continue
-        by_rank = part.assign(r=ranks).sort_values("r")
         rating = pd.to_numeric(by_rank["rating"]).to_numpy(float)
         for i in np.flatnonzero(rating[1:] > rating[:-1] + 1e-9):
             say("ranks in order", f"{where}: {by_rank['agent'].iloc[i]} | {by_rank['agent'].iloc[i + 1]}",
