@@ -136,7 +136,7 @@ def games_behind(comparisons: pd.DataFrame, board: pd.DataFrame, own: pd.DataFra
                  traced_pair: int = TRACED_PER_PAIR) -> GamesBehind:
     """The `GamesBehind` a board (`Board.table`: agent, rating, block, rank, component) and its comparisons: every
     rated agent (ranked and provisional), its `per_agent` most surprising matches, the first `traced` with a page
-    (its own match where a unit pools several: `own`, from `store_comparisons`);
+    (its own match where a unit pools several: `own`, the leaderboard's `Board.own`);
     each pair of ranked neighbours, its `per_pair` most surprising head-to-head matches, the first `traced_pair`
     with a page."""
     rated = board[board["rating"].notna()]
@@ -164,16 +164,3 @@ def games_behind(comparisons: pd.DataFrame, board: pd.DataFrame, own: pd.DataFra
                 pages += list(neighbours[(a, b)]["match"][:traced_pair])
     pages += [r[k] for k in range(1, traced) for r in ranks if len(r) > k]
     return GamesBehind(records, matches, neighbours, list(dict.fromkeys(str(p) for p in pages)))
-
-
-def store_comparisons(store, runner: str | None = None, phase: list[str] | None = None,
-                      where: list[str] | None = None, parallel: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(comparisons, own) of a store's scope: the comparisons as the board's jobs read them
-    (`referee.prepare.comparisons`), and each (unit, agent)'s own match (`unit_matches`: unit, agent, match_id),
-    for the trace behind a pooled unit."""
-    from referee.prepare.comparisons import comparisons_from_tables, unit_matches
-    from referee.run.stored import selected_tables
-
-    matches, results, _ = selected_tables(store, runner, phase, where)
-    return comparisons_from_tables(matches, results, parallel=parallel), unit_matches(matches, results)
-

@@ -38,13 +38,16 @@ def show(store, match: str | None = None, agent: str | None = None, runner: str 
 def _agent(store, agent: str, runner: str | None, phase: list[str] | None, limit: int) -> Result:
     from referee.models.registry import suggest
     from referee.run.ratings.board import infer_board
-    from referee.run.ratings.games import match_surprise, record_by_opponent, store_comparisons
+    from referee.prepare.comparisons import comparisons_and_agents
+    from referee.run.ratings.games import match_surprise, record_by_opponent
+    from referee.run.stored import selected_tables
 
-    comparisons, _ = store_comparisons(store, runner, phase)
+    matches, results, _ = selected_tables(store, runner, phase, None)
+    comparisons, agents = comparisons_and_agents(matches, results)  # as the leaderboard reads them
     known = sorted(set(comparisons["a"]) | set(comparisons["b"]))
     if agent not in known:
         raise ValueError(f"agent {agent!r} has no comparison in the store's scope{suggest(agent, known)}")
-    board = infer_board(comparisons)
+    board = infer_board(comparisons, agents)  # the leaderboard's inference: its ratings
     ratings = board.table.dropna(subset=["rating"]).set_index("agent")["rating"].astype(float)
     if agent not in ratings.index:
         raise ValueError(f"agent {agent!r} has no rating on the board ({board.table.set_index('agent').at[agent, 'status']})")
