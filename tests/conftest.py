@@ -152,6 +152,27 @@ def play_runner(name: str, script: str, out: Path, timeout: float = 600) -> Path
     return out
 
 
+def forfeit_written_over(replay: dict) -> dict:
+    """A test-forfeit copy as Kaggle made its markov_soccer and oshi_zumo ones (visualizer/default/replays/
+    test-forfeit-replay.json beside test-replay.json): the same steps, info and actionHistory, only the winner's
+    last action replaced by the LLM harness's forfeit and the rewards swapped; its info.actionApplied still names
+    the real move and its final observation still says the winner won."""
+    import json
+
+    copy = json.loads(json.dumps(replay))
+    last = copy["steps"][-1]
+    rewards = [seat["reward"] for seat in last]
+    winner = rewards.index(max(rewards))
+    last[winner]["action"] = {"submission": -1, "actionString": "<illegal>",
+                              "thoughts": "I ran out of legal options and could not produce a valid move.",
+                              "status": "Failed to parse a legal move after 5 attempts; forfeiting."}
+    for seat, reward in zip(last, rewards):
+        seat["reward"] = -reward
+    if "rewards" in copy:
+        copy["rewards"] = [-r for r in rewards]
+    return copy
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "runners: plays real games with an installed runner (TextArena in referee's "
                                        "venv; Kaggle Environments and clemcore in their own, `make runners`)")

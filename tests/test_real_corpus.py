@@ -26,6 +26,8 @@ from conftest import shared_file
 
 # (folder, reason) -> why the source agrees that the record cannot be stored as a match of its own
 ALLOWED = {
+    ("concordia-results-appended", "repeated record"): "a rerun appended to test5 and test6 repeats records of the "
+                                                       "first array unchanged: each is stored once",
     ("inspect", "duplicate match id"): "log_formats.json and log_formats.eval are one eval written in both of "
                                        "Inspect's formats: the same eval_id and samples",
 }
@@ -316,6 +318,12 @@ def test_sotopia_tournament_episode_logs_are_read(tmp_path, capsys):
                             for v in (doc["model_mapping"], doc["rewards"]))
         assert rows["player"].tolist() == list(mapping) and rows["agent"].tolist() == list(mapping.values())
         assert rows["score"].tolist() == [float(r) for r in rewards]
+    store.close()
+    db = tmp_path / "sotopia-werewolves.duckdb"
+    assert main(["runner-numbers", "--store", str(db)]) == 1  # the tournament's episodes carry no SOTOPIA-EVAL
+    said = capsys.readouterr().err
+    assert f"sotopia's goal and overall score is computed from SOTOPIA-EVAL's judged dimensions" in said, said
+    assert f"none of its {len(files)} match(es) here carries" in said and "(sotopia)" not in said, said
 
 
 def _documents(path: Path) -> list:
@@ -334,7 +342,8 @@ def _documents(path: Path) -> list:
 def test_concordias_appended_reruns_are_read_run_by_run_and_identical_records_stored_once(tmp_path, capsys):
     """Concordia's evaluation script opens its results file in mode 'a': a rerun writes a second array after the
     first (test5, test6). Each array's records are stored, the rerun's as '(rerun 1)' repetitions, a record
-    repeated identically stored once and said; every focal score is the file's own."""
+    repeated identically stored once, its repeat counted as read and set aside naming the first (read 84 =
+    77 + 7, not 'read 77'), and said; every focal score is the file's own."""
     root = shared_file("real", "concordia-results-appended")
     store, out = _ingest("concordia-results-appended", tmp_path, capsys)
     expected, repeated = [], 0
@@ -351,9 +360,11 @@ def test_concordias_appended_reruns_are_read_run_by_run_and_identical_records_st
                 expected.append((record["focal_agent"], record["scenario"], "mean" + (f" (rerun {k})" if k else ""),
                                  record["focal_per_capita_score"]))
     assert len(_documents(root / "test5__google_gemma-2-9b-it__all-mpnet-base-v2.json")) == 2 and repeated > 0
-    assert out["read"] == out["accepted"] == len(expected) and out["quarantined"] == 0
+    assert out["accepted"] == len(expected) and out["read"] == len(expected) + repeated  # 77 + 7 = 84 records
+    assert out["quarantined"] == repeated and out["by_reason"] == {"repeated record": repeated}, out
     with store:
-        matches, results = store.table("matches"), store.table("results")
+        matches, results, quarantine = store.table("matches"), store.table("results"), store.table("quarantine")
+    assert quarantine["message"].str.contains(r"the same record as record \d+ of array 1").all()
     focal = results[results["group"] == "focal"].merge(matches[["match_id", "scenario", "repetition"]])
     got = sorted(zip(focal["agent"], focal["scenario"], focal["repetition"], focal["score"]))
     assert got == sorted(expected)
@@ -386,9 +397,12 @@ def test_a_fault_in_a_concordia_files_second_array_costs_that_array_and_never_th
     between = fault.startswith("text")  # the text costs itself; the array after it is read whole
     expected = whole["accepted"] if between else alone["accepted"]
     assert alone["accepted"] > 0 and broken_out["accepted"] == expected, (alone, broken_out)
-    assert broken_out["quarantined"] == 1, broken_out
+    repeats = whole["quarantined"]  # the rerun's unchanged records, set aside as repeats when its array is read
+    assert repeats > 0 and whole["by_reason"] == {"repeated record": repeats}, whole
+    assert broken_out["quarantined"] == 1 + (repeats if between else 0), (broken_out, whole)
     with Store(tmp_path / "broken.duckdb", read_only=True) as store:
-        [(why, raw)] = store.table("quarantine")[["message", "raw"]].itertuples(index=False)
+        faults = store.table("quarantine")
+        [(why, raw)] = faults[faults["reason"] != "repeated record"][["message", "raw"]].itertuples(index=False)
     assert "Extra data" not in why and "appended array 2" in why, why
     assert {"truncated": "Expecting", "text between": "line 183", "text on the line": "line 182",
             "nul": "Invalid control character"}[fault] in why
@@ -436,6 +450,41 @@ def test_a_kaggle_test_forfeit_edit_beside_the_real_game_leaves_the_real_game_st
     [row] = quarantine.itertuples()
     assert row.source_file.endswith("test-forfeit-replay.json") and "6 action(s) applied" in row.message, row.message[-400:]
     assert "77" in row.message
+
+
+def test_every_real_kaggle_game_beside_its_forfeit_copy_keeps_the_game_played(tmp_path, capsys):
+    """Issue 103: Kaggle's forfeit copies of its simultaneous-move games keep every step and only replace the
+    winner's last move by the harness forfeit (so no step count shows them). Made so from every real replay of
+    the snapshot whose winner's last move the environment recorded (its step info names the move submitted), the
+    copy is set aside as an edited replay naming the replaced move, and the stored result equals the real
+    replay's, seat by seat."""
+    from conftest import forfeit_written_over
+
+    replays = sorted(shared_file("real", "kaggle").glob("*.json")) + sorted(
+        shared_file("real", "kaggle-official").glob("*.json"))
+    tried = 0
+    for path in replays:
+        doc = _json(path)
+        last = doc["steps"][-1]
+        rewards = [seat["reward"] for seat in last]
+        winner = rewards.index(max(rewards))
+        if len(set(rewards)) == 1 or (last[winner].get("info") or {}).get("actionSubmitted") is None:
+            continue
+        tried += 1
+        logs = tmp_path / path.stem
+        logs.mkdir()
+        (logs / "test-forfeit-replay.json").write_text(json.dumps(forfeit_written_over(doc)), encoding="utf-8")
+        (logs / "test-replay.json").write_text(json.dumps(doc), encoding="utf-8")
+        db = tmp_path / f"{path.stem}.duckdb"
+        assert main(["ingest", str(logs), "--store", str(db), "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["accepted"] == 1 and set(out["by_reason"]) == {"edited replay"}, (path.name, out)
+        with Store(db, read_only=True) as store:
+            results, quarantine = store.table("results").sort_values("player"), store.table("quarantine")
+        assert results["score"].tolist() == [float(r) for r in rewards], path.name
+        assert results["player"].iloc[winner] == f"seat {winner}" and results["rank"].iloc[winner] == 1
+        assert f"seat {winner}'s last action is submission -1" in quarantine["message"].iloc[0], path.name
+    assert tried >= 2  # chess (o3 mates) and connect four (self-play)
 
 
 def test_kaggles_repeated_game_replay_with_rewards_only_in_its_steps_is_read(tmp_path, capsys):

@@ -6,13 +6,14 @@ written as the replays Kaggle serves, ingested with no options, and checked agai
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from referee.cli import main
 from referee.io.store import Store
 from referee.prepare.comparisons import comparisons_from_tables
-from conftest import play_runner
+from conftest import forfeit_written_over, play_runner
 
 pytestmark = pytest.mark.runners
 
@@ -112,3 +113,86 @@ def test_the_llm_harness_forfeit_is_the_forfeiting_seats_loss_as_the_environment
         results = s.table("results")
     mine = results[results["match_id"] == f"kaggle:{episode['id']}"].set_index("agent")
     assert mine.at["os-forfeit", "outcome"] == "forfeit" and mine.at["os-random-1", "outcome"] == "win"
+
+
+@pytest.mark.parametrize("game", ["open_spiel_markov_soccer", "open_spiel_oshi_zumo"])
+def test_a_simultaneous_move_forfeit_copy_is_set_aside_by_its_own_contradiction_and_the_real_game_kept(
+        played, tmp_path, capsys, game):
+    """Issue 103: Kaggle's forfeit-edited copies of its simultaneous-move games are not cut short (the same steps
+    and actionHistory; only the last move replaced), so no step count tells them apart; they sort first
+    ('test-forfeit-replay' < 'test-replay') and share the real replay's id. The copy of a game played here for
+    real is set aside as an edited replay naming the replaced move, the real game is stored (seat 0 won, +1), and
+    the copy alone is never stored either (the real result can only come from the real file)."""
+    store, expected = played
+    [episode] = [e for e in expected if e["env"] == game]
+    with Store(store, read_only=True) as s:
+        source = s.table("matches").set_index("match_id").loc[f"kaggle:{episode['id']}", "source_file"]
+    replay = json.loads(Path(source).read_text())
+    assert replay["rewards"] == [1.0, -1.0] and len(replay["steps"]) == episode["steps"]
+    logs = tmp_path / "replays"
+    logs.mkdir()
+    (logs / "test-forfeit-replay.json").write_text(json.dumps(forfeit_written_over(replay)))
+    (logs / "test-replay.json").write_text(json.dumps(replay))
+    db = tmp_path / "s.duckdb"
+    assert main(["ingest", str(logs), "--store", str(db), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["accepted"] == 1 and out["quarantined"] == 1 and set(out["by_reason"]) == {"edited replay"}, out
+    with Store(db, read_only=True) as s:
+        results, quarantine = s.table("results"), s.table("quarantine")
+    assert dict(zip(results["player"], results["outcome"])) == {"seat 0": "win", "seat 1": "loss"}
+    assert dict(zip(results["player"], results["score"])) == {"seat 0": 1.0, "seat 1": -1.0}
+    [row] = quarantine.itertuples()
+    assert row.source_file.endswith("test-forfeit-replay.json"), row.source_file
+    assert "seat 0's last action is submission -1" in row.message and "recorded" in row.message, row.message
+
+
+def test_forfeits_whose_rewards_contradict_them_are_set_aside_never_ranked_first(played, tmp_path, capsys):
+    """Issue 104: the played harness forfeit (connect four, seat 1 submits -1; the environment pays -1 / +1)
+    edited four ways Kaggle's code never writes: the forfeiter paid +1 (it would rank first), both seats
+    forfeiting in one step, a forfeit by the seat not to move, a failed status with a reward (core.py nulls it).
+    Each is set aside naming its field; the played replay itself is stored with the forfeiter last."""
+    store, expected = played
+    [episode] = [e for e in expected if "os-forfeit" in e["agents"]]
+    with Store(store, read_only=True) as s:
+        source = s.table("matches").set_index("match_id").loc[f"kaggle:{episode['id']}", "source_file"]
+    replay = json.loads(Path(source).read_text())
+    last, before = replay["steps"][-1], replay["steps"][-2]
+    forfeiter = 1
+    assert last[forfeiter]["action"]["submission"] == -1 and replay["rewards"] == [1, -1]
+
+    def paid_first(doc):
+        doc["rewards"] = [-1, 1]
+        doc["steps"][-1][0]["reward"], doc["steps"][-1][1]["reward"] = -1, 1
+
+    def both(doc):
+        doc["steps"][-1][0]["action"] = dict(doc["steps"][-1][forfeiter]["action"])
+
+    def not_to_move(doc):
+        doc["steps"][-2][forfeiter]["status"] = "INACTIVE"
+
+    def failed_paid(doc):
+        doc["statuses"][0] = doc["steps"][-1][0]["status"] = "ERROR"
+        doc["rewards"][0] = doc["steps"][-1][0]["reward"] = 5.0
+
+    cases = {"paid_first": (paid_first, "rewards[1]", "would rank first"),
+             "both": (both, "steps[", "not to move"),  # in a turn-based game the second was not to move
+             "not_to_move": (not_to_move, "steps[", "not to move"),
+             "failed_paid": (failed_paid, "rewards[0]", "nulls the reward")}
+    assert before[forfeiter]["status"] == "ACTIVE"
+    for name, (change, field, words) in cases.items():
+        logs = tmp_path / name
+        logs.mkdir()
+        doc = json.loads(json.dumps(replay))
+        change(doc)
+        (logs / "edited.json").write_text(json.dumps(doc))
+        (logs / "played.json").write_text(json.dumps({**replay, "id": "played-" + name}))
+        db = tmp_path / f"{name}.duckdb"
+        assert main(["ingest", str(logs), "--store", str(db), "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["accepted"] == 1 and out["by_reason"] == {"contradiction": 1}, (name, out)
+        with Store(db, read_only=True) as s:
+            results, quarantine = s.table("results"), s.table("quarantine")
+        [row] = quarantine.itertuples()
+        assert row.field.startswith(field) and words in row.message, (name, row.field, row.message)
+        mine = results.set_index("agent")
+        assert mine.at["os-forfeit", "outcome"] == "forfeit" and mine.at["os-forfeit", "rank"] == 2

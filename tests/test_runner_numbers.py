@@ -126,6 +126,17 @@ def test_inspect_accuracy_and_stderr_equal_each_logs_header(tmp_path):
     shown = table.set_index("agent").loc[one.index.intersection(table["agent"])]
     assert len(shown) and np.allclose(shown["accuracy"], one.loc[shown.index, "stated"], atol=1e-12)
     assert np.allclose(shown["stderr"], one.loc[shown.index, "stated_stderr"], atol=1e-12)
+    # issue 103: a header value referee could not recompute (a log with no scored sample) is marked in the table
+    from referee.run.ratings.runner_numbers import STATED_ONLY, per_unit
+
+    found = referee.runner_numbers(store)
+    wide = found.tables["numbers"].set_index(["agent", "unit"])
+    unrecomputed = numbers[numbers["value"].isna() & numbers["stated"].notna()].set_index(["agent", "unit"])
+    assert len(unrecomputed) >= 1 and (wide.loc[unrecomputed.index, "source"] == STATED_ONLY).all()
+    assert (wide.drop(unrecomputed.index)["source"] == "recomputed").all()
+    assert any(f"{len(unrecomputed)} inspect row(s) show the runner's stated number" in line
+               and "no scored sample" in line for line in found.lines), found.lines
+    assert per_unit(numbers)["source"].tolist() == found.tables["numbers"]["source"].tolist()
 
 
 def test_clustered_stderr_is_the_cluster_robust_se_of_a_mean():

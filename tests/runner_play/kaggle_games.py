@@ -17,22 +17,22 @@ import pyspiel
 from kaggle_environments import make
 
 
-def legal_moves(observation, configuration):
+def legal_moves(observation, configuration, seat=0):
     """The legal moves of the state the observation carries (OpenSpiel's own serialisation of it; the first
-    observation carries none, and the game's initial state is meant)."""
+    observation carries none, and the game's initial state is meant); at a simultaneous-move node, seat's own."""
     if "serializedGameAndState" in observation:
         _, state = pyspiel.deserialize_game_and_state(observation["serializedGameAndState"])
     else:
         state = pyspiel.load_game(configuration["openSpielGameString"]).new_initial_state()
-    return state.legal_actions()
+    return state.legal_actions(seat) if state.is_simultaneous_node() else state.legal_actions()
 
 
-def legal_random(seed):
-    """An OpenSpiel agent that plays a uniformly random legal move."""
+def legal_random(seed, seat=0):
+    """An OpenSpiel agent that plays a uniformly random legal move (as `seat` in a simultaneous-move game)."""
     rng = random.Random(seed)
 
     def agent(observation, configuration):
-        return {"submission": rng.choice(legal_moves(observation, configuration))}
+        return {"submission": rng.choice(legal_moves(observation, configuration, seat))}
     return agent
 
 
@@ -76,7 +76,12 @@ def main(out: Path) -> None:
              ("open_spiel_connect_four", osp, [legal_random(3), legal_random(4)], ["os-random-1", "os-random-2"], None),
              ("open_spiel_tic_tac_toe", osp, [legal_random(5), illegal], ["os-random-1", "os-illegal"], 1),
              ("open_spiel_tic_tac_toe", osp, [crash, legal_random(6)], ["os-crash", "os-random-2"], 0),
-             ("open_spiel_connect_four", osp, [legal_random(8), harness_forfeit], ["os-random-1", "os-forfeit"], 1)]
+             ("open_spiel_connect_four", osp, [legal_random(8), harness_forfeit], ["os-random-1", "os-forfeit"], 1),
+             # simultaneous-move games (seeds where seat 0 wins, as in Kaggle's own markov_soccer and oshi_zumo
+             # test replays)
+             ("open_spiel_markov_soccer", {"seed": 0}, [legal_random(1, 0), legal_random(11, 1)], ["soccer-a", "soccer-b"],
+              None),
+             ("open_spiel_oshi_zumo", {"seed": 0}, [legal_random(2, 0), legal_random(12, 1)], ["zumo-a", "zumo-b"], None)]
     expected = []
     for n, (name, config, agents, names, misbehaves) in enumerate(games):
         env = make(name, configuration=config, info={"TeamNames": names, "EpisodeId": 1000 + n}, debug=False)

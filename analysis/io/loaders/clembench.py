@@ -461,4 +461,5 @@ RUNNER = Runner(
         "instance by instance (an aborted episode loses to every model that played the instance) and rates the "
         "wins: a model that wins few instances by much scores higher with clem than with referee",
         {"clemscore": "clemscore", "% Played": "pct_played", "Quality Score": "quality"}, compute=clem_headline,
-        measures=True, own_unit=self_play))
+        measures=True, own_unit=self_play,
+        needs="each episode's scores.json (its Main Score and % Played)"))

@@ -270,9 +270,10 @@ def _appended_runs(docs: list, out: ResultBuilder):
     """(label, record) of every record of a results file's documents: the first array's labelled by index, each
     later one's (a rerun the evaluation script appended to the same file) 'k:i', from which `load`'s match id
     labels its repetitions '(rerun k)', so that a rerun adds matches instead of colliding with the first run's;
-    a record repeated identically in a later array is stored once (and said); an array that could not be read
-    (`appended.Unread`: truncated, text between arrays) is one record set aside with its fault, costing no other."""
-    seen = set()
+    a record repeated identically in a later array is stored once, the repeat counted as read and set aside as a
+    `repeated record` naming the first (and said); an array that could not be read (`appended.Unread`:
+    truncated, text between arrays) is one record set aside with its fault, costing no other."""
+    seen: dict[str, str] = {}
     for k, doc in enumerate(docs):
         for i, record in enumerate(doc if isinstance(doc, list) else [doc]):
             if len(docs) > 1 and not isinstance(record, Faulty):  # an unread array is set aside, never matched
@@ -280,8 +281,12 @@ def _appended_runs(docs: list, out: ResultBuilder):
                 if k and key in seen:
                     out.note("Concordia record(s) repeated identically in a later array appended to the same "
                              "results file: stored once")
+                    out.saw()
+                    out.quarantine(f"{k}:{i}", RecordError(
+                        "repeated record", None, f"the same record as {seen[key]} (array {k + 1} repeats it "
+                        "unchanged: the evaluation script appends a rerun to the same file); stored once"), record)
                     continue
-                seen.add(key)
+                seen.setdefault(key, f"record {i} of array {k + 1}")
             for suffix, part in earlier_records(record):
                 yield (f"{k}:{i}{suffix}" if k else f"{i}{suffix}"), part
 
@@ -295,4 +300,5 @@ RUNNER = Runner(
         "contest Elo",
         "the same Elo as the contest's (strict wins; ties left out); referee's default Bradley-Terry counts a "
         "tie as half a win, and its table uses a prior where the contest's Elo is undefined",
-        {"contest Elo": "contest_elo"}, rating="elo", comparisons="scenario", unit="all scenarios"))
+        {"contest Elo": "contest_elo"}, rating="elo", comparisons="scenario", unit="all scenarios",
+        needs="two focal agents compared on one scenario"))

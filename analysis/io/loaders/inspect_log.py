@@ -434,4 +434,5 @@ RUNNER = Runner(
         "accuracy",
         "Inspect averages each model's scores over the samples of its own log; referee compares models only on "
         "the samples and epochs both ran, so logs of different samples agree on accuracy but not on ratings",
-        {m: m for m in MEANS}, compute=inspect_headline, stderr="stderr", own_unit=pooled_unit))
+        {m: m for m in MEANS}, compute=inspect_headline, stderr="stderr", own_unit=pooled_unit,
+        needs="scored samples"))

@@ -166,16 +166,49 @@ def _history_length(serialized: object) -> int | None:
     return sum(bool(HISTORY_LINE.match(line.strip())) for line in body)
 
 
+def _replaced_action(steps: list) -> str | None:
+    """Why the last step's actions are not the ones the environment read, or None: open_spiel_env writes each
+    acting seat's `info.actionSubmitted` from that very step's `action.submission`, so a seat whose action differs
+    from it had its action replaced after the episode was written. Kaggle's test-forfeit replays of its
+    simultaneous-move games (markov_soccer, oshi_zumo) are made so: the same steps and info, only the last move
+    replaced by the LLM harness's forfeit (submission -1) while `info.actionApplied` still names the real move."""
+    last = steps[-1] if steps and isinstance(steps[-1], list) else []
+    for i, state in enumerate(last):
+        info = state.get("info") if isinstance(state, dict) else None
+        action = state.get("action") if isinstance(state, dict) else None
+        if not (isinstance(info, dict) and info.get("actionSubmitted") is not None and isinstance(action, dict)
+                and "submission" in action) or _same(action["submission"], info["actionSubmitted"]):
+            continue
+        applied = info.get("actionApplied")
+        return (f"an edited copy of an episode, not the game as played: seat {i}'s last action is submission "
+                f"{action['submission']!r}"[:200] + f" while the environment recorded {info['actionSubmitted']!r} "
+                f"submitted{'' if applied is None else f' and {applied!r} applied'}"[:200] + " in that step "
+                "(open_spiel_env writes info.actionSubmitted from the step's own action, so the action was replaced "
+                "after the episode was written, as Kaggle's visualizer guide makes a test-forfeit replay); the "
+                "episode's own replay, if beside it, is the one stored")
+    return None
+
+
 def edited(record: dict) -> str | None:
-    """Why a replay is an edited copy of an episode rather than the game as played, or None: its final state
-    holds fewer actions than its own `info.actionHistory`, which the environment appends to as it applies each
-    one (open_spiel_env), so the steps were cut after the episode was written. Kaggle's visualizer guide makes
-    its test-forfeit replays so (steps cut, a forfeit injected, rewards set), keeping the episode's id and info:
-    beside the real replay they share its match id."""
+    """Why a replay is an edited copy of an episode rather than the game as played, or None, read from the
+    replay's own contradictions, never from its length alone: its final state holds fewer actions than its own
+    `info.actionHistory`, which the environment appends to as it applies each one (open_spiel_env), so the steps
+    were cut after the episode was written; or a last action unlike the one the environment recorded reading
+    (`_replaced_action`). Kaggle's visualizer guide makes its test-forfeit replays so (steps cut or the last move
+    replaced, a forfeit injected, rewards set), keeping the episode's id and info: beside the real replay they
+    share its match id."""
+    steps = record.get("steps")
+    if not isinstance(steps, list) or not steps or not isinstance(steps[-1], list):
+        return None
+    return _cut_steps(record, steps) or _replaced_action(steps)
+
+
+def _cut_steps(record: dict, steps: list) -> str | None:
+    """Why the replay's steps were cut after it was written (its final state holds fewer actions than its own
+    info.actionHistory), or None."""
     info = record.get("info")
     history = info.get("actionHistory") if isinstance(info, dict) else None
-    steps = record.get("steps")
-    if not isinstance(history, list) or not isinstance(steps, list) or not steps or not isinstance(steps[-1], list):
+    if not isinstance(history, list):
         return None
     held = [_history_length(s.get("observation", {}).get("serializedGameAndState"))
             for s in steps[-1] if isinstance(s, dict) and isinstance(s.get("observation"), dict)]
@@ -254,6 +287,35 @@ def _contradictions(given: dict, last: dict, statuses: list, rewards: list, fiel
                               "every seat that finishes (it nulls the reward of a failed seat only)")
 
 
+def _forfeit_contradictions(steps: list, statuses: list, rewards: list, illegal: set[int], field) -> None:
+    """RecordError for forfeits Kaggle's own code never writes: a failed seat (INVALID, TIMEOUT, ERROR) that is
+    paid (core.py nulls its reward); an illegal-move forfeit by a seat that was not to move (not ACTIVE in the step
+    before), or beside another in one step (open_spiel_env stops reading a step at its first illegal move); a
+    forfeiting seat paid as much as a seat that did not forfeit (the environment pays it
+    DEFAULT_INVALID_ACTION_REWARD = -1 and every other seat +1), which would rank a forfeit first."""
+    for i, (status, reward) in enumerate(zip(statuses, rewards)):
+        if status in FAILED and reward is not None:
+            raise RecordError("contradiction", field("rewards", i), f"seat {i} ended {status} yet is paid {reward!r}: "
+                              "Kaggle nulls the reward of a failed seat (core.py)")
+    before = steps[-2] if len(steps) > 1 and isinstance(steps[-2], list) else None
+    for i in sorted(illegal):
+        if before is not None and isinstance(before[i], dict) and before[i].get("status") != "ACTIVE":
+            raise RecordError("contradiction", f"steps[{len(steps) - 1}][{i}].action",
+                              f"seat {i} forfeits by an illegal move in the last step though it was not to move "
+                              f"(its status in the step before was {before[i].get('status')!r}, not ACTIVE)"[:400])
+    if len(illegal) > 1:
+        raise RecordError("contradiction", f"steps[{len(steps) - 1}]", f"seats {sorted(illegal)} all forfeit by an "
+                          "illegal move in the last step: the environment stops reading a step at its first illegal "
+                          "move, so one seat forfeits")
+    standing = [r for i, r in enumerate(rewards) if i not in illegal and statuses[i] not in FAILED and r is not None]
+    for i in sorted(illegal):
+        if rewards[i] is not None and standing and rewards[i] >= min(standing):
+            raise RecordError("contradiction", field("rewards", i), f"seat {i} forfeits by an illegal move yet is "
+                              f"paid {rewards[i]!r}, as much as a seat that did not forfeit (rewards {rewards!r}): "
+                              "the environment pays a forfeiting seat -1 and every other seat +1 (open_spiel_env), "
+                              "so the forfeit would rank first"[:400])
+
+
 def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     """Canonical rows (matches, results, events) for one replay; raises RecordError naming the field."""
     checked_keys(record, "a Kaggle replay", KEYS, set(KEYS) | set(FINAL) | set(OPTIONAL))
@@ -297,6 +359,7 @@ def parse_record(record: object, options: LoadOptions) -> dict[str, list[dict]]:
     named = _agents(record, seats)
     agents = named or [UNNAMED.format(i=i) for i in range(seats)]
     illegal = _illegal_moves(steps, seats)
+    _forfeit_contradictions(steps, statuses, rewards, illegal, field)
     seat_outcomes = outcomes(rewards, statuses, illegal)
     ranks = ranks_from_scores([math.nan if r is None else r for r in rewards])
     info = record.get("info") or {}

@@ -195,4 +195,5 @@ RUNNER = Runner(
         "normalised focal per-capita return",
         "Melting Pot averages the normalised return over scenarios; referee compares populations episode by "
         "episode, so a population that wins most scenarios narrowly can outrank one that wins a few by much",
-        {"normalised focal per-capita return": "normalised_return"}, compute=headline))
+        {"normalised focal per-capita return": "normalised_return"}, compute=headline,
+        needs="focal per-capita returns of several populations on a scenario"))

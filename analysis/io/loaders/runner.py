@@ -62,7 +62,8 @@ class Headline:
     metric): agent, unit, metric, value, stderr, stated, stated_stderr, headline, task, note), or `rating`, a
     rating method fitted to the runner's comparisons of kind `comparisons`, named `name` in unit `unit`.
     `stderr`: the column of the headline's standard error where the runner prints one; `own_unit`: which of an
-    agent's units holds its own numbers; `measures`: whether `compute` reads the measures table."""
+    agent's units holds its own numbers; `measures`: whether `compute` reads the measures table; `needs`: what
+    of the stored logs the number is computed from, said when none of the matches carries it."""
 
     name: str
     differs: str
@@ -74,6 +75,7 @@ class Headline:
     measures: bool = False
     stderr: str | None = None
     own_unit: Callable[[str, list[str]], str | None] = only_unit
+    needs: str = "the runner's own scores"
 
 
 @dataclass(frozen=True)

@@ -289,4 +289,5 @@ RUNNER = Runner(
         "goal and overall score",
         "Sotopia averages each model's dimension scores over its episodes, whatever the partner and the "
         "environment; referee compares goal scores on the same environment and agent profiles",
-        {d: d for d in (OVERALL, "goal", *(d for d in DIMENSIONS if d != "goal"))}, compute=headline, measures=True))
+        {d: d for d in (OVERALL, "goal", *(d for d in DIMENSIONS if d != "goal"))}, compute=headline, measures=True,
+        needs="SOTOPIA-EVAL's judged dimensions (measures of kind judge: an evaluated episode's rewards)"))

@@ -37,6 +37,7 @@ from referee.run.ratings.ratings import encode
 from referee.result import RunnerNumbersJobResult
 
 COLUMNS = ["runner", *HEADLINE_COLUMNS]
+STATED_ONLY = "stated, not recomputed"  # a per-unit row showing the runner's own statement (`per_unit`'s source)
 HEADLINES: dict[str, Headline] = {name: r.headline for name, r in RUNNERS.items() if r.headline}  # read off the entries
 # every column a rating table may carry the runners' own numbers in
 RUNNER_COLUMNS = frozenset(c for h in HEADLINES.values() for c in (*h.columns.values(), h.stderr) if c)
@@ -145,7 +146,7 @@ def with_runner_numbers(table: pd.DataFrame, tables: Tables, headline_only: bool
     wide = runner_columns(numbers, headline_only)
     wide = wide.drop(columns=[c for c in wide.columns if c in table.columns])
     added = {column: table["agent"].map(wide[column]).astype(float).to_numpy() for column in wide.columns}
-    return table.assign(**added), differences(numbers) + blanks(numbers, table["agent"])
+    return table.assign(**added), differences(numbers) + stated_lines(numbers) + blanks(numbers, table["agent"])
 
 
 def stored_runner_numbers(store, table: pd.DataFrame, matches: pd.DataFrame, results: pd.DataFrame,
@@ -172,7 +173,9 @@ def per_unit(numbers: pd.DataFrame) -> pd.DataFrame:
     (runner, unit, agent), one numeric column per metric, named as the runner names it (`Headline.columns`; a
     metric outside them, such as clem's per-game '% Played', keeps the runner's own name), and the headline's
     standard error where the runner prints one. Each value and standard error is referee's computation, else the
-    runner's stated one."""
+    runner's stated one, and `source` says which: 'recomputed', or STATED_ONLY where a number of the row is the
+    runner's own statement that referee could not recompute (an Inspect log with no scored sample: its header's
+    value)."""
     rows = []
     for runner, block in numbers.groupby("runner"):
         spec = HEADLINES[runner]
@@ -185,12 +188,29 @@ def per_unit(numbers: pd.DataFrame) -> pd.DataFrame:
             head = block[block["headline"].astype(bool)].drop_duplicates(["agent", "unit"]).set_index(["agent", "unit"])
             error = head["stderr"].where(head["stderr"].notna(), head["stated_stderr"]).astype(float)
             wide.insert(len(order), spec.stderr, error.reindex(wide.index).to_numpy())
+        stated_only = (block["value"].isna() & block["stated"].notna()).groupby(
+            [block["agent"], block["unit"]], sort=False).any()
+        wide["source"] = np.where(stated_only.reindex(wide.index).fillna(False).to_numpy(bool),
+                                  STATED_ONLY, "recomputed")
         rows.append(wide.reset_index().assign(runner=runner))
     if not rows:
         return pd.DataFrame(columns=["runner", "unit", "agent"])
     out = pd.concat(rows, ignore_index=True)
     out.columns.name = None
     return out[["runner", "unit", "agent", *[c for c in out.columns if c not in ("runner", "unit", "agent")]]]
+
+
+def stated_lines(numbers: pd.DataFrame) -> list[str]:
+    """One line per runner whose numbers include stated values referee did not recompute, counting the rows and
+    giving their reasons (the rows' notes)."""
+    shown = numbers[numbers["value"].isna() & numbers["stated"].notna()]
+    out = []
+    for runner, block in shown.groupby("runner"):
+        units = block.drop_duplicates(["agent", "unit"])
+        why = sorted({n for n in block["note"] if isinstance(n, str) and n}) or ["no reason recorded"]
+        out.append(f"{len(units)} {runner} row(s) show the runner's stated number, not recomputed (source "
+                   f"'{STATED_ONLY}'): {'; '.join(why)}")
+    return out
 
 
 def own_numbers(store, runner: str | None = None, phase: list[str] | None = None,
@@ -205,12 +225,21 @@ def own_numbers(store, runner: str | None = None, phase: list[str] | None = None
     matches, results = scoped(store, runner, phase, where)
     numbers = runner_numbers(stored_tables(store, matches, results))
     if numbers.empty:
-        present = ", ".join(sorted(matches["runner"].unique())) or "none"
-        raise ValueError(f"no runner of these matches ({present}) prints a headline number of its own that referee "
-                         f"can compute from its logs; referee knows those of {', '.join(HEADLINES)}")
+        raise ValueError(_none_to_print(matches))
     by_agent = runner_columns(numbers).rename_axis("agent").reset_index()
     return RunnerNumbersJobResult("runner-numbers", {"numbers": per_unit(numbers), "by_agent": by_agent, "long": numbers}, [], {},
-                  lines=differences(numbers), fields={"runners": sorted(numbers["runner"].unique())})
+                  lines=differences(numbers) + stated_lines(numbers), fields={"runners": sorted(numbers["runner"].unique())})
+
+
+def _none_to_print(matches: pd.DataFrame) -> str:
+    """Why no runner of these matches has a number to print: for each runner, that it prints none referee
+    computes, or what its number is computed from that none of its matches here carries."""
+    counts = matches["runner"].value_counts().sort_index()
+    said = [f"{runner}'s {HEADLINES[runner].name} is computed from {HEADLINES[runner].needs}, which none of its "
+            f"{n} match(es) here carries" if runner in HEADLINES else
+            f"{runner} prints no headline number of its own that referee computes" for runner, n in counts.items()]
+    return (f"no runner's own number to print: {'; '.join(said) or 'the store holds no match'} (referee computes "
+            f"the own numbers of {', '.join(HEADLINES)})")
 
 
 def require_rated(comparisons: pd.DataFrame, matches: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
