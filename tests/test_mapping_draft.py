@@ -363,3 +363,46 @@ def test_unedited_drafts_of_issue_84s_shapes_rate_by_who_won_and_votes_by_their_
         # each of the 8 players casts one vote a round (two a game); the one voted for (7 votes a round) is no actor
         assert set(votes["n"]) == {2} and votes.groupby("match_id").size().eq(8).all() and len(votes) == 8 * games
         assert targets == 0 and votes["actor"].str.startswith("Player").all()
+
+
+@pytest.mark.parametrize("odd", ["empty", "null", "short ids"])
+def test_a_winners_list_outranks_the_seating_list_when_one_game_is_a_draw_or_names_a_winner_shortly(
+        tmp_path, capsys, odd):
+    """Issue 104: eight games whose `end` line holds the seating list `players` and `winners`; one game is a draw
+    (`winners: []` or null) or names its winner by a short id ('P2' for 'Player2_beta'). The draft takes the
+    winners list (never the seating list as the finishing order), says why the seating list was not taken, and
+    the ingest stores 8 of 8 results right: the winner alone at rank 1, a draw as every player tied at 1."""
+    rng = np.random.default_rng(1)
+    models = ["alpha", "beta", "gamma", "delta"]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    truth = {}
+    for g in range(8):
+        seated = [models[i] for i in rng.permutation(4)]
+        players = [f"Player{s}_{m}" for s, m in enumerate(seated)] if odd == "short ids" else seated
+        won = int(rng.integers(4))
+        winners = [players[won]]
+        if g == 3:
+            winners = {"empty": [], "null": None, "short ids": [f"P{won}"]}[odd]
+        truth[f"game_{g}.jsonl"] = [] if not winners else [players[won]]
+        lines = [{"type": "start", "game": g, "players": players}]
+        lines += [{"type": "move", "game": g, "player": p, "turn": t, "amount": int(rng.integers(10))}
+                  for t in range(3) for p in players]
+        lines.append({"type": "end", "game": g, "players": players, "winners": winners})
+        (logs / f"game_{g}.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    draft, store = tmp_path / "draft.toml", tmp_path / "s.duckdb"
+    assert main(["map", str(logs), "--out", str(draft)]) == 0
+    text = draft.read_text()
+    results = text.split("[results]")[1].split("\n[")[0]
+    assert "winners = 'winners'" in results and "order = 'players'" not in results, results
+    assert "is a seating list" in results, results
+    assert main(["ingest", str(logs), "--runner", str(draft), "--store", str(store)]) == 0
+    capsys.readouterr()
+    with Store(store, read_only=True) as s:
+        rows = s.query("SELECT m.source_file, r.player, r.rank FROM results r JOIN matches m USING (match_id)")
+    right = 0
+    for name, winners in truth.items():
+        mine = rows[rows["source_file"].str.endswith(name)]
+        first = set(mine.loc[mine["rank"] == 1, "player"])
+        right += len(mine) == 4 and (first == set(winners) if winners else (mine["rank"] == 1).all())
+    assert right == 8, rows

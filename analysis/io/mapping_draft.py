@@ -136,11 +136,13 @@ def _result_layouts(ev: Evidence, type_key: str) -> list[_Layout]:
                     shape = (p, "keyed", None)
                     shapes[shape].setdefault(i, set()).update(v)
                     numbers[shape].append(list(v.values()))
-                elif _mentions(p, WINNER_WORDS) and (isinstance(v, str) or (isinstance(v, list) and v and all(
-                        isinstance(x, str) for x in v))):
-                    named = {v} if isinstance(v, str) else set(v)
+                elif _mentions(p, WINNER_WORDS) and (v is None or isinstance(v, str) or (
+                        isinstance(v, list) and all(isinstance(x, str) for x in v))):
+                    # an empty or null winners list is a draw; a winner may be named by a short form of its id
+                    named = set() if v is None else {v} if isinstance(v, str) else set(v)
                     for q, names in {**strings, **seats}.items():
-                        if q != p and all(isinstance(x, str) for x in names) and named <= set(names):
+                        if q != p and all(isinstance(x, str) for x in names) and all(
+                                resolve_player(w, set(names)) is not None for w in named):
                             shape = (p, "winners", q)
                             shapes[shape].setdefault(i, set()).update(names)
                 elif p in strings:
@@ -181,14 +183,22 @@ def _preference(layout: _Layout) -> tuple:
     named = sum(len(p) for p in layout.players) / max(1, sum(1 for p in layout.players if p))
     ranked = layout.layout == "order" and _mentions(layout.key, RANK_WORDS + WINNER_WORDS)
     preference = 0 if ranked else 3 if layout.layout == "order" else LAYOUT_PREFERENCE[layout.layout]
-    return (-round(layout.ends, 2), -round(layout.share, 2), -round(named, 1), preference,
+    # a list of players whose key does not say it is an order of finish (a seating list) never outranks a
+    # result found in most of its event's files: a draw or an odd winner in a few games costs those games only
+    result = layout.share >= RESULT_SHARE and (layout.layout != "order" or ranked)
+    return (-round(layout.ends, 2), -result, -round(layout.share, 2), -round(named, 1), preference,
             -_mentions(layout.key, RANK_WORDS + SCORE_WORDS))
+
+
+RESULT_SHARE = 0.5  # a result layout on at least this share of its event's files outranks a seating list
 
 
 def _why_not(chosen: _Layout, other: _Layout) -> str:
     """Why `other` was set aside for `chosen`, from the first field of `_preference` where they differ."""
     mine, theirs = _preference(chosen), _preference(other)
     reasons = (f"its lines end fewer files ({other.ends:.0%} against {chosen.ends:.0%})",
+               "a list of players whose key does not say it is an order of finish is a seating list: it never "
+               "outranks a result on most of its event's files",
                f"it is on fewer of its event's files ({other.share:.0%} against {chosen.share:.0%})",
                "it names fewer players",
                "who won or the order of finish decides a game; a number beside it (steps, positions, tokens) is "

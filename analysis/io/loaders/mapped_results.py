@@ -45,6 +45,20 @@ def value_at(record: dict, paths: tuple[tuple[str, ...], ...]):
     return None
 
 
+def _written(record: dict, paths: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether any of `paths` is written in the record, null included (a null winners list is a draw; a missing
+    one is no result)."""
+    for path in paths:
+        value = record
+        for part in path:
+            value = value.get(part, _MISSING) if isinstance(value, dict) else _MISSING
+            if value is _MISSING:
+                break
+        if value is not _MISSING:
+            return True
+    return False
+
+
 def key_label(paths: tuple[tuple[str, ...], ...]) -> str:
     return ".".join(paths[0])
 
@@ -55,7 +69,7 @@ def game_results(record: dict, mapping: ResultKeys, match: str, number: int, see
     the key when the value is missing, of the wrong shape, not a number, or lists a player twice."""
     value = value_at(record, mapping.result_key)
     key = key_label(mapping.result_key)
-    if value is None:
+    if value is None and not (mapping.result_layout == "winners" and _written(record, mapping.result_key)):
         raise RecordError("missing field", key, f"the result line has no '{key}'")
     if mapping.result_layout == "order":
         found = _best_first(value, key)
@@ -106,16 +120,21 @@ def _result_value(layout: str, player: str, raw, field: str) -> tuple[str, float
 
 
 def _winners(record: dict, mapping: ResultKeys, value, key: str) -> list[tuple[str, float | None, float | None]]:
-    """(player, None, rank) of a winners list: the winners (a list of player ids, or one) tied at rank 1 and
-    every other player of [results] players tied at the rank after them. RecordError naming the key for a
-    winner who is not among the players."""
+    """(player, None, rank) of a winners list: the winners (a list of player ids, or one; a shorter form of a
+    player's id, 'P1' for 'Player1_gpt-4o', read as that player: `resolve_player`) tied at rank 1 and every other
+    player of [results] players tied at the rank after them; an empty or null list is a draw (every player tied
+    at rank 1). RecordError naming the key for a winner who is not among the players."""
+    from referee.io.id_patterns import resolve_player
+
     names, _ = _players(record, mapping)
-    winners = [value] if isinstance(value, str) else value
+    winners = [] if value is None else [value] if isinstance(value, str) else value
     if not isinstance(winners, list) or not all(isinstance(w, str) and w for w in winners):
         raise RecordError("wrong type", key, f"expected the winners' player ids, got {value!r}"[:300])
-    strangers = [w for w in winners if w not in names]
+    resolved = [resolve_player(w, set(names)) for w in winners]
+    strangers = [w for w, r in zip(winners, resolved) if r is None]
     if strangers:
         raise RecordError("unknown player", key, f"winner {strangers[0]!r} is not one of the players {names}"[:300])
+    winners = resolved
     below = float(len(set(winners)) + 1)
     return [(p, None, 1.0 if p in winners else below) for p in names]
 
