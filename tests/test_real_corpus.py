@@ -678,3 +678,47 @@ def test_a_clem_run_copied_under_a_second_folder_name_is_stored_once(tmp_path, c
     with Store(db, read_only=True) as store:
         assert len(store.table("matches")) == expected
     assert out["quarantined"] == 0 and copied > 0
+
+
+@pytest.mark.parametrize("rewrite", ["re-indented", "crlf", "scores changed"])
+@pytest.mark.parametrize("when", ["one ingest", "a later ingest"])
+def test_a_clem_run_copied_with_other_bytes_leaves_clemscore_unchanged(tmp_path, capsys, rewrite, when):
+    """Issue 104: a clem run copied beside itself with other bytes (re-indented, CRLF line ends, or its Main
+    Scores changed): the copy's interactions.json are duplicate matches, and its scores.json, which belong to
+    the interactions.json beside them, are set aside with them instead of adding a second set of scores to the
+    original's matches; clem's numbers equal those of the run alone, ingested together or later."""
+    import shutil
+
+    from referee.run.ratings.runner_numbers import runner_numbers, Tables
+
+    root = shared_file("real", "clembench-ludo")
+    logs = tmp_path / "logs"
+    shutil.copytree(root, logs / "run_a")
+    shutil.copytree(root, logs / "run_b")
+    for path in (logs / "run_b").rglob("*.json"):
+        doc = _json(path)
+        if rewrite == "scores changed" and path.name == "scores.json" and "Main Score" in doc.get("episode scores", {}):
+            doc["episode scores"]["Main Score"] = 0.0
+        text = json.dumps(doc, indent=None if rewrite == "scores changed" else 4)
+        path.write_bytes((text.replace("\n", "\r\n") if rewrite == "crlf" else text).encode())
+    alone, db = tmp_path / "alone.duckdb", tmp_path / "s.duckdb"
+    assert main(["ingest", str(logs / "run_a"), "--store", str(alone), "--quiet"]) == 0
+    if when == "one ingest":
+        assert main(["ingest", str(logs), "--store", str(db), "--json"]) == 0
+    else:
+        assert main(["ingest", str(logs / "run_a"), "--store", str(db), "--quiet"]) == 0
+        main(["ingest", str(logs / "run_b"), "--store", str(db), "--json"])  # exit 1: nothing new to accept
+    capsys.readouterr()
+    numbers = {}
+    for name, path in (("alone", alone), ("both", db)):
+        with Store(path, read_only=True) as store:
+            numbers[name] = runner_numbers(Tables(store.table("matches"), store.table("results"),
+                                                  store.table("measures"))).sort_values(["unit", "metric"])
+            numbers[name + " measures"] = len(store.table("measures"))
+            quarantine = store.table("quarantine")
+    pd.testing.assert_frame_equal(numbers["both"].reset_index(drop=True), numbers["alone"].reset_index(drop=True))
+    assert numbers["both measures"] == numbers["alone measures"]
+    copied = len(list((logs / "run_b").rglob("scores.json")))
+    strays = quarantine[quarantine["message"].str.contains("belongs to the interactions.json beside it")]
+    # every copied scores.json is set aside, or skipped where its episode's files kept their bytes
+    assert 0 < len(strays) <= copied and strays["source_file"].str.contains("run_b").all()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Callable
 
 import pyarrow.compute as pc
 
@@ -71,6 +72,28 @@ def set_aside_duplicates(result: LoadResult, known: KnownIds) -> LoadResult:
         return out.reject_file(RecordError("duplicate match id", "match_id", f"match id {sorted(ids)[0]!r} is already "
                                            "in the store or earlier in this ingest; the file is set aside whole"))
     return _set_aside(result, ids, "duplicate match id", "is already in the store or earlier in this ingest")
+
+
+def set_aside_strays(result: LoadResult, home: str | None, homes: dict[str, str],
+                     stored_home: Callable[[set[str]], dict[str, str]]) -> LoadResult:
+    """Set aside the rows of a file holding no match of its own (a clem scores.json) that name a match stored from
+    another folder than its own, where its runner says such a file belongs to the match of the file `home` beside
+    it: a copy of a run (its episode files set aside as duplicates) never adds its scores to the original's
+    matches a second time. `homes`: match id -> the folder of the file that holds it, read in this ingest;
+    `stored_home(ids)`: the same for matches already in the store."""
+    if home is None or result.records is None or result.match_ids("matches"):
+        return result
+    ids = set(pc.unique(result.records["match_id"]).to_pylist())
+    here = str(Path(result.source_file).parent)
+    where = {i: homes[i] for i in ids if i in homes}
+    where |= stored_home(ids - set(where))
+    strays = {i for i, folder in where.items() if folder != here}
+    if not strays:
+        return result
+    other = where[sorted(strays)[0]]
+    return _set_aside(result, strays, "duplicate match id", f"is stored from the {home} of another folder "
+                      f"({other}): this file belongs to the {home} beside it, a copy set aside as a duplicate, so "
+                      "its rows would count that match a second time")
 
 
 def orphan_ids(result: LoadResult, known: KnownIds) -> set[str]:

@@ -29,7 +29,7 @@ from referee.io.reading import PARALLEL_MIN, FileReader, folder_phases, read_fil
 from referee.io.schema import (TABLES, SchemaError, arrow_schema, columns, conform, conform_arrow, ddl, empty,
                                rows_to_arrow)
 from referee.names import CONTEST_PHASES, DEFAULT_STORE
-from referee.io.set_aside import checked, orphan_ids, set_aside_duplicates, set_aside_orphans
+from referee.io.set_aside import checked, orphan_ids, set_aside_duplicates, set_aside_orphans, set_aside_strays
 from referee.io.staging import Staging, checkpoint
 from referee.io.store_file import connect, mark, referee_marked
 from referee.io.store_queries import StoreQueries
@@ -272,6 +272,14 @@ class Store(StoreQueries, StoreReads):
                "folder": str(Path(folder).resolve()), "summary": summary.to_json(orient="records")}
         self._append("calibrations", pd.DataFrame([row]))
 
+    def _match_folders(self, ids: set[str]) -> dict[str, str]:
+        """match id -> the folder of the file each of `ids` already in the store was read from."""
+        if not ids:
+            return {}
+        rows = self.con.execute("SELECT match_id, source_file FROM matches WHERE match_id IN (SELECT UNNEST(?))",
+                                [sorted(ids)]).fetchall()
+        return {mid: str(Path(source).parent) for mid, source in rows}
+
     def _remove_sources(self, hashes: set[str]) -> set[str]:
         """Delete every row that the source files with these sha256s contributed (data, quarantine,
         sources); returns the match ids that went."""
@@ -362,6 +370,7 @@ class Store(StoreQueries, StoreReads):
         self.con.execute("BEGIN TRANSACTION")
         try:
             seen: dict[str, Path] = {}  # content hash -> the first file of those bytes in this ingest
+            homes: dict[str, str] = {}  # match id -> the folder of the file that holds it, read in this ingest
             reads = read_files(files, reader, workers)
             tracked = shows.track(reads, total=len(files), what="ingest", unit="file", status=job.so_far, show=shown)
             for k, read in enumerate(tracked):
@@ -372,6 +381,8 @@ class Store(StoreQueries, StoreReads):
                 earlier = (by_path.get(str(read.path), set()) | {read.digest}) if replace else ({read.digest} & rejected)
                 known.remove(self._remove_sources(earlier))
                 result = set_aside_duplicates(read.result, known)
+                result = set_aside_strays(result, loaders.entry(result.runner).home, homes, self._match_folders)
+                homes.update(dict.fromkeys(result.match_ids("matches"), str(read.path.parent)))
                 known.add(result)
                 job.add(result, read.detected, known, last=k == len(files) - 1)
             job.finish(known)

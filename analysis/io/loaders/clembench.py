@@ -453,7 +453,7 @@ RUNNER = Runner(
     NAME, sniff, load,
     {"interactions.json": list(INTERACTION_KEYS) + list(FLAGS), "scores.json": ["episode scores", "round scores"],
      "left out beside them": list(COMPANIONS)},
-    identity=identity, companions=companions, separate_episodes=True, comparison_unit=COMPARISON_UNIT,
+    identity=identity, companions=companions, home=PRIMARY, separate_episodes=True, comparison_unit=COMPARISON_UNIT,
     ewa_run="scenario", actors=("GM",), outcome_directions=OUTCOME_DIRECTIONS,
     headline=Headline(
         "clemscore",

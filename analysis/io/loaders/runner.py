@@ -101,6 +101,9 @@ class Runner:
     outcome_directions : outcome measure -> 'higher' or 'lower' is better (what the audit reads).
     headline : its own headline number, if it prints one.
     columns : the canonical columns `--map` / `--mapping` can name for it (the table and arena runners).
+    home : the name of the file beside it from which a file holding no match of its own takes its match (clem's
+        scores.json belongs to the interactions.json in its folder): where that match was stored from another
+        folder, the file is a copy's and is set aside as a duplicate (`referee.io.set_aside.set_aside_strays`).
     """
 
     name: str
@@ -110,6 +113,7 @@ class Runner:
     page: str = ""
     identity: Callable[[Path], str | None] | None = None
     companions: Callable[[Path], Iterable[Path]] | None = None
+    home: str | None = None
     fallback: bool = False
     default_catalogue: Callable[[], Any] | None = None
     score_option: bool = False
