@@ -24,6 +24,7 @@ from referee.io import loaders
 from referee.io.catalogue import Catalogue
 from referee.io.loaders.base import LoadOptions, LoadResult, NotThisRunner, RecordError, ResultBuilder, hash_and_head
 from referee.io.loaders.errors import HEAD_RAW_CAP
+from referee.worker_processes import die_with_parent, stop_pool
 from referee.io.loaders.detect import read_head, sample_records
 from referee.io.loaders.files import is_document
 
@@ -225,12 +226,18 @@ def read_files(paths: list[Path], reader: FileReader, workers: int | None = None
     # otherwise walk them all again at each full collection (and copy the pages they touch)
     gc.freeze()
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=die_with_parent,
+                                   initargs=(os.getpid(),))
+        try:
             pending = pool.map(reader, paths[:WINDOW], chunksize=chunk)
             for start in range(WINDOW, len(paths), WINDOW):  # keep the next window in flight while this one drains
                 upcoming = pool.map(reader, paths[start:start + WINDOW], chunksize=chunk)
                 yield from pending
                 pending = upcoming
             yield from pending
+        except BaseException:  # stopped or failing (or the caller stopped reading): no worker outlives it
+            stop_pool(pool)
+            raise
+        pool.shutdown(wait=True)
     finally:
         gc.unfreeze()

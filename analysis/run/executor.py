@@ -36,6 +36,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 from referee.models import progress as shows
+from referee.worker_processes import die_with_parent, stop_pool
 
 RETRIES = 1  # a failed task runs once more before it is reported
 
@@ -172,7 +173,7 @@ def _inline(tasks: list[Task], bar) -> tuple[list, dict[str, str]]:
 WORKER_NICENESS = 10  # a local worker's CPU priority below its caller's (`_share_cores`)
 
 
-def _share_cores(threads: int) -> None:
+def _share_cores(threads: int, owner: int | None = None) -> None:
     """A local worker's start: its BLAS and OpenMP pools get `threads` threads (the cores shared among the
     workers), as Dask's nanny does for its workers; N workers each running a pool sized for every core
     oversubscribe the machine (a 200-fit bt-md bootstrap on 2 processes took 54 s this way, 12 s in one).
@@ -181,6 +182,7 @@ def _share_cores(threads: int) -> None:
     main process compiles one model after another while the folds sample: 153 s -> 144 s)."""
     from threadpoolctl import threadpool_limits
 
+    die_with_parent(owner)
     if hasattr(os, "nice"):
         os.nice(WORKER_NICENESS)
     threadpool_limits(limits=threads)
@@ -193,7 +195,8 @@ def _submit_processes(tasks: list[Task], jobs: int):
     if context.get_start_method() == "forkserver":  # workers fork from a server that imported the tasks' modules once
         context.set_forkserver_preload(sorted({task.fn.__module__ for task in tasks}))
     threads = max(1, (os.cpu_count() or 1) // jobs)
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_share_cores, initargs=(threads,))
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_share_cores,
+                               initargs=(threads, os.getpid()))
     return pool, {pool.submit(_attempt, task): i for i, task in enumerate(tasks)}
 
 
@@ -201,28 +204,37 @@ def _collect_processes(tasks: list[Task], pool, pending: dict, bar) -> tuple[lis
     """Wait for the submitted tasks of a local pool (a failed one runs once more), then shut the pool down."""
     results, failures = [None] * len(tasks), {}
     tries = dict.fromkeys(range(len(tasks)), 0)
-    with pool:
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                i = pending.pop(future)
-                try:
-                    ok, value = future.result()
-                except Exception as exc:  # noqa: BLE001 - a worker that died: retried like a failure
-                    ok, value = False, f"{type(exc).__name__}: {exc}"
-                tries[i] += 1
-                if not ok and tries[i] <= RETRIES:
-                    try:
-                        pending[pool.submit(_attempt, tasks[i])] = i
-                        continue
-                    except BrokenProcessPool:  # the pool lost a worker: nothing more runs in it; say so by name
-                        value = f"{value}; the local worker pool broke, so the retry could not run"
-                if ok:
-                    results[i] = value
-                else:
-                    failures[tasks[i].name] = value
-                bar.update()
+    try:
+        _wait_for(tasks, pool, pending, bar, results, failures, tries)
+    except BaseException:  # stopped (Ctrl-C, SIGTERM) or failing: no worker outlives the command
+        stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
     return results, failures
+
+
+def _wait_for(tasks: list[Task], pool, pending: dict, bar, results: list, failures: dict, tries: dict) -> None:
+    """`_collect_processes`' loop: each finished task's result or failure recorded, a failed one resubmitted."""
+    while pending:
+        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            i = pending.pop(future)
+            try:
+                ok, value = future.result()
+            except Exception as exc:  # noqa: BLE001 - a worker that died: retried like a failure
+                ok, value = False, f"{type(exc).__name__}: {exc}"
+            tries[i] += 1
+            if not ok and tries[i] <= RETRIES:
+                try:
+                    pending[pool.submit(_attempt, tasks[i])] = i
+                    continue
+                except BrokenProcessPool:  # the pool lost a worker: nothing more runs in it; say so by name
+                    value = f"{value}; the local worker pool broke, so the retry could not run"
+            if ok:
+                results[i] = value
+            else:
+                failures[tasks[i].name] = value
+            bar.update()
 
 
 def _submit_dask(tasks: list[Task], client) -> dict:
