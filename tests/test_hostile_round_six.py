@@ -72,3 +72,99 @@ def test_an_absurd_whole_number_is_refused_in_words_naming_the_option(argv, stor
     assert exit_.value.code == 2
     flag = argv[-2]
     assert f"argument {flag}: must be " in capsys.readouterr().err  # its own bound, or the global one
+
+
+def _listener(reply: bytes):
+    """A TCP listener on a free loopback port that answers every connection with `reply` (not Dask's protocol);
+    (port, stop)."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(0.2)
+    done = threading.Event()
+
+    def serve():
+        while not done.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.sendall(reply)
+    threading.Thread(target=serve, daemon=True).start()
+
+    def stop():
+        done.set()
+        server.close()
+    return server.getsockname()[1], stop
+
+
+def test_a_scheduler_address_nothing_listens_on_is_refused_before_any_work(store, tmp_path, capsys):
+    """Issue 104: `--scheduler tcp://127.0.0.1:<closed port>` ended in exit 3 after 41 s; it is refused while the
+    arguments are parsed (a 3 s TCP probe), naming the option."""
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on: bound, then closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(SystemExit) as exit_:
+        main(["ratings", "--store", str(store), "--bootstrap", "20", "--scheduler", f"tcp://127.0.0.1:{port}",
+              "--out", str(tmp_path / "r")])
+    assert exit_.value.code == 2
+    said = capsys.readouterr().err
+    assert "argument --scheduler" in said and "no Dask scheduler can be reached there" in said
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_scheduler_address_where_something_else_answers_is_refused_in_words(store, tmp_path, capsys):
+    """Issue 104: a listener that does not speak Dask's protocol ran until killed (or failed with a MemoryError
+    of 3 EiB, its reply read as a message length); the client's handshake has a timeout and the command exits 1
+    in words, no traceback."""
+    port, stop = _listener(b"HTTP/1.0 200 OK\r\n\r\nnot a scheduler")
+    try:
+        assert main(["ratings", "--store", str(store), "--bootstrap", "20", "--scheduler", f"tcp://127.0.0.1:{port}",
+                     "--out", str(tmp_path / "r")]) == 1
+    finally:
+        stop()
+    said = capsys.readouterr().err
+    assert "no Dask scheduler answered there" in said and "Traceback" not in said
+
+
+@pytest.mark.parametrize("option", ["--catalogue", "--mapping"])
+@pytest.mark.parametrize("kind", ["device", "fifo", "folder"])
+def test_a_file_option_that_is_no_regular_file_is_refused_before_it_is_read(store, tmp_path, capsys, option, kind):
+    """Issue 104: `/dev/zero` as `--mapping` or `--catalogue` was read whole (MemoryError after 30-60 s); a device,
+    a FIFO or a folder is refused at once naming it, and a file larger than a TOML file can be is refused by size."""
+    import os
+
+    target = {"device": Path("/dev/zero"), "fifo": tmp_path / "fifo", "folder": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(target)
+    if kind == "device" and not target.exists():
+        pytest.skip("no /dev/zero on this machine")
+    csv = tmp_path / "t.csv"
+    pd.DataFrame({"match": ["m1", "m1"], "agent": ["a", "b"], "score": [1, 0]}).to_csv(csv, index=False)
+    assert main(["ingest", str(csv), option, str(target), "--store", str(tmp_path / "s.duckdb")]) == 1
+    said = capsys.readouterr().err
+    assert f"{target}: a {'FIFO' if kind == 'fifo' else kind}, not a" in said, said
+
+
+def test_a_toml_file_larger_than_any_is_refused_by_its_size(tmp_path):
+    from referee.io.toml_file import TOML_CAP, read_toml
+
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as fh:
+        fh.truncate(TOML_CAP + 1)  # sparse: no disk spent
+    with pytest.raises(ValueError, match=r"more than a catalogue can be \(16 MiB at most\)"):
+        read_toml(big, "catalogue")
+
+
+def test_a_path_too_long_for_the_file_system_is_said_in_words(store, capsys):
+    """Issue 104: `check --results` with a 5,000-character path ended in exit 3 (an OSError, 'File name too
+    long'); an OSError about a path the user gave is exit 1 naming it."""
+    assert main(["check", "--store", str(store), "--results", "../" + "x" * 5000]) == 1
+    said = capsys.readouterr().err
+    assert "File name too long" in said and "bug in referee" not in said

@@ -59,6 +59,10 @@ def _check(args) -> None:
         check_writable(out)
 
 
+# an OSError naming a path with one of these is about the path the user gave (too long, missing, not a folder,
+# not allowed, read-only ...): said in words, exit 1, not as a bug
+PATH_ERRORS = frozenset({errno.ENAMETOOLONG, errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EACCES, errno.EPERM,
+                         errno.ELOOP, errno.EROFS, errno.EEXIST, errno.ENXIO, errno.ENODEV})
 EXIT_PIPE = 128 + 13  # a reader that closed the pipe (`referee formats | head`): 128 + SIGPIPE, as Unix tools end
 
 
@@ -139,8 +143,11 @@ def _main(argv: list[str] | None = None) -> int:
                 raise  # standard output could not take what the command printed: `main` says so
             if args.debug:
                 raise
-            code, error = EXIT_INTERNAL, (f"unexpected {type(exc).__name__}: {exc} (this is a bug in referee: rerun "
-                                          "with --debug and report the traceback)")
+            if exc.errno in PATH_ERRORS and getattr(exc, "filename", None) is not None:  # a path the user gave
+                code, error = EXIT_ERROR, f"{str(exc.filename)[:200]}: {exc.strerror or exc}"
+            else:
+                code, error = EXIT_INTERNAL, (f"unexpected {type(exc).__name__}: {exc} (this is a bug in referee: "
+                                              "rerun with --debug and report the traceback)")
         except Exception as exc:  # noqa: BLE001 - the top level never shows a raw traceback unless asked
             if args.debug:
                 raise

@@ -16,7 +16,7 @@ def read_toml(path: str | Path, what: str, error: type[Exception] = ValueError) 
     file, text that is not UTF-8, invalid TOML, tables nested too deeply to read, or any other read failure."""
     path = Path(path)
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(read_capped(path, what, TOML_CAP, error))
     except FileNotFoundError as exc:
         raise error(f"{path}: no such {what} file") from exc
     except UnicodeDecodeError as exc:
@@ -27,6 +27,28 @@ def read_toml(path: str | Path, what: str, error: type[Exception] = ValueError) 
         raise error(f"{path}: tables nested too deeply to read") from exc
     except OSError as exc:
         raise error(f"{path}: cannot read the {what} ({exc.strerror or exc})") from exc
+
+
+TOML_CAP = 16 << 20  # bytes: the largest catalogue, mapping or formula file read (the bundled ones are < 100 KB)
+
+
+def read_capped(path: Path, what: str, cap: int, error: type[Exception] = ValueError) -> str:
+    """The UTF-8 text of the regular file at `path` (a `what`), refused with `error` naming the file before it is
+    read when it is a device, a FIFO or a folder (`/dev/zero` would never end) or larger than `cap` bytes."""
+    import stat
+
+    info = path.stat()  # FileNotFoundError and other OSErrors are the caller's to word
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a folder" if stat.S_ISDIR(info.st_mode) else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(
+            info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode) else "not a regular file"
+        raise error(f"{path}: {kind}, not a {what} file")
+    if info.st_size > cap:
+        raise error(f"{path}: {info.st_size:,} bytes, more than a {what} can be ({cap >> 20} MiB at most)")
+    with open(path, "rb") as fh:
+        data = fh.read(cap + 1)
+    if len(data) > cap:  # grew while being read
+        raise error(f"{path}: more than {cap >> 20} MiB, more than a {what} can be")
+    return data.decode("utf-8")
 
 
 LITERAL = re.compile(r"^[^'\x00-\x08\x0a-\x1f\x7f]*$")  # text a TOML literal string holds as it is

@@ -116,7 +116,14 @@ class Executor:
                                              host="127.0.0.1", dashboard_address=":0")
                 self._client = Client(self._cluster)
             else:
-                self._client = Client(self.scheduler)
+                try:
+                    self._client = Client(self.scheduler, timeout=f"{SCHEDULER_TIMEOUT}s")
+                except (OSError, TimeoutError, MemoryError, ValueError) as exc:  # a listener that is not Dask's
+                    why = ("what answered speaks another protocol: its reply read as a message of absurd length"
+                           if isinstance(exc, MemoryError) else f"{type(exc).__name__}: {str(exc)[:200]}")
+                    raise ValueError(f"--scheduler {self.scheduler}: no Dask scheduler answered there within "
+                                     f"{SCHEDULER_TIMEOUT} s ({why}); is it a Dask scheduler's address (`dask "
+                                     "scheduler` prints it)?") from None
         return self._client
 
     def share(self, name: str, frame: pd.DataFrame) -> Shared:
@@ -170,6 +177,7 @@ def _inline(tasks: list[Task], bar) -> tuple[list, dict[str, str]]:
     return results, failures
 
 
+SCHEDULER_TIMEOUT = 10  # seconds a Dask scheduler has to answer the client's handshake
 WORKER_NICENESS = 10  # a local worker's CPU priority below its caller's (`_share_cores`)
 
 

@@ -343,7 +343,30 @@ def scheduler(value) -> str:
     if not re.fullmatch(r"(?:[a-z][a-z0-9+.-]*://)?[^\s:/]+:\d{1,5}", text):
         raise ValueError(f"{text!r} is not a scheduler address: give tcp://HOST:PORT (an existing Dask scheduler) "
                          "or local:N (a local cluster of N processes)")
+    _reachable(text)
     return text
+
+
+SCHEDULER_PROBE = 3.0  # seconds a scheduler address has to accept a connection before any work starts
+
+
+def _reachable(address: str) -> None:
+    """ValueError in words when nothing accepts a TCP connection at a scheduler address within SCHEDULER_PROBE
+    seconds (a closed port, an unroutable host), so that the command refuses before any work instead of failing
+    after distributed's own long retries; whether what answers speaks Dask is checked when the client connects
+    (`Executor.client`, with a timeout)."""
+    import socket
+
+    host, port = address.split("://", 1)[-1].rsplit(":", 1)
+    if not 0 < int(port) < 65536:
+        raise ValueError(f"{address!r}: the port must be from 1 to 65535")
+    try:
+        with socket.create_connection((host, int(port)), timeout=SCHEDULER_PROBE):
+            pass
+    except OSError as exc:
+        why = "no answer" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
+        raise ValueError(f"{address!r}: no Dask scheduler can be reached there ({why} within {SCHEDULER_PROBE:g} s); "
+                         "start one (dask scheduler) or give local:N for a local cluster") from None
 
 
 def path(value) -> Path:
