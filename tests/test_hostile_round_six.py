@@ -168,3 +168,88 @@ def test_a_path_too_long_for_the_file_system_is_said_in_words(store, capsys):
     assert main(["check", "--store", str(store), "--results", "../" + "x" * 5000]) == 1
     said = capsys.readouterr().err
     assert "File name too long" in said and "bug in referee" not in said
+
+
+def _inspect_log() -> dict:
+    import json
+
+    from conftest import shared_file
+
+    return json.loads((shared_file("real", "inspect") / "tests_log_test_eval_log" / "log_formats.json").read_text())
+
+
+@pytest.mark.parametrize("change", ["status past 64 bits", "metric NaN", "byte order mark", "scorers a number",
+                                    "first sample's id a list"])
+def test_one_odd_value_of_an_inspect_log_costs_no_sample_but_its_own(tmp_path, capsys, change):
+    """Issue 104: a header value the streamed parse cannot read (a status past 64 bits, a metric's NaN) or a UTF-8
+    byte order mark cost every sample of the log; `eval.scorers` a number was a raw TypeError ('loader error');
+    a fault in the one sample of a log made the file 'not this runner'. The samples are read (the header's odd
+    value said as a header fault), or the one faulty sample is set aside naming its field, as Inspect's."""
+    import json
+
+    log = _inspect_log()
+    text = None
+    if change == "status past 64 bits":
+        log["status"] = 10**30
+    elif change == "metric NaN":
+        log["results"]["scores"][0]["metrics"]["accuracy"]["value"] = float("nan")
+    elif change == "scorers a number":
+        log["eval"]["scorers"] = 5
+    elif change == "first sample's id a list":
+        log["samples"][0]["id"] = [1]
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    text = json.dumps(log)
+    (folder / "log.json").write_bytes((b"\xef\xbb\xbf" if change == "byte order mark" else b"") + text.encode())
+    code = main(["ingest", str(folder), "--store", str(tmp_path / "s.duckdb"), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["read"] == len(log["samples"]) == 1, out
+    if change == "first sample's id a list":
+        assert code == 1 and out["by_reason"] == {"missing field": 1}, out
+        return
+    assert code == 0 and out["accepted"] == 1, out
+    if change == "status past 64 bits":
+        assert any("status: 1000000000000000000000000000000" in w for w in out["warnings"]), out["warnings"]
+
+
+def test_an_inspect_log_naming_no_model_is_set_aside_naming_the_field(tmp_path, capsys):
+    import json
+
+    log = _inspect_log()
+    log["eval"]["model"] = ""
+    (tmp_path / "log.json").write_text(json.dumps(log))
+    assert main(["ingest", str(tmp_path / "log.json"), "--store", str(tmp_path / "s.duckdb")]) == 1
+    assert "field 'eval.model': an Inspect log names its model (eval.model), got ''" in capsys.readouterr().err
+
+
+def test_a_clem_meta_of_the_wrong_type_is_said_naming_the_field(tmp_path, capsys):
+    """Issue 104: a wrong-typed `meta.results_folder` was a raw AttributeError ('split')."""
+    import json
+    import shutil
+
+    from conftest import shared_file
+
+    run = tmp_path / "run"
+    shutil.copytree(shared_file("real", "clembench-ludo") / "gpt-4o-t0.0--gpt-4o-t0.0", run)
+    path = sorted(run.rglob("interactions.json"))[0]
+    doc = json.loads(path.read_text())
+    doc["meta"] = {"results_folder": 5, "game_name": "ludo", "experiment_name": "x", "game_id": 0}
+    path.write_text(json.dumps(doc))
+    main(["ingest", str(run), "--store", str(tmp_path / "s.duckdb")])
+    said = capsys.readouterr().err
+    assert "field 'meta.results_folder': expected the results folder as text" in said and "AttributeError" not in said
+
+
+def test_a_folder_named_by_spaces_drafts_a_name_its_own_check_accepts(tmp_path, capsys):
+    import json
+
+    logs = tmp_path / "bench" / " "
+    logs.mkdir(parents=True)
+    for g in range(4):
+        lines = [{"type": "move", "game": g, "player": p, "turn": 0} for p in ("a", "b")]
+        lines.append({"type": "end", "game": g, "scores": {"a": g % 2, "b": 1 - g % 2}})
+        (logs / f"g{g}.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    draft = tmp_path / "d.toml"
+    assert main(["map", str(logs), "--out", str(draft)]) == 0
+    assert "name = 'bench'" in draft.read_text()
+    assert main(["map", str(logs), "--out", str(draft), "--check"]) == 0

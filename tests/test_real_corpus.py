@@ -722,3 +722,29 @@ def test_a_clem_run_copied_with_other_bytes_leaves_clemscore_unchanged(tmp_path,
     strays = quarantine[quarantine["message"].str.contains("belongs to the interactions.json beside it")]
     # every copied scores.json is set aside, or skipped where its episode's files kept their bytes
     assert 0 < len(strays) <= copied and strays["source_file"].str.contains("run_b").all()
+
+
+@pytest.mark.parametrize("fault", ["deep value", "foreign object"])
+def test_one_faulty_record_appended_to_a_concordia_file_costs_itself_alone(tmp_path, capsys, fault):
+    """Issue 104: a 5,000-deep value in one record of an appended rerun cost that whole array (11 records); a
+    Kaggle replay appended as a second document cost the file. Each now costs itself: the first array's 12
+    records are stored, the rerun's unchanged records set aside as repeats, the faulty one set aside naming why."""
+    src = shared_file("real", "concordia-results-appended") / "test7__google_gemma-2-9b-it__all-mpnet-base-v2.json"
+    text = src.read_text(encoding="utf-8")
+    records = json.loads(text)
+    if fault == "deep value":
+        parts = [json.dumps(r) for r in records]
+        parts[3] = parts[3][:-1] + ', "deep": ' + "[" * 5000 + "0" + "]" * 5000 + "}"
+        appended = "[" + ", ".join(parts) + "]"
+    else:
+        appended = sorted(shared_file("real", "kaggle").glob("*connectx*"))[0].read_text(encoding="utf-8")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / src.name).write_text(text.rstrip() + "\n" + appended, encoding="utf-8")
+    assert main(["ingest", str(logs), "--store", str(tmp_path / "s.duckdb"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["accepted"] == len(records) == 12
+    if fault == "deep value":
+        assert out["read"] == 24 and out["by_reason"] == {"repeated record": 11, "too deeply nested": 1}, out
+    else:
+        assert out["read"] == 13 and out["by_reason"] == {"malformed JSON": 1}, out

@@ -420,9 +420,9 @@ def _title(ev: Evidence) -> str:
     import os
 
     common = Path(os.path.commonpath([str(s.path.resolve().parent) for s in ev.files]))
-    for folder in (common, *common.parents):
-        if folder.name and folder.name.lower() not in GENERIC_FOLDERS:
-            return folder.name
+    for folder in (common, *common.parents):  # a folder named by spaces alone names nothing the mapping can use
+        if folder.name.strip() and folder.name.strip().lower() not in GENERIC_FOLDERS:
+            return folder.name.strip()
     return "my-runner"
 
 

@@ -374,6 +374,17 @@ def path(value) -> Path:
     return Path(value)
 
 
+def folder(value) -> Path:
+    """A folder's path: an existing folder, or a path where one can be made (nothing there yet); ValueError for a
+    path that holds a file, a device or a FIFO."""
+    found = Path(value)
+    if not str(value).strip():
+        raise ValueError("expected a folder's path, got nothing")
+    if found.exists() and not found.is_dir():
+        raise ValueError(f"{str(value)[:200]} is a file, not a folder: give a folder (or a new path)")
+    return found
+
+
 def agent_list(value) -> list[str]:
     """'A,B,...' or a list of names: the names, stripped; ValueError when it names no agent ('' or ',')."""
     items = value.split(",") if isinstance(value, str) else list(value)
@@ -445,7 +456,7 @@ SWEEP_OPTIONS = (
     Option("scheduler", None, "an existing Dask scheduler, or local:N for a Dask LocalCluster of N processes",
            type=scheduler, metavar="tcp://HOST:PORT|local:N", group=SWEEP),
     Option("exchange", None, "folder the sweep's inputs are written to as Parquet; every worker must reach it "
-           "(default: a temporary folder; give a shared path for a remote cluster)", type=path, metavar="DIR",
+           "(default: a temporary folder; give a shared path for a remote cluster)", type=folder, metavar="DIR",
            group=SWEEP))
 
 

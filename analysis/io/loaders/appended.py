@@ -34,11 +34,34 @@ def document_spans(text: str) -> list[tuple[int, int, RecordError | None]]:
             at = end
             continue
         except (json.JSONDecodeError, RecursionError) as exc:
+            end = _balanced_end(text, at) if isinstance(exc, RecursionError) else None
+            if end is not None:  # nested past the stack somewhere inside: a whole document all the same, whose
+                spans.append((at, end, None))  # too-deep value costs its own record (`lenient_loads`)
+                at = end
+                continue
             fault = (json_error(exc, text) if isinstance(exc, json.JSONDecodeError) else
                      RecordError("too deeply nested", None, "the JSON nests deeper than referee reads"))
         resume = _next_array(text, decoder, at + 1)
         spans.append((at, resume, fault))
         at = resume
+
+
+TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')  # a JSON string (skipped whole) or a bracket
+
+
+def _balanced_end(text: str, at: int) -> int | None:
+    """Where the document that opens at `at` (`[` or `{`) closes, found by counting brackets outside strings
+    without recursion (a value nested past Python's stack is still inside it), or None when it never closes."""
+    depth = 0
+    for token in TOKEN.finditer(text, at):
+        mark = token.group()
+        if mark in "[{":
+            depth += 1
+        elif mark in "]}":
+            depth -= 1
+            if depth == 0:
+                return token.end()
+    return None
 
 
 ARRAY_START = re.compile(r"(?:\]|^)[ \t\r\n]*(\[)", re.MULTILINE)  # a `[` right after a `]`, or at a line's start

@@ -132,7 +132,10 @@ def episode_key(path: Path) -> str:
     meta = _meta_of(path)
     if not names_episode(meta) and path.name == SCORES and (path.parent / PRIMARY).exists():
         meta = _meta_of(path.parent / PRIMARY)
-    return match_key({"meta": meta} if isinstance(meta, dict) else {}, path)
+    try:
+        return match_key({"meta": meta} if isinstance(meta, dict) else {}, path)
+    except RecordError:  # a meta of the wrong type: the folders name the episode (the file itself says why)
+        return match_key({}, path)
 
 
 def names_episode(meta: object) -> bool:
@@ -147,6 +150,10 @@ def episode_names(record: dict, path: Path) -> tuple[str, str, str]:
     meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
     parts = path.parent.parts
     folders = list(parts[-4:-1]) if len(parts) >= 4 else ["", "", ""]
+    for key in ("results_folder", "game_name", "experiment_name"):  # clemcore writes each as the folder's name
+        if meta.get(key) is not None and not isinstance(meta[key], str):
+            raise RecordError("wrong type", f"meta.{key}", f"expected the {key.replace('_', ' ')} as text (clemcore "
+                              f"writes the folder's name), got {meta[key]!r}"[:300])
     return (meta.get("results_folder") or folders[0], meta.get("game_name") or folders[1],
             meta.get("experiment_name") or folders[2])
 
@@ -421,8 +428,11 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     sibling = path.parent / PRIMARY
     sibling_meta = _meta_of(sibling) if scores and sibling.exists() else None
     # an episode's two files name one match: the scores take the interactions' meta where they carry none
-    mid = match_key(doc if names_episode(doc.get("meta")) or not isinstance(sibling_meta, dict)
-                    else {"meta": sibling_meta}, path)
+    try:
+        mid = match_key(doc if names_episode(doc.get("meta")) or not isinstance(sibling_meta, dict)
+                        else {"meta": sibling_meta}, path)
+    except RecordError as exc:
+        return out.reject_file(exc)
     if not scores:
         out.accept_records([doc], lambda record: parse_interactions(record, path), lambda match, label: mid)
         return out.build()

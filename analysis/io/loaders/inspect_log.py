@@ -160,7 +160,7 @@ def _json_header(path: Path) -> dict:
 
     header: dict = {}
     builder, key = None, None
-    with open(path, "rb") as fh:
+    with _opened(path) as fh:
         try:
             for prefix, event, value in ijson.parse(fh, use_float=True):
                 if key == "samples" and prefix == "samples":  # what the samples are: a list (or null), never else
@@ -180,9 +180,34 @@ def _json_header(path: Path) -> dict:
                         builder = ijson.ObjectBuilder()
                 elif builder is not None:
                     builder.event(event, value)
-        except ijson.JSONError as exc:
-            raise RecordError("malformed JSON", key, f"the log does not parse: {exc}") from exc
+        except ijson.JSONError as exc:  # a value the streamed parse cannot read (NaN, a number past 64 bits)
+            return _lenient_header(path, key, exc)
     return header
+
+
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark some editors write first: JSON text after it is read as JSON
+
+
+def _opened(path: Path):
+    """The log opened for reading past a UTF-8 byte order mark."""
+    fh = open(path, "rb")  # noqa: SIM115 - the caller's `with` closes it
+    if fh.read(len(BOM)) != BOM:
+        fh.seek(0)
+    return fh
+
+
+def _lenient_header(path: Path, key: str | None, stopped: Exception) -> dict:
+    """The header of a .json log whose streamed parse stopped at a value it cannot read (a metric's NaN, a status
+    past 64 bits): the log read whole by the standard parse (`lenient_loads`), its HEADER_KEYS taken, so that one
+    odd header value is judged on its own (the header's checks) instead of costing every sample; RecordError
+    naming the key when the log does not parse even so."""
+    try:
+        doc = lenient_loads(path.read_bytes().removeprefix(BOM).decode("utf-8", errors="surrogateescape"))
+    except (ValueError, RecursionError):
+        raise RecordError("malformed JSON", key, f"the log does not parse: {stopped}") from None
+    if not isinstance(doc, dict):
+        raise RecordError("malformed JSON", key, f"the log does not parse: {stopped}")
+    return {k: doc[k] for k in HEADER_KEYS if k in doc}
 
 
 def _json_log(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
@@ -193,7 +218,7 @@ def _json_log(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
 
     def samples() -> Iterator[tuple[str, Any]]:
         done = 0
-        with open(path, "rb") as fh:
+        with _opened(path) as fh:
             try:
                 for i, sample in enumerate(ijson.items(fh, "samples.item", use_float=True)):
                     yield f"samples[{i}]", sample
@@ -212,7 +237,7 @@ def _samples_after(path: Path, done: int, stopped: Exception) -> Iterator[tuple[
     stack, and keeps a byte that is not UTF-8 escaped), each sample then checked on its own (`record_fault`: such
     a byte sets aside its sample only); a log that does not parse even so ends with its samples."""
     try:  # a byte that is not UTF-8 is kept escaped: `record_fault` names it in its sample alone ('not UTF-8')
-        doc = lenient_loads(path.read_bytes().decode("utf-8", errors="surrogateescape"))
+        doc = lenient_loads(path.read_bytes().removeprefix(BOM).decode("utf-8", errors="surrogateescape"))
     except (ValueError, RecursionError):
         yield "samples[...]", RecordError("truncated file", "samples", f"the samples stop parsing: {stopped}")
         return
@@ -252,16 +277,18 @@ class _Log:
         if not isinstance(ev, dict) or not isinstance(ev.get("task"), str):
             raise RecordError("missing field", "eval.task", "an Inspect log names its task in eval.task")
         self.task = ev["task"]
-        self.model = ev.get("model") if isinstance(ev.get("model"), str) else None
+        self.model = ev.get("model") if isinstance(ev.get("model"), str) and ev["model"].strip() else None
         roles = ev.get("model_roles") or {}
         self.roles = {r: (m.get("model") if isinstance(m, dict) else m) for r, m in roles.items()} \
             if isinstance(roles, dict) else {}
         self.roles = {r: m for r, m in self.roles.items() if isinstance(m, str) and m}
         if self.model is None and not self.roles:
-            raise RecordError("missing field", "eval.model", "an Inspect log names its model (eval.model)")
+            raise RecordError("missing field", "eval.model", "an Inspect log names its model (eval.model), got "
+                              f"{ev.get('model')!r}"[:200])
         results = header.get("results") if isinstance(header.get("results"), dict) else {}
         headline = results.get("headline") if isinstance(results.get("headline"), dict) else {}
-        scorers = [s.get("name") for s in ev.get("scorers") or [] if isinstance(s, dict)]
+        listed = ev.get("scorers") if isinstance(ev.get("scorers"), list) else []  # else a header fault, said
+        scorers = [s.get("name") for s in listed if isinstance(s, dict)]
         self.primary = headline.get("scorer") or next((s for s in scorers if isinstance(s, str)), None)
         self.stated, self.reducer, self.cluster = stated_metrics(results, self.primary)
         given = next((ev[k] for k in ("eval_id", "run_id") if ev.get(k) is not None), None)
@@ -392,8 +419,9 @@ def parse_sample(sample: Any, log: _Log) -> dict[str, list[dict]]:
 
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     """Read an Inspect `.eval` or `.json` log, sample by sample; a bad sample is set aside by its member name
-    (`samples/q3_epoch_2.json`) or index (`samples[7]`) and field."""
-    out = ResultBuilder(path, content_hash, NAME)
+    (`samples/q3_epoch_2.json`) or index (`samples[7]`) and field. A log whose header reads as Inspect's is
+    Inspect's: a fault in its first samples sets those samples aside, never the file as another runner's."""
+    out = ResultBuilder(path, content_hash, NAME, sequential=False)
     if path.stat().st_size == 0:
         return out.reject_file(RecordError("empty file", None, "the file is empty"))
     try:
