@@ -59,3 +59,30 @@ def test_a_stopped_sweep_leaves_no_worker_running(sig):
     finally:
         run.kill()
         run.wait()
+
+
+def test_a_command_leaves_no_temporary_file_behind(tmp_path, monkeypatch):
+    """Issue 104: every fit left PyTensor's generated numba sources in $TMPDIR (26 files a fit, written with
+    delete=False, more in each worker); a command runs with its own scratch folder as the temporary directory,
+    for itself and the processes it starts, and removes it with whatever was left there."""
+    import tempfile
+
+    import referee.cli as cli
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    seen = {}
+
+    def command(argv):  # what a fit does: a file left with delete=False, here and in a process it starts
+        with tempfile.NamedTemporaryFile(delete=False) as fh:
+            fh.write(b"def numba_funcified(): pass")
+        seen["file"], seen["folder"] = fh.name, tempfile.gettempdir()
+        subprocess.run([sys.executable, "-c", "import tempfile; tempfile.NamedTemporaryFile(delete=False)"],
+                       check=True)
+        return 0
+
+    monkeypatch.setattr(cli, "_main", command)
+    assert cli.main([]) == 0
+    assert seen["folder"] != str(tmp_path) and os.path.dirname(seen["folder"]) == str(tmp_path)
+    assert not os.path.exists(seen["file"]) and list(tmp_path.iterdir()) == []
+    assert tempfile.gettempdir() == str(tmp_path)

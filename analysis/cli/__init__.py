@@ -101,11 +101,14 @@ def _unwritable(exc: OSError) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `referee` command; returns the exit code (module docstring); a closed pipe ends
     quietly with EXIT_PIPE, a closed standard stream is the null device, a full one exits 1 saying so."""
+    from referee.scratch import scratch_folder
     from referee.worker_processes import terminated_as_exit
 
     _open_streams()
     try:
-        with terminated_as_exit():  # SIGTERM: pools stopped and the store's transaction rolled back on the way out
+        # SIGTERM: pools stopped and the store's transaction rolled back on the way out; temporary files the
+        # libraries leave (PyTensor's numba sources) go with the command's scratch folder
+        with terminated_as_exit(), scratch_folder():
             code = _main(argv)
         sys.stdout.flush()  # inside the guard: a reader gone before the last buffer is a closed pipe too
         return code

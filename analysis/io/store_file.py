@@ -41,6 +41,9 @@ def connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection to `path`, or StoreError saying in plain words why not."""
     if path.is_dir():
         raise StoreError(f"{path}: is a folder, not a store file; give --store a file name such as {path / 'referee.duckdb'}")
+    if path.exists() and not path.is_file():  # a FIFO would block the first read, a device never end
+        raise StoreError(f"{path}: not a regular file (a device, a FIFO or a socket), not a store file; point --store "
+                         "at a new file name or at a store referee wrote")
     kind = _file_kind(path)
     if kind is not None:  # refused before DuckDB reads it (DuckDB would try to load an extension for SQLite)
         raise StoreError(f"{path}: not a referee store: the file is {kind}; point --store at a new file name or at "
