@@ -184,6 +184,11 @@ def sample(model, var_names: list[str], draws: int = DRAWS, tune: int = TUNE, ch
         if int(value) < (0 if name == "tune" else 1):
             raise ValueError(f"{name} must be at least {0 if name == 'tune' else 1}, got {value}")
     which = resolve_sampler(sampler)
+    if which == "nutpie" and tune < 1:  # nutpie's adaptation panics (a Rust panic, no Python error) at 0 steps
+        if sampler == "nutpie":
+            raise ValueError("--tune 0 with --sampler nutpie: nutpie's adaptation needs at least one tuning step; "
+                             "give --tune 1 or more, or --sampler pymc")
+        which = "pymc"  # 'auto': PyMC's NUTS samples with no tuning, as asked
     shown = progress_enabled()
     if which == "nutpie":  # the compiled model is kept per structure (`referee.models.compiled`)
         idata, timings = sample_nutpie(model, draws, tune, chains, seed, shown, low_rank, target_accept or 0.8,

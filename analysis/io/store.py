@@ -218,8 +218,11 @@ class Store(StoreQueries, StoreReads):
         if table not in TABLES or "attrs" not in columns(table):
             raise KeyError(f"table {table!r} has no attrs; tables with attrs: "
                            f"{sorted(t for t in TABLES if 'attrs' in columns(t))}")
+        if not key:
+            return False
+        path = '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'  # quoted: any name is one key, never a path
         found = self.con.execute(f"SELECT count(*) FROM {table} WHERE json_extract(attrs, ?) IS NOT NULL",
-                                 ["$." + key]).fetchall()
+                                 [path]).fetchall()
         return bool(found[0][0])
 
     def agent_counts(self, limit: int | None = None) -> pd.DataFrame:

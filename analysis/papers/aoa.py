@@ -41,6 +41,10 @@ def aoa_paper(store, writer: PaperWriter, match: str | None = None, seed: int = 
                           "match_id"].tolist()
     if match is None and not seasons:
         raise ValueError("the store holds no Age of Agents season (runner 'aoa'); `referee paper aoa` reads one")
+    if match is not None and match not in seasons:
+        shown = ", ".join(seasons[:5]) + (" ..." if len(seasons) > 5 else "") if seasons else "none"
+        raise ValueError(f"--match {str(match)[:200]!r} is not an Age of Agents season of the store (seasons: "
+                         f"{shown})")
     match = match or seasons[0]
     found = JOBS["audit"].compute(store, match=match, formula=shipped("formulas", "aoa_eval01.toml"), group_by=["team"],
                                   telemetry="universal", assume="higher", no_bayes=True, seed=seed)

@@ -155,7 +155,10 @@ def write_csv(frame: pd.DataFrame, path: str | Path, index: bool = False) -> Pat
 
 
 def check_writable(out: str | Path) -> Path:
-    """Create folder `out` (and parents) and prove it is writable; raises ValueError naming it otherwise."""
+    """Create folder `out` (and parents) and prove it is writable; raises ValueError naming it otherwise (an
+    empty name too: it would write into the current folder unasked)."""
+    if not str(out).strip():
+        raise ValueError("--out is empty: name the results folder (e.g. --out reports/run1)")
     out = Path(out)
     try:
         out.mkdir(parents=True, exist_ok=True)

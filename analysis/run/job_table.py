@@ -61,6 +61,7 @@ from referee.run.options import (
     folds,
     name_text,
     path,
+    toml_path,
     positive_float,
     price,
     positive_int,
@@ -231,8 +232,8 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("runner", None, "force a loader instead of detecting per file: a built-in runner's name "
                    "(`referee formats` lists them), or a runner mapping file describing another runner's JSON logs "
                    "(lines, or one document per file)", metavar="NAME|FILE.toml"),
-            Option("catalogue", None, "scenario catalogue TOML (Concordia default: the 2024 contest's)", type=path),
-            Option("mapping", None, "table runner: TOML file with [columns] and [measures] tables", type=path),
+            Option("catalogue", None, "scenario catalogue TOML (Concordia default: the 2024 contest's)", type=toml_path),
+            Option("mapping", None, "table runner: TOML file with [columns] and [measures] tables", type=toml_path),
             Option("map", None, "table runner: take a canonical column from another column name (repeatable; "
                    "`referee formats table` lists the canonical columns)", many=True, metavar="CANONICAL=COLUMN"),
             Option("measure", None, f"table runner: read an extra column as a measure of KIND "
@@ -457,7 +458,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("bootstrap", 1000, "bootstrap replicates over items (default 1000)", type=replicates),
             SEED)),
     Job("audit", "referee.run.social.social_jobs:audit", "construct-validity audit of a score against ground-truth outcomes", (
-        Option("formula", None, "scoring formula TOML (e.g. data/formulas/aoa_eval01.toml)", type=path),
+        Option("formula", None, "scoring formula TOML (e.g. data/formulas/aoa_eval01.toml)", type=toml_path),
         Option("outcome", None, "outcome measure and which way is better (repeatable; the direction, when not "
                "given here: the runner's or the ingest's declaration, else the formula's [outcomes], else the "
                "schema's for the derived win (higher) and rank (lower); an outcome declared nowhere is refused "

@@ -374,6 +374,28 @@ def path(value) -> Path:
     return Path(value)
 
 
+def toml_path(value) -> Path:
+    """A TOML file's path (a catalogue, mapping, formula): where something is there, it must be a regular file of
+    at most `referee.io.toml_file.TOML_CAP` bytes (a device, a FIFO or a folder would never be read to an end);
+    a missing file is the reader's to say."""
+    import stat
+
+    from referee.io.toml_file import TOML_CAP
+
+    found = Path(value)
+    try:
+        info = found.stat()
+    except OSError:
+        return found
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(f"{str(value)[:200]} is {'a folder' if stat.S_ISDIR(info.st_mode) else 'not a regular file'}"
+                         " (a device, a FIFO?), not a TOML file")
+    if info.st_size > TOML_CAP:
+        raise ValueError(f"{str(value)[:200]}: {info.st_size:,} bytes, more than a TOML file here can be "
+                         f"({TOML_CAP >> 20} MiB at most)")
+    return found
+
+
 def folder(value) -> Path:
     """A folder's path: an existing folder, or a path where one can be made (nothing there yet); ValueError for a
     path that holds a file, a device or a FIFO."""
