@@ -41,6 +41,13 @@ def test_a_type_checker_flags_a_misspelt_option_in_a_users_file(tmp_path):
     assert 'Unexpected keyword argument "bootstrapp" for "ratings"' in bad.stdout
     good = run("good.py")
     assert good.returncode == 0, good.stdout + good.stderr
+    # issue 105: types down to the table (pandas-stubs), and a model's name checked against the job's own choices
+    (tmp_path / "typed.py").write_text("import referee\n\nstore = referee.open('logs/')\n"
+                                       "reveal_type(referee.leaderboard(store).table())\n"
+                                       "referee.fit(store, 'pass-fial')\n")
+    typed = run("typed.py")
+    assert 'Revealed type is "pandas.core.frame.DataFrame"' in typed.stdout, typed.stdout
+    assert 'Argument 2 to "fit" has incompatible type "Literal[\'pass-fial\']"' in typed.stdout, typed.stdout
 
 
 def test_every_public_function_says_what_it_does():

@@ -24,13 +24,16 @@ _WIDER = {"Path": "str | PathLike[str]", "list[str]": "str | Sequence[str]", "ra
 
 
 def annotation(option: Option) -> str:
-    """The type a notebook passes for `option`, as stub text: its checker's return type (widened where the checker
-    reads more, e.g. a path as text), a list of it for a repeatable option, bool for an on/off flag, `| None` when
-    its default is None."""
+    """The type a notebook passes for `option`, as stub text: the Literal of its names where it takes one of a
+    few (a model, a method: a misspelt one fails the type check), else its checker's return type (widened where
+    the checker reads more, e.g. a path as text), a list of it for a repeatable option, bool for an on/off flag,
+    `| None` when its default is None."""
     if option.flag:
         return "bool"
     returns = inspect.signature(option.type).return_annotation if option.type is not None else None
-    if returns not in (None, inspect.Signature.empty):
+    if option.choices and all(isinstance(c, str) for c in option.choices):  # a misspelt name fails the type check
+        text = "Literal[" + ", ".join(repr(c) for c in option.choices) + "]"
+    elif returns not in (None, inspect.Signature.empty):
         text = _WIDER.get(str(returns), str(returns))
     elif isinstance(option.default, bool):
         text = "bool"
@@ -72,7 +75,7 @@ do not edit by hand (tests/test_manual.py compares this file with it)."""
 
 from os import PathLike
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 from pandas import DataFrame
 
