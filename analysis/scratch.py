@@ -19,6 +19,11 @@ from collections.abc import Iterator
 def scratch_folder() -> Iterator[str]:
     """A new folder under the current temporary directory as the temporary directory while the block runs (this
     process and any process it starts); removed, with its contents, after; the previous settings restored."""
+    import multiprocessing.util
+
+    # multiprocessing's own folder (pymp-*) is made now, where the temporary directory was: its finalizer removes
+    # it when the interpreter exits, after this block has removed ours, so it must not be inside ours
+    multiprocessing.util.get_temp_dir()
     folder = tempfile.mkdtemp(prefix="referee-scratch-")
     before_env, before_dir = os.environ.get("TMPDIR"), tempfile.tempdir
     os.environ["TMPDIR"], tempfile.tempdir = folder, folder

@@ -147,9 +147,28 @@ def test_a_file_option_that_is_no_regular_file_is_refused_before_it_is_read(stor
         pytest.skip("no /dev/zero on this machine")
     csv = tmp_path / "t.csv"
     pd.DataFrame({"match": ["m1", "m1"], "agent": ["a", "b"], "score": [1, 0]}).to_csv(csv, index=False)
-    assert main(["ingest", str(csv), option, str(target), "--store", str(tmp_path / "s.duckdb")]) == 1
+    with pytest.raises(SystemExit) as exit_:  # refused by the option's type, before the store is opened
+        main(["ingest", str(csv), option, str(target), "--store", str(tmp_path / "s.duckdb")])
+    assert exit_.value.code == 2
     said = capsys.readouterr().err
-    assert f"{target}: a {'FIFO' if kind == 'fifo' else kind}, not a" in said, said
+    assert f"argument {option}: {target}: a {'FIFO' if kind == 'fifo' else kind}, not a TOML file" in said, said
+    assert not (tmp_path / "s.duckdb").exists()
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "folder"])
+def test_the_toml_reader_refuses_what_is_no_regular_file_for_callers_past_the_command_line(tmp_path, kind):
+    """The notebook API and any caller of `read_toml` meet the same refusal before a read (no option type there)."""
+    import os
+
+    from referee.io.toml_file import read_toml
+
+    target = {"device": Path("/dev/zero"), "fifo": tmp_path / "fifo", "folder": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(target)
+    if kind == "device" and not target.exists():
+        pytest.skip("no /dev/zero on this machine")
+    with pytest.raises(ValueError, match=f"a {'FIFO' if kind == 'fifo' else kind}, not a column mapping file"):
+        read_toml(target, "column mapping")
 
 
 def test_a_toml_file_larger_than_any_is_refused_by_its_size(tmp_path):

@@ -116,16 +116,20 @@ def _on_unit_scale(scores: pd.DataFrame, raw: pd.Series) -> pd.Series:
     return runner.map(kinds).fillna(False).astype(bool)
 
 
-def normalised_scores(store, scenarios_only: bool = False, phases: list[str] | None = None) -> pd.DataFrame:
+def normalised_scores(store, scenarios_only: bool = False, phases: list[str] | None = None,
+                      runner: str | None = None) -> pd.DataFrame:
     """`normalise(agent_match_scores(...))` over an open `referee.io.store.Store`: one row per (match, agent).
 
     With `scenarios_only`, only matches that name a scenario (Concordia-style evaluations) are included; with
-    `phases`, only matches in those phases (ValueError naming the phases held when one has no match).
+    `phases`, only matches in those phases (ValueError naming the phases held when one has no match); with
+    `runner`, only that runner's matches.
     """
     from referee.prepare.selection import select_phases
 
     matches = select_phases(store.matches(), phases)
     if scenarios_only:
         matches = matches[matches["scenario"].notna()]
+    if runner is not None:
+        matches = matches[matches["runner"] == runner]
     scores = agent_match_scores(matches, store.results())
     return normalise(scores, store.scenarios())

@@ -163,8 +163,9 @@ def draws(value) -> int:
 
 
 def tune(value) -> int:
-    """Tuning steps per chain: a whole number from 0 to MAX_DRAWS."""
-    return _at_most(count(value), MAX_DRAWS, "tuning steps per chain")
+    """Tuning steps per chain: a whole number from 1 to MAX_DRAWS (with none, NUTS samples with a step size never
+    adapted: nutpie cannot start, PyMC's may crawl for hours)."""
+    return _at_most(positive_int(value), MAX_DRAWS, "tuning steps per chain")
 
 
 def chains(value) -> int:
@@ -388,8 +389,8 @@ def toml_path(value) -> Path:
     except OSError:
         return found
     if not stat.S_ISREG(info.st_mode):
-        raise ValueError(f"{str(value)[:200]} is {'a folder' if stat.S_ISDIR(info.st_mode) else 'not a regular file'}"
-                         " (a device, a FIFO?), not a TOML file")
+        kind = "a folder" if stat.S_ISDIR(info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device"
+        raise ValueError(f"{str(value)[:200]}: {kind}, not a TOML file")
     if info.st_size > TOML_CAP:
         raise ValueError(f"{str(value)[:200]}: {info.st_size:,} bytes, more than a TOML file here can be "
                          f"({TOML_CAP >> 20} MiB at most)")

@@ -190,9 +190,18 @@ def fit_contextual_bt(pairs: pd.DataFrame, covariates: list[str], tol: float = 1
             warnings.warn(f"the Bradley-Terry MLE does not exist ({why_no_mle(W, agents)}); both fits add the weak "
                           "Normal(0, (400 Elo)^2) prior on the ratings", RatingWarning, stacklevel=2)
             precision = 1.0 / DEFAULT_PRIOR_SD**2
-        coef, info, it_full, ok_full = _newton(coded, p, precision, tol, max_iter)
-        coef0, _, it_plain, ok_plain = _newton(coded, 0, precision, tol, max_iter)
-        cov = _robust_cov(coded, coef, info, p)
+        try:
+            coef, info, it_full, ok_full = _newton(coded, p, precision, tol, max_iter)
+            coef0, _, it_plain, ok_plain = _newton(coded, 0, precision, tol, max_iter)
+            cov = _robust_cov(coded, coef, info, p)
+        except np.linalg.LinAlgError:
+            constant = [name for k, name in enumerate(covariates) if np.ptp(coded.Z[:, k]) == 0] if p else []
+            raise ValueError(
+                f"the effect of {', '.join(covariates)} cannot be told apart from the agents' ratings in these "
+                "matches (the information matrix is singular): "
+                + (f"{', '.join(constant)} never differs between the two players of a comparison"
+                   if constant else "its differences are collinear with the agents (e.g. each agent always in the "
+                   "same seat or role)") + "; drop the covariate or rate without it") from None
         diagnostics = iterative_diagnostics(max(it_full, it_plain), max_iter, ok_full and ok_plain,
                                             "contextual Bradley-Terry Newton")
     theta, se = _thetas(coef, cov, n)

@@ -209,6 +209,9 @@ def game_ranking(comparisons: pd.DataFrame, method: str = "nash", alpha: float =
                        "cyclic_triads": len(triads),
                        "strongest_triads": "; ".join(" > ".join(t) for t in triads.head(5)[["first", "second", "third"]]
                                                                      .itertuples(index=False))})
+    if not tables and few:
+        raise ValueError(f"no game to solve: {len(few)} agent(s) are in fewer than {min_games:g} matches and were set "
+                         "apart, leaving no two that met (`--min-games 1` plays every agent)")
     if not tables:
         raise ValueError("no two agents ever met: there is no game to solve")
     table = pd.concat(tables, ignore_index=True).sort_values(["component", "rank", "agent"])

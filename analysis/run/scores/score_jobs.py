@@ -164,7 +164,8 @@ def plan(store, budget: int = 20, target: str = "adjacent:0.95", rule: str = "c-
     if not SCORE_MODELS[model].layout and (posterior or repeats != 1 or demand):
         raise ValueError("--posterior, --repeats and --demand are for --scenarios N --model measurement-layout")
     if scenarios:
-        return _scenario_plan(store, scenarios, profiles, model, posterior, repeats, demand, phase, seed, options)
+        return _scenario_plan(store, scenarios, profiles, model, posterior, repeats, demand, phase, seed, options,
+                              runner)
     from referee.prepare.comparisons import comparable_agents, comparisons_from_tables
     from referee.run.ratings.plan import plan as plan_matches, power_curve
 
@@ -187,14 +188,15 @@ def plan(store, budget: int = 20, target: str = "adjacent:0.95", rule: str = "c-
     return Result("plan", {"plan": result.matches, "ratings": result.ratings}, notes, value=result)
 
 
-def _scenario_plan(store, n, profiles, model, posterior, repeats, demand, phase, seed, options) -> Result:
+def _scenario_plan(store, n, profiles, model, posterior, repeats, demand, phase, seed, options,
+                   runner: str | None = None) -> Result:
     """`plan --scenarios N`: the scenarios (tag profiles) that would most shrink the tag coefficients now least
     known (`referee.models.scores.scenario_design`), or with the Measurement Layout the capabilities now least
     known (`referee.run.scores.scenario_plan`), from `posterior` (an idata.nc `referee fit measurement-layout` wrote,
     or its folder) or a layout fitted now."""
     from referee.run.scores.score_registry import SCORE_MODELS
 
-    scores, scenarios, tags = model_scores(store, phase)
+    scores, scenarios, tags = model_scores(store, phase, runner)
     if SCORE_MODELS[model].layout:
         return _layout_plan(scores, scenarios, tags, n, profiles, posterior, repeats, demand, seed, options)
     from referee.models.scores.scenario_design import next_scenarios

@@ -15,10 +15,14 @@ from referee.prepare.scores import normalised_scores
 def model_scores(store, phases: list[str] | None = None, runner: str | None = None
                  ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(scores, scenarios, scenario_tags) for scenario-based matches (of `runner` and in `phases` when given; all
-    otherwise); raises ValueError when there are none."""
-    scores = normalised_scores(store, scenarios_only=True, phases=phases)  # its warnings reach the caller
-    if runner is not None:
-        scores = scores[scores["runner"] == runner]
+    otherwise); raises ValueError when there are none, or when they come from several runners and none was
+    chosen."""
+    matches = store.matches()
+    runners = sorted(matches.loc[matches["scenario"].notna(), "runner"].dropna().unique())
+    if runner is None and len(runners) > 1:  # a scenario's demands, tags and score bounds are its runner's own
+        raise ValueError(f"the store's scenario-based matches come from runners {runners}: choose one with --runner "
+                         "(a model of scenario demands reads one runner's scenarios)")
+    scores = normalised_scores(store, scenarios_only=True, phases=phases, runner=runner)  # its warnings reach the caller
     if scores.empty:
         raise ValueError("the store holds no scenario-based matches (Concordia-style) to model"
                          + (f" of runner {runner!r}" if runner is not None else ""))
