@@ -173,6 +173,22 @@ def forfeit_written_over(replay: dict) -> dict:
     return copy
 
 
+def ingest_beside(tmp_path: Path, copy: dict, replay: dict, capsys) -> tuple[Path, dict]:
+    """A forfeit copy written as test-forfeit-replay.json beside its replay (test-replay.json, which sorts after
+    it, as in Kaggle's visualizer folders), ingested with no options: (the store, the ingest's JSON summary)."""
+    import json
+
+    from referee.cli import main
+
+    logs = tmp_path / "replays"
+    logs.mkdir()
+    (logs / "test-forfeit-replay.json").write_text(json.dumps(copy), encoding="utf-8")
+    (logs / "test-replay.json").write_text(json.dumps(replay), encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    assert main(["ingest", str(logs), "--store", str(db), "--json"]) == 0
+    return db, json.loads(capsys.readouterr().out)
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "runners: plays real games with an installed runner (TextArena in referee's "
                                        "venv; Kaggle Environments and clemcore in their own, `make runners`)")

@@ -436,13 +436,9 @@ def test_a_kaggle_test_forfeit_edit_beside_the_real_game_leaves_the_real_game_st
     [chess] = sorted(shared_file("real", "kaggle").glob("*chess*"))
     doc = _json(chess)
     assert doc["rewards"] == [-1.0, 1.0] and doc["info"]["TeamNames"] == ["GPT 4.1", "o3"]
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    (logs / "test-forfeit-replay.json").write_text(json.dumps(_forfeit_edit(doc)), encoding="utf-8")
-    (logs / "test-replay.json").write_text(json.dumps(doc), encoding="utf-8")
-    db = tmp_path / "s.duckdb"
-    assert main(["ingest", str(logs), "--store", str(db), "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    from conftest import ingest_beside
+
+    db, out = ingest_beside(tmp_path, _forfeit_edit(doc), doc, capsys)
     assert out["accepted"] == 1 and out["quarantined"] == 1 and set(out["by_reason"]) == {"edited replay"}, out
     with Store(db, read_only=True) as store:
         results, quarantine = store.table("results"), store.table("quarantine")
@@ -458,7 +454,7 @@ def test_every_real_kaggle_game_beside_its_forfeit_copy_keeps_the_game_played(tm
     the snapshot whose winner's last move the environment recorded (its step info names the move submitted), the
     copy is set aside as an edited replay naming the replaced move, and the stored result equals the real
     replay's, seat by seat."""
-    from conftest import forfeit_written_over
+    from conftest import forfeit_written_over, ingest_beside
 
     replays = sorted(shared_file("real", "kaggle").glob("*.json")) + sorted(
         shared_file("real", "kaggle-official").glob("*.json"))
@@ -471,13 +467,8 @@ def test_every_real_kaggle_game_beside_its_forfeit_copy_keeps_the_game_played(tm
         if len(set(rewards)) == 1 or (last[winner].get("info") or {}).get("actionSubmitted") is None:
             continue
         tried += 1
-        logs = tmp_path / path.stem
-        logs.mkdir()
-        (logs / "test-forfeit-replay.json").write_text(json.dumps(forfeit_written_over(doc)), encoding="utf-8")
-        (logs / "test-replay.json").write_text(json.dumps(doc), encoding="utf-8")
-        db = tmp_path / f"{path.stem}.duckdb"
-        assert main(["ingest", str(logs), "--store", str(db), "--json"]) == 0
-        out = json.loads(capsys.readouterr().out)
+        (tmp_path / path.stem).mkdir()
+        db, out = ingest_beside(tmp_path / path.stem, forfeit_written_over(doc), doc, capsys)
         assert out["accepted"] == 1 and set(out["by_reason"]) == {"edited replay"}, (path.name, out)
         with Store(db, read_only=True) as store:
             results, quarantine = store.table("results").sort_values("player"), store.table("quarantine")

@@ -13,7 +13,7 @@ import pytest
 from referee.cli import main
 from referee.io.store import Store
 from referee.prepare.comparisons import comparisons_from_tables
-from conftest import forfeit_written_over, play_runner
+from conftest import forfeit_written_over, ingest_beside, play_runner
 
 pytestmark = pytest.mark.runners
 
@@ -129,13 +129,7 @@ def test_a_simultaneous_move_forfeit_copy_is_set_aside_by_its_own_contradiction_
         source = s.table("matches").set_index("match_id").loc[f"kaggle:{episode['id']}", "source_file"]
     replay = json.loads(Path(source).read_text())
     assert replay["rewards"] == [1.0, -1.0] and len(replay["steps"]) == episode["steps"]
-    logs = tmp_path / "replays"
-    logs.mkdir()
-    (logs / "test-forfeit-replay.json").write_text(json.dumps(forfeit_written_over(replay)))
-    (logs / "test-replay.json").write_text(json.dumps(replay))
-    db = tmp_path / "s.duckdb"
-    assert main(["ingest", str(logs), "--store", str(db), "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    db, out = ingest_beside(tmp_path, forfeit_written_over(replay), replay, capsys)
     assert out["accepted"] == 1 and out["quarantined"] == 1 and set(out["by_reason"]) == {"edited replay"}, out
     with Store(db, read_only=True) as s:
         results, quarantine = s.table("results"), s.table("quarantine")

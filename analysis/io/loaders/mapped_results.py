@@ -31,32 +31,26 @@ def key_getter(paths: tuple[tuple[str, ...], ...]):
     return lambda record: value_at(record, paths)
 
 
+def _at(record: dict, path: tuple[str, ...]):
+    """The value at one key path of `record` (null included), or _MISSING where the path is not written."""
+    value = record
+    for part in path:
+        value = value.get(part, _MISSING) if isinstance(value, dict) else _MISSING
+        if value is _MISSING:
+            break
+    return value
+
+
 def value_at(record: dict, paths: tuple[tuple[str, ...], ...]):
     """The first non-null value among `paths` (each a key path: ("payload", "text") reads
     record["payload"]["text"]), or None."""
-    for path in paths:
-        value = record
-        for part in path:
-            value = value.get(part, _MISSING) if isinstance(value, dict) else _MISSING
-            if value is _MISSING:
-                break
-        if value is not _MISSING and value is not None:
-            return value
-    return None
+    return next((v for v in (_at(record, p) for p in paths) if v is not _MISSING and v is not None), None)
 
 
 def _written(record: dict, paths: tuple[tuple[str, ...], ...]) -> bool:
     """Whether any of `paths` is written in the record, null included (a null winners list is a draw; a missing
     one is no result)."""
-    for path in paths:
-        value = record
-        for part in path:
-            value = value.get(part, _MISSING) if isinstance(value, dict) else _MISSING
-            if value is _MISSING:
-                break
-        if value is not _MISSING:
-            return True
-    return False
+    return any(_at(record, p) is not _MISSING for p in paths)
 
 
 def key_label(paths: tuple[tuple[str, ...], ...]) -> str:
