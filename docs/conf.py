@@ -5,6 +5,8 @@ it with warnings as errors). The reference pages are generated from the code whe
 from __future__ import annotations
 
 import os
+import sys
+import time
 import shutil
 from pathlib import Path
 
@@ -48,3 +50,24 @@ for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
     target = HERE / "gallery" / notebook.name
     if not target.exists() or target.read_bytes() != notebook.read_bytes():
         shutil.copyfile(notebook, target)
+
+
+def _notebook_started(app, docname, source):
+    """A line per notebook as its execution starts (`make docs` runs quiet otherwise: a notebook can take minutes)."""
+    if docname.startswith("gallery/") and docname != "gallery/index":
+        app._referee_started = {**getattr(app, "_referee_started", {}), docname: time.perf_counter()}
+        how = ("rendered as committed (execution off)" if nb_execution_mode == "off" else
+               "executing (or read from the cache in .cache/jupyter)")
+        print(f"docs: {docname}: {how} ...", file=sys.stderr, flush=True)
+
+
+def _notebook_done(app, doctree):
+    docname = app.env.docname
+    started = getattr(app, "_referee_started", {}).pop(docname, None)
+    if started is not None:
+        print(f"docs: {docname}: done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+
+
+def setup(app):
+    app.connect("source-read", _notebook_started)
+    app.connect("doctree-read", _notebook_done)

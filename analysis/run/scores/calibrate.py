@@ -72,7 +72,10 @@ def calibrate(family: str, sims: int, seed: int = 0, size: int = 0, draws: int =
                          for i, o in enumerate(outs)])
     summary = summarise(ranks, sims)
     kinds = Counter(kind for o in outs for kind in {_kind(w) for w in o["warnings"]})
-    notes = [f"{count} of {sims} simulations warned: {kind}" for kind, count in kinds.items()]
+    notes = [f"{count} of {sims} simulations warned: {kind}" + (
+        f" (each simulation's fit is short on purpose, {draws} draws x {chains} chains: the rank and coverage test "
+        "below judges them together; no single one of these fits is for reading)"
+        if "NOT CONVERGED" in kind else "") for kind, count in kinds.items()]
     for note in notes:  # raised in the tasks (perhaps on other machines): counted here, once each
         warnings.warn(note, UserWarning, stacklevel=2)
     failed = summary.loc[~summary["passed"], "group"].tolist()
