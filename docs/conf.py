@@ -43,6 +43,12 @@ nb_execution_timeout = 900
 nb_execution_raise_on_error = True
 os.environ.setdefault("REFEREE_QUICK", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
+# the kernels' own start-up log (ipykernel 7 warns on every start that its loopback TCP is not encrypted: a
+# kernel on this machine, for this build) kept out of the build's output: a profile of the build's own
+_KERNEL_PROFILE = ROOT / ".cache" / "ipython" / "profile_default"
+_KERNEL_PROFILE.mkdir(parents=True, exist_ok=True)
+(_KERNEL_PROFILE / "ipython_kernel_config.py").write_text('c.IPKernelApp.log_level = "ERROR"\n')
+os.environ["IPYTHONDIR"] = str(_KERNEL_PROFILE.parent)
 
 GENERATED = HERE / "_generated"
 write_pages(GENERATED, ROOT / "data" / "formats")
