@@ -90,7 +90,7 @@ def test_every_layer_imports_only_below_it():
 
 # every package of the installed `referee`, bottom first; a package imports only from the rows below its own
 PACKAGE_LAYERS = (
-    ("referee.names", "referee.markdown_text", "referee.result"),
+    ("referee.names", "referee.markdown_text", "referee.result", "referee.worker_processes", "referee.scratch"),
     ("referee.models",),
     ("referee.io",),
     ("referee.simulators", "referee.prepare"),

@@ -303,6 +303,11 @@ def test_a_renamed_clem_folder_keeps_its_model_and_every_score(tmp_path, capsys)
         found = clem_results(clem_episodes(store.table("matches"), store.table("measures")))
     assert sorted(found.index) == sorted(expected.index)  # one row per model, named as clem ran it
     pd.testing.assert_frame_equal(found.loc[expected.index], expected)
+    # issue 103: the row named as clem ran it (`X--X`) says where its episodes are on disk now
+    with Store(db, read_only=True) as store:
+        lines = referee.runner_numbers(store).lines
+    assert ("clem's model gpt-4o-t0.0--gpt-4o-t0.0 (its episodes' meta) read from 1 results folder(s) on disk: "
+            "gpt-4o-rerun") in lines, lines
 
 
 def test_sotopia_tournament_episode_logs_are_read(tmp_path, capsys):
@@ -736,6 +741,10 @@ def test_one_faulty_record_appended_to_a_concordia_file_costs_itself_alone(tmp_p
     out = json.loads(capsys.readouterr().out)
     assert out["accepted"] == len(records) == 12
     if fault == "deep value":
-        assert out["read"] == 24 and out["by_reason"] == {"repeated record": 11, "too deeply nested": 1}, out
+        # the deep record is set aside alone: as too deeply nested, or (where the stack reads it whole) for its
+        # field that is no part of a ScenarioResult
+        fault = set(out["by_reason"]) - {"repeated record"}
+        assert out["read"] == 24 and out["by_reason"]["repeated record"] == 11, out
+        assert len(fault) == 1 and fault <= {"too deeply nested", "unexpected field"} and out["quarantined"] == 12, out
     else:
         assert out["read"] == 13 and out["by_reason"] == {"malformed JSON": 1}, out

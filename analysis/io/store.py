@@ -9,6 +9,7 @@ what is there.
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -32,7 +33,7 @@ from referee.names import CONTEST_PHASES, DEFAULT_STORE
 from referee.io.set_aside import checked, orphan_ids, set_aside_duplicates, set_aside_orphans, set_aside_strays
 from referee.io.staging import Staging, checkpoint
 from referee.io.store_file import connect, mark, referee_marked
-from referee.io.store_queries import StoreQueries
+from referee.io.store_queries import StoreQueries, match_folders
 from referee.io.store_reads import StoreReads
 from referee.models import progress as shows
 from referee.names import IngestError, StoreError  # noqa: F401  (defined light, for the command line)
@@ -212,19 +213,6 @@ class Store(StoreQueries, StoreReads):
             "quarantined": one("SELECT count(*) FROM quarantine"),
         }
 
-    def has_attribute(self, table: str, key: str) -> bool:
-        """Whether any row of `table` (results, matches) keeps `key` in its `attrs` JSON (a column of the ingested
-        file that was not declared as a measure)."""
-        if table not in TABLES or "attrs" not in columns(table):
-            raise KeyError(f"table {table!r} has no attrs; tables with attrs: "
-                           f"{sorted(t for t in TABLES if 'attrs' in columns(t))}")
-        if not key:
-            return False
-        path = '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'  # quoted: any name is one key, never a path
-        found = self.con.execute(f"SELECT count(*) FROM {table} WHERE json_extract(attrs, ?) IS NOT NULL",
-                                 [path]).fetchall()
-        return bool(found[0][0])
-
     def agent_counts(self, limit: int | None = None) -> pd.DataFrame:
         """agent, n (its results), most first (then by name); the first `limit` agents when given."""
         sql = "SELECT agent, count(*) AS n FROM results GROUP BY agent ORDER BY n DESC, agent"
@@ -274,14 +262,6 @@ class Store(StoreQueries, StoreReads):
                "passed": passed, "groups_failed": ", ".join(groups_failed) or None,
                "folder": str(Path(folder).resolve()), "summary": summary.to_json(orient="records")}
         self._append("calibrations", pd.DataFrame([row]))
-
-    def _match_folders(self, ids: set[str]) -> dict[str, str]:
-        """match id -> the folder of the file each of `ids` already in the store was read from."""
-        if not ids:
-            return {}
-        rows = self.con.execute("SELECT match_id, source_file FROM matches WHERE match_id IN (SELECT UNNEST(?))",
-                                [sorted(ids)]).fetchall()
-        return {mid: str(Path(source).parent) for mid, source in rows}
 
     def _remove_sources(self, hashes: set[str]) -> set[str]:
         """Delete every row that the source files with these sha256s contributed (data, quarantine,
@@ -384,7 +364,8 @@ class Store(StoreQueries, StoreReads):
                 earlier = (by_path.get(str(read.path), set()) | {read.digest}) if replace else ({read.digest} & rejected)
                 known.remove(self._remove_sources(earlier))
                 result = set_aside_duplicates(read.result, known)
-                result = set_aside_strays(result, loaders.entry(result.runner).home, homes, self._match_folders)
+                result = set_aside_strays(result, loaders.entry(result.runner).home, homes,
+                                          functools.partial(match_folders, self.con))
                 homes.update(dict.fromkeys(result.match_ids("matches"), str(read.path.parent)))
                 known.add(result)
                 job.add(result, read.detected, known, last=k == len(files) - 1)

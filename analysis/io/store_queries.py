@@ -29,6 +29,19 @@ def _quoted(path: Path) -> str:
 class StoreQueries:
     """Readers and writers of a store (`self.con`, a DuckDB connection; `self.query`, `self._append`)."""
 
+    def has_attribute(self, table: str, key: str) -> bool:
+        """Whether any row of `table` (results, matches) keeps `key` in its `attrs` JSON (a column of the ingested
+        file that was not declared as a measure)."""
+        if table not in TABLES or "attrs" not in columns(table):
+            raise KeyError(f"table {table!r} has no attrs; tables with attrs: "
+                           f"{sorted(t for t in TABLES if 'attrs' in columns(t))}")
+        if not key:
+            return False
+        path = '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'  # quoted: any name is one key, never a path
+        found = self.con.execute(f"SELECT count(*) FROM {table} WHERE json_extract(attrs, ?) IS NOT NULL",
+                                 [path]).fetchall()
+        return bool(found[0][0])
+
     def runner_overview(self) -> pd.DataFrame:
         """One row per runner: runner, matches, agents, results, measures, events."""
         return self.query("""
@@ -117,3 +130,12 @@ class StoreQueries:
                 self.con.execute(f"COPY (SELECT * FROM {table}) TO '{_quoted(path)}' (FORMAT PARQUET)")
             written[table] = {"path": str(path), "rows": rows}
         return written
+
+
+def match_folders(con, ids: set[str]) -> dict[str, str]:
+    """match id -> the folder of the file each of `ids` already in the store (connection `con`) was read from."""
+    if not ids:
+        return {}
+    rows = con.execute("SELECT match_id, source_file FROM matches WHERE match_id IN (SELECT UNNEST(?))",
+                       [sorted(ids)]).fetchall()
+    return {mid: str(Path(source).parent) for mid, source in rows}

@@ -118,4 +118,20 @@ def clem_headline(tables: Tables) -> pd.DataFrame:
     long = table.reset_index(names="unit").melt(id_vars="unit", var_name="metric", value_name="value")
     long["metric"] = long["metric"].str.replace("-, ", "", regex=False).str.replace("all, Average ", "", regex=False)
     long = long.merge(owners, on="unit")
-    return headline_rows(long.assign(headline=long["metric"] == "clemscore"))
+    notes = _disk_folders(tables.matches, folders)
+    return headline_rows(long.assign(headline=long["metric"] == "clemscore", note=long["unit"].map(notes)))
+
+
+def _disk_folders(matches: pd.DataFrame, units: pd.DataFrame) -> dict[str, str]:
+    """unit -> a note where clem's model (the results folder clem ran into, its episodes' meta) is not the one
+    folder its episodes now sit in: read from a renamed folder, or pooled over several (a run copied or resumed
+    under another name), naming them, so that a table row named `X--X` says where its episodes are."""
+    on_disk = units.assign(folder=[_folder(f) for f in matches.set_index("match_id").loc[units["match_id"],
+                                                                                          "source_file"]])
+    out = {}
+    for unit, block in on_disk.groupby("unit"):
+        found = sorted(f for f in block["folder"].unique() if f)
+        if found and found != [unit]:
+            out[unit] = (f"clem's model {unit} (its episodes' meta) read from {len(found)} results folder(s) on disk: "
+                         f"{', '.join(found[:4])}{' ...' if len(found) > 4 else ''}")
+    return out

@@ -213,6 +213,13 @@ def stated_lines(numbers: pd.DataFrame) -> list[str]:
     return out
 
 
+def unit_lines(numbers: pd.DataFrame) -> list[str]:
+    """Each distinct note of the numbers computed (where a unit's records come from, when its name does not say:
+    clem's model read from a renamed folder or pooled over several, Inspect's task pooled over its logs)."""
+    noted = numbers[numbers["value"].notna() & numbers["note"].notna()]
+    return sorted({str(n) for n in noted["note"] if str(n).strip()})
+
+
 def own_numbers(store, runner: str | None = None, phase: list[str] | None = None,
                 where: list[str] | None = None) -> RunnerNumbersJobResult:
     """The runners' own numbers, computed their way from the stored logs (`referee runner-numbers`,
@@ -228,7 +235,7 @@ def own_numbers(store, runner: str | None = None, phase: list[str] | None = None
         raise ValueError(_none_to_print(matches))
     by_agent = runner_columns(numbers).rename_axis("agent").reset_index()
     return RunnerNumbersJobResult("runner-numbers", {"numbers": per_unit(numbers), "by_agent": by_agent, "long": numbers}, [], {},
-                  lines=differences(numbers) + stated_lines(numbers), fields={"runners": sorted(numbers["runner"].unique())})
+                  lines=differences(numbers) + stated_lines(numbers) + unit_lines(numbers), fields={"runners": sorted(numbers["runner"].unique())})
 
 
 def _none_to_print(matches: pd.DataFrame) -> str:
