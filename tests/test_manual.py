@@ -107,7 +107,7 @@ def _shown_commands() -> list[tuple[str, str]]:
     for path in [ROOT / "README.md", *sorted(p for p in DOCS.rglob("*.md") if "_generated" not in p.parts
                                             and "_build" not in p.parts)]:
         text = path.read_text()
-        for block in re.findall(r"```sh\n(.*?)```", text, flags=re.S):
+        for block in re.findall(r"```(?:sh|shell)\n(.*?)```", text, flags=re.S):
             for line in block.replace("\\\n", " ").splitlines():
                 line = line.split("  #")[0].split(" # ")[0].strip()
                 words = line.split()
