@@ -28,7 +28,8 @@ BLOCK = re.compile(r"```sh\n(.*?)```", re.S)
 OUTPUTS = "journeys/printed"  # committed: what each block printed when it was last run here
 SHOWN_LINES = 24  # lines of one command's output a page shows (the rest are in the files it writes)
 QUICK = {"--draws": "100", "--tune": "100", "--chains": "2"}  # a fit in the tests: its options where it takes them
-QUICK_CAPS = {"--sims": 4, "--bootstrap": 50}  # sweeps the tests run smaller (the page's own numbers are kept)
+# sweeps and simulations the tests run smaller (the page shows the output of its own numbers)
+QUICK_CAPS = {"--sims": 2, "--bootstrap": 20, "--judgments": 20000}
 
 
 @dataclass
