@@ -28,9 +28,10 @@ def _compared(text: str) -> list[tuple[str, list[str]]]:
     return out
 
 
-# Getting started's tour ends in `paper concordia` and `report`, which fit every model of the report (about 140 s
-# of compiling on an empty cache): make test-all runs it, as it runs the report's own fits; make test the rest
-HEAVY_PAGES = {"getting-started"}
+# Getting started's tour and the contest journey run `paper concordia` (and the tour `report`), which fit every model
+# of the paper (140-160 s of compiling on an empty cache, whichever of the two comes first): make test-all runs
+# them, as it runs the paper's and the report's own fits; make test runs the other seven pages
+HEAVY_PAGES = {"getting-started", "journeys/contest"}
 
 
 @pytest.mark.parametrize("page", [pytest.param(p, marks=pytest.mark.heavy) if p in HEAVY_PAGES else p for p in PAGES])
