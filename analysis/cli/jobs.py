@@ -11,7 +11,7 @@ from pathlib import Path
 from referee.names import DEFAULT_STORE
 from referee.composing import JOBS
 from referee.run.job_table import Job
-from referee.run.options import Option, bounded
+from referee.run.options import Option, bounded, path
 
 
 def argparse_type(check):
@@ -102,7 +102,7 @@ def _add_options(p, job: Job, options) -> None:
     p.add_argument("--no-figures", action="store_true", help="write the tables and notes only: no figure is drawn "
                    "(and no plotting library loaded)" + ("" if job.figures else "; this command draws none"))
     if job.folder and "out" not in {o.name for o in options}:
-        p.add_argument("--out", type=Path, required=job.out is None, default=job.out,
+        p.add_argument("--out", type=path, required=job.out is None, default=job.out,
                        help="results folder (tables, figures, notes, diagnostics, manifest.json, provenance.json)"
                        + (f"; default {job.out}" if job.out else ""))
     add_json(p)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from referee.cli.jobs import add_json, add_option, add_store, argparse_type, open_store
 from referee.names import MEASURE_KINDS
-from referee.run.options import SAMPLING_OPTIONS, SEED, positive_int
+from referee.run.options import SAMPLING_OPTIONS, SEED, path, positive_int
 
 
 def _say(args, text: str = "") -> None:
@@ -164,7 +164,7 @@ def add_parsers(sub) -> None:
                "result line or no agent found: it says so), the file exists (without --check or --force), or "
                "the check stores no results; 2 usage error; 3 internal error.")
     p.add_argument("paths", nargs="+", help="log files or folders (read recursively)")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE.toml", help="the mapping file to write (or check)")
+    p.add_argument("--out", type=path, required=True, metavar="FILE.toml", help="the mapping file to write (or check)")
     p.add_argument("--check", action="store_true",
                    help="ingest the sampled files with the mapping and print what would be stored; an existing "
                         "FILE.toml is checked as it is (your edits kept) unless --force")
@@ -188,12 +188,12 @@ def add_parsers(sub) -> None:
     p = sub.add_parser("export", help="write the store as Parquet (data tables partitioned by runner and game) for "
                        "DuckDB, pandas, Dask or a cluster's workers")
     add_store(p)
-    p.add_argument("--parquet", type=Path, required=True, metavar="DIR", help="a new or empty folder")
+    p.add_argument("--parquet", type=path, required=True, metavar="DIR", help="a new or empty folder")
     add_json(p)
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("demo", help="ingest the bundled sample data and write the demo report")
-    p.add_argument("--out", type=Path, default=Path("reports/demo"), help="the report's folder (default reports/demo)")
+    p.add_argument("--out", type=path, default=Path("reports/demo"), help="the report's folder (default reports/demo)")
     p.add_argument("--store", type=Path, help="store file to create afresh (default OUT/demo.duckdb)")
     p.add_argument("--no-models", action="store_true", help="skip the Bayesian fits (a quick report)")
     for option in SAMPLING_OPTIONS + (SEED,):

@@ -371,7 +371,10 @@ def _reachable(address: str) -> None:
 
 
 def path(value) -> Path:
-    """A file or folder path."""
+    """A file or folder path; ValueError for an empty one (`Path('')` is the current folder, which nobody names
+    by typing nothing)."""
+    if not str(value).strip():
+        raise ValueError("expected a path, got nothing")
     return Path(value)
 
 
