@@ -44,19 +44,15 @@ def absurd_values(action: argparse.Action, root: Path) -> list[str]:
     return list(NUMBERS)
 
 
-def commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return dict(sub.choices)
-
-
 def cases(root: Path, only: list[str] | None = None) -> list[tuple[list[str], str]]:
     """(argv, what the parser and the job's checks said: 'accepted', 'refused' or the unexpected) of every option
     of every command (the positionals given ordinary values), checked in this process."""
     from referee.cli import _check, build_parser
+    from referee.cli.manual import _commands
 
     parser = build_parser()
     out = []
-    for name, sub in commands(parser).items():
+    for name, sub in _commands(parser).items():
         if only and name not in only:
             continue
         given = [sorted(a.choices)[0] if a.choices else str(root / "t.csv") for a in sub._actions

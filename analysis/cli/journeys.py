@@ -21,7 +21,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2] if (Path(__file__).resolve().parents[2] / "docs").is_dir() else Path.cwd()
+from referee.io.resources import SOURCE_DATA
+
+ROOT = SOURCE_DATA.parent  # the repository: the pages are docs/, the shipped folders data/
 PAGES = ("getting-started", "journeys/contest", "journeys/compact", "journeys/audit", "journeys/arena",
          "journeys/planning", "journeys/inspect", "journeys/new-runner", "journeys/sweeps")
 BLOCK = re.compile(r"```sh\n(.*?)```", re.S)
@@ -73,23 +75,25 @@ def workspace(folder: Path) -> Path:
     store = data / "referee.duckdb"
     if not store.exists():
         with contextlib.chdir(folder), contextlib.redirect_stdout(io.StringIO()):
-            assert main(["ingest", "data/sample/", "--store", str(store.relative_to(folder)), "-q"]) in (0, 1)
+            code = main(["ingest", "data/sample/", "--store", str(store.relative_to(folder)), "-q"])
+        if code not in (0, 1):
+            raise RuntimeError(f"ingesting the bundled samples into {store} ended with exit {code}")
     return folder
 
 
-def _quick(argv: list[str]) -> list[str]:
-    """`argv` with few draws where its command fits a model, and its sweeps capped (QUICK, QUICK_CAPS)."""
-    from referee.cli import build_parser
+def _quick(argv: list[str], parser) -> list[str]:
+    """`argv` with few draws where its command (parsed by `parser`, the command line's) fits a model, and its
+    sweeps capped (QUICK, QUICK_CAPS)."""
+    from referee.cli.manual import _commands
 
     out = list(argv)
     for flag, cap in QUICK_CAPS.items():
         if flag in out and out.index(flag) + 1 < len(out):
             at = out.index(flag) + 1
             out[at] = str(min(int(out[at]), cap))
-    parser = build_parser()
-    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction").choices.get(argv[0])
-    while sub is not None and len(out) > 1 and any(a.__class__.__name__ == "_SubParsersAction" for a in sub._actions):
-        sub = next(a for a in sub._actions if a.__class__.__name__ == "_SubParsersAction").choices.get(out[1])
+    sub = _commands(parser).get(argv[0])
+    if sub is not None and _commands(sub) and len(out) > 1:  # a command with variants: `calibrate tag-effects`
+        sub = _commands(sub).get(out[1])
     if sub is not None:
         out += [w for flag, value in QUICK.items() if flag in sub._option_string_actions and flag not in out
                 for w in (flag, value)]
@@ -99,13 +103,14 @@ def _quick(argv: list[str]) -> list[str]:
 def run_blocks(blocks: list[list[Command]], folder: Path, quick: bool = False) -> list[list[tuple[Command, int, str]]]:
     """Run every command of `blocks` in order in `folder` (`workspace`), in this process: per block, (command,
     exit code, what it printed on standard output)."""
-    from referee.cli import main
+    from referee.cli import build_parser, main
 
+    parser = build_parser() if quick else None
     done = []
     for block in blocks:
         ran = []
         for command in block:
-            argv = _quick(command.argv) if quick else command.argv
+            argv = _quick(command.argv, parser) if quick else command.argv
             out = io.StringIO()
             with contextlib.chdir(folder), contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
                 try:

@@ -74,14 +74,14 @@ def set_aside_duplicates(result: LoadResult, known: KnownIds) -> LoadResult:
     return _set_aside(result, ids, "duplicate match id", "is already in the store or earlier in this ingest")
 
 
-def set_aside_strays(result: LoadResult, home: str | None, homes: dict[str, str],
+def set_aside_strays(result: LoadResult, home: str, homes: dict[str, str],
                      stored_home: Callable[[set[str]], dict[str, str]]) -> LoadResult:
     """Set aside the rows of a file holding no match of its own (a clem scores.json) that name a match stored from
     another folder than its own, where its runner says such a file belongs to the match of the file `home` beside
     it: a copy of a run (its episode files set aside as duplicates) never adds its scores to the original's
     matches a second time. `homes`: match id -> the folder of the file that holds it, read in this ingest;
     `stored_home(ids)`: the same for matches already in the store."""
-    if home is None or result.records is None or result.match_ids("matches"):
+    if result.records is None or result.match_ids("matches"):
         return result
     ids = set(pc.unique(result.records["match_id"]).to_pylist())
     here = str(Path(result.source_file).parent)

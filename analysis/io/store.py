@@ -364,9 +364,10 @@ class Store(StoreQueries, StoreReads):
                 earlier = (by_path.get(str(read.path), set()) | {read.digest}) if replace else ({read.digest} & rejected)
                 known.remove(self._remove_sources(earlier))
                 result = set_aside_duplicates(read.result, known)
-                result = set_aside_strays(result, loaders.entry(result.runner).home, homes,
-                                          functools.partial(match_folders, self.con))
-                homes.update(dict.fromkeys(result.match_ids("matches"), str(read.path.parent)))
+                home = loaders.entry(result.runner).home
+                if home is not None:  # a runner whose files beside a match take it (clem): kept for its files only
+                    result = set_aside_strays(result, home, homes, functools.partial(match_folders, self.con))
+                    homes.update(dict.fromkeys(result.match_ids("matches"), str(read.path.parent)))
                 known.add(result)
                 job.add(result, read.detected, known, last=k == len(files) - 1)
             job.finish(known)

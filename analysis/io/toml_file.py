@@ -32,18 +32,31 @@ def read_toml(path: str | Path, what: str, error: type[Exception] = ValueError) 
 TOML_CAP = 16 << 20  # bytes: the largest catalogue, mapping or formula file read (the bundled ones are < 100 KB)
 
 
-def read_capped(path: Path, what: str, cap: int, error: type[Exception] = ValueError) -> str:
-    """The UTF-8 text of the regular file at `path` (a `what`), refused with `error` naming the file before it is
-    read when it is a device, a FIFO or a folder (`/dev/zero` would never end) or larger than `cap` bytes."""
+def unreadable(path: Path, what: str, cap: int) -> str | None:
+    """Why the file at `path` (a `what`) is not read, before any read: a device, a FIFO or a folder (`/dev/zero`
+    would never end) or more than `cap` bytes; None when it is a regular file within the cap, or is missing (its
+    reader says so)."""
     import stat
 
-    info = path.stat()  # FileNotFoundError and other OSErrors are the caller's to word
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None
     if not stat.S_ISREG(info.st_mode):
         kind = "a folder" if stat.S_ISDIR(info.st_mode) else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(
             info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode) else "not a regular file"
-        raise error(f"{path}: {kind}, not a {what} file")
+        return f"{str(path)[:200]}: {kind}, not a {what} file"
     if info.st_size > cap:
-        raise error(f"{path}: {info.st_size:,} bytes, more than a {what} can be ({cap >> 20} MiB at most)")
+        return f"{str(path)[:200]}: {info.st_size:,} bytes, more than a {what} can be ({cap >> 20} MiB at most)"
+    return None
+
+
+def read_capped(path: Path, what: str, cap: int, error: type[Exception] = ValueError) -> str:
+    """The UTF-8 text of the regular file at `path` (a `what`), refused with `error` naming the file before it is
+    read where `unreadable` says why (a missing file raises FileNotFoundError, the caller's to word)."""
+    why = unreadable(path, what, cap)
+    if why:
+        raise error(why)
     with open(path, "rb") as fh:
         data = fh.read(cap + 1)
     if len(data) > cap:  # grew while being read

@@ -117,16 +117,16 @@ def _on_unit_scale(scores: pd.DataFrame, raw: pd.Series) -> pd.Series:
 
 
 def normalised_scores(store, scenarios_only: bool = False, phases: list[str] | None = None,
-                      runner: str | None = None) -> pd.DataFrame:
+                      runner: str | None = None, matches: pd.DataFrame | None = None) -> pd.DataFrame:
     """`normalise(agent_match_scores(...))` over an open `referee.io.store.Store`: one row per (match, agent).
 
     With `scenarios_only`, only matches that name a scenario (Concordia-style evaluations) are included; with
     `phases`, only matches in those phases (ValueError naming the phases held when one has no match); with
-    `runner`, only that runner's matches.
+    `runner`, only that runner's matches; `matches`, the store's matches where the caller has read them already.
     """
     from referee.prepare.selection import select_phases
 
-    matches = select_phases(store.matches(), phases)
+    matches = select_phases(store.matches() if matches is None else matches, phases)
     if scenarios_only:
         matches = matches[matches["scenario"].notna()]
     if runner is not None:

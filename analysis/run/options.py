@@ -380,23 +380,14 @@ def path(value) -> Path:
 
 def toml_path(value) -> Path:
     """A TOML file's path (a catalogue, mapping, formula): where something is there, it must be a regular file of
-    at most `referee.io.toml_file.TOML_CAP` bytes (a device, a FIFO or a folder would never be read to an end);
-    a missing file is the reader's to say."""
-    import stat
+    at most `referee.io.toml_file.TOML_CAP` bytes (`referee.io.toml_file.unreadable`: a device, a FIFO or a
+    folder would never be read to an end); a missing file is the reader's to say."""
+    from referee.io.toml_file import TOML_CAP, unreadable
 
-    from referee.io.toml_file import TOML_CAP
-
-    found = Path(value)
-    try:
-        info = found.stat()
-    except OSError:
-        return found
-    if not stat.S_ISREG(info.st_mode):
-        kind = "a folder" if stat.S_ISDIR(info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device"
-        raise ValueError(f"{str(value)[:200]}: {kind}, not a TOML file")
-    if info.st_size > TOML_CAP:
-        raise ValueError(f"{str(value)[:200]}: {info.st_size:,} bytes, more than a TOML file here can be "
-                         f"({TOML_CAP >> 20} MiB at most)")
+    found = path(value)
+    why = unreadable(found, "TOML", TOML_CAP)
+    if why:
+        raise ValueError(why)
     return found
 
 

@@ -38,6 +38,11 @@ from referee.result import RunnerNumbersJobResult
 
 COLUMNS = ["runner", *HEADLINE_COLUMNS]
 STATED_ONLY = "stated, not recomputed"  # a per-unit row showing the runner's own statement (`per_unit`'s source)
+
+
+def _stated_only(numbers: pd.DataFrame) -> pd.Series:
+    """The rows of `numbers` whose number is the runner's own statement, which referee could not recompute."""
+    return numbers["value"].isna() & numbers["stated"].notna()
 HEADLINES: dict[str, Headline] = {name: r.headline for name, r in RUNNERS.items() if r.headline}  # read off the entries
 # every column a rating table may carry the runners' own numbers in
 RUNNER_COLUMNS = frozenset(c for h in HEADLINES.values() for c in (*h.columns.values(), h.stderr) if c)
@@ -188,7 +193,7 @@ def per_unit(numbers: pd.DataFrame) -> pd.DataFrame:
             head = block[block["headline"].astype(bool)].drop_duplicates(["agent", "unit"]).set_index(["agent", "unit"])
             error = head["stderr"].where(head["stderr"].notna(), head["stated_stderr"]).astype(float)
             wide.insert(len(order), spec.stderr, error.reindex(wide.index).to_numpy())
-        stated_only = (block["value"].isna() & block["stated"].notna()).groupby(
+        stated_only = _stated_only(block).groupby(
             [block["agent"], block["unit"]], sort=False).any()
         wide["source"] = np.where(stated_only.reindex(wide.index).fillna(False).to_numpy(bool),
                                   STATED_ONLY, "recomputed")
@@ -203,7 +208,7 @@ def per_unit(numbers: pd.DataFrame) -> pd.DataFrame:
 def stated_lines(numbers: pd.DataFrame) -> list[str]:
     """One line per runner whose numbers include stated values referee did not recompute, counting the rows and
     giving their reasons (the rows' notes)."""
-    shown = numbers[numbers["value"].isna() & numbers["stated"].notna()]
+    shown = numbers[_stated_only(numbers)]
     out = []
     for runner, block in shown.groupby("runner"):
         units = block.drop_duplicates(["agent", "unit"])

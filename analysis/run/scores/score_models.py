@@ -22,7 +22,8 @@ def model_scores(store, phases: list[str] | None = None, runner: str | None = No
     if runner is None and len(runners) > 1:  # a scenario's demands, tags and score bounds are its runner's own
         raise ValueError(f"the store's scenario-based matches come from runners {runners}: choose one with --runner "
                          "(a model of scenario demands reads one runner's scenarios)")
-    scores = normalised_scores(store, scenarios_only=True, phases=phases, runner=runner)  # its warnings reach the caller
+    scores = normalised_scores(store, scenarios_only=True, phases=phases, runner=runner,
+                               matches=matches)  # its warnings reach the caller
     if scores.empty:
         raise ValueError("the store holds no scenario-based matches (Concordia-style) to model"
                          + (f" of runner {runner!r}" if runner is not None else ""))
