@@ -120,6 +120,12 @@ def main(argv: list[str] | None = None) -> int:
         return _unwritable(exc)
 
 
+def _bug(exc: BaseException) -> str:
+    """What the command says of an error no check foresaw (exit EXIT_INTERNAL)."""
+    return (f"unexpected {type(exc).__name__}: {exc} (this is a bug in referee: rerun with --debug and report the "
+            "traceback)")
+
+
 def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
@@ -149,14 +155,11 @@ def _main(argv: list[str] | None = None) -> int:
             if exc.errno in PATH_ERRORS and getattr(exc, "filename", None) is not None:  # a path the user gave
                 code, error = EXIT_ERROR, f"{str(exc.filename)[:200]}: {exc.strerror or exc}"
             else:
-                code, error = EXIT_INTERNAL, (f"unexpected {type(exc).__name__}: {exc} (this is a bug in referee: "
-                                              "rerun with --debug and report the traceback)")
+                code, error = EXIT_INTERNAL, _bug(exc)
         except Exception as exc:  # noqa: BLE001 - the top level never shows a raw traceback unless asked
             if args.debug:
                 raise
-            code = EXIT_INTERNAL
-            error = (f"unexpected {type(exc).__name__}: {exc} (this is a bug in referee: rerun with --debug and "
-                     "report the traceback)")
+            code, error = EXIT_INTERNAL, _bug(exc)
     shown = []
     for w in caught:
         text = f"{w.category.__name__}: {w.message}" if w.category is not UserWarning else str(w.message)

@@ -196,18 +196,28 @@ def _opened(path: Path):
     return fh
 
 
+def _whole(path: Path) -> Any:
+    """A .json log read whole by the standard parse past a byte order mark (`lenient_loads`: NaN, infinities,
+    1e400 and numbers past 64 bits read, values nested past the stack cut out, a byte that is not UTF-8 kept
+    escaped for `record_fault` to name); raises ValueError or RecursionError when it does not parse even so."""
+    return lenient_loads(path.read_bytes().removeprefix(BOM).decode("utf-8", errors="surrogateescape"))
+
+
 def _lenient_header(path: Path, key: str | None, stopped: Exception) -> dict:
     """The header of a .json log whose streamed parse stopped at a value it cannot read (a metric's NaN, a status
-    past 64 bits): the log read whole by the standard parse (`lenient_loads`), its HEADER_KEYS taken, so that one
-    odd header value is judged on its own (the header's checks) instead of costing every sample; RecordError
-    naming the key when the log does not parse even so."""
+    past 64 bits), from the log read whole (`_whole`), with the log itself under the key WHOLE so that its samples
+    are taken from it rather than parsed again; one odd header value is then judged on its own (the header's
+    checks) instead of costing every sample. RecordError naming the key when the log does not parse even so."""
     try:
-        doc = lenient_loads(path.read_bytes().removeprefix(BOM).decode("utf-8", errors="surrogateescape"))
+        doc = _whole(path)
     except (ValueError, RecursionError):
         raise RecordError("malformed JSON", key, f"the log does not parse: {stopped}") from None
     if not isinstance(doc, dict):
         raise RecordError("malformed JSON", key, f"the log does not parse: {stopped}")
-    return {k: doc[k] for k in HEADER_KEYS if k in doc}
+    return {k: doc[k] for k in HEADER_KEYS if k in doc} | {WHOLE: doc}
+
+
+WHOLE = "(the log read whole)"  # where `_lenient_header` leaves the log it read, for `_json_log`'s samples
 
 
 def _json_log(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
@@ -215,6 +225,13 @@ def _json_log(path: Path) -> tuple[dict, Iterator[tuple[str, Any]]]:
     import ijson
 
     header = _json_header(path)
+    whole = header.pop(WHOLE, None)
+    if whole is not None:  # the header needed the log read whole: its samples are taken from that one read
+        listed = whole.get("samples")
+        if listed is not None and not isinstance(listed, list):
+            raise RecordError("wrong type", "samples", f"an Inspect log's samples are a list, got "
+                              f"{type(listed).__name__}")
+        return header, iter([(f"samples[{i}]", sample) for i, sample in enumerate(listed or [])])
 
     def samples() -> Iterator[tuple[str, Any]]:
         done = 0
@@ -237,7 +254,7 @@ def _samples_after(path: Path, done: int, stopped: Exception) -> Iterator[tuple[
     stack, and keeps a byte that is not UTF-8 escaped), each sample then checked on its own (`record_fault`: such
     a byte sets aside its sample only); a log that does not parse even so ends with its samples."""
     try:  # a byte that is not UTF-8 is kept escaped: `record_fault` names it in its sample alone ('not UTF-8')
-        doc = lenient_loads(path.read_bytes().removeprefix(BOM).decode("utf-8", errors="surrogateescape"))
+        doc = _whole(path)
     except (ValueError, RecursionError):
         yield "samples[...]", RecordError("truncated file", "samples", f"the samples stop parsing: {stopped}")
         return
