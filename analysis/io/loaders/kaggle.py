@@ -137,13 +137,11 @@ def _illegal_moves(steps: list, seats: int) -> set[int]:
     if any(over):
         return set()
     out = set()
-    for i, state in enumerate(last):
-        info = state.get("info") if isinstance(state, dict) else None
-        action = state.get("action") if isinstance(state, dict) else None
-        if isinstance(info, dict) and "actionSubmitted" in info and "actionApplied" in info \
+    for i, action, info in _last_moves(steps):
+        if info is not None and "actionSubmitted" in info and "actionApplied" in info \
                 and info["actionApplied"] is None:
             out.add(i)
-        elif isinstance(action, dict) and action.get("submission") == INVALID_ACTION \
+        elif action is not None and action.get("submission") == INVALID_ACTION \
                 and FORFEITING in str(action.get("status") or "").lower():
             out.add(i)
     return out
@@ -166,17 +164,21 @@ def _history_length(serialized: object) -> int | None:
     return sum(bool(HISTORY_LINE.match(line.strip())) for line in body)
 
 
+def _last_moves(steps: list) -> list[tuple[int, dict | None, dict | None]]:
+    """(seat, its action, its step info) in the last step, each None where it is not an object."""
+    last = steps[-1] if steps and isinstance(steps[-1], list) else []
+    return [(i, *(state.get(k) if isinstance(state, dict) and isinstance(state.get(k), dict) else None
+                  for k in ("action", "info"))) for i, state in enumerate(last)]
+
+
 def _replaced_action(steps: list) -> str | None:
     """Why the last step's actions are not the ones the environment read, or None: open_spiel_env writes each
     acting seat's `info.actionSubmitted` from that very step's `action.submission`, so a seat whose action differs
     from it had its action replaced after the episode was written. Kaggle's test-forfeit replays of its
     simultaneous-move games (markov_soccer, oshi_zumo) are made so: the same steps and info, only the last move
     replaced by the LLM harness's forfeit (submission -1) while `info.actionApplied` still names the real move."""
-    last = steps[-1] if steps and isinstance(steps[-1], list) else []
-    for i, state in enumerate(last):
-        info = state.get("info") if isinstance(state, dict) else None
-        action = state.get("action") if isinstance(state, dict) else None
-        if not (isinstance(info, dict) and info.get("actionSubmitted") is not None and isinstance(action, dict)
+    for i, action, info in _last_moves(steps):
+        if not (info is not None and info.get("actionSubmitted") is not None and action is not None
                 and "submission" in action) or _same(action["submission"], info["actionSubmitted"]):
             continue
         applied = info.get("actionApplied")
