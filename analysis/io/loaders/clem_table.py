@@ -33,7 +33,7 @@ EPISODE_COLUMNS = ["game", "model", "experiment", "episode", "metric", "value"]
 
 def clem_names(matches: pd.DataFrame) -> pd.DataFrame:
     """What clem names each clembench episode by: match_id, game, model (clem's results folder: the model pair),
-    experiment, episode; one row per match of `matches` (clembench's only, `Tables.of`). The model is the
+    experiment, episode, and the folder it sits in now (`folder`, '' where the path is shorter); one row per match of `matches` (clembench's only, `Tables.of`). The model is the
     results folder clem ran into (the episode's `meta.results_folder`, stored as `results_folder`); an episode
     written without `meta` in a folder renamed after the run takes the name its folder's other episodes' `meta`
     give it, so a model keeps one name (one row of clem's table) whatever its folder is called now."""
@@ -44,7 +44,8 @@ def clem_names(matches: pd.DataFrame) -> pd.DataFrame:
     renamed = given.groupby(folder[given.index]).agg(lambda m: m.mode().iat[0]).to_dict()
     model = np.array([renamed.get(f, m) if m == f else m for m, f in zip(model, folder)], dtype=object)
     return pd.DataFrame({"match_id": matches["match_id"].to_numpy(), "game": matches["game"].to_numpy(), "model": model,
-                         "experiment": names["experiment_name"].to_numpy(), "episode": names["episode"].to_numpy()})
+                         "experiment": names["experiment_name"].to_numpy(), "episode": names["episode"].to_numpy(),
+                         "folder": folder})
 
 
 def _folder(source_file: object) -> str:
@@ -112,24 +113,23 @@ def clem_headline(tables: Tables) -> pd.DataFrame:
     table = clem_results(clem_episodes(tables.matches, tables.measures))
     if table.empty:
         return headline_rows(pd.DataFrame())
-    folders = clem_names(tables.matches)[["match_id", "model"]].rename(columns={"model": "unit"})
+    folders = clem_names(tables.matches)[["match_id", "model", "folder"]].rename(columns={"model": "unit"})
     owners = focal(tables.results)[["match_id", "agent"]].merge(folders, on="match_id")
     owners = owners[["unit", "agent"]].drop_duplicates()
     long = table.reset_index(names="unit").melt(id_vars="unit", var_name="metric", value_name="value")
     long["metric"] = long["metric"].str.replace("-, ", "", regex=False).str.replace("all, Average ", "", regex=False)
     long = long.merge(owners, on="unit")
-    notes = _disk_folders(tables.matches, folders)
+    notes = _disk_folders(folders)
     return headline_rows(long.assign(headline=long["metric"] == "clemscore", note=long["unit"].map(notes)))
 
 
-def _disk_folders(matches: pd.DataFrame, units: pd.DataFrame) -> dict[str, str]:
+def _disk_folders(units: pd.DataFrame) -> dict[str, str]:
     """unit -> a note where clem's model (the results folder clem ran into, its episodes' meta) is not the one
-    folder its episodes now sit in: read from a renamed folder, or pooled over several (a run copied or resumed
-    under another name), naming them, so that a table row named `X--X` says where its episodes are."""
-    on_disk = units.assign(folder=[_folder(f) for f in matches.set_index("match_id").loc[units["match_id"],
-                                                                                          "source_file"]])
+    folder its episodes now sit in (`clem_names`' folder): read from a renamed folder, or pooled over several (a
+    run copied or resumed under another name), naming them, so that a table row named `X--X` says where its
+    episodes are."""
     out = {}
-    for unit, block in on_disk.groupby("unit"):
+    for unit, block in units.groupby("unit"):
         found = sorted(f for f in block["folder"].unique() if f)
         if found and found != [unit]:
             out[unit] = (f"clem's model {unit} (its episodes' meta) read from {len(found)} results folder(s) on disk: "
