@@ -124,7 +124,9 @@ def main(argv: list[str] | None = None) -> int:
         for argv, said in odd:
             print(f"BAD   check {' '.join(a[:40] for a in argv[:6])} -> {said}", flush=True)
         counts = {"ok": 0, "SLOW": 0, "BAD": 0, "TIMEOUT": 0}
-        for case in accepted:
+        for k, case in enumerate(accepted, start=1):
+            if k % 50 == 0:
+                print(f"... {k} of {len(accepted)} run ({counts})", flush=True)
             verdict, code, seconds, last = run(case, root, args.timeout)
             counts[verdict] += 1
             if verdict != "ok":

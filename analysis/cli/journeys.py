@@ -18,6 +18,7 @@ import io
 import re
 import shlex
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,9 +101,11 @@ def _quick(argv: list[str], parser) -> list[str]:
     return out
 
 
-def run_blocks(blocks: list[list[Command]], folder: Path, quick: bool = False) -> list[list[tuple[Command, int, str]]]:
+def run_blocks(blocks: list[list[Command]], folder: Path, quick: bool = False,
+               say=None) -> list[list[tuple[Command, int, str]]]:
     """Run every command of `blocks` in order in `folder` (`workspace`), in this process: per block, (command,
-    exit code, what it printed on standard output)."""
+    exit code, what it printed on standard output). `say(line)`, when given, hears each command as it starts and
+    ends (its own progress display is held back with its standard error)."""
     from referee.cli import build_parser, main
 
     parser = build_parser() if quick else None
@@ -111,6 +114,9 @@ def run_blocks(blocks: list[list[Command]], folder: Path, quick: bool = False) -
         ran = []
         for command in block:
             argv = _quick(command.argv, parser) if quick else command.argv
+            if say:
+                say(f"referee {' '.join(command.argv)} ...")
+            started = time.perf_counter()
             out = io.StringIO()
             with contextlib.chdir(folder), contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
                 try:
@@ -118,6 +124,8 @@ def run_blocks(blocks: list[list[Command]], folder: Path, quick: bool = False) -
                 except SystemExit as exc:
                     code = exc.code if isinstance(exc.code, int) else 2
             ran.append((command, code, out.getvalue()))
+            if say:
+                say(f"  exit {code} in {time.perf_counter() - started:.1f} s")
         done.append(ran)
     return done
 
@@ -154,7 +162,8 @@ def write_outputs(pages: tuple[str, ...] = PAGES, quick: bool = True) -> list[Pa
     with tempfile.TemporaryDirectory(prefix="referee-journeys-") as tmp:
         for page in pages:
             folder = workspace(Path(tmp) / page.replace("/", "-"))
-            for k, ran in enumerate(run_blocks(journey_blocks(page), folder, quick=quick)):
+            for k, ran in enumerate(run_blocks(journey_blocks(page), folder, quick=quick,
+                                               say=lambda line: print(line, file=sys.stderr, flush=True))):
                 path = output_file(page, k)
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(shown(ran), encoding="utf-8")
