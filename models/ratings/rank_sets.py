@@ -50,10 +50,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from referee.models import progress
+from referee.models.ratings import rank_kernels
 
 LEVEL = 0.95
-CHUNK = 256  # draws per block of the (draws, pairs) differences
-PAIRS_PER_CHUNK = 2**24  # at most this many differences in one block (64 MB of float32)
+DRAW_BLOCK = 512  # draws per call of the simultaneous family's kernel (a large board says its progress per block)
 MANY_AGENTS = 100  # from this many agents the marginal sets take seconds, and their loop shows its progress
 MANY_PAIRS = MANY_AGENTS * (MANY_AGENTS - 1) // 2  # likewise for the simultaneous step-down's pairs
 
@@ -101,18 +101,18 @@ class _PairMaxima:
 
     The pairs are held once per unordered pair j < k: z = ((values_j - values_k) - d_jk) / se_jk reads "j above k",
     and -z, exactly, "k above j" (d and se are antisymmetric and symmetric), so each draw costs half the ordered
-    pairs. `values` (r, n) float32: ratings of about 1,500 carry 1e-4 Elo points there, and the quantile needs
-    three digits; half the bytes and time of float64."""
+    pairs. `values_t` (n, r) float32, the draws transposed (`rank_kernels`): ratings of about 1,500 carry 1e-4 Elo
+    points there, and the quantile needs three digits; half the bytes and time of float64."""
 
-    def __init__(self, values: np.ndarray, d: np.ndarray, se: np.ndarray, family: np.ndarray):
+    def __init__(self, values_t: np.ndarray, d: np.ndarray, se: np.ndarray, family: np.ndarray):
         usable = family & np.isfinite(se)
         self.rows, self.cols = np.nonzero(np.triu(usable | usable.T, 1))
         self.family = usable
-        self.values = values
+        self.values_t = values_t
         self.shift = d[self.rows, self.cols].astype(np.float32)
         self.inverse = (1.0 / se[self.rows, self.cols]).astype(np.float32)
-        self.largest = np.full(len(values), -np.inf)
-        self.where = np.zeros(len(values), np.int64)
+        self.largest = np.full(values_t.shape[1], -np.inf)
+        self.where = np.zeros(values_t.shape[1], np.int64)
         self.forward = self.backward = np.zeros(len(self.rows), bool)
         self.computed = False
 
@@ -125,22 +125,18 @@ class _PairMaxima:
             return np.inf
         changed = (forward != self.forward) | (backward != self.backward)
         self.forward, self.backward = forward, backward
-        todo = np.flatnonzero(changed[self.where]) if self.computed else np.arange(len(self.values))
+        todo = np.flatnonzero(changed[self.where]) if self.computed else np.arange(self.values_t.shape[1])
         self.computed = True
-        chunk = max(1, min(CHUNK, PAIRS_PER_CHUNK // max(len(self.rows), 1)))  # 1,000 agents: 33 draws a block
-        starts = range(0, len(todo), chunk)
-        if len(self.rows) >= MANY_PAIRS:  # a large board's step takes seconds to a minute: never a silent wait
+        starts = range(0, len(todo), DRAW_BLOCK)
+        if len(self.rows) >= MANY_PAIRS:  # a large board's step takes seconds: never a silent wait
             starts = progress.track(starts, len(starts), f"simultaneous rank sets ({len(self.rows):,} pairs)",
-                                    "block of draws")
+                                    "draw block")
         for start in starts:
-            picked = todo[start:start + chunk]
-            block = self.values[picked]
-            z = (block[:, self.rows] - block[:, self.cols] - self.shift) * self.inverse
-            best = np.where(forward, z, -np.inf)
-            np.maximum(best, np.where(backward, -z, -np.inf), out=best)
-            best[~np.isfinite(z)] = -np.inf
-            self.where[picked] = np.argmax(best, axis=1)
-            self.largest[picked] = best[np.arange(len(picked)), self.where[picked]]
+            picked = todo[start:start + DRAW_BLOCK]
+            best, at = np.full(len(picked), -np.inf, np.float32), np.zeros(len(picked), np.int64)
+            rank_kernels.pair_maxima(np.ascontiguousarray(self.values_t[:, picked]), self.rows, self.cols, self.shift,
+                                     self.inverse, forward, backward, best, at)
+            self.where[picked], self.largest[picked] = at, best
         largest = self.largest[np.isfinite(self.largest)]
         return float(np.quantile(largest, level)) if largest.size else np.inf
 
@@ -153,7 +149,7 @@ def _step_down(draws, d, se, family, allowed, level, floor: float = 0.0) -> tupl
     (`_PairMaxima`). Returns (rejected, the critical value of each step)."""
     rejected = np.zeros_like(family)
     steps = []
-    maxima = _PairMaxima(draws.astype(np.float32), d, se, family)
+    maxima = _PairMaxima(np.ascontiguousarray(draws.T, np.float32), d, se, family)
     with np.errstate(invalid="ignore"):
         t = np.where(np.isfinite(se), d / se, -np.inf)
     while True:
@@ -165,26 +161,26 @@ def _step_down(draws, d, se, family, allowed, level, floor: float = 0.0) -> tupl
         rejected |= new
 
 
-def _marginal(draws, estimate, se, j: int, allowed, level: float, floor: float):
+def _marginal(draws_t, estimate, se, j: int, allowed, level: float, floor: float):
     """Agent j's own family, step down (module doc): (k found above j (n,) bool, k found below j (n,) bool, the
-    first step's critical value, j's p-value of "j is the best" (`_best_p`)). The studentised centred differences of j's pairs are computed once, (r, n),
-    read as "k above j" and, negated, "j above k"; each step takes the `level` quantile of their row maximum over
-    the pairs not yet rejected, never below `floor`."""
+    first step's critical value, j's p-value of "j is the best" (`_best_p`)). The studentised centred differences of
+    j's pairs are computed once, (n, r), from the draws transposed (`draws_t`, (n, r)), read as "k above j" and,
+    negated, "j above k"; each step takes the `level` quantile of each draw's maximum over the pairs not yet
+    rejected, never below `floor`."""
     n = len(estimate)
+    centred = np.empty(draws_t.shape, np.float32)
+    rank_kernels.centred_column(draws_t, estimate, se[j], j, centred)
     with np.errstate(invalid="ignore", divide="ignore"):
-        centred = (((draws - draws[:, [j]]) - (estimate - estimate[j])[None, :]) / se[j][None, :]).astype(np.float32)
         t = (estimate - estimate[j]) / se[j]
-    centred[~np.isfinite(centred)] = np.nan
     t = np.nan_to_num(t, nan=-np.inf)
     usable = np.isfinite(se[j]) & (np.arange(n) != j)
     may_above, may_below = usable & allowed[:, j], usable & allowed[j, :]
     found_above, found_below = np.zeros(n, bool), np.zeros(n, bool)
-    first, best_p = None, _best_p(centred[:, may_above], t[may_above])
+    first = None
+    best_p = _best_p(rank_kernels.row_maxima(centred, np.flatnonzero(may_above), np.zeros(0, np.int64)), t[may_above])
     while True:
         up, down = usable & ~found_above, usable & ~found_below
-        with np.errstate(invalid="ignore"):
-            largest = np.fmax(np.nanmax(centred[:, up], axis=1, initial=-np.inf),
-                              np.nanmax(-centred[:, down], axis=1, initial=-np.inf))
+        largest = rank_kernels.row_maxima(centred, np.flatnonzero(up), np.flatnonzero(down))
         largest = largest[np.isfinite(largest)]
         c = max(float(np.quantile(largest, level)) if largest.size else np.inf, floor)
         first = c if first is None else first
@@ -195,17 +191,16 @@ def _marginal(draws, estimate, se, j: int, allowed, level: float, floor: float):
         found_below |= new_below
 
 
-def _best_p(centred: np.ndarray, t: np.ndarray) -> float:
-    """The p-value of "j is the best" from j's comparisons with every k that may be found above it: `centred`
-    (r, m) the draws' (d*_kj - d_kj) / se_jk, `t` (m,) the observed d_kj / se_jk. The share of draws whose largest
-    centred statistic reaches the largest observed one, never below the largest pair's own two-sided p-value (the
-    floor every critical value keeps, so that no agent leaves the set of the best unless one pair's own test
-    separates it from an agent above). 1 where no agent may be found above j."""
+def _best_p(largest: np.ndarray, t: np.ndarray) -> float:
+    """The p-value of "j is the best" from j's comparisons with every k that may be found above it: `largest` (r,)
+    each draw's largest (d*_kj - d_kj) / se_jk over those k (-inf where none), `t` (m,) the observed d_kj / se_jk.
+    The share of draws whose largest centred statistic reaches the largest observed one, never below the largest
+    pair's own two-sided p-value (the floor every critical value keeps, so that no agent leaves the set of the best
+    unless one pair's own test separates it from an agent above). 1 where no agent may be found above j."""
     from scipy.special import ndtr
 
     if not t.size or not np.isfinite(t).any():
         return 1.0
-    largest = np.nanmax(np.where(np.isnan(centred), -np.inf, centred), axis=1)
     largest = largest[np.isfinite(largest)]
     observed = float(np.max(t))
     share = float(np.mean(largest >= observed)) if largest.size else 1.0
@@ -238,22 +233,10 @@ def joint_p_values(draws, d, se, allowed) -> np.ndarray:
     rows, cols = rows[order], cols[order]
     observed = t[rows, cols]
     rest_rows, rest_cols = np.nonzero(usable & ~candidate)
-    values = np.asarray(draws, np.float32)
-    hits, kept = np.zeros(len(rows)), 0
-
-    def centred(block, r, c):
-        z = (block[:, r] - block[:, c] - d[r, c].astype(np.float32)) / se[r, c].astype(np.float32)
-        return np.where(np.isfinite(z), z, -np.inf)
-
-    chunk = max(1, min(CHUNK, PAIRS_PER_CHUNK // max(len(rows) + len(rest_rows), 1)))
-    for start in range(0, len(values), chunk):
-        block = values[start:start + chunk]
-        base = centred(block, rest_rows, rest_cols).max(axis=1, initial=-np.inf)
-        suffix = np.maximum.accumulate(centred(block, rows, cols)[:, ::-1], axis=1)[:, ::-1]
-        suffix = np.maximum(suffix, base[:, None])
-        finite = np.isfinite(suffix[:, 0])
-        kept += int(finite.sum())
-        hits += (suffix[finite] >= observed[None, :]).sum(axis=0)
+    hits, kept = rank_kernels.suffix_hits(np.ascontiguousarray(draws.T, np.float32), rows, cols, d[rows, cols].astype(np.float32),
+                                          se[rows, cols].astype(np.float32), rest_rows, rest_cols,
+                                          d[rest_rows, rest_cols].astype(np.float32),
+                                          se[rest_rows, rest_cols].astype(np.float32), observed)
     adjusted = np.maximum.accumulate(hits / max(kept, 1)) if kept else np.ones(len(rows))
     adjusted = np.minimum(1.0, np.maximum(adjusted, 2 * ndtr(-observed)))
     out[rows, cols] = adjusted
@@ -320,8 +303,9 @@ def rank_sets(estimate, draws, level: float = LEVEL, open_above=None, open_below
     joint, steps = _step_down(draws, d, se, off, allowed, level, floor)
     joint_lower, joint_upper = 1 + joint.sum(axis=0), n - joint.sum(axis=1)
     lower, upper, marginal, p_best = np.empty(n, int), np.empty(n, int), [], np.ones(n)
+    draws_t = np.ascontiguousarray(draws.T)
     for j in progress.track(range(n), n, "marginal rank sets", "agent", least=MANY_AGENTS):
-        above, below, first, p_best[j] = _marginal(draws, estimate, se, j, allowed, level, floor)
+        above, below, first, p_best[j] = _marginal(draws_t, estimate, se, j, allowed, level, floor)
         marginal.append(first)
         # within the simultaneous set: a marginal set never claims less than the joint one
         lower[j] = max(1 + above.sum(), joint_lower[j])

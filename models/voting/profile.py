@@ -26,20 +26,14 @@ class PreferenceProfile:
     @classmethod
     def from_ballots(cls, ballots: pd.DataFrame, agents: list[str] | None = None) -> "PreferenceProfile":
         """Build from a ballots table: columns `ballot`, `agent`, `score` (higher ranks higher), optional
-        `weight` (how many voters cast that ballot, default 1)."""
+        `weight` (how many voters cast that ballot, default 1). An agent listed twice on a ballot counts at its
+        mean score; a missing score leaves the agent off that ballot; agents not in `agents` (when given) are
+        left out."""
         agents = sorted(ballots["agent"].unique()) if agents is None else list(agents)
-        scores = ballots.pivot_table(index="ballot", columns="agent", values="score", aggfunc="mean")
-        scores = scores.reindex(columns=agents).to_numpy(float)
-        weight = np.ones(len(scores))
-        if "weight" in ballots.columns:
-            weight = ballots.groupby("ballot")["weight"].first().reindex(
-                ballots.pivot_table(index="ballot", columns="agent", values="score").index).to_numpy(float)
-        n = len(agents)
-        prefs = np.zeros((n, n))
-        for i in range(n):
-            above = scores[:, [i]] > scores  # NaN compares False: absent agents express nothing
-            prefs[i] = (above * weight[:, None]).sum(axis=0)
-        return cls(agents, prefs, ballots)
+        profile = cls(agents, np.zeros((0, 0)), ballots)
+        profile.preferences, met, support = _counts(ballots, agents)
+        profile.__dict__["_met_support"] = (met, support)
+        return profile
 
     @classmethod
     def from_orders(cls, orders: list[tuple[float, str]], agents: list[str]) -> "PreferenceProfile":
@@ -58,27 +52,20 @@ class PreferenceProfile:
         return self.preferences - self.preferences.T
 
     @functools.cached_property
-    def _presence(self) -> tuple[np.ndarray, np.ndarray]:
-        """(present, weight): present[k, i] when ballot k ranks agent i; weight per ballot."""
-        scores = self.ballots.pivot_table(index="ballot", columns="agent", values="score", aggfunc="mean")
-        present = scores.reindex(columns=self.agents).notna().to_numpy()
-        weight = (self.ballots.groupby("ballot")["weight"].first().reindex(scores.index).to_numpy(float)
-                  if "weight" in self.ballots.columns else np.ones(len(present)))
-        return present, weight
+    def _met_support(self) -> tuple[np.ndarray, np.ndarray]:
+        """(met, support) of the ballots (`_counts`); set by `from_ballots`, computed here for a profile built
+        directly."""
+        return _counts(self.ballots, self.agents)[1:]
 
     @property
     def support(self) -> np.ndarray:
         """Ballots (weighted) each agent appears on, shape (n,)."""
-        present, weight = self._presence
-        return (present * weight[:, None]).sum(axis=0)
+        return self._met_support[1]
 
     @property
     def met(self) -> np.ndarray:
         """met[i, j]: ballots (weighted) ranking both i and j, shape (n, n); 0 on the diagonal."""
-        present, weight = self._presence
-        both = (present * weight[:, None]).T @ present.astype(float)
-        np.fill_diagonal(both, 0.0)
-        return both
+        return self._met_support[0]
 
     def restricted(self, agents: list[str]) -> "PreferenceProfile":
         """The profile of the same ballots over `agents` only."""
@@ -91,3 +78,44 @@ class PreferenceProfile:
         scores = np.asarray(scores, float)
         rank = pd.Series(np.round(scores, 9)).rank(method="min", ascending=False).to_numpy()
         return pd.DataFrame({"agent": self.agents, "score": scores, "rank": rank, "ballots": self.support})
+
+
+PAIRS_AT_ONCE = 1 << 22  # (ballot row, ballot row) pairs built at a time: bounds `_counts`' memory (~100 MB)
+
+
+def _counts(ballots: pd.DataFrame, agents: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(preferences, met, support) of a ballots table over `agents` (see `PreferenceProfile`), from the pairs of
+    agents that share a ballot: sum over ballots of m^2 pairs for a ballot of m agents, never a ballots x agents
+    matrix (an arena's million two-agent ballots over 1,000 agents are two million pairs, not 10^9 cells)."""
+    n = len(agents)
+    rows = ballots[["ballot", "agent", "score"]].copy()
+    rows["code"] = pd.Categorical(rows["agent"], categories=agents).codes
+    rows = rows[(rows["code"] >= 0) & rows["score"].notna()]
+    cells = rows.groupby(["ballot", "code"], sort=True, observed=True)["score"].mean().reset_index()
+    if "weight" in ballots.columns:
+        per_ballot = ballots.groupby("ballot")["weight"].first()
+        weight = per_ballot.reindex(cells["ballot"]).to_numpy(float)
+    else:
+        weight = np.ones(len(cells))
+    code, score = cells["code"].to_numpy(np.int64), cells["score"].to_numpy(float)
+    starts = np.flatnonzero(np.r_[True, cells["ballot"].to_numpy()[1:] != cells["ballot"].to_numpy()[:-1]])
+    sizes = np.diff(np.r_[starts, len(cells)])
+    first = np.repeat(starts, sizes)  # each row's ballot's first row
+    size = np.repeat(sizes, sizes)  # and its number of rows
+    support = np.bincount(code, weights=weight, minlength=n).astype(float)
+    prefs, met = np.zeros(n * n), np.zeros(n * n)
+    row = 0
+    while row < len(cells):
+        # rows [row, stop) pair with every row of their ballot: at most PAIRS_AT_ONCE pairs (one row at least)
+        stop = row + max(1, int(np.searchsorted(np.cumsum(size[row:]), PAIRS_AT_ONCE, side="right")))
+        left = np.repeat(np.arange(row, stop), size[row:stop])
+        offsets = np.arange(len(left)) - np.repeat(np.cumsum(size[row:stop]) - size[row:stop], size[row:stop])
+        right = first[left] + offsets
+        keep = left != right
+        left, right = left[keep], right[keep]
+        cell = code[left] * n + code[right]
+        met += np.bincount(cell, weights=weight[left], minlength=n * n)
+        above = score[left] > score[right]
+        prefs += np.bincount(cell[above], weights=weight[left][above], minlength=n * n)
+        row = stop
+    return prefs.reshape(n, n), met.reshape(n, n), support

@@ -19,7 +19,7 @@ import pandas as pd
 
 from dataclasses import dataclass
 
-from referee.models.registry import MIN_BALLOTS
+from referee.models.registry import BOARD_EVERY_COLUMN, COSTLY_VOTING, MIN_BALLOTS, VOTING_METHODS
 from referee.readings import cut_list
 from referee.run.executor import sweep_executor
 from referee.result import LeaderboardJobResult
@@ -56,12 +56,14 @@ class Board:
         return self.inference.bt
 
 
-def _votes(matches, results, min_games: float, seed: int, notes: list[str]) -> pd.DataFrame:
-    """Every voting method's table (`vote_tables`), empty (and said) where none can run."""
+def _votes(matches, results, methods: list[str], min_games: float, seed: int, notes: list[str],
+           comparisons: pd.DataFrame | None) -> pd.DataFrame:
+    """The voting methods' tables (`vote_tables`, with the board's `comparisons` where they are the plain ones),
+    empty (and said) where none can run."""
     from referee.run.ratings.votes import vote_tables
 
     try:
-        return vote_tables(matches, results, "all", min_ballots=min_games, seed=seed)
+        return vote_tables(matches, results, methods, min_ballots=min_games, seed=seed, comparisons=comparisons)
     except ValueError as exc:
         notes.append(f"voting methods not run: {exc}")
         return pd.DataFrame(columns=["method", "agent", "rank", "ranked"])
@@ -161,13 +163,15 @@ def _with_evidence(inference, comparisons):
 
 def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_games: float = MIN_BALLOTS,
                 runner: str | None = None, phase: list[str] | None = None, parallel: bool = False,
-                where: list[str] | None = None, seed: int = 0, **options) -> LeaderboardJobResult:
+                where: list[str] | None = None, seed: int = 0, every_column: bool = False,
+                **options) -> LeaderboardJobResult:
     """The leaderboard of a store's runner (module doc). Main table `leaderboard`, one row per agent: block
     (ranked / provisional / no information), rank, tier, agent, rating, lower, upper (Bradley-Terry, Elo
     points, 95 %), rank_set (marginal, `level`), joint_rank_set (simultaneous), could_be_first, elo, one column
     per voting method (its position), nash_mass, alpha_rank_mass, the runner's own headline number(s) as numeric
     columns named as the runner names them (clemscore, accuracy and stderr, ...; where it has one), matches,
-    status; `rank_sets` the numeric bounds with each agent's p-value of being the best (p_best); `tier_tests` each
+    status (on a board of more than BOARD_EVERY_COLUMN agents the COSTLY_VOTING columns and the masses only with
+    `every_column`, and a note says so); `rank_sets` the numeric bounds with each agent's p-value of being the best (p_best); `tier_tests` each
     pair of neighbours' difference, the family its tier boundary reads with that family's p-value, its Holm p
     beside it, the joint bounds (`board.neighbour_tests`) and at a boundary the matches across it that carry most
     of its evidence (`evidence`); `seat_effect` the advantage of a later seat where the matches
@@ -193,10 +197,17 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     ranked = table[table["block"] == "ranked"]
     seats = seat_effect(store, matches, results, said)
     elo = rate(comparisons, "elo", seed=seed)
-    votes = _votes(matches, results, min_games, seed, notes)
+    large = len(table) > BOARD_EVERY_COLUMN and not every_column
+    if large:
+        notes.append(f"a board of {len(table):,} agents (over {BOARD_EVERY_COLUMN}): the columns "
+                     f"{', '.join(COSTLY_VOTING)}, nash_mass and alpha_rank_mass are not computed (each grows faster "
+                     "than the agents squared: minutes at 1,000 agents); `--every-column` computes them here, "
+                     "`referee rank --method NAME` one alone")
+    votes = _votes(matches, results, [m for m in VOTING_METHODS if not (large and m in COSTLY_VOTING)], min_games,
+                   seed, notes, None if parallel else comparisons)
     positions = votes[votes["ranked"].astype(bool)].pivot_table(index="agent", columns="method", values="rank",
                                                                 aggfunc="first")
-    masses = _masses(comparisons, list(ranked["agent"]), seed, notes)
+    masses = _masses(comparisons, list(ranked["agent"]), seed, notes) if not large else pd.DataFrame()
     board = table.copy()
     board["elo"] = board["agent"].map(elo.table().set_index("agent")["rating"])
     for method in positions.columns:

@@ -13,13 +13,15 @@ from referee.run.ratings.rating_labels import label_status, without_information
 
 
 def vote_tables(matches: pd.DataFrame, results: pd.DataFrame, methods: list[str] | str = "all",
-                min_ballots: float = MIN_BALLOTS, seed: int = 0, ewa_reading: str | None = None) -> pd.DataFrame:
+                min_ballots: float = MIN_BALLOTS, seed: int = 0, ewa_reading: str | None = None,
+                comparisons: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per (method, agent): method, agent, score, rank, ballots, ranked (False: on fewer than
     `min_ballots` ballots, listed apart), support (maximal lotteries), matches, status. `methods`: names of
     `referee.models.voting.METHODS`, one or a list, or 'all'; `ewa_reading` the EwA reading (its default
     when None). Agents without information (`rating_labels.without_information`: only ties, or only decided
-    against one scripted partner) are on no ballot, and are listed with no score, rank or mass."""
-    comparisons = comparisons_from_tables(matches, results)
+    against one scripted partner) are on no ballot, and are listed with no score, rank or mass. `comparisons`:
+    `comparisons_from_tables(matches, results)` where the caller has it already (computed here when None)."""
+    comparisons = comparisons_from_tables(matches, results) if comparisons is None else comparisons
     _, uninformed = without_information(comparisons)
     ballots = ballots_from_tables(matches, results)
     profile = PreferenceProfile.from_ballots(ballots[~is_in(ballots["agent"], uninformed)])
