@@ -184,11 +184,12 @@ class Store(StoreQueries, StoreReads):
         self.con.close()
 
     # reading -------------------------------------------------------------------------------------
-    def table(self, name: str) -> pd.DataFrame:
-        """Canonical table `name` as a DataFrame (columns as in `referee.io.schema.TABLES`)."""
+    def table(self, name: str, leave_out: tuple[str, ...] = ()) -> pd.DataFrame:
+        """Canonical table `name` as a DataFrame (columns as in `referee.io.schema.TABLES`, but those in
+        `leave_out`)."""
         if name not in TABLES:
             raise KeyError(f"unknown table {name!r}; tables: {sorted(TABLES)}")
-        cols = ", ".join(f'"{c}"' for c in columns(name))
+        cols = ", ".join(f'"{c}"' for c in columns(name) if c not in leave_out)
         try:
             return arrow_frame(self.con.sql(f"SELECT {cols} FROM {name}").to_arrow_table())
         except (duckdb.InternalException, duckdb.SerializationException, duckdb.IOException) as exc:

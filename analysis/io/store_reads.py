@@ -6,17 +6,23 @@ from __future__ import annotations
 
 import pandas as pd
 
+# the columns that say which file and line a row came from, by its hash: `referee show` and the sources table read
+# them; no analysis does (a million arena matches and their two million results hold 220 MB of them in pandas)
+PROVENANCE = ("content_hash", "record_index")
+
 
 class StoreReads:
     """Typed reads of a store (`self.table`, `self.query`)."""
 
-    def matches(self) -> pd.DataFrame:
-        """One row per match: match_id, runner, game, scenario, phase, ... (`TABLES['matches']`)."""
-        return self.table("matches")
+    def matches(self, leave_out: tuple[str, ...] = ()) -> pd.DataFrame:
+        """One row per match: match_id, runner, game, scenario, phase, ... (`TABLES['matches']`), without the
+        columns in `leave_out` (`PROVENANCE`: what no analysis reads, 80 MB of a million arena matches)."""
+        return self.table("matches", leave_out)
 
-    def results(self) -> pd.DataFrame:
-        """One row per player of a match: match_id, player, agent, score, rank, ... (`TABLES['results']`)."""
-        return self.table("results")
+    def results(self, leave_out: tuple[str, ...] = ()) -> pd.DataFrame:
+        """One row per player of a match: match_id, player, agent, score, rank, ... (`TABLES['results']`), without
+        the columns in `leave_out`."""
+        return self.table("results", leave_out)
 
     def measures(self) -> pd.DataFrame:
         """One row per measure of a player in a match: match_id, player, name, value, kind, ..."""

@@ -50,8 +50,9 @@ def exclusions(matches: pd.DataFrame) -> pd.Series:
 
 
 def without_excluded(matches: pd.DataFrame) -> pd.DataFrame:
-    """`matches` less those ratings leave out (`exclusions`)."""
-    return matches[exclusions(matches).isna()]
+    """`matches` less those ratings leave out (`exclusions`): the same frame, not a copy, where none is left out."""
+    keep = exclusions(matches).isna()
+    return matches if keep.all() else matches[keep]
 
 
 def exclusion_counts(matches: pd.DataFrame) -> dict[str, int]:

@@ -8,6 +8,7 @@ import pandas as pd
 from referee.prepare.comparisons import select_matches
 from referee.prepare.selection import exclusion_note, outcome_note, select_phases
 from referee.prepare.membership import is_in
+from referee.io.store_reads import PROVENANCE
 
 
 def one_runner(matches: pd.DataFrame, runner: str | None) -> pd.DataFrame:
@@ -37,6 +38,7 @@ def stored_tables(store, runner: str | None = None, phases: list[str] | None = N
                   where: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(matches, results) of a store (`referee.io.store.Store`): the runner's matches in `phases` meeting every
     `where` condition ('column=value'), and their results."""
-    matches = select_matches(select_phases(one_runner(store.matches(), runner), phases), where or [])
-    results = store.results()
-    return matches, results[is_in(results["match_id"], matches["match_id"])]
+    matches = select_matches(select_phases(one_runner(store.matches(PROVENANCE), runner), phases), where or [])
+    results = store.results(PROVENANCE)
+    kept = is_in(results["match_id"], matches["match_id"])
+    return matches, results if kept.all() else results[kept]  # (every row kept: no copy of a million rows)
