@@ -92,15 +92,11 @@ def json_objects(fields: dict[str, pa.Array]) -> pa.Array:
 
 
 def constant(value, n: int, kind: pa.DataType | None = None) -> pa.Array:
-    """`value` n times as an Arrow array (text built from its buffers: Arrow's own repeat of a string copies
-    it value by value)."""
+    """`value` n times as an Arrow array: text dictionary-encoded (one copy of the text and n int32 zeros, 4 bytes a
+    row: a file's 64-character hash on each of two million rows would be 128 MB written out; the store keeps the
+    encoding, `referee.io.schema.conform_arrow`, and DuckDB reads it as text)."""
     if isinstance(value, str):
-        data = value.encode("utf-8")
-        if len(data) * n >= 2 ** 31:
-            return pa.repeat(pa.scalar(value, pa.string()), n)
-        offsets = np.arange(0, (n + 1) * len(data), len(data) or 1, dtype=np.int32)[: n + 1] if data else \
-            np.zeros(n + 1, np.int32)
-        return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data * n))
+        return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([value], pa.string()))
     return pa.repeat(pa.scalar(value, kind), n)
 
 

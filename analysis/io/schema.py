@@ -300,7 +300,11 @@ def conform_arrow(table: str, frame: pa.Table) -> pa.Table:
         kind = _ARROW_TYPES[col.sql]
         if col.name in frame.column_names:
             try:
-                values = frame[col.name].cast(kind)
+                values = frame[col.name]
+                # text kept dictionary-encoded where it came so (a constant column: `columnar.constant`), but where
+                # its values are checked against a set
+                values = values.cast(TEXT_CODES if _encoded_text(values.type) and col.sql == "VARCHAR" and
+                                     col.allowed is None else kind)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
                 raise SchemaError(f"{table}.{col.name}: cannot cast to {col.sql}: {exc}") from exc
         else:
@@ -314,6 +318,23 @@ def conform_arrow(table: str, frame: pa.Table) -> pa.Table:
             raise SchemaError(f"{table}.{col.name}: +inf")
         arrays.append(values)
     return pa.Table.from_arrays(arrays, names=[c.name for c in spec])
+
+
+TEXT_CODES = pa.dictionary(pa.int32(), pa.string())  # dictionary-encoded text, as the store keeps it
+
+
+def _encoded_text(kind: pa.DataType) -> bool:
+    return pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type)
+
+
+def unified(tables: list[pa.Table], table: str) -> list[pa.Table]:
+    """Conformed Arrow tables of canonical table `table` made one schema: a text column that is dictionary-encoded
+    in some and plain in others (`conform_arrow`) is decoded in all, so that they concatenate."""
+    if len({t.schema for t in tables}) <= 1:
+        return tables
+    plain = arrow_schema(table)
+    mixed = [f.name for f in plain if len({t.schema.field(f.name).type for t in tables}) > 1]
+    return [t.cast(pa.schema([plain.field(f.name) if f.name in mixed else f for f in t.schema])) for t in tables]
 
 
 def arrow_schema(table: str) -> pa.Schema:

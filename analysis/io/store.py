@@ -27,7 +27,7 @@ from referee.io.catalogue import Catalogue, load_catalogue
 from referee.io.loaders.base import DATA_TABLES, Frame, LoadResult
 from referee.io.loaders.table import check_mapping
 from referee.io.reading import PARALLEL_MIN, FileReader, folder_phases, read_files
-from referee.io.schema import (TABLES, SchemaError, arrow_schema, columns, conform, conform_arrow, ddl, empty,
+from referee.io.schema import (TABLES, SchemaError, arrow_schema, columns, conform, conform_arrow, ddl, empty, unified,
                                rows_to_arrow)
 from referee.names import CONTEST_PHASES, DEFAULT_STORE
 from referee.io.set_aside import checked, orphan_ids, set_aside_duplicates, set_aside_orphans, set_aside_strays
@@ -512,6 +512,9 @@ class _Ingest:
                 self.written_catalogues.append(cat)
         if not self.batch:
             return
+        # what the loaders freed goes back to the system before DuckDB takes its own (a million arena judgments:
+        # 160 MB that Arrow's allocator would otherwise keep through the write)
+        pa.default_memory_pool().release_unused()
         try:
             prepared = self._prepare()
         except SchemaError:  # some file's rows break the schema: find it, set it aside whole, write the rest
@@ -579,7 +582,7 @@ class _Ingest:
                     frame["content_hash"] = np.concatenate(tags)
                 prepared.append((table, conform(table, frame)))
             if arrows:  # one insert per table and batch, not one per file, checked as a whole here
-                prepared.append((table, conform_arrow(table, pa.concat_tables(arrows))))
+                prepared.append((table, conform_arrow(table, pa.concat_tables(unified(arrows, table)))))
         return prepared
 
     def report(self) -> IngestReport:
