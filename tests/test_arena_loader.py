@@ -78,3 +78,50 @@ def test_simulated_arena_round_trips(tmp_path):
     wins = r.groupby("agent")["score"].mean()
     truth = pd.Series(sim.truth["ratings"])
     assert wins.rank().corr(truth.reindex(wins.index).rank()) > 0.9
+
+
+def _frames(result) -> dict:
+    return {name: result.frame(name).reset_index(drop=True) for name in ("matches", "results", "measures")}
+
+
+def test_a_csv_read_block_by_block_stores_and_sets_aside_exactly_what_the_whole_file_read_does(tmp_path, monkeypatch):
+    """issue 107: a CSV is read 16 MB at a time; cut into blocks of a few rows here, the same rows are stored and the
+    same rows set aside for the same reasons in the same order (reason by reason, each in file order) as one read of
+    the whole file; a time column that is not ISO 8601 throughout (Unix seconds are decided over the whole column)
+    is read whole."""
+    lines = ["first,second,winner,judge,time,length_a,length_b"]
+    for k in range(120):
+        first, second, winner = f"m{k % 7}", f"m{(k + 3) % 7}", ("first", "second", "tie")[k % 3]
+        if k in (5, 77):
+            second = first  # self-comparison, in two blocks
+        if k in (12, 90):
+            winner = "nobody"
+        if k == 40:
+            first = ""
+        length = "12x" if k in (33, 101) else str(100 + k)
+        lines.append(f"{first},{second},{winner},j{k % 4},2026-01-01T00:{k % 60:02d}:00Z,{length},{200 + k}")
+    iso = tmp_path / "iso.csv"
+    iso.write_text("\n".join(lines) + "\n")
+    unix = tmp_path / "unix.csv"
+    unix.write_text("\n".join(lines[:1] + [f"{line.rsplit(',', 3)[0]},{1700000000 + k},1,2"
+                                           for k, line in enumerate(lines[1:])]) + "\n")
+    found = {}
+    for path in (iso, unix):
+        whole = found[path] = load(path)
+        monkeypatch.setattr(arena, "BLOCK_BYTES", 512)  # about ten rows a block
+        blocks = load(path)
+        if path is iso:
+            assert arena._streamed(path, file_hash(path), LoadOptions()) is not None
+        else:  # mostly Unix seconds: not read by blocks
+            assert arena._streamed(path, file_hash(path), LoadOptions()) is None
+        monkeypatch.setattr(arena, "BLOCK_BYTES", 1 << 24)
+        assert (blocks.read, blocks.accepted, blocks.quarantined) == (whole.read, whole.accepted, whole.quarantined)
+        for name, frame in _frames(whole).items():
+            pd.testing.assert_frame_equal(_frames(blocks)[name], frame, check_dtype=False)
+        assert [(b["record"], b["reason"], b["field"]) for b in blocks.bad] == \
+            [(b["record"], b["reason"], b["field"]) for b in whole.bad]
+    iso_read = found[iso]
+    assert [(b["record"], b["reason"]) for b in iso_read.bad] == [  # by reason, each in file order
+        ("42", "missing value"), ("14", "wrong value"), ("92", "wrong value"), ("7", "self-comparison"),
+        ("79", "self-comparison"), ("35", "wrong type"), ("103", "wrong type")]
+    assert (iso_read.quarantined, iso_read.accepted, found[unix].quarantined) == (7, 113, 5)

@@ -92,11 +92,11 @@ def json_objects(fields: dict[str, pa.Array]) -> pa.Array:
 
 
 def constant(value, n: int, kind: pa.DataType | None = None) -> pa.Array:
-    """`value` n times as an Arrow array: text dictionary-encoded (one copy of the text and n int32 zeros, 4 bytes a
+    """`value` n times as an Arrow array: text dictionary-encoded (one copy of the text and n int8 zeros, a byte a
     row: a file's 64-character hash on each of two million rows would be 128 MB written out; the store keeps the
     encoding, `referee.io.schema.conform_arrow`, and DuckDB reads it as text)."""
     if isinstance(value, str):
-        return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([value], pa.string()))
+        return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int8)), pa.array([value], pa.string()))
     return pa.repeat(pa.scalar(value, kind), n)
 
 

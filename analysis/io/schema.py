@@ -303,8 +303,8 @@ def conform_arrow(table: str, frame: pa.Table) -> pa.Table:
                 values = frame[col.name]
                 # text kept dictionary-encoded where it came so (a constant column: `columnar.constant`), but where
                 # its values are checked against a set
-                values = values.cast(TEXT_CODES if _encoded_text(values.type) and col.sql == "VARCHAR" and
-                                     col.allowed is None else kind)
+                if not (_encoded_text(values.type) and col.sql == "VARCHAR" and col.allowed is None):
+                    values = values.cast(kind)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
                 raise SchemaError(f"{table}.{col.name}: cannot cast to {col.sql}: {exc}") from exc
         else:
@@ -318,9 +318,6 @@ def conform_arrow(table: str, frame: pa.Table) -> pa.Table:
             raise SchemaError(f"{table}.{col.name}: +inf")
         arrays.append(values)
     return pa.Table.from_arrays(arrays, names=[c.name for c in spec])
-
-
-TEXT_CODES = pa.dictionary(pa.int32(), pa.string())  # dictionary-encoded text, as the store keeps it
 
 
 def _encoded_text(kind: pa.DataType) -> bool:

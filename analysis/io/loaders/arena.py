@@ -126,10 +126,9 @@ def _time(values) -> pd.Series:
     whole column; anything else is ISO 8601. `values`: a pandas Series or an Arrow text column (whose cells,
     when all are blank or begin with an ISO date, skip the test for numbers: none of them is one)."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        text = _strip(values)
-        dated = pc.or_(pc.equal(text, ""), pc.match_substring_regex(text, ISO_DATE))
+        dated = _dated(_strip(values))
         values = series(values)
-        if pc.all(pc.fill_null(dated, True)).as_py():
+        if dated:
             return _iso_times(values)
     text = values.astype("string").str.strip()
     filled = text.notna() & (text != "")
@@ -138,6 +137,13 @@ def _time(values) -> pd.Series:
         seconds = numeric.where(np.isfinite(numeric) & (numeric.abs() < UNIX_MAX))
         return pd.to_datetime(seconds, unit="s")
     return _iso_times(values)
+
+
+def _dated(text) -> bool:
+    """Whether every cell of a stripped Arrow text column is blank or begins with an ISO date (`_time` reads such
+    a column as ISO 8601 without testing it for Unix seconds)."""
+    dated = pc.or_(pc.equal(text, ""), pc.match_substring_regex(text, ISO_DATE))
+    return bool(pc.all(pc.fill_null(dated, True)).as_py())
 
 
 def _iso_times(values: pd.Series) -> pd.Series:
@@ -186,16 +192,86 @@ def _mask(values) -> np.ndarray:
 
 
 def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
-    """Read one file of pairwise judgments; bad rows are quarantined by line and column."""
+    """Read one file of pairwise judgments; bad rows are quarantined by line and column. A CSV is read a block of
+    rows at a time (`_streamed`: a million judgments in a bounded share of memory), anything else whole."""
+    streamed = _streamed(path, content_hash, options)
+    if streamed is not None:
+        return streamed
     out, table, frame, labels = _read(path, content_hash)
     if table is None:
         return out.build()
+    held: list[list] = []
+    later: dict[str, list[list]] = {"results": [], "measures": []}
+    if not _block(out, table, frame, labels, options, path, content_hash, held, later):
+        return out.build()
+    _finish(out, held, later)
+    return out.build()
+
+
+BLOCK_BYTES = 1 << 24  # a CSV is read and stored 16 MB at a time (about 240,000 arena judgments)
+
+
+class _NotStreamable(Exception):
+    """A block whose column-wide decision (how its times read) could differ from the whole file's."""
+
+
+def _streamed(path: Path, content_hash: str, options: LoadOptions) -> LoadResult | None:
+    """A CSV read block by block (`BLOCK_BYTES`) into the same rows, set aside for the same reasons and in the same
+    order as the whole file read at once; None where the file is not a CSV Arrow reads alike (`read_csv_text`), or a
+    block could read otherwise than the whole file (its times not all ISO 8601: the column-wide test for Unix
+    seconds): the caller reads it whole."""
+    import pyarrow.csv as pacsv
+
+    if path.suffix.lower() != ".csv" or not path.stat().st_size:
+        return None
+    header = csv_header(path)
+    if len(set(header)) != len(header) or not header or any(not h.strip() for h in header):
+        return None
+    out, held, first = ResultBuilder(path, content_hash, NAME), [], 2
+    later: dict[str, list[list]] = {"results": [], "measures": []}
+    try:
+        reader = pacsv.open_csv(path, read_options=pacsv.ReadOptions(block_size=BLOCK_BYTES),
+                                parse_options=pacsv.ParseOptions(newlines_in_values=True),
+                                convert_options=pacsv.ConvertOptions(
+                                    column_types={h: pa.string() for h in header}, strings_can_be_null=False,
+                                    quoted_strings_can_be_null=False))
+        for batch in reader:
+            table = pa.Table.from_batches([batch])
+            labels = pc.cast(pa.array(np.arange(first, first + table.num_rows)), pa.string())  # as `_read` numbers
+            first += table.num_rows
+            if not _block(out, table, None, labels, options, path, content_hash, held, later, streaming=True):
+                return out.build()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError, _NotStreamable):
+        return None
+    _finish(out, held, later)
+    return out.build()
+
+
+def _finish(out: ResultBuilder, held: list[list], later: dict[str, list[list]]) -> None:
+    """What `_block` kept for the end, in the order one read of the whole file gives: the results (every first
+    contestant, then every second) and the measures (per side column, every row), then the rows set aside, reason
+    by reason in the order they are tested, each reason's rows in file order."""
+    out.accept_bulk(0, **{name: pa.concat_tables([t for part in parts for t in part]) if parts else None
+                          for name, parts in later.items()})
+    for rows in held:
+        for label, error, raw in rows:
+            out.quarantine(label, error, raw)
+
+
+def _block(out: ResultBuilder, table: pa.Table, frame: pd.DataFrame | None, labels: pa.Array, options: LoadOptions,
+           path: Path, content_hash: str, held: list[list], later: dict[str, list[list]],
+           streaming: bool = False) -> bool:
+    """One block of judgments (`table`, every column Arrow text; `frame` the pandas rows where they came from JSON;
+    `labels` their record labels) into `out`: the good rows accepted (their results and measures appended to `later`,
+    one list per side and per side column), the others appended to `held` (one list per reason, in the order the
+    reasons are tested); `_finish` writes both. False when the file was set aside whole (a column missing). `streaming`: raise _NotStreamable where this block's times are not all ISO 8601."""
     names = table.column_names
     cols = {name: _column(names, name, options.mapping) for name in ALIASES}
     for name in ("first", "second", "winner"):
         if cols[name] is None or cols[name] not in names:
-            return out.reject_file(RecordError("missing field", cols[name] or name,
-                                               f"no '{name}' column (looked for {list(ALIASES[name])}); map it with --map"))
+            out.reject_file(RecordError("missing field", cols[name] or name,
+                                        f"no '{name}' column (looked for {list(ALIASES[name])}); map it with --map"))
+            return False
     text = {k: _strip(table[c]) for k, c in cols.items() if c is not None and c in names}
     if options.values.get("winner"):  # the file's codes read as winners (`[values] winner = {winner1st = "first"}`)
         codes = options.values["winner"]
@@ -216,6 +292,8 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
             reasons.insert(0, (_not_text(frame[cols[side]]), "wrong type", cols[side],
                                "a contestant is named by text"))
     raw = {c: table[c] if frame is None else frame[c] for c in names}  # a CSV's columns stay Arrow text
+    if streaming and cols["time"] in names and not _dated(text["time"]):
+        raise _NotStreamable  # Unix seconds or not is decided over the whole column
     times = _time(raw[cols["time"]]) if cols["time"] in names else None
     if times is not None:
         given = (_mask(pc.is_valid(table[cols["time"]])) if frame is None
@@ -228,14 +306,15 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
             numbers[column], bad_cells = _numbers(raw[column])
             reasons.append((bad_cells, "wrong type", column, "a per-side measure must be a finite number"))
     bad = np.zeros(table.num_rows, bool)
-    for mask, reason, field, detail in reasons:
+    held += [[] for _ in range(len(reasons) - len(held))]
+    for (mask, reason, field, detail), kept_aside in zip(reasons, held):
         mask = mask & ~bad
         found = np.flatnonzero(mask)
         rows = (table.take(pa.array(found)).to_pandas() if frame is None else frame.iloc[found]) if len(found) else None
         for k, i in enumerate(found):
             row = rows.iloc[k]
             value = row.get(field) if field in names else None
-            out.quarantine(labels[i].as_py(), RecordError(reason, field, f"{detail} (got {value!r})"), row.to_json())
+            kept_aside.append((labels[i].as_py(), RecordError(reason, field, f"{detail} (got {value!r})"), row.to_json()))
         bad |= mask
     out.saw(table.num_rows)
     good = np.flatnonzero(~bad)
@@ -255,27 +334,29 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
             "source_file": str(path), "content_hash": content_hash, "record_index": kept(labels),
             "attrs": json_objects({k: kept(text[k]) for k in extra}) if extra else None})
         tie = scores[:, 0] == scores[:, 1]
-        players = []
+        later["results"] += [[] for _ in range(2 - len(later["results"]))]
         for side, col in ((0, "first"), (1, "second")):
             rank = np.where(tie, 1.0, np.where(scores[:, side] > scores[:, 1 - side], 1.0, 2.0))
             rank = np.where(np.isnan(scores[:, side]), np.nan, rank)  # an aborted match has no rank
             who = kept(text[col])
-            players.append(table_of({"match_id": match_ids, "player": who, "agent": who, "role": col,
+            later["results"][side].append(table_of({"match_id": match_ids, "player": who, "agent": who, "role": col,
                                      "score": scores[:, side], "rank": rank,
                                      "outcome": pa.array(ended[:, side].tolist(), pa.string())}))
-        measures = []
-        for name, first, second in sides:
-            for col, column in (("first", first), ("second", second)):
-                value = numbers[column][good]
-                held = ~np.isnan(value)
-                ids, who = match_ids, kept(text[col])
-                if not held.all():  # (a full column keeps the very arrays: no copy, and known as this file's own ids)
-                    ids, who, value = ids.filter(pa.array(held)), who.filter(pa.array(held)), value[held]
-                measures.append(table_of({"match_id": ids, "player": who, "name": name, "value": value,
-                                          "kind": "telemetry"}))
-        out.accept_bulk(len(good), matches=matches, results=pa.concat_tables(players),
-                        measures=pa.concat_tables(measures) if measures else None)
-    return out.build()
+        later["measures"] += [[] for _ in range(2 * len(sides) - len(later["measures"]))]
+        columns = [(name, col, column) for name, first, second in sides
+                   for col, column in (("first", first), ("second", second))]
+        for k, (name, col, column) in enumerate(columns):
+            value = numbers[column][good]
+            present = ~np.isnan(value)
+            ids, who = match_ids, kept(text[col])
+            if not present.all():  # (a full column keeps the very arrays: no copy, and known as this file's own ids)
+                ids, who, value = ids.filter(pa.array(present)), who.filter(pa.array(present)), value[present]
+            later["measures"][k].append(table_of({"match_id": ids, "player": who, "name": name, "value": value,
+                                                  "kind": "telemetry"}))
+        out.accept_bulk(len(good), matches=matches)
+    return True
+
+
 
 
 RUNNER = Runner(NAME, sniff, load, {f"{name} (--map {name}=COLUMN), recognised as": list(aliases)
