@@ -90,10 +90,9 @@ def methods_with(**traits: bool) -> tuple[str, ...]:
 
 
 VOTING_METHODS = ("copeland", "ranked-pairs", "maximal-lotteries", "iml", "ewa")
-# the voting methods whose cost grows faster than the n x n margins (IML and EwA: one LP per level, up to n; ranked
-# pairs: a cycle search per locked pair; 30 s to minutes at 1,000 agents), which a board of more than
-# BOARD_EVERY_COLUMN agents computes, with the game-theoretic masses, on request only (`leaderboard --every-column`)
-COSTLY_VOTING = ("ranked-pairs", "iml", "ewa")
+# a board of more than BOARD_EVERY_COLUMN agents computes the voting methods' columns and the game-theoretic masses
+# on request only (`leaderboard --every-column`): at 200 agents they cost more than the board itself (the ballots of
+# every match, one LP per level for IML and EwA), and at 1,000 agents IML, EwA and ranked pairs take minutes
 BOARD_EVERY_COLUMN = 100
 DIRECTIONS = ("higher", "lower")  # which way an outcome is better (measures.direction, --outcome NAME:WAY, formulas)
 

@@ -1,6 +1,7 @@
 """An arena-sized board (issue 107): the compiled loops of the rank sets give exactly the numpy forms they replaced,
 the preference profile built from pairs within ballots equals the ballots x agents matrix it replaced, and a board
-of more agents than BOARD_EVERY_COLUMN leaves the costly columns out, says so, and computes them on request."""
+of more agents than BOARD_EVERY_COLUMN leaves the voting and game columns out, says so, and computes them on
+request."""
 
 from __future__ import annotations
 
@@ -149,18 +150,18 @@ def test_a_board_over_the_size_leaves_the_costly_columns_out_says_so_and_compute
     write_arena(simulate_arena(n_agents=8, n_judgments=1500, seed=3), tmp_path / "arena")
     store = Store(tmp_path / "s.duckdb")
     store.ingest([tmp_path / "arena" / "logs"])
-    costly = ["ranked-pairs", "iml", "ewa", "nash_mass", "alpha_rank_mass"]
+    costly = ["copeland", "ranked-pairs", "maximal-lotteries", "iml", "ewa", "nash_mass", "alpha_rank_mass"]
     whole = lb.leaderboard(store).tables["leaderboard"]
     assert set(costly) <= set(whole.columns)
     monkeypatch.setattr(lb, "BOARD_EVERY_COLUMN", 5)  # 8 agents: a board over the size
     cut = lb.leaderboard(store)
     board = cut.tables["leaderboard"]
     assert not set(costly) & set(board.columns)
-    assert {"copeland", "maximal-lotteries", "elo"} <= set(board.columns)
+    assert {"rating", "rank_set", "joint_rank_set", "elo"} <= set(board.columns)
     assert any("--every-column" in note and "8 agents" in note for note in cut.notes)
     shared = [c for c in board.columns if c in whole.columns]
     pd.testing.assert_frame_equal(board[shared], whole[shared])  # what it computes is what the whole board shows
     asked = lb.leaderboard(store, every_column=True).tables["leaderboard"]
     pd.testing.assert_frame_equal(asked, whole)
-    assert registry.COSTLY_VOTING == ("ranked-pairs", "iml", "ewa")
+    assert registry.BOARD_EVERY_COLUMN == 100
     store.close()

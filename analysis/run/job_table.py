@@ -20,7 +20,6 @@ from typing import Callable
 from referee.models.registry import (
     BOARD_EVERY_COLUMN,
     CALIBRATION_FAMILIES,
-    COSTLY_VOTING,
     DEFAULT_TAU_ELO,
     DIRECTIONS,
     GAME_METHODS,
@@ -346,9 +345,9 @@ JOBS: dict[str, Job] = {j.name: j for j in (
             Option("level", 0.95, "confidence level of the rank sets (default 0.95)", type=probability),
             Option("min_games", MIN_BALLOTS, f"voting: agents on fewer than N ballots are not ranked by the voting "
                    f"methods (default {MIN_BALLOTS})", type=positive_float, metavar="N"),
-            Option("every_column", False, f"on a board of more than {BOARD_EVERY_COLUMN} agents, compute the columns "
-                   f"{', '.join(COSTLY_VOTING)}, nash_mass and alpha_rank_mass too (minutes at 1,000 agents; "
-                   "otherwise left out, with a note)", flag=True))
+            Option("every_column", False, f"on a board of more than {BOARD_EVERY_COLUMN} agents, compute the voting "
+                   "methods' columns and nash_mass and alpha_rank_mass too (minutes at 1,000 agents; otherwise left "
+                   "out, with a note)", flag=True))
         + DATA + SWEEP_OPTIONS, figures=FIGURES + "leaderboard", view="referee.present.board_view:leaderboard_view"),
     Job("rank", "referee.run.ratings.rating_jobs:rank", "voting-as-evaluation (one ballot per (scenario, repetition) or "
         "match), or game-theoretic rankings on the meta-game (Nash averaging, alpha-Rank)", (

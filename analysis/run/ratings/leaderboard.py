@@ -19,7 +19,7 @@ import pandas as pd
 
 from dataclasses import dataclass
 
-from referee.models.registry import BOARD_EVERY_COLUMN, COSTLY_VOTING, MIN_BALLOTS, VOTING_METHODS
+from referee.models.registry import BOARD_EVERY_COLUMN, MIN_BALLOTS, VOTING_METHODS
 from referee.readings import cut_list
 from referee.run.executor import sweep_executor
 from referee.result import LeaderboardJobResult
@@ -59,9 +59,11 @@ class Board:
 def _votes(matches, results, methods: list[str], min_games: float, seed: int, notes: list[str],
            comparisons: pd.DataFrame | None) -> pd.DataFrame:
     """The voting methods' tables (`vote_tables`, with the board's `comparisons` where they are the plain ones),
-    empty (and said) where none can run."""
+    empty where no method is asked for, and empty (and said) where none can run."""
     from referee.run.ratings.votes import vote_tables
 
+    if not methods:
+        return pd.DataFrame(columns=["method", "agent", "rank", "ranked"])
     try:
         return vote_tables(matches, results, methods, min_ballots=min_games, seed=seed, comparisons=comparisons)
     except ValueError as exc:
@@ -170,7 +172,7 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     points, 95 %), rank_set (marginal, `level`), joint_rank_set (simultaneous), could_be_first, elo, one column
     per voting method (its position), nash_mass, alpha_rank_mass, the runner's own headline number(s) as numeric
     columns named as the runner names them (clemscore, accuracy and stderr, ...; where it has one), matches,
-    status (on a board of more than BOARD_EVERY_COLUMN agents the COSTLY_VOTING columns and the masses only with
+    status (on a board of more than BOARD_EVERY_COLUMN agents the voting columns and the masses only with
     `every_column`, and a note says so); `rank_sets` the numeric bounds with each agent's p-value of being the best (p_best); `tier_tests` each
     pair of neighbours' difference, the family its tier boundary reads with that family's p-value, its Holm p
     beside it, the joint bounds (`board.neighbour_tests`) and at a boundary the matches across it that carry most
@@ -199,12 +201,12 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     elo = rate(comparisons, "elo", seed=seed)
     large = len(table) > BOARD_EVERY_COLUMN and not every_column
     if large:
-        notes.append(f"a board of {len(table):,} agents (over {BOARD_EVERY_COLUMN}): the columns "
-                     f"{', '.join(COSTLY_VOTING)}, nash_mass and alpha_rank_mass are not computed (each grows faster "
-                     "than the agents squared: minutes at 1,000 agents); `--every-column` computes them here, "
+        notes.append(f"a board of {len(table):,} agents (over {BOARD_EVERY_COLUMN}): the voting methods' columns "
+                     f"({', '.join(VOTING_METHODS)}) and nash_mass and alpha_rank_mass are not computed (they cost "
+                     "more than the board itself, and minutes at 1,000 agents); `--every-column` computes them here, "
                      "`referee rank --method NAME` one alone")
-    votes = _votes(matches, results, [m for m in VOTING_METHODS if not (large and m in COSTLY_VOTING)], min_games,
-                   seed, notes, None if parallel else comparisons)
+    votes = _votes(matches, results, [] if large else list(VOTING_METHODS), min_games, seed, notes,
+                   None if parallel else comparisons)
     positions = votes[votes["ranked"].astype(bool)].pivot_table(index="agent", columns="method", values="rank",
                                                                 aggfunc="first")
     masses = _masses(comparisons, list(ranked["agent"]), seed, notes) if not large else pd.DataFrame()
