@@ -42,3 +42,22 @@ def test_measure_kind_is_enforced():
     assert conform("measures", ok).loc[0, "kind"] == "outcome"
     with pytest.raises(SchemaError):
         conform("measures", ok.assign(kind="vibe"))
+
+
+def test_a_dictionary_encoded_text_column_is_checked_by_the_values_it_uses_and_stays_encoded():
+    """issue 107: a constant column (`columnar.constant`: one text, a byte a row) is kept encoded to the store, and its
+    allowed values are checked on the values its codes point to (a dictionary may hold a value no row uses)."""
+    import pyarrow as pa
+
+    from referee.io.columnar import constant
+    from referee.io.schema import conform_arrow
+
+    rows = {"match_id": pa.array(["m1", "m2", "m3"]), "player": pa.array(["a", "b", "a"]), "name": constant("n", 3),
+            "value": pa.array([1.0, 2.0, 3.0])}
+    kept = conform_arrow("measures", pa.table({**rows, "kind": constant("telemetry", 3)}))
+    assert pa.types.is_dictionary(kept["kind"].type) and pa.types.is_dictionary(kept["name"].type)
+    assert kept["kind"].to_pylist() == ["telemetry"] * 3
+    with pytest.raises(SchemaError, match="values outside"):
+        conform_arrow("measures", pa.table({**rows, "kind": constant("nonsense", 3)}))
+    unused = pa.DictionaryArray.from_arrays(pa.array([0, 0, 0], pa.int8()), pa.array(["telemetry", "nonsense"]))
+    assert conform_arrow("measures", pa.table({**rows, "kind": unused}))["kind"].to_pylist() == ["telemetry"] * 3

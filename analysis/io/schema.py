@@ -301,9 +301,8 @@ def conform_arrow(table: str, frame: pa.Table) -> pa.Table:
         if col.name in frame.column_names:
             try:
                 values = frame[col.name]
-                # text kept dictionary-encoded where it came so (a constant column: `columnar.constant`), but where
-                # its values are checked against a set
-                if not (_encoded_text(values.type) and col.sql == "VARCHAR" and col.allowed is None):
+                # text kept dictionary-encoded where it came so (a constant column: `columnar.constant`)
+                if not (_encoded_text(values.type) and col.sql == "VARCHAR"):
                     values = values.cast(kind)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
                 raise SchemaError(f"{table}.{col.name}: cannot cast to {col.sql}: {exc}") from exc
@@ -311,13 +310,21 @@ def conform_arrow(table: str, frame: pa.Table) -> pa.Table:
             values = pa.chunked_array([pa.nulls(frame.num_rows, kind)])
         if not col.nullable and values.null_count:
             raise SchemaError(f"{table}.{col.name}: required value missing")
-        if col.allowed is not None and pc.any(pc.invert(pc.is_in(pc.drop_null(values),
-                                                                  value_set=pa.array(col.allowed)))).as_py():
+        if col.allowed is not None and not _within(values, col.allowed):
             raise SchemaError(f"{table}.{col.name}: values outside {list(col.allowed)}")
         if col.sql == "DOUBLE" and pc.any(pc.equal(values, float("inf"))).as_py():
             raise SchemaError(f"{table}.{col.name}: +inf")
         arrays.append(values)
     return pa.Table.from_arrays(arrays, names=[c.name for c in spec])
+
+
+def _within(values: pa.ChunkedArray, allowed) -> bool:
+    """Whether every value of a column is in `allowed` (nulls pass); a dictionary-encoded column by the values its
+    codes point to, never decoded (a constant 'telemetry' on two million measures is one value)."""
+    if _encoded_text(values.type):
+        used = [chunk.dictionary.take(pc.unique(chunk.indices).drop_null()) for chunk in values.chunks]
+        values = pa.chunked_array(used, values.type.value_type)
+    return not pc.any(pc.invert(pc.is_in(pc.drop_null(values), value_set=pa.array(allowed)))).as_py()
 
 
 def _encoded_text(kind: pa.DataType) -> bool:
