@@ -179,6 +179,7 @@ def boards(tmp: Path, factor: float, profile: bool) -> None:
 
 def _profile(argv: list[str]) -> None:
     """The 200-agent board's top functions by cumulative time (cProfile, in this process)."""
+    import contextlib
     import cProfile
     import io
     import pstats
@@ -186,7 +187,8 @@ def _profile(argv: list[str]) -> None:
     from referee.cli import main
 
     found = cProfile.Profile()
-    found.runcall(main, argv)
+    with contextlib.redirect_stdout(io.StringIO()):  # the board itself is not what this prints
+        found.runcall(main, argv)
     text = io.StringIO()
     pstats.Stats(found, stream=text).sort_stats("cumulative").print_stats(r"referee/(run|models|prepare|io)", 20)
     print("\n".join(line for line in text.getvalue().splitlines() if "referee/" in line), flush=True)
