@@ -125,3 +125,49 @@ def test_a_csv_read_block_by_block_stores_and_sets_aside_exactly_what_the_whole_
         ("42", "missing value"), ("14", "wrong value"), ("92", "wrong value"), ("7", "self-comparison"),
         ("79", "self-comparison"), ("35", "wrong type"), ("103", "wrong type")]
     assert (iso_read.quarantined, iso_read.accepted, found[unix].quarantined) == (7, 113, 5)
+
+
+def test_hostile_csvs_read_by_blocks_of_any_size_give_what_the_whole_file_read_gives(tmp_path, monkeypatch):
+    """Generated CSVs of hostile cells (blank, non-ASCII space, quoted commas and newlines, a row too wide, a byte
+    order mark, a column missing, Unix and ISO times, digit separators): read by blocks of 64 bytes and of 16 MB, each
+    gives the read, accepted and set-aside counts, the reasons and messages and the stored rows that the whole-file
+    read (`_read`, the streamed path turned off) gives."""
+    import random
+
+    from referee.io.loaders.base import NotThisRunner
+
+    rng = random.Random(3)
+    cells = ["m1", "m2", " m3 ", "", "é", "m\u00a0", "first", "second", "tie", "left", "nobody", "tie (bothbad)",
+             "aborted", "forfeit-first", "2026-01-01T00:00:00Z", "1700000000", "nan", "1e30", "12", "12.5", " 7 ",
+             "1_000", "true", "x,y", 'q"x', "a\nb"]
+    headers = [["first", "second", "winner"], ["first", "second", "winner", "judge", "time", "length_a", "length_b"],
+               ["model_a", "model_b", "winner", "tstamp"], ["left", "right", "winner", "prompt", "id"],
+               ["first", "second", "judge"]]
+
+    def cell():
+        c = rng.choice(cells)
+        return '"' + c.replace('"', '""') + '"' if any(ch in c for ch in ',"\n') else c
+
+    def read(path):
+        try:
+            r = load(path)
+        except NotThisRunner as exc:
+            return ("not this runner", str(exc))
+        stored = tuple(r.frame(name).reset_index(drop=True).to_json(date_format="iso")
+                       for name in ("matches", "results", "measures"))
+        return (r.read, r.accepted, r.quarantined, [(b["record"], b["reason"], b["message"]) for b in r.bad], stored)
+
+    whole_read = arena._streamed
+    for case in range(80):
+        header = rng.choice(headers)
+        rows = [",".join(cell() for _ in header) for _ in range(rng.randint(0, 40))]
+        if rows and rng.random() < 0.15:
+            rows[rng.randrange(len(rows))] += ",extra"
+        path = tmp_path / f"{case}.csv"
+        path.write_text(("\ufeff" if rng.random() < 0.1 else "") + ",".join(header) + "\n" + "\n".join(rows) + "\n")
+        monkeypatch.setattr(arena, "_streamed", lambda *args: None)
+        whole = read(path)
+        monkeypatch.setattr(arena, "_streamed", whole_read)
+        for size in (64, 1 << 24):
+            monkeypatch.setattr(arena, "BLOCK_BYTES", size)
+            assert read(path) == whole, (case, size)

@@ -235,16 +235,28 @@ def _streamed(path: Path, content_hash: str, options: LoadOptions) -> LoadResult
                                 convert_options=pacsv.ConvertOptions(
                                     column_types={h: pa.string() for h in header}, strings_can_be_null=False,
                                     quoted_strings_can_be_null=False))
-        for batch in reader:
-            table = pa.Table.from_batches([batch])
+        for table in _tables(reader, header):
             labels = pc.cast(pa.array(np.arange(first, first + table.num_rows)), pa.string())  # as `_read` numbers
             first += table.num_rows
             if not _block(out, table, None, labels, options, path, content_hash, held, later, streaming=True):
+                for _ in reader:  # set aside whole for a missing column, unless a later block is no CSV at all
+                    pass
                 return out.build()
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError, _NotStreamable):
         return None
     _finish(out, held, later)
     return out.build()
+
+
+def _tables(reader, header: list[str]):
+    """The blocks of a CSV reader as Arrow tables; a file of a header alone is one block of no rows, so that its
+    columns are checked as one read of the whole file checks them."""
+    found = False
+    for batch in reader:
+        found = True
+        yield pa.Table.from_batches([batch])
+    if not found:
+        yield pa.table({h: pa.array([], pa.string()) for h in header})
 
 
 def _finish(out: ResultBuilder, held: list[list], later: dict[str, list[list]]) -> None:
