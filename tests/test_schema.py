@@ -61,3 +61,27 @@ def test_a_dictionary_encoded_text_column_is_checked_by_the_values_it_uses_and_s
         conform_arrow("measures", pa.table({**rows, "kind": constant("nonsense", 3)}))
     unused = pa.DictionaryArray.from_arrays(pa.array([0, 0, 0], pa.int8()), pa.array(["telemetry", "nonsense"]))
     assert conform_arrow("measures", pa.table({**rows, "kind": unused}))["kind"].to_pylist() == ["telemetry"] * 3
+
+
+def test_staged_batches_of_either_text_encoding_share_one_file(tmp_path):
+    """A multi-batch ingest stages each batch to one Parquet file per table: a batch whose constant columns came
+    dictionary-encoded (an Arrow loader's) and one whose came plain (row dicts) are written in one schema and stored
+    alike (a Parquet writer refuses a second schema)."""
+    import pyarrow as pa
+
+    from referee.io.columnar import constant
+    from referee.io.schema import conform_arrow
+    from referee.io.staging import Staging
+    from referee.io.store import Store
+
+    store = Store(tmp_path / "s.duckdb")
+    staging = Staging(tmp_path / "s.duckdb")
+    rows = {"match_id": pa.array(["m1"]), "player": pa.array(["a"]), "name": pa.array(["n"]), "value": pa.array([1.0])}
+    staging.add("measures", conform_arrow("measures", pa.table({**rows, "kind": constant("telemetry", 1)})))
+    staging.add("measures", conform_arrow("measures", pa.table({**rows, "kind": pa.array(["telemetry"])})))
+    store.con.execute("BEGIN TRANSACTION")
+    staging.insert_into(store.con)
+    store.con.execute("COMMIT")
+    assert store.query("SELECT kind, count(*) AS n FROM measures GROUP BY kind").to_dict("records") == \
+        [{"kind": "telemetry", "n": 2}]
+    store.close()

@@ -20,6 +20,8 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from referee.io.schema import arrow_schema
+
 INSERT_MEMORY = "192MB"  # DuckDB's memory limit while it moves the staged rows in (its default: 80% of the RAM)
 PREFIX = ".referee-ingest-"  # the staging folder's name: PREFIX + the store's file name + "-" + the process id
 
@@ -36,7 +38,12 @@ class Staging:
         self._order: list[str] = []
 
     def add(self, table: str, frame: pa.Table) -> None:
-        """Append rows (an Arrow table with the canonical table's schema) to table `table`'s staged rows."""
+        """Append rows (an Arrow table with the canonical table's columns; text dictionary-encoded or not) to table
+        `table`'s staged rows, written in the canonical schema, so that batches of either encoding share one file
+        (Parquet encodes repeated text by dictionary itself)."""
+        plain = arrow_schema(table)
+        if not frame.schema.equals(plain):
+            frame = frame.cast(plain)
         writer = self._writers.get(table)
         if writer is None:
             if not self._order:

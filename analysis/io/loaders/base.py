@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from referee.io.catalogue import Catalogue
-from referee.io.schema import SchemaError, columns, conform, conform_arrow, empty, rows_to_arrow
+from referee.io.schema import SchemaError, arrow_schema, columns, conform, conform_arrow, empty, rows_to_arrow
 from referee.models.registry import suggest  # noqa: F401  (re-exported for the loaders)
 from referee.io.loaders.errors import (  # noqa: F401  (re-exported: every loader imports them from here)
     DATA_TABLES, FILE_RAW_CAP, FORMAT_REASONS, INT64, PROBE, RAW_CAP, NotThisRunner, RecordError, _way,
@@ -94,9 +94,10 @@ class LoadResult:
         return self._tables
 
     def frame(self, table: str) -> pd.DataFrame:
-        """One canonical table (`tables`) as a DataFrame, an Arrow table converted."""
+        """One canonical table (`tables`) as a DataFrame, an Arrow table converted (its text as text, also where
+        a column came dictionary-encoded: `referee.io.columnar.constant`)."""
         found = self.tables[table]
-        return found.to_pandas() if isinstance(found, pa.Table) else found
+        return found.cast(arrow_schema(table)).to_pandas() if isinstance(found, pa.Table) else found
 
     def match_ids(self, table: str) -> set[str]:
         """The distinct match ids in one table's parts (kept: a result's parts do not change)."""
