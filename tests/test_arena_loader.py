@@ -171,3 +171,21 @@ def test_hostile_csvs_read_by_blocks_of_any_size_give_what_the_whole_file_read_g
         for size in (64, 1 << 24):
             monkeypatch.setattr(arena, "BLOCK_BYTES", size)
             assert read(path) == whole, (case, size)
+
+
+def test_a_json_line_without_a_judge_costs_nothing_and_its_match_has_no_judge(tmp_path):
+    """A JSON-lines file where some judgments name no judge (or id): each is stored with the keys it has (a missing
+    value left out of `attrs`, as the row-wise read wrote it), and another line's fault costs that line alone (the
+    columnar attrs once failed on the missing value and set the whole file aside)."""
+    import json
+
+    path = tmp_path / "judgments.jsonl"
+    lines = [{"first": "a", "second": "b", "winner": "first", "judge": "j1", "id": "x1"},
+             {"first": "a", "second": "c", "winner": "second"},
+             {"first": "b", "second": "c", "winner": "tie", "id": "x3"},
+             {"first": 7, "second": "c", "winner": "tie", "judge": "j2"}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = load(path)
+    assert (result.read, result.accepted, result.quarantined) == (4, 3, 1)
+    assert result.frame("matches")["attrs"].tolist() == ['{"judge": "j1", "id": "x1"}', "{}", '{"id": "x3"}']
+    assert [(b["record"], b["reason"], b["field"]) for b in result.bad] == [("4", "wrong type", "first")]

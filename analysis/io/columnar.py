@@ -71,8 +71,9 @@ def series(values: pa.Array) -> pd.Series:
 
 
 def json_objects(fields: dict[str, pa.Array]) -> pa.Array:
-    """One JSON object per row, `json.dumps({name: value, ...})` byte for byte, of text columns (no nulls):
-    joined as text where every value is plain printable ASCII, by `json.dumps` for the other rows."""
+    """One JSON object per row, `json.dumps({name: value, ...})` byte for byte, of text columns, a missing value
+    (null: a JSON line without the key) left out of its row's object: joined as text where every value is there and
+    plain printable ASCII, by `json.dumps` for the other rows."""
     names = list(fields)
     parts = []
     for k, name in enumerate(names):
@@ -81,13 +82,13 @@ def json_objects(fields: dict[str, pa.Array]) -> pa.Array:
     joined = pc.binary_join_element_wise(*parts, "")
     plain = np.ones(len(joined), bool)
     for name in names:
-        plain &= pc.match_substring_regex(fields[name], PLAIN_JSON).to_numpy(zero_copy_only=False)
+        plain &= pc.fill_null(pc.match_substring_regex(fields[name], PLAIN_JSON), False).to_numpy(zero_copy_only=False)
     if plain.all():
         return joined
     out = joined.to_numpy(zero_copy_only=False).astype(object)
     columns = {name: fields[name].to_pylist() for name in names}
     for i in np.flatnonzero(~plain):
-        out[i] = json.dumps({name: columns[name][i] for name in names})
+        out[i] = json.dumps({name: columns[name][i] for name in names if columns[name][i] is not None})
     return pa.array(out, pa.string())
 
 
