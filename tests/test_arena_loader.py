@@ -189,3 +189,21 @@ def test_a_json_line_without_a_judge_costs_nothing_and_its_match_has_no_judge(tm
     assert (result.read, result.accepted, result.quarantined) == (4, 3, 1)
     assert result.frame("matches")["attrs"].tolist() == ['{"judge": "j1", "id": "x1"}', "{}", '{"id": "x3"}']
     assert [(b["record"], b["reason"], b["field"]) for b in result.bad] == [("4", "wrong type", "first")]
+
+
+def test_a_list_or_an_object_where_one_value_belongs_costs_its_line_alone(tmp_path):
+    """A JSON line whose time is a list, or whose judge, prompt or id is an object, is set aside naming the key; the
+    file's other lines are stored (a list in the time column once failed the whole file: 'unhashable type')."""
+    import json
+
+    path = tmp_path / "judgments.jsonl"
+    lines = [{"first": "a", "second": "b", "winner": "first", "time": "2026-01-01T00:00:00Z", "judge": "j1"},
+             {"first": "a", "second": "c", "winner": "second", "time": [1]},
+             {"first": "b", "second": "c", "winner": "tie", "judge": {"name": "j2"}},
+             {"first": "c", "second": "a", "winner": "first", "prompt": ["p"], "time": 1700000000}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = load(path)
+    assert (result.read, result.accepted, result.quarantined) == (4, 1, 3)
+    assert sorted((b["record"], b["reason"], b["field"]) for b in result.bad) == [
+        ("2", "wrong type", "time"), ("3", "wrong type", "judge"), ("4", "wrong type", "prompt")]
+    assert result.frame("matches")["attrs"].tolist() == ['{"judge": "j1"}']

@@ -187,6 +187,11 @@ def _not_text(values: pd.Series) -> np.ndarray:
     return values.map(lambda v: v is not None and v == v and not isinstance(v, str)).to_numpy(bool)
 
 
+def _nested(values: pd.Series) -> np.ndarray:
+    """Which cells of a column read from JSON hold a list or an object."""
+    return values.map(lambda v: isinstance(v, (list, dict))).to_numpy(bool)
+
+
 def _mask(values) -> np.ndarray:
     return pc.fill_null(values, False).to_numpy(zero_copy_only=False).astype(bool)
 
@@ -299,11 +304,19 @@ def _block(out: ResultBuilder, table: pa.Table, frame: pd.DataFrame | None, labe
         (_mask(pc.equal(text["first"], text["second"])), "self-comparison", cols["second"],
          "both contestants are the same"),
     ]
+    raw = {c: table[c] if frame is None else frame[c] for c in names}  # a CSV's columns stay Arrow text
     if frame is not None:  # JSON: a contestant is named by text (a number or an object is no model's name)
         for side in ("first", "second"):
             reasons.insert(0, (_not_text(frame[cols[side]]), "wrong type", cols[side],
                                "a contestant is named by text"))
-    raw = {c: table[c] if frame is None else frame[c] for c in names}  # a CSV's columns stay Arrow text
+        for name in ("judge", "prompt", "id", "time"):  # one value each: a list or an object sets its row aside
+            column = cols[name]
+            if column in names:
+                nested = _nested(frame[column])
+                if nested.any():
+                    reasons.insert(2, (nested, "wrong type", column, f"the {name} is one value, not a list or an "
+                                       "object"))
+                    raw[column] = frame[column].where(~nested, None)
     if streaming and cols["time"] in names and not _dated(text["time"]):
         raise _NotStreamable  # Unix seconds or not is decided over the whole column
     times = _time(raw[cols["time"]]) if cols["time"] in names else None
