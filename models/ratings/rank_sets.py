@@ -2,9 +2,10 @@
 Mobility across Neighbourhoods and Academic Achievement across Countries", Review of Economic Studies 2024):
 which ranks each agent could hold, marginally or for every agent at once, and which agents could be first.
 
-Pure numpy. Inputs: `estimate` (n,) the point ratings (higher is better; any scale, e.g. Elo points) and
-`draws` (r, n) the same ratings' sampling distribution, r times (Normal draws with the fit's covariance, or a
-cluster bootstrap; NaN where a replicate drew none of an agent's matches). The pairwise differences' spread
+numpy, with the loops over draws and pairs compiled by numba (`rank_kernels`). Inputs: `estimate` (n,) the point
+ratings (higher is better; any scale, e.g. Elo points) and `draws` (r, n) the same ratings' sampling distribution,
+r times (Normal draws with the fit's covariance, or a cluster bootstrap; NaN where a replicate drew none of an
+agent's matches). The pairwise differences' spread
 comes from the draws: se_jk is the sd of draws_j - draws_k.
 
 The sets come from one-sided tests of the ordered pairs (j, k), "j is above k", rejected when
