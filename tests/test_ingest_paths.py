@@ -36,6 +36,7 @@ def _both_ways(tmp_path, paths, monkeypatch) -> tuple[dict, dict]:
         store.ingest(paths, workers=1)
     with monkeypatch.context() as patched:  # the row-wise path: no file is read columnar
         patched.setattr("referee.io.loaders.arena.read_csv_text", lambda path, header: None)
+        patched.setattr("referee.io.loaders.arena.csv_text_blocks", lambda path, header, block_bytes: None)
         slow = tmp_path / "slow.duckdb"
         with Store(slow) as store:
             store.ingest(paths, workers=1)

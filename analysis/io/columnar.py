@@ -20,21 +20,41 @@ ASCII_SPACE = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"  # what Python's str.strip remov
 PLAIN_JSON = r"^[\x20\x21\x23-\x5b\x5d-\x7e]*$"  # text json.dumps writes as it is (printable ASCII, no " or \)
 
 
+CSV_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError)  # Arrow cannot read it alike
+
+
+def _text_options(header: list[str]) -> dict | None:
+    """Arrow's CSV options that read every column of `header` as text, blanks as "", or None where pandas would
+    read the header otherwise (a blank name: pandas renames it)."""
+    if not header or any(not h.strip() for h in header):
+        return None
+    return {"parse_options": pacsv.ParseOptions(newlines_in_values=True),
+            "convert_options": pacsv.ConvertOptions(column_types={h: pa.string() for h in header},
+                                                    strings_can_be_null=False, quoted_strings_can_be_null=False)}
+
+
 def read_csv_text(path: Path, header: list[str]) -> pa.Table | None:
     """Every column of a CSV file as Arrow text, blanks as "" (what `pandas.read_csv(dtype=str,
     keep_default_na=False)` gives), or None where the two readers could differ: a header name that is blank
     (pandas renames it), a row of another width (pandas pads or fails), text that is not UTF-8 (pandas names the
     byte). `header` is the file's first row as `csv.reader` reads it."""
-    if not header or any(not h.strip() for h in header):
+    options = _text_options(header)
+    if options is None:
         return None
     try:
-        return pacsv.read_csv(path, read_options=pacsv.ReadOptions(block_size=1 << 24),
-                              parse_options=pacsv.ParseOptions(newlines_in_values=True),
-                              convert_options=pacsv.ConvertOptions(
-                                  column_types={h: pa.string() for h in header}, strings_can_be_null=False,
-                                  quoted_strings_can_be_null=False))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError):
+        return pacsv.read_csv(path, read_options=pacsv.ReadOptions(block_size=1 << 24), **options)
+    except CSV_ERRORS:
         return None
+
+
+def csv_text_blocks(path: Path, header: list[str], block_bytes: int):
+    """`read_csv_text` a block of about `block_bytes` at a time: an Arrow CSV reader (iterate it for record
+    batches), or None where the header rules Arrow out. A row Arrow cannot read alike raises one of CSV_ERRORS when
+    its block is read, which the caller takes as `read_csv_text`'s None."""
+    options = _text_options(header)
+    if options is None:
+        return None
+    return pacsv.open_csv(path, read_options=pacsv.ReadOptions(block_size=block_bytes), **options)
 
 
 def stripped(values) -> pa.Array | None:

@@ -31,7 +31,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from referee.io.columnar import decimals, json_objects, read_csv_text, series, stripped
+from referee.io.columnar import (CSV_ERRORS, csv_text_blocks, decimals, json_objects, read_csv_text, series,
+                                 stripped)
 from referee.io.columnar import table as table_of
 from referee.io.loaders.runner import Runner
 from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder, file_key
@@ -120,16 +121,11 @@ UNIX_MAX = 1e11  # seconds: a Unix time past the year 5000 is not a time (pandas
 ISO_DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}"  # a cell that begins so is no number
 
 
-def _time(values) -> pd.Series:
+def _time(values: pd.Series) -> pd.Series:
     """Each cell as a time (NaT where it cannot be read, which the caller sets aside by row): a column mostly
     of numbers is Unix seconds, one cell that is not (NaN, 1e30, text) unreadable on its own, never the
-    whole column; anything else is ISO 8601. `values`: a pandas Series or an Arrow text column (whose cells,
-    when all are blank or begin with an ISO date, skip the test for numbers: none of them is one)."""
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        dated = _dated(_strip(values))
-        values = series(values)
-        if dated:
-            return _iso_times(values)
+    whole column; anything else is ISO 8601. `values`: a pandas Series (a CSV column that is all blank or ISO
+    dates, `_dated`, goes to `_iso_times` without this test: none of its cells is a number)."""
     text = values.astype("string").str.strip()
     filled = text.notna() & (text != "")
     numeric = pd.to_numeric(text.where(filled), errors="coerce")
@@ -162,12 +158,11 @@ def _read(path: Path, content_hash: str) -> tuple[ResultBuilder, pa.Table | None
     """(builder, every column as Arrow text, the pandas frame where one was read, record labels): a CSV straight
     into Arrow (`referee.io.columnar.read_csv_text`), anything else through `open_rows` with its columns as the
     text pandas makes of them; the table is None when the file was set aside whole."""
-    if path.suffix.lower() == ".csv" and path.stat().st_size:
-        header = csv_header(path)
-        found = read_csv_text(path, header) if len(set(header)) == len(header) else None
+    header = _csv_columns(path)
+    if header is not None:
+        found = read_csv_text(path, header)
         if found is not None:
-            labels = pc.cast(pa.array(np.arange(2, found.num_rows + 2)), pa.string())  # CSV lines, as `read_rows`
-            return ResultBuilder(path, content_hash, NAME), found, None, labels
+            return ResultBuilder(path, content_hash, NAME), found, None, _lines(2, found.num_rows)
     out, frame, labels = open_rows(path, content_hash, NAME)
     if frame is None:
         return out, None, None, pa.array([], pa.string())
@@ -225,32 +220,39 @@ def _streamed(path: Path, content_hash: str, options: LoadOptions) -> LoadResult
     order as the whole file read at once; None where the file is not a CSV Arrow reads alike (`read_csv_text`), or a
     block could read otherwise than the whole file (its times not all ISO 8601: the column-wide test for Unix
     seconds): the caller reads it whole."""
-    import pyarrow.csv as pacsv
-
-    if path.suffix.lower() != ".csv" or not path.stat().st_size:
-        return None
-    header = csv_header(path)
-    if len(set(header)) != len(header) or not header or any(not h.strip() for h in header):
+    header = _csv_columns(path)
+    if header is None:
         return None
     out, held, first = ResultBuilder(path, content_hash, NAME), [], 2
     later: dict[str, list[list]] = {"results": [], "measures": []}
     try:
-        reader = pacsv.open_csv(path, read_options=pacsv.ReadOptions(block_size=BLOCK_BYTES),
-                                parse_options=pacsv.ParseOptions(newlines_in_values=True),
-                                convert_options=pacsv.ConvertOptions(
-                                    column_types={h: pa.string() for h in header}, strings_can_be_null=False,
-                                    quoted_strings_can_be_null=False))
+        reader = csv_text_blocks(path, header, BLOCK_BYTES)
+        if reader is None:
+            return None
         for table in _tables(reader, header):
-            labels = pc.cast(pa.array(np.arange(first, first + table.num_rows)), pa.string())  # as `_read` numbers
+            labels = _lines(first, table.num_rows)
             first += table.num_rows
             if not _block(out, table, None, labels, options, path, content_hash, held, later, streaming=True):
                 for _ in reader:  # set aside whole for a missing column, unless a later block is no CSV at all
                     pass
                 return out.build()
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError, _NotStreamable):
+    except (*CSV_ERRORS, _NotStreamable):
         return None
     _finish(out, held, later)
     return out.build()
+
+
+def _lines(first: int, n: int) -> pa.Array:
+    """The record labels of n CSV rows from file line `first` on (the header is line 1), as `read_rows` numbers them."""
+    return pc.cast(pa.array(np.arange(first, first + n)), pa.string())
+
+
+def _csv_columns(path: Path) -> list[str] | None:
+    """The header of a CSV file Arrow may read (a .csv, not empty, its column names distinct), else None."""
+    if path.suffix.lower() != ".csv" or not path.stat().st_size:
+        return None
+    header = csv_header(path)
+    return header if len(set(header)) == len(header) else None
 
 
 def _tables(reader, header: list[str]):
@@ -281,7 +283,8 @@ def _block(out: ResultBuilder, table: pa.Table, frame: pd.DataFrame | None, labe
     """One block of judgments (`table`, every column Arrow text; `frame` the pandas rows where they came from JSON;
     `labels` their record labels) into `out`: the good rows accepted (their results and measures appended to `later`,
     one list per side and per side column), the others appended to `held` (one list per reason, in the order the
-    reasons are tested); `_finish` writes both. False when the file was set aside whole (a column missing). `streaming`: raise _NotStreamable where this block's times are not all ISO 8601."""
+    reasons are tested); `_finish` writes both. False when the file was set aside whole (a column missing).
+    `streaming`: raise _NotStreamable where this block's times are not all ISO 8601."""
     names = table.column_names
     cols = {name: _column(names, name, options.mapping) for name in ALIASES}
     for name in ("first", "second", "winner"):
@@ -317,9 +320,13 @@ def _block(out: ResultBuilder, table: pa.Table, frame: pd.DataFrame | None, labe
                     reasons.insert(2, (nested, "wrong type", column, f"the {name} is one value, not a list or an "
                                        "object"))
                     raw[column] = frame[column].where(~nested, None)
-    if streaming and cols["time"] in names and not _dated(text["time"]):
-        raise _NotStreamable  # Unix seconds or not is decided over the whole column
-    times = _time(raw[cols["time"]]) if cols["time"] in names else None
+    times = None
+    if cols["time"] in names:  # a CSV's column all blank or ISO dates is not tested for Unix seconds
+        dated = frame is None and _dated(text["time"])
+        if streaming and not dated:
+            raise _NotStreamable  # Unix seconds or not is decided over the whole column
+        column = series(raw[cols["time"]]) if frame is None else raw[cols["time"]]
+        times = _iso_times(column) if dated else _time(column)
     if times is not None:
         given = (_mask(pc.is_valid(table[cols["time"]])) if frame is None
                  else frame[cols["time"]].notna().to_numpy(bool))
@@ -339,7 +346,8 @@ def _block(out: ResultBuilder, table: pa.Table, frame: pd.DataFrame | None, labe
         for k, i in enumerate(found):
             row = rows.iloc[k]
             value = row.get(field) if field in names else None
-            kept_aside.append((labels[i].as_py(), RecordError(reason, field, f"{detail} (got {value!r})"), row.to_json()))
+            error = RecordError(reason, field, f"{detail} (got {value!r})")
+            kept_aside.append((labels[i].as_py(), error, row.to_json()))
         bad |= mask
     out.saw(table.num_rows)
     good = np.flatnonzero(~bad)
@@ -365,8 +373,8 @@ def _block(out: ResultBuilder, table: pa.Table, frame: pd.DataFrame | None, labe
             rank = np.where(np.isnan(scores[:, side]), np.nan, rank)  # an aborted match has no rank
             who = kept(text[col])
             later["results"][side].append(table_of({"match_id": match_ids, "player": who, "agent": who, "role": col,
-                                     "score": scores[:, side], "rank": rank,
-                                     "outcome": pa.array(ended[:, side].tolist(), pa.string())}))
+                                                    "score": scores[:, side], "rank": rank,
+                                                    "outcome": pa.array(ended[:, side].tolist(), pa.string())}))
         later["measures"] += [[] for _ in range(2 * len(sides) - len(later["measures"]))]
         columns = [(name, col, column) for name, first, second in sides
                    for col, column in (("first", first), ("second", second))]
@@ -380,8 +388,6 @@ def _block(out: ResultBuilder, table: pa.Table, frame: pd.DataFrame | None, labe
                                                   "kind": "telemetry"}))
         out.accept_bulk(len(good), matches=matches)
     return True
-
-
 
 
 RUNNER = Runner(NAME, sniff, load, {f"{name} (--map {name}=COLUMN), recognised as": list(aliases)
