@@ -51,13 +51,13 @@ def seats(matches: pd.DataFrame, results: pd.DataFrame, measures: pd.DataFrame |
             value = found.groupby(["match_id", "player"])["value"].first()
             key = pd.MultiIndex.from_arrays([results["match_id"], results["player"]])
             out = pd.Series(value.reindex(key).to_numpy(float), index=results.index)
-    number = pd.Series(np.nan, index=results.index)
     runners = seated_runners()
     if not matches["runner"].isin(runners).any():  # no seated runner's match (an arena's million rows): no number
         return out
     seated = results["match_id"].map(matches.set_index("match_id")["runner"]).isin(runners).to_numpy()
-    if seated.any():  # the player number, read only where a seated runner wrote it
-        number[seated] = results.loc[seated, "player"].astype(str).str.extract(r"(\d+)\s*$")[0].astype(float).to_numpy()
+    number = pd.Series(np.nan, index=results.index)
+    players = results.loc[seated, "player"].astype(str)  # the player number, read where a seated runner wrote it
+    number[seated] = players.str.extract(r"(\d+)\s*$")[0].astype(float).to_numpy()
     return out.where(out.notna(), number)
 
 

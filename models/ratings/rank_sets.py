@@ -234,8 +234,9 @@ def joint_p_values(draws, d, se, allowed) -> np.ndarray:
     rows, cols = rows[order], cols[order]
     observed = t[rows, cols]
     rest_rows, rest_cols = np.nonzero(usable & ~candidate)
-    hits, kept = rank_kernels.suffix_hits(np.ascontiguousarray(draws.T, np.float32), rows, cols, d[rows, cols].astype(np.float32),
-                                          se[rows, cols].astype(np.float32), rest_rows, rest_cols,
+    hits, kept = rank_kernels.suffix_hits(np.ascontiguousarray(draws.T, np.float32), rows, cols,
+                                          d[rows, cols].astype(np.float32), se[rows, cols].astype(np.float32),
+                                          rest_rows, rest_cols,
                                           d[rest_rows, rest_cols].astype(np.float32),
                                           se[rest_rows, rest_cols].astype(np.float32), observed)
     adjusted = np.maximum.accumulate(hits / max(kept, 1)) if kept else np.ones(len(rows))

@@ -173,7 +173,8 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     per voting method (its position), nash_mass, alpha_rank_mass, the runner's own headline number(s) as numeric
     columns named as the runner names them (clemscore, accuracy and stderr, ...; where it has one), matches,
     status (on a board of more than BOARD_EVERY_COLUMN agents the voting columns and the masses only with
-    `every_column`, and a note says so); `rank_sets` the numeric bounds with each agent's p-value of being the best (p_best); `tier_tests` each
+    `every_column`, and a note says so); `rank_sets` the numeric bounds with each agent's p-value of being the best
+    (p_best); `tier_tests` each
     pair of neighbours' difference, the family its tier boundary reads with that family's p-value, its Holm p
     beside it, the joint bounds (`board.neighbour_tests`) and at a boundary the matches across it that carry most
     of its evidence (`evidence`); `seat_effect` the advantage of a later seat where the matches
