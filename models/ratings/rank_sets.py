@@ -302,7 +302,10 @@ def rank_sets(estimate, draws, level: float = LEVEL, open_above=None, open_below
     # j may be found above k unless k never lost (open above) or j never won (open below)
     allowed = off & ~above_open[None, :] & ~below_open[:, None]
     floor = pair_critical(level)
-    joint, steps = _step_down(draws, d, se, off, allowed, level, floor)
+    # the simultaneous family's kernels read the draws transposed in float32: made once here, a view of it handed
+    # to `_step_down` and `joint_p_values`, which then copy nothing
+    values_t = np.ascontiguousarray(draws.T, np.float32)
+    joint, steps = _step_down(values_t.T, d, se, off, allowed, level, floor)
     joint_lower, joint_upper = 1 + joint.sum(axis=0), n - joint.sum(axis=1)
     lower, upper, marginal, p_best = np.empty(n, int), np.empty(n, int), [], np.ones(n)
     draws_t = np.ascontiguousarray(draws.T)
@@ -319,7 +322,7 @@ def rank_sets(estimate, draws, level: float = LEVEL, open_above=None, open_below
                                                  estimate, separated)
     best = p_best >= alpha(level)
     adjusted = holm_adjusted(d, se)
-    p_joint = joint_p_values(draws, d, se, allowed)
+    p_joint = joint_p_values(values_t.T, d, se, allowed)
     return RankSets(lower, upper, joint_lower, joint_upper, best,
                     tiers(estimate, joint_lower, joint_upper, p_best, p_joint, level),
                     {"simultaneous": steps[0], "simultaneous_last_step": steps[-1],

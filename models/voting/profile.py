@@ -88,8 +88,7 @@ def _counts(ballots: pd.DataFrame, agents: list[str]) -> tuple[np.ndarray, np.nd
     agents that share a ballot: sum over ballots of m^2 pairs for a ballot of m agents, never a ballots x agents
     matrix (an arena's million two-agent ballots over 1,000 agents are two million pairs, not 10^9 cells)."""
     n = len(agents)
-    rows = ballots[["ballot", "agent", "score"]].copy()
-    rows["code"] = pd.Categorical(rows["agent"], categories=agents).codes
+    rows = ballots[["ballot", "agent", "score"]].assign(code=pd.Categorical(ballots["agent"], categories=agents).codes)
     rows = rows[(rows["code"] >= 0) & rows["score"].notna()]
     cells = rows.groupby(["ballot", "code"], sort=True, observed=True)["score"].mean().reset_index()
     if "weight" in ballots.columns:
@@ -98,18 +97,21 @@ def _counts(ballots: pd.DataFrame, agents: list[str]) -> tuple[np.ndarray, np.nd
     else:
         weight = np.ones(len(cells))
     code, score = cells["code"].to_numpy(np.int64), cells["score"].to_numpy(float)
-    starts = np.flatnonzero(np.r_[True, cells["ballot"].to_numpy()[1:] != cells["ballot"].to_numpy()[:-1]])
+    ballot = cells["ballot"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, ballot[1:] != ballot[:-1]])
     sizes = np.diff(np.r_[starts, len(cells)])
     first = np.repeat(starts, sizes)  # each row's ballot's first row
     size = np.repeat(sizes, sizes)  # and its number of rows
+    pairs_to = np.cumsum(size)  # the pairs of rows [0, r] (each row with every row of its ballot)
     support = np.bincount(code, weights=weight, minlength=n).astype(float)
     prefs, met = np.zeros(n * n), np.zeros(n * n)
     row = 0
     while row < len(cells):
         # rows [row, stop) pair with every row of their ballot: at most PAIRS_AT_ONCE pairs (one row at least)
-        stop = row + max(1, int(np.searchsorted(np.cumsum(size[row:]), PAIRS_AT_ONCE, side="right")))
+        before = pairs_to[row - 1] if row else 0
+        stop = max(row + 1, int(np.searchsorted(pairs_to, before + PAIRS_AT_ONCE, side="right")))
         left = np.repeat(np.arange(row, stop), size[row:stop])
-        offsets = np.arange(len(left)) - np.repeat(np.cumsum(size[row:stop]) - size[row:stop], size[row:stop])
+        offsets = np.arange(len(left)) - np.repeat(pairs_to[row:stop] - before - size[row:stop], size[row:stop])
         right = first[left] + offsets
         keep = left != right
         left, right = left[keep], right[keep]

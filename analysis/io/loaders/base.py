@@ -403,9 +403,6 @@ class ResultBuilder:
         )
 
 
-INT64_RANGE = range(-(1 << 63), 1 << 63)
-
-
 def _strings(values) -> pa.ChunkedArray | pa.Array:
     """Values as an Arrow text column: all text or all whole numbers converted in Arrow, anything else by str(). A
     list of Python text or of 64-bit whole numbers is converted as it is (what Arrow's cast writes, without its
@@ -413,7 +410,7 @@ def _strings(values) -> pa.ChunkedArray | pa.Array:
     if type(values) is list:
         if all(type(v) is str for v in values):
             return pa.array(values, pa.string())
-        if all(type(v) is int and v in INT64_RANGE for v in values):
+        if all(type(v) is int and INT64[0] <= v <= INT64[1] for v in values):
             return pa.array([str(v) for v in values], pa.string())
     if not isinstance(values, (pa.Array, pa.ChunkedArray)):
         try:

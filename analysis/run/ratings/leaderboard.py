@@ -62,13 +62,12 @@ def _votes(matches, results, methods: list[str], min_games: float, seed: int, no
     empty where no method is asked for, and empty (and said) where none can run."""
     from referee.run.ratings.votes import vote_tables
 
-    if not methods:
-        return pd.DataFrame(columns=["method", "agent", "rank", "ranked"])
-    try:
-        return vote_tables(matches, results, methods, min_ballots=min_games, seed=seed, comparisons=comparisons)
-    except ValueError as exc:
-        notes.append(f"voting methods not run: {exc}")
-        return pd.DataFrame(columns=["method", "agent", "rank", "ranked"])
+    if methods:
+        try:
+            return vote_tables(matches, results, methods, min_ballots=min_games, seed=seed, comparisons=comparisons)
+        except ValueError as exc:
+            notes.append(f"voting methods not run: {exc}")
+    return pd.DataFrame(columns=["method", "agent", "rank", "ranked"])
 
 
 def _masses(comparisons: pd.DataFrame, established: list[str], seed: int, notes: list[str]) -> pd.DataFrame:
