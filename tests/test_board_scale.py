@@ -165,3 +165,28 @@ def test_a_board_over_the_size_leaves_the_costly_columns_out_says_so_and_compute
     pd.testing.assert_frame_equal(asked, whole)
     assert registry.BOARD_EVERY_COLUMN == 100
     store.close()
+
+
+def test_a_large_board_says_its_stages_and_a_small_one_stays_quiet(tmp_path, monkeypatch, capsys):
+    """A board of MANY_AGENTS agents or more (tens of seconds at 1,000, each of its loops under the ten seconds after
+    which a loop says where it is) says its size, then each stage as it ends; a small board says nothing."""
+    from referee.io.store import Store
+    from referee.models import progress
+    from referee.models.ratings import rank_sets
+    from referee.run.ratings import leaderboard as lb
+    from referee.simulators.arena import simulate_arena, write_arena
+
+    write_arena(simulate_arena(n_agents=8, n_judgments=800, seed=4), tmp_path / "arena")
+    store = Store(tmp_path / "s.duckdb")
+    store.ingest([tmp_path / "arena" / "logs"])
+    with progress.showing("lines"):
+        lb.leaderboard(store)
+        assert capsys.readouterr().err == ""
+        monkeypatch.setattr(rank_sets, "MANY_AGENTS", 8)
+        lb.leaderboard(store)
+    said = capsys.readouterr().err.splitlines()
+    assert said[0] == "leaderboard: 8 agents, 800 comparisons"
+    assert [line.split(":")[0] for line in said[1:]] == ["leaderboard [1/2] the board",
+                                                         "leaderboard [2/2] Elo, the seat effect and the other methods' "
+                                                         "columns"]
+    store.close()

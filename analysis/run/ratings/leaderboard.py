@@ -117,6 +117,22 @@ def seat_effect(store, matches: pd.DataFrame, results: pd.DataFrame, notes: list
     return effects[effects["covariate"] == "seat"]
 
 
+def _stages(agents: int, comparisons: int):
+    """The leaderboard's stages as a function name -> context: on a board of MANY_AGENTS agents or more (tens of
+    seconds at 1,000) each says its line as it ends (`progress.Stages`) after a first line saying the board's size;
+    on a smaller one (a few seconds) nothing."""
+    import contextlib
+
+    from referee.models import progress
+    from referee.models.ratings.rank_sets import MANY_AGENTS
+
+    if agents < MANY_AGENTS:
+        return lambda name: contextlib.nullcontext()
+    stages = progress.Stages("leaderboard", 2)
+    stages.start(f"{agents:,} agents, {comparisons:,} comparisons")
+    return stages.stage
+
+
 def _above_the_first(table: pd.DataFrame, ranked: pd.DataFrame) -> list[str]:
     """A sentence naming the provisional agents rated above the first ranked agent (of its component): they may be
     stronger than every ranked agent, which "could be first" (among the ranked) does not say."""
@@ -190,26 +206,28 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     matches, results, notes = selected_tables(store, runner, phase, where)
     comparisons, agents = comparisons_and_agents(matches, results, parallel=parallel)
     require_rated(comparisons, matches, results)
-    with sweep_executor(options) as executor:
+    stage = _stages(len(agents), len(comparisons))
+    with stage("the board: Bradley-Terry, its intervals, rank sets and tiers"), sweep_executor(options) as executor:
         inference = infer_board(comparisons, agents, bootstrap=bootstrap, level=level, seed=seed, executor=executor)
     notes += inference.bt.notes
     table, runner_numbers = stored_runner_numbers(store, inference.table, matches, results, headline_only=True)
     runner_columns = [c for c in table.columns if c not in inference.table.columns]
     said = list(runner_numbers)  # statements of what the board found, not warnings
     ranked = table[table["block"] == "ranked"]
-    seats = seat_effect(store, matches, results, said)
-    elo = rate(comparisons, "elo", seed=seed)
-    large = len(table) > BOARD_EVERY_COLUMN and not every_column
-    if large:
-        notes.append(f"a board of {len(table):,} agents (over {BOARD_EVERY_COLUMN}): the voting methods' columns "
-                     f"({', '.join(VOTING_METHODS)}) and nash_mass and alpha_rank_mass are not computed (they cost "
-                     "more than the board itself, and minutes at 1,000 agents); `--every-column` computes them here, "
-                     "`referee rank --method NAME` one alone")
-    votes = _votes(matches, results, [] if large else list(VOTING_METHODS), min_games, seed, notes,
-                   None if parallel else comparisons)
-    positions = votes[votes["ranked"].astype(bool)].pivot_table(index="agent", columns="method", values="rank",
-                                                                aggfunc="first")
-    masses = _masses(comparisons, list(ranked["agent"]), seed, notes) if not large else pd.DataFrame()
+    with stage("Elo, the seat effect and the other methods' columns"):
+        seats = seat_effect(store, matches, results, said)
+        elo = rate(comparisons, "elo", seed=seed)
+        large = len(table) > BOARD_EVERY_COLUMN and not every_column
+        if large:
+            notes.append(f"a board of {len(table):,} agents (over {BOARD_EVERY_COLUMN}): the voting methods' "
+                         f"columns ({', '.join(VOTING_METHODS)}) and nash_mass and alpha_rank_mass are not computed "
+                         "(they cost more than the board itself, and minutes at 1,000 agents); `--every-column` "
+                         "computes them here, `referee rank --method NAME` one alone")
+        votes = _votes(matches, results, [] if large else list(VOTING_METHODS), min_games, seed, notes,
+                       None if parallel else comparisons)
+        positions = votes[votes["ranked"].astype(bool)].pivot_table(index="agent", columns="method", values="rank",
+                                                                    aggfunc="first")
+        masses = _masses(comparisons, list(ranked["agent"]), seed, notes) if not large else pd.DataFrame()
     board = table.copy()
     board["elo"] = board["agent"].map(elo.table().set_index("agent")["rating"])
     for method in positions.columns:
