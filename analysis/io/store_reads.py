@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-# the columns that say which file and line a row came from, by its hash: `referee show` and the sources table read
-# them; no analysis does (a million arena matches and their two million results hold 220 MB of them in pandas)
+# the columns that say which file (by its hash, as the sources table names it) and which record a row came from: the
+# store keeps them for whoever traces a row back; no analysis reads them (a million arena matches and their two
+# million results hold 220 MB of them in pandas)
 PROVENANCE = ("content_hash", "record_index")
 
 
