@@ -30,9 +30,9 @@ class PreferenceProfile:
         mean score; a missing score leaves the agent off that ballot; agents not in `agents` (when given) are
         left out."""
         agents = sorted(ballots["agent"].unique()) if agents is None else list(agents)
-        profile = cls(agents, np.zeros((0, 0)), ballots)
-        profile.preferences, met, support = _counts(ballots, agents)
-        profile.__dict__["_met_support"] = (met, support)
+        preferences, met, support = _counts(ballots, agents)
+        profile = cls(agents, preferences, ballots)
+        profile.__dict__["_met_support"] = (met, support)  # the cached property's value, from the same pairs
         return profile
 
     @classmethod
