@@ -38,11 +38,14 @@ $(STAMP): $(LOCK) $(BOOTSTRAP) pyproject.toml
 # the design card's names (analysis/ is `referee`, models/ `referee.models`, data/ `referee.shipped`), and
 # editors, type checkers and debuggers follow `referee.*` through the links to the source files (the default
 # editable mode maps the names by an import hook that static tools cannot read). A file added or removed in a
-# source folder changes the folder, which refreshes the links.
+# source folder changes the folder, which refreshes the links. Its modules are compiled to bytecode here, as the
+# lock's packages are (--compile-bytecode): where PYTHONDONTWRITEBYTECODE is set, every process (the tests start
+# hundreds) would otherwise compile referee's 250 modules again; a source edited later is compiled afresh.
 SOURCE_DIRS := $(shell find analysis models data -type d -not -name __pycache__ 2>/dev/null)
 $(EDITABLE): $(STAMP) $(SOURCE_DIRS)
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps --no-build-isolation -e . \
 		--config-settings editable_mode=strict
+	$(BIN)/python -m compileall -q -j 0 build/__editable__.*/referee
 	touch $(EDITABLE)
 
 install: $(EDITABLE)
