@@ -51,6 +51,29 @@ def test_ranks_are_used_when_scores_are_missing():
     assert match_comparisons(matches, results)["outcome"].tolist() == [0.0]
 
 
+def test_ordering_points_take_scores_only_in_matches_where_every_player_has_one():
+    """Against the rule applied match by match: a match where any player lacks a score is ordered by minus rank for
+    every player, a complete match by score; a row with neither is NaN."""
+    from referee.prepare.selection import ordering_points
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for m in range(60):
+        for p in range(int(rng.integers(2, 5))):
+            rows.append((f"m{m % 23}-{m}", rng.choice([rng.normal(), np.nan], p=[0.8, 0.2]),
+                         rng.choice([float(p + 1), np.nan], p=[0.9, 0.1])))
+    results = pd.DataFrame(rows, columns=["match_id", "score", "rank"])
+    expected = []
+    for match_id, score, rank in rows:
+        complete = results.loc[results["match_id"] == match_id, "score"].notna().all()
+        expected.append(score if complete else -rank)
+    got = ordering_points(results)
+    assert np.array_equal(got, np.array(expected, float), equal_nan=True)
+    assert np.isnan(got).any() and (~np.isnan(got)).sum() > 100
+    full = results.dropna(subset=["score"])
+    assert np.array_equal(ordering_points(full), full["score"].to_numpy())  # no score missing: the scores
+
+
 def test_parallel_games_compare_across_matches_with_identical_opponents():
     matches, results = _tables([
         ("m1", "p1", "x", 5, None), ("m1", "p2", "o", 1, None), ("m1", "p3", "q", 2, None),

@@ -93,8 +93,10 @@ def with_outcomes(matches: pd.DataFrame, results: pd.DataFrame) -> tuple[pd.Data
 def ordering_points(results: pd.DataFrame) -> np.ndarray:
     """What orders the players of each match, shape (rows,): a result's `score` where every player of its match
     records one, else minus its `rank` (lower rank is better), NaN where neither is there. `results` needs
-    match_id, score and rank; vectorised over matches (one grouped pass, not a function call per match)."""
-    complete = results["score"].notna().groupby(results["match_id"]).transform("all").to_numpy(bool)
+    match_id, score and rank; vectorised (one membership test against the matches where a score is missing, not
+    a function call per match)."""
+    missing = results["score"].isna().to_numpy(bool)
+    complete = ~is_in(results["match_id"], results["match_id"][missing].unique()) if missing.any() else ~missing
     return np.where(complete, pd.to_numeric(results["score"]).to_numpy(float),
                     -pd.to_numeric(results["rank"]).to_numpy(float))
 
