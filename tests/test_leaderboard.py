@@ -384,3 +384,18 @@ def test_a_tables_seat_column_is_read_as_the_seat_and_a_seat_like_column_is_said
         said = " ".join(opened.last_ingest.notes) if hasattr(opened.last_ingest, "notes") else str(opened.last_ingest)
         assert "['position'] look like a seat or turn order but are not read as one" in said
         assert "seat_effect" not in referee.leaderboard(opened, bootstrap=0).tables
+
+
+def test_the_elo_column_is_elo_rated_alone_and_the_statuses_are_the_boards(tmp_path):
+    """The board and its Elo column read one `informed_of` of the comparisons; the column still equals the contest's
+    Elo rated on its own (`referee.ratings --method elo`), agent for agent, provisional agents included, and the
+    Elo result's statuses are the board's."""
+    matches, results, _ = tournament(n_agents=14, n_matches=300, rare=3, sizes=(2, 3), seed=11)
+    store = _ingest(tmp_path, "elo", matches, results)
+    found = referee.leaderboard(store)
+    board = found.table().set_index("agent")
+    alone = referee.ratings(store, method="elo").table().set_index("agent")
+    assert (board["status"] != "established").sum() >= 3
+    assert np.allclose(board["elo"], alone["rating"].reindex(board.index), equal_nan=True)
+    elo = found.value.elo.table().set_index("agent")
+    assert (elo["status"] == board["status"].reindex(elo.index)).all()

@@ -29,6 +29,7 @@ from scipy.special import ndtr, ndtri  # the standard Normal's cdf and quantile 
 
 from referee.models.ratings.rank_sets import alpha
 from referee.run.ratings.intervals import ROBUST_WALD
+from referee.prepare.membership import agents_in
 from referee.run.ratings.rating_labels import ESTABLISHED
 
 LEVEL = 0.95
@@ -220,14 +221,24 @@ def neighbour_tests(block: pd.DataFrame, found, component, level: float = LEVEL)
 
 
 def infer_board(comparisons: pd.DataFrame, agents: list[str] | None = None, bootstrap: int = 0,
-                level: float = LEVEL, seed: int = 0, executor=None) -> Board:
+                level: float = LEVEL, seed: int = 0, executor=None, informed=None) -> Board:
     """The board of a comparisons table (`referee.prepare.comparisons`; `agents` every agent to list). bootstrap :
     0 for Normal draws with the fit's covariance (the default), N for N cluster-bootstrap replicates as the
-    draws. Returns a `Board`; ValueError where nothing can be rated (as `rate`)."""
+    draws; informed : the table's `ratings.informed_of`, where the caller has it. Returns a `Board`; ValueError
+    where nothing can be rated (as `rate`)."""
+    from referee.models.threads import blas_limit
+
+    # the board's linear algebra is of the agents' order: small boards on one BLAS thread (`referee.models.threads`)
+    with blas_limit(len(agents) if agents is not None else len(agents_in(comparisons))):
+        return _infer_board(comparisons, agents, bootstrap, level, seed, executor, informed)
+
+
+def _infer_board(comparisons: pd.DataFrame, agents: list[str] | None, bootstrap: int, level: float, seed: int,
+                 executor, informed) -> Board:
     from referee.models.ratings.rank_sets import rank_sets
     from referee.run.ratings.ratings import rate
 
-    bt = rate(comparisons, "bt", bootstrap=bootstrap, seed=seed, agents=agents, executor=executor)
+    bt = rate(comparisons, "bt", bootstrap=bootstrap, seed=seed, agents=agents, executor=executor, informed=informed)
     table = bt.table().copy()
     if "component" not in table.columns:
         table["component"] = pd.array(np.where(table["rating"].notna(), 1, pd.NA), dtype="Int64")

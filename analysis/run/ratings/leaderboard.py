@@ -200,15 +200,17 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     how many are ranked and who could be first, which the report puts above the board); `value` a `Board`."""
     from referee.prepare.comparisons import comparisons_and_agents
     from referee.run.ratings.board import infer_board
-    from referee.run.ratings.ratings import rate
+    from referee.run.ratings.ratings import informed_of, rate
     from referee.run.ratings.runner_numbers import require_rated, stored_runner_numbers
 
     matches, results, notes = selected_tables(store, runner, phase, where)
     comparisons, agents = comparisons_and_agents(matches, results, parallel=parallel)
     require_rated(comparisons, matches, results)
     stage = _stages(len(agents), len(comparisons))
+    informed = informed_of(comparisons)  # the statuses the board and its Elo column both read
     with stage("the board: Bradley-Terry, its intervals, rank sets and tiers"), sweep_executor(options) as executor:
-        inference = infer_board(comparisons, agents, bootstrap=bootstrap, level=level, seed=seed, executor=executor)
+        inference = infer_board(comparisons, agents, bootstrap=bootstrap, level=level, seed=seed, executor=executor,
+                                informed=informed)
     notes += inference.bt.notes
     table, runner_numbers = stored_runner_numbers(store, inference.table, matches, results, headline_only=True)
     runner_columns = [c for c in table.columns if c not in inference.table.columns]
@@ -216,7 +218,7 @@ def leaderboard(store, bootstrap: int = BOOTSTRAP, level: float = 0.95, min_game
     ranked = table[table["block"] == "ranked"]
     with stage("Elo, the seat effect and the other methods' columns"):
         seats = seat_effect(store, matches, results, said)
-        elo = rate(comparisons, "elo", seed=seed)
+        elo = rate(comparisons, "elo", seed=seed, informed=informed)
         large = len(table) > BOARD_EVERY_COLUMN and not every_column
         if large:
             notes.append(f"a board of {len(table):,} agents (over {BOARD_EVERY_COLUMN}): the voting methods' "

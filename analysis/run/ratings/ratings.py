@@ -141,7 +141,8 @@ def _merged_diagnostics(fits: list[FitResult]) -> dict:
 def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | None = None, prior: bool = False,
          dims: int = 2, k: float = 32.0, tau_elo: float | None = DEFAULT_TAU_ELO, seed: int = 0, draws: int = DRAWS,
          tune: int = TUNE, chains: int = CHAINS, sampler: str = "auto", agents: list[str] | None = None,
-         executor: Executor | None = None, anchor: tuple[str, float] | None = None) -> RatingResult:
+         executor: Executor | None = None, anchor: tuple[str, float] | None = None,
+         informed: Informed | None = None) -> RatingResult:
     """Rate agents from a comparisons table.
 
     Parameters
@@ -158,6 +159,8 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
         on any executor.
     anchor : (agent, rating) fixing the scale of a difference-scale method (`rating_labels.ANCHORABLE`) in the
         point fit and in every bootstrap replicate (`referee.run.ratings.rating_labels`); not by game.
+    informed : `informed_of(comparisons, by)` of these same comparisons, where the caller rates them by more than
+        one method (the leaderboard's Bradley-Terry and Elo): computed once, read by each.
 
     Returns
     -------
@@ -173,14 +176,8 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
         raise ValueError(f"unknown method {method!r}; methods: {list(METHODS)}")
     if by not in (None, "game"):
         raise ValueError("by must be None or 'game'")
-    if len(comparisons) == 0:
-        raise ValueError("no comparisons to rate")
-    total = comparisons
-    comparisons, uninformed = without_information(comparisons)
-    if len(comparisons) == 0:
-        raise ValueError(f"no comparison carries information: {information_note(total, uninformed)}; a rating "
-                         "needs wins and losses between agents (for a benchmark whose models play the same "
-                         "instances apart, see `referee formats RUNNER`: its comparison unit)")
+    informed = informed_of(comparisons, by) if informed is None else informed
+    comparisons, uninformed, status = informed.comparisons, informed.uninformed, informed.status
     fed = None
     if method in ONLINE:
         comparisons, fed = in_feeding_order(comparisons)
@@ -191,10 +188,7 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     agents = None if agents is None else [a for a in agents if a not in uninformed]
     parts = None if by else components(comparisons, sorted(set(agents_in(comparisons))
                                                             | set(agents or [])))
-    # matches, one-sided records and the one status rule, once for every table and interval below
-    status = None if by else reference_status(comparisons, parts)
-    labelled = dict(parts=parts, agents=agents, status=status, uninformed=uninformed,
-                    said=information_note(total, uninformed))
+    labelled = dict(parts=parts, agents=agents, status=status, uninformed=uninformed, said=informed.said)
     if RATING_METHODS[method].sampled:
         return _labelled(_sampled(method, comparisons, by, draws, tune, chains, seed, sampler), **labelled)
     options = dict(bootstrap=bootstrap, by=by, prior=prior, dims=dims, k=k, tau_elo=tau_elo, seed=seed,
@@ -207,6 +201,35 @@ def rate(comparisons: pd.DataFrame, method: str, bootstrap: int = 0, by: str | N
     if fed is not None:
         result.notes.append(fed)
     return result
+
+
+@dataclass(frozen=True)
+class Informed:
+    """What labels every rating of one comparisons table whatever the method, computed once (`informed_of`):
+    `comparisons` without the agents that carry no information (`rating_labels.without_information`),
+    `uninformed` ({agent: status}) those agents, `status` the one status rule's table (matches, one_sided, status
+    per agent: `rating_labels.reference_status`; None by game) and `said` the sentence on how many comparisons
+    carried information (`rating_labels.information_note`)."""
+
+    comparisons: pd.DataFrame
+    uninformed: dict[str, str]
+    status: pd.DataFrame | None
+    said: str
+
+
+def informed_of(comparisons: pd.DataFrame, by: str | None = None) -> Informed:
+    """`Informed` of a comparisons table (columns a, b, outcome, cluster, ...) rated overall (`by` None) or by game
+    ('game': no status). ValueError where the table is empty or no comparison carries information."""
+    if len(comparisons) == 0:
+        raise ValueError("no comparisons to rate")
+    kept, uninformed = without_information(comparisons)
+    said = information_note(comparisons, uninformed)
+    if len(kept) == 0:
+        raise ValueError(f"no comparison carries information: {said}; a rating needs wins and losses between agents "
+                         "(for a benchmark whose models play the same instances apart, see `referee formats RUNNER`: "
+                         "its comparison unit)")
+    # matches, one-sided records and the one status rule, once for every table and interval of every method
+    return Informed(kept, uninformed, None if by else reference_status(kept), said)
 
 
 def in_feeding_order(comparisons: pd.DataFrame) -> tuple[pd.DataFrame, str]:
