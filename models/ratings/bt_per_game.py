@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize
 
 from referee.models.fit import FitResult, collect_notes, iterative_diagnostics, lbfgs_converged
 from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, RatingWarning, add_rank, mle_exists, to_elo
@@ -148,6 +147,7 @@ def fit_bt_per_game(Wk: np.ndarray, agents: list[str], games: list[str], tau_elo
             warnings.warn("pooled Bradley-Terry MLE does not exist; the global ratings were given a Normal(0, "
                           "(400 Elo)^2) prior", RatingWarning, stacklevel=3)
             prior_sd = DEFAULT_PRIOR_SD
+    from scipy.optimize import minimize  # here, not at import: scipy.optimize costs 70 ms to load
     tau = np.inf if tau_elo is None else tau_elo / ELO_SCALE
     Nk = Wk + np.transpose(Wk, (0, 2, 1))
     wins = Wk.sum(axis=2)

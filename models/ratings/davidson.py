@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize
 
 from referee.models.fit import FitResult, iterative_diagnostics
 from referee.models.ratings.bradley_terry import (DEFAULT_PRIOR_SD, Z95, RatingWarning, centred_se, mle_exists, to_elo,
@@ -85,6 +84,7 @@ def fit_davidson(W: np.ndarray, T: np.ndarray, agents: list[str], prior_sd: floa
                  tol: float = 1e-10, max_iter: int = 2000) -> DavidsonFit:
     """Fit Davidson's model to strict-win counts W (n, n; W[i, j] = wins of i over j) and tie counts T (n, n,
     symmetric: T[i, j] = ties between i and j). Returns a DavidsonFit."""
+    from scipy.optimize import minimize  # here, not at import: scipy.optimize costs 70 ms to load
     W, T = np.asarray(W, float), np.asarray(T, float)
     n = len(agents)
     np.fill_diagonal(W, 0.0)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import linprog
 
 from referee.models.voting.profile import PreferenceProfile
 
@@ -21,6 +20,7 @@ TOLERANCE = 1e-6
 
 def maximal_lottery(margins: np.ndarray) -> np.ndarray:
     """The maximal lottery of margin matrix `margins` (n, n): maximise v s.t. M^T p >= v, sum p = 1, p >= 0."""
+    from scipy.optimize import linprog  # here, not at import: scipy.optimize costs 70 ms to load
     n = margins.shape[0]
     if n == 1:
         return np.ones(1)
