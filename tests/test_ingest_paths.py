@@ -7,6 +7,7 @@ import duckdb
 from pathlib import Path
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from referee.io import columnar
@@ -186,6 +187,41 @@ def _hostile_mapped(tmp_path):
     return logs, mapping
 
 
+def test_events_handed_over_as_rows_are_stored_in_file_order_as_each_file_reads_them(tmp_path, monkeypatch):
+    """A mapped game's events reach the store as `Rows`, made Arrow once per batch; a long file's are made Arrow in
+    the reader. Between them, the store's events are, row for row and in order, each file's own events table
+    (`LoadResult.tables`, its file alone) one file after the other: the batch neither moves nor changes a row."""
+    from referee.io.loaders.base import COLUMNAR_ROWS, Rows
+    from referee.io.mapping_draft import draft_mapping
+    from referee.io.reading import FileReader
+    from referee.simulators.benchmark_shapes import points_logs
+
+    logs, long = tmp_path / "games", tmp_path / "long"
+    points_logs(logs, 9, 4, turns=3, talk=1)
+    points_logs(long, 1, 5, turns=COLUMNAR_ROWS // 3 + 7, talk=1)
+    text = (long / "game_0000.jsonl").read_text(encoding="utf-8").replace('"game_id": "G0"', '"game_id": "G77"')
+    (logs / "game_0004b.jsonl").write_text(text, encoding="utf-8")  # read between game_0004 and game_0005
+    mapping = tmp_path / "games.toml"
+    mapping.write_text(draft_mapping([logs]).text, encoding="utf-8")
+    paths = sorted(logs.glob("*.jsonl"))
+    read = [FileReader(runner=str(mapping))(p).result for p in paths]
+    kinds = [type(r.parts["events"][0]) for r in read]
+    assert kinds.count(Rows) == 9 and kinds[5] is pa.Table  # the long file's events became Arrow in the reader
+    expected = pd.concat([r.frame("events").assign(content_hash=r.content_hash) for r in read], ignore_index=True)
+    monkeypatch.setattr("referee.io.store.BATCH_FILES", 4)  # three batches: Rows, then Rows around the Arrow piece
+    with Store(tmp_path / "s.duckdb") as store:
+        store.ingest([logs], runner=str(mapping), workers=1)
+    con = duckdb.connect(str(tmp_path / "s.duckdb"), read_only=True)
+    try:
+        stored = con.execute("SELECT * FROM events ORDER BY rowid").df()
+    finally:
+        con.close()
+    assert len(stored) == len(expected) > COLUMNAR_ROWS
+    for column in expected.columns:
+        left, right = stored[column].astype(object), expected[column].astype(object)
+        assert left.where(left.notna(), None).tolist() == right.where(right.notna(), None).tolist(), column
+
+
 def test_mapped_logs_are_stored_alike_staged_direct_and_row_by_row(tmp_path, monkeypatch):
     from referee.io.schema import SchemaError
 
@@ -209,8 +245,9 @@ def test_mapped_logs_are_stored_alike_staged_direct_and_row_by_row(tmp_path, mon
     def refuse(*args):
         raise SchemaError("events: forced")
 
-    with monkeypatch.context() as patched:  # every file's events handed over as row dicts, not Arrow columns
-        patched.setattr("referee.io.loaders.mapped.tuples_to_arrow", refuse)
+    with monkeypatch.context() as patched:  # every file's events made row dicts, not Arrow columns (`Rows`' fallback)
+        patched.setattr("referee.io.store.tuples_to_arrow", refuse)
+        patched.setattr("referee.io.loaders.base.tuples_to_arrow", refuse)
         rows = tmp_path / "rows.duckdb"
         with Store(rows) as store:
             store.ingest([logs], runner=mapping, workers=1)

@@ -22,7 +22,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from referee.io.catalogue import Catalogue
-from referee.io.schema import SchemaError, arrow_schema, columns, conform, conform_arrow, empty, rows_to_arrow
+from referee.io.schema import (SchemaError, arrow_schema, columns, conform, conform_arrow, empty, rows_to_arrow,
+                               tuples_to_arrow)
 from referee.models.registry import suggest  # noqa: F401  (re-exported for the loaders)
 from referee.io.loaders.errors import (  # noqa: F401  (re-exported: every loader imports them from here)
     DATA_TABLES, FILE_RAW_CAP, FORMAT_REASONS, INT64, PROBE, RAW_CAP, NotThisRunner, RecordError, _way,
@@ -49,7 +50,36 @@ class LoadOptions:
     score: str | None = None  # which of a runner's several scores is the score (ingest --score; Sotopia's dimension)
 
 
-Part = pd.DataFrame | pa.Table | list  # a piece of one table: a DataFrame, an Arrow table, or a list of row dicts
+@dataclass(frozen=True)
+class Rows:
+    """A piece of one canonical table as tuples of the columns `names`, in that order (the table's other columns
+    NULL): rows a loader builds as tuples, handed over as they are and made into Arrow by the store once per batch
+    of files (`referee.io.store`), not once per file. For the short pieces of many small files (a mapped game's
+    events): one conversion of a batch costs a fraction of one per file, and tuples cost less to hand from a reader
+    process than an Arrow table. A piece of COLUMNAR_ROWS rows or more is made Arrow in the reader (`_columnar`)."""
+
+    names: tuple[str, ...]
+    rows: list[tuple]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def column(self, name: str) -> list:
+        """The values of column `name`, one per row."""
+        at = self.names.index(name)
+        return [row[at] for row in self.rows]
+
+    def arrow(self, table: str) -> pa.Table:
+        """The rows as canonical table `table` in Arrow (`tuples_to_arrow`: SchemaError for a value of the wrong
+        type)."""
+        return tuples_to_arrow(table, self.names, self.rows)
+
+    def dicts(self) -> list[dict]:
+        """The rows as dicts of column -> value."""
+        return [dict(zip(self.names, row)) for row in self.rows]
+
+
+Part = pd.DataFrame | pa.Table | list | Rows  # a piece of one table: a DataFrame, an Arrow table, row dicts or `Rows`
 
 
 @dataclass
@@ -146,12 +176,23 @@ def _columnar(table: str, part: Part) -> Part:
     """A long list of row dicts as the canonical Arrow table (made in the reader process, where it costs no
     writer time, and far smaller to hand over and to hold than the dicts); the list itself where it is short
     or a value breaks the schema (the store's own conversion then names it)."""
-    if not isinstance(part, list) or len(part) < COLUMNAR_ROWS:
+    if not isinstance(part, (list, Rows)) or len(part) < COLUMNAR_ROWS:
         return part
+    if isinstance(part, Rows):
+        return rows_part(table, part)
     try:
         return rows_to_arrow(table, part)
     except SchemaError:
         return part
+
+
+def rows_part(table: str, part: Rows) -> pa.Table | list[dict]:
+    """`part` as canonical table `table` in Arrow, or as row dicts where a value breaks the schema (the store then
+    converts it as pandas would, or names it)."""
+    try:
+        return part.arrow(table)
+    except SchemaError:
+        return part.dicts()
 
 
 def _identity(chunk: pa.Array) -> tuple:
@@ -163,6 +204,8 @@ def part_match_ids(part: Part) -> set:
     """The distinct match ids of a part's rows."""
     if isinstance(part, list):
         return {r["match_id"] for r in part}
+    if isinstance(part, Rows):
+        return set(part.column("match_id"))
     if isinstance(part, pa.Table):
         return set(pc.unique(part["match_id"]).to_pylist())
     return set(part["match_id"].unique().tolist())
@@ -171,6 +214,7 @@ def part_match_ids(part: Part) -> set:
 def conform_parts(table: str, parts: list[Part]) -> Frame:
     """Concatenate pieces of one canonical table and conform them once: a DataFrame, or an Arrow table
     when any piece is Arrow; the canonical empty frame when there are none."""
+    parts = [rows_part(table, p) if isinstance(p, Rows) else p for p in parts]
     rows = [r for p in parts if isinstance(p, list) for r in p]
     frames = [p for p in parts if isinstance(p, pd.DataFrame) and len(p)]
     if rows:
@@ -538,9 +582,12 @@ def frame_match_ids(frame: Frame) -> pd.Series:
 
 
 def drop_matches(frame: Part, ids: set[str]) -> Part:
-    """`frame` without the rows whose match_id is in `ids` (DataFrame, Arrow table or list of row dicts)."""
+    """`frame` without the rows whose match_id is in `ids` (DataFrame, Arrow table, list of row dicts or `Rows`)."""
     if isinstance(frame, list):
         return [r for r in frame if r["match_id"] not in ids]
+    if isinstance(frame, Rows):
+        at = frame.names.index("match_id")
+        return Rows(frame.names, [r for r in frame.rows if r[at] not in ids])
     if isinstance(frame, pa.Table):
         return frame.filter(pc.invert(pc.is_in(frame["match_id"], value_set=pa.array(sorted(ids), pa.string()))))
     return frame[~frame["match_id"].isin(ids)].reset_index(drop=True)
@@ -550,6 +597,8 @@ def frame_rows(frame: Part, ids: set[str]) -> list[dict]:
     """The rows of `frame` whose match_id is in `ids`, as dicts."""
     if isinstance(frame, list):
         return [r for r in frame if r["match_id"] in ids]
+    if isinstance(frame, Rows):
+        return [r for r in frame.dicts() if r["match_id"] in ids]
     if isinstance(frame, pa.Table):
         return frame.filter(pc.is_in(frame["match_id"], value_set=pa.array(sorted(ids), pa.string()))).to_pylist()
     return frame[frame["match_id"].isin(ids)].to_dict("records")

@@ -46,6 +46,7 @@ from referee.io.loaders.base import (
     LoadResult,
     RecordError,
     ResultBuilder,
+    Rows,
     suggest,
     rank_value,
     ranks_from_scores,
@@ -56,7 +57,6 @@ from referee.io.loaders.mapped_agents import by_full_id, events_as_players, name
 from referee.io.loaders.mapped_values import KINDS as _KINDS, number as _number, text as _text
 from referee.models.registry import DIRECTIONS
 from referee.names import MEASURE_KINDS, MappingError  # noqa: F401  (MappingError defined light, for the command line)
-from referee.io.schema import SchemaError, tuples_to_arrow
 from referee.io.toml_file import read_toml
 
 KEYS = ("match", "player", "agent", "type", "time", "round", "seq", "text", "target", "value", "score", "rank",
@@ -513,15 +513,10 @@ def _measures_of_players(out, measures: list[dict], meta: dict, agents: dict) ->
 EVENT_COLUMNS = ("match_id", "seq", "round", "time", "stage", "actor", "type", "target", "text", "value")
 
 
-def _event_table(events: list[tuple]):
-    """The events rows (tuples of EVENT_COLUMNS) as one canonical Arrow table, built column by column; the
-    rows as dicts where a value breaks the schema (the store then names it)."""
-    if not events:
-        return None
-    try:
-        return tuples_to_arrow("events", EVENT_COLUMNS, events)
-    except SchemaError:
-        return [dict(zip(EVENT_COLUMNS, e)) for e in events]
+def _event_table(events: list[tuple]) -> Rows | None:
+    """The events rows (tuples of EVENT_COLUMNS) as they are (`Rows`): the store makes a batch of files' events
+    Arrow at once (a long file's in the reader), as dicts where a value breaks the schema (and then names it)."""
+    return Rows(EVENT_COLUMNS, events) if events else None
 
 
 def _finish(out, path, content_hash, mapping, events, results, lines, agents, meta, measures) -> None:
