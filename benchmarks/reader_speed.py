@@ -11,8 +11,10 @@ scaled):
    200 agents <= 5 s of CPU; 1,000 <= 60 s and <= 2 GB); `--profile` prints where the 200-agent board's time goes;
 4. the first crossed pass/fail fit (`referee fit pass-fail` on 6 agents x 4 tasks x 10 items) in a new process on an
    empty cache (PyTensor's and numba's caches in a new folder), then again in another process on that cache: CPU
-   seconds until the first draw, compile and sampling seconds (goal <= 20 s of CPU to the first draw); where JAX can
-   be imported, nutpie's JAX backend on the same model beside it (compile, sampling, the posterior mean of mu).
+   seconds until the first draw, compile and sampling seconds (goal <= 20 s of CPU to the first draw); beside it the
+   same fit through PyTensor's numba compile of PyMC's graph (the path before the hand-written density,
+   `referee.models.scores.outcome_density`) on an empty cache of its own, and, where JAX can be imported, nutpie's
+   JAX backend on the same model (compile, sampling, the posterior mean of mu).
 
 Every ingest runs in a child process (median of `--runs`, peak RSS of the process and its reader processes), after
 one untimed ingest that compiles referee's modules to bytecode.
@@ -206,6 +208,8 @@ def timed(*args, **kwargs):
     first.setdefault("cpu", time.process_time() - start)
     return sample(*args, **kwargs)
 compiled._nutpie_sample = timed
+if sys.argv[1:] == ["compiled"]:  # PyMC's graph compiled by PyTensor into numba, not the hand-written density
+    og.pass_fail_density = lambda *args: None
 frame, _ = pass_fail_samples(agents=6, tasks=4, items=10, aliased=0, seed=1)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -243,6 +247,14 @@ def first_fit(tmp: Path, factor: float) -> None:
         met = f"<= {goal:.1f} s of CPU to the first draw | {_verdict(cpu <= goal)}" if label == "empty cache" else " | "
         print(f"| first crossed pass/fail fit, {label} | {cpu:.1f} s of CPU to the first draw (compile {compile_s:.1f} s "
               f"wall, sampling {sampling:.1f} s) | | R-hat {r_hat:.3f}, mu {mu:.3f} | | {met} | |", flush=True)
+    compiled_cache = tmp / "compiled-cache"  # the same model as PyTensor compiles it into numba, beside it
+    env = dict(os.environ, PYTENSOR_FLAGS=f"base_compiledir={compiled_cache / 'pytensor'}",
+               NUMBA_CACHE_DIR=str(compiled_cache / "numba"))
+    out = subprocess.run([sys.executable, "-c", FIT, "compiled"], env=env, capture_output=True, text=True, check=True)
+    cpu, compile_s, sampling, r_hat, mu = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"| the same fit through PyTensor's numba compile of PyMC's graph, empty cache | {cpu:.1f} s of CPU to the "
+          f"first draw (compile {compile_s:.1f} s wall, sampling {sampling:.1f} s) | | R-hat {r_hat:.3f}, mu {mu:.3f} "
+          "| | | | |", flush=True)
     jax_cache = tmp / "jax-cache"
     env = dict(os.environ, PYTENSOR_FLAGS=f"base_compiledir={jax_cache}", NUMBA_CACHE_DIR=str(jax_cache / "numba"))
     done = subprocess.run([sys.executable, "-c", JAX], env=env, capture_output=True, text=True)

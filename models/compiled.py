@@ -71,12 +71,13 @@ def compiled_nutpie(model) -> tuple[object, float, bool]:
 
 
 def sample_nutpie(model, draws: int, tune: int, chains: int, seed: int, progress: bool, low_rank: bool,
-                  target_accept: float = 0.8, reuse: bool = False):
+                  target_accept: float = 0.8, reuse: bool = False, density=None):
     """(InferenceData, timings) of nutpie's NUTS on `model`: the compiled model from `compiled_nutpie` (or, with
     `reuse`, the callbacks of its structure from `referee.models.compiled_structure`, compiled once for any
-    data), the posterior with the model's constant and observed data attached as
-    `pm.sample(nuts_sampler="nutpie")` attaches them, and timings {compile_seconds (from the call until sampling
-    starts), sampling_seconds, compiled_model_reused}."""
+    data; or, with `density`, the model's log-density written out by hand, whose `nutpie_model(model)` nutpie
+    samples with no compile: `referee.models.scores.outcome_density`), the posterior with the model's constant
+    and observed data attached as `pm.sample(nuts_sampler="nutpie")` attaches them, and timings {compile_seconds
+    (from the call until sampling starts), sampling_seconds, compiled_model_reused}."""
     import nutpie
     import pymc as pm
     from pymc.backends.arviz import coords_and_dims_for_inferencedata, dict_to_dataset, find_constants, \
@@ -89,7 +90,13 @@ def sample_nutpie(model, draws: int, tune: int, chains: int, seed: int, progress
     settings = dict(draws=draws, tune=tune, chains=chains, seed=chain_seed, progress_bar=progress,
                     low_rank_modified_mass_matrix=low_rank, target_accept=target_accept)
     begin = time.perf_counter()
-    if reuse:
+    if density is not None:
+        reused = density.kernels_made()  # its kernels: made once per process, compiled once on numba's disk cache
+        compiled = density.nutpie_model(model)
+        compile_seconds = time.perf_counter() - begin
+        start = time.perf_counter()
+        idata = _nutpie_sample(compiled, settings)
+    elif reuse:
         structure, reused = structure_for(model)
         with structure.lock:  # its template's data are this fit's until the chains have their initial points
             compiled = compiled_for(model, structure, chain_seed)

@@ -157,7 +157,8 @@ def progress_enabled() -> bool:
 
 
 def sample(model, var_names: list[str], draws: int = DRAWS, tune: int = TUNE, chains: int = CHAINS, seed: int = 0,
-           sampler: str = "auto", target_accept: float | None = None, low_rank: bool = False, reuse: bool = False):
+           sampler: str = "auto", target_accept: float | None = None, low_rank: bool = False, reuse: bool = False,
+           density=None):
     """Sample a PyMC model with NUTS and diagnose it: the one way referee draws from a posterior.
 
     Parameters
@@ -172,6 +173,8 @@ def sample(model, var_names: list[str], draws: int = DRAWS, tune: int = TUNE, ch
     reuse : nutpie samples through the model's structure compiled once per process for any data
         (`referee.models.compiled_structure`; the model's data must be `pm.Data`), so a second fit of the same
         kind on other data starts at once; PyMC's NUTS ignores it.
+    density : the model's log-density written out by hand (`referee.models.scores.outcome_density`), which nutpie
+        samples in place of compiling the model; PyMC's NUTS samples the model itself.
 
     Returns
     -------
@@ -192,7 +195,7 @@ def sample(model, var_names: list[str], draws: int = DRAWS, tune: int = TUNE, ch
     shown = progress_enabled()
     if which == "nutpie":  # the compiled model is kept per structure (`referee.models.compiled`)
         idata, timings = sample_nutpie(model, draws, tune, chains, seed, shown, low_rank, target_accept or 0.8,
-                                       reuse=reuse)
+                                       reuse=reuse, density=density)
     else:
         idata, timings = sample_pymc(model, draws, tune, chains, seed, shown, target_accept or 0.9)
     diagnostics = diagnose(idata, var_names)

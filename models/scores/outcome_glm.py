@@ -221,19 +221,15 @@ def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: 
             eta = 0.0
             codes = {"agent": d.agent, "task": d.task, "item": d.item, "pair": d.pair}
         else:
-            cells = pd.DataFrame({"a": d.agent, "t": d.task, "i": d.item, "p": d.pair, "y": d.y})
-            cells = cells.groupby(["a", "t", "i", "p"])["y"].agg(["sum", "count"]).reset_index()
+            cells = pass_fail_cells(d)
             eta = pm.Normal("mu", 0.0, priors.intercept_sd)
-            codes = {"agent": cells["a"].to_numpy(), "task": cells["t"].to_numpy(), "item": cells["i"].to_numpy(),
-                     "pair": cells["p"].to_numpy()}
-        for e in effects + (("pair",) if interaction else ()):
-            if e in ("agent", "task") and len(coords[e]) < 2:  # one task: no scale, effect 0 and not in the model
-                continue  # (readers take a missing effect as 0): the ladder's step adding it is the step before's
+            codes = cells
+        for e, kind, _ in effect_blocks(d, effects, interaction, coding):
             index = pm.Data(f"{e}_index", codes[e].astype(np.int64))
             sigma = pm.HalfNormal(f"sigma_{e}", priors.group_sd)
-            if e in ("agent", "task") and coding.get(e, False):
+            if kind == "centred":
                 effect = pm.ZeroSumNormal(f"{e}_effect", sigma=sigma, dims=e)
-            elif e in ("agent", "task"):
+            elif kind == "zero-sum":
                 effect = pm.Deterministic(f"{e}_effect", sigma * pm.ZeroSumNormal(f"z_{e}", sigma=1.0, dims=e),
                                           dims=e)
             else:
@@ -244,9 +240,47 @@ def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: 
             grade = pm.Data("grade", d.y.astype(np.int64))  # PyMC's OrderedLogistic, as a leaner graph
             pm.CustomDist("y", eta, cuts, logp=ordered_logistic_logp, dtype="int64", observed=grade)
         else:
-            pm.Binomial("y", n=pm.Data("trials", cells["count"].to_numpy().astype(np.int64)), logit_p=eta,
-                        observed=pm.Data("passes", cells["sum"].to_numpy().astype(np.int64)))
+            pm.Binomial("y", n=pm.Data("trials", cells["trials"]), logit_p=eta,
+                        observed=pm.Data("passes", cells["passes"]))
     return model
+
+
+def effect_blocks(d: Design, effects: tuple[str, ...], interaction: bool, coding: dict[str, bool]
+                  ) -> list[tuple[str, str, int]]:
+    """(effect, kind, levels) of each effect the model holds, in its order: the agent and task effects 'centred'
+    (a ZeroSumNormal with the effect's scale) or 'zero-sum' (the scale times a standard ZeroSumNormal) as `coding`
+    says, the item and pair effects 'normal' (the scale times a standard Normal). An agent or task effect over one
+    level is left out: its scale is not identified, and readers take a missing effect as 0 (the ladder's step adding
+    it is the step before's)."""
+    sizes = {"agent": len(d.agents), "task": len(d.tasks), "item": len(d.items), "pair": len(d.pairs)}
+    out = []
+    for e in effects + (("pair",) if interaction else ()):
+        if e in ("agent", "task") and sizes[e] < 2:
+            continue
+        kind = ("centred" if coding.get(e, False) else "zero-sum") if e in ("agent", "task") else "normal"
+        out.append((e, kind, sizes[e]))
+    return out
+
+
+def pass_fail_cells(d: Design) -> dict[str, np.ndarray]:
+    """The pass/fail samples counted per cell (agent, task, item, pair): {'agent', 'task', 'item', 'pair': each
+    cell's level codes, 'passes', 'trials'} (int64 arrays): one binomial count per cell has the same posterior as
+    one Bernoulli per sample."""
+    cells = pd.DataFrame({"agent": d.agent, "task": d.task, "item": d.item, "pair": d.pair, "y": d.y})
+    cells = cells.groupby(["agent", "task", "item", "pair"])["y"].agg(["sum", "count"]).reset_index()
+    out = {c: cells[c].to_numpy().astype(np.int64) for c in ("agent", "task", "item", "pair")}
+    return {**out, "passes": cells["sum"].to_numpy().astype(np.int64),
+            "trials": cells["count"].to_numpy().astype(np.int64)}
+
+
+def pass_fail_density(d: Design, effects: tuple[str, ...], interaction: bool, priors: Priors,
+                      coding: dict[str, bool]):
+    """The pass/fail model `build_model` builds for these arguments, as its numpy log-density
+    (`referee.models.scores.outcome_density.PassFailDensity`: the same parameters in the same order)."""
+    from referee.models.scores.outcome_density import PassFailDensity
+
+    return PassFailDensity(pass_fail_cells(d), effect_blocks(d, effects, interaction, coding), priors.intercept_sd,
+                           priors.group_sd)
 
 
 CENTRED_INFORMATION = 25.0  # Fisher information per level (median) from which an effect is coded centred: a level's
@@ -474,6 +508,7 @@ def _sample_coded(d: Design, names: tuple[str, ...], interaction: bool, graded: 
                   sampler: str) -> _Attempt:
     """The model with the agent and task effects coded as `coding` says, sampled; warnings recorded, not raised."""
     model = build_model(d, names, interaction, graded, priors, coding)
+    density = None if graded else pass_fail_density(d, names, interaction, priors, coding)  # sampled without a compile
     var_names = [v for v in ["mu", "cutpoints"] + [f"sigma_{e}" for e in modelled] + [f"{e}_effect" for e in modelled]
                  + (["sigma_pair", "pair_effect"] if interaction else []) if v in model.named_vars]
     notes: list[str] = []
@@ -481,7 +516,8 @@ def _sample_coded(d: Design, names: tuple[str, ...], interaction: bool, graded: 
         warnings.simplefilter("always")
         with collect_notes(notes):
             idata, diagnostics = sample(model, var_names, draws, tune, chains, seed, sampler, low_rank=True,
-                                        target_accept=GRADED_TARGET_ACCEPT if graded else TARGET_ACCEPT, reuse=True)
+                                        target_accept=GRADED_TARGET_ACCEPT if graded else TARGET_ACCEPT, reuse=True,
+                                        density=density)
     return _Attempt(idata, diagnostics, var_names, notes, list(warned))
 
 
