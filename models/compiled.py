@@ -20,6 +20,7 @@ from collections import OrderedDict
 import numpy as np
 
 from referee.models import progress
+from referee.models.progress import say
 from referee.models.compiled_structure import log_compile
 
 KEEP = 8  # compiled nutpie models kept per process (each holds its numba functions)
@@ -92,6 +93,9 @@ def sample_nutpie(model, draws: int, tune: int, chains: int, seed: int, progress
     begin = time.perf_counter()
     if density is not None:
         reused = density.kernels_made()  # its kernels: made once per process, compiled once on numba's disk cache
+        if not reused:  # (`progress` here is the caller's flag; the module's `say` by name)
+            say("loading the model's hand-written density (numba compiles it once per machine: a few seconds "
+                         "on a cold cache; no PyTensor compile)")
         compiled = density.nutpie_model(model)
         compile_seconds = time.perf_counter() - begin
         start = time.perf_counter()

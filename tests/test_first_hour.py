@@ -80,19 +80,19 @@ def test_ingest_shows_files_and_records_on_a_terminal_and_nothing_with_quiet(man
 
 
 @pytest.mark.bayes
-def test_a_fit_shows_compiling_and_the_samplers_draws_on_a_terminal_and_nothing_with_quiet(tmp_path):
+def test_a_fit_shows_its_density_loading_and_the_samplers_draws_on_a_terminal_and_nothing_with_quiet(tmp_path):
     from referee.io.store import Store
 
     store = tmp_path / "inspect.duckdb"
     with Store(store) as s:
         s.ingest([REPO / "data" / "sample" / "inspect"])
-    # the default crossed model on the bundled sample, the structure other tests fit too: compiled once in a test
-    # run, then loaded from the compile cache by every other process (about 2 s)
+    # the default crossed model on the bundled sample, through the pass/fail density (`outcome_density`): its kernels
+    # compiled once in a test run, then loaded from numba's cache by every other process
     argv = REFEREE + ["fit", "pass-fail", "--store", str(store), "--draws", "100", "--tune", "100", "--chains", "2",
                       "--no-figures", "--sampler", "nutpie"]
     code, out, err = on_a_terminal(argv + ["--out", str(tmp_path / "a")], tmp_path)
     assert code == 0, err
-    assert "compiling the model" in err
+    assert "the model's hand-written density" in err  # pass/fail: its density's kernels, not PyTensor's compile
     assert "Divergences" in err and "Draws" in err  # nutpie's own terminal display: chains, draws, divergences
 
 

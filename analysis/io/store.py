@@ -16,20 +16,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
-import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from referee.io import loaders
-from referee.io.columnar import constant
 from referee.io.known_ids import KnownIds
 from referee.io.catalogue import Catalogue, load_catalogue
-from referee.io.loaders.base import DATA_TABLES, Frame, LoadResult, Rows
+from referee.io.batch_frames import batch_frames
+from referee.io.loaders.base import DATA_TABLES, Frame, LoadResult
 from referee.io.loaders.table import check_mapping
 from referee.io.reading import PARALLEL_MIN, FileReader, folder_phases, read_files
-from referee.io.schema import (TABLES, SchemaError, arrow_schema, columns, conform, conform_arrow, ddl, empty, unified,
-                               rows_to_arrow, tuples_to_arrow)
+from referee.io.schema import (TABLES, SchemaError, arrow_schema, columns, conform, conform_arrow, ddl, empty,
+                               rows_to_arrow)
 from referee.names import CONTEST_PHASES, DEFAULT_STORE
 from referee.io.set_aside import checked, orphan_ids, set_aside_duplicates, set_aside_orphans, set_aside_strays
 from referee.io.staging import Staging, checkpoint
@@ -78,19 +76,6 @@ QUARANTINE_SAMPLE = 1000  # quarantine rows an IngestReport keeps in memory (the
 BATCH_FILES = 250  # files loaded before their rows are written (one insert per table per batch)
 BATCH_ROWS = 2_000_000  # ... or rows, whichever comes first
 FILE_STATUSES = ("ingested", "rejected", "already ingested", "companion")
-
-
-def tuple_pieces(table: str, pieces: list[tuple[Rows, str]]) -> pa.Table:
-    """`Rows` pieces of canonical table `table` (every piece with the same column names), each with the sha256 of
-    its file, as one Arrow table whose `content_hash` is each row's file's (the matches table keeps its own). One
-    typed array per column for the whole batch (`tuples_to_arrow`); SchemaError where a value breaks the schema."""
-    names = pieces[0][0].names
-    found = tuples_to_arrow(table, names, [row for piece, _ in pieces for row in piece.rows])
-    if table == "matches" and "content_hash" in names:
-        return found
-    which = np.repeat(np.arange(len(pieces)), [len(piece) for piece, _ in pieces])
-    digests = pc.take(pa.array([digest for _, digest in pieces], pa.string()), pa.array(which))
-    return found.set_column(found.schema.get_field_index("content_hash"), "content_hash", digests)
 
 
 @dataclass
@@ -530,10 +515,10 @@ class _Ingest:
         # 160 MB that Arrow's allocator would otherwise keep through the write)
         pa.default_memory_pool().release_unused()
         try:
-            prepared = self._prepare()
+            prepared = batch_frames(self.batch)
         except SchemaError:  # some file's rows break the schema: find it, set it aside whole, write the rest
             self.batch = [checked(r) for r in self.batch]
-            prepared = self._prepare()
+            prepared = batch_frames(self.batch)
         for table, frame in prepared:
             self.write(table, frame, direct)
         status = {}
@@ -562,65 +547,6 @@ class _Ingest:
                 row.update(status[row["source_file"]])
         self.batch, self.batch_rows = [], 0
         self.flushed += 1
-
-    def _prepare(self) -> list[tuple[str, Frame]]:
-        """Every queued row as conformed frames, (table, frame) in insert order: one per table and kind of
-        part, every row tagged with its file. Raises SchemaError (before anything is written)."""
-        prepared, schemas = [], {t: arrow_schema(t) for t in DATA_TABLES}
-        for table in DATA_TABLES:
-            rows, row_tags, frames, tags, arrows = [], [], [], [], []
-            given: list[tuple[Rows, str]] = []  # consecutive `Rows` pieces of one column list, made Arrow together
-
-            def settle() -> None:
-                """The `Rows` pieces gathered so far as one Arrow table in their place among the Arrow pieces (rows
-                as dicts where a value breaks the schema)."""
-                if not given:
-                    return
-                try:
-                    arrows.append(tuple_pieces(table, given))
-                except SchemaError:
-                    for piece, digest in given:
-                        rows.extend(piece.dicts())
-                        row_tags.extend([digest] * len(piece))
-                given.clear()
-
-            for r in self.batch:
-                for part in r.parts[table]:
-                    if isinstance(part, Rows):
-                        if given and given[0][0].names != part.names:
-                            settle()
-                        given.append((part, r.content_hash))
-                        continue
-                    if isinstance(part, pa.Table):
-                        settle()
-                    if isinstance(part, list):
-                        rows += part
-                        row_tags += [r.content_hash] * len(part)
-                    elif isinstance(part, pa.Table):
-                        if not part.schema.equals(schemas[table]):  # a loader's own columns: conformed here once
-                            part = conform_arrow(table, part)
-                        arrows.append(part.set_column(part.schema.get_field_index("content_hash"), "content_hash",
-                                                      constant(r.content_hash, part.num_rows)))
-                    else:
-                        frames.append(part)
-                        tags.append(np.full(len(part), r.content_hash, dtype=object))
-            settle()
-            if rows:
-                try:  # the fast way: straight to Arrow
-                    part = rows_to_arrow(table, rows)
-                    arrows.append(part.set_column(part.schema.get_field_index("content_hash"), "content_hash",
-                                                  pa.array(row_tags, pa.string())) if table != "matches" else part)
-                except SchemaError:  # values pandas would convert (or reject naming the column)
-                    frames.append(pd.DataFrame(rows))
-                    tags.append(np.array(row_tags, dtype=object))
-            if frames:
-                frame = pd.concat(frames, ignore_index=True)
-                if table != "matches":
-                    frame["content_hash"] = np.concatenate(tags)
-                prepared.append((table, conform(table, frame)))
-            if arrows:  # one insert per table and batch, not one per file, checked as a whole here
-                prepared.append((table, conform_arrow(table, pa.concat_tables(unified(arrows, table)))))
-        return prepared
 
     def report(self) -> IngestReport:
         """The IngestReport of everything written."""

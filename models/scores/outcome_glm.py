@@ -51,6 +51,7 @@ import pandas as pd
 
 from referee.models.fit import CHAINS, FitResult, collect_notes, sample, summary_table
 from referee.models.registry import OUTCOME_DRAWS, OUTCOME_EFFECTS, OUTCOME_TUNE
+from referee.models.scores.outcome_cells import effect_blocks, pass_fail_cells, pass_fail_density
 from referee.models.scores.outcome_refits import converged_fit
 from referee.models.scores.ordered_logistic import ordered_logistic_logp
 
@@ -243,44 +244,6 @@ def build_model(d: Design, effects: tuple[str, ...], interaction: bool, graded: 
             pm.Binomial("y", n=pm.Data("trials", cells["trials"]), logit_p=eta,
                         observed=pm.Data("passes", cells["passes"]))
     return model
-
-
-def effect_blocks(d: Design, effects: tuple[str, ...], interaction: bool, coding: dict[str, bool]
-                  ) -> list[tuple[str, str, int]]:
-    """(effect, kind, levels) of each effect the model holds, in its order: the agent and task effects 'centred'
-    (a ZeroSumNormal with the effect's scale) or 'zero-sum' (the scale times a standard ZeroSumNormal) as `coding`
-    says, the item and pair effects 'normal' (the scale times a standard Normal). An agent or task effect over one
-    level is left out: its scale is not identified, and readers take a missing effect as 0 (the ladder's step adding
-    it is the step before's)."""
-    sizes = {"agent": len(d.agents), "task": len(d.tasks), "item": len(d.items), "pair": len(d.pairs)}
-    out = []
-    for e in effects + (("pair",) if interaction else ()):
-        if e in ("agent", "task") and sizes[e] < 2:
-            continue
-        kind = ("centred" if coding.get(e, False) else "zero-sum") if e in ("agent", "task") else "normal"
-        out.append((e, kind, sizes[e]))
-    return out
-
-
-def pass_fail_cells(d: Design) -> dict[str, np.ndarray]:
-    """The pass/fail samples counted per cell (agent, task, item, pair): {'agent', 'task', 'item', 'pair': each
-    cell's level codes, 'passes', 'trials'} (int64 arrays): one binomial count per cell has the same posterior as
-    one Bernoulli per sample."""
-    cells = pd.DataFrame({"agent": d.agent, "task": d.task, "item": d.item, "pair": d.pair, "y": d.y})
-    cells = cells.groupby(["agent", "task", "item", "pair"])["y"].agg(["sum", "count"]).reset_index()
-    out = {c: cells[c].to_numpy().astype(np.int64) for c in ("agent", "task", "item", "pair")}
-    return {**out, "passes": cells["sum"].to_numpy().astype(np.int64),
-            "trials": cells["count"].to_numpy().astype(np.int64)}
-
-
-def pass_fail_density(d: Design, effects: tuple[str, ...], interaction: bool, priors: Priors,
-                      coding: dict[str, bool]):
-    """The pass/fail model `build_model` builds for these arguments, as its numpy log-density
-    (`referee.models.scores.outcome_density.PassFailDensity`: the same parameters in the same order)."""
-    from referee.models.scores.outcome_density import PassFailDensity
-
-    return PassFailDensity(pass_fail_cells(d), effect_blocks(d, effects, interaction, coding), priors.intercept_sd,
-                           priors.group_sd)
 
 
 CENTRED_INFORMATION = 25.0  # Fisher information per level (median) from which an effect is coded centred: a level's

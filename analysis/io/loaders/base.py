@@ -22,8 +22,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from referee.io.catalogue import Catalogue
-from referee.io.schema import (SchemaError, arrow_schema, columns, conform, conform_arrow, empty, rows_to_arrow,
-                               tuples_to_arrow)
+from referee.io.schema import SchemaError, arrow_schema, columns, conform, conform_arrow, empty, rows_to_arrow
+from referee.io.loaders.rows import Rows, rows_part
 from referee.models.registry import suggest  # noqa: F401  (re-exported for the loaders)
 from referee.io.loaders.errors import (  # noqa: F401  (re-exported: every loader imports them from here)
     DATA_TABLES, FILE_RAW_CAP, FORMAT_REASONS, INT64, PROBE, RAW_CAP, NotThisRunner, RecordError, _way,
@@ -48,35 +48,6 @@ class LoadOptions:
     progress: bool = False
     phase: str | None = None  # the contest phase every match read belongs to (ingest --phase)
     score: str | None = None  # which of a runner's several scores is the score (ingest --score; Sotopia's dimension)
-
-
-@dataclass(frozen=True)
-class Rows:
-    """A piece of one canonical table as tuples of the columns `names`, in that order (the table's other columns
-    NULL): rows a loader builds as tuples, handed over as they are and made into Arrow by the store once per batch
-    of files (`referee.io.store`), not once per file. For the short pieces of many small files (a mapped game's
-    events): one conversion of a batch costs a fraction of one per file, and tuples cost less to hand from a reader
-    process than an Arrow table. A piece of COLUMNAR_ROWS rows or more is made Arrow in the reader (`_columnar`)."""
-
-    names: tuple[str, ...]
-    rows: list[tuple]
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def column(self, name: str) -> list:
-        """The values of column `name`, one per row."""
-        at = self.names.index(name)
-        return [row[at] for row in self.rows]
-
-    def arrow(self, table: str) -> pa.Table:
-        """The rows as canonical table `table` in Arrow (`tuples_to_arrow`: SchemaError for a value of the wrong
-        type)."""
-        return tuples_to_arrow(table, self.names, self.rows)
-
-    def dicts(self) -> list[dict]:
-        """The rows as dicts of column -> value."""
-        return [dict(zip(self.names, row)) for row in self.rows]
 
 
 Part = pd.DataFrame | pa.Table | list | Rows  # a piece of one table: a DataFrame, an Arrow table, row dicts or `Rows`
@@ -184,15 +155,6 @@ def _columnar(table: str, part: Part) -> Part:
         return rows_to_arrow(table, part)
     except SchemaError:
         return part
-
-
-def rows_part(table: str, part: Rows) -> pa.Table | list[dict]:
-    """`part` as canonical table `table` in Arrow, or as row dicts where a value breaks the schema (the store then
-    converts it as pandas would, or names it)."""
-    try:
-        return part.arrow(table)
-    except SchemaError:
-        return part.dicts()
 
 
 def _identity(chunk: pa.Array) -> tuple:
