@@ -246,8 +246,7 @@ def test_mapped_logs_are_stored_alike_staged_direct_and_row_by_row(tmp_path, mon
         raise SchemaError("events: forced")
 
     with monkeypatch.context() as patched:  # every file's events made row dicts, not Arrow columns (`Rows`' fallback)
-        patched.setattr("referee.io.store.tuples_to_arrow", refuse)
-        patched.setattr("referee.io.loaders.base.tuples_to_arrow", refuse)
+        patched.setattr("referee.io.loaders.rows.tuples_to_arrow", refuse)
         rows = tmp_path / "rows.duckdb"
         with Store(rows) as store:
             store.ingest([logs], runner=mapping, workers=1)
