@@ -62,14 +62,15 @@ def test_the_blob_holds_integers_and_floats_exactly_in_one_buffer():
 
 
 @pytest.mark.bayes
-def test_a_second_outcome_fit_on_other_data_starts_within_two_seconds_on_pymcs_own_log_density(monkeypatch):
+def test_a_second_outcome_fit_on_other_data_starts_within_two_seconds_on_pymcs_own_log_density():
     pytest.importorskip("nutpie")
     from referee.models.compiled_structure import _STRUCTURES
 
     _STRUCTURES.clear()  # as a fresh process
-    monkeypatch.setattr(og, "pass_fail_density", lambda *args: None)  # PyMC's graph compiled, not the hand-written one
     settings = dict(draws=500, tune=500, chains=2, seed=4)
-    frames = [pass_fail_samples(agents=a, tasks=t, items=i, epochs=1, aliased=1, seed=s)[0]
+    # graded scores: the structure PyTensor compiles (a pass/fail fit samples its hand-written density instead), the
+    # one tests/test_outcome_models.py's graded fits compile too
+    frames = [pass_fail_samples(agents=a, tasks=t, items=i, epochs=1, aliased=1, grades=3, seed=s)[0]
               for a, t, i, s in ((5, 4, 12, 0), (7, 5, 20, 1))]
     first = og.fit_outcomes(frames[0], **settings)
     second = og.fit_outcomes(frames[1], **settings)
@@ -82,8 +83,8 @@ def test_a_second_outcome_fit_on_other_data_starts_within_two_seconds_on_pymcs_o
     assert second.idata.posterior["item_effect"].sizes["item"] == len(d.items)
     # the compiled callbacks, fed the second data set through the first one's compile, give the log-density and
     # gradient PyMC compiles for that data itself, at a random point
-    other = og.build_model(d, og.EFFECTS["crossed"], False, False, og.Priors())
-    structure, reused = structure_for(_model(5, 4, 12, 0))
+    other = og.build_model(d, og.EFFECTS["crossed"], False, True, og.Priors())
+    structure, reused = structure_for(_model(5, 4, 12, 0, grades=3))
     assert reused
     with structure.lock:
         blob, shapes = blob_of(other, structure)
