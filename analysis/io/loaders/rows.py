@@ -19,7 +19,8 @@ class Rows:
     NULL): rows a loader builds as tuples, handed over as they are and made into Arrow by the store once per batch
     of files (`referee.io.store`), not once per file. For the short pieces of many small files (a mapped game's
     events): one conversion of a batch costs a fraction of one per file, and tuples cost less to hand from a reader
-    process than an Arrow table. A piece of COLUMNAR_ROWS rows or more is made Arrow in the reader (`_columnar`)."""
+    process than an Arrow table. A piece of ROWS_ARROW rows or more is made Arrow in the reader
+    (`loaders.base._columnar`): as tuples, long pieces cost the writer more memory than they save time."""
 
     names: tuple[str, ...]
     rows: list[tuple]
