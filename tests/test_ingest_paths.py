@@ -191,14 +191,14 @@ def test_events_handed_over_as_rows_are_stored_in_file_order_as_each_file_reads_
     """A mapped game's events reach the store as `Rows`, made Arrow once per batch; a long file's are made Arrow in
     the reader. Between them, the store's events are, row for row and in order, each file's own events table
     (`LoadResult.tables`, its file alone) one file after the other: the batch neither moves nor changes a row."""
-    from referee.io.loaders.base import COLUMNAR_ROWS, Rows
+    from referee.io.loaders.base import ROWS_ARROW, Rows
     from referee.io.mapping_draft import draft_mapping
     from referee.io.reading import FileReader
     from referee.simulators.benchmark_shapes import points_logs
 
     logs, long = tmp_path / "games", tmp_path / "long"
     points_logs(logs, 9, 4, turns=3, talk=1)
-    points_logs(long, 1, 5, turns=COLUMNAR_ROWS // 3 + 7, talk=1)
+    points_logs(long, 1, 5, turns=ROWS_ARROW // 3 + 1, talk=1)  # just past the threshold
     text = (long / "game_0000.jsonl").read_text(encoding="utf-8").replace('"game_id": "G0"', '"game_id": "G77"')
     (logs / "game_0004b.jsonl").write_text(text, encoding="utf-8")  # read between game_0004 and game_0005
     mapping = tmp_path / "games.toml"
@@ -216,7 +216,7 @@ def test_events_handed_over_as_rows_are_stored_in_file_order_as_each_file_reads_
         stored = con.execute("SELECT * FROM events ORDER BY rowid").df()
     finally:
         con.close()
-    assert len(stored) == len(expected) > COLUMNAR_ROWS
+    assert len(stored) == len(expected) > ROWS_ARROW
     for column in expected.columns:
         left, right = stored[column].astype(object), expected[column].astype(object)
         assert left.where(left.notna(), None).tolist() == right.where(right.notna(), None).tolist(), column
