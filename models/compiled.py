@@ -20,7 +20,6 @@ from collections import OrderedDict
 import numpy as np
 
 from referee.models import progress
-from referee.models.progress import say
 from referee.models.compiled_structure import log_compile
 
 KEEP = 8  # compiled nutpie models kept per process (each holds its numba functions)
@@ -71,14 +70,26 @@ def compiled_nutpie(model) -> tuple[object, float, bool]:
     return compiled, seconds, False
 
 
-def sample_nutpie(model, draws: int, tune: int, chains: int, seed: int, progress: bool, low_rank: bool,
+def compiled_density(density, model) -> tuple[object, float, bool]:
+    """(nutpie model of `density`, seconds spent making it now, reused), as `compiled_nutpie` gives a compiled PyMC
+    model's: the hand-written density of `model` (`referee.models.scores.outcome_density`), whose two kernels are
+    made once per process and compiled once per machine onto numba's disk cache; no PyTensor compile."""
+    start = time.perf_counter()
+    reused = density.kernels_made()
+    if not reused:
+        progress.say("loading the model's hand-written density (numba compiles it once per machine: a few seconds on "
+                     "a cold cache; no PyTensor compile)")
+    return density.nutpie_model(model), time.perf_counter() - start, reused
+
+
+def sample_nutpie(model, draws: int, tune: int, chains: int, seed: int, shown: bool, low_rank: bool,
                   target_accept: float = 0.8, reuse: bool = False, density=None):
     """(InferenceData, timings) of nutpie's NUTS on `model`: the compiled model from `compiled_nutpie` (or, with
     `reuse`, the callbacks of its structure from `referee.models.compiled_structure`, compiled once for any
-    data; or, with `density`, the model's log-density written out by hand, whose `nutpie_model(model)` nutpie
-    samples with no compile: `referee.models.scores.outcome_density`), the posterior with the model's constant
-    and observed data attached as `pm.sample(nuts_sampler="nutpie")` attaches them, and timings {compile_seconds
-    (from the call until sampling starts), sampling_seconds, compiled_model_reused}."""
+    data; or, with `density`, the model's log-density written out by hand: `compiled_density`, whatever `reuse`
+    says), the posterior with the model's constant and observed data attached as `pm.sample(nuts_sampler="nutpie")`
+    attaches them, and timings {compile_seconds (from the call until sampling starts), sampling_seconds,
+    compiled_model_reused}. `shown`: nutpie draws its own display."""
     import nutpie
     import pymc as pm
     from pymc.backends.arviz import coords_and_dims_for_inferencedata, dict_to_dataset, find_constants, \
@@ -88,19 +99,10 @@ def sample_nutpie(model, draws: int, tune: int, chains: int, seed: int, progress
     from referee.models.compiled_structure import compiled_for, structure_for
 
     chain_seed = _get_seeds_per_chain(seed, 1)[0]
-    settings = dict(draws=draws, tune=tune, chains=chains, seed=chain_seed, progress_bar=progress,
+    settings = dict(draws=draws, tune=tune, chains=chains, seed=chain_seed, progress_bar=shown,
                     low_rank_modified_mass_matrix=low_rank, target_accept=target_accept)
     begin = time.perf_counter()
-    if density is not None:
-        reused = density.kernels_made()  # its kernels: made once per process, compiled once on numba's disk cache
-        if not reused:  # (`progress` here is the caller's flag; the module's `say` by name)
-            say("loading the model's hand-written density (numba compiles it once per machine: a few seconds "
-                         "on a cold cache; no PyTensor compile)")
-        compiled = density.nutpie_model(model)
-        compile_seconds = time.perf_counter() - begin
-        start = time.perf_counter()
-        idata = _nutpie_sample(compiled, settings)
-    elif reuse:
+    if reuse and density is None:
         structure, reused = structure_for(model)
         with structure.lock:  # its template's data are this fit's until the chains have their initial points
             compiled = compiled_for(model, structure, chain_seed)
@@ -108,7 +110,8 @@ def sample_nutpie(model, draws: int, tune: int, chains: int, seed: int, progress
             start = time.perf_counter()
             idata = _nutpie_sample(compiled, settings)
     else:
-        compiled, compile_seconds, reused = compiled_nutpie(model)
+        compiled, compile_seconds, reused = (compiled_density(density, model) if density is not None
+                                             else compiled_nutpie(model))
         start = time.perf_counter()
         idata = _nutpie_sample(compiled, settings)
     sampling_seconds = time.perf_counter() - start
