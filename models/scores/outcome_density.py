@@ -135,15 +135,15 @@ def expand(x, out, buf):
     for k in range(blocks):
         kind, levels, at_sigma, first, width = block(buf, k)
         out[at] = math.exp(x[at_sigma])
-        value = x[first:first + width].copy() if kind == 0 else zero_sum(x[first:first + width])
-        out[at + 1:at + 1 + levels] = value
+        out[at + 1:at + 1 + levels] = x[first:first + width] if kind == 0 else zero_sum(x[first:first + width])
         at += 1 + levels
-    for k in range(blocks):
-        kind, levels, at_sigma, first, width = block(buf, k)
+    written = 1
+    for k in range(blocks):  # each non-centred effect: its scale times its free variable, both written above
+        kind, levels = block(buf, k)[:2]
         if kind != 2:
-            value = x[first:first + width].copy() if kind == 0 else zero_sum(x[first:first + width])
-            out[at:at + levels] = math.exp(x[at_sigma]) * value
+            out[at:at + levels] = out[written] * out[written + 1:written + 1 + levels]
             at += levels
+        written += 1 + levels
 
 
 @functools.lru_cache(maxsize=1)
@@ -200,22 +200,26 @@ class PassFailDensity:
         constant = float(np.sum(gammaln(trials + 1) - gammaln(passes + 1) - gammaln(trials - passes + 1)))
         self.blocks = blocks
         self.group_sd = float(group_sd)
-        layout, at = [], 1
-        for _, kind, levels in blocks:
+        # per effect: (its free variable's name, its unconstrained name, where its log-scale sits, its free width)
+        self.layout, at = [], 1
+        for name, kind, levels in blocks:
+            free = f"{name}_effect" if kind == "centred" else f"z_{name}"
             width = levels if kind == "normal" else levels - 1
-            layout += [KINDS[kind], levels, at, at + 1, width]
+            self.layout.append((free, free + ("" if kind == "normal" else "_zerosum__"), at, width))
             at += 1 + width
         self.ndim = at
         self.names, self.shapes = ["mu"], [()]
-        for name, kind, levels in blocks:
-            self.names += [f"sigma_{name}", f"{name}_effect" if kind == "centred" else f"z_{name}"]
+        for (name, _, levels), (free, _, _, _) in zip(blocks, self.layout):
+            self.names += [f"sigma_{name}", free]
             self.shapes += [(), (levels,)]
         for name, kind, levels in blocks:
             if kind != "centred":
                 self.names.append(f"{name}_effect")
                 self.shapes.append((levels,))
         self.n_expanded = int(sum(int(np.prod(s)) for s in self.shapes))
-        body = np.concatenate([np.asarray(layout, float), passes, trials,
+        codes = [[KINDS[kind], levels, at_sigma, at_sigma + 1, width]
+                 for (_, kind, levels), (_, _, at_sigma, width) in zip(blocks, self.layout)]
+        body = np.concatenate([np.asarray(codes, float).ravel(), passes, trials,
                                *[np.asarray(cells[name], float) for name, _, _ in blocks]])
         head = [HEADER + len(body), len(passes), len(blocks), intercept_sd, group_sd, constant, self.ndim,
                 self.n_expanded]
@@ -228,15 +232,16 @@ class PassFailDensity:
 
     def value_names(self) -> list[str]:
         """The unconstrained parameters' names in the flat vector's order (PyMC's `model.value_vars`)."""
-        names = ["mu"]
-        for name, kind, _ in self.blocks:
-            free = f"{name}_effect" if kind == "centred" else f"z_{name}"
-            names += [f"sigma_{name}_log__", free + ("" if kind == "normal" else "_zerosum__")]
-        return names
+        return ["mu"] + [n for (name, _, _), (_, value, _, _) in zip(self.blocks, self.layout)
+                         for n in (f"sigma_{name}_log__", value)]
 
-    def widths(self) -> list[int]:
-        """How many numbers each of `value_names` holds."""
-        return [1] + [n for _, kind, levels in self.blocks for n in (1, levels if kind == "normal" else levels - 1)]
+    def unconstrained_names(self) -> list[str]:
+        """One name per number of the flat vector, as nutpie names a PyMC model's (`name` for a scalar, `name_i`
+        for the i-th of a vector)."""
+        names = ["mu"]
+        for (name, _, _), (_, value, _, width) in zip(self.blocks, self.layout):
+            names += [f"sigma_{name}_log__"] + [f"{value}_{i}" for i in range(width)]
+        return names
 
     def logp_and_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         """(log density, its gradient (ndim,)) at the unconstrained point x (ndim,), every constant included."""
@@ -259,7 +264,7 @@ class PassFailDensity:
         """A start as nutpie starts a PyMC model: each parameter at its distribution's centre on the unconstrained
         scale (0; log(group_sd) for a scale), jittered uniformly within +-1."""
         start = np.zeros(self.ndim)
-        for _, _, at_sigma, _, _ in self.buffer[HEADER:HEADER + 5 * len(self.blocks)].reshape(-1, 5).astype(int):
+        for _, _, at_sigma, _ in self.layout:
             start[at_sigma] = np.log(self.group_sd)
         return start + np.random.default_rng(seed).uniform(-1, 1, self.ndim)
 
@@ -276,8 +281,7 @@ class PassFailDensity:
             raise ValueError(f"the density's parameters {self.value_names()} are not the model's {held}")
         logp_c, expand_c = callbacks()
         coords = {name: pd.Index(values) for name, values in model.coords.items()}
-        coords["unconstrained_parameter"] = pd.Index([f"{v}_{i}" if n > 1 else v for v, n in zip(held, self.widths())
-                                                      for i in range(n)])
+        coords["unconstrained_parameter"] = pd.Index(self.unconstrained_names())
         sizes = [int(np.prod(s)) for s in self.shapes]
         ends = np.cumsum(sizes)
         slices = [slice(int(e - n), int(e)) for e, n in zip(ends, sizes)]
