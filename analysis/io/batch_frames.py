@@ -43,12 +43,11 @@ def batch_frames(batch: list[LoadResult]) -> list[tuple[str, Frame]]:
                         settle()
                     given.append((part, r.content_hash))
                     continue
-                if isinstance(part, pa.Table):
-                    settle()
                 if isinstance(part, list):
                     rows += part
                     row_tags += [r.content_hash] * len(part)
                 elif isinstance(part, pa.Table):
+                    settle()  # the `Rows` before it keep their place
                     if not part.schema.equals(schemas[table]):  # a loader's own columns: conformed here once
                         part = conform_arrow(table, part)
                     arrows.append(part.set_column(part.schema.get_field_index("content_hash"), "content_hash",
