@@ -418,3 +418,61 @@ def test_each_folder_shape_is_stored_alike_staged_direct_and_by_the_standard_par
         companion = listed["source_file"].str.endswith(("instance.json", "requests.json", "experiment.json"))
         assert companion.sum() == 480 and set(listed.loc[companion, "status"]) == {"companion"}
         assert (listed.loc[companion, "read"] == 0).all() and (listed.loc[~companion, "status"] == "ingested").all()
+
+
+def _in_order(store_path) -> dict[str, list]:
+    """Every table's rows in the order the store holds them (not sorted), without the time of the ingest."""
+    con = duckdb.connect(str(store_path), read_only=True)
+    try:
+        return {table: [tuple(str(v) for v in row) for row in con.execute(
+            f"SELECT * EXCLUDE (ingested_at) FROM {table}" if table == "sources" else f"SELECT * FROM {table}").fetchall()]
+                for table in TABLES}
+    finally:
+        con.close()
+
+
+def test_a_csv_of_many_blocks_is_stored_from_disk_as_the_whole_read_stores_it(tmp_path, monkeypatch):
+    """issue 107: an arena CSV larger than a block keeps its accepted rows on disk (`Spilled`, an Arrow stream per
+    table and slot) until the store writes them a block at a time. Written straight in (one batch), staged (a batch of
+    another file before it) and with a phase set, the store holds every row in the order the whole-file read stores
+    it, the same set-aside records, and no spill file is left behind."""
+    import tempfile
+
+    from referee.io.loaders import arena
+    from referee.io.loaders.spilled import Spilled
+
+    path = _hostile_arena(tmp_path)  # its unreadable time made ISO-shaped: a time column read by blocks
+    path.write_text(path.read_text().replace("yesterday", "2026-99-99"))
+    other = tmp_path / "other" / "judgments.csv"
+    other.parent.mkdir()
+    other.write_text("first,second,winner\na,b,first\nb,c,tie\n")
+    spill_folder = tmp_path / "spill"
+    spill_folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spill_folder))
+    made: list[int] = []
+    real_init = Spilled.__init__
+    monkeypatch.setattr(Spilled, "__init__", lambda self, *a, **k: made.append(a[2]) or real_init(self, *a, **k))
+
+    def stored(name: str, paths: list, batch_files: int) -> dict:
+        with monkeypatch.context() as patched:
+            patched.setattr("referee.io.store.BATCH_FILES", batch_files)
+            with Store(tmp_path / f"{name}.duckdb") as store:
+                store.ingest(paths, workers=1, phase="evaluation")
+        return _in_order(tmp_path / f"{name}.duckdb")
+
+    whole = {"direct": stored("whole-direct", [path], 250), "staged": stored("whole-staged", [other, path], 1)}
+    assert not made  # a file of one block (16 MB) stays in memory
+    monkeypatch.setattr(arena, "BLOCK_BYTES", 8192)  # about 40 blocks
+    blocks = {"direct": stored("blocks-direct", [path], 250), "staged": stored("blocks-staged", [other, path], 1)}
+    # per ingest: matches, two sides of results, two sides of the length measure
+    assert made == [3005, 3005, 3005, 3001, 3001] * 2  # a blank or unreadable length is no measure
+    for way in ("direct", "staged"):
+        for table in TABLES:
+            assert blocks[way][table] == whole[way][table], (way, table)
+    assert len(whole["direct"]["quarantine"]) == 9
+    assert {row[5] for row in whole["direct"]["matches"]} == {"evaluation"}  # the phase reached the rows on disk
+    assert not list(spill_folder.iterdir())  # every spill file removed once written
+    late = tmp_path / "late.csv"  # ISO times, then Unix seconds blocks later: read whole, nothing left on disk
+    late.write_text("first,second,winner,time\n" + "a,b,first,2026-01-01T00:00:00Z\n" * 2000 + "a,b,tie,1700000000\n")
+    assert arena._streamed(late, "0" * 64, arena.LoadOptions()) is None
+    assert not list(spill_folder.iterdir())

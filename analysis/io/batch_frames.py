@@ -11,13 +11,15 @@ import pyarrow as pa
 from referee.io.columnar import constant
 from referee.io.loaders.base import DATA_TABLES, Frame, LoadResult
 from referee.io.loaders.rows import Rows, tuple_pieces
+from referee.io.loaders.spilled import Spilled
 from referee.io.schema import SchemaError, arrow_schema, conform, conform_arrow, rows_to_arrow, unified
 
 
-def batch_frames(batch: list[LoadResult]) -> list[tuple[str, Frame]]:
+def batch_frames(batch: list[LoadResult]) -> list[tuple[str, Frame | Spilled]]:
     """Every row of a batch of files' results (`batch`, LoadResults) as conformed frames, (table, frame) in insert
-    order: one per table and kind of part, every row tagged with its file (`content_hash`). Raises SchemaError
-    (before anything is written)."""
+    order: one per table and kind of part, every row tagged with its file (`content_hash`); a `Spilled` piece (a large
+    file's rows on disk, conformed and tagged as they are read) as it is, after the Arrow pieces before it. Raises
+    SchemaError (before anything is written)."""
     prepared, schemas = [], {t: arrow_schema(t) for t in DATA_TABLES}
     for table in DATA_TABLES:
         rows, row_tags, frames, tags, arrows = [], [], [], [], []
@@ -43,7 +45,13 @@ def batch_frames(batch: list[LoadResult]) -> list[tuple[str, Frame]]:
                         settle()
                     given.append((part, r.content_hash))
                     continue
-                if isinstance(part, list):
+                if isinstance(part, Spilled):  # on disk, conformed: written a block at a time, in its place
+                    settle()
+                    if arrows:
+                        prepared.append((table, _joined(table, arrows)))
+                        arrows.clear()
+                    prepared.append((table, part.set_constant("content_hash", r.content_hash)))
+                elif isinstance(part, list):
                     rows += part
                     row_tags += [r.content_hash] * len(part)
                 elif isinstance(part, pa.Table):
@@ -69,6 +77,11 @@ def batch_frames(batch: list[LoadResult]) -> list[tuple[str, Frame]]:
             if table != "matches":
                 frame["content_hash"] = np.concatenate(tags)
             prepared.append((table, conform(table, frame)))
-        if arrows:  # one insert per table and batch, not one per file, checked as a whole here
-            prepared.append((table, conform_arrow(table, pa.concat_tables(unified(arrows, table)))))
+        if arrows:
+            prepared.append((table, _joined(table, arrows)))
     return prepared
+
+
+def _joined(table: str, arrows: list[pa.Table]) -> pa.Table:
+    """Arrow pieces of one table as one, checked as a whole (one insert per table and batch, not one per file)."""
+    return conform_arrow(table, pa.concat_tables(unified(arrows, table)))

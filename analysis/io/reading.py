@@ -27,6 +27,7 @@ from referee.io.loaders.errors import HEAD_RAW_CAP
 from referee.worker_processes import die_with_parent, stop_pool
 from referee.io.loaders.detect import read_head, sample_records
 from referee.io.loaders.files import is_document
+from referee.io.loaders.spilled import Spilled
 
 PARALLEL_MIN = 256  # files: below this, reading in this process beats starting workers
 WINDOW = 512  # files handed to the workers at a time (bounds memory: one window of results in flight)
@@ -117,7 +118,10 @@ def folder_phases(roots: list, files: list[Path], names) -> dict[str, str]:
 
 
 def in_phase(part, phase: str):
-    """A loader's piece of the matches table (row dicts, DataFrame or Arrow table) with every `phase` set."""
+    """A loader's piece of the matches table (row dicts, DataFrame, Arrow table or `Spilled`) with every `phase`
+    set."""
+    if isinstance(part, Spilled):
+        return part.set_constant("phase", phase)
     if isinstance(part, list):
         return [{**row, "phase": phase} for row in part]
     if isinstance(part, pa.Table):

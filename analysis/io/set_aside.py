@@ -11,8 +11,10 @@ from typing import Callable
 import pyarrow.compute as pc
 
 from referee.io.known_ids import KnownIds
-from referee.io.loaders.base import LoadResult, RecordError, ResultBuilder, drop_matches, frame_rows
+from referee.io.loaders.base import LoadResult, RecordError, ResultBuilder
+from referee.io.loaders.parts import drop_matches, frame_rows
 from referee.io.loaders.files import raw_lines
+from referee.io.loaders.spilled import Spilled
 from referee.io.schema import SchemaError
 
 
@@ -37,11 +39,13 @@ def _set_aside(result: LoadResult, bad_ids: set[str], reason: str, why: str) -> 
     """
     if not bad_ids:
         return result
+    given = {t: [p.read() if isinstance(p, Spilled) else p for p in ps]  # a piece on disk read once, whole
+             for t, ps in result.parts.items()}
     records: list[tuple[str, str, str]] = []  # (record label, match id, raw)
     if result.records is None:
-        matches = [m for part in result.parts["matches"] for m in frame_rows(part, bad_ids)]
+        matches = [m for part in given["matches"] for m in frame_rows(part, bad_ids)]
         for match in matches:
-            players = [p for part in result.parts["results"] for p in frame_rows(part, {match["match_id"]})]
+            players = [p for part in given["results"] for p in frame_rows(part, {match["match_id"]})]
             raw = json.dumps({"match": match, "results": players}, default=str)
             records.append((match["record_index"], match["match_id"], raw))
     else:
@@ -56,7 +60,7 @@ def _set_aside(result: LoadResult, bad_ids: set[str], reason: str, why: str) -> 
         "record": record, "field": "match_id", "reason": reason,
         "message": f"{result.source_file}, record {record}, field 'match_id': match id {mid!r} {why}",
         "raw": raw} for record, mid, raw in records]
-    parts = {t: [drop_matches(p, bad_ids) for p in ps] for t, ps in result.parts.items()}
+    parts = {t: [drop_matches(p, bad_ids) for p in ps] for t, ps in given.items()}
     kept = None if result.records is None else drop_matches(result.records, bad_ids)
     return LoadResult(result.source_file, result.content_hash, result.runner, parts, result.bad + rows,
                       read=result.read, accepted=result.accepted - len(rows), records=kept)

@@ -9,6 +9,7 @@ what is there.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 from dataclasses import dataclass, field
@@ -24,13 +25,14 @@ from referee.io.known_ids import KnownIds
 from referee.io.catalogue import Catalogue, load_catalogue
 from referee.io.batch_frames import batch_frames
 from referee.io.loaders.base import DATA_TABLES, Frame, LoadResult
+from referee.io.loaders.spilled import Spilled
 from referee.io.loaders.table import check_mapping
 from referee.io.reading import PARALLEL_MIN, FileReader, folder_phases, read_files
 from referee.io.schema import (TABLES, SchemaError, arrow_schema, columns, conform, conform_arrow, ddl, empty,
                                rows_to_arrow)
 from referee.names import CONTEST_PHASES, DEFAULT_STORE
 from referee.io.set_aside import checked, orphan_ids, set_aside_duplicates, set_aside_orphans, set_aside_strays
-from referee.io.staging import Staging, checkpoint
+from referee.io.staging import SPILLED_MEMORY, Staging, checkpoint, insert_memory
 from referee.io.store_file import connect, mark, referee_marked
 from referee.io.store_queries import StoreQueries, match_folders
 from referee.io.store_reads import StoreReads
@@ -232,12 +234,26 @@ class Store(StoreQueries, StoreReads):
         return sorted(r for (r,) in self.con.execute("SELECT DISTINCT runner FROM matches").fetchall())
 
     # writing -------------------------------------------------------------------------------------
-    def _append(self, table: str, frame: Frame) -> None:
+    def _append(self, table: str, frame: Frame | Spilled) -> None:
+        if isinstance(frame, Spilled):
+            return self._append_spilled(table, frame)
         if len(frame):
             frame = canonical_arrow(table, frame)
             self.con.register("_incoming", frame)
             try:
                 self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _incoming")  # by name: a migrated store may order its columns otherwise
+            finally:
+                self.con.unregister("_incoming")
+
+    def _append_spilled(self, table: str, piece: Spilled) -> None:
+        """Insert a spilled piece's rows a block at a time (DuckDB reads the blocks as they come), within DuckDB's
+        ingest memory limit where the store is a file (an in-memory store must hold its rows)."""
+        reader = pa.RecordBatchReader.from_batches(piece.schema(), piece.batches())
+        limit = insert_memory(self.con, SPILLED_MEMORY) if str(self.path) != ":memory:" else contextlib.nullcontext()
+        with limit:
+            self.con.register("_incoming", reader)
+            try:
+                self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _incoming")
             finally:
                 self.con.unregister("_incoming")
 
@@ -483,10 +499,18 @@ class _Ingest:
         if len(self.batch) >= BATCH_FILES or self.batch_rows >= BATCH_ROWS:
             self.flush(last=last and not self.pending)
 
-    def write(self, table: str, frame: Frame, direct: bool = False) -> None:
+    def write(self, table: str, frame: Frame | Spilled, direct: bool = False) -> None:
         """Write rows of one table: staged on disk until the transaction inserts them (memory bounded by a batch,
         not by the folder), or straight into the store: `direct` (an ingest of one batch: nothing to bound, and
-        staging it would only copy it twice), an in-memory store, or rows Arrow cannot hold."""
+        staging it would only copy it twice), an in-memory store, or rows Arrow cannot hold. A `Spilled` piece is
+        removed from disk once its rows are written."""
+        if isinstance(frame, Spilled):  # a large file's rows on disk: copied a block at a time, then removed
+            if self.staging is None or direct:
+                self.store._append(table, frame)
+            else:
+                for block in frame.batches():
+                    self.staging.add(table, pa.Table.from_batches([block]))
+            return frame.release()
         if self.staging is None or not len(frame) or direct:
             return self.store._append(table, frame)
         frame = canonical_arrow(table, frame)

@@ -24,6 +24,7 @@ that is not a finite number (text, NaN, infinity, digit separators) sets its row
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +37,9 @@ from referee.io.columnar import (CSV_ERRORS, csv_text_blocks, decimals, json_obj
 from referee.io.columnar import table as table_of
 from referee.io.loaders.runner import Runner
 from referee.io.loaders.base import LoadOptions, LoadResult, RecordError, ResultBuilder, file_key
+from referee.io.loaders.spilled import Spill
 from referee.io.loaders.table import csv_header, open_rows
+from referee.io.schema import SchemaError
 
 NAME = "arena"
 ALIASES = {
@@ -201,7 +204,7 @@ def load(path: Path, content_hash: str, options: LoadOptions) -> LoadResult:
     if table is None:
         return out.build()
     held: list[list] = []
-    later: dict[str, list[list]] = {"results": [], "measures": []}
+    later = _Kept()
     if not _block(out, table, frame, labels, options, path, content_hash, held, later):
         return out.build()
     _finish(out, held, later)
@@ -217,29 +220,78 @@ class _NotStreamable(Exception):
 
 def _streamed(path: Path, content_hash: str, options: LoadOptions) -> LoadResult | None:
     """A CSV read block by block (`BLOCK_BYTES`) into the same rows, set aside for the same reasons and in the same
-    order as the whole file read at once; None where the file is not a CSV Arrow reads alike (`read_csv_text`), or a
-    block could read otherwise than the whole file (its times not all ISO 8601: the column-wide test for Unix
-    seconds): the caller reads it whole."""
+    order as the whole file read at once, the accepted rows of a file of several blocks kept on disk
+    (`referee.io.loaders.spilled`) until the store writes them; None where the file is not a CSV Arrow reads alike
+    (`read_csv_text`), or a block could read otherwise than the whole file (its times not all ISO 8601: the
+    column-wide test for Unix seconds), or its rows break the canonical schema: the caller reads it whole."""
     header = _csv_columns(path)
     if header is None:
         return None
     out, held, first = ResultBuilder(path, content_hash, NAME), [], 2
-    later: dict[str, list[list]] = {"results": [], "measures": []}
     try:
         reader = csv_text_blocks(path, header, BLOCK_BYTES)
-        if reader is None:
-            return None
+    except CSV_ERRORS:
+        return None
+    if reader is None:
+        return None
+    later = _Kept(spill=path.stat().st_size > BLOCK_BYTES)
+    try:
         for table in _tables(reader, header):
             labels = _lines(first, table.num_rows)
             first += table.num_rows
             if not _block(out, table, None, labels, options, path, content_hash, held, later, streaming=True):
                 for _ in reader:  # set aside whole for a missing column, unless a later block is no CSV at all
                     pass
+                later.discard()
                 return out.build()
-    except (*CSV_ERRORS, _NotStreamable):
+        _finish(out, held, later)
+    except (*CSV_ERRORS, _NotStreamable, SchemaError):
+        later.discard()
         return None
-    _finish(out, held, later)
+    except BaseException:
+        later.discard()
+        raise
+    later.close()
     return out.build()
+
+
+class _Kept:
+    """The rows `_block` accepts, per table and slot (matches: one; results: one per side; measures: one per side
+    column), kept in the order `_finish` hands them over: in memory as Arrow tables, or, with `spill`, on disk
+    (`Spill`: a file of many blocks holds one block in memory at a time)."""
+
+    def __init__(self, spill: bool = False):
+        self.spill = spill
+        self.slots: dict[str, list] = {"matches": [], "results": [], "measures": []}
+        # the spills' writes, on a thread of this read's own (made here: a thread does not survive a reader's fork)
+        self.writer = ThreadPoolExecutor(1, thread_name_prefix="referee-spill") if spill else None
+
+    def add(self, table: str, slot: int, rows: pa.Table) -> None:
+        """Append a block's rows of `table` to its `slot` (SchemaError from a spill: a value breaks the schema)."""
+        slots = self.slots[table]
+        while len(slots) <= slot:
+            slots.append(Spill(table, own=table != "matches", writer=self.writer) if self.spill else [])
+        slots[slot].append(rows)
+
+    def parts(self, table: str) -> list:
+        """`table`'s pieces, slot by slot: one Arrow table per slot, or the slots' `Spilled` pieces."""
+        if not self.spill:
+            return [pa.concat_tables(rows) for rows in self.slots[table] if rows]
+        return [piece for piece in (spill.close() for spill in self.slots[table]) if piece is not None]
+
+    def close(self) -> None:
+        """Stop the writing thread (every spill closed or discarded by now)."""
+        if self.writer is not None:
+            self.writer.shutdown()
+
+    def discard(self) -> None:
+        """Remove what was spilled (the file is read whole or set aside instead)."""
+        try:
+            for slots in self.slots.values() if self.spill else ():
+                for spill in slots:
+                    spill.discard()
+        finally:
+            self.close()
 
 
 def _lines(first: int, n: int) -> pa.Array:
@@ -266,24 +318,25 @@ def _tables(reader, header: list[str]):
         yield pa.table({h: pa.array([], pa.string()) for h in header})
 
 
-def _finish(out: ResultBuilder, held: list[list], later: dict[str, list[list]]) -> None:
-    """What `_block` kept for the end, in the order one read of the whole file gives: the results (every first
-    contestant, then every second) and the measures (per side column, every row), then the rows set aside, reason
-    by reason in the order they are tested, each reason's rows in file order."""
-    out.accept_bulk(0, **{name: pa.concat_tables([t for part in parts for t in part]) if parts else None
-                          for name, parts in later.items()})
+def _finish(out: ResultBuilder, held: list[list], later: _Kept) -> None:
+    """What `_block` kept for the end, in the order one read of the whole file gives: the matches, the results (every
+    first contestant, then every second) and the measures (per side column, every row), then the rows set aside,
+    reason by reason in the order they are tested, each reason's rows in file order."""
+    for table in ("matches", "results", "measures"):
+        for piece in later.parts(table):
+            out.accept_bulk(0, **{table: piece})
     for rows in held:
         for label, error, raw in rows:
             out.quarantine(label, error, raw)
 
 
 def _block(out: ResultBuilder, table: pa.Table, frame: pd.DataFrame | None, labels: pa.Array, options: LoadOptions,
-           path: Path, content_hash: str, held: list[list], later: dict[str, list[list]],
-           streaming: bool = False) -> bool:
+           path: Path, content_hash: str, held: list[list], later: _Kept, streaming: bool = False) -> bool:
     """One block of judgments (`table`, every column Arrow text; `frame` the pandas rows where they came from JSON;
-    `labels` their record labels) into `out`: the good rows accepted (their results and measures appended to `later`,
-    one list per side and per side column), the others appended to `held` (one list per reason, in the order the
-    reasons are tested); `_finish` writes both. False when the file was set aside whole (a column missing).
+    `labels` their record labels) into `out`: the good rows counted as accepted (their matches, results and measures
+    added to `later`, one slot per side and per side column), the others appended to `held` (one list per reason, in
+    the order the reasons are tested); `_finish` hands both over. False when the file was set aside whole (a column
+    missing).
     `streaming`: raise _NotStreamable where this block's times are not all ISO 8601."""
     names = table.column_names
     cols = {name: _column(names, name, options.mapping) for name in ALIASES}
@@ -366,16 +419,15 @@ def _block(out: ResultBuilder, table: pa.Table, frame: pd.DataFrame | None, labe
             "started_at": times.to_numpy()[good] if times is not None else None,
             "source_file": str(path), "content_hash": content_hash, "record_index": kept(labels),
             "attrs": json_objects({k: kept(text[k]) for k in extra}) if extra else None})
+        later.add("matches", 0, matches)
         tie = scores[:, 0] == scores[:, 1]
-        later["results"] += [[] for _ in range(2 - len(later["results"]))]
         for side, col in ((0, "first"), (1, "second")):
             rank = np.where(tie, 1.0, np.where(scores[:, side] > scores[:, 1 - side], 1.0, 2.0))
             rank = np.where(np.isnan(scores[:, side]), np.nan, rank)  # an aborted match has no rank
             who = kept(text[col])
-            later["results"][side].append(table_of({"match_id": match_ids, "player": who, "agent": who, "role": col,
-                                                    "score": scores[:, side], "rank": rank,
-                                                    "outcome": pa.array(ended[:, side].tolist(), pa.string())}))
-        later["measures"] += [[] for _ in range(2 * len(sides) - len(later["measures"]))]
+            later.add("results", side, table_of({"match_id": match_ids, "player": who, "agent": who, "role": col,
+                                                 "score": scores[:, side], "rank": rank,
+                                                 "outcome": pa.array(ended[:, side].tolist(), pa.string())}))
         columns = [(name, col, column) for name, first, second in sides
                    for col, column in (("first", first), ("second", second))]
         for k, (name, col, column) in enumerate(columns):
@@ -384,9 +436,9 @@ def _block(out: ResultBuilder, table: pa.Table, frame: pd.DataFrame | None, labe
             ids, who = match_ids, kept(text[col])
             if not present.all():  # (a full column keeps the very arrays: no copy, and known as this file's own ids)
                 ids, who, value = ids.filter(pa.array(present)), who.filter(pa.array(present)), value[present]
-            later["measures"][k].append(table_of({"match_id": ids, "player": who, "name": name, "value": value,
-                                                  "kind": "telemetry"}))
-        out.accept_bulk(len(good), matches=matches)
+            later.add("measures", k, table_of({"match_id": ids, "player": who, "name": name, "value": value,
+                                               "kind": "telemetry"}))
+        out.accept_bulk(len(good))
     return True
 
 

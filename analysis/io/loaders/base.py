@@ -22,8 +22,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from referee.io.catalogue import Catalogue
-from referee.io.schema import SchemaError, arrow_schema, columns, conform, conform_arrow, empty, rows_to_arrow
-from referee.io.loaders.rows import Rows, rows_part
+from referee.io.schema import arrow_schema, columns, conform, empty
+from referee.io.loaders.parts import (  # noqa: F401  (re-exported: the store and the loaders take them from here)
+    COLUMNAR_ROWS, ROWS_ARROW, Frame, Part, Rows, Spilled, columnar_part, conform_parts, drop_matches, frame_rows,
+    match_chunks, part_match_ids, same_buffers)
 from referee.models.registry import suggest  # noqa: F401  (re-exported for the loaders)
 from referee.io.loaders.errors import (  # noqa: F401  (re-exported: every loader imports them from here)
     DATA_TABLES, FILE_RAW_CAP, FORMAT_REASONS, INT64, PROBE, RAW_CAP, NotThisRunner, RecordError, _way,
@@ -32,9 +34,6 @@ from referee.io.loaders.files import (  # noqa: F401
     Line, check_record, file_hash, file_key, file_text, hash_and_head, json_error, json_lines, parse_json_line,
     read_json, record_fault)
 from referee.io.loaders.appended import Unread
-
-Frame = pd.DataFrame | pa.Table
-
 
 @dataclass
 class LoadOptions:
@@ -48,9 +47,6 @@ class LoadOptions:
     progress: bool = False
     phase: str | None = None  # the contest phase every match read belongs to (ingest --phase)
     score: str | None = None  # which of a runner's several scores is the score (ingest --score; Sotopia's dimension)
-
-
-Part = pd.DataFrame | pa.Table | list | Rows  # a piece of one table: a DataFrame, an Arrow table, row dicts or `Rows`
 
 
 @dataclass
@@ -113,10 +109,11 @@ class LoadResult:
         """The distinct match ids of these tables' parts that none of this result's own matches has: found
         column by column where every part is an Arrow table (a million judgments: no Python set of them)."""
         parts, own = [p for t in tables for p in self.parts.get(t, [])], self.parts.get("matches", [])
-        if not all(isinstance(p, pa.Table) for p in parts + own):
+        if not all(isinstance(p, (pa.Table, Spilled)) for p in parts + own):
             return set().union(*(self.match_ids(t) for t in tables)) - self.match_ids("matches")
-        same = {_identity(c) for p in own for c in p["match_id"].chunks}
-        chunks = [c for p in parts for c in p["match_id"].chunks if _identity(c) not in same]  # the very same column
+        parts = [p for p in parts if not (isinstance(p, Spilled) and p.own)]  # made beside this file's matches
+        same = {same_buffers(c) for p in own if isinstance(p, pa.Table) for c in p["match_id"].chunks}
+        chunks = [c for p in parts for c in match_chunks(p) if same_buffers(c) not in same]  # the very same column
         if not chunks:
             return set()
         named = pa.chunked_array(chunks, pa.string())
@@ -126,70 +123,18 @@ class LoadResult:
     @functools.cached_property
     def match_column(self) -> pa.Array | None:
         """This result's own match ids as one Arrow text column (made once), where every matches part is an
-        Arrow table; None otherwise."""
+        Arrow table or `Spilled`; None otherwise."""
         own = self.parts.get("matches", [])
         if not own:
             return pa.array([], pa.string())
-        if not all(isinstance(p, pa.Table) for p in own):
+        if not all(isinstance(p, (pa.Table, Spilled)) for p in own):
             return None
-        return pa.concat_arrays([c.cast(pa.string()) for p in own for c in p["match_id"].chunks])
+        return pa.concat_arrays([c.cast(pa.string()) for p in own for c in match_chunks(p)])
 
     @property
     def quarantined(self) -> int:
         """Records set aside (always equal to the quarantine table's length)."""
         return len(self.bad)
-
-
-COLUMNAR_ROWS = 1000  # a list of row dicts this long becomes an Arrow table where the loader built it
-ROWS_ARROW = 128  # ... and a `Rows` piece this long: 266 events of six-player logs as tuples held 120 MB more in the
-# writer than as Arrow (3,988 files: 524 MB against 398), where 73 events of three-player logs saved 0.25 ms a file
-
-
-def _columnar(table: str, part: Part) -> Part:
-    """A long list of row dicts as the canonical Arrow table (made in the reader process, where it costs no
-    writer time, and far smaller to hand over and to hold than the dicts); the list itself where it is short
-    or a value breaks the schema (the store's own conversion then names it)."""
-    if isinstance(part, Rows):
-        return rows_part(table, part) if len(part) >= ROWS_ARROW else part
-    if not isinstance(part, list) or len(part) < COLUMNAR_ROWS:
-        return part
-    try:
-        return rows_to_arrow(table, part)
-    except SchemaError:
-        return part
-
-
-def _identity(chunk: pa.Array) -> tuple:
-    """What makes two Arrow arrays the same values without reading them: their buffers, offset and length."""
-    return (tuple(b.address if b is not None else None for b in chunk.buffers()), chunk.offset, len(chunk))
-
-
-def part_match_ids(part: Part) -> set:
-    """The distinct match ids of a part's rows."""
-    if isinstance(part, list):
-        return {r["match_id"] for r in part}
-    if isinstance(part, Rows):
-        return set(part.column("match_id"))
-    if isinstance(part, pa.Table):
-        return set(pc.unique(part["match_id"]).to_pylist())
-    return set(part["match_id"].unique().tolist())
-
-
-def conform_parts(table: str, parts: list[Part]) -> Frame:
-    """Concatenate pieces of one canonical table and conform them once: a DataFrame, or an Arrow table
-    when any piece is Arrow; the canonical empty frame when there are none."""
-    parts = [rows_part(table, p) if isinstance(p, Rows) else p for p in parts]
-    rows = [r for p in parts if isinstance(p, list) for r in p]
-    frames = [p for p in parts if isinstance(p, pd.DataFrame) and len(p)]
-    if rows:
-        frames.append(pd.DataFrame(rows))
-    frame = conform(table, pd.concat(frames, ignore_index=True)) if frames else empty(table)
-    arrow = [conform_arrow(table, p) for p in parts if isinstance(p, pa.Table) and p.num_rows]
-    if not arrow:
-        return frame
-    if len(frame):
-        arrow.append(conform_arrow(table, pa.Table.from_pandas(frame, preserve_index=False)))
-    return pa.concat_tables(arrow)
 
 
 class LoaderCountError(RuntimeError):
@@ -394,7 +339,7 @@ class ResultBuilder:
         if self._read != self._accepted + len(self._bad):
             raise LoaderCountError(f"{self.path}: the {self.runner} loader read {self._read} records but accepted "
                                    f"{self._accepted} and set aside {len(self._bad)}; please report this bug")
-        parts = {t: [_columnar(t, p) for p in self._parts[t] + ([self._rows[t]] if self._rows[t] else [])]
+        parts = {t: [columnar_part(t, p) for p in self._parts[t] + ([self._rows[t]] if self._rows[t] else [])]
                  for t in DATA_TABLES}
         return LoadResult(
             source_file=str(self.path),
@@ -536,36 +481,6 @@ def ranks_from_scores(scores: list[float]) -> list[float]:
 
 
 Sniffer = Callable[[Path, str], bool]
-
-
-def frame_match_ids(frame: Frame) -> pd.Series:
-    """The `match_id` column of a DataFrame or Arrow table, as a pandas Series."""
-    if isinstance(frame, pa.Table):
-        return frame["match_id"].to_pandas()
-    return frame["match_id"]
-
-
-def drop_matches(frame: Part, ids: set[str]) -> Part:
-    """`frame` without the rows whose match_id is in `ids` (DataFrame, Arrow table, list of row dicts or `Rows`)."""
-    if isinstance(frame, list):
-        return [r for r in frame if r["match_id"] not in ids]
-    if isinstance(frame, Rows):
-        at = frame.names.index("match_id")
-        return Rows(frame.names, [r for r in frame.rows if r[at] not in ids])
-    if isinstance(frame, pa.Table):
-        return frame.filter(pc.invert(pc.is_in(frame["match_id"], value_set=pa.array(sorted(ids), pa.string()))))
-    return frame[~frame["match_id"].isin(ids)].reset_index(drop=True)
-
-
-def frame_rows(frame: Part, ids: set[str]) -> list[dict]:
-    """The rows of `frame` whose match_id is in `ids`, as dicts."""
-    if isinstance(frame, list):
-        return [r for r in frame if r["match_id"] in ids]
-    if isinstance(frame, Rows):
-        return [r for r in frame.dicts() if r["match_id"] in ids]
-    if isinstance(frame, pa.Table):
-        return frame.filter(pc.is_in(frame["match_id"], value_set=pa.array(sorted(ids), pa.string()))).to_pylist()
-    return frame[frame["match_id"].isin(ids)].to_dict("records")
 
 
 def given_id(value: object, field: str) -> str | None:

@@ -20,7 +20,7 @@ class Rows:
     of files (`referee.io.store`), not once per file. For the short pieces of many small files (a mapped game's
     events): one conversion of a batch costs a fraction of one per file, and tuples cost less to hand from a reader
     process than an Arrow table. A piece of ROWS_ARROW rows or more is made Arrow in the reader
-    (`loaders.base._columnar`): as tuples, long pieces cost the writer more memory than they save time."""
+    (`loaders.parts.columnar_part`): as tuples, long pieces cost the writer more memory than they save time."""
 
     names: tuple[str, ...]
     rows: list[tuple]
