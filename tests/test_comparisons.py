@@ -89,3 +89,22 @@ def test_ballots():
     matches, results = _tables([("m", "p1", "a", 3, None), ("m", "p2", "a", 1, None), ("m", "p3", "b", 1.5, None)])
     ballots = ballots_from_tables(matches, results).set_index("agent")["score"].to_dict()
     assert ballots == {"a": 2.0, "b": 1.5}
+
+
+def test_positions_are_pandas_get_indexer_for_arrow_text_object_text_and_missing_values():
+    """`positions` (Arrow's index_in where the column is Arrow text) gives exactly `Index.get_indexer`: -1 for a
+    missing value or a name not among them, on Arrow-backed and object columns, and for names that are not text."""
+    import numpy as np
+    import pandas as pd
+
+    from referee.prepare.membership import positions
+
+    names = ["a", "b", "c\u00e9", "d"]
+    cells = ["b", None, "c\u00e9", "zz", "a", "d", "a", ""]
+    for dtype in ("string[pyarrow]", "str", object):
+        values = pd.Series(cells, dtype=dtype)
+        expected = pd.Index(names).get_indexer(values)
+        assert np.array_equal(positions(values, names), expected), dtype
+        assert positions(values, names).dtype == np.int64
+    numbers = pd.Series([3, 1, 7])
+    assert positions(numbers, [1, 2, 3]).tolist() == [2, 0, -1]

@@ -40,7 +40,7 @@ import pandas as pd
 
 from referee.prepare.scores import agent_match_scores
 from referee.prepare.selection import ordering_points, with_outcomes, without_excluded
-from referee.prepare.membership import is_in
+from referee.prepare.membership import is_in, positions
 
 COLUMNS = ["a", "b", "outcome", "cluster", "game", "kind", "communication", "time"]
 MAX_PAIRS = 5_000_000  # comparisons built in memory at most (about 0.5 GB with the work of building them)
@@ -435,7 +435,7 @@ def win_counts(matches: pd.DataFrame, results: pd.DataFrame, agents: list[str] |
     agents = sorted(units["agent"].unique()) if agents is None else list(agents)
     n = len(agents)
     W, T = np.zeros((n, n)), np.zeros((n, n))
-    codes = pd.Index(agents).get_indexer(units["agent"])
+    codes = positions(units["agent"], agents)
     order = np.argsort(units["unit"].to_numpy().astype(str), kind="stable")
     unit_sorted = units["unit"].to_numpy().astype(str)[order]
     code, score = codes[order], units["score"].to_numpy(float)[order]

@@ -29,7 +29,7 @@ from scipy.special import ndtr, ndtri  # the standard Normal's cdf and quantile 
 
 from referee.models.ratings.rank_sets import alpha
 from referee.run.ratings.intervals import ROBUST_WALD
-from referee.prepare.membership import agents_in
+from referee.prepare.membership import agents_in, positions
 from referee.run.ratings.rating_labels import ESTABLISHED
 
 LEVEL = 0.95
@@ -151,9 +151,8 @@ def component_covariance(fit, comparisons: pd.DataFrame) -> np.ndarray:
     comparisons among them (`bradley_terry.bt_covariance`)."""
     from referee.models.ratings.bradley_terry import ELO_SCALE, bt_covariance, centred
 
-    index = pd.Index(fit.agents)
-    held = comparisons[index.get_indexer(comparisons["a"]) >= 0]
-    a, b = index.get_indexer(held["a"]), index.get_indexer(held["b"])
+    held = comparisons[positions(comparisons["a"], fit.agents) >= 0]
+    a, b = positions(held["a"], fit.agents), positions(held["b"], fit.agents)
     cov = bt_covariance(fit.theta, a, b, held["outcome"].to_numpy(float), held["cluster"].astype(str).to_numpy(),
                         fit.prior_sd)
     return centred(cov) * ELO_SCALE ** 2

@@ -31,7 +31,7 @@ from referee.models.ratings.bootstrap import MIN_MATCHES
 from referee.models.registry import methods_with
 from referee.models.ratings.bradley_terry import (ELO_CENTRE, ELO_SCALE, pair_counts, profile_bound,
                                                   unbeaten_and_winless)
-from referee.prepare.membership import agents_in
+from referee.prepare.membership import agents_in, positions
 
 # methods whose likelihood is Bradley-Terry's on the Elo scale (their registry entry's `profile`): a one-sided
 # agent's finite bound is the profile-likelihood bound of that model
@@ -52,8 +52,7 @@ def one_sided(comparisons: pd.DataFrame) -> pd.Series:
 def _pair_counts(comparisons: pd.DataFrame) -> tuple[list[str], np.ndarray]:
     """(agents sorted, W (n, n) of `bradley_terry.pair_counts`: wins of row over column, ties as halves)."""
     agents = agents_in(comparisons)
-    index = pd.Index(agents)
-    return agents, pair_counts(index.get_indexer(comparisons["a"]), index.get_indexer(comparisons["b"]),
+    return agents, pair_counts(positions(comparisons["a"], agents), positions(comparisons["b"], agents),
                                comparisons["outcome"].to_numpy(float), len(agents))
 
 

@@ -34,7 +34,7 @@ from referee.models.ratings.bootstrap import MIN_MATCHES
 from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, Z95, fit_bt, mle_exists, pair_counts
 from referee.models.ratings.bradley_terry import information
 from referee.models.ratings.design import contrast_gains, covariance, select, update
-from referee.prepare.membership import agents_in
+from referee.prepare.membership import agents_in, positions
 
 TARGETS = ("adjacent", "width", "top")
 
@@ -115,8 +115,7 @@ def plan(comparisons: pd.DataFrame, budget: int, target: str = "adjacent:0.95", 
     if players < 2 or players > len(names):
         raise ValueError(f"--players must be between 2 and the {len(names)} agents there are")
     goal = parse_target(target)
-    index = pd.Index(names)
-    a, b = index.get_indexer(comparisons["a"]), index.get_indexer(comparisons["b"])
+    a, b = positions(comparisons["a"], names), positions(comparisons["b"], names)
     outcome = comparisons["outcome"].to_numpy(float)
     n = len(names)
     W = pair_counts(a, b, outcome, n)
@@ -219,8 +218,7 @@ def power_curve(comparisons: pd.DataFrame, delta_elo: float, pair: tuple[str, st
     for the pair's own comparisons alone, for reference).
     """
     names = agents_in(comparisons)
-    index = pd.Index(names)
-    a, b = index.get_indexer(comparisons["a"]), index.get_indexer(comparisons["b"])
+    a, b = positions(comparisons["a"], names), positions(comparisons["b"], names)
     n = len(names)
     counts = pair_counts(a, b, np.ones(len(a)), n, ties="ignore")
     counts = np.triu(counts + counts.T, 1)

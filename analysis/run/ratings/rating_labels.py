@@ -32,7 +32,7 @@ from referee.models.ratings.bootstrap import MIN_MATCHES
 from referee.run.ratings.intervals import one_sided
 from referee.run.options import MAX_ANCHOR, number_or_nan
 from referee.models.registry import methods_with
-from referee.prepare.membership import agents_in, is_in
+from referee.prepare.membership import agents_in, is_in, positions
 from referee.names import NEVER_COMPARED, NO_INFORMATION
 
 ESTABLISHED = "established"  # the status of an agent the one rule trusts (else "provisional: why")
@@ -82,7 +82,7 @@ def components(comparisons: pd.DataFrame, agents: list[str]) -> pd.Series:
     """Component number per agent (1 = the component with the most agents), indexed by agent: agents are
     linked when any comparison pairs them. Agents of `agents` never compared are their own components."""
     index = pd.Index(list(agents))
-    a, b = index.get_indexer(comparisons["a"]), index.get_indexer(comparisons["b"])
+    a, b = positions(comparisons["a"], index), positions(comparisons["b"], index)
     keep = (a >= 0) & (b >= 0)
     n = len(index)
     graph = csr_matrix((np.ones(int(keep.sum())), (a[keep], b[keep])), shape=(n, n))

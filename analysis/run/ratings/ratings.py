@@ -46,7 +46,7 @@ from referee.models.ratings.bootstrap import BootstrapResult, bootstrap_generic,
 from referee.models.ratings.bradley_terry import bt_covariance_floored, centred_se, cluster_reading, pair_counts, wald_table
 from referee.models.registry import DEFAULT_TAU_ELO
 from referee.models.ratings.rating_fits import Point, davidson_ties
-from referee.prepare.membership import agents_in, is_in
+from referee.prepare.membership import agents_in, is_in, positions
 
 METHODS = tuple(RATING_METHODS)  # names and traits in `referee.models.registry`
 ONLINE = methods_with(online=True)  # fed matches in time order
@@ -80,13 +80,12 @@ def encode(comparisons: pd.DataFrame, agents: list[str] | None = None) -> Coded:
     """Integer-code a comparisons table (agents sorted by name unless given)."""
     if agents is None:
         agents = agents_in(comparisons)
-    index = pd.Index(agents)
     games = comparisons["game"].fillna("(all)").astype(str)
     game_names = sorted(games.unique())
     return Coded(
         agents=list(agents), games=game_names,
-        a=index.get_indexer(comparisons["a"]), b=index.get_indexer(comparisons["b"]),
-        game=pd.Index(game_names).get_indexer(games), outcome=comparisons["outcome"].to_numpy(float),
+        a=positions(comparisons["a"], agents), b=positions(comparisons["b"], agents),
+        game=positions(games, game_names), outcome=comparisons["outcome"].to_numpy(float),
         cluster=comparisons["cluster"].astype(str).to_numpy(),
     )
 

@@ -16,6 +16,7 @@ import pandas as pd
 from sklearn.metrics import roc_auc_score
 
 from referee.prepare.comparisons import comparison_games
+from referee.prepare.membership import positions
 from referee.run.executor import Executor, Shared, Task, run_tasks, share
 from referee.run.ratings.ratings import encode
 from referee.models.fit import summarised_warnings
@@ -91,9 +92,7 @@ def cv_fold(shared: Shared, fold: int, specs: list[tuple[str, int]], seed: int,
     test = data[(fold_a == fold) & (fold_b == fold) & (data["outcome"] != 0.5)]
     if test.empty or train.empty:
         return []
-    a = pd.Index(agents).get_indexer(test["a"])
-    b = pd.Index(agents).get_indexer(test["b"])
-    g = pd.Index(games).get_indexer(test["game"])
+    a, b, g = positions(test["a"], agents), positions(test["b"], agents), positions(test["game"], games)
     label = (test["outcome"].to_numpy() == 1.0)
     tf = test["flip"].to_numpy(bool)
     a, b, label = np.where(tf, b, a), np.where(tf, a, b), np.where(tf, ~label, label)
