@@ -476,3 +476,33 @@ def test_a_csv_of_many_blocks_is_stored_from_disk_as_the_whole_read_stores_it(tm
     late.write_text("first,second,winner,time\n" + "a,b,first,2026-01-01T00:00:00Z\n" * 2000 + "a,b,tie,1700000000\n")
     assert arena._streamed(late, "0" * 64, arena.LoadOptions()) is None
     assert not list(spill_folder.iterdir())
+
+
+def test_rows_spilled_by_reader_processes_reach_the_store_and_leave_nothing_behind(tmp_path, monkeypatch):
+    """A `Spilled` piece made in a reader process is handed to the ingest with its file: the reader's copy lets go of
+    it (it would remove the file when the reader exits), the ingest's copy writes and removes it. Three arena CSVs of
+    several blocks, read by two reader processes, store what one process reading them stores."""
+    import tempfile
+
+    from referee.io.loaders import arena
+
+    sim = simulate_arena(n_agents=8, n_judgments=1200, seed=4, tie_rate=0.1, style_effect=0.2)
+    frame = pd.read_csv(write_arena(sim, tmp_path / "sim")["judgments"], dtype=str, keep_default_na=False)
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for k in range(3):
+        frame.iloc[k * 400:(k + 1) * 400].to_csv(folder / f"part{k}.csv", index=False)
+    spill_folder = tmp_path / "spill"
+    spill_folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spill_folder))
+    monkeypatch.setattr(arena, "BLOCK_BYTES", 4096)
+    monkeypatch.setattr("referee.io.reading.PARALLEL_MIN", 2)
+    found = {}
+    for workers in (1, 2):
+        with Store(tmp_path / f"w{workers}.duckdb") as store:
+            report = store.ingest([folder], workers=workers)
+        assert report.accepted == 1200 and not list(spill_folder.iterdir()), workers
+        found[workers] = _rows(tmp_path / f"w{workers}.duckdb")
+    for table in TABLES:
+        pd.testing.assert_frame_equal(found[2][table], found[1][table], check_dtype=False, obj=table)
+    assert len(found[2]["results"]) == 2400 and len(found[2]["measures"]) > 0
