@@ -145,3 +145,19 @@ def test_every_quarantine_reason_keeps_an_example_past_the_reports_sample(tmp_pa
     report = Store(tmp_path / "s.duckdb").ingest([str(path)], runner="gtbench")
     reasons = set(report.quarantine["reason"])
     assert {reason for _, reason in report.by_reason} == reasons == {"wrong value", "wrong type"}
+
+
+@pytest.mark.parametrize("batch_files", [1, 250])
+def test_a_rejected_file_read_again_and_still_rejected_keeps_one_quarantine(tmp_path, monkeypatch, batch_files):
+    """Files none of whose records were accepted are read again by the next ingest: their earlier quarantine and
+    sources rows go (one delete per batch, before the batch is written) and the new ones stay, whether the files are
+    written in one batch or staged a file at a time. Two rejected files, ingested three times, leave two rows each."""
+    for k in range(2):
+        write_json(tmp_path / "logs" / f"notes{k}.json", {"hello": k})
+    monkeypatch.setattr("referee.io.store.BATCH_FILES", batch_files)
+    with Store(tmp_path / "s.duckdb") as store:
+        for attempt in range(3):
+            report = store.ingest([tmp_path / "logs"])
+            assert (report.read, report.quarantined) == (2, 2)
+            assert store.info()["quarantined"] == 2, attempt
+            assert store.query("SELECT count(*) AS n FROM sources")["n"].iloc[0] == 2, attempt
