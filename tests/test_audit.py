@@ -169,3 +169,30 @@ def test_a_telemetry_measure_declared_at_ingest_is_reported_without_naming_it_ag
                  "--measure", "activity=telemetry"]) == 0
     found = referee.audit(store, outcome=["territory:higher"], no_bayes=True)
     assert found.value["two_scores"]["table"] is not None and "activity" in found.value["two_scores"]["verdict"]
+
+
+@pytest.mark.parametrize("n", [3, 7, 40, 130])
+def test_resampled_rank_correlations_are_scipys_for_every_resample(n):
+    """The audit's bootstrap computes Spearman's rho and Kendall's tau-b of all its resamples as arrays (pairs as
+    arrays up to PAIRWISE_MAX players, scipy's own Kendall past it): each is scipy's for that resample to 1e-12, with
+    ties in both variables, and NaN exactly where a resample's score or outcome is constant."""
+    import numpy as np
+    from scipy import stats
+
+    from referee.models.validity.rank_resamples import resampled_rank_correlations
+
+    rng = np.random.default_rng(n)
+    x = np.round(rng.normal(size=n) * 2)  # ties
+    y = np.round(x + rng.normal(size=n))
+    idx = rng.integers(0, n, (200, n))
+    rho, tau = resampled_rank_correlations(x, y, idx)
+    constant = 0
+    for b in range(len(idx)):
+        xs, ys = x[idx[b]], y[idx[b]]
+        if np.ptp(xs) == 0 or np.ptp(ys) == 0:
+            constant += 1
+            assert np.isnan(rho[b]) and np.isnan(tau[b])
+            continue
+        assert abs(rho[b] - stats.spearmanr(xs, ys).statistic) < 1e-12
+        assert abs(tau[b] - stats.kendalltau(xs, ys).statistic) < 1e-12
+    assert (constant > 0) == (n == 3)  # three players drawn with replacement are often one player

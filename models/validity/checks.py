@@ -13,10 +13,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from referee.models.fit import CHAINS, TUNE, FitResult, ReadsAsMapping, sample, summarised_warnings
+from referee.models.fit import CHAINS, TUNE, FitResult, ReadsAsMapping, sample
 from referee.models.registry import AUDIT_DRAWS
 from referee.models.validity import CHECK_TITLES  # noqa: F401  (re-exported: the audit's vocabulary)
 from referee.models.validity.formula import Formula
+from referee.models.validity.rank_resamples import resampled_rank_correlations
 
 
 
@@ -264,18 +265,10 @@ def rank_agreement(frame: pd.DataFrame, outcome: str, k: int = 3, n_boot: int = 
         return out
     out["spearman"] = float(stats.spearmanr(x, y).statistic)
     out["kendall"] = float(stats.kendalltau(x, y).statistic)
-    rng = np.random.default_rng(seed)
-    boots = {"spearman": [], "kendall": []}
-    with summarised_warnings(f"{n_boot} bootstrap replicates of the rank correlations"):
-        for _ in range(n_boot):
-            idx = rng.integers(0, n, n)
-            if np.ptp(x[idx]) == 0 or np.ptp(y[idx]) == 0:
-                continue
-            boots["spearman"].append(stats.spearmanr(x[idx], y[idx]).statistic)
-            boots["kendall"].append(stats.kendalltau(x[idx], y[idx]).statistic)
+    idx = np.random.default_rng(seed).integers(0, n, (n_boot, n))  # resamples of the players, one a row
+    boots = dict(zip(("spearman", "kendall"), resampled_rank_correlations(x, y, idx)))
     for name, values in boots.items():
-        values = np.asarray(values, float)
-        values = values[np.isfinite(values)]
+        values = values[np.isfinite(values)]  # a resample with a constant score or outcome has no correlation
         out[f"{name}_low"], out[f"{name}_high"] = (float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5)))
     k = min(k, n)
     top_score = set(data.nlargest(k, "score")["player"])
