@@ -186,3 +186,24 @@ def test_a_tier_boundary_and_a_comparison_name_their_matches(planted):
     top = met.loc[np.isclose(met["surprise"], met["surprise"].max()), "match"]  # every upset of the pair alike
     assert match in set(top) and f"{match} (won)" in found.lines[0].split("their matches, most surprising first: ")[1]
     assert np.isclose(met["p_a_beats_b"].iloc[0], float(win_probability(found.difference, 0.0)))
+
+
+def test_a_matchs_record_counts_each_result_and_names_each_opponent_once():
+    """A four-player match as its six comparisons, and a second match: each agent's won, lost and tied are counted
+    from its own comparisons, its opponents named once each in name order; its record by opponent sums them over
+    matches (hand-counted)."""
+    from referee.run.ratings.games import record_by_opponent
+
+    comparisons = pd.DataFrame({
+        "a": ["p", "p", "p", "q", "q", "r", "p"], "b": ["q", "r", "s", "r", "s", "s", "q"],
+        "outcome": [1.0, 0.5, 0.0, 1.0, 1.0, 0.0, 0.0], "cluster": ["m1"] * 6 + ["m2"]})
+    ratings = pd.Series({"p": 1500.0, "q": 1500.0, "r": 1500.0, "s": 1500.0})
+    found = match_surprise(comparisons, ratings).set_index(["match", "agent"])
+    assert found.loc[("m1", "p"), ["won", "lost", "tied"]].tolist() == [1, 1, 1]
+    assert found.loc[("m1", "s"), ["won", "lost", "tied"]].tolist() == [2, 1, 0]
+    assert found.loc[("m1", "q"), "opponents"] == "p, r, s" and found.loc[("m2", "q"), "opponents"] == "p"
+    assert found.loc[("m2", "q"), ["won", "lost", "tied"]].tolist() == [1, 0, 0]
+    record = record_by_opponent(comparisons, "p").set_index("opponent")
+    assert record.loc["q", ["won", "lost", "tied", "matches"]].tolist() == [1, 1, 0, 2]
+    assert record.loc["r", ["won", "lost", "tied", "matches"]].tolist() == [0, 0, 1, 1]
+    assert record.index.tolist() == ["q", "r", "s"]  # most matches first, then by name

@@ -30,6 +30,13 @@ def _surprise(p_a: np.ndarray, outcome: np.ndarray) -> np.ndarray:
     return -(outcome * np.log2(p) + (1 - outcome) * np.log2(1 - p))
 
 
+def _results(score: pd.Series) -> dict[str, np.ndarray]:
+    """Per comparison, whether the agent won (score 1), lost (0) or tied (0.5), as 0/1 counts to sum per group."""
+    values = score.to_numpy(float)
+    return {"won": (values == 1).astype(np.int64), "lost": (values == 0).astype(np.int64),
+            "tied": (values == 0.5).astype(np.int64)}
+
+
 def match_surprise(comparisons: pd.DataFrame, ratings: pd.Series) -> pd.DataFrame:
     """One row per (match, agent) of the rated agents' comparisons: match (the comparison's cluster), agent,
     opponents (text), won, lost, tied (its comparisons in the match), expected (its expected wins: sum of
@@ -48,14 +55,16 @@ def match_surprise(comparisons: pd.DataFrame, ratings: pd.Series) -> pd.DataFram
                       "opponent": rated["b"].to_numpy(), "score": outcome, "p": p, "bits": bits}),
         pd.DataFrame({"match": rated["cluster"].astype(str).to_numpy(), "agent": rated["b"].to_numpy(),
                       "opponent": rated["a"].to_numpy(), "score": 1 - outcome, "p": 1 - p, "bits": bits})])
+    both = both.assign(**_results(both["score"]))
     both["odds_won"] = (both["score"] == 1) & (both["p"] < 0.5)  # a comparison won that the board expected lost
     both["odds_lost"] = (both["score"] == 0) & (both["p"] > 0.5)
     grouped = both.groupby(["match", "agent"], sort=False)
-    out = grouped.agg(won=("score", lambda s: int((s == 1).sum())), lost=("score", lambda s: int((s == 0).sum())),
-                      tied=("score", lambda s: int((s == 0.5).sum())), expected=("p", "sum"),
+    out = grouped.agg(won=("won", "sum"), lost=("lost", "sum"), tied=("tied", "sum"), expected=("p", "sum"),
                       surprise=("bits", "sum"), odds_won=("odds_won", "sum"), odds_lost=("odds_lost", "sum")
                       ).reset_index()
-    out["opponents"] = grouped["opponent"].agg(lambda o: ", ".join(sorted(set(o)))).to_numpy()
+    named = (both[["match", "agent", "opponent"]].drop_duplicates().sort_values("opponent")
+             .groupby(["match", "agent"], sort=False)["opponent"].agg(", ".join))  # each opponent once, by name
+    out["opponents"] = named.reindex(pd.MultiIndex.from_frame(out[["match", "agent"]])).to_numpy()
     out["upset"] = np.where(out["odds_won"] > out["odds_lost"], "won against the odds",
                             np.where(out["odds_lost"] > out["odds_won"], "lost against the odds", ""))
     columns = ["match", "agent", "opponents", "won", "lost", "tied", "expected", "surprise", "upset"]
@@ -72,10 +81,8 @@ def record_by_opponent(comparisons: pd.DataFrame, agent: str) -> pd.DataFrame:
     score = np.where(first, mine["outcome"].to_numpy(float), 1 - mine["outcome"].to_numpy(float))
     frame = pd.DataFrame({"opponent": np.where(first, mine["b"], mine["a"]), "score": score,
                           "match": mine["cluster"].astype(str).to_numpy()})
-    grouped = frame.groupby("opponent")
-    out = pd.DataFrame({"won": grouped["score"].agg(lambda s: int((s == 1).sum())),
-                        "lost": grouped["score"].agg(lambda s: int((s == 0).sum())),
-                        "tied": grouped["score"].agg(lambda s: int((s == 0.5).sum())),
+    grouped = frame.assign(**_results(frame["score"])).groupby("opponent")
+    out = pd.DataFrame({"won": grouped["won"].sum(), "lost": grouped["lost"].sum(), "tied": grouped["tied"].sum(),
                         "matches": grouped["match"].nunique()}).reset_index()
     return out.sort_values(["matches", "opponent"], ascending=[False, True]).reset_index(drop=True)
 
