@@ -117,11 +117,12 @@ def cyclic_share_by_chance(game: PayoffTable, draws: int = 200, seed: int = 0) -
 
 def _wins(comparisons: pd.DataFrame, agents: list[str]) -> np.ndarray:
     """Bradley-Terry's pair counts (ties half a win each) of the comparisons among `agents`."""
+    from referee.models.codes import positions
     from referee.models.ratings.bradley_terry import pair_counts
 
-    index = {a: k for k, a in enumerate(agents)}
-    return pair_counts(comparisons["a"].map(index).to_numpy(), comparisons["b"].map(index).to_numpy(),
-                       comparisons["outcome"].to_numpy(dtype=float), len(agents))
+    a, b = positions(comparisons["a"], agents), positions(comparisons["b"], agents)
+    among = (a >= 0) & (b >= 0)  # a comparison with an agent outside `agents` is not among them
+    return pair_counts(a[among], b[among], comparisons["outcome"].to_numpy(dtype=float)[among], len(agents))
 
 
 def components(comparisons: pd.DataFrame) -> list[list[str]]:

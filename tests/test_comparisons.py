@@ -97,7 +97,7 @@ def test_positions_are_pandas_get_indexer_for_arrow_text_object_text_and_missing
     import numpy as np
     import pandas as pd
 
-    from referee.prepare.membership import positions
+    from referee.models.codes import positions
 
     names = ["a", "b", "c\u00e9", "d"]
     cells = ["b", None, "c\u00e9", "zz", "a", "d", "a", ""]

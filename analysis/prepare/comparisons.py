@@ -40,7 +40,8 @@ import pandas as pd
 
 from referee.prepare.scores import agent_match_scores
 from referee.prepare.selection import ordering_points, with_outcomes, without_excluded
-from referee.prepare.membership import is_in, positions
+from referee.prepare.membership import is_in
+from referee.models.codes import positions
 
 COLUMNS = ["a", "b", "outcome", "cluster", "game", "kind", "communication", "time"]
 MAX_PAIRS = 5_000_000  # comparisons built in memory at most (about 0.5 GB with the work of building them)

@@ -1,10 +1,9 @@
-"""Which values of a column are among a set of values, and where: `Series.isin` and `Index.get_indexer` at arena scale.
+"""Which values of a column are among a set of values: `Series.isin` at arena scale.
 
 pandas' `isin` on an Arrow-backed string column turns every value of the set into a Python object first (a
 million match ids: about 1.5 s a call, and a rating command makes a dozen). `is_in` hands both sides to Arrow's
-`is_in` kernel instead (about 0.05 s for the same call) and falls back to pandas for what Arrow cannot compare.
-`positions` does the same for `get_indexer` (each comparison's agent as a number: 400,000 names in 12 ms against
-pandas' 55 ms, and a leaderboard codes its comparisons ten times).
+`is_in` kernel instead (about 0.05 s for the same call) and falls back to pandas for what Arrow cannot compare
+(`referee.models.codes.positions` does the same for `Index.get_indexer`).
 """
 
 from __future__ import annotations
@@ -34,21 +33,6 @@ def is_in(values: pd.Series, among) -> np.ndarray:
         return np.asarray(mask.fill_null(False).to_numpy(zero_copy_only=False), bool)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError):
         return np.asarray(values.isin(pool), bool)
-
-
-def positions(values: pd.Series, names) -> np.ndarray:
-    """Each value's position in `names` (distinct, e.g. the sorted agents), int64 of shape (len(values),); -1 where a
-    value is missing or not among them: `pd.Index(names).get_indexer(values)`, through Arrow's `index_in` where
-    `values` is text Arrow holds alike."""
-    names = list(names)
-    try:
-        left = pa.array(values, from_pandas=True)
-        if left.type in (pa.string(), pa.large_string()) and all(isinstance(name, str) for name in names):
-            found = pc.index_in(left, value_set=pa.array(names, left.type))
-            return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError):
-        pass
-    return pd.Index(names).get_indexer(values).astype(np.int64)
 
 
 def agents_in(frame: pd.DataFrame, columns: tuple[str, ...] = ("a", "b")) -> list[str]:

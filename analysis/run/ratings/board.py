@@ -29,7 +29,8 @@ from scipy.special import ndtr, ndtri  # the standard Normal's cdf and quantile 
 
 from referee.models.ratings.rank_sets import alpha
 from referee.run.ratings.intervals import ROBUST_WALD
-from referee.prepare.membership import agents_in, positions
+from referee.prepare.membership import agents_in
+from referee.models.codes import positions
 from referee.run.ratings.rating_labels import ESTABLISHED
 
 LEVEL = 0.95

@@ -31,7 +31,8 @@ from referee.models.ratings.bootstrap import MIN_MATCHES
 from referee.models.registry import methods_with
 from referee.models.ratings.bradley_terry import (ELO_CENTRE, ELO_SCALE, pair_counts, profile_bound,
                                                   unbeaten_and_winless)
-from referee.prepare.membership import agents_in, positions
+from referee.prepare.membership import agents_in
+from referee.models.codes import positions
 
 # methods whose likelihood is Bradley-Terry's on the Elo scale (their registry entry's `profile`): a one-sided
 # agent's finite bound is the profile-likelihood bound of that model

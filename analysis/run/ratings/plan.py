@@ -34,7 +34,8 @@ from referee.models.ratings.bootstrap import MIN_MATCHES
 from referee.models.ratings.bradley_terry import DEFAULT_PRIOR_SD, ELO_SCALE, Z95, fit_bt, mle_exists, pair_counts
 from referee.models.ratings.bradley_terry import information
 from referee.models.ratings.design import contrast_gains, covariance, select, update
-from referee.prepare.membership import agents_in, positions
+from referee.prepare.membership import agents_in
+from referee.models.codes import positions
 
 TARGETS = ("adjacent", "width", "top")
 

@@ -32,7 +32,8 @@ from referee.models.ratings.bootstrap import MIN_MATCHES
 from referee.run.ratings.intervals import one_sided
 from referee.run.options import MAX_ANCHOR, number_or_nan
 from referee.models.registry import methods_with
-from referee.prepare.membership import agents_in, is_in, positions
+from referee.prepare.membership import agents_in, is_in
+from referee.models.codes import positions
 from referee.names import NEVER_COMPARED, NO_INFORMATION
 
 ESTABLISHED = "established"  # the status of an agent the one rule trusts (else "provisional: why")

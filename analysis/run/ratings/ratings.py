@@ -46,7 +46,8 @@ from referee.models.ratings.bootstrap import BootstrapResult, bootstrap_generic,
 from referee.models.ratings.bradley_terry import bt_covariance_floored, centred_se, cluster_reading, pair_counts, wald_table
 from referee.models.registry import DEFAULT_TAU_ELO
 from referee.models.ratings.rating_fits import Point, davidson_ties
-from referee.prepare.membership import agents_in, is_in, positions
+from referee.prepare.membership import agents_in, is_in
+from referee.models.codes import positions
 
 METHODS = tuple(RATING_METHODS)  # names and traits in `referee.models.registry`
 ONLINE = methods_with(online=True)  # fed matches in time order

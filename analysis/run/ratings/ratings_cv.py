@@ -16,7 +16,7 @@ import pandas as pd
 from sklearn.metrics import roc_auc_score
 
 from referee.prepare.comparisons import comparison_games
-from referee.prepare.membership import positions
+from referee.models.codes import positions
 from referee.run.executor import Executor, Shared, Task, run_tasks, share
 from referee.run.ratings.ratings import encode
 from referee.models.fit import summarised_warnings
