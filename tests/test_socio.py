@@ -165,3 +165,36 @@ def test_similarity_of_all_pairs_at_once_equals_each_pairs_pearson_r():
         found = similarity(pd.DataFrame(values)).to_numpy()
         assert np.array_equal(np.isnan(found), np.isnan(expected))
         assert np.nanmax(np.abs(found - expected)) < 1e-10
+
+
+def test_the_bootstrap_over_matches_is_the_resampled_rows_own_pair_means():
+    """`consistency` computes each resample's group means from per-match sums and counts (two matrix products); the
+    definition is the rows of the drawn matches, each match as often as drawn, grouped again. Both, with the same
+    draws, on players with framings, a metric missing in some rows and a match drawn more than once: equal to
+    1e-12 in every comparison's interval."""
+    from referee.models.social import consistency as C
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for m in range(24):
+        category, framing = f"g{m % 3} x2", ["cowboys", "pirates"][m % 2]
+        for agent in rng.choice([f"a{k}" for k in range(6)], 2, replace=False):
+            rows.append({"match_id": f"m{m}", "player": f"{m}-{agent}", "agent": agent, "game": f"g{m % 3}",
+                         "category": category, "framing": framing, "accuracy": rng.normal(),
+                         "deception": np.nan if rng.random() < 0.2 else rng.normal(), "cooperation": rng.normal()})
+    players = pd.DataFrame(rows)
+    found = C.consistency(players, n_boot=30, seed=2).set_index("comparison")
+    draw = np.random.default_rng(2)
+    matches = players["match_id"].unique()
+    groups = {m: g for m, g in players.groupby("match_id")}
+    boots = {k: [] for k in C.COMPARISONS}
+    for _ in range(30):
+        pick = draw.choice(matches, size=len(matches), replace=True)
+        sample = pd.concat([groups[m].assign(match_id=f"{m}#{i}") for i, m in enumerate(pick)], ignore_index=True)
+        for k, (value, _) in C._pair_means(sample).items():
+            boots[k].append(value)
+    for k in C.COMPARISONS:
+        values = np.asarray(boots[k], float)
+        values = values[np.isfinite(values)]
+        low, high = np.percentile(values, [2.5, 97.5])
+        assert found.loc[k, "low"] == pytest.approx(low, abs=1e-12) and found.loc[k, "high"] == pytest.approx(high, abs=1e-12)

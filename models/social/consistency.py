@@ -26,8 +26,17 @@ def metric_vectors(players: pd.DataFrame, keys: list[str], standardise: bool = T
     players : `referee.prepare.socio.player_metrics` plus the key columns. Metrics with no spread are
     dropped (their z-score is undefined); missing means stay NaN and are skipped pairwise.
     """
-    metrics = [c for c in players.columns if c not in {"match_id", "player", "agent", "game", "category", "framing"}]
-    means = players.groupby(keys)[metrics].mean()
+    return _standardised(players.groupby(keys)[_metrics(players)].mean(), standardise)
+
+
+def _metrics(players: pd.DataFrame) -> list[str]:
+    """The metric columns of a players table (every column but the keys)."""
+    return [c for c in players.columns if c not in {"match_id", "player", "agent", "game", "category", "framing"}]
+
+
+def _standardised(means: pd.DataFrame, standardise: bool = True) -> pd.DataFrame:
+    """Group means (rows) of metrics (columns): the metrics with spread, z-scored per metric unless `standardise` is
+    False."""
     sd = means.std()
     means = means.loc[:, sd > 0]
     return (means - means.mean()) / means.std() if standardise else means
@@ -60,18 +69,60 @@ def similarity(vectors: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(r, index=vectors.index, columns=vectors.index)
 
 
+def _framed(players: pd.DataFrame) -> bool:
+    return "framing" in players.columns and players["framing"].nunique() > 1
+
+
 def _pair_means(players: pd.DataFrame) -> dict[str, tuple[float, int]]:
+    """(mean r, pairs) per comparison of `players`' metric vectors."""
+    keys = [["agent", "category"]] + ([["agent", "category", "framing"]] if _framed(players) else [])
+    return _pair_means_of([players.groupby(k)[_metrics(players)].mean() for k in keys])
+
+
+def _pair_means_of(means: list[pd.DataFrame]) -> dict[str, tuple[float, int]]:
+    """(mean r, pairs) per comparison from the group means per (agent, category) and, where there are framings, per
+    (agent, category, framing)."""
     out = {}
-    by_category = metric_vectors(players, ["agent", "category"])
+    by_category = _standardised(means[0])
     sim = similarity(by_category).to_numpy()
     out[COMPARISONS[0]] = _pairs(by_category, sim, {"agent": True, "category": False})
     out[COMPARISONS[1]] = _pairs(by_category, sim, {"agent": False, "category": True})
-    if "framing" in players.columns and players["framing"].nunique() > 1:
-        by_framing = metric_vectors(players, ["agent", "category", "framing"])
+    if len(means) > 1:
+        by_framing = _standardised(means[1])
         sim = similarity(by_framing).to_numpy()
         out[COMPARISONS[2]] = _pairs(by_framing, sim, {"agent": True, "category": True, "framing": False})
         out[COMPARISONS[3]] = _pairs(by_framing, sim, {"agent": False, "category": True, "framing": True})
     return {k: (float(np.mean(v)) if len(v) else np.nan, len(v)) for k, v in out.items()}
+
+
+class _MatchSums:
+    """Per match, each group's metric sums and counts of values present, so that the group means of any resample of
+    the matches are two matrix products (a resample's means are its matches' sums over its matches' counts, each
+    match as often as it was drawn), not a concatenation and a grouping of the resampled rows."""
+
+    def __init__(self, players: pd.DataFrame, matches: np.ndarray, keys: list[str]):
+        metrics = _metrics(players)
+        rows = players.dropna(subset=keys)
+        grouped = rows.groupby(["match_id"] + keys)[metrics]
+        sums, counts = grouped.sum(min_count=1).fillna(0.0), grouped.count()
+        self.groups = sums.index.droplevel("match_id").unique().sort_values()
+        self.metrics = metrics
+        at_match = pd.Index(matches).get_indexer(sums.index.get_level_values("match_id"))
+        at_group = self.groups.get_indexer(sums.index.droplevel("match_id"))
+        shape = (len(matches), len(self.groups) * len(metrics))
+        self.sums, self.counts = np.zeros(shape), np.zeros(shape)
+        columns = at_group[:, None] * len(metrics) + np.arange(len(metrics))[None, :]
+        self.sums[at_match[:, None], columns] = sums.to_numpy(float)
+        self.counts[at_match[:, None], columns] = counts.to_numpy(float)
+
+    def means(self, drawn: np.ndarray) -> pd.DataFrame:
+        """The group means (groups present in the resample x metrics; NaN where a group has no value of a metric)
+        of a resample in which match k was drawn `drawn[k]` times."""
+        total = drawn @ self.counts
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.where(total > 0, (drawn @ self.sums) / total, np.nan).reshape(len(self.groups), -1)
+        present = (total.reshape(len(self.groups), -1) > 0).any(axis=1)
+        return pd.DataFrame(values[present], index=self.groups[present], columns=self.metrics)
 
 
 def consistency(players: pd.DataFrame, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
@@ -84,12 +135,13 @@ def consistency(players: pd.DataFrame, n_boot: int = 200, seed: int = 0) -> pd.D
     point = _pair_means(players)
     rng = np.random.default_rng(seed)
     matches = players["match_id"].unique()
-    groups = {m: g for m, g in players.groupby("match_id")}
+    keys = [["agent", "category"]] + ([["agent", "category", "framing"]] if _framed(players) else [])
+    sums = [_MatchSums(players, matches, k) for k in keys] if n_boot else []
     boots: dict[str, list[float]] = {k: [] for k in point}
     for _ in range(n_boot):
-        pick = rng.choice(matches, size=len(matches), replace=True)
-        sample = pd.concat([groups[m].assign(match_id=f"{m}#{i}") for i, m in enumerate(pick)], ignore_index=True)
-        for k, (value, _) in _pair_means(sample).items():
+        pick = rng.choice(len(matches), size=len(matches), replace=True)
+        drawn = np.bincount(pick, minlength=len(matches)).astype(float)
+        for k, (value, _) in _pair_means_of([s.means(drawn) for s in sums]).items():
             if k in boots:
                 boots[k].append(value)
     rows = []
