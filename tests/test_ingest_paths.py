@@ -435,7 +435,8 @@ def test_a_csv_of_many_blocks_is_stored_from_disk_as_the_whole_read_stores_it(tm
     """issue 107: an arena CSV larger than a block keeps its accepted rows on disk (`Spilled`, an Arrow stream per
     table and slot) until the store writes them a block at a time. Written straight in (one batch), staged (a batch of
     another file before it) and with a phase set, the store holds every row in the order the whole-file read stores
-    it, the same set-aside records, and no spill file is left behind."""
+    it, the same set-aside records, and no spill file is left behind (they wait in the ingest's staging folder beside
+    the store; a loader called on its own uses the system's temporary folder)."""
     import tempfile
 
     from referee.io.loaders import arena
@@ -450,8 +451,15 @@ def test_a_csv_of_many_blocks_is_stored_from_disk_as_the_whole_read_stores_it(tm
     spill_folder.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(spill_folder))
     made: list[int] = []
+    folders: set[str] = set()
     real_init = Spilled.__init__
-    monkeypatch.setattr(Spilled, "__init__", lambda self, *a, **k: made.append(a[2]) or real_init(self, *a, **k))
+
+    def init(self, table, path, rows, *rest):
+        made.append(rows)
+        folders.add(Path(path).parent.name)
+        real_init(self, table, path, rows, *rest)
+
+    monkeypatch.setattr(Spilled, "__init__", init)
 
     def stored(name: str, paths: list, batch_files: int) -> dict:
         with monkeypatch.context() as patched:
@@ -466,6 +474,9 @@ def test_a_csv_of_many_blocks_is_stored_from_disk_as_the_whole_read_stores_it(tm
     blocks = {"direct": stored("blocks-direct", [path], 250), "staged": stored("blocks-staged", [other, path], 1)}
     # per ingest: matches, two sides of results, two sides of the length measure
     assert made == [3005, 3005, 3005, 3001, 3001] * 2  # a blank or unreadable length is no measure
+    # in the ingest's staging folder beside the store, which goes with the ingest
+    assert {name.split("duckdb")[0] for name in folders} == {".referee-ingest-blocks-direct.", ".referee-ingest-blocks-staged."}
+    assert not list(tmp_path.glob(".referee-ingest-*"))
     for way in ("direct", "staged"):
         for table in TABLES:
             assert blocks[way][table] == whole[way][table], (way, table)
@@ -502,6 +513,7 @@ def test_rows_spilled_by_reader_processes_reach_the_store_and_leave_nothing_behi
         with Store(tmp_path / f"w{workers}.duckdb") as store:
             report = store.ingest([folder], workers=workers)
         assert report.accepted == 1200 and not list(spill_folder.iterdir()), workers
+        assert not list(tmp_path.glob(".referee-ingest-*")), workers
         found[workers] = _rows(tmp_path / f"w{workers}.duckdb")
     for table in TABLES:
         pd.testing.assert_frame_equal(found[2][table], found[1][table], check_dtype=False, obj=table)

@@ -70,6 +70,7 @@ class FileReader:
     phase: str | None = None  # every match read is in this phase (overrides what the file or catalogue says)
     score: str | None = None  # which of a runner's scores is the score (Sotopia: a SOTOPIA-EVAL dimension)
     folders: dict[str, str] = field(default_factory=dict)  # file -> the phase its folder is named as (`folder_phases`)
+    spill: str | None = None  # where a large file's rows wait for the store (`LoadOptions.spill`)
 
     def options(self, runner: str) -> LoadOptions:
         """Load options for `runner` (Concordia defaults to the 2024 contest catalogue)."""
@@ -78,8 +79,7 @@ class FileReader:
         if cat is None and default is not None:
             cat = default()
         return LoadOptions(catalogue=cat, mapping=self.mapping, measures=self.measures, values=self.values,
-                           progress=self.progress,
-                           phase=self.phase, score=self.score)
+                           progress=self.progress, phase=self.phase, score=self.score, spill=self.spill)
 
     def __call__(self, path: Path) -> FileRead:
         digest, head = hash_and_head(path)  # one read for the digest and the head detection samples

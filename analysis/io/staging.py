@@ -6,7 +6,8 @@ appends each batch, conformed to the canonical Arrow schema, to one Parquet file
 beside the store; `insert_into` then moves each table into the store with one `INSERT ... SELECT` that DuckDB
 streams, inside the ingest's transaction. The store is changed only by that transaction, as before: a killed
 ingest leaves the store as it was, and the next ingest into the same store removes the folder it left. The
-folder is made when the first rows are staged: an ingest of one batch, written straight in, makes none.
+folder is made when the first rows are staged, or when a reader keeps a large file's rows in it until the store
+writes them (`referee.io.loaders.spilled`): an ingest of one batch of small files, written straight in, makes none.
 """
 
 from __future__ import annotations
@@ -49,9 +50,7 @@ class Staging:
             frame = frame.cast(plain)
         writer = self._writers.get(table)
         if writer is None:
-            if not self._order:
-                shutil.rmtree(self.folder, ignore_errors=True)
-                self.folder.mkdir(parents=True)
+            self.folder.mkdir(parents=True, exist_ok=True)  # a large file's spilled rows may be in it already
             writer = self._writers[table] = pq.ParquetWriter(self.folder / f"{table}.parquet", frame.schema,
                                                              compression="snappy")
             self._order.append(table)
@@ -75,8 +74,7 @@ class Staging:
         for writer in self._writers.values():
             writer.close()
         self._writers = {}
-        if self._order:
-            shutil.rmtree(self.folder, ignore_errors=True)
+        shutil.rmtree(self.folder, ignore_errors=True)  # the staged tables and any spilled rows left
 
 
 @contextmanager

@@ -358,11 +358,12 @@ class Store(StoreQueries, StoreReads):
         known = KnownIds(self.con.sql("SELECT match_id FROM matches").to_arrow_table()["match_id"])
         phases = CONTEST_PHASES + tuple(sorted(set(catalogue.phases.values()))) if catalogue is not None else CONTEST_PHASES
         shown = shows.mode() if progress is None else "notebook" if progress else "off"
+        staging = Staging(self.path) if str(self.path) != ":memory:" else None
         reader = FileReader(runner=None if runner is None else str(runner), catalogue=catalogue, mapping=mapping,
                             measures=measures, values=dict(values or {}), skip=frozenset() if replace else frozenset(done),
                             progress=shown in ("bar", "notebook") and len(files) < PARALLEL_MIN, phase=_phase_name(phase), score=score,
-                            folders={} if phase is not None else folder_phases(paths, files, phases))
-        staging = Staging(self.path) if str(self.path) != ":memory:" else None
+                            folders={} if phase is not None else folder_phases(paths, files, phases),
+                            spill=None if staging is None else str(staging.folder))
         job = _Ingest(self, reader, staging)
         for path, runner_name in beside:
             job.companion(path, runner_name)

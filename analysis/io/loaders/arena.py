@@ -234,7 +234,7 @@ def _streamed(path: Path, content_hash: str, options: LoadOptions) -> LoadResult
         return None
     if reader is None:
         return None
-    later = _Kept(spill=path.stat().st_size > BLOCK_BYTES)
+    later = _Kept(spill=path.stat().st_size > BLOCK_BYTES, folder=options.spill)
     try:
         for table in _tables(reader, header):
             labels = _lines(first, table.num_rows)
@@ -257,11 +257,11 @@ def _streamed(path: Path, content_hash: str, options: LoadOptions) -> LoadResult
 
 class _Kept:
     """The rows `_block` accepts, per table and slot (matches: one; results: one per side; measures: one per side
-    column), kept in the order `_finish` hands them over: in memory as Arrow tables, or, with `spill`, on disk
-    (`Spill`: a file of many blocks holds one block in memory at a time)."""
+    column), kept in the order `_finish` hands them over: in memory as Arrow tables, or, with `spill`, on disk in
+    `folder` (`Spill`: a file of many blocks holds one block in memory at a time)."""
 
-    def __init__(self, spill: bool = False):
-        self.spill = spill
+    def __init__(self, spill: bool = False, folder: str | None = None):
+        self.spill, self.folder = spill, folder
         self.slots: dict[str, list] = {"matches": [], "results": [], "measures": []}
         # the spills' writes, on a thread of this read's own (made here: a thread does not survive a reader's fork)
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="referee-spill") if spill else None
@@ -270,7 +270,8 @@ class _Kept:
         """Append a block's rows of `table` to its `slot` (SchemaError from a spill: a value breaks the schema)."""
         slots = self.slots[table]
         while len(slots) <= slot:
-            slots.append(Spill(table, own=table != "matches", writer=self.writer) if self.spill else [])
+            slots.append(Spill(table, own=table != "matches", writer=self.writer, folder=self.folder) if self.spill
+                         else [])
         slots[slot].append(rows)
 
     def parts(self, table: str) -> list:

@@ -47,6 +47,7 @@ class LoadOptions:
     progress: bool = False
     phase: str | None = None  # the contest phase every match read belongs to (ingest --phase)
     score: str | None = None  # which of a runner's several scores is the score (ingest --score; Sotopia's dimension)
+    spill: str | None = None  # the folder a large file's rows wait in (the ingest's staging folder beside the store)
 
 
 @dataclass

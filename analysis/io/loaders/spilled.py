@@ -4,10 +4,14 @@ the piece a loader hands over).
 A loader that reads a file block by block (a million arena judgments, `referee.io.loaders.arena`) would otherwise hold
 every block's rows until the file is done and the store has written them: 300 MB beside DuckDB's own insert for a
 71 MB CSV. A `Spill` instead conforms each block's rows to the canonical schema (`conform_arrow`: the same checks the
-store makes) and appends them to an Arrow IPC stream in the temporary folder; the store reads the stream back a block
-at a time as it writes (`referee.io.store`), so that a file's rows are in memory one block at a time. The rows keep
-their order. The store's batch tags the rows with their file's sha256 (`content_hash`) as they are read back
-(`referee.io.batch_frames`), one dictionary-encoded value, as it does for Arrow pieces.
+store makes) and appends them to an Arrow IPC stream; the store reads the stream back a block at a time as it writes
+(`referee.io.store`), so that a file's rows are in memory one block at a time. The rows keep their order.
+
+The ingest has them written into its staging folder beside the store (`referee.io.staging`: on the store's disk, not
+a temporary folder that may be memory, and removed with the folder however the ingest ends); a loader called on its
+own writes them to the system's temporary folder. The store's batch tags the rows with their file's sha256
+(`content_hash`) as they are read back (`referee.io.batch_frames`), one dictionary-encoded value, as it does for
+Arrow pieces.
 
 A `Spilled` owns its file: the file is removed by `release()` (the store, once the rows are written), or when the
 object is collected (a loader's result a caller dropped). A `Spilled` sent from a reader process to the ingest hands
@@ -27,7 +31,7 @@ import pyarrow as pa
 from referee.io.columnar import constant
 from referee.io.schema import arrow_schema, conform_arrow
 
-PREFIX = "referee-spill-"  # the spill files' names, in the system's temporary folder
+PREFIX = "referee-spill-"  # the spill files' names
 
 
 def _unlink(path: str) -> None:
@@ -102,13 +106,14 @@ class Spilled:
 
 
 class Spill:
-    """Writes blocks of one canonical table's rows (Arrow tables, the loader's own columns) to a `Spilled` piece.
-    `own`: see `Spilled`. `writer`: a one-thread executor that writes the blocks while the caller reads on (Arrow
-    writes without holding the GIL; the blocks of every spill given the same executor are written in the order they
-    were appended), or None to write each block before `append` returns."""
+    """Writes blocks of one canonical table's rows (Arrow tables, the loader's own columns) to a `Spilled` piece in
+    `folder` (the ingest's staging folder beside the store, which the ingest removes however it ends; None: the
+    system's temporary folder). `own`: see `Spilled`. `writer`: a one-thread executor that writes the blocks while
+    the caller reads on (Arrow writes without holding the GIL; the blocks of every spill given the same executor are
+    written in the order they were appended), or None to write each block before `append` returns."""
 
-    def __init__(self, table: str, own: bool = False, writer: Executor | None = None):
-        self.table, self.own, self.rows = table, own, 0
+    def __init__(self, table: str, own: bool = False, writer: Executor | None = None, folder: str | None = None):
+        self.table, self.own, self.rows, self.folder = table, own, 0, folder
         self._thread = writer
         self._pending: Future | None = None
         self._writer: pa.ipc.RecordBatchStreamWriter | None = None
@@ -130,7 +135,9 @@ class Spill:
 
     def _write(self, rows: pa.Table) -> None:
         if self._writer is None:
-            handle, self._path = tempfile.mkstemp(prefix=PREFIX, suffix=f"-{self.table}.arrows")
+            if self.folder is not None:
+                os.makedirs(self.folder, exist_ok=True)
+            handle, self._path = tempfile.mkstemp(prefix=PREFIX, suffix=f"-{self.table}.arrows", dir=self.folder)
             os.close(handle)
             self._schema = pa.schema([pa.field(f.name, pa.dictionary(pa.int32(), pa.string()))  # room for any count
                                       if pa.types.is_dictionary(f.type) else f for f in rows.schema])
