@@ -207,3 +207,18 @@ def test_a_matchs_record_counts_each_result_and_names_each_opponent_once():
     assert record.loc["q", ["won", "lost", "tied", "matches"]].tolist() == [1, 1, 0, 2]
     assert record.loc["r", ["won", "lost", "tied", "matches"]].tolist() == [0, 0, 1, 1]
     assert record.index.tolist() == ["q", "r", "s"]  # most matches first, then by name
+
+
+def test_a_pairs_record_is_counted_from_both_sides_of_its_comparisons():
+    """compare's head-to-head record (`pair_records`, read by `head_to_head` from either agent's side): wins,
+    losses and ties of a against b whichever of them the comparison lists first, and the distinct matches they met
+    in (hand-counted); a pair that never met has zeros."""
+    from referee.run.ratings.compare import head_to_head as record, pair_records
+
+    comparisons = pd.DataFrame({"a": ["x", "y", "x", "y", "x", "z"], "b": ["y", "x", "y", "x", "z", "y"],
+                                "outcome": [1.0, 1.0, 0.5, 0.0, 1.0, 0.5], "cluster": ["m1", "m1", "m2", "m3", "m3", "m4"]})
+    records = pair_records(comparisons)
+    assert record(records, "x", "y") == {"wins": 2, "losses": 1, "ties": 1, "met_in": 3}
+    assert record(records, "y", "x") == {"wins": 1, "losses": 2, "ties": 1, "met_in": 3}
+    assert record(records, "z", "y") == {"wins": 0, "losses": 0, "ties": 1, "met_in": 1}
+    assert record(records, "w", "x") == {"wins": 0, "losses": 0, "ties": 0, "met_in": 0}
