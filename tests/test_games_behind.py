@@ -192,7 +192,7 @@ def test_a_matchs_record_counts_each_result_and_names_each_opponent_once():
     """A four-player match as its six comparisons, and a second match: each agent's won, lost and tied are counted
     from its own comparisons, its opponents named once each in name order; its record by opponent sums them over
     matches (hand-counted)."""
-    from referee.run.ratings.games import record_by_opponent
+    from referee.run.ratings.games import pair_records, record_by_opponent
 
     comparisons = pd.DataFrame({
         "a": ["p", "p", "p", "q", "q", "r", "p"], "b": ["q", "r", "s", "r", "s", "s", "q"],
@@ -203,22 +203,22 @@ def test_a_matchs_record_counts_each_result_and_names_each_opponent_once():
     assert found.loc[("m1", "s"), ["won", "lost", "tied"]].tolist() == [2, 1, 0]
     assert found.loc[("m1", "q"), "opponents"] == "p, r, s" and found.loc[("m2", "q"), "opponents"] == "p"
     assert found.loc[("m2", "q"), ["won", "lost", "tied"]].tolist() == [1, 0, 0]
-    record = record_by_opponent(comparisons, "p").set_index("opponent")
+    record = record_by_opponent(pair_records(comparisons), "p").set_index("opponent")
     assert record.loc["q", ["won", "lost", "tied", "matches"]].tolist() == [1, 1, 0, 2]
     assert record.loc["r", ["won", "lost", "tied", "matches"]].tolist() == [0, 0, 1, 1]
     assert record.index.tolist() == ["q", "r", "s"]  # most matches first, then by name
 
 
 def test_a_pairs_record_is_counted_from_both_sides_of_its_comparisons():
-    """compare's head-to-head record (`pair_records`, read by `head_to_head` from either agent's side): wins,
+    """compare's head-to-head record (`pair_records`, read by `record_of` from either agent's side): wins,
     losses and ties of a against b whichever of them the comparison lists first, and the distinct matches they met
     in (hand-counted); a pair that never met has zeros."""
-    from referee.run.ratings.compare import head_to_head as record, pair_records
+    from referee.run.ratings.games import pair_lookup, pair_records, record_of
 
     comparisons = pd.DataFrame({"a": ["x", "y", "x", "y", "x", "z"], "b": ["y", "x", "y", "x", "z", "y"],
                                 "outcome": [1.0, 1.0, 0.5, 0.0, 1.0, 0.5], "cluster": ["m1", "m1", "m2", "m3", "m3", "m4"]})
-    records = pair_records(comparisons)
-    assert record(records, "x", "y") == {"wins": 2, "losses": 1, "ties": 1, "met_in": 3}
-    assert record(records, "y", "x") == {"wins": 1, "losses": 2, "ties": 1, "met_in": 3}
-    assert record(records, "z", "y") == {"wins": 0, "losses": 0, "ties": 1, "met_in": 1}
-    assert record(records, "w", "x") == {"wins": 0, "losses": 0, "ties": 0, "met_in": 0}
+    records = pair_lookup(pair_records(comparisons))
+    assert record_of(records, "x", "y") == {"wins": 2, "losses": 1, "ties": 1, "met_in": 3}
+    assert record_of(records, "y", "x") == {"wins": 1, "losses": 2, "ties": 1, "met_in": 3}
+    assert record_of(records, "z", "y") == {"wins": 0, "losses": 0, "ties": 1, "met_in": 1}
+    assert record_of(records, "w", "x") == {"wins": 0, "losses": 0, "ties": 0, "met_in": 0}

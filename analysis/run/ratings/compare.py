@@ -22,33 +22,7 @@ from referee.models.ratings.rank_sets import LEVEL, alpha
 from referee.models.registry import RATING_METHODS
 from referee.run.ratings.ratings import RatingResult, rate
 from referee.prepare.membership import agents_in
-
-
-def pair_records(comparisons: pd.DataFrame) -> dict[tuple[str, str], dict[str, int]]:
-    """Every pair's record in one pass: (first, second) with first < second -> the first's wins, losses and ties
-    against the second and the matches (clusters) they met in. Counted as columns, then read into a dict once (a
-    board of 200 agents has 19,900 pairs, each looked up once)."""
-    a, b = comparisons["a"].to_numpy(), comparisons["b"].to_numpy()
-    swap = a > b
-    score = np.where(swap, 1.0 - comparisons["outcome"].to_numpy(float), comparisons["outcome"].to_numpy(float))
-    frame = pd.DataFrame({"first": np.where(swap, b, a), "second": np.where(swap, a, b),
-                          "wins": (score == 1.0).astype(np.int64), "losses": (score == 0.0).astype(np.int64),
-                          "ties": (score == 0.5).astype(np.int64), "cluster": comparisons["cluster"].to_numpy()})
-    grouped = frame.groupby(["first", "second"])
-    counts = grouped[["wins", "losses", "ties"]].sum().assign(met_in=grouped["cluster"].nunique())
-    return {key: {name: int(value) for name, value in zip(counts.columns, row)}
-            for key, row in zip(counts.index, counts.itertuples(index=False))}
-
-
-def head_to_head(records: dict[tuple[str, str], dict[str, int]], a: str, b: str) -> dict:
-    """A's record against B from `pair_records`: wins, losses, ties and the matches they met in (zeros when
-    they never met)."""
-    key, flip = ((a, b), False) if a < b else ((b, a), True)
-    row = records.get(key)
-    if row is None:
-        return {"wins": 0, "losses": 0, "ties": 0, "met_in": 0}
-    wins, losses = (row["losses"], row["wins"]) if flip else (row["wins"], row["losses"])
-    return {"wins": wins, "losses": losses, "ties": row["ties"], "met_in": row["met_in"]}
+from referee.run.ratings.games import pair_lookup, pair_records, record_of
 
 
 def _from_draws(result: RatingResult, a: str, b: str) -> dict:
@@ -123,7 +97,7 @@ def compare(comparisons: pd.DataFrame, a: str, b: str, method: str = "bt", boots
                      own_test_separates=bool(found["p_value"] < alpha()), board_separates=False,
                      marginal_sets_apart=False, same_tier=False)
     pair = comparisons[comparisons["a"].isin([a, b]) & comparisons["b"].isin([a, b])]
-    record = head_to_head(pair_records(pair), a, b)
+    record = record_of(pair_lookup(pair_records(pair)), a, b)
     return {"agent_a": a, "agent_b": b, "method": method, "resample": unit, **found,
             "matches": record.pop("met_in"), **record,
             "matches_a": int(table.loc[a, "matches"]), "matches_b": int(table.loc[b, "matches"]),
@@ -158,13 +132,13 @@ def compare_all(comparisons: pd.DataFrame, method: str = "bt", bootstrap: int | 
         pair = lambda a, b: dict(_from_draws(result, a, b), p_holm=np.nan, p_joint=np.nan)  # noqa: E731
     table = table[table["rating"].notna()].sort_values("rating", ascending=False).reset_index(drop=True)
     component = (table["component"] if "component" in table.columns else pd.Series(1, index=table.index)).to_numpy()
-    records = pair_records(comparisons)
+    records = pair_lookup(pair_records(comparisons))
     rows = []
     for i in range(len(table)):
         later = [j for j in range(i + 1, len(table)) if component[j] == component[i]]
         for j in later:
             a, b = table.at[i, "agent"], table.at[j, "agent"]
-            record = head_to_head(records, a, b)
+            record = record_of(records, a, b)
             rows.append({"agent_a": a, "agent_b": b, **pair(a, b), "matches": record.pop("met_in"), **record,
                          "adjacent": j == later[0]})
     out = pd.DataFrame(rows)

@@ -71,19 +71,50 @@ def match_surprise(comparisons: pd.DataFrame, ratings: pd.Series) -> pd.DataFram
     return out[columns].sort_values(["surprise", "match"], ascending=[False, True]).reset_index(drop=True)
 
 
-def record_by_opponent(comparisons: pd.DataFrame, agent: str) -> pd.DataFrame:
-    """An agent's record against each opponent: opponent, won, lost, tied, matches (distinct matches), most
-    matches first."""
-    mine = comparisons[(comparisons["a"] == agent) | (comparisons["b"] == agent)]
+def pair_records(comparisons: pd.DataFrame) -> pd.DataFrame:
+    """Every pair's record in one pass, the one count of it that compare and the agents' pages read: one row per pair
+    that met, first < second: first, second, wins, losses, ties (the first's against the second) and met_in (the
+    distinct matches, clusters, they met in)."""
+    a, b = comparisons["a"].to_numpy(), comparisons["b"].to_numpy()
+    swap = a > b
+    score = np.where(swap, 1.0 - comparisons["outcome"].to_numpy(float), comparisons["outcome"].to_numpy(float))
+    counted = _results(pd.Series(score))
+    frame = pd.DataFrame({"first": np.where(swap, b, a), "second": np.where(swap, a, b), "wins": counted["won"],
+                          "losses": counted["lost"], "ties": counted["tied"], "cluster": comparisons["cluster"].to_numpy()})
+    grouped = frame.groupby(["first", "second"])
+    return grouped[["wins", "losses", "ties"]].sum().assign(met_in=grouped["cluster"].nunique()).reset_index()
+
+
+def pair_lookup(records: pd.DataFrame) -> dict[tuple[str, str], dict[str, int]]:
+    """`pair_records` as a dict, (first, second) -> its counts, for many lookups (a board of 200 agents has 19,900
+    pairs)."""
+    counts = ["wins", "losses", "ties", "met_in"]
+    return {(row[0], row[1]): dict(zip(counts, map(int, row[2:])))
+            for row in records[["first", "second"] + counts].itertuples(index=False)}
+
+
+def record_of(records: dict[tuple[str, str], dict[str, int]], a: str, b: str) -> dict:
+    """A's record against B from `pair_lookup`: wins, losses, ties and the matches they met in (zeros when they never
+    met)."""
+    key, flip = ((a, b), False) if a < b else ((b, a), True)
+    row = records.get(key)
+    if row is None:
+        return {"wins": 0, "losses": 0, "ties": 0, "met_in": 0}
+    wins, losses = (row["losses"], row["wins"]) if flip else (row["wins"], row["losses"])
+    return {"wins": wins, "losses": losses, "ties": row["ties"], "met_in": row["met_in"]}
+
+
+def record_by_opponent(records: pd.DataFrame, agent: str) -> pd.DataFrame:
+    """An agent's record against each opponent, read from `pair_records`: opponent, won, lost, tied, matches
+    (distinct matches), most matches first."""
+    mine = records[(records["first"] == agent) | (records["second"] == agent)]
     if mine.empty:
         return pd.DataFrame(columns=["opponent", "won", "lost", "tied", "matches"])
-    first = mine["a"].to_numpy() == agent
-    score = np.where(first, mine["outcome"].to_numpy(float), 1 - mine["outcome"].to_numpy(float))
-    frame = pd.DataFrame({"opponent": np.where(first, mine["b"], mine["a"]), "score": score,
-                          "match": mine["cluster"].astype(str).to_numpy()})
-    grouped = frame.assign(**_results(frame["score"])).groupby("opponent")
-    out = pd.DataFrame({"won": grouped["won"].sum(), "lost": grouped["lost"].sum(), "tied": grouped["tied"].sum(),
-                        "matches": grouped["match"].nunique()}).reset_index()
+    flip = (mine["second"] == agent).to_numpy()
+    out = pd.DataFrame({"opponent": np.where(flip, mine["first"], mine["second"]),
+                        "won": np.where(flip, mine["losses"], mine["wins"]),
+                        "lost": np.where(flip, mine["wins"], mine["losses"]),
+                        "tied": mine["ties"].to_numpy(), "matches": mine["met_in"].to_numpy()})
     return out.sort_values(["matches", "opponent"], ascending=[False, True]).reset_index(drop=True)
 
 
@@ -156,8 +187,9 @@ def games_behind(comparisons: pd.DataFrame, board: pd.DataFrame, own: pd.DataFra
         found = found.merge(own.rename(columns={"unit": "match", "match_id": "own_match"}), on=["match", "agent"],
                             how="left")
     records, matches, neighbours, ranks = {}, {}, {}, []
+    pairs = pair_records(comparisons)
     for agent in rated["agent"]:
-        records[agent] = record_by_opponent(comparisons, agent)
+        records[agent] = record_by_opponent(pairs, agent)
         matches[agent] = found[found["agent"] == agent].head(per_agent).reset_index(drop=True)
         ranks.append(list(matches[agent]["own_match" if pooled else "match"].dropna()[:traced]))
     # in order of priority: every agent's most surprising match, then its second, ...; the neighbours' after the first

@@ -39,7 +39,7 @@ def _agent(store, agent: str, runner: str | None, phase: list[str] | None, limit
     from referee.models.registry import suggest
     from referee.run.ratings.board import infer_board
     from referee.prepare.comparisons import comparisons_and_agents
-    from referee.run.ratings.games import match_surprise, record_by_opponent
+    from referee.run.ratings.games import match_surprise, pair_records, record_by_opponent
     from referee.run.stored import selected_tables
 
     matches, results, _ = selected_tables(store, runner, phase, None)
@@ -57,7 +57,8 @@ def _agent(store, agent: str, runner: str | None, phase: list[str] | None, limit
     lines = [f"{agent}: its {len(mine)} most surprising of {int((found['agent'] == agent).sum())} match(es) under the "
              "board's ratings (surprise: -log2 P(result), summed over its comparisons in the match); "
              "`referee show MATCH` prints one's trace"]
-    return Result("show", {"matches": mine, "record": record_by_opponent(comparisons, agent)}, [], lines=lines,
+    record = record_by_opponent(pair_records(comparisons), agent)
+    return Result("show", {"matches": mine, "record": record}, [], lines=lines,
                   fields={"agent": agent})
 
 
