@@ -207,6 +207,16 @@ def _columns() -> int:
         return 0
 
 
+def sized_stages(large: bool, job: str, total: int, first: str) -> Callable[[str], contextlib.AbstractContextManager]:
+    """A job's stages as a function name -> context: when `large` (a job of tens of seconds), its first line `first`
+    now, then each stage's line as it ends (`Stages`, `total` of them); otherwise (a job of a few seconds) nothing."""
+    if not large:
+        return lambda name: contextlib.nullcontext()
+    stages = Stages(job, total)
+    stages.start(first)
+    return stages.stage
+
+
 class Stages:
     """A job's stages, each said as it ends with its time: `with stages.stage("leaderboards") as s: ...;
     s.wrote("tables/board.csv")`. In 'lines' and 'bar' modes each stage writes one line, '[k/n] name: 4.2 s

@@ -190,3 +190,28 @@ def test_a_large_board_says_its_stages_and_a_small_one_stays_quiet(tmp_path, mon
                                                          "leaderboard [2/2] Elo, the seat effect and the other methods' "
                                                          "columns"]
     store.close()
+
+
+def test_a_large_boards_check_says_its_stages_and_a_small_ones_stays_quiet(tmp_path, monkeypatch, capsys):
+    """`referee check` on a store recomputes the leaderboard and compare --all (19,900 pairs at 200 agents, about ten
+    seconds): on a board of MANY_AGENTS agents or more it says what it does, then each stage as it ends; on a
+    small one nothing."""
+    from referee.io.store import Store
+    from referee.models import progress
+    from referee.models.ratings import rank_sets
+    from referee.run.ratings.self_check import check
+    from referee.simulators.arena import simulate_arena, write_arena
+
+    write_arena(simulate_arena(n_agents=8, n_judgments=800, seed=4), tmp_path / "arena")
+    store = Store(tmp_path / "s.duckdb")
+    store.ingest([tmp_path / "arena" / "logs"])
+    with progress.showing("lines"):
+        assert check(store).fields["violations"] == 0
+        assert capsys.readouterr().err == ""
+        monkeypatch.setattr(rank_sets, "MANY_AGENTS", 8)
+        check(store)
+    said = [line for line in capsys.readouterr().err.splitlines() if line.startswith("check")]
+    assert said[0] == "check: ratings of 8 agents; the leaderboard and compare --all recomputed (28 pairs at most), " \
+                      "then checked"
+    assert [line.split(":")[0] for line in said[1:]] == ["check [1/2] the leaderboard", "check [2/2] compare --all"]
+    store.close()

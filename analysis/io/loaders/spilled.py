@@ -85,8 +85,8 @@ class Spilled:
         with pa.OSFile(self.path, "rb") as source:
             written = pa.ipc.open_stream(source).schema
         found = {field.name: field for field in written}
-        for name in self.constants:
-            found[name] = pa.field(name, pa.dictionary(pa.int8(), pa.string()))
+        for name, value in self.constants.items():
+            found[name] = pa.field(name, constant(value, 0).type)  # as `batches` makes the column
         return pa.schema([found[field.name] for field in arrow_schema(self.table)])
 
     def read(self) -> pa.Table:

@@ -121,16 +121,10 @@ def _stages(agents: int, comparisons: int):
     """The leaderboard's stages as a function name -> context: on a board of MANY_AGENTS agents or more (tens of
     seconds at 1,000) each says its line as it ends (`progress.Stages`) after a first line saying the board's size;
     on a smaller one (a few seconds) nothing."""
-    import contextlib
-
-    from referee.models import progress
+    from referee.models.progress import sized_stages
     from referee.models.ratings.rank_sets import MANY_AGENTS
 
-    if agents < MANY_AGENTS:
-        return lambda name: contextlib.nullcontext()
-    stages = progress.Stages("leaderboard", 2)
-    stages.start(f"{agents:,} agents, {comparisons:,} comparisons")
-    return stages.stage
+    return sized_stages(agents >= MANY_AGENTS, "leaderboard", 2, f"{agents:,} agents, {comparisons:,} comparisons")
 
 
 def _above_the_first(table: pd.DataFrame, ranked: pd.DataFrame) -> list[str]:

@@ -137,6 +137,8 @@ def seats_recorded(store, runner: str | None = None) -> bool:
 
 def _recomputed(store, scope: dict) -> Printed:
     """ratings (bt), leaderboard and compare --all of `store` within `scope`, computed through the jobs."""
+    from referee.models.progress import sized_stages
+    from referee.models.ratings.rank_sets import MANY_AGENTS
     from referee.models.registry import methods_with
     from referee.run.job_table import JOBS
 
@@ -145,8 +147,13 @@ def _recomputed(store, scope: dict) -> Printed:
 
     [board_method] = methods_with(board=True)
     ratings = job("ratings", method=board_method, **scope)
-    board = job("leaderboard", **scope)
-    pairs = job("compare", all=True, **scope)
+    agents = int(ratings.table()["rating"].notna().sum())
+    stage = sized_stages(agents >= MANY_AGENTS, "check", 2, f"ratings of {agents:,} agents; the leaderboard and "
+                         f"compare --all recomputed ({agents * (agents - 1) // 2:,} pairs at most), then checked")
+    with stage("the leaderboard"):
+        board = job("leaderboard", **scope)
+    with stage("compare --all"):
+        pairs = job("compare", all=True, **scope)
     return Printed(ratings=ratings.table(), board=board.table(), sets=board.table("rank_sets"),
                    tier_tests=board.table("tier_tests"), pairs=pairs.table(), seat_printed="seat_effect" in board.tables,
                    names={"ratings": "ratings", "board": "leaderboard", "sets": "leaderboard's rank sets",
