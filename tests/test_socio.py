@@ -168,10 +168,10 @@ def test_similarity_of_all_pairs_at_once_equals_each_pairs_pearson_r():
 
 
 def test_the_bootstrap_over_matches_is_the_resampled_rows_own_pair_means():
-    """`consistency` computes each resample's group means from per-match sums and counts (two matrix products); the
-    definition is the rows of the drawn matches, each match as often as drawn, grouped again. Both, with the same
-    draws, on players with framings, a metric missing in some rows and a match drawn more than once: equal to
-    1e-12 in every comparison's interval."""
+    """`consistency` computes the group means of the data and of each resample from per-match sums and counts (two
+    matrix products); the definition is the rows (of the drawn matches, each match as often as drawn) grouped again.
+    Both, with the same draws, on players with framings, a metric missing in some rows and a match drawn more than
+    once: equal to 1e-12 in every comparison's mean and interval, the same pairs counted."""
     from referee.models.social import consistency as C
 
     rng = np.random.default_rng(5)
@@ -184,6 +184,12 @@ def test_the_bootstrap_over_matches_is_the_resampled_rows_own_pair_means():
                          "deception": np.nan if rng.random() < 0.2 else rng.normal(), "cooperation": rng.normal()})
     players = pd.DataFrame(rows)
     found = C.consistency(players, n_boot=30, seed=2).set_index("comparison")
+
+    def pair_means(frame):  # the definition: the rows' own group means, grouped again
+        return C._pair_means_of([frame.groupby(k)[C._metrics(frame)].mean() for k in C._keys(frame)])
+
+    for k, (value, n) in pair_means(players).items():
+        assert found.loc[k, "mean_r"] == pytest.approx(value, abs=1e-12) and found.loc[k, "n_pairs"] == n
     draw = np.random.default_rng(2)
     matches = players["match_id"].unique()
     groups = {m: g for m, g in players.groupby("match_id")}
@@ -191,7 +197,7 @@ def test_the_bootstrap_over_matches_is_the_resampled_rows_own_pair_means():
     for _ in range(30):
         pick = draw.choice(matches, size=len(matches), replace=True)
         sample = pd.concat([groups[m].assign(match_id=f"{m}#{i}") for i, m in enumerate(pick)], ignore_index=True)
-        for k, (value, _) in C._pair_means(sample).items():
+        for k, (value, _) in pair_means(sample).items():
             boots[k].append(value)
     for k in C.COMPARISONS:
         values = np.asarray(boots[k], float)

@@ -73,10 +73,9 @@ def _framed(players: pd.DataFrame) -> bool:
     return "framing" in players.columns and players["framing"].nunique() > 1
 
 
-def _pair_means(players: pd.DataFrame) -> dict[str, tuple[float, int]]:
-    """(mean r, pairs) per comparison of `players`' metric vectors."""
-    keys = [["agent", "category"]] + ([["agent", "category", "framing"]] if _framed(players) else [])
-    return _pair_means_of([players.groupby(k)[_metrics(players)].mean() for k in keys])
+def _keys(players: pd.DataFrame) -> list[list[str]]:
+    """The groupings whose vectors are compared: (agent, category), and (agent, category, framing) with framings."""
+    return [["agent", "category"]] + ([["agent", "category", "framing"]] if _framed(players) else [])
 
 
 def _pair_means_of(means: list[pd.DataFrame]) -> dict[str, tuple[float, int]]:
@@ -132,11 +131,10 @@ def consistency(players: pd.DataFrame, n_boot: int = 200, seed: int = 0) -> pd.D
     n_boot : bootstrap replicates over matches (0: none). Returns comparison, mean_r, low, high (95%
     percentile interval), n_pairs; a comparison with no pair (e.g. one framing only) is left out.
     """
-    point = _pair_means(players)
-    rng = np.random.default_rng(seed)
     matches = players["match_id"].unique()
-    keys = [["agent", "category"]] + ([["agent", "category", "framing"]] if _framed(players) else [])
-    sums = [_MatchSums(players, matches, k) for k in keys] if n_boot else []
+    sums = [_MatchSums(players, matches, k) for k in _keys(players)]
+    point = _pair_means_of([s.means(np.ones(len(matches))) for s in sums])  # every match once: the rows' own means
+    rng = np.random.default_rng(seed)
     boots: dict[str, list[float]] = {k: [] for k in point}
     for _ in range(n_boot):
         pick = rng.choice(len(matches), size=len(matches), replace=True)
