@@ -238,24 +238,23 @@ class Store(StoreQueries, StoreReads):
         if isinstance(frame, Spilled):
             return self._append_spilled(table, frame)
         if len(frame):
-            frame = canonical_arrow(table, frame)
-            self.con.register("_incoming", frame)
-            try:
-                self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _incoming")  # by name: a migrated store may order its columns otherwise
-            finally:
-                self.con.unregister("_incoming")
+            self._insert(table, canonical_arrow(table, frame))
 
     def _append_spilled(self, table: str, piece: Spilled) -> None:
         """Insert a spilled piece's rows a block at a time (DuckDB reads the blocks as they come), within DuckDB's
         ingest memory limit where the store is a file (an in-memory store must hold its rows)."""
-        reader = pa.RecordBatchReader.from_batches(piece.schema(), piece.batches())
         limit = insert_memory(self.con, SPILLED_MEMORY) if str(self.path) != ":memory:" else contextlib.nullcontext()
         with limit:
-            self.con.register("_incoming", reader)
-            try:
-                self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _incoming")
-            finally:
-                self.con.unregister("_incoming")
+            self._insert(table, pa.RecordBatchReader.from_batches(piece.schema(), piece.batches()))
+
+    def _insert(self, table: str, rows) -> None:
+        """Insert `rows` (an Arrow table, a pandas frame or an Arrow batch reader, canonical columns) into `table`, by
+        name: a migrated store may order its columns otherwise."""
+        self.con.register("_incoming", rows)
+        try:
+            self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _incoming")
+        finally:
+            self.con.unregister("_incoming")
 
     def _put_catalogue(self, catalogue: Catalogue, warnings: list[str]) -> None:
         old = self.table("scenarios").set_index("scenario")
